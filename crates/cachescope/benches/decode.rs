@@ -1,0 +1,2 @@
+//! Decode throughput benchmarks (placeholder).
+fn main() {}

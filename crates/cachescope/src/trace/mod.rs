@@ -1,0 +1,129 @@
+//! Trace ingestion: every supported format, compression, and detection.
+//!
+//! ## Execution model
+//! Readers are *pulled*: [`AccessReader::read_batch`] fills a [`Batch`] of up to
+//! [`BATCH_LEN`](crate::batch::BATCH_LEN) accesses and returns how many it read, 0 at the end.
+//! Memory is constant in trace length: a reader holds one input chunk and one batch.
+//!
+//! Each format module has the same shape: an `Options` struct with documented defaults, a
+//! `Reader` over any [`std::io::Read`], and a `sniff` function used by detection that says how
+//! many lines of a sample parse ([`Sniff`]). [`open`] wires a file or stdin through
+//! decompression ([`Compression`]) and detection ([`Format`]) to the right reader.
+
+pub mod binary;
+mod compress;
+mod detect;
+pub mod din;
+pub mod lackey;
+pub(crate) mod lines;
+pub mod native;
+mod open;
+pub mod plain;
+
+pub use compress::Compression;
+pub use open::{OpenOptions, Trace, open};
+
+use crate::batch::Batch;
+use crate::error::Result;
+
+/// A source of accesses, read batch by batch.
+pub trait AccessReader: Send {
+    /// Clears `batch` and fills it with the next accesses (up to
+    /// [`BATCH_LEN`](crate::batch::BATCH_LEN)). Returns the number read; 0 means the trace ended.
+    fn read_batch(&mut self, batch: &mut Batch) -> Result<usize>;
+
+    /// Lines skipped so far under `--skip-bad-lines` (text formats only).
+    fn diagnostics(&self) -> Diagnostics {
+        Diagnostics::default()
+    }
+}
+
+impl<R: AccessReader + ?Sized> AccessReader for Box<R> {
+    fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
+        (**self).read_batch(batch)
+    }
+    fn diagnostics(&self) -> Diagnostics {
+        (**self).diagnostics()
+    }
+}
+
+/// Recoverable oddities a reader met, for the caller to report once.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Diagnostics {
+    /// Lines that did not parse and were skipped (only with `skip_bad_lines`).
+    pub skipped_lines: u64,
+    /// The error message of the first skipped line.
+    pub first_skipped: Option<String>,
+}
+
+/// How addresses are written in a plain-text trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Radix {
+    /// Hexadecimal, with or without `0x`.
+    Hex,
+    /// Decimal; a `0x` prefix still reads as hex.
+    Decimal,
+}
+
+/// A trace format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Valgrind lackey `--trace-mem=yes` output ([`lackey`]).
+    Lackey,
+    /// One address per line, optional kind and size columns ([`plain`]).
+    Plain(Radix),
+    /// Dinero IV `din`: `label address` ([`din`]).
+    Din,
+    /// Raw little-endian u64 addresses ([`binary`]).
+    Binary,
+    /// cachescope's native block format ([`native`]).
+    Native,
+}
+
+impl Format {
+    /// The name used by `--format` and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Lackey => "lackey",
+            Format::Plain(Radix::Hex) => "plain-hex",
+            Format::Plain(Radix::Decimal) => "plain-dec",
+            Format::Din => "din",
+            Format::Binary => "binary",
+            Format::Native => "native",
+        }
+    }
+
+    /// Every format, in the order detection tries them.
+    pub const ALL: [Format; 6] = [
+        Format::Native,
+        Format::Lackey,
+        Format::Din,
+        Format::Plain(Radix::Hex),
+        Format::Plain(Radix::Decimal),
+        Format::Binary,
+    ];
+
+    /// Parses a `--format` value; `plain` alone means "plain, radix detected".
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How well a sample of text matches one text format: detection picks the format under which
+/// the most sampled lines parse.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sniff {
+    /// Lines holding an access that parsed.
+    pub accesses: usize,
+    /// Lines the format knows and ignores (blank lines, comments, Valgrind's own messages).
+    pub ignored: usize,
+    /// Lines that do not parse.
+    pub bad: usize,
+}

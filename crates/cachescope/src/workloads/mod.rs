@@ -1,0 +1,1 @@
+//! Placeholder while the synthetic workloads are written (being replaced in this session).
