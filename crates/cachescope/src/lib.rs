@@ -1,8 +1,10 @@
 //! cachescope: cache-locality analysis (placeholder doc, rewritten at the end of the session).
 
 pub mod access;
+pub mod analysis;
 pub mod batch;
 pub mod error;
+pub mod stats;
 pub mod trace;
 pub mod workloads;
 

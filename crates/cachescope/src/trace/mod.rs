@@ -18,10 +18,11 @@ pub mod lackey;
 pub(crate) mod lines;
 pub mod native;
 mod open;
+mod pipe;
 pub mod plain;
 
 pub use compress::Compression;
-pub use open::{OpenOptions, Trace, open};
+pub use open::{FormatChoice, OpenOptions, Trace, open};
 
 use crate::batch::Batch;
 use crate::error::Result;

@@ -1,9 +1,242 @@
-//! Opening a trace (placeholder).
+//! Opening a trace: file or stdin → decompression → format detection → reader.
 
-/// Options.
+use std::fs::File;
+use std::io::{self, Cursor, Read};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::compress::{Compression, MAGIC_LEN};
+use super::detect::{self, SNIFF_LEN};
+use super::{AccessReader, Diagnostics, Format, Radix, binary, din, lackey, native, pipe, plain};
+use crate::batch::Batch;
+use crate::error::{Error, Result, Source};
+
+/// Which format to read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FormatChoice {
+    /// Detect from the content (the default).
+    #[default]
+    Detect,
+    /// Plain text, radix detected.
+    Plain,
+    /// Exactly this format.
+    Exactly(Format),
+}
+
+impl std::str::FromStr for FormatChoice {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<FormatChoice> {
+        match s {
+            "auto" => Ok(FormatChoice::Detect),
+            "plain" => Ok(FormatChoice::Plain),
+            _ => Format::from_name(s).map(FormatChoice::Exactly).ok_or_else(|| {
+                Error::InvalidParameter {
+                    name: "format",
+                    message: format!(
+                        "{s:?} is not a format; expected one of auto, lackey, plain, plain-hex, \
+                         plain-dec, din, binary, native"
+                    ),
+                }
+            }),
+        }
+    }
+}
+
+/// How to open a trace.
 #[derive(Clone, Debug, Default)]
-pub struct OpenOptions {}
-/// An open trace.
-pub struct Trace {}
-/// Opens a trace.
-pub fn open() {}
+pub struct OpenOptions {
+    /// The format; detected from the content by default.
+    pub format: FormatChoice,
+    /// Skip text lines that do not parse (counted, see [`Trace::diagnostics`]) instead of failing.
+    pub skip_bad_lines: bool,
+}
+
+/// An open trace: where it comes from, how it was decoded, and its reader.
+pub struct Trace {
+    source: Source,
+    format: Option<Format>,
+    compression: Compression,
+    notes: Vec<String>,
+    reader: Box<dyn AccessReader>,
+    bytes_read: Arc<AtomicU64>,
+    total_bytes: Option<u64>,
+}
+
+/// Opens `path` (`-` for stdin) and detects compression and format.
+pub fn open(path: &Path, opts: &OpenOptions) -> Result<Trace> {
+    if path.as_os_str() == "-" {
+        return Trace::from_read(io::stdin(), Source::Stdin, None, opts);
+    }
+    let source = Source::File(path.to_owned());
+    let file = File::open(path).map_err(|e| Error::io(&source, e))?;
+    let meta = file.metadata().map_err(|e| Error::io(&source, e))?;
+    if meta.is_dir() {
+        return Err(Error::InvalidParameter {
+            name: "trace",
+            message: format!("{} is a directory, not a trace file", path.display()),
+        });
+    }
+    let len = meta.is_file().then_some(meta.len());
+    Trace::from_read(file, source, len, opts)
+}
+
+impl Trace {
+    /// Reads a trace from any byte stream; `total_bytes` (if known) drives progress reporting.
+    pub fn from_read(
+        input: impl Read + Send + 'static,
+        source: Source,
+        total_bytes: Option<u64>,
+        opts: &OpenOptions,
+    ) -> Result<Trace> {
+        let bytes_read = Arc::new(AtomicU64::new(0));
+        let counted = Counting { inner: input, count: bytes_read.clone() };
+        let (head, _, raw) = peek(Box::new(counted), MAGIC_LEN, &source)?;
+        if head.is_empty() {
+            return Err(Error::Empty(source));
+        }
+        let compression = Compression::detect(&head);
+        let mut stream: Box<dyn Read + Send> = Box::new(Cursor::new(head).chain(raw));
+        if compression != Compression::None {
+            let decoder = compression.decoder(stream).map_err(|e| Error::io(&source, e))?;
+            stream = Box::new(pipe::spawn(decoder).map_err(|e| Error::io(&source, e))?);
+        }
+        let (head, at_eof, rest) = peek(stream, SNIFF_LEN, &source)?;
+        if head.is_empty() {
+            return Err(Error::Empty(source));
+        }
+        let mut notes = Vec::new();
+        let format = match opts.format {
+            FormatChoice::Exactly(f) => f,
+            FormatChoice::Plain => {
+                let text = &head[..];
+                match plain::guess_radix(text) {
+                    Some(r) => Format::Plain(r),
+                    None => {
+                        notes.push(
+                            "addresses are bare digits: read as decimal (use --format plain-hex \
+                             if they are hex)"
+                                .into(),
+                        );
+                        Format::Plain(Radix::Decimal)
+                    }
+                }
+            }
+            FormatChoice::Detect => {
+                let d = detect::detect(&head, at_eof).ok_or_else(|| Error::UnknownFormat {
+                    source_name: source.clone(),
+                    tried: detect::TRIED.into(),
+                })?;
+                notes.extend(d.note);
+                d.format
+            }
+        };
+        let input = Cursor::new(head).chain(rest);
+        let skip = opts.skip_bad_lines;
+        let src = source.clone();
+        let reader: Box<dyn AccessReader> = match format {
+            Format::Lackey => Box::new(lackey::Reader::new(
+                input,
+                src,
+                lackey::Options { skip_bad_lines: skip },
+            )),
+            Format::Plain(radix) => Box::new(plain::Reader::new(
+                input,
+                src,
+                plain::Options { skip_bad_lines: skip, radix },
+            )),
+            Format::Din => {
+                Box::new(din::Reader::new(input, src, din::Options { skip_bad_lines: skip }))
+            }
+            Format::Binary => Box::new(binary::Reader::new(input, src, binary::Options::default())),
+            Format::Native => Box::new(native::Reader::new(input, src)?),
+        };
+        Ok(Trace {
+            source,
+            format: Some(format),
+            compression,
+            notes,
+            reader,
+            bytes_read,
+            total_bytes,
+        })
+    }
+
+    /// Wraps an already-built reader, e.g. a synthetic workload generator.
+    pub fn from_reader(reader: Box<dyn AccessReader>, source: Source) -> Trace {
+        Trace {
+            source,
+            format: None,
+            compression: Compression::None,
+            notes: Vec::new(),
+            reader,
+            bytes_read: Arc::new(AtomicU64::new(0)),
+            total_bytes: None,
+        }
+    }
+
+    /// Clears `batch` and fills it with the next accesses; 0 at the end of the trace.
+    pub fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
+        self.reader.read_batch(batch)
+    }
+
+    /// Where the trace comes from.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+
+    /// The format read (`None` for generated workloads).
+    pub fn format(&self) -> Option<Format> {
+        self.format
+    }
+
+    /// The format's name, or `workload` for generated traces.
+    pub fn format_name(&self) -> &'static str {
+        self.format.map_or("workload", Format::name)
+    }
+
+    /// The compression detected.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// What detection assumed where the content was ambiguous.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// Skipped lines so far.
+    pub fn diagnostics(&self) -> Diagnostics {
+        self.reader.diagnostics()
+    }
+
+    /// Raw (compressed) bytes consumed so far, and the total when known: for progress bars.
+    pub fn progress(&self) -> (u64, Option<u64>) {
+        (self.bytes_read.load(Ordering::Relaxed), self.total_bytes)
+    }
+}
+
+/// Reads up to `n` bytes from `r`: returns them, whether `r` ended, and `r` itself.
+fn peek(
+    mut r: Box<dyn Read + Send>,
+    n: usize,
+    source: &Source,
+) -> Result<(Vec<u8>, bool, Box<dyn Read + Send>)> {
+    let mut head = Vec::with_capacity(n);
+    let got = (&mut r).take(n as u64).read_to_end(&mut head).map_err(|e| Error::io(source, e))?;
+    Ok((head, got < n, r))
+}
+
+/// Counts bytes as they are read, for progress.
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}

@@ -1,0 +1,153 @@
+//! `stats`: reference counts by kind, distinct lines, bytes touched and address range.
+//!
+//! Data references are loads, stores and modifies; instruction fetches are counted apart. A
+//! reference counts toward the line of its first byte (`shared/LOCALITY.md`); accesses that
+//! straddle a line boundary are counted separately so a Cachegrind-style view can be derived.
+//! Memory grows with the number of distinct lines, not with the trace length.
+
+use hashbrown::HashSet;
+
+use crate::access::{AccessKind, LineSize};
+use crate::analysis::Analysis;
+use crate::batch::Batch;
+
+type LineSet = HashSet<u64, foldhash::fast::RandomState>;
+
+/// Accumulates [`TraceStats`] over a trace.
+#[derive(Debug)]
+pub struct StatsAnalysis {
+    line_size: LineSize,
+    by_kind: [u64; 4],
+    data_lines: LineSet,
+    instr_lines: LineSet,
+    data_bytes: u64,
+    straddling: u64,
+    min_addr: u64,
+    max_addr: u64,
+}
+
+/// What `cachescope stats` reports. Field names are a public contract (`--json`).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TraceStats {
+    /// Data references: loads + stores + modifies.
+    pub refs: u64,
+    /// Loads.
+    pub loads: u64,
+    /// Stores.
+    pub stores: u64,
+    /// Modifies (read-modify-write; one reference each).
+    pub modifies: u64,
+    /// Instruction fetches.
+    pub instructions: u64,
+    /// Distinct cache lines touched by data references (line of the first byte).
+    pub distinct_lines: u64,
+    /// Distinct cache lines touched by instruction fetches.
+    pub distinct_instruction_lines: u64,
+    /// `distinct_lines × line_size`: the data footprint in bytes at this line size.
+    pub bytes_touched: u64,
+    /// Bytes accessed by data references (sum of their sizes).
+    pub data_bytes_accessed: u64,
+    /// Data references that straddle a line boundary (touch two lines).
+    pub straddling_refs: u64,
+    /// The line size in bytes.
+    pub line_size: u64,
+    /// Lowest data byte address, as `0x…` (absent when there are no data references).
+    pub address_min: Option<String>,
+    /// Highest data byte address touched (last byte of an access), as `0x…`.
+    pub address_max: Option<String>,
+}
+
+impl StatsAnalysis {
+    /// Statistics at line size `line_size`.
+    pub fn new(line_size: LineSize) -> Self {
+        StatsAnalysis {
+            line_size,
+            by_kind: [0; 4],
+            data_lines: LineSet::default(),
+            instr_lines: LineSet::default(),
+            data_bytes: 0,
+            straddling: 0,
+            min_addr: u64::MAX,
+            max_addr: 0,
+        }
+    }
+
+    /// The totals.
+    pub fn finish(&self) -> TraceStats {
+        let [loads, stores, modifies, instructions] = self.by_kind;
+        let refs = loads + stores + modifies;
+        let distinct_lines = self.data_lines.len() as u64;
+        TraceStats {
+            refs,
+            loads,
+            stores,
+            modifies,
+            instructions,
+            distinct_lines,
+            distinct_instruction_lines: self.instr_lines.len() as u64,
+            bytes_touched: distinct_lines * self.line_size.bytes(),
+            data_bytes_accessed: self.data_bytes,
+            straddling_refs: self.straddling,
+            line_size: self.line_size.bytes(),
+            address_min: (refs > 0).then(|| format!("{:#x}", self.min_addr)),
+            address_max: (refs > 0).then(|| format!("{:#x}", self.max_addr)),
+        }
+    }
+}
+
+impl Analysis for StatsAnalysis {
+    fn observe(&mut self, b: &Batch) {
+        let shift = self.line_size.shift();
+        for ((&addr, &size), &kind) in b.addrs.iter().zip(&b.sizes).zip(&b.kinds) {
+            self.by_kind[kind as usize] += 1;
+            if kind == AccessKind::Instr {
+                self.instr_lines.insert(addr >> shift);
+                continue;
+            }
+            let last = addr.saturating_add(u64::from(size.max(1)) - 1);
+            self.data_lines.insert(addr >> shift);
+            self.straddling += u64::from((last >> shift) != (addr >> shift));
+            self.data_bytes += u64::from(size);
+            self.min_addr = self.min_addr.min(addr);
+            self.max_addr = self.max_addr.max(last);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::Access;
+
+    #[test]
+    fn counts_a_hand_made_trace() {
+        let ls = LineSize::new(64).unwrap();
+        let mut s = StatsAnalysis::new(ls);
+        let batch: Batch = [
+            Access { addr: 0x400, size: 3, kind: AccessKind::Instr, pc: Some(0x400) },
+            Access::load(0x1000, 8),
+            Access::store(0x103c, 8), // straddles 0x1000-line and 0x1040-line
+            Access { addr: 0x2000, size: 4, kind: AccessKind::Modify, pc: None },
+            Access::load(0x1008, 8),
+        ]
+        .into_iter()
+        .collect();
+        s.observe(&batch);
+        let t = s.finish();
+        assert_eq!((t.refs, t.loads, t.stores, t.modifies, t.instructions), (4, 2, 1, 1, 1));
+        assert_eq!(t.distinct_lines, 2); // 0x1000>>6 (three refs) and 0x2000>>6
+        assert_eq!(t.distinct_instruction_lines, 1);
+        assert_eq!(t.straddling_refs, 1);
+        assert_eq!(t.bytes_touched, 128);
+        assert_eq!(t.data_bytes_accessed, 28);
+        assert_eq!(t.address_min.as_deref(), Some("0x1000"));
+        assert_eq!(t.address_max.as_deref(), Some("0x2003"));
+    }
+
+    #[test]
+    fn empty_trace_has_no_address_range() {
+        let t = StatsAnalysis::new(LineSize::DEFAULT).finish();
+        assert_eq!(t.refs, 0);
+        assert_eq!(t.address_min, None);
+    }
+}
