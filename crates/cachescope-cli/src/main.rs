@@ -1,1 +1,24 @@
-fn main() {}
+//! The `cachescope` command: parse flags, build validated configurations, call the library once,
+//! map errors to exit codes. All the work happens in the `cachescope` library crate.
+
+mod args;
+mod cmd;
+mod input;
+mod output;
+mod progress;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = args::Cli::parse();
+    match cmd::run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) if output::is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("cachescope: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

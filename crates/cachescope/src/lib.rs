@@ -1,4 +1,48 @@
-//! cachescope: cache-locality analysis (placeholder doc, rewritten at the end of the session).
+//! cachescope: cache-locality analysis of memory-access traces.
+//!
+//! # Architecture
+//!
+//! Data flows one way, in one streaming pass:
+//!
+//! ```text
+//! file/stdin ─▶ trace::open ─▶ AccessReader ─▶ Batch ─▶ analysis::run ─▶ Analysis… ─▶ report
+//!               (decompress,   (one per format,  (columns)  (reader on its   (push: observe
+//!                detect)        pulled)                      own thread)      every batch)
+//! ```
+//!
+//! - The trace model is in [`access`]: an [`Access`] has a byte address, a size, an
+//!   [`AccessKind`] and, where the format gives it, the address of the instruction that made it.
+//!   [`LineSize`] maps byte addresses to cache lines ([`LineAddr`]) following
+//!   `shared/LOCALITY.md`.
+//! - [`trace`] reads every supported format. Readers are *pulled*:
+//!   [`trace::AccessReader::read_batch`] fills a [`Batch`] (structure of arrays) with up to
+//!   [`batch::BATCH_LEN`] accesses. [`trace::open`] detects compression and format from the
+//!   content and returns a [`trace::Trace`]. Memory is constant in trace length.
+//! - Analyses are *pushed to*: [`analysis::Analysis::observe`] sees every batch in order, and
+//!   [`analysis::run`] makes one decode feed all of them. Each analysis has its own `finish`.
+//! - [`stats`] is the first analysis; [`workloads`] are synthetic traces that behave like any
+//!   other reader; [`trace::write`] and [`trace::native`] write traces.
+//!
+//! Errors ([`Error`]) are typed and name the file, and for text the line number and text.
+//!
+//! # Example
+//!
+//! ```
+//! use cachescope::analysis;
+//! use cachescope::stats::StatsAnalysis;
+//! use cachescope::trace::{OpenOptions, Trace};
+//! use cachescope::{LineSize, Source};
+//!
+//! // A plain-text trace: three loads, two of them in the same 64-byte line.
+//! let text: &'static [u8] = b"0x1000\n0x1008\n0x2000\n";
+//! let mut trace = Trace::from_read(text, Source::Memory, None, &OpenOptions::default())?;
+//! let mut stats = StatsAnalysis::new(LineSize::new(64)?);
+//! analysis::run(&mut trace, &mut [&mut stats], 1, |_| {})?;
+//! let s = stats.finish();
+//! assert_eq!(trace.format_name(), "plain-hex");
+//! assert_eq!((s.refs, s.distinct_lines), (3, 2));
+//! # Ok::<(), cachescope::Error>(())
+//! ```
 
 pub mod access;
 pub mod analysis;

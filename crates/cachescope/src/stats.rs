@@ -57,6 +57,38 @@ pub struct TraceStats {
     pub address_max: Option<String>,
 }
 
+/// The `stats` report: the statistics plus where they come from and what reading noticed.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct StatsReport {
+    /// The trace (file name, `<stdin>` or `<workload NAME>`).
+    pub source: String,
+    /// The format read (`workload` for generated traces).
+    pub format: String,
+    /// The compression detected.
+    pub compression: String,
+    /// The statistics.
+    #[serde(flatten)]
+    pub stats: TraceStats,
+    /// Lines skipped under `--skip-bad-lines`.
+    pub skipped_lines: u64,
+    /// What detection assumed where the input was ambiguous.
+    pub notes: Vec<String>,
+}
+
+impl StatsReport {
+    /// The report for `stats` computed over `trace`.
+    pub fn new(trace: &crate::trace::Trace, stats: TraceStats) -> StatsReport {
+        StatsReport {
+            source: trace.source().to_string(),
+            format: trace.format_name().to_string(),
+            compression: trace.compression().name().to_string(),
+            stats,
+            skipped_lines: trace.diagnostics().skipped_lines,
+            notes: trace.notes().to_vec(),
+        }
+    }
+}
+
 impl StatsAnalysis {
     /// Statistics at line size `line_size`.
     pub fn new(line_size: LineSize) -> Self {

@@ -212,6 +212,25 @@ impl Trace {
 
     /// Raw (compressed) bytes consumed so far, and the total when known: for progress bars.
     pub fn progress(&self) -> (u64, Option<u64>) {
+        self.progress_probe().get()
+    }
+
+    /// A handle that reads [`Trace::progress`] from elsewhere while the trace is being read.
+    pub fn progress_probe(&self) -> ProgressProbe {
+        ProgressProbe { bytes_read: self.bytes_read.clone(), total_bytes: self.total_bytes }
+    }
+}
+
+/// Reads a trace's progress while another thread reads the trace.
+#[derive(Clone, Debug)]
+pub struct ProgressProbe {
+    bytes_read: Arc<AtomicU64>,
+    total_bytes: Option<u64>,
+}
+
+impl ProgressProbe {
+    /// Raw bytes consumed so far, and the total when known.
+    pub fn get(&self) -> (u64, Option<u64>) {
         (self.bytes_read.load(Ordering::Relaxed), self.total_bytes)
     }
 }

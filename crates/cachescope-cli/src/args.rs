@@ -1,0 +1,241 @@
+//! Command-line flags. Raw values are validated into library types ([`LineSize`], workload
+//! parameters, formats) before any work starts.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+use cachescope::LineSize;
+use cachescope::trace::FormatChoice;
+use cachescope::workloads::{self, Workload};
+use clap::{Args, Parser, Subcommand};
+
+/// Cache-locality analysis of memory-access traces.
+#[derive(Debug, Parser)]
+#[command(name = "cachescope", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Reference counts by kind, distinct lines, bytes touched, address range, detected format.
+    Stats(StatsArgs),
+    /// Convert a trace of any format to cachescope's native format (or another format).
+    Convert(ConvertArgs),
+    /// Write a built-in synthetic workload as a trace.
+    Generate(GenerateArgs),
+    /// Run `stats` on every built-in workload: a first look, no trace needed.
+    Demo(DemoArgs),
+}
+
+/// Where accesses come from: a trace file, stdin, or a built-in workload.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// The trace: a file, or `-` for stdin. Format and compression are detected from the content.
+    #[arg(value_name = "TRACE", required_unless_present = "workload")]
+    pub trace: Option<PathBuf>,
+    /// Analyse a built-in workload instead of a trace (see `cachescope generate --list`).
+    #[arg(long, value_name = "NAME", conflicts_with = "trace", value_parser = parse_workload)]
+    pub workload: Option<Workload>,
+    #[command(flatten)]
+    pub params: WorkloadParams,
+    /// Trace format: auto, lackey, plain, plain-hex, plain-dec, din, binary, native.
+    #[arg(long, default_value = "auto", value_parser = parse_format)]
+    pub format: FormatChoice,
+    /// Skip text lines that do not parse, warn once and report how many, instead of failing.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+}
+
+/// Parameters of the built-in workloads (each uses those that apply).
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Workload parameters")]
+pub struct WorkloadParams {
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Number of data references (default: the workload's natural length).
+    #[arg(long)]
+    pub refs: Option<u64>,
+    /// Working set / loop length in lines.
+    #[arg(long)]
+    pub lines: Option<u64>,
+    /// Stride in bytes (stride workload).
+    #[arg(long)]
+    pub stride: Option<u64>,
+    /// Matrix or grid dimension (matmul, matmul-tiled, stencil).
+    #[arg(long)]
+    pub n: Option<u64>,
+    /// Tile size (matmul-tiled).
+    #[arg(long)]
+    pub tile: Option<u64>,
+    /// Zipf exponent (zipf).
+    #[arg(long)]
+    pub zipf_s: Option<f64>,
+    /// Also emit instruction fetches, with pcs on data accesses.
+    #[arg(long)]
+    pub instructions: bool,
+}
+
+impl WorkloadParams {
+    /// The library's parameters: defaults overridden by the flags given.
+    pub fn to_params(&self, line_size: LineSize) -> workloads::Params {
+        let d = workloads::Params::default();
+        workloads::Params {
+            seed: self.seed,
+            refs: self.refs,
+            lines: self.lines.unwrap_or(d.lines),
+            line_size: line_size.bytes(),
+            stride: self.stride.unwrap_or(d.stride),
+            n: self.n.unwrap_or(d.n),
+            tile: self.tile.unwrap_or(d.tile),
+            zipf_s: self.zipf_s.unwrap_or(d.zipf_s),
+            instructions: self.instructions,
+        }
+    }
+}
+
+/// Flags every analysing command takes.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Cache line size in bytes, a power of two (e.g. 64, 128, 4K).
+    #[arg(long, default_value = "64", value_parser = parse_line_size)]
+    pub line_size: LineSize,
+    /// Threads to use (default: all cores).
+    #[arg(long, default_value_t = default_threads())]
+    pub threads: usize,
+    /// No progress bar, no warnings: only results and errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Where to write (`-` for stdout). A `.gz`, `.zst` or `.xz` ending compresses text output.
+    #[arg(value_name = "OUT")]
+    pub output: PathBuf,
+    /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary.
+    #[arg(long, default_value = "native", value_parser = parse_output_format)]
+    pub to: cachescope::trace::Format,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// The workload (see --list).
+    #[arg(value_name = "WORKLOAD", required_unless_present = "list", value_parser = parse_workload)]
+    pub workload: Option<Workload>,
+    /// List the workloads and their parameters.
+    #[arg(long)]
+    pub list: bool,
+    /// Where to write (`-` for stdout).
+    #[arg(short, long, value_name = "OUT", required_unless_present = "list")]
+    pub output: Option<PathBuf>,
+    /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary.
+    #[arg(long, default_value = "native", value_parser = parse_output_format)]
+    pub to: cachescope::trace::Format,
+    #[command(flatten)]
+    pub params: WorkloadParams,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn parse_workload(s: &str) -> Result<Workload> {
+    Workload::from_name(s).with_context(|| {
+        let names: Vec<_> = Workload::ALL.iter().map(|w| w.name()).collect();
+        format!("unknown workload {s:?}; expected one of {}", names.join(", "))
+    })
+}
+
+fn parse_format(s: &str) -> Result<FormatChoice> {
+    Ok(s.parse()?)
+}
+
+fn parse_output_format(s: &str) -> Result<cachescope::trace::Format> {
+    use cachescope::trace::Format;
+    match Format::from_name(s) {
+        Some(f) => Ok(f),
+        None => bail!(
+            "{s:?} is not an output format; expected native, lackey, plain-hex, plain-dec, din \
+             or binary"
+        ),
+    }
+}
+
+/// Parses a byte size: a number with an optional K, M or G (powers of 1024, optional `iB`/`B`).
+pub fn parse_size(s: &str) -> Result<u64> {
+    let t = s.trim();
+    let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(digits_end);
+    let n: u64 = num.parse().with_context(|| {
+        format!("{s:?} is not a size; expected a number with an optional K, M or G, e.g. 64, 32K, 8MiB")
+    })?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        u => bail!("{s:?}: unknown unit {u:?}; expected K, M or G (powers of 1024)"),
+    };
+    n.checked_mul(1 << shift).with_context(|| format!("{s:?} is too large"))
+}
+
+fn parse_line_size(s: &str) -> Result<LineSize> {
+    Ok(LineSize::new(parse_size(s)?)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_units() {
+        assert_eq!(parse_size("64").unwrap(), 64);
+        assert_eq!(parse_size("32K").unwrap(), 32 << 10);
+        assert_eq!(parse_size("8MiB").unwrap(), 8 << 20);
+        assert_eq!(parse_size("1g").unwrap(), 1 << 30);
+        assert!(parse_size("12Q").is_err());
+        assert!(parse_size("K").is_err());
+        assert!(parse_size("99999999999999999999G").is_err());
+    }
+
+    #[test]
+    fn line_size_must_be_a_power_of_two() {
+        assert!(parse_line_size("48").is_err());
+        assert_eq!(parse_line_size("128").unwrap().bytes(), 128);
+    }
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,30 @@
+//! `cachescope generate WORKLOAD -o OUT`: a built-in synthetic workload written as a trace.
+
+use anyhow::Result;
+use cachescope::trace::Trace;
+use cachescope::workloads::{self, Workload};
+use cachescope::Source;
+
+use super::convert::write_trace;
+use crate::args::GenerateArgs;
+use crate::output;
+
+pub fn run(args: GenerateArgs) -> Result<()> {
+    if args.list {
+        let mut text = String::new();
+        for w in Workload::ALL {
+            text += &format!("{:<13} {}\n", w.name(), w.describe());
+        }
+        return output::print(&text);
+    }
+    let w = args.workload.expect("clap requires WORKLOAD unless --list");
+    let out = args.output.as_deref().expect("clap requires -o unless --list");
+    let params = args.params.to_params(args.run.line_size);
+    let generator = workloads::generator(w, &params)?;
+    let mut trace = Trace::from_reader(Box::new(generator), Source::Workload(w.name().into()));
+    let meta = vec![
+        ("source".to_string(), format!("workload {}", w.name())),
+        ("workload_params".to_string(), format!("{params:?}")),
+    ];
+    write_trace(&mut trace, out, args.to, &args.run, meta)
+}

@@ -1,0 +1,59 @@
+//! `cachescope stats`.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use cachescope::stats::{StatsAnalysis, StatsReport};
+
+use super::{drive, thousands};
+use crate::args::StatsArgs;
+use crate::{input, output};
+
+pub fn run(args: StatsArgs) -> Result<()> {
+    let mut trace = input::open(&args.input, args.run.line_size)?;
+    let mut stats = StatsAnalysis::new(args.run.line_size);
+    drive(&mut trace, &mut [&mut stats], &args.run)?;
+    let report = StatsReport::new(&trace, stats.finish());
+    if args.json {
+        output::print(&(serde_json::to_string_pretty(&report)? + "\n"))
+    } else {
+        output::print(&render(&report))
+    }
+}
+
+/// The human-readable table.
+pub fn render(r: &StatsReport) -> String {
+    let s = &r.stats;
+    let mut o = String::new();
+    let compression =
+        if r.compression == "none" { String::new() } else { format!(", {}", r.compression) };
+    let _ = writeln!(o, "trace              {} ({}{compression})", r.source, r.format);
+    for note in &r.notes {
+        let _ = writeln!(o, "assumed            {note}");
+    }
+    let _ = writeln!(o, "line size          {} B", s.line_size);
+    let _ = writeln!(
+        o,
+        "data refs          {}  (loads {}, stores {}, modifies {})",
+        thousands(s.refs),
+        thousands(s.loads),
+        thousands(s.stores),
+        thousands(s.modifies)
+    );
+    let _ = writeln!(o, "instruction fetches {}", thousands(s.instructions));
+    let _ = writeln!(
+        o,
+        "distinct lines     {}  ({} bytes touched)",
+        thousands(s.distinct_lines),
+        thousands(s.bytes_touched)
+    );
+    let _ = writeln!(o, "instruction lines  {}", thousands(s.distinct_instruction_lines));
+    let _ = writeln!(o, "straddling refs    {}", thousands(s.straddling_refs));
+    if let (Some(lo), Some(hi)) = (&s.address_min, &s.address_max) {
+        let _ = writeln!(o, "address range      {lo} .. {hi}");
+    }
+    if r.skipped_lines > 0 {
+        let _ = writeln!(o, "skipped lines      {}", thousands(r.skipped_lines));
+    }
+    o
+}

@@ -1,0 +1,53 @@
+//! A progress bar on stderr while a long pass runs: only when stderr is a terminal and
+//! `--quiet` is off, so logs and pipes stay clean.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use cachescope::trace::Trace;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// The bar, or nothing.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    /// A bar for reading `trace`: by bytes when its size is known, a spinner otherwise.
+    pub fn for_trace(trace: &Trace, quiet: bool) -> Progress {
+        if quiet || !std::io::stderr().is_terminal() {
+            return Progress { bar: None };
+        }
+        let bar = match trace.progress().1 {
+            Some(total) => ProgressBar::new(total).with_style(
+                ProgressStyle::with_template(
+                    "{spinner} {bytes}/{total_bytes} [{wide_bar}] {bytes_per_sec} {msg} eta {eta}",
+                )
+                .expect("valid template"),
+            ),
+            None => ProgressBar::new_spinner().with_style(
+                ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("valid template"),
+            ),
+        };
+        bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(8));
+        bar.enable_steady_tick(Duration::from_millis(250));
+        Progress { bar: Some(bar) }
+    }
+
+    /// Called after each batch with the accesses seen and the raw bytes read.
+    pub fn update(&self, accesses: u64, bytes: u64) {
+        if let Some(bar) = &self.bar {
+            if bar.length().is_some() {
+                bar.set_position(bytes);
+            }
+            bar.set_message(format!("{accesses} accesses"));
+        }
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! Real programs traced by Valgrind lackey: `stats` must give exactly the counts an independent
+//! count of the text gives, for every compression (made by the system's own gzip, zstd and xz)
+//! and after conversion to the native format. Skips, saying why, where Valgrind is missing.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use serde_json::Value;
+
+fn have(tool: &str) -> bool {
+    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// Records `program args` with lackey, Valgrind's own `==pid==` lines mixed in (stderr log).
+fn record(dir: &Path, name: &str, program: &[&str]) -> PathBuf {
+    let log = dir.join(name);
+    let status = Command::new("valgrind")
+        .args(["--tool=lackey", "--trace-mem=yes"])
+        .arg(format!("--log-file={}", log.display()))
+        .args(program)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "valgrind failed on {program:?}");
+    log
+}
+
+/// Counts by kind and distinct 64-B data lines, by a deliberately simple independent parser.
+fn independent_count(path: &Path) -> [u64; 6] {
+    let text = std::fs::read_to_string(path).unwrap();
+    let (mut l, mut s, mut m, mut i) = (0, 0, 0, 0);
+    let mut lines = HashSet::new();
+    for line in text.lines() {
+        let kind = line.get(..3);
+        let addr = || {
+            let hex = line[3..].split(',').next().unwrap().trim();
+            u64::from_str_radix(hex, 16).unwrap()
+        };
+        match kind {
+            Some("I  ") => i += 1,
+            Some(" L ") => {
+                l += 1;
+                lines.insert(addr() >> 6);
+            }
+            Some(" S ") => {
+                s += 1;
+                lines.insert(addr() >> 6);
+            }
+            Some(" M ") => {
+                m += 1;
+                lines.insert(addr() >> 6);
+            }
+            _ => assert!(line.starts_with("==") || line.is_empty(), "unexpected line {line:?}"),
+        }
+    }
+    [l + s + m, l, s, m, i, lines.len() as u64]
+}
+
+fn stats(path: &Path) -> Value {
+    let out = cargo_bin_cmd!("cachescope")
+        .args(["stats", "--json"])
+        .arg(path)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+fn counts(v: &Value) -> [u64; 6] {
+    ["refs", "loads", "stores", "modifies", "instructions", "distinct_lines"]
+        .map(|k| v[k].as_u64().unwrap())
+}
+
+#[test]
+fn stats_equal_an_independent_count_on_real_lackey_traces() {
+    if !have("valgrind") {
+        eprintln!("skipping: valgrind not found on PATH (apt-get install valgrind)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let programs: [(&str, &[&str]); 2] =
+        [("ls.txt", &["ls", "-la", "/usr/bin"]), ("sort.txt", &["sort", "/etc/services"])];
+    for (name, program) in programs {
+        let trace = record(dir.path(), name, program);
+        let want = independent_count(&trace);
+        assert!(want[0] > 100_000, "{name}: suspiciously few references {want:?}");
+        let v = stats(&trace);
+        assert_eq!(v["format"], "lackey");
+        assert_eq!(counts(&v), want, "{name}");
+        for (tool, args, ext) in
+            [("gzip", &["-k", "-f"][..], "gz"), ("zstd", &["-q", "-f"][..], "zst"), ("xz", &["-k", "-f", "-T1"][..], "xz")]
+        {
+            if !have(tool) {
+                eprintln!("skipping {tool}: not found on PATH");
+                continue;
+            }
+            let st = Command::new(tool).args(args).arg(&trace).status().unwrap();
+            assert!(st.success());
+            let compressed = PathBuf::from(format!("{}.{ext}", trace.display()));
+            assert_eq!(counts(&stats(&compressed)), want, "{name}.{ext}");
+        }
+        let native = dir.path().join(format!("{name}.cst"));
+        cargo_bin_cmd!("cachescope").arg("convert").arg(&trace).arg(&native).assert().success();
+        let nv = stats(&native);
+        assert_eq!(nv["format"], "native");
+        assert_eq!(counts(&nv), want, "{name} via native");
+    }
+}
