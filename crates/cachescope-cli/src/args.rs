@@ -40,6 +40,13 @@ pub struct InputArgs {
     pub workload: Option<Workload>,
     #[command(flatten)]
     pub params: WorkloadParams,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// How to read a trace file.
+#[derive(Debug, Args)]
+pub struct ReadArgs {
     /// Trace format: auto, lackey, plain, plain-hex, plain-dec, din, binary, native.
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     pub format: FormatChoice,
@@ -123,8 +130,11 @@ pub struct StatsArgs {
 
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
+    /// The trace to convert: a file, or `-` for stdin.
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
     #[command(flatten)]
-    pub input: InputArgs,
+    pub read: ReadArgs,
     /// Where to write (`-` for stdout). A `.gz`, `.zst` or `.xz` ending compresses text output.
     #[arg(value_name = "OUT")]
     pub output: PathBuf,
@@ -171,7 +181,10 @@ fn default_threads() -> usize {
 fn parse_workload(s: &str) -> Result<Workload> {
     Workload::from_name(s).with_context(|| {
         let names: Vec<_> = Workload::ALL.iter().map(|w| w.name()).collect();
-        format!("unknown workload {s:?}; expected one of {}", names.join(", "))
+        format!(
+            "unknown workload {s:?}; expected one of {}",
+            names.join(", ")
+        )
     })
 }
 
@@ -196,7 +209,9 @@ pub fn parse_size(s: &str) -> Result<u64> {
     let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (num, unit) = t.split_at(digits_end);
     let n: u64 = num.parse().with_context(|| {
-        format!("{s:?} is not a size; expected a number with an optional K, M or G, e.g. 64, 32K, 8MiB")
+        format!(
+            "{s:?} is not a size; expected a number with an optional K, M or G, e.g. 64, 32K, 8MiB"
+        )
     })?;
     let shift = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 0,
@@ -205,7 +220,8 @@ pub fn parse_size(s: &str) -> Result<u64> {
         "g" | "gb" | "gib" => 30,
         u => bail!("{s:?}: unknown unit {u:?}; expected K, M or G (powers of 1024)"),
     };
-    n.checked_mul(1 << shift).with_context(|| format!("{s:?} is too large"))
+    n.checked_mul(1 << shift)
+        .with_context(|| format!("{s:?} is too large"))
 }
 
 fn parse_line_size(s: &str) -> Result<LineSize> {

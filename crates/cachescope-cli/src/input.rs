@@ -4,15 +4,31 @@ use anyhow::Result;
 use cachescope::trace::{self, OpenOptions, Trace};
 use cachescope::{LineSize, Source, workloads};
 
-use crate::args::InputArgs;
+use std::path::Path;
+
+use crate::args::{InputArgs, ReadArgs};
 
 /// Opens the trace or starts the workload the flags name.
 pub fn open(args: &InputArgs, line_size: LineSize) -> Result<Trace> {
     if let Some(w) = args.workload {
         let generator = workloads::generator(w, &args.params.to_params(line_size))?;
-        return Ok(Trace::from_reader(Box::new(generator), Source::Workload(w.name().into())));
+        return Ok(Trace::from_reader(
+            Box::new(generator),
+            Source::Workload(w.name().into()),
+        ));
     }
-    let path = args.trace.as_deref().expect("clap requires TRACE unless --workload is given");
-    let opts = OpenOptions { format: args.format, skip_bad_lines: args.skip_bad_lines };
+    let path = args
+        .trace
+        .as_deref()
+        .expect("clap requires TRACE unless --workload is given");
+    open_path(path, &args.read)
+}
+
+/// Opens a trace file (`-` for stdin).
+pub fn open_path(path: &Path, read: &ReadArgs) -> Result<Trace> {
+    let opts = OpenOptions {
+        format: read.format,
+        skip_bad_lines: read.skip_bad_lines,
+    };
     Ok(trace::open(path, &opts)?)
 }

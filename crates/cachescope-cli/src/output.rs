@@ -10,8 +10,12 @@ use anyhow::{Context, Result};
 /// True when `err` comes from writing to a closed pipe.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
-        cause.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
-            || cause.downcast_ref::<cachescope::Error>().is_some_and(|e| e.is_broken_pipe())
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<cachescope::Error>()
+                .is_some_and(|e| e.is_broken_pipe())
     })
 }
 
@@ -35,19 +39,33 @@ pub struct Pending {
 impl Pending {
     /// Creates the temporary file for `dest`.
     pub fn create(dest: &Path) -> Result<(Pending, File)> {
-        let name = dest.file_name().with_context(|| format!("{}: not a file name", dest.display()))?;
+        let name = dest
+            .file_name()
+            .with_context(|| format!("{}: not a file name", dest.display()))?;
         let mut tmp_name = std::ffi::OsString::from(".");
         tmp_name.push(name);
         tmp_name.push(format!(".tmp-{}", std::process::id()));
         let tmp = dest.with_file_name(tmp_name);
-        let file = File::create(&tmp).with_context(|| format!("cannot create {}", dest.display()))?;
-        Ok((Pending { tmp, dest: dest.to_owned(), committed: false }, file))
+        let file =
+            File::create(&tmp).with_context(|| format!("cannot create {}", dest.display()))?;
+        Ok((
+            Pending {
+                tmp,
+                dest: dest.to_owned(),
+                committed: false,
+            },
+            file,
+        ))
     }
 
     /// Moves the finished file into place.
     pub fn commit(mut self) -> Result<()> {
-        std::fs::rename(&self.tmp, &self.dest)
-            .with_context(|| format!("cannot move the output into place at {}", self.dest.display()))?;
+        std::fs::rename(&self.tmp, &self.dest).with_context(|| {
+            format!(
+                "cannot move the output into place at {}",
+                self.dest.display()
+            )
+        })?;
         self.committed = true;
         Ok(())
     }

@@ -14,22 +14,44 @@ fn cs() -> assert_cmd::Command {
 }
 
 fn stats_json(args: &[&str]) -> Value {
-    let out = cs().arg("stats").arg("--json").args(args).assert().success().get_output().clone();
+    let out = cs()
+        .arg("stats")
+        .arg("--json")
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
     serde_json::from_slice(&out.stdout).expect("stats --json prints JSON")
 }
 
 fn generate(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
     let path = dir.join(name);
-    cs().arg("generate").args(args).arg("-o").arg(&path).assert().success();
+    cs().arg("generate")
+        .args(args)
+        .arg("-o")
+        .arg(&path)
+        .assert()
+        .success();
     path
 }
 
 /// The counts every reader must agree on.
 fn counts(v: &Value) -> Vec<u64> {
-    ["refs", "loads", "stores", "modifies", "instructions", "distinct_lines"]
-        .iter()
-        .map(|k| v[k].as_u64().unwrap_or_else(|| panic!("{k} missing in {v}")))
-        .collect()
+    [
+        "refs",
+        "loads",
+        "stores",
+        "modifies",
+        "instructions",
+        "distinct_lines",
+    ]
+    .iter()
+    .map(|k| {
+        v[k].as_u64()
+            .unwrap_or_else(|| panic!("{k} missing in {v}"))
+    })
+    .collect()
 }
 
 #[test]
@@ -64,9 +86,22 @@ fn stats_json_has_the_contract_fields() {
 fn every_format_and_compression_gives_the_same_counts() {
     let dir = tempfile::tempdir().unwrap();
     let wl = ["phases", "--refs", "20000", "--instructions", "--seed", "7"];
-    let reference = stats_json(&["--workload", wl[0], "--refs", "20000", "--instructions", "--seed", "7"]);
+    let reference = stats_json(&[
+        "--workload",
+        wl[0],
+        "--refs",
+        "20000",
+        "--instructions",
+        "--seed",
+        "7",
+    ]);
     let want = counts(&reference);
-    for (to, ext) in [("native", "cst"), ("lackey", "txt"), ("plain-hex", "txt"), ("plain-dec", "txt")] {
+    for (to, ext) in [
+        ("native", "cst"),
+        ("lackey", "txt"),
+        ("plain-hex", "txt"),
+        ("plain-dec", "txt"),
+    ] {
         for comp in ["", ".gz", ".zst", ".xz"] {
             let name = format!("t-{to}.{ext}{comp}");
             let mut args = wl.to_vec();
@@ -85,8 +120,16 @@ fn every_format_and_compression_gives_the_same_counts() {
             assert_eq!(v["compression"], expect_comp, "{name}");
             // convert → native → stats keeps every count.
             let native = dir.path().join(format!("{name}.cst"));
-            cs().arg("convert").arg(&path).arg(&native).assert().success();
-            assert_eq!(counts(&stats_json(&[native.to_str().unwrap()])), want, "{name} converted");
+            cs().arg("convert")
+                .arg(&path)
+                .arg(&native)
+                .assert()
+                .success();
+            assert_eq!(
+                counts(&stats_json(&[native.to_str().unwrap()])),
+                want,
+                "{name} converted"
+            );
         }
     }
 }
@@ -95,12 +138,20 @@ fn every_format_and_compression_gives_the_same_counts() {
 fn din_and_binary_keep_what_they_can_hold() {
     let dir = tempfile::tempdir().unwrap();
     let reference = stats_json(&["--workload", "random", "--refs", "5000"]);
-    let din = generate(dir.path(), "t.din", &["random", "--refs", "5000", "--to", "din"]);
+    let din = generate(
+        dir.path(),
+        "t.din",
+        &["random", "--refs", "5000", "--to", "din"],
+    );
     let v = stats_json(&[din.to_str().unwrap()]);
     assert_eq!(v["format"], "din");
     assert_eq!(v["refs"], reference["refs"]);
     assert_eq!(v["distinct_lines"], reference["distinct_lines"]);
-    let bin = generate(dir.path(), "t.bin", &["random", "--refs", "5000", "--to", "binary"]);
+    let bin = generate(
+        dir.path(),
+        "t.bin",
+        &["random", "--refs", "5000", "--to", "binary"],
+    );
     let v = stats_json(&[bin.to_str().unwrap()]);
     assert_eq!(v["format"], "binary");
     assert_eq!(v["refs"], 5000);
@@ -110,7 +161,11 @@ fn din_and_binary_keep_what_they_can_hold() {
 #[test]
 fn reads_stdin() {
     let input = "0x1000\n0x1008\n0x2000\n";
-    let out = cs().args(["stats", "--json", "-"]).write_stdin(input).assert().success();
+    let out = cs()
+        .args(["stats", "--json", "-"])
+        .write_stdin(input)
+        .assert()
+        .success();
     let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(v["refs"], 3);
     assert_eq!(v["distinct_lines"], 2);
@@ -124,7 +179,11 @@ fn ambiguous_decimal_is_reported() {
         .assert()
         .success()
         .stdout(predicate::str::contains("decimal"));
-    let out = cs().args(["stats", "--json", "-"]).write_stdin("4096\n8192\n").assert().success();
+    let out = cs()
+        .args(["stats", "--json", "-"])
+        .write_stdin("4096\n8192\n")
+        .assert()
+        .success();
     let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(v["format"], "plain-dec");
     assert!(v["notes"][0].as_str().unwrap().contains("decimal"));
@@ -147,13 +206,21 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 #[test]
 fn a_bad_line_names_file_line_and_text() {
     let dir = tempfile::tempdir().unwrap();
-    let p = write(dir.path(), "bad.txt", b"I  0400,3\n L 1000,8\n L zzzz,8\n S 1008,8\n");
+    let p = write(
+        dir.path(),
+        "bad.txt",
+        b"I  0400,3\n L 1000,8\n L zzzz,8\n S 1008,8\n",
+    );
     cs().arg("stats")
         .arg(&p)
         .assert()
         .failure()
         .stderr(predicate::str::contains("bad.txt:3").and(predicate::str::contains("zzzz")));
-    let out = cs().args(["stats", "--json", "--skip-bad-lines"]).arg(&p).assert().success();
+    let out = cs()
+        .args(["stats", "--json", "--skip-bad-lines"])
+        .arg(&p)
+        .assert()
+        .success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert_eq!(stderr.matches("warning").count(), 1, "warns once: {stderr}");
     assert!(stderr.contains("skipped 1 line"), "{stderr}");
@@ -166,19 +233,29 @@ fn a_bad_line_names_file_line_and_text() {
 fn empty_and_unknown_inputs_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let empty = write(dir.path(), "empty.txt", b"");
-    cs().arg("stats").arg(&empty).assert().failure().stderr(predicate::str::contains("empty"));
-    let prose = write(dir.path(), "prose.txt", b"Once upon a time\nthere was a cache\n");
     cs().arg("stats")
-        .arg(&prose)
+        .arg(&empty)
         .assert()
         .failure()
-        .stderr(predicate::str::contains("unknown trace format").and(predicate::str::contains("lackey")));
+        .stderr(predicate::str::contains("empty"));
+    let prose = write(
+        dir.path(),
+        "prose.txt",
+        b"Once upon a time\nthere was a cache\n",
+    );
+    cs().arg("stats").arg(&prose).assert().failure().stderr(
+        predicate::str::contains("unknown trace format").and(predicate::str::contains("lackey")),
+    );
     let gz_empty = {
         let mut e = flate2_free_gzip_of(b"");
         e.shrink_to_fit();
         write(dir.path(), "empty.gz", &e)
     };
-    cs().arg("stats").arg(&gz_empty).assert().failure().stderr(predicate::str::contains("empty"));
+    cs().arg("stats")
+        .arg(&gz_empty)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("empty"));
     cs().args(["stats", "/nonexistent/trace.txt"])
         .assert()
         .failure()
@@ -207,7 +284,11 @@ fn truncated_and_corrupt_compressed_streams_fail() {
             &["random", "--refs", "50000", "--to", "lackey"],
         );
         let bytes = std::fs::read(&full).unwrap();
-        let cut = write(dir.path(), &format!("cut.{ext}"), &bytes[..bytes.len() * 2 / 3]);
+        let cut = write(
+            dir.path(),
+            &format!("cut.{ext}"),
+            &bytes[..bytes.len() * 2 / 3],
+        );
         cs().arg("stats")
             .arg(&cut)
             .assert()
@@ -232,10 +313,13 @@ fn truncated_native_fails() {
     let bytes = std::fs::read(&full).unwrap();
     for frac in [1, 2, 3] {
         let cut = write(dir.path(), "cut.cst", &bytes[..bytes.len() * frac / 4]);
-        cs().arg("stats").arg(&cut).assert().failure().stderr(
-            predicate::str::contains("cut.cst")
-                .and(predicate::str::contains("truncated").or(predicate::str::contains("corrupt"))),
-        );
+        cs().arg("stats")
+            .arg(&cut)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains("cut.cst").and(
+                predicate::str::contains("truncated").or(predicate::str::contains("corrupt")),
+            ));
     }
 }
 
@@ -245,12 +329,16 @@ fn absurd_parameters_are_rejected() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("power of two"));
-    cs().args(["stats", "--workload", "loop", "--lines", "0"]).assert().failure();
+    cs().args(["stats", "--workload", "loop", "--lines", "0"])
+        .assert()
+        .failure();
     cs().args(["stats", "--workload", "nope"])
         .assert()
         .failure()
         .stderr(predicate::str::contains("unknown workload"));
-    cs().args(["stats", "--format", "csv", "-"]).assert().failure();
+    cs().args(["stats", "--format", "csv", "-"])
+        .assert()
+        .failure();
 }
 
 #[test]
@@ -272,7 +360,16 @@ fn output_files_appear_only_when_complete() {
 #[test]
 fn broken_pipe_is_not_an_error() {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin!("cachescope"))
-        .args(["generate", "sequential", "--refs", "2000000", "--to", "plain-hex", "-o", "-"])
+        .args([
+            "generate",
+            "sequential",
+            "--refs",
+            "2000000",
+            "--to",
+            "plain-hex",
+            "-o",
+            "-",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -281,7 +378,11 @@ fn broken_pipe_is_not_an_error() {
     std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
     drop(child.stdout.take());
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
 
@@ -289,7 +390,17 @@ fn broken_pipe_is_not_an_error() {
 fn generate_lists_every_workload() {
     let out = cs().args(["generate", "--list"]).assert().success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
-    for w in ["sequential", "stride", "loop", "random", "zipf", "matmul", "matmul-tiled", "stencil", "phases"] {
+    for w in [
+        "sequential",
+        "stride",
+        "loop",
+        "random",
+        "zipf",
+        "matmul",
+        "matmul-tiled",
+        "stencil",
+        "phases",
+    ] {
         assert!(text.contains(w), "{w} missing from {text}");
     }
 }
@@ -297,9 +408,21 @@ fn generate_lists_every_workload() {
 #[test]
 fn generated_workloads_are_deterministic_per_seed() {
     let dir = tempfile::tempdir().unwrap();
-    let a = generate(dir.path(), "a.txt", &["zipf", "--refs", "3000", "--seed", "5", "--to", "plain-hex"]);
-    let b = generate(dir.path(), "b.txt", &["zipf", "--refs", "3000", "--seed", "5", "--to", "plain-hex"]);
-    let c = generate(dir.path(), "c.txt", &["zipf", "--refs", "3000", "--seed", "6", "--to", "plain-hex"]);
+    let a = generate(
+        dir.path(),
+        "a.txt",
+        &["zipf", "--refs", "3000", "--seed", "5", "--to", "plain-hex"],
+    );
+    let b = generate(
+        dir.path(),
+        "b.txt",
+        &["zipf", "--refs", "3000", "--seed", "5", "--to", "plain-hex"],
+    );
+    let c = generate(
+        dir.path(),
+        "c.txt",
+        &["zipf", "--refs", "3000", "--seed", "6", "--to", "plain-hex"],
+    );
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     assert_ne!(std::fs::read(&a).unwrap(), std::fs::read(&c).unwrap());
 }

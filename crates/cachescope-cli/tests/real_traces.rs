@@ -10,7 +10,10 @@ use assert_cmd::cargo::cargo_bin_cmd;
 use serde_json::Value;
 
 fn have(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 /// Records `program args` with lackey, Valgrind's own `==pid==` lines mixed in (stderr log).
@@ -52,7 +55,10 @@ fn independent_count(path: &Path) -> [u64; 6] {
                 m += 1;
                 lines.insert(addr() >> 6);
             }
-            _ => assert!(line.starts_with("==") || line.is_empty(), "unexpected line {line:?}"),
+            _ => assert!(
+                line.starts_with("==") || line.is_empty(),
+                "unexpected line {line:?}"
+            ),
         }
     }
     [l + s + m, l, s, m, i, lines.len() as u64]
@@ -71,8 +77,15 @@ fn stats(path: &Path) -> Value {
 }
 
 fn counts(v: &Value) -> [u64; 6] {
-    ["refs", "loads", "stores", "modifies", "instructions", "distinct_lines"]
-        .map(|k| v[k].as_u64().unwrap())
+    [
+        "refs",
+        "loads",
+        "stores",
+        "modifies",
+        "instructions",
+        "distinct_lines",
+    ]
+    .map(|k| v[k].as_u64().unwrap())
 }
 
 #[test]
@@ -82,18 +95,25 @@ fn stats_equal_an_independent_count_on_real_lackey_traces() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let programs: [(&str, &[&str]); 2] =
-        [("ls.txt", &["ls", "-la", "/usr/bin"]), ("sort.txt", &["sort", "/etc/services"])];
+    let programs: [(&str, &[&str]); 2] = [
+        ("ls.txt", &["ls", "-la", "/usr/bin"]),
+        ("sort.txt", &["sort", "/etc/services"]),
+    ];
     for (name, program) in programs {
         let trace = record(dir.path(), name, program);
         let want = independent_count(&trace);
-        assert!(want[0] > 100_000, "{name}: suspiciously few references {want:?}");
+        assert!(
+            want[0] > 100_000,
+            "{name}: suspiciously few references {want:?}"
+        );
         let v = stats(&trace);
         assert_eq!(v["format"], "lackey");
         assert_eq!(counts(&v), want, "{name}");
-        for (tool, args, ext) in
-            [("gzip", &["-k", "-f"][..], "gz"), ("zstd", &["-q", "-f"][..], "zst"), ("xz", &["-k", "-f", "-T1"][..], "xz")]
-        {
+        for (tool, args, ext) in [
+            ("gzip", &["-k", "-f"][..], "gz"),
+            ("zstd", &["-q", "-f"][..], "zst"),
+            ("xz", &["-k", "-f", "-T1"][..], "xz"),
+        ] {
             if !have(tool) {
                 eprintln!("skipping {tool}: not found on PATH");
                 continue;
@@ -104,7 +124,12 @@ fn stats_equal_an_independent_count_on_real_lackey_traces() {
             assert_eq!(counts(&stats(&compressed)), want, "{name}.{ext}");
         }
         let native = dir.path().join(format!("{name}.cst"));
-        cargo_bin_cmd!("cachescope").arg("convert").arg(&trace).arg(&native).assert().success();
+        cargo_bin_cmd!("cachescope")
+            .arg("convert")
+            .arg(&trace)
+            .arg(&native)
+            .assert()
+            .success();
         let nv = stats(&native);
         assert_eq!(nv["format"], "native");
         assert_eq!(counts(&nv), want, "{name} via native");

@@ -78,12 +78,22 @@ pub struct Access {
 impl Access {
     /// A data load of `size` bytes at `addr` with no known instruction address.
     pub fn load(addr: u64, size: u32) -> Access {
-        Access { addr, size, kind: AccessKind::Load, pc: None }
+        Access {
+            addr,
+            size,
+            kind: AccessKind::Load,
+            pc: None,
+        }
     }
 
     /// A data store of `size` bytes at `addr` with no known instruction address.
     pub fn store(addr: u64, size: u32) -> Access {
-        Access { addr, size, kind: AccessKind::Store, pc: None }
+        Access {
+            addr,
+            size,
+            kind: AccessKind::Store,
+            pc: None,
+        }
     }
 }
 
@@ -109,7 +119,9 @@ impl LineSize {
                 message: format!("{bytes} is not a power of two between 1 and 1073741824 bytes"),
             });
         }
-        Ok(LineSize { shift: bytes.trailing_zeros() })
+        Ok(LineSize {
+            shift: bytes.trailing_zeros(),
+        })
     }
 
     /// The size in bytes.
@@ -171,7 +183,10 @@ mod tests {
         assert_eq!(ls.lines_touched(60, 4), (LineAddr(0), LineAddr(0)));
         assert_eq!(ls.lines_touched(62, 4), (LineAddr(0), LineAddr(1)));
         assert_eq!(ls.lines_touched(64, 0), (LineAddr(1), LineAddr(1)));
-        assert_eq!(ls.lines_touched(u64::MAX, 8), (ls.line_of(u64::MAX), ls.line_of(u64::MAX)));
+        assert_eq!(
+            ls.lines_touched(u64::MAX, 8),
+            (ls.line_of(u64::MAX), ls.line_of(u64::MAX))
+        );
     }
 
     #[test]

@@ -60,7 +60,9 @@ pub fn run(
         let (full_tx, full_rx) = bounded::<Batch>(IN_FLIGHT);
         let (empty_tx, empty_rx) = bounded::<Batch>(IN_FLIGHT + 1);
         for _ in 0..=IN_FLIGHT {
-            empty_tx.send(Batch::new()).expect("the channel has room for every batch");
+            empty_tx
+                .send(Batch::new())
+                .expect("the channel has room for every batch");
         }
         let reader = s.spawn(move || -> Result<()> {
             while let Ok(mut batch) = empty_rx.recv() {

@@ -123,7 +123,12 @@ mod tests {
 
     #[test]
     fn push_get_round_trip() {
-        let a = Access { addr: 0x1000, size: 8, kind: AccessKind::Modify, pc: Some(0x400) };
+        let a = Access {
+            addr: 0x1000,
+            size: 8,
+            kind: AccessKind::Modify,
+            pc: Some(0x400),
+        };
         let b = Access::load(0x2000, 4);
         let batch: Batch = [a, b].into_iter().collect();
         assert_eq!(batch.len(), 2);

@@ -98,7 +98,12 @@ const MAX_QUOTED: usize = 120;
 
 impl Error {
     /// A parse error for line `line` whose raw bytes are `text`.
-    pub fn parse(source_name: &Source, line: u64, text: &[u8], message: impl Into<String>) -> Error {
+    pub fn parse(
+        source_name: &Source,
+        line: u64,
+        text: &[u8],
+        message: impl Into<String>,
+    ) -> Error {
         let mut t = String::from_utf8_lossy(text).into_owned();
         if t.len() > MAX_QUOTED {
             let mut cut = MAX_QUOTED;
@@ -108,7 +113,12 @@ impl Error {
             t.truncate(cut);
             t.push('…');
         }
-        Error::Parse { source_name: source_name.clone(), line, text: t, message: message.into() }
+        Error::Parse {
+            source_name: source_name.clone(),
+            line,
+            text: t,
+            message: message.into(),
+        }
     }
 
     /// An I/O error on `source_name`. A decoder's `InvalidData`/`UnexpectedEof` errors (how
@@ -125,7 +135,10 @@ impl Error {
                 source_name: source_name.clone(),
                 message: err.to_string(),
             },
-            _ => Error::Io { source_name: source_name.clone(), err },
+            _ => Error::Io {
+                source_name: source_name.clone(),
+                err,
+            },
         }
     }
 
@@ -141,7 +154,12 @@ mod tests {
 
     #[test]
     fn parse_error_names_file_line_and_text() {
-        let e = Error::parse(&Source::File("t.txt".into()), 7, b"zz 12", "expected an address");
+        let e = Error::parse(
+            &Source::File("t.txt".into()),
+            7,
+            b"zz 12",
+            "expected an address",
+        );
         assert_eq!(e.to_string(), "t.txt:7: expected an address: \"zz 12\"");
     }
 
@@ -149,7 +167,9 @@ mod tests {
     fn long_lines_are_cut_on_a_char_boundary() {
         let text = "é".repeat(200);
         let e = Error::parse(&Source::Stdin, 1, text.as_bytes(), "bad");
-        let Error::Parse { text, .. } = e else { unreachable!() };
+        let Error::Parse { text, .. } = e else {
+            unreachable!()
+        };
         assert!(text.len() <= MAX_QUOTED + '…'.len_utf8());
     }
 }

@@ -156,17 +156,30 @@ mod tests {
         let ls = LineSize::new(64).unwrap();
         let mut s = StatsAnalysis::new(ls);
         let batch: Batch = [
-            Access { addr: 0x400, size: 3, kind: AccessKind::Instr, pc: Some(0x400) },
+            Access {
+                addr: 0x400,
+                size: 3,
+                kind: AccessKind::Instr,
+                pc: Some(0x400),
+            },
             Access::load(0x1000, 8),
             Access::store(0x103c, 8), // straddles 0x1000-line and 0x1040-line
-            Access { addr: 0x2000, size: 4, kind: AccessKind::Modify, pc: None },
+            Access {
+                addr: 0x2000,
+                size: 4,
+                kind: AccessKind::Modify,
+                pc: None,
+            },
             Access::load(0x1008, 8),
         ]
         .into_iter()
         .collect();
         s.observe(&batch);
         let t = s.finish();
-        assert_eq!((t.refs, t.loads, t.stores, t.modifies, t.instructions), (4, 2, 1, 1, 1));
+        assert_eq!(
+            (t.refs, t.loads, t.stores, t.modifies, t.instructions),
+            (4, 2, 1, 1, 1)
+        );
         assert_eq!(t.distinct_lines, 2); // 0x1000>>6 (three refs) and 0x2000>>6
         assert_eq!(t.distinct_instruction_lines, 1);
         assert_eq!(t.straddling_refs, 1);

@@ -15,7 +15,7 @@ use crate::input;
 use crate::output::Pending;
 
 pub fn run(args: ConvertArgs) -> Result<()> {
-    let mut trace = input::open(&args.input, args.run.line_size)?;
+    let mut trace = input::open_path(&args.input, &args.read)?;
     let mut meta = vec![("source".to_string(), trace.source().to_string())];
     meta.push(("source_format".into(), trace.format_name().into()));
     write_trace(&mut trace, &args.output, args.to, &args.run, meta)
@@ -30,7 +30,10 @@ pub fn write_trace(
     run: &RunArgs,
     mut metadata: Vec<(String, String)>,
 ) -> Result<()> {
-    metadata.push(("tool".into(), format!("cachescope {}", env!("CARGO_PKG_VERSION"))));
+    metadata.push((
+        "tool".into(),
+        format!("cachescope {}", env!("CARGO_PKG_VERSION")),
+    ));
     let header = native::Header {
         line_size: run.line_size.bytes(),
         metadata,
@@ -47,7 +50,10 @@ pub fn write_trace(
     if format == Format::Native && compression == cachescope::trace::Compression::None {
         // A plain native file is seekable: its header gets the final counts.
         let mut w = native::Writer::new(std::io::BufWriter::new(file), header)?;
-        let mut sink_analysis = NativeFile { w: &mut w, err: None };
+        let mut sink_analysis = NativeFile {
+            w: &mut w,
+            err: None,
+        };
         drive(trace, &mut [&mut sink_analysis], run)?;
         if let Some(e) = sink_analysis.err {
             return Err(e.into());
@@ -66,12 +72,18 @@ pub fn write_trace(
 
 /// Streams `trace` into `w` through the shared driver.
 fn pump(trace: &mut Trace, w: Box<dyn AccessWriter>, run: &RunArgs) -> Result<()> {
-    let mut sink = Sink { w: Some(w), err: None };
+    let mut sink = Sink {
+        w: Some(w),
+        err: None,
+    };
     drive(trace, &mut [&mut sink], run)?;
     if let Some(e) = sink.err {
         return Err(e.into());
     }
-    sink.w.take().expect("writer present until finish").finish()?;
+    sink.w
+        .take()
+        .expect("writer present until finish")
+        .finish()?;
     Ok(())
 }
 

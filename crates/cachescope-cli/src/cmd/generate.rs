@@ -1,9 +1,9 @@
 //! `cachescope generate WORKLOAD -o OUT`: a built-in synthetic workload written as a trace.
 
 use anyhow::Result;
+use cachescope::Source;
 use cachescope::trace::Trace;
 use cachescope::workloads::{self, Workload};
-use cachescope::Source;
 
 use super::convert::write_trace;
 use crate::args::GenerateArgs;
@@ -18,7 +18,10 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         return output::print(&text);
     }
     let w = args.workload.expect("clap requires WORKLOAD unless --list");
-    let out = args.output.as_deref().expect("clap requires -o unless --list");
+    let out = args
+        .output
+        .as_deref()
+        .expect("clap requires -o unless --list");
     let params = args.params.to_params(args.run.line_size);
     let generator = workloads::generator(w, &params)?;
     let mut trace = Trace::from_reader(Box::new(generator), Source::Workload(w.name().into()));

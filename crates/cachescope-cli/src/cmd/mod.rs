@@ -32,7 +32,9 @@ pub fn drive(trace: &mut Trace, analyses: &mut [&mut dyn Analysis], run: &RunArg
     }
     let progress = Progress::for_trace(trace, run.quiet);
     let probe = trace.progress_probe();
-    let result = analysis::run(trace, analyses, run.threads, |n| progress.update(n, probe.get().0));
+    let result = analysis::run(trace, analyses, run.threads, |n| {
+        progress.update(n, probe.get().0)
+    });
     progress.finish();
     let n = result?;
     let diag = trace.diagnostics();

@@ -25,9 +25,16 @@ pub fn run(args: StatsArgs) -> Result<()> {
 pub fn render(r: &StatsReport) -> String {
     let s = &r.stats;
     let mut o = String::new();
-    let compression =
-        if r.compression == "none" { String::new() } else { format!(", {}", r.compression) };
-    let _ = writeln!(o, "trace              {} ({}{compression})", r.source, r.format);
+    let compression = if r.compression == "none" {
+        String::new()
+    } else {
+        format!(", {}", r.compression)
+    };
+    let _ = writeln!(
+        o,
+        "trace              {} ({}{compression})",
+        r.source, r.format
+    );
     for note in &r.notes {
         let _ = writeln!(o, "assumed            {note}");
     }
@@ -47,7 +54,11 @@ pub fn render(r: &StatsReport) -> String {
         thousands(s.distinct_lines),
         thousands(s.bytes_touched)
     );
-    let _ = writeln!(o, "instruction lines  {}", thousands(s.distinct_instruction_lines));
+    let _ = writeln!(
+        o,
+        "instruction lines  {}",
+        thousands(s.distinct_instruction_lines)
+    );
     let _ = writeln!(o, "straddling refs    {}", thousands(s.straddling_refs));
     if let (Some(lo), Some(hi)) = (&s.address_min, &s.address_max) {
         let _ = writeln!(o, "address range      {lo} .. {hi}");

@@ -20,7 +20,7 @@ pub enum Compression {
 pub(crate) const MAGIC_LEN: usize = 6;
 
 impl Compression {
-    /// The compression whose magic number starts `head` (pass at least [`MAGIC_LEN`] bytes unless
+    /// The compression whose magic number starts `head` (pass at least six bytes unless
     /// the input is shorter).
     pub fn detect(head: &[u8]) -> Compression {
         if head.starts_with(&[0x1f, 0x8b]) {
@@ -45,10 +45,7 @@ impl Compression {
     }
 
     /// `input` wrapped in this compression's decoder.
-    pub(crate) fn decoder(
-        self,
-        input: Box<dyn Read + Send>,
-    ) -> io::Result<Box<dyn Read + Send>> {
+    pub(crate) fn decoder(self, input: Box<dyn Read + Send>) -> io::Result<Box<dyn Read + Send>> {
         Ok(match self {
             Compression::None => input,
             Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(input)),
@@ -72,7 +69,10 @@ mod tests {
     fn round_trip(c: Compression, compressed: Vec<u8>, plain: &[u8]) {
         assert_eq!(Compression::detect(&compressed), c);
         let mut out = vec![];
-        c.decoder(Box::new(io::Cursor::new(compressed))).unwrap().read_to_end(&mut out).unwrap();
+        c.decoder(Box::new(io::Cursor::new(compressed)))
+            .unwrap()
+            .read_to_end(&mut out)
+            .unwrap();
         assert_eq!(out, plain);
     }
 
@@ -82,7 +82,11 @@ mod tests {
         let mut gz = flate2::write::GzEncoder::new(vec![], flate2::Compression::fast());
         gz.write_all(&plain).unwrap();
         round_trip(Compression::Gzip, gz.finish().unwrap(), &plain);
-        round_trip(Compression::Zstd, zstd::encode_all(&plain[..], 3).unwrap(), &plain);
+        round_trip(
+            Compression::Zstd,
+            zstd::encode_all(&plain[..], 3).unwrap(),
+            &plain,
+        );
         let mut xz = liblzma::write::XzEncoder::new(vec![], 1);
         xz.write_all(&plain).unwrap();
         round_trip(Compression::Xz, xz.finish().unwrap(), &plain);

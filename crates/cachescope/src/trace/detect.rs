@@ -25,10 +25,16 @@ pub(crate) const TRIED: &str = "native, lackey, din, plain (hex and decimal), bi
 /// `None`: nothing matched.
 pub(crate) fn detect(head: &[u8], at_eof: bool) -> Option<Detected> {
     if head.starts_with(&native::MAGIC) {
-        return Some(Detected { format: Format::Native, note: None });
+        return Some(Detected {
+            format: Format::Native,
+            note: None,
+        });
     }
     if looks_binary(head) {
-        return Some(Detected { format: Format::Binary, note: None });
+        return Some(Detected {
+            format: Format::Binary,
+            note: None,
+        });
     }
     let sample = whole_lines(head, at_eof);
     let candidates = [
@@ -90,11 +96,17 @@ mod tests {
 
     #[test]
     fn recognises_each_format() {
-        assert_eq!(fmt(b"==12== Lackey\nI  04000,3\n L 1ff0,8\n"), Some(Format::Lackey));
+        assert_eq!(
+            fmt(b"==12== Lackey\nI  04000,3\n L 1ff0,8\n"),
+            Some(Format::Lackey)
+        );
         assert_eq!(fmt(b" S 1ff0,8\n M 1ff8,4\n"), Some(Format::Lackey));
         assert_eq!(fmt(b"0 1000\n1 2000\n2 400\n"), Some(Format::Din));
         assert_eq!(fmt(b"0x1000\n0x2000\n"), Some(Format::Plain(Radix::Hex)));
-        assert_eq!(fmt(b"7ffe12a0 R 8\n7ffe12a8 W 8\n"), Some(Format::Plain(Radix::Hex)));
+        assert_eq!(
+            fmt(b"7ffe12a0 R 8\n7ffe12a8 W 8\n"),
+            Some(Format::Plain(Radix::Hex))
+        );
         assert_eq!(fmt(&[0x00, 0x10, 0, 0, 0, 0, 0, 0]), Some(Format::Binary));
         let mut native = native::MAGIC.to_vec();
         native.extend([0; 16]);

@@ -24,7 +24,15 @@ pub(crate) struct Lines<R> {
 
 impl<R: Read> Lines<R> {
     pub(crate) fn new(inner: R, source: Source) -> Self {
-        Lines { inner, source, buf: vec![0; CHUNK], start: 0, end: 0, eof: false, line_no: 0 }
+        Lines {
+            inner,
+            source,
+            buf: vec![0; CHUNK],
+            start: 0,
+            end: 0,
+            eof: false,
+            line_no: 0,
+        }
     }
 
     /// Where the lines come from.
@@ -109,7 +117,11 @@ pub(crate) struct BadLines {
 
 impl BadLines {
     pub(crate) fn new(skip: bool) -> Self {
-        BadLines { skip, count: 0, first: None }
+        BadLines {
+            skip,
+            count: 0,
+            first: None,
+        }
     }
 
     /// Records `err`; returns it back when bad lines are not being skipped.
@@ -148,8 +160,12 @@ mod tests {
     #[test]
     fn splits_lines_with_crlf_and_no_final_newline() {
         let got = collect(b"a\r\nbb\n\nccc");
-        let want: Vec<(u64, Vec<u8>)> =
-            vec![(1, b"a".to_vec()), (2, b"bb".to_vec()), (3, b"".to_vec()), (4, b"ccc".to_vec())];
+        let want: Vec<(u64, Vec<u8>)> = vec![
+            (1, b"a".to_vec()),
+            (2, b"bb".to_vec()),
+            (3, b"".to_vec()),
+            (4, b"ccc".to_vec()),
+        ];
         assert_eq!(got, want);
         assert!(collect(b"").is_empty());
     }

@@ -20,9 +20,10 @@ pub mod native;
 mod open;
 mod pipe;
 pub mod plain;
+pub mod write;
 
 pub use compress::Compression;
-pub use open::{FormatChoice, OpenOptions, Trace, open};
+pub use open::{FormatChoice, OpenOptions, ProgressProbe, Trace, open};
 
 use crate::batch::Batch;
 use crate::error::Result;

@@ -30,15 +30,15 @@ impl std::str::FromStr for FormatChoice {
         match s {
             "auto" => Ok(FormatChoice::Detect),
             "plain" => Ok(FormatChoice::Plain),
-            _ => Format::from_name(s).map(FormatChoice::Exactly).ok_or_else(|| {
-                Error::InvalidParameter {
+            _ => Format::from_name(s)
+                .map(FormatChoice::Exactly)
+                .ok_or_else(|| Error::InvalidParameter {
                     name: "format",
                     message: format!(
                         "{s:?} is not a format; expected one of auto, lackey, plain, plain-hex, \
                          plain-dec, din, binary, native"
                     ),
-                }
-            }),
+                }),
         }
     }
 }
@@ -90,7 +90,10 @@ impl Trace {
         opts: &OpenOptions,
     ) -> Result<Trace> {
         let bytes_read = Arc::new(AtomicU64::new(0));
-        let counted = Counting { inner: input, count: bytes_read.clone() };
+        let counted = Counting {
+            inner: input,
+            count: bytes_read.clone(),
+        };
         let (head, _, raw) = peek(Box::new(counted), MAGIC_LEN, &source)?;
         if head.is_empty() {
             return Err(Error::Empty(source));
@@ -98,7 +101,9 @@ impl Trace {
         let compression = Compression::detect(&head);
         let mut stream: Box<dyn Read + Send> = Box::new(Cursor::new(head).chain(raw));
         if compression != Compression::None {
-            let decoder = compression.decoder(stream).map_err(|e| Error::io(&source, e))?;
+            let decoder = compression
+                .decoder(stream)
+                .map_err(|e| Error::io(&source, e))?;
             stream = Box::new(pipe::spawn(decoder).map_err(|e| Error::io(&source, e))?);
         }
         let (head, at_eof, rest) = peek(stream, SNIFF_LEN, &source)?;
@@ -138,16 +143,25 @@ impl Trace {
             Format::Lackey => Box::new(lackey::Reader::new(
                 input,
                 src,
-                lackey::Options { skip_bad_lines: skip },
+                lackey::Options {
+                    skip_bad_lines: skip,
+                },
             )),
             Format::Plain(radix) => Box::new(plain::Reader::new(
                 input,
                 src,
-                plain::Options { skip_bad_lines: skip, radix },
+                plain::Options {
+                    skip_bad_lines: skip,
+                    radix,
+                },
             )),
-            Format::Din => {
-                Box::new(din::Reader::new(input, src, din::Options { skip_bad_lines: skip }))
-            }
+            Format::Din => Box::new(din::Reader::new(
+                input,
+                src,
+                din::Options {
+                    skip_bad_lines: skip,
+                },
+            )),
             Format::Binary => Box::new(binary::Reader::new(input, src, binary::Options::default())),
             Format::Native => Box::new(native::Reader::new(input, src)?),
         };
@@ -217,7 +231,10 @@ impl Trace {
 
     /// A handle that reads [`Trace::progress`] from elsewhere while the trace is being read.
     pub fn progress_probe(&self) -> ProgressProbe {
-        ProgressProbe { bytes_read: self.bytes_read.clone(), total_bytes: self.total_bytes }
+        ProgressProbe {
+            bytes_read: self.bytes_read.clone(),
+            total_bytes: self.total_bytes,
+        }
     }
 }
 
@@ -242,7 +259,10 @@ fn peek(
     source: &Source,
 ) -> Result<(Vec<u8>, bool, Box<dyn Read + Send>)> {
     let mut head = Vec::with_capacity(n);
-    let got = (&mut r).take(n as u64).read_to_end(&mut head).map_err(|e| Error::io(source, e))?;
+    let got = (&mut r)
+        .take(n as u64)
+        .read_to_end(&mut head)
+        .map_err(|e| Error::io(source, e))?;
     Ok((head, got < n, r))
 }
 

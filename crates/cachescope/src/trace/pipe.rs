@@ -24,39 +24,46 @@ pub(crate) struct PipeReader {
 /// Starts a thread that reads `inner` to the end.
 pub(crate) fn spawn(mut inner: Box<dyn Read + Send>) -> io::Result<PipeReader> {
     let (tx, rx) = bounded::<io::Result<Vec<u8>>>(DEPTH);
-    thread::Builder::new().name("cachescope-decode".into()).spawn(move || {
-        loop {
-            let mut buf = vec![0u8; CHUNK];
-            let mut filled = 0;
-            // Fill the whole chunk so the consumer sees few, large pieces.
-            let res = loop {
-                match inner.read(&mut buf[filled..]) {
-                    Ok(0) => break Ok(()),
-                    Ok(n) => {
-                        filled += n;
-                        if filled == CHUNK {
-                            break Ok(());
+    thread::Builder::new()
+        .name("cachescope-decode".into())
+        .spawn(move || {
+            loop {
+                let mut buf = vec![0u8; CHUNK];
+                let mut filled = 0;
+                // Fill the whole chunk so the consumer sees few, large pieces.
+                let res = loop {
+                    match inner.read(&mut buf[filled..]) {
+                        Ok(0) => break Ok(()),
+                        Ok(n) => {
+                            filled += n;
+                            if filled == CHUNK {
+                                break Ok(());
+                            }
                         }
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => break Err(e),
                     }
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => break Err(e),
+                };
+                let end = filled == 0 || res.is_err();
+                buf.truncate(filled);
+                if filled > 0 && tx.send(Ok(buf)).is_err() {
+                    return;
                 }
-            };
-            let end = filled == 0 || res.is_err();
-            buf.truncate(filled);
-            if filled > 0 && tx.send(Ok(buf)).is_err() {
-                return;
+                if let Err(e) = res {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+                if end || filled < CHUNK {
+                    return;
+                }
             }
-            if let Err(e) = res {
-                let _ = tx.send(Err(e));
-                return;
-            }
-            if end || filled < CHUNK {
-                return;
-            }
-        }
-    })?;
-    Ok(PipeReader { rx, chunk: Vec::new(), pos: 0, done: false })
+        })?;
+    Ok(PipeReader {
+        rx,
+        chunk: Vec::new(),
+        pos: 0,
+        done: false,
+    })
 }
 
 impl Read for PipeReader {

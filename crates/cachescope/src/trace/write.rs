@@ -8,9 +8,9 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use super::{Compression, Format, Radix, native};
+use crate::AccessKind;
 use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
-use crate::AccessKind;
 
 /// A sink for accesses in some format.
 pub trait AccessWriter {
@@ -40,9 +40,16 @@ pub fn writer(
 ) -> Result<Box<dyn AccessWriter>> {
     let out = compressor(out, compression, &sink)?;
     if format == Format::Native {
-        return Ok(Box::new(NativeSink { inner: native::Writer::new(out, header)?, sink }));
+        return Ok(Box::new(NativeSink {
+            inner: native::Writer::new(out, header)?,
+            sink,
+        }));
     }
-    Ok(Box::new(TextSink { out: BufWriter::with_capacity(1 << 20, out), format, sink }))
+    Ok(Box::new(TextSink {
+        out: BufWriter::with_capacity(1 << 20, out),
+        format,
+        sink,
+    }))
 }
 
 /// An encoder that finishes its stream when `finish` is called.
@@ -99,12 +106,13 @@ impl Compressed {
 fn compressor(out: Box<dyn Write + Send>, c: Compression, sink: &Source) -> Result<Compressed> {
     let w: Box<dyn FinishWrite> = match c {
         Compression::None => Box::new(Plain(out)),
-        Compression::Gzip => {
-            Box::new(flate2::write::GzEncoder::new(out, flate2::Compression::default()))
+        Compression::Gzip => Box::new(flate2::write::GzEncoder::new(
+            out,
+            flate2::Compression::default(),
+        )),
+        Compression::Zstd => {
+            Box::new(zstd::stream::write::Encoder::new(out, 3).map_err(|e| Error::io(sink, e))?)
         }
-        Compression::Zstd => Box::new(
-            zstd::stream::write::Encoder::new(out, 3).map_err(|e| Error::io(sink, e))?,
-        ),
         Compression::Xz => Box::new(liblzma::write::XzEncoder::new(out, 6)),
     };
     Ok(Compressed(Some(w)))
@@ -141,7 +149,10 @@ impl AccessWriter for TextSink {
     }
     fn finish(self: Box<Self>) -> Result<()> {
         let sink = self.sink;
-        let mut inner = self.out.into_inner().map_err(|e| Error::io(&sink, e.into_error()))?;
+        let mut inner = self
+            .out
+            .into_inner()
+            .map_err(|e| Error::io(&sink, e.into_error()))?;
         inner.finish().map_err(|e| Error::io(&sink, e))
     }
 }

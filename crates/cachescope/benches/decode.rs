@@ -1,2 +1,0 @@
-//! Decode throughput benchmarks (placeholder).
-fn main() {}

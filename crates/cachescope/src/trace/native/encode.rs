@@ -1,0 +1,208 @@
+//! Column encoding of one block (before compression), and the encoder's slot policy.
+//!
+//! A block of `n` accesses is seven columns, concatenated in this order:
+//!
+//! | column      | length      | content                                                          |
+//! |-------------|-------------|------------------------------------------------------------------|
+//! | meta        | `n`         | address delta length `L` in bytes (bits 0–3, 0–8), kind (bits 4–5), pc mode (bits 6–7) |
+//! | sizes       | `n`         | the size if 1–255, else 0 = "see the escapes"                    |
+//! | slots       | `n`         | the prediction slot (0–255) the address is a delta from          |
+//! | addresses   | `Σ L`       | address − slot's previous address, `L` bytes (LE), sign-extended |
+//! | escapes     | `4 × zeros` | per size byte 0: the size as u32 LE                              |
+//! | pc lengths  | `E`         | per explicit pc: its delta length `M` in bytes (0–8)             |
+//! | pc bytes    | `Σ M`       | per explicit pc: pc − previous explicit pc, `M` bytes, sign-extended |
+//!
+//! **Slots.** The decoder keeps 256 addresses, all 0 at the start of a block; an access's
+//! address is its delta plus the address in its slot, and then replaces it. Which slot an
+//! access uses is the encoder's choice, so the policy below can improve without changing the
+//! format: instruction fetches use slot 0 (deltas are the previous instruction's length, except
+//! at branches); a data access with a pc uses a slot of its own per (pc, operand number since
+//! the fetch), so a strided operand's delta is its stride, the same every iteration; a data
+//! access without a pc uses the slot of its 64 KiB region. Loops thus become repeating byte
+//! patterns in every column, which zstd stores as matches and decodes at memory speed.
+//!
+//! **Pc modes.** 0 = no pc, 1 = the address of the most recent instruction fetch (this access's
+//! own address for a fetch), 2 = explicit. Every delta chain starts from 0 at the block's first
+//! access, so blocks decode independently.
+
+use crate::access::AccessKind;
+use crate::batch::NO_PC;
+
+/// Bits 0–3 of a meta byte: the address delta length.
+pub(super) const LEN_MASK: u8 = 0xf;
+/// Bits 4–5 of a meta byte: the kind.
+pub(super) const KIND_SHIFT: u32 = 4;
+/// Bits 6–7 of a meta byte: the pc mode.
+pub(super) const PC_SHIFT: u32 = 6;
+/// Pc mode: unknown pc.
+pub(super) const PC_NONE: u8 = 0;
+/// Pc mode: the address of the most recent instruction fetch.
+pub(super) const PC_LAST_INSTR: u8 = 1;
+/// Pc mode: stored in the pc columns.
+pub(super) const PC_EXPLICIT: u8 = 2;
+/// Prediction slots.
+pub(super) const SLOTS: usize = 256;
+/// Most raw bytes one access can take: meta, size, slot, 8 address bytes, 4 escape bytes, a pc
+/// length and 8 pc bytes.
+pub(super) const MAX_RAW_PER_ACCESS: usize = 24;
+
+/// Entries of the encoder's direct-mapped key → slot cache. Collisions cost compression only.
+const KEY_CACHE: usize = 4096;
+/// Operand numbers above this share a slot (e.g. long `rep movs` sequences).
+const MAX_OPERAND: u64 = 7;
+
+/// Fewest bytes from which `delta` sign-extends back (0 for 0).
+#[inline]
+fn byte_len(delta: u64) -> usize {
+    // Zigzag moves the sign to bit 0, so its bit length is the signed bit length.
+    let zigzag = (delta << 1) ^ ((delta as i64 >> 63) as u64);
+    (64 - zigzag.leading_zeros() as usize).div_ceil(8)
+}
+
+/// Chooses each data access's slot: a direct-mapped cache from a key ((pc, operand number), or
+/// the 64 KiB region when there is no pc) to a slot, new keys taking slots round robin.
+#[derive(Debug)]
+struct SlotPolicy {
+    keys: Vec<(u64, u8)>,
+    next: u8,
+    /// Data accesses since the last instruction fetch.
+    operand: u64,
+}
+
+impl Default for SlotPolicy {
+    fn default() -> Self {
+        SlotPolicy {
+            keys: vec![(u64::MAX, 0); KEY_CACHE],
+            next: 1,
+            operand: 0,
+        }
+    }
+}
+
+impl SlotPolicy {
+    #[inline]
+    fn slot(&mut self, kind: AccessKind, addr: u64, pc: u64) -> u8 {
+        if kind == AccessKind::Instr {
+            self.operand = 0;
+            return 0;
+        }
+        let key = if pc == NO_PC {
+            (addr >> 16) | 1 << 63
+        } else {
+            pc.wrapping_mul(MAX_OPERAND + 1).wrapping_add(self.operand) & !(1 << 63)
+        };
+        self.operand = (self.operand + 1).min(MAX_OPERAND);
+        let h = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize % KEY_CACHE;
+        let entry = &mut self.keys[h];
+        if entry.0 != key {
+            *entry = (key, self.next);
+            self.next = if self.next == u8::MAX {
+                1
+            } else {
+                self.next + 1
+            };
+        }
+        entry.1
+    }
+}
+
+/// The columns of the block being built.
+#[derive(Debug)]
+pub(super) struct BlockEncoder {
+    meta: Vec<u8>,
+    sizes: Vec<u8>,
+    slots: Vec<u8>,
+    addrs: Vec<u8>,
+    escapes: Vec<u8>,
+    pc_lens: Vec<u8>,
+    pc_bytes: Vec<u8>,
+    /// The decoder's slot table, mirrored.
+    table: [u64; SLOTS],
+    policy: SlotPolicy,
+    /// Address of the most recent instruction fetch in this block.
+    last_instr: u64,
+    /// Previous explicit pc.
+    prev_pc: u64,
+}
+
+impl Default for BlockEncoder {
+    fn default() -> Self {
+        BlockEncoder {
+            meta: Vec::new(),
+            sizes: Vec::new(),
+            slots: Vec::new(),
+            addrs: Vec::new(),
+            escapes: Vec::new(),
+            pc_lens: Vec::new(),
+            pc_bytes: Vec::new(),
+            table: [0; SLOTS],
+            policy: SlotPolicy::default(),
+            last_instr: 0,
+            prev_pc: 0,
+        }
+    }
+}
+
+impl BlockEncoder {
+    /// Accesses in the block so far.
+    pub(super) fn len(&self) -> usize {
+        self.meta.len()
+    }
+
+    /// Appends one access.
+    #[inline]
+    pub(super) fn push(&mut self, addr: u64, size: u32, kind: AccessKind, pc: u64) {
+        let slot = self.policy.slot(kind, addr, pc);
+        let prev = &mut self.table[usize::from(slot)];
+        let delta = addr.wrapping_sub(*prev);
+        *prev = addr;
+        let len = byte_len(delta);
+        self.addrs.extend_from_slice(&delta.to_le_bytes()[..len]);
+        self.slots.push(slot);
+        if kind == AccessKind::Instr {
+            self.last_instr = addr;
+        }
+
+        let mode = if pc == NO_PC {
+            PC_NONE
+        } else if pc == self.last_instr {
+            PC_LAST_INSTR
+        } else {
+            let delta = pc.wrapping_sub(self.prev_pc);
+            self.prev_pc = pc;
+            let len = byte_len(delta);
+            self.pc_lens.push(len as u8);
+            self.pc_bytes.extend_from_slice(&delta.to_le_bytes()[..len]);
+            PC_EXPLICIT
+        };
+        self.meta
+            .push(len as u8 | (kind as u8) << KIND_SHIFT | mode << PC_SHIFT);
+
+        if (1..=255).contains(&size) {
+            self.sizes.push(size as u8);
+        } else {
+            self.sizes.push(0);
+            self.escapes.extend_from_slice(&size.to_le_bytes());
+        }
+    }
+
+    /// Appends the block's columns to `raw` and starts a new block. The slot policy carries
+    /// over (it is only a choice); the state the decoder mirrors is reset.
+    pub(super) fn take(&mut self, raw: &mut Vec<u8>) {
+        for col in [
+            &mut self.meta,
+            &mut self.sizes,
+            &mut self.slots,
+            &mut self.addrs,
+            &mut self.escapes,
+            &mut self.pc_lens,
+            &mut self.pc_bytes,
+        ] {
+            raw.extend_from_slice(col);
+            col.clear();
+        }
+        self.table = [0; SLOTS];
+        self.last_instr = 0;
+        self.prev_pc = 0;
+    }
+}
