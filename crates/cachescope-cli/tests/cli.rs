@@ -426,3 +426,28 @@ fn generated_workloads_are_deterministic_per_seed() {
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     assert_ne!(std::fs::read(&a).unwrap(), std::fs::read(&c).unwrap());
 }
+
+#[test]
+fn din_flush_records_are_counted_and_noted_once() {
+    let out = cs()
+        .args(["stats", "--json", "-"])
+        .write_stdin("0 1000\n1 1040\n4 0\n2 400\n4 0\n")
+        .assert()
+        .success();
+    let o = out.get_output();
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["format"], "din");
+    assert_eq!(
+        (v["refs"].as_u64(), v["instructions"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert!(
+        v["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("2 din cache-flush"),
+        "{v}"
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(stderr.matches("cache-flush").count(), 1, "{stderr}");
+}

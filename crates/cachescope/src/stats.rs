@@ -84,7 +84,12 @@ impl StatsReport {
             compression: trace.compression().name().to_string(),
             stats,
             skipped_lines: trace.diagnostics().skipped_lines,
-            notes: trace.notes().to_vec(),
+            notes: trace
+                .notes()
+                .iter()
+                .cloned()
+                .chain(trace.diagnostics().notes)
+                .collect(),
         }
     }
 }

@@ -45,6 +45,11 @@ pub fn drive(trace: &mut Trace, analyses: &mut [&mut dyn Analysis], run: &RunArg
             diag.first_skipped.as_deref().unwrap_or("?")
         );
     }
+    if !run.quiet {
+        for note in &diag.notes {
+            eprintln!("cachescope: note: {}: {note}", trace.source());
+        }
+    }
     Ok(n)
 }
 

@@ -88,7 +88,14 @@ impl<R: Read + Send> AccessReader for Reader<R> {
     }
 
     fn diagnostics(&self) -> Diagnostics {
-        self.bad.diagnostics()
+        let mut d = self.bad.diagnostics();
+        if self.flushes > 0 {
+            d.notes.push(format!(
+                "{} din cache-flush record(s) (label 4) ignored: cachescope has no flush",
+                self.flushes
+            ));
+        }
+        d
     }
 }
 

@@ -140,6 +140,7 @@ impl BadLines {
         super::Diagnostics {
             skipped_lines: self.count,
             first_skipped: self.first.as_ref().map(|e| e.to_string()),
+            notes: Vec::new(),
         }
     }
 }

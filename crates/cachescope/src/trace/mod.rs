@@ -56,6 +56,8 @@ pub struct Diagnostics {
     pub skipped_lines: u64,
     /// The error message of the first skipped line.
     pub first_skipped: Option<String>,
+    /// Records the format defines but cachescope cannot represent, and what was done with them.
+    pub notes: Vec<String>,
 }
 
 /// How addresses are written in a plain-text trace.
