@@ -48,6 +48,8 @@ pub mod access;
 pub mod analysis;
 pub mod batch;
 pub mod error;
+pub mod reuse;
+pub mod sim;
 pub mod stats;
 pub mod trace;
 pub mod workloads;

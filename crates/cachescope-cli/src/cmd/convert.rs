@@ -49,7 +49,11 @@ pub fn write_trace(
     let sink = Source::File(out.to_owned());
     if format == Format::Native && compression == cachescope::trace::Compression::None {
         // A plain native file is seekable: its header gets the final counts.
-        let mut w = native::Writer::new(std::io::BufWriter::new(file), header)?;
+        let opts = native::WriterOptions {
+            source: sink.clone(),
+            ..Default::default()
+        };
+        let mut w = native::Writer::with_options(std::io::BufWriter::new(file), header, opts)?;
         let mut sink_analysis = NativeFile {
             w: &mut w,
             err: None,

@@ -195,7 +195,13 @@ mod tests {
         );
         assert_eq!(r.read_batch(&mut batch).unwrap(), 0);
         assert_eq!(r.flushes_ignored(), 2);
-        assert_eq!(r.diagnostics(), Diagnostics::default());
+        let d = r.diagnostics();
+        assert_eq!(d.skipped_lines, 0);
+        assert_eq!(d.notes.len(), 1);
+        assert!(
+            d.notes[0].starts_with("2 din cache-flush record(s)"),
+            "{d:?}"
+        );
     }
 
     #[test]

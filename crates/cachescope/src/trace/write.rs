@@ -40,10 +40,12 @@ pub fn writer(
 ) -> Result<Box<dyn AccessWriter>> {
     let out = compressor(out, compression, &sink)?;
     if format == Format::Native {
-        return Ok(Box::new(NativeSink {
-            inner: native::Writer::new(out, header)?,
-            sink,
-        }));
+        let opts = native::WriterOptions {
+            source: sink.clone(),
+            ..Default::default()
+        };
+        let inner = native::Writer::with_options(out, header, opts)?;
+        return Ok(Box::new(NativeSink { inner, sink }));
     }
     Ok(Box::new(TextSink {
         out: BufWriter::with_capacity(1 << 20, out),

@@ -1,16 +1,19 @@
 //! Column encoding of one block (before compression), and the encoder's slot policy.
 //!
-//! A block of `n` accesses is seven columns, concatenated in this order:
+//! A block of `n` accesses is a directory of four u32 LE, the lengths of the variable-length
+//! columns (`Σ L`, `E`, `X`, `Σ M` below), then seven columns (the full table, with rationale, is
+//! in `docs/native-format.md`):
 //!
-//! | column      | length      | content                                                          |
-//! |-------------|-------------|------------------------------------------------------------------|
-//! | meta        | `n`         | address delta length `L` in bytes (bits 0–3, 0–8), kind (bits 4–5), pc mode (bits 6–7) |
-//! | sizes       | `n`         | the size if 1–255, else 0 = "see the escapes"                    |
-//! | slots       | `n`         | the prediction slot (0–255) the address is a delta from          |
-//! | addresses   | `Σ L`       | address − slot's previous address, `L` bytes (LE), sign-extended |
-//! | escapes     | `4 × zeros` | per size byte 0: the size as u32 LE                              |
-//! | pc lengths  | `E`         | per explicit pc: its delta length `M` in bytes (0–8)             |
-//! | pc bytes    | `Σ M`       | per explicit pc: pc − previous explicit pc, `M` bytes, sign-extended |
+//! 1. meta, `n` bytes: address delta length `L` (bits 0–3, 0–8 bytes), kind code (bits 4–5),
+//!    explicit pc (bit 6), pc = last fetch (bit 7);
+//! 2. sizes, `n` bytes: the size if 1–255, else 0 = "see the escapes";
+//! 3. slots, `n` bytes: the prediction slot the address is a delta from;
+//! 4. addresses, `Σ L` bytes: address − the slot's previous address, `L` bytes LE,
+//!    sign-extended;
+//! 5. escapes, `4 × E` bytes: per size byte 0, the size as u32 LE;
+//! 6. pc lengths, `X` bytes: per explicit pc, its delta length `M` (0–8);
+//! 7. pc bytes, `Σ M` bytes: per explicit pc, pc − the previous explicit pc, `M` bytes LE,
+//!    sign-extended.
 //!
 //! **Slots.** The decoder keeps 256 addresses, all 0 at the start of a block; an access's
 //! address is its delta plus the address in its slot, and then replaces it. Which slot an
@@ -21,35 +24,52 @@
 //! access without a pc uses the slot of its 64 KiB region. Loops thus become repeating byte
 //! patterns in every column, which zstd stores as matches and decodes at memory speed.
 //!
-//! **Pc modes.** 0 = no pc, 1 = the address of the most recent instruction fetch (this access's
-//! own address for a fetch), 2 = explicit. Every delta chain starts from 0 at the block's first
-//! access, so blocks decode independently.
+//! **Meta bits** are laid out for the decoder: the kind code is `3 − kind`
+//! ([`AccessKind`] as `u8`), so an instruction fetch is 0 and one `test` finds it; bit 7 set
+//! means "the pc is the address of the most recent instruction fetch" (this access's own address
+//! for a fetch), so sign-extending the byte gives the pc mask; bit 6 means "the pc is in the pc
+//! columns"; neither means "no pc"; both is invalid. Every delta chain starts from 0 at the
+//! block's first access, so blocks decode independently.
 
 use crate::access::AccessKind;
 use crate::batch::NO_PC;
 
 /// Bits 0–3 of a meta byte: the address delta length.
 pub(super) const LEN_MASK: u8 = 0xf;
-/// Bits 4–5 of a meta byte: the kind.
+/// Bits 4–5 of a meta byte: 3 − the kind's code, so an instruction fetch is 0.
+pub(super) const KIND_BITS: u8 = 0x30;
+/// Shift of the kind code.
 pub(super) const KIND_SHIFT: u32 = 4;
-/// Bits 6–7 of a meta byte: the pc mode.
-pub(super) const PC_SHIFT: u32 = 6;
-/// Pc mode: unknown pc.
-pub(super) const PC_NONE: u8 = 0;
-/// Pc mode: the address of the most recent instruction fetch.
-pub(super) const PC_LAST_INSTR: u8 = 1;
-/// Pc mode: stored in the pc columns.
-pub(super) const PC_EXPLICIT: u8 = 2;
+/// Meta bit: the pc is stored in the pc columns.
+pub(super) const PC_EXPLICIT: u8 = 0x40;
+/// Meta bit: the pc is the address of the most recent instruction fetch.
+pub(super) const PC_LAST_INSTR: u8 = 0x80;
 /// Prediction slots.
 pub(super) const SLOTS: usize = 256;
 /// Most raw bytes one access can take: meta, size, slot, 8 address bytes, 4 escape bytes, a pc
 /// length and 8 pc bytes.
-pub(super) const MAX_RAW_PER_ACCESS: usize = 24;
+const MAX_RAW_PER_ACCESS: usize = 24;
+/// Bytes of the column directory.
+pub(super) const DIRECTORY_LEN: usize = 16;
+
+/// Most raw bytes a block of `n` accesses can take.
+pub(super) fn max_raw_len(n: usize) -> usize {
+    DIRECTORY_LEN + MAX_RAW_PER_ACCESS * n
+}
 
 /// Entries of the encoder's direct-mapped key → slot cache. Collisions cost compression only.
 const KEY_CACHE: usize = 4096;
 /// Operand numbers above this share a slot (e.g. long `rep movs` sequences).
 const MAX_OPERAND: u64 = 7;
+
+/// Appends the `len` low bytes of `value`: a fixed 8-byte copy then a cut, cheaper than a
+/// variable-length copy.
+#[inline]
+fn push_low_bytes(col: &mut Vec<u8>, value: u64, len: usize) {
+    let end = col.len() + len;
+    col.extend_from_slice(&value.to_le_bytes());
+    col.truncate(end);
+}
 
 /// Fewest bytes from which `delta` sign-extends back (0 for 0).
 #[inline]
@@ -157,14 +177,14 @@ impl BlockEncoder {
         let delta = addr.wrapping_sub(*prev);
         *prev = addr;
         let len = byte_len(delta);
-        self.addrs.extend_from_slice(&delta.to_le_bytes()[..len]);
+        push_low_bytes(&mut self.addrs, delta, len);
         self.slots.push(slot);
         if kind == AccessKind::Instr {
             self.last_instr = addr;
         }
 
         let mode = if pc == NO_PC {
-            PC_NONE
+            0
         } else if pc == self.last_instr {
             PC_LAST_INSTR
         } else {
@@ -172,11 +192,11 @@ impl BlockEncoder {
             self.prev_pc = pc;
             let len = byte_len(delta);
             self.pc_lens.push(len as u8);
-            self.pc_bytes.extend_from_slice(&delta.to_le_bytes()[..len]);
+            push_low_bytes(&mut self.pc_bytes, delta, len);
             PC_EXPLICIT
         };
         self.meta
-            .push(len as u8 | (kind as u8) << KIND_SHIFT | mode << PC_SHIFT);
+            .push(len as u8 | (3 - kind as u8) << KIND_SHIFT | mode);
 
         if (1..=255).contains(&size) {
             self.sizes.push(size as u8);
@@ -189,6 +209,15 @@ impl BlockEncoder {
     /// Appends the block's columns to `raw` and starts a new block. The slot policy carries
     /// over (it is only a choice); the state the decoder mirrors is reset.
     pub(super) fn take(&mut self, raw: &mut Vec<u8>) {
+        let directory = [
+            self.addrs.len(),
+            self.escapes.len() / 4,
+            self.pc_lens.len(),
+            self.pc_bytes.len(),
+        ];
+        for len in directory {
+            raw.extend_from_slice(&(len as u32).to_le_bytes());
+        }
         for col in [
             &mut self.meta,
             &mut self.sizes,

@@ -12,7 +12,7 @@
 use std::io::{Read, Seek, SeekFrom};
 
 use super::decode::{BLOCK_HEADER_LEN, BlockDecoder};
-use super::encode::MAX_RAW_PER_ACCESS;
+use super::encode::max_raw_len;
 use super::{BLOCK_TAG, Counts, END_MAGIC, Header, INDEX_TAG, MAX_BLOCK_LEN, corrupt, truncated};
 use super::{crc32, header, read_exact_or, u32_at, u64_at};
 use crate::batch::Batch;
@@ -118,7 +118,7 @@ pub fn read_index<R: Read + Seek>(mut file: R, source: &Source) -> Result<(Heade
     let no_index = || {
         truncated(
             source,
-            "the trace does not end with its index (the writer did not finish, or the file was cut)",
+            "the trace does not end with its index (the writer did not finish, or it was cut)",
         )
     };
     let min_rest = (INDEX_FIXED_LEN + 4 + TRAILER_LEN) as u64;
@@ -195,7 +195,7 @@ fn check_layout(
         let ok = b.offset == at
             && b.first == first
             && (1..=MAX_BLOCK_LEN).contains(&count)
-            && b.comp_len as usize <= MAX_RAW_PER_ACCESS * count;
+            && b.comp_len as usize <= max_raw_len(count);
         if !ok {
             let message = format!("index: entry {i} does not continue the blocks before it");
             return Err(corrupt(source, message));

@@ -88,7 +88,9 @@ fn addr() -> impl Strategy<Value = u64> {
     ]
 }
 
-fn access() -> impl Strategy<Value = (AccessKind, u64, u32, Pc)> {
+/// An access whose pc is explicit with relative weight `explicit` (against 10 for none and 10
+/// for the last fetch), so traces range from rare to dominant explicit pcs.
+fn access(explicit: u32) -> impl Strategy<Value = (AccessKind, u64, u32, Pc)> {
     let kind = prop::sample::select(AccessKind::ALL.to_vec());
     let size = prop_oneof![
         4 => prop::sample::select(vec![1u32, 2, 4, 8]),
@@ -96,9 +98,9 @@ fn access() -> impl Strategy<Value = (AccessKind, u64, u32, Pc)> {
         1 => any::<u32>(),
     ];
     let pc = prop_oneof![
-        Just(Pc::None),
-        Just(Pc::LastInstr),
-        addr().prop_map(Pc::Explicit)
+        10 => Just(Pc::None),
+        10 => Just(Pc::LastInstr),
+        explicit => addr().prop_map(Pc::Explicit),
     ];
     (kind, addr(), size, pc)
 }
@@ -131,7 +133,7 @@ proptest! {
 
     #[test]
     fn random_traces_round_trip(
-        raw in prop::collection::vec(access(), 0..600),
+        raw in (1..60u32).prop_flat_map(|w| prop::collection::vec(access(w), 0..600)),
         block_len in 1..300usize,
         batch_len in 1..700usize,
     ) {
@@ -152,14 +154,23 @@ proptest! {
 
     /// Arbitrary column bytes under a valid checksum must never panic the decoder.
     #[test]
-    fn garbage_columns_never_panic(n in 1..40usize, cols in prop::collection::vec(any::<u8>(), 0..400)) {
-        let mut raw = vec![0u8; 3 * n];
-        raw.extend_from_slice(&cols[..cols.len().min(20 * n)]);
-        // Make the meta bytes plausible half of the time so later columns get exercised.
-        if cols.len() % 2 == 0 {
-            for (m, c) in raw[..n].iter_mut().zip(&cols) {
-                *m = (c & 15) % 9 | (c & 0x30) | ((c >> 6) % 3) << 6;
+    fn garbage_columns_never_panic(
+        n in 1..40usize,
+        dir in [0..80u32, 0..8u32, 0..8u32, 0..40u32],
+        fill in prop::collection::vec(any::<u8>(), 1..64),
+        plausible_meta: bool,
+        directory_sums: bool,
+    ) {
+        let cols = 3 * n + (dir[0] + 4 * dir[1] + dir[2] + dir[3]) as usize;
+        let mut raw: Vec<u8> = dir.iter().flat_map(|d| d.to_le_bytes()).collect();
+        raw.extend(fill.iter().cycle().take(cols));
+        if plausible_meta {
+            for m in &mut raw[16..16 + n] {
+                *m = ((*m & 15) % 9) | (*m & 0x30) | (((*m >> 6) % 3) << 6);
             }
+        }
+        if !directory_sums {
+            raw[0] ^= 1;
         }
         let bytes = stored_block_file(n, &raw);
         let _ = stream(&bytes);
@@ -396,13 +407,121 @@ fn meta_bytes_pack_kind_length_and_mode() {
     enc.take(&mut raw);
     #[rustfmt::skip]
     let expected = [
-        2 | 3 << 4 | 1 << 6, 1 | 1 << 4 | 1 << 6, 1 | 2 << 6, // meta: length, kind, pc mode
-        4, 8, 0,                                            // sizes
-        0, 1, 2,                                            // slots: fetches, then one per (pc, operand)
-        0x00, 0x04, 0x10, 0x10,                             // 0x400 - 0, then 0x10 - 0 twice
-        44, 1, 0, 0,                                        // escaped size 300
-        1,                                                  // one explicit pc, of 1 byte
-        0x09,                                               // 9 - 0
+        4, 0, 0, 0,  1, 0, 0, 0,  1, 0, 0, 0,  1, 0, 0, 0, // directory: Σ L, E, X, Σ M
+        0x82, // meta: delta length 2 | kind code 0 (3 - instr) << 4 | pc = last fetch (0x80)
+        0xa1, //       delta length 1 | kind code 2 (3 - store) << 4 | pc = last fetch
+        0x71, //       delta length 1 | kind code 3 (3 - load) << 4 | explicit pc (0x40)
+        4, 8, 0,                                          // sizes
+        0, 1, 2,                                          // slots: fetches, one per (pc, operand)
+        0x00, 0x04, 0x10, 0x10,                           // 0x400 - 0, then 0x10 - 0 twice
+        44, 1, 0, 0,                                      // escaped size 300
+        1,                                                // one explicit pc, of 1 byte
+        0x09,                                             // 9 - 0
     ];
     assert_eq!(raw, expected);
+}
+
+/// A pipe-like reader: at most `step` bytes per call, and an `Interrupted` error every third.
+struct Trickle<'a> {
+    bytes: &'a [u8],
+    step: usize,
+    calls: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.calls += 1;
+        if self.calls % 3 == 0 {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        let n = buf.len().min(self.step).min(self.bytes.len());
+        buf[..n].copy_from_slice(&self.bytes[..n]);
+        self.bytes = &self.bytes[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn short_reads_and_interruptions_are_harmless() {
+    let accesses = sample();
+    let bytes = encode(&accesses, 50, 64);
+    for step in [1, 7, 4096] {
+        let input = Trickle {
+            bytes: &bytes,
+            step,
+            calls: 0,
+        };
+        let mut r = Reader::new(input, Source::Stdin).unwrap();
+        let mut got = Vec::new();
+        let mut b = Batch::new();
+        while r.read_batch(&mut b).unwrap() > 0 {
+            got.extend(b.iter());
+        }
+        assert_eq!(got, accesses, "step {step}");
+        assert_eq!(r.counts(), Some(count(&accesses)), "the index's counts");
+        assert_eq!(r.accesses_read(), accesses.len() as u64);
+    }
+}
+
+#[test]
+fn damage_is_reported_with_the_file_and_the_block() {
+    let bytes = encode(&sample(), 100, 100);
+    let source = Source::File("t.cst".into());
+    let (_, index) = read_index(Cursor::new(&bytes), &source).unwrap();
+    let second = index.blocks[1];
+    let mut damaged = bytes.clone();
+    damaged[second.offset as usize + BLOCK_HEADER_LEN + 5] ^= 0x10;
+
+    let e = stream(&damaged).unwrap_err();
+    let expected = format!(
+        "t.cst: corrupt: block at byte {}: checksum mismatch",
+        second.offset
+    );
+    assert_eq!(e.to_string(), expected);
+
+    // Random access: the index is intact, the block is not; the batch is left empty.
+    let mut file = Cursor::new(&damaged);
+    let (_, index) = read_index(&mut file, &source).unwrap();
+    let mut b: Batch = sample().into_iter().collect();
+    let e = read_block(&mut file, &source, &index.blocks[1], &mut b).unwrap_err();
+    assert_eq!(e.to_string(), expected);
+    assert!(b.is_empty());
+    // The reader stops for good after an error.
+    let mut r = Reader::new(&damaged[..], source).unwrap();
+    let mut b = Batch::new();
+    assert_eq!(r.read_batch(&mut b).unwrap(), 100);
+    assert!(r.read_batch(&mut b).is_err());
+    assert!(r.read_batch(&mut b).is_err());
+}
+
+/// The slot policy at work: a loop of strided operands compresses to a small fraction of a
+/// byte per access. Guards the predictor against regressions that round trips cannot see.
+#[test]
+fn loops_compress_to_a_fraction_of_a_byte() {
+    let mut accesses = Vec::new();
+    for i in 0..200_000u64 {
+        let pc = 0x40_1000 + 4 * (i % 8);
+        accesses.push(Access {
+            addr: pc,
+            size: 4,
+            kind: AccessKind::Instr,
+            pc: Some(pc),
+        });
+        let addr = match i % 8 {
+            0 | 3 => 0x5555_0000_0000 + 8 * (i / 8),
+            1 => 0x5556_0000_0000 + 16 * (i / 8),
+            5 => 0x7ffe_0000_1000 - 8 * (i % 3),
+            _ => continue,
+        };
+        accesses.push(Access {
+            addr,
+            size: 8,
+            kind: AccessKind::Load,
+            pc: Some(pc),
+        });
+    }
+    let bytes = encode(&accesses, MAX_BLOCK_LEN, 4096);
+    let per_access = bytes.len() as f64 / accesses.len() as f64;
+    assert!(per_access < 0.05, "{per_access:.3} bytes per access");
+    assert_eq!(flatten(&stream(&bytes).unwrap()), accesses);
 }

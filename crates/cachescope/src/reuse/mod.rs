@@ -1,0 +1,1 @@
+//! Exact reuse and stack distances (being written).

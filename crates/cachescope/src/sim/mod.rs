@@ -1,0 +1,1 @@
+//! Exact cache simulators (being written).
