@@ -1,0 +1,368 @@
+//! [`LogHistogram`]: counts of distances, exact up to a limit and log-binned above it.
+//!
+//! ## Bin layout
+//! With `e` = [`Layout::exact_bits`]:
+//! - every distance `d < 2^e` has its own bin (exact);
+//! - each octave `[2^k, 2^(k+1))` with `k ≥ e` is cut into [`BINS_PER_OCTAVE`] = 256 bins of
+//!   equal width `w = 2^(k−8)`, as in HOTL §4.1. A bin starts at `(256 + s)·w`, s in `0..256`.
+//!
+//! ## Error bound
+//! A bin above the exact region starts at `lo ≥ 256·w`, so every distance `d` in it satisfies
+//! `lo ≤ d < lo + w` and `(d − lo)/d < 1/256`: a binned distance is known to better than 0.4 %
+//! relative (1/512 if represented by the bin's midpoint). Counts of distances `≥ x`
+//! ([`LogHistogram::at_least`]) are exact when `x ≤ 2^e` or `x` is a bin boundary; otherwise
+//! the true count lies between the counts at the two boundaries of the bin holding `x`, which
+//! are within a factor `1 + 1/256` of `x`.
+//!
+//! Storage grows with the largest distance recorded: 8 bytes per exact bin up to that distance
+//! (so at most `8·2^e` bytes), and at most 256 bins per octave above.
+
+use std::fmt;
+
+/// Bins per octave above the exact region (HOTL §4.1).
+pub const BINS_PER_OCTAVE: u64 = 256;
+
+/// log2 of [`BINS_PER_OCTAVE`].
+const SUB_BITS: u32 = 8;
+
+/// Where a [`LogHistogram`] stops being exact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Layout {
+    exact_bits: u32,
+}
+
+impl Layout {
+    /// Exact up to 2^20 (1 Mi lines, 64 MiB of 64-byte lines: the whole default sweep).
+    pub const DEFAULT: Layout = Layout { exact_bits: 20 };
+
+    /// Smallest accepted `exact_bits` (bins above must be at least one distance wide).
+    pub const MIN_EXACT_BITS: u32 = SUB_BITS;
+
+    /// Largest accepted `exact_bits`.
+    pub const MAX_EXACT_BITS: u32 = 32;
+
+    /// Distances below `2^exact_bits` get a bin each. `exact_bits` must lie between
+    /// [`Layout::MIN_EXACT_BITS`] (8) and [`Layout::MAX_EXACT_BITS`] (32).
+    pub fn new(exact_bits: u32) -> Result<Layout, crate::Error> {
+        if !(Self::MIN_EXACT_BITS..=Self::MAX_EXACT_BITS).contains(&exact_bits) {
+            return Err(crate::Error::InvalidParameter {
+                name: "histogram exact bits",
+                message: format!(
+                    "{exact_bits} is not between {} and {}",
+                    Self::MIN_EXACT_BITS,
+                    Self::MAX_EXACT_BITS
+                ),
+            });
+        }
+        Ok(Layout { exact_bits })
+    }
+
+    /// log2 of the first distance that is binned.
+    pub fn exact_bits(self) -> u32 {
+        self.exact_bits
+    }
+
+    /// The first distance that is binned: `2^exact_bits`.
+    pub fn exact_limit(self) -> u64 {
+        1 << self.exact_bits
+    }
+
+    /// Index of the bin holding `d`.
+    #[inline]
+    fn index(self, d: u64) -> usize {
+        let limit = self.exact_limit();
+        if d < limit {
+            return d as usize;
+        }
+        let k = 63 - d.leading_zeros();
+        let sub = (d >> (k - SUB_BITS)) - BINS_PER_OCTAVE;
+        (limit + u64::from(k - self.exact_bits) * BINS_PER_OCTAVE + sub) as usize
+    }
+
+    /// First distance and width of bin `i`.
+    fn bin(self, i: usize) -> (u64, u64) {
+        let limit = self.exact_limit();
+        let i = i as u64;
+        if i < limit {
+            return (i, 1);
+        }
+        let (octave, sub) = ((i - limit) / BINS_PER_OCTAVE, (i - limit) % BINS_PER_OCTAVE);
+        let width = 1u64 << (self.exact_bits + octave as u32 - SUB_BITS);
+        ((BINS_PER_OCTAVE + sub) * width, width)
+    }
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// One bin: `count` distances in `start .. start + len`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Bin {
+    /// Smallest distance in the bin.
+    pub start: u64,
+    /// Number of distances the bin covers (1 in the exact region).
+    pub len: u64,
+    /// Distances recorded in the bin.
+    pub count: u64,
+}
+
+/// A count of distances `≥ x` from [`LogHistogram::at_least`]: exact when `low == high`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AtLeast {
+    /// Counted for sure (bins entirely at or above `x`).
+    pub low: u64,
+    /// At most this many (adding the bin that holds `x`).
+    pub high: u64,
+    /// Interpolated count, assuming distances spread evenly over the bin that holds `x`.
+    pub estimate: f64,
+}
+
+impl AtLeast {
+    /// True when the count is known exactly.
+    pub fn is_exact(&self) -> bool {
+        self.low == self.high
+    }
+}
+
+/// Counts of distances (reuse times, stack distances…), exact below
+/// [`Layout::exact_limit`] and in 256 bins per octave above; see the module documentation.
+#[derive(Clone)]
+pub struct LogHistogram {
+    layout: Layout,
+    /// Counts by bin index; grows to the largest index recorded.
+    counts: Vec<u64>,
+    /// `min(counts.len(), exact_limit)`: distances below it take the fast path.
+    fast_len: u64,
+    total: u64,
+}
+
+impl LogHistogram {
+    /// An empty histogram.
+    pub fn new(layout: Layout) -> LogHistogram {
+        LogHistogram {
+            layout,
+            counts: Vec::new(),
+            fast_len: 0,
+            total: 0,
+        }
+    }
+
+    /// The bin layout.
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Adds one distance `d`.
+    #[inline]
+    pub fn record(&mut self, d: u64) {
+        self.total += 1;
+        if d < self.fast_len {
+            // Exact region: the bin index is the distance.
+            self.counts[d as usize] += 1;
+        } else {
+            self.record_slow(d, 1);
+        }
+    }
+
+    /// Adds `n` distances equal to `d`.
+    pub fn record_n(&mut self, d: u64, n: u64) {
+        self.total += n;
+        self.record_slow(d, n);
+    }
+
+    #[cold]
+    fn record_slow(&mut self, d: u64, n: u64) {
+        let i = self.layout.index(d);
+        if i >= self.counts.len() {
+            // Grow geometrically so a slowly rising maximum costs amortised O(1).
+            let want = (i + 1).max(self.counts.len() * 2).max(64);
+            let cap = self.layout.index(u64::MAX) + 1;
+            self.counts.resize(want.min(cap), 0);
+            self.fast_len = (self.counts.len() as u64).min(self.layout.exact_limit());
+        }
+        self.counts[i] += n;
+    }
+
+    /// Adds every count of `other`, which must have the same layout.
+    ///
+    /// # Panics
+    /// If the layouts differ.
+    pub fn merge(&mut self, other: &LogHistogram) {
+        assert_eq!(self.layout, other.layout, "merging histograms of different layouts");
+        if self.counts.len() < other.counts.len() {
+            self.counts.resize(other.counts.len(), 0);
+            self.fast_len = (self.counts.len() as u64).min(self.layout.exact_limit());
+        }
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        self.total += other.total;
+    }
+
+    /// Distances recorded.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// The non-empty bins, by increasing distance.
+    pub fn bins(&self) -> impl Iterator<Item = Bin> + '_ {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &count)| count > 0)
+            .map(|(i, &count)| {
+                let (start, len) = self.layout.bin(i);
+                Bin { start, len, count }
+            })
+    }
+
+    /// The bin that holds distance `d` (its count may be 0).
+    pub fn bin_of(&self, d: u64) -> Bin {
+        let i = self.layout.index(d);
+        let (start, len) = self.layout.bin(i);
+        let count = self.counts.get(i).copied().unwrap_or(0);
+        Bin { start, len, count }
+    }
+
+    /// How many recorded distances are `≥ x`: exact when `x ≤` [`Layout::exact_limit`] or `x`
+    /// is the start of a bin, bounded by the bin holding `x` otherwise.
+    pub fn at_least(&self, x: u64) -> AtLeast {
+        let i = self.layout.index(x);
+        let below: u64 = self.counts.iter().take(i).sum();
+        let (start, len) = self.layout.bin(i);
+        let inside = self.counts.get(i).copied().unwrap_or(0);
+        if start == x {
+            let n = self.total - below;
+            return AtLeast {
+                low: n,
+                high: n,
+                estimate: n as f64,
+            };
+        }
+        let low = self.total - below - inside;
+        let share = (start + len - x) as f64 / len as f64;
+        AtLeast {
+            low,
+            high: low + inside,
+            estimate: low as f64 + inside as f64 * share,
+        }
+    }
+}
+
+/// Equal when the layouts and every bin's count are equal (however storage grew).
+impl PartialEq for LogHistogram {
+    fn eq(&self, other: &Self) -> bool {
+        self.layout == other.layout && self.total == other.total && self.bins().eq(other.bins())
+    }
+}
+
+impl Eq for LogHistogram {}
+
+impl fmt::Debug for LogHistogram {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LogHistogram")
+            .field("exact_bits", &self.layout.exact_bits)
+            .field("total", &self.total)
+            .field("bins", &self.bins().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// Serialised as `{"exact_bits", "bins_per_octave", "total", "bins": [{"start", "len", "count"}]}`,
+/// non-empty bins only.
+impl serde::Serialize for LogHistogram {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(serde::Serialize)]
+        struct Repr {
+            exact_bits: u32,
+            bins_per_octave: u64,
+            total: u64,
+            bins: Vec<Bin>,
+        }
+        Repr {
+            exact_bits: self.layout.exact_bits,
+            bins_per_octave: BINS_PER_OCTAVE,
+            total: self.total,
+            bins: self.bins().collect(),
+        }
+        .serialize(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn layout_bins_tile_the_line() {
+        for e in [8, 9, 12, 20] {
+            let l = Layout::new(e).unwrap();
+            let mut next = 0;
+            for i in 0..(l.exact_limit() as usize + 20 * 256) {
+                let (start, len) = l.bin(i);
+                assert_eq!(start, next, "bin {i} at e = {e}");
+                assert_eq!(l.index(start), i);
+                assert_eq!(l.index(start + len - 1), i);
+                next = start + len;
+            }
+        }
+        let l = Layout::new(8).unwrap();
+        assert_eq!(l.index(u64::MAX), 256 + 56 * 256 - 1);
+        assert_eq!(l.bin(l.index(u64::MAX)), (255 << 55, 1 << 55));
+        assert!(Layout::new(7).is_err() && Layout::new(33).is_err());
+    }
+
+    #[test]
+    fn at_least_is_exact_at_bin_starts_and_bounded_inside() {
+        let mut h = LogHistogram::new(Layout::new(8).unwrap());
+        for d in [0, 5, 255, 256, 300, 511, 512, 513, 514, 1000] {
+            h.record(d);
+        }
+        assert_eq!(h.at_least(256).low, 7);
+        assert!(h.at_least(256).is_exact());
+        // 512..1024 has bins of width 2: 512 is a boundary, 513 is not.
+        assert_eq!((h.at_least(512).low, h.at_least(512).high), (4, 4));
+        let a = h.at_least(513);
+        assert_eq!((a.low, a.high, a.estimate), (2, 4, 3.0));
+        assert_eq!(h.at_least(0).low, 10);
+        assert_eq!(h.at_least(u64::MAX).high, 0);
+    }
+
+    proptest! {
+        #[test]
+        fn binned_distances_obey_the_error_bound(d in any::<u64>(), e in 8u32..=24) {
+            let l = Layout::new(e).unwrap();
+            let (start, len) = l.bin(l.index(d));
+            prop_assert!(start <= d && d - start < len);
+            if d < l.exact_limit() {
+                prop_assert_eq!(len, 1);
+            } else {
+                // (d − start)/d < len/start ≤ 1/256.
+                prop_assert!(len * BINS_PER_OCTAVE <= start);
+            }
+        }
+
+        #[test]
+        fn at_least_brackets_the_truth(
+            ds in proptest::collection::vec(0u64..5000, 0..200),
+            x in 0u64..6000,
+        ) {
+            let mut h = LogHistogram::new(Layout::new(8).unwrap());
+            ds.iter().for_each(|&d| h.record(d));
+            let truth = ds.iter().filter(|&&d| d >= x).count() as u64;
+            let a = h.at_least(x);
+            prop_assert!(a.low <= truth && truth <= a.high);
+            prop_assert!(a.low as f64 <= a.estimate && a.estimate <= a.high as f64);
+            if x <= 256 || h.bin_of(x).start == x {
+                prop_assert!(a.is_exact());
+            }
+            let bins: u64 = h.bins().map(|b| b.count).sum();
+            prop_assert_eq!(bins, ds.len() as u64);
+            prop_assert_eq!(h.total(), ds.len() as u64);
+        }
+    }
+}
