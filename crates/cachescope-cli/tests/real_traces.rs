@@ -96,7 +96,7 @@ fn stats_equal_an_independent_count_on_real_lackey_traces() {
     }
     let dir = tempfile::tempdir().unwrap();
     let programs: [(&str, &[&str]); 2] = [
-        ("ls.txt", &["ls", "-la", "/usr/bin"]),
+        ("ls.txt", &["ls", "-la", "/etc"]),
         ("sort.txt", &["sort", "/etc/services"]),
     ];
     for (name, program) in programs {

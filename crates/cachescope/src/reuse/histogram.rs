@@ -191,7 +191,10 @@ impl LogHistogram {
     /// # Panics
     /// If the layouts differ.
     pub fn merge(&mut self, other: &LogHistogram) {
-        assert_eq!(self.layout, other.layout, "merging histograms of different layouts");
+        assert_eq!(
+            self.layout, other.layout,
+            "merging histograms of different layouts"
+        );
         if self.counts.len() < other.counts.len() {
             self.counts.resize(other.counts.len(), 0);
             self.fast_len = (self.counts.len() as u64).min(self.layout.exact_limit());
@@ -228,10 +231,28 @@ impl LogHistogram {
     }
 
     /// How many recorded distances are `≥ x`: exact when `x ≤` [`Layout::exact_limit`] or `x`
-    /// is the start of a bin, bounded by the bin holding `x` otherwise.
+    /// is the start of a bin, bounded by the bin holding `x` otherwise. O(bins); use
+    /// [`LogHistogram::tail`] for many queries.
     pub fn at_least(&self, x: u64) -> AtLeast {
         let i = self.layout.index(x);
         let below: u64 = self.counts.iter().take(i).sum();
+        self.at_least_given(x, i, below)
+    }
+
+    /// Cumulative counts for O(1) [`Tail::at_least`] queries.
+    pub fn tail(&self) -> Tail<'_> {
+        let mut below = Vec::with_capacity(self.counts.len() + 1);
+        let mut acc = 0;
+        below.push(0);
+        for &c in &self.counts {
+            acc += c;
+            below.push(acc);
+        }
+        Tail { hist: self, below }
+    }
+
+    /// [`LogHistogram::at_least`] for `x` in bin `i` with `below` distances in earlier bins.
+    fn at_least_given(&self, x: u64, i: usize, below: u64) -> AtLeast {
         let (start, len) = self.layout.bin(i);
         let inside = self.counts.get(i).copied().unwrap_or(0);
         if start == x {
@@ -243,12 +264,29 @@ impl LogHistogram {
             };
         }
         let low = self.total - below - inside;
-        let share = (start + len - x) as f64 / len as f64;
+        let share = (len - (x - start)) as f64 / len as f64;
         AtLeast {
             low,
             high: low + inside,
             estimate: low as f64 + inside as f64 * share,
         }
+    }
+}
+
+/// A [`LogHistogram`] with cumulative counts: answers [`Tail::at_least`] in O(1).
+#[derive(Clone, Debug)]
+pub struct Tail<'a> {
+    hist: &'a LogHistogram,
+    /// `below[i]`: distances in bins before `i`.
+    below: Vec<u64>,
+}
+
+impl Tail<'_> {
+    /// Same as [`LogHistogram::at_least`].
+    pub fn at_least(&self, x: u64) -> AtLeast {
+        let i = self.hist.layout.index(x);
+        let below = self.below[i.min(self.below.len() - 1)];
+        self.hist.at_least_given(x, i, below)
     }
 }
 
@@ -312,7 +350,7 @@ mod tests {
         }
         let l = Layout::new(8).unwrap();
         assert_eq!(l.index(u64::MAX), 256 + 56 * 256 - 1);
-        assert_eq!(l.bin(l.index(u64::MAX)), (255 << 55, 1 << 55));
+        assert_eq!(l.bin(l.index(u64::MAX)), (511 << 55, 1 << 55));
         assert!(Layout::new(7).is_err() && Layout::new(33).is_err());
     }
 

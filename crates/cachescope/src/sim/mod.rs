@@ -1,1 +1,73 @@
-//! Exact cache simulators (being written).
+//! Exact cache simulators over line addresses.
+//!
+//! - [`Geometry`]: a validated cache shape (`32K,8,64` parses to 64 sets of 8 ways of 64-byte
+//!   lines); fully associative is the one-set case, with any number of lines.
+//! - [`Cache`]: one cache of any geometry under a [`Policy`] (LRU, FIFO, seeded random,
+//!   tree-PLRU). It runs [`SetAssoc`] (a scan of one set) or, for one large set,
+//!   [`FullyAssoc`] (hash map + linked list, O(1) per access); both are exact, and a one-set
+//!   `SetAssoc` gives the same hits as `FullyAssoc` under every policy they share.
+//! - [`ThreeC`]: classifies misses as cold, capacity or conflict against a fully associative
+//!   LRU shadow of the same capacity.
+//! - [`Hierarchy`]: split L1I/L1D over a unified L2 and optional L3, non-inclusive (Cachegrind's
+//!   model), inclusive or exclusive ([`Inclusion`]).
+//! - [`SimAnalysis`]: a cache or hierarchy over a trace, with optional 3C, as an
+//!   [`Analysis`](crate::analysis::Analysis); [`SimReport`] is its serde report.
+//! - [`CachegrindSim`]: Valgrind Cachegrind's I1/D1/LL model, reference for reference
+//!   ([`CachegrindCounts`]); `docs/cachegrind.md` says exactly what Cachegrind does and how
+//!   closely a lackey trace reproduces it.
+//!
+//! Conventions: caches work on line addresses (`addr >> log2(line size)`, see
+//! [`LineSize`](crate::LineSize)); every cache is write-allocate and models no write-backs, so
+//! loads, stores and modifies are all lookups. Line address `u64::MAX`, reachable only with
+//! 1-byte lines, marks an empty way and cannot be simulated.
+//!
+//! ```
+//! use cachescope::sim::{Cache, Geometry, Policy};
+//!
+//! // Two lines that map to the same set of a direct-mapped cache evict each other.
+//! let g = Geometry::parse("4K,1,64")?; // 64 sets
+//! let mut c = Cache::new(g, Policy::Lru)?;
+//! assert!(!c.access(0) && !c.access(64) && !c.access(0));
+//! assert!(c.access(0));
+//! # Ok::<(), cachescope::Error>(())
+//! ```
+
+mod cache;
+mod cachegrind;
+mod fully;
+mod geometry;
+mod hierarchy;
+mod level;
+mod policy;
+mod set_assoc;
+mod simulate;
+mod three_c;
+
+#[cfg(test)]
+mod tests;
+
+pub use cache::{Cache, SCAN_MAX_WAYS};
+pub use cachegrind::{CachegrindCounts, CachegrindSim};
+pub use fully::FullyAssoc;
+pub use geometry::{Geometry, MAX_LINES};
+pub use hierarchy::{Hierarchy, HierarchyConfig, Inclusion, Served};
+pub use level::MissStats;
+pub use policy::Policy;
+pub use set_assoc::SetAssoc;
+pub use simulate::{LevelReport, LineMapping, SimAnalysis, SimOptions, SimReport};
+pub use three_c::{MissClass, ThreeC, ThreeCCounts};
+
+/// The tag of an empty way.
+const EMPTY: u64 = u64::MAX;
+
+/// What one cache access did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The line was cached.
+    Hit,
+    /// The line was not cached and now is.
+    Miss {
+        /// The line it replaced, if the way was not empty.
+        evicted: Option<u64>,
+    },
+}
