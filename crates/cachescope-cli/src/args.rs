@@ -25,6 +25,9 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Write a built-in synthetic workload as a trace.
     Generate(GenerateArgs),
+    /// Miss-ratio curve for many cache sizes from one pass (exact LRU stack distances, or
+    /// random replacement simulated per size).
+    Mrc(MrcArgs),
     /// Run `stats` on every built-in workload: a first look, no trace needed.
     Demo(DemoArgs),
 }
@@ -59,7 +62,8 @@ pub struct ReadArgs {
 #[derive(Debug, Args, Clone)]
 #[command(next_help_heading = "Workload parameters")]
 pub struct WorkloadParams {
-    /// Random seed.
+    /// Random seed: of the workload, and of anything random in the analysis (random
+    /// replacement, sampling), so one seed fixes the whole run.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Number of data references (default: the workload's natural length).
@@ -165,6 +169,98 @@ pub struct GenerateArgs {
     pub run: RunArgs,
 }
 
+/// How a miss-ratio curve is obtained.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MrcMethod {
+    /// Exact: LRU stack distances (every size at once) or random-replacement simulation.
+    Exact,
+}
+
+/// The replacement policy a curve models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReplacementPolicy {
+    /// Least recently used.
+    Lru,
+    /// Random replacement (seeded).
+    Random,
+}
+
+/// How results are printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputFormat {
+    /// An aligned table for people.
+    Table,
+    /// One JSON object.
+    Json,
+    /// Comma-separated values with a header row.
+    Csv,
+}
+
+/// Which cache sizes a curve is evaluated at.
+#[derive(Debug, Args)]
+pub struct SizeArgs {
+    /// Cache sizes, comma separated, with units: 32K,256K,8MiB.
+    #[arg(long, value_name = "LIST", conflicts_with = "range", value_delimiter = ',', value_parser = parse_size)]
+    pub sizes: Option<Vec<u64>>,
+    /// A range of sizes LO..HI (e.g. 4K..64M), `--per-octave` per power of two
+    /// [default: 4K..64M].
+    #[arg(long, value_name = "LO..HI", value_parser = parse_range)]
+    pub range: Option<(u64, u64)>,
+    /// Sizes per power of two in a range: a power of two from 1 to 256.
+    #[arg(long, default_value_t = 4)]
+    pub per_octave: u64,
+}
+
+impl SizeArgs {
+    /// The sizes in bytes.
+    pub fn resolve(&self) -> Result<Vec<u64>> {
+        if let Some(list) = &self.sizes {
+            if list.contains(&0) {
+                bail!("a cache size of 0 bytes holds nothing; give sizes of at least one line");
+            }
+            return Ok(list.clone());
+        }
+        let (lo, hi) = self.range.unwrap_or((4 << 10, 64 << 20));
+        Ok(cachescope::reuse::sizes_log_range(lo, hi, self.per_octave)?)
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct MrcArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// How the curve is obtained.
+    #[arg(long, value_enum, default_value = "exact")]
+    pub method: MrcMethod,
+    /// Replacement policy.
+    #[arg(long, value_enum, default_value = "lru")]
+    pub policy: ReplacementPolicy,
+    #[command(flatten)]
+    pub sizes: SizeArgs,
+    /// Count instruction fetches too (a unified cache).
+    #[arg(long)]
+    pub include_instructions: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print one JSON object: {"method", "policy", "line_size", "points": [...]}.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+impl MrcArgs {
+    /// Table, JSON or CSV.
+    pub fn output_format(&self) -> OutputFormat {
+        match (self.json, self.csv) {
+            (true, _) => OutputFormat::Json,
+            (_, true) => OutputFormat::Csv,
+            _ => OutputFormat::Table,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     #[command(flatten)]
@@ -222,6 +318,18 @@ pub fn parse_size(s: &str) -> Result<u64> {
     };
     n.checked_mul(1 << shift)
         .with_context(|| format!("{s:?} is too large"))
+}
+
+/// Parses `LO..HI` sizes.
+fn parse_range(s: &str) -> Result<(u64, u64)> {
+    let (lo, hi) = s
+        .split_once("..")
+        .with_context(|| format!("{s:?} is not a range; expected LO..HI, e.g. 4K..64M"))?;
+    let (lo, hi) = (parse_size(lo)?, parse_size(hi)?);
+    if lo == 0 || lo > hi {
+        bail!("{s:?}: expected 0 < LO <= HI");
+    }
+    Ok((lo, hi))
 }
 
 fn parse_line_size(s: &str) -> Result<LineSize> {

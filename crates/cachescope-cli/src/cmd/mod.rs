@@ -3,6 +3,7 @@
 mod convert;
 mod demo;
 mod generate;
+mod mrc;
 mod stats;
 
 use anyhow::Result;
@@ -18,6 +19,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Stats(a) => stats::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Generate(a) => generate::run(a),
+        Command::Mrc(a) => mrc::run(a),
         Command::Demo(a) => demo::run(a),
     }
 }

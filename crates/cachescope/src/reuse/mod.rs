@@ -54,6 +54,7 @@ pub mod mrc;
 mod random;
 mod reuse_time;
 mod stack_distance;
+mod table;
 mod timestamps;
 
 #[cfg(test)]
@@ -117,22 +118,6 @@ fn for_each_chunk(batch: &Batch, options: &Options, mut f: impl FnMut(&mut [u64]
     if n > 0 {
         f(&mut chunk[..n]);
     }
-}
-
-/// Looks every line of `lines` up in `map` and throws the answers away: brings their entries into
-/// the cache with many misses in flight at once, before the dependent work needs them.
-#[inline]
-fn warm<V: Copy + Into<u64>, S: std::hash::BuildHasher>(
-    map: &hashbrown::HashMap<u64, V, S>,
-    lines: &[u64],
-) {
-    let mut acc = 0u64;
-    for l in lines {
-        if let Some(&v) = map.get(l) {
-            acc ^= v.into();
-        }
-    }
-    std::hint::black_box(acc);
 }
 
 /// Sentinel in a chunk of distances: a first reference.

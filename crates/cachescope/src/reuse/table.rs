@@ -1,0 +1,182 @@
+//! [`LineTable`]: a map from line to one `u64` (a timestamp or a position) that only grows.
+//!
+//! The distance analyses look up every reference in a table with one entry per distinct line;
+//! with a million lines, that lookup is the cache miss that bounds throughput. A general map
+//! (hashbrown) keeps control bytes apart from entries, so a lookup touches two cache lines. Lines
+//! are never removed here, so a plain open-addressing table with linear probing suffices: key and
+//! value sit side by side, 4 entries per cache line, and a lookup usually touches one line.
+//!
+//! Slots are 16 bytes; the table doubles when 3/4 full, so it holds 16/(3/4) = 21 to 43 bytes per
+//! line. `u64::MAX` marks an empty slot; the one line that could equal it (byte address
+//! `u64::MAX` with 1-byte lines) is kept in a field of its own.
+
+/// Key of an empty slot.
+const EMPTY: u64 = u64::MAX;
+
+/// Smallest number of slots.
+const MIN_SLOTS: usize = 64;
+
+/// See the module documentation.
+#[derive(Clone, Debug)]
+pub(super) struct LineTable {
+    /// `[line, value]`, `line == EMPTY` when free. The length is a power of two.
+    slots: Vec<[u64; 2]>,
+    /// `64 − log2(slots.len())`: the hash's top bits pick the home slot.
+    shift: u32,
+    /// Lines held in `slots`.
+    len: usize,
+    /// The value of line `u64::MAX`, if present.
+    max_line: Option<u64>,
+}
+
+impl Default for LineTable {
+    fn default() -> Self {
+        LineTable {
+            slots: vec![[EMPTY, 0]; MIN_SLOTS],
+            shift: 64 - MIN_SLOTS.trailing_zeros(),
+            len: 0,
+            max_line: None,
+        }
+    }
+}
+
+/// Home slot of `line` in a table of `64 − shift` bits: a folded 128-bit multiply (as foldhash
+/// does), whose top bits depend on every bit of the line, so strided lines spread out.
+#[inline]
+fn home(line: u64, shift: u32) -> usize {
+    let p = u128::from(line) * 0x9e37_79b9_7f4a_7c15;
+    ((p as u64 ^ (p >> 64) as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9) >> shift) as usize
+}
+
+impl LineTable {
+    /// Lines held.
+    pub fn len(&self) -> usize {
+        self.len + usize::from(self.max_line.is_some())
+    }
+
+    /// The value of `line`, if present.
+    #[inline]
+    pub fn get(&self, line: u64) -> Option<u64> {
+        if line == EMPTY {
+            return self.max_line;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = home(line, self.shift);
+        loop {
+            let [k, v] = self.slots[i];
+            if k == line {
+                return Some(v);
+            }
+            if k == EMPTY {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The value in `line`'s home slot, whatever line holds it: one load and no branch, to bring
+    /// the slot into the cache ahead of [`LineTable::replace`] (usually it is `line`'s value).
+    #[inline]
+    pub fn touch(&self, line: u64) -> u64 {
+        self.slots[home(line, self.shift)][1]
+    }
+
+    /// Sets the value of `line` to `value`; returns the value it had, `None` if it was absent.
+    #[inline]
+    pub fn replace(&mut self, line: u64, value: u64) -> Option<u64> {
+        if line == EMPTY {
+            return self.max_line.replace(value);
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = home(line, self.shift);
+        loop {
+            let slot = &mut self.slots[i];
+            if slot[0] == line {
+                return Some(std::mem::replace(&mut slot[1], value));
+            }
+            if slot[0] == EMPTY {
+                *slot = [line, value];
+                self.len += 1;
+                if self.len * 4 > self.slots.len() * 3 {
+                    self.grow();
+                }
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Doubles the slots and re-inserts every line.
+    #[cold]
+    fn grow(&mut self) {
+        let doubled = vec![[EMPTY, 0]; self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        self.shift -= 1;
+        let mask = self.slots.len() - 1;
+        for [k, v] in old {
+            if k != EMPTY {
+                let mut i = home(k, self.shift);
+                while self.slots[i][0] != EMPTY {
+                    i = (i + 1) & mask;
+                }
+                self.slots[i] = [k, v];
+            }
+        }
+    }
+
+    /// Every value, in no particular order.
+    pub fn values(&self) -> impl Iterator<Item = u64> + '_ {
+        let held = self.slots.iter().filter(|s| s[0] != EMPTY).map(|s| s[1]);
+        held.chain(self.max_line)
+    }
+
+    /// Every value, mutably, in no particular order.
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut u64> + '_ {
+        let held = self
+            .slots
+            .iter_mut()
+            .filter(|s| s[0] != EMPTY)
+            .map(|s| &mut s[1]);
+        held.chain(self.max_line.as_mut())
+    }
+
+    /// Bytes held.
+    pub fn heap_bytes(&self) -> usize {
+        self.slots.capacity() * 16
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn behaves_like_a_map() {
+        let mut t = LineTable::default();
+        let mut m = HashMap::new();
+        let mut x = 1u64;
+        for i in 0..50_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Dense, strided, random and extreme lines.
+            let line = match i % 4 {
+                0 => i % 3000,
+                1 => (i % 2000) << 20,
+                2 => x >> 40,
+                _ => [u64::MAX, u64::MAX - 1, 0][(x >> 62) as usize % 3],
+            };
+            assert_eq!(t.replace(line, i), m.insert(line, i), "line {line}");
+            assert_eq!(t.get(x >> 44), m.get(&(x >> 44)).copied());
+        }
+        assert_eq!(t.len(), m.len());
+        let mut a: Vec<u64> = t.values().collect();
+        let mut b: Vec<u64> = m.values().copied().collect();
+        a.sort_unstable();
+        b.sort_unstable();
+        assert_eq!(a, b);
+        t.values_mut().for_each(|v| *v += 1);
+        assert_eq!(t.get(u64::MAX), m.get(&u64::MAX).map(|v| v + 1));
+    }
+}

@@ -1,0 +1,207 @@
+//! [`CachegrindSim`]: Valgrind Cachegrind's cache model (3.x `cg_sim.c`), reference for
+//! reference, so that a lackey trace gives Cachegrind's `--cache-sim=yes` counts exactly.
+//!
+//! The model, as `docs/cachegrind.md` derives it from Valgrind's source:
+//! - I1, D1 and LL are set-associative LRU caches indexed by the low bits of the line address
+//!   (sets a power of two), write-allocate, with no write-backs; LL is non-inclusive.
+//! - An access touches the lines of its first and last byte. When it straddles two lines both
+//!   are looked up (in order, both updated) but it counts **one** reference and **at most one
+//!   miss**: a miss if either line missed.
+//! - An L1 miss sends the **whole access** to LL (both lines again, even one that hit in L1),
+//!   again at most one LL miss. I1 and D1 misses reach LL in program order.
+//! - Instruction fetches use their own size; data accesses larger than the smallest of the
+//!   three line sizes are cut to it (Cachegrind does this for the large accesses of dirty
+//!   helpers such as `fxsave`; ordinary accesses are never larger).
+//! - A modify (lackey `M`: a load and a store of the same address by one instruction) is one
+//!   read (`Dr`); loads are reads, stores writes (`Dw`).
+//! - Every cache starts with tags of 0, so line 0 counts as present in set 0: this simulator
+//!   starts each cache with line 0 in it too.
+
+use super::cache::Cache;
+use super::geometry::Geometry;
+use super::policy::Policy;
+use crate::access::AccessKind;
+use crate::analysis::Analysis;
+use crate::batch::Batch;
+use crate::error::{Error, Result};
+
+/// Cachegrind's smallest line size (`MIN_LINE_SIZE` in `cg_arch.h`).
+const MIN_LINE_SIZE: u64 = 16;
+
+/// Cachegrind's totals. The first six fields are its summary; the rest split them as its
+/// `Dr D1mr DLmr Dw D1mw DLmw` events do. Field names are a public contract (`--json`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CachegrindCounts {
+    /// Instructions fetched (`Ir`).
+    pub i_refs: u64,
+    /// I1 misses (`I1mr`).
+    pub i1_misses: u64,
+    /// LL misses of instruction fetches (`ILmr`).
+    pub lli_misses: u64,
+    /// Data references: reads + writes.
+    pub d_refs: u64,
+    /// D1 misses: read + write.
+    pub d1_misses: u64,
+    /// LL misses of data references: read + write.
+    pub lld_misses: u64,
+    /// Data reads, modifies included (`Dr`).
+    pub d_reads: u64,
+    /// Data writes (`Dw`).
+    pub d_writes: u64,
+    /// D1 read misses (`D1mr`).
+    pub d1_read_misses: u64,
+    /// D1 write misses (`D1mw`).
+    pub d1_write_misses: u64,
+    /// LL read misses of data (`DLmr`).
+    pub lld_read_misses: u64,
+    /// LL write misses (`DLmw`).
+    pub lld_write_misses: u64,
+    /// LL references: I1 misses + D1 misses.
+    pub ll_refs: u64,
+    /// LL misses: instruction + data.
+    pub ll_misses: u64,
+}
+
+/// One cache with the line shift Cachegrind indexes it by.
+#[derive(Clone, Debug)]
+struct Sim {
+    cache: Cache,
+    shift: u32,
+}
+
+impl Sim {
+    fn new(g: Geometry, which: &str) -> Result<Sim> {
+        let line = g.line_size().bytes();
+        let problem = if line < MIN_LINE_SIZE {
+            Some("Cachegrind needs lines of at least 16 B")
+        } else if g.size_bytes() <= line {
+            Some("Cachegrind needs a cache larger than one line")
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            return Err(Error::InvalidParameter {
+                name: "Cachegrind cache",
+                message: format!("{which} ({g}): {p}"),
+            });
+        }
+        let mut cache = Cache::new(g, Policy::Lru)?;
+        // Cachegrind's tags start at 0: block 0 looks cached in set 0.
+        cache.access(0);
+        Ok(Sim {
+            cache,
+            shift: g.line_size().shift(),
+        })
+    }
+
+    /// `cachesim_ref_is_miss`: both lines of a straddling access are looked up, one miss at most.
+    #[inline]
+    fn is_miss(&mut self, addr: u64, size: u64) -> bool {
+        let first = addr >> self.shift;
+        let last = addr.saturating_add(size - 1) >> self.shift;
+        let miss = !self.cache.access(first);
+        if first == last {
+            miss
+        } else {
+            !self.cache.access(last) | miss
+        }
+    }
+}
+
+/// Cachegrind's I1/D1/LL simulation as an [`Analysis`]. See the module documentation.
+#[derive(Clone, Debug)]
+pub struct CachegrindSim {
+    i1: Sim,
+    d1: Sim,
+    ll: Sim,
+    max_data: u64,
+    geometry: [Geometry; 3],
+    c: CachegrindCounts,
+}
+
+impl CachegrindSim {
+    /// Empty I1, D1 and LL caches. Cachegrind's own limits apply on top of [`Geometry`]'s:
+    /// lines of at least 16 bytes and caches larger than one line.
+    pub fn new(i1: Geometry, d1: Geometry, ll: Geometry) -> Result<CachegrindSim> {
+        let max_data = [i1, d1, ll]
+            .iter()
+            .map(|g| g.line_size().bytes())
+            .min()
+            .expect("three caches");
+        Ok(CachegrindSim {
+            i1: Sim::new(i1, "I1")?,
+            d1: Sim::new(d1, "D1")?,
+            ll: Sim::new(ll, "LL")?,
+            max_data,
+            geometry: [i1, d1, ll],
+            c: CachegrindCounts::default(),
+        })
+    }
+
+    /// The I1, D1 and LL caches, for tests.
+    #[cfg(test)]
+    pub(super) fn caches(&self) -> [&Cache; 3] {
+        [&self.i1.cache, &self.d1.cache, &self.ll.cache]
+    }
+
+    /// The I1, D1 and LL geometries.
+    pub fn geometries(&self) -> [Geometry; 3] {
+        self.geometry
+    }
+
+    /// An instruction fetch of `size` bytes at `addr`.
+    #[inline]
+    pub fn instr(&mut self, addr: u64, size: u32) {
+        let size = u64::from(size.max(1));
+        self.c.i_refs += 1;
+        if self.i1.is_miss(addr, size) {
+            self.c.i1_misses += 1;
+            self.c.lli_misses += u64::from(self.ll.is_miss(addr, size));
+        }
+    }
+
+    /// A data read (load or modify, `write` false) or write of `size` bytes at `addr`.
+    #[inline]
+    pub fn data(&mut self, addr: u64, size: u32, write: bool) {
+        let size = u64::from(size.max(1)).min(self.max_data);
+        let c = &mut self.c;
+        if write {
+            c.d_writes += 1;
+        } else {
+            c.d_reads += 1;
+        }
+        if self.d1.is_miss(addr, size) {
+            let ll_miss = u64::from(self.ll.is_miss(addr, size));
+            if write {
+                c.d1_write_misses += 1;
+                c.lld_write_misses += ll_miss;
+            } else {
+                c.d1_read_misses += 1;
+                c.lld_read_misses += ll_miss;
+            }
+        }
+    }
+
+    /// The totals so far.
+    pub fn finish(&self) -> CachegrindCounts {
+        let mut c = self.c;
+        c.d_refs = c.d_reads + c.d_writes;
+        c.d1_misses = c.d1_read_misses + c.d1_write_misses;
+        c.lld_misses = c.lld_read_misses + c.lld_write_misses;
+        c.ll_refs = c.i1_misses + c.d1_misses;
+        c.ll_misses = c.lli_misses + c.lld_misses;
+        c
+    }
+}
+
+impl Analysis for CachegrindSim {
+    fn observe(&mut self, b: &Batch) {
+        for ((&addr, &size), &kind) in b.addrs.iter().zip(&b.sizes).zip(&b.kinds) {
+            match kind {
+                AccessKind::Instr => self.instr(addr, size),
+                AccessKind::Load | AccessKind::Modify => self.data(addr, size, false),
+                AccessKind::Store => self.data(addr, size, true),
+            }
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! [`Policy`]: which line a full set gives up, and the state behind each choice.
+//!
+//! - **LRU** evicts the least recently used line.
+//! - **FIFO** evicts the line filled longest ago; hits change nothing.
+//! - **Random** evicts a uniformly drawn way. The generator is [`Pcg64`] seeded from the
+//!   policy's seed through SplitMix64, and a way is drawn with Lemire's multiply-shift from one
+//!   `next_u64`, so a seed gives the same evictions on every platform and `rand` version (the
+//!   synthetic workloads draw the same way). One generator per cache, drawn from only when a
+//!   full set misses.
+//! - **Tree-PLRU** keeps `assoc − 1` bits per set in a binary tree over the ways (node `n` has
+//!   children `2n + 1`, left, and `2n + 2`, right). A bit says on which side the next victim is:
+//!   0 left, 1 right. Touching a way points every bit on its path away from it; the victim is
+//!   found by following the bits from the root. Needs a power-of-two associativity up to 64.
+//!
+//! Every policy fills an empty way before evicting anything: LRU and FIFO the slot behind the
+//! oldest line, random and tree-PLRU the lowest-numbered empty way.
+
+use std::fmt;
+use std::str::FromStr;
+
+use rand::Rng;
+use rand_pcg::Pcg64;
+
+use crate::error::{Error, Result};
+
+/// A replacement policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase", tag = "name")]
+pub enum Policy {
+    /// Least recently used.
+    #[default]
+    Lru,
+    /// First in, first out.
+    Fifo,
+    /// A uniformly random way, from a generator seeded with `seed`.
+    Random {
+        /// The generator's seed: the same seed gives the same evictions.
+        seed: u64,
+    },
+    /// Tree pseudo-LRU (power-of-two associativity up to 64).
+    Plru,
+}
+
+impl Policy {
+    /// `lru`, `fifo`, `random` or `plru`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Lru => "lru",
+            Policy::Fifo => "fifo",
+            Policy::Random { .. } => "random",
+            Policy::Plru => "plru",
+        }
+    }
+
+    /// The policy called `name` (`lru`, `fifo`, `random`, `plru` or `tree-plru`, any case);
+    /// `seed` is used by `random` only.
+    pub fn from_name(name: &str, seed: u64) -> Result<Policy> {
+        match name.to_ascii_lowercase().as_str() {
+            "lru" => Ok(Policy::Lru),
+            "fifo" => Ok(Policy::Fifo),
+            "random" | "rand" => Ok(Policy::Random { seed }),
+            "plru" | "tree-plru" => Ok(Policy::Plru),
+            _ => Err(Error::InvalidParameter {
+                name: "replacement policy",
+                message: format!("{name:?} is not one of lru, fifo, random, plru"),
+            }),
+        }
+    }
+}
+
+impl FromStr for Policy {
+    type Err = Error;
+
+    /// `lru`, `fifo`, `plru`, `random` (seed 1) or `random:SEED`.
+    fn from_str(s: &str) -> Result<Policy> {
+        match s.split_once(':') {
+            Some((name, seed)) if name.eq_ignore_ascii_case("random") => {
+                let seed = seed.trim().parse().map_err(|_| Error::InvalidParameter {
+                    name: "replacement policy",
+                    message: format!("seed {seed:?} in {s:?} is not a whole number"),
+                })?;
+                Ok(Policy::Random { seed })
+            }
+            _ => Policy::from_name(s.trim(), 1),
+        }
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Policy::Random { seed } => write!(f, "random:{seed}"),
+            p => f.write_str(p.name()),
+        }
+    }
+}
+
+/// The seeded generator of random replacement.
+#[derive(Clone, Debug)]
+pub(super) struct VictimRng(Pcg64);
+
+/// SplitMix64's output function (Steele, Lea & Flood 2014), to spread a seed over PCG's state.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl VictimRng {
+    pub(super) fn new(seed: u64) -> VictimRng {
+        let hi = splitmix64(seed);
+        let lo = splitmix64(seed ^ 0x5851_f42d_4c95_7f2d);
+        VictimRng(Pcg64::new((u128::from(hi) << 64) | u128::from(lo), 0))
+    }
+
+    /// A number in `0..n` (n ≥ 1) by multiply-shift; its bias, below n/2^64, is invisible.
+    #[inline]
+    pub(super) fn below(&mut self, n: u32) -> u32 {
+        ((u128::from(self.0.next_u64()) * u128::from(n)) >> 64) as u32
+    }
+}
+
+/// Tree-PLRU bits of one set after touching `way` (of `2^depth` ways).
+#[inline]
+pub(super) fn plru_touch(mut bits: u64, way: u32, depth: u32) -> u64 {
+    let mut node = 0u32;
+    for level in (0..depth).rev() {
+        let right = (way >> level) & 1;
+        // Point the victim away from the side just used.
+        if right == 1 {
+            bits &= !(1 << node);
+        } else {
+            bits |= 1 << node;
+        }
+        node = 2 * node + 1 + right;
+    }
+    bits
+}
+
+/// The way tree-PLRU evicts next (of `2^depth` ways).
+#[inline]
+pub(super) fn plru_victim(bits: u64, depth: u32) -> u32 {
+    let (mut node, mut way) = (0u32, 0u32);
+    for _ in 0..depth {
+        let right = ((bits >> node) & 1) as u32;
+        way = (way << 1) | right;
+        node = 2 * node + 1 + right;
+    }
+    way
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for p in [
+            Policy::Lru,
+            Policy::Fifo,
+            Policy::Plru,
+            Policy::Random { seed: 7 },
+        ] {
+            assert_eq!(p.to_string().parse::<Policy>().unwrap(), p);
+        }
+        assert_eq!(
+            "random".parse::<Policy>().unwrap(),
+            Policy::Random { seed: 1 }
+        );
+        assert!("mru".parse::<Policy>().is_err());
+        assert!("random:x".parse::<Policy>().is_err());
+        assert_eq!(
+            serde_json::to_string(&Policy::Random { seed: 3 }).unwrap(),
+            r#"{"name":"random","seed":3}"#
+        );
+    }
+
+    #[test]
+    fn plru_points_away_from_the_last_touch() {
+        // 4 ways: touching 0, 1, 2, 3 in turn leaves way 0 as the victim.
+        let mut bits = 0;
+        for w in 0..4 {
+            bits = plru_touch(bits, w, 2);
+            assert_ne!(plru_victim(bits, 2), w);
+        }
+        assert_eq!(plru_victim(bits, 2), 0);
+        // One way: no bits, always way 0.
+        assert_eq!(plru_victim(plru_touch(0, 0, 0), 0), 0);
+    }
+
+    #[test]
+    fn rng_is_fixed_by_its_seed() {
+        let draws = |seed| {
+            let mut r = VictimRng::new(seed);
+            (0..8).map(|_| r.below(8)).collect::<Vec<_>>()
+        };
+        assert_eq!(draws(5), draws(5));
+        assert_ne!(draws(5), draws(6));
+        assert!(draws(9).iter().all(|&w| w < 8));
+    }
+}

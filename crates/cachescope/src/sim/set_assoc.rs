@@ -1,0 +1,202 @@
+//! [`SetAssoc`]: a set-associative cache over line addresses, any policy.
+//!
+//! Tags are the full line addresses (as Cachegrind does), `assoc` per set in one flat vector.
+//! For LRU and FIFO a set is kept in order, most recent first, with empty ways at the end: a
+//! hit at position `i` under LRU shifts positions `0..i` down by one (Cachegrind's own layout,
+//! cheap because most hits are at position 0); a miss shifts the whole set and drops the last
+//! line. Random and tree-PLRU keep lines in their ways. Each access is a scan of one set:
+//! O(assoc), which is what hardware-like associativities want; large fully associative caches
+//! use [`FullyAssoc`](super::FullyAssoc) instead (see [`Cache`](super::Cache)).
+
+use super::geometry::Geometry;
+use super::policy::{Policy, VictimRng, plru_touch, plru_victim};
+use super::{EMPTY, Outcome};
+use crate::error::{Error, Result};
+
+/// Largest associativity tree-PLRU supports (its bits live in one `u64` per set).
+const MAX_PLRU_WAYS: u32 = 64;
+
+/// The replacement state beyond the tags.
+#[derive(Clone, Debug)]
+enum State {
+    Lru,
+    Fifo,
+    Random(VictimRng),
+    /// Tree bits per set and log2(assoc).
+    Plru(Vec<u64>, u32),
+}
+
+/// A set-associative cache. See the module documentation.
+#[derive(Clone, Debug)]
+pub struct SetAssoc {
+    geometry: Geometry,
+    policy: Policy,
+    assoc: usize,
+    set_mask: u64,
+    tags: Vec<u64>,
+    state: State,
+}
+
+impl SetAssoc {
+    /// An empty cache. Fails for tree-PLRU unless the associativity is a power of two up to 64.
+    pub fn new(geometry: Geometry, policy: Policy) -> Result<SetAssoc> {
+        let assoc = geometry.assoc();
+        let state = match policy {
+            Policy::Lru => State::Lru,
+            Policy::Fifo => State::Fifo,
+            Policy::Random { seed } => State::Random(VictimRng::new(seed)),
+            Policy::Plru => {
+                if !assoc.is_power_of_two() || assoc > MAX_PLRU_WAYS {
+                    return Err(Error::InvalidParameter {
+                        name: "replacement policy",
+                        message: format!(
+                            "tree-PLRU needs a power-of-two associativity from 1 to 64, not \
+                             {assoc}; use LRU, or {} ways",
+                            if assoc > MAX_PLRU_WAYS {
+                                "at most 64".to_string()
+                            } else {
+                                let below = 1u32 << (31 - assoc.leading_zeros());
+                                format!("{below} or {}", below * 2)
+                            }
+                        ),
+                    });
+                }
+                let sets = usize::try_from(geometry.sets()).expect("sets fit in memory");
+                State::Plru(vec![0; sets], assoc.trailing_zeros())
+            }
+        };
+        let lines = usize::try_from(geometry.lines()).expect("lines fit in memory");
+        Ok(SetAssoc {
+            geometry,
+            policy,
+            assoc: assoc as usize,
+            set_mask: geometry.sets() - 1,
+            tags: vec![EMPTY; lines],
+            state,
+        })
+    }
+
+    /// The cache's shape.
+    pub fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+
+    /// The replacement policy.
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    #[inline]
+    fn set_start(&self, line: u64) -> usize {
+        (line & self.set_mask) as usize * self.assoc
+    }
+
+    /// References `line`: true on a hit. A miss fills the line (write-allocate).
+    #[inline]
+    pub fn access(&mut self, line: u64) -> bool {
+        self.access_outcome(line).is_hit()
+    }
+
+    /// References `line` and tells which line, if any, a miss evicted.
+    #[inline]
+    pub fn access_outcome(&mut self, line: u64) -> Outcome {
+        debug_assert_ne!(line, EMPTY, "line u64::MAX cannot be simulated");
+        let start = self.set_start(line);
+        let set = &mut self.tags[start..start + self.assoc];
+        match &mut self.state {
+            State::Lru => ordered(set, line, true),
+            State::Fifo => ordered(set, line, false),
+            State::Random(rng) => {
+                let (hit, empty) = scan(set, line);
+                if hit.is_some() {
+                    return Outcome::Hit;
+                }
+                let way = match empty {
+                    Some(w) => w,
+                    None => rng.below(set.len() as u32) as usize,
+                };
+                Outcome::miss(std::mem::replace(&mut set[way], line))
+            }
+            State::Plru(bits, depth) => {
+                let b = &mut bits[start / set.len()];
+                let (hit, empty) = scan(set, line);
+                if let Some(way) = hit {
+                    *b = plru_touch(*b, way as u32, *depth);
+                    return Outcome::Hit;
+                }
+                let way = empty.unwrap_or_else(|| plru_victim(*b, *depth) as usize);
+                *b = plru_touch(*b, way as u32, *depth);
+                Outcome::miss(std::mem::replace(&mut set[way], line))
+            }
+        }
+    }
+
+    /// True when `line` is cached; changes nothing.
+    pub fn contains(&self, line: u64) -> bool {
+        let start = self.set_start(line);
+        self.tags[start..start + self.assoc].contains(&line)
+    }
+
+    /// Removes `line` if cached (its way becomes empty); true if it was there.
+    pub fn invalidate(&mut self, line: u64) -> bool {
+        let start = self.set_start(line);
+        let set = &mut self.tags[start..start + self.assoc];
+        let Some(i) = set.iter().position(|&t| t == line) else {
+            return false;
+        };
+        match self.state {
+            // Keep the order and the empty ways at the end.
+            State::Lru | State::Fifo => {
+                set[i..].rotate_left(1);
+                set[set.len() - 1] = EMPTY;
+            }
+            State::Random(_) | State::Plru(..) => set[i] = EMPTY,
+        }
+        true
+    }
+
+    /// The cached lines, in no particular order.
+    pub fn resident_lines(&self) -> impl Iterator<Item = u64> + '_ {
+        self.tags.iter().copied().filter(|&t| t != EMPTY)
+    }
+}
+
+/// One pass over a set: the way holding `line` and the first empty way.
+#[inline]
+fn scan(set: &[u64], line: u64) -> (Option<usize>, Option<usize>) {
+    let mut empty = None;
+    for (i, &t) in set.iter().enumerate() {
+        if t == line {
+            return (Some(i), None);
+        }
+        if t == EMPTY && empty.is_none() {
+            empty = Some(i);
+        }
+    }
+    (None, empty)
+}
+
+/// LRU (`move_on_hit`) or FIFO on a set kept most recent first.
+#[inline]
+fn ordered(set: &mut [u64], line: u64, move_on_hit: bool) -> Outcome {
+    if set[0] == line {
+        return Outcome::Hit;
+    }
+    for i in 1..set.len() {
+        if set[i] == line {
+            if move_on_hit {
+                for j in (1..=i).rev() {
+                    set[j] = set[j - 1];
+                }
+                set[0] = line;
+            }
+            return Outcome::Hit;
+        }
+    }
+    let last = set[set.len() - 1];
+    for j in (1..set.len()).rev() {
+        set[j] = set[j - 1];
+    }
+    set[0] = line;
+    Outcome::miss(last)
+}

@@ -1,0 +1,176 @@
+//! [`SimAnalysis`]: a cache or a hierarchy simulated over a trace, as an [`Analysis`].
+
+use super::geometry::Geometry;
+use super::hierarchy::{Hierarchy, HierarchyConfig, Inclusion};
+use super::level::{Level, MissStats};
+use super::policy::Policy;
+use crate::access::{AccessKind, LineSize};
+use crate::analysis::Analysis;
+use crate::batch::Batch;
+use crate::error::Result;
+
+/// Which lines a reference touches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LineMapping {
+    /// The line of its first byte only (`shared/LOCALITY.md`; the default).
+    #[default]
+    FirstByte,
+    /// Also the next line when the access straddles a boundary, as Cachegrind does: one
+    /// reference, at most one miss per level (see [`MissStats`]).
+    Straddle,
+}
+
+/// Options of a [`SimAnalysis`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SimOptions {
+    /// Which lines a reference touches. Default: the first byte's.
+    pub mapping: LineMapping,
+    /// Classify misses as cold, capacity or conflict (costs two hash lookups per line access at
+    /// each level). Default: off.
+    pub three_c: bool,
+}
+
+#[derive(Clone, Debug)]
+enum Target {
+    Single(Level),
+    Hierarchy(Hierarchy),
+}
+
+/// Simulates one cache over a trace's data references, or a hierarchy over its instruction
+/// fetches (L1I) and data references (L1D). Loads, stores and modifies are each one reference.
+#[derive(Clone, Debug)]
+pub struct SimAnalysis {
+    target: Target,
+    opts: SimOptions,
+    line_size: LineSize,
+}
+
+/// One level in a [`SimReport`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct LevelReport {
+    /// `cache` for a single cache; `L1I`, `L1D`, `L2`, `L3` in a hierarchy.
+    pub name: &'static str,
+    /// Its shape.
+    pub geometry: Geometry,
+    /// Its replacement policy.
+    pub policy: Policy,
+    /// What it saw.
+    #[serde(flatten)]
+    pub stats: MissStats,
+}
+
+/// What `cachescope simulate` reports. Field names are a public contract (`--json`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SimReport {
+    /// Which lines a reference touched.
+    pub mapping: LineMapping,
+    /// How hierarchy levels shared lines (absent for a single cache).
+    pub inclusion: Option<Inclusion>,
+    /// The levels, top down.
+    pub levels: Vec<LevelReport>,
+}
+
+impl SimAnalysis {
+    /// One cache fed the data references.
+    pub fn cache(geometry: Geometry, policy: Policy, opts: SimOptions) -> Result<SimAnalysis> {
+        Ok(SimAnalysis {
+            target: Target::Single(Level::new(geometry, policy, opts.three_c)?),
+            opts,
+            line_size: geometry.line_size(),
+        })
+    }
+
+    /// A hierarchy fed instruction fetches (L1I) and data references (L1D).
+    pub fn hierarchy(config: &HierarchyConfig, opts: SimOptions) -> Result<SimAnalysis> {
+        Ok(SimAnalysis {
+            target: Target::Hierarchy(Hierarchy::new(config, opts.three_c)?),
+            opts,
+            line_size: config.l1d.line_size(),
+        })
+    }
+
+    /// The counts so far.
+    pub fn finish(&self) -> SimReport {
+        match &self.target {
+            Target::Single(level) => SimReport {
+                mapping: self.opts.mapping,
+                inclusion: None,
+                levels: vec![LevelReport {
+                    name: "cache",
+                    geometry: level.cache.geometry(),
+                    policy: level.cache.policy(),
+                    stats: level.stats.clone(),
+                }],
+            },
+            Target::Hierarchy(h) => SimReport {
+                mapping: self.opts.mapping,
+                inclusion: Some(h.inclusion()),
+                levels: h
+                    .levels()
+                    .map(|(name, cache, stats)| LevelReport {
+                        name,
+                        geometry: cache.geometry(),
+                        policy: cache.policy(),
+                        stats: stats.clone(),
+                    })
+                    .collect(),
+            },
+        }
+    }
+}
+
+impl Analysis for SimAnalysis {
+    fn observe(&mut self, b: &Batch) {
+        let ls = self.line_size;
+        let shift = ls.shift();
+        let straddle = self.opts.mapping == LineMapping::Straddle;
+        match &mut self.target {
+            // The fast path: a tight loop the simulator's code is inlined into.
+            Target::Single(level) if !straddle && !self.opts.three_c => {
+                let mut refs = 0;
+                let lines = b.addrs.iter().zip(&b.kinds).filter_map(|(&a, &k)| {
+                    refs += u64::from(k.is_data());
+                    k.is_data().then_some(a >> shift)
+                });
+                let misses = level.cache.access_all(lines);
+                let s = &mut level.stats;
+                s.refs += refs;
+                s.misses += misses;
+                s.line_accesses += refs;
+                s.line_misses += misses;
+            }
+            Target::Single(level) => {
+                for ((&addr, &size), &kind) in b.addrs.iter().zip(&b.sizes).zip(&b.kinds) {
+                    if !kind.is_data() {
+                        continue;
+                    }
+                    let (first, last) = lines(ls, addr, size, straddle);
+                    let mut hit = level.line(first).is_hit();
+                    if last != first {
+                        hit &= level.line(last).is_hit();
+                    }
+                    level.count_ref(hit);
+                }
+            }
+            Target::Hierarchy(h) => {
+                for ((&addr, &size), &kind) in b.addrs.iter().zip(&b.sizes).zip(&b.kinds) {
+                    let (first, last) = lines(ls, addr, size, straddle);
+                    h.reference(first, last, kind == AccessKind::Instr);
+                }
+            }
+        }
+    }
+}
+
+/// The first and last line a reference touches under the mapping.
+#[inline]
+fn lines(ls: LineSize, addr: u64, size: u32, straddle: bool) -> (u64, u64) {
+    if straddle {
+        let (a, b) = ls.lines_touched(addr, size);
+        (a.0, b.0)
+    } else {
+        let a = ls.line_of(addr).0;
+        (a, a)
+    }
+}
