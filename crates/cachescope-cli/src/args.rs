@@ -25,6 +25,8 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Write a built-in synthetic workload as a trace.
     Generate(GenerateArgs),
+    /// Exact cache simulation: caches, a hierarchy, or Cachegrind's I1/D1/LL model.
+    Simulate(SimulateArgs),
     /// Miss-ratio curve for many cache sizes from one pass (exact LRU stack distances, or
     /// random replacement simulated per size).
     Mrc(MrcArgs),
@@ -167,6 +169,70 @@ pub struct GenerateArgs {
     pub params: WorkloadParams,
     #[command(flatten)]
     pub run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// A cache SIZE,ASSOC,LINE fed the data references, e.g. 32K,8,64 (ASSOC `full` for fully
+    /// associative). Repeat it to simulate several caches in the same pass.
+    #[arg(long = "cache", value_name = "SPEC")]
+    pub caches: Vec<String>,
+    /// Replacement policy: lru, fifo, random (seeded by --seed) or plru (tree pseudo-LRU).
+    #[arg(long, default_value = "lru")]
+    pub policy: String,
+    /// Valgrind Cachegrind's model, reference for reference: needs --I1, --D1 and --LL.
+    #[arg(long)]
+    pub cachegrind: bool,
+    /// L1 instruction cache of a hierarchy (SIZE,ASSOC,LINE).
+    #[arg(long = "I1", value_name = "SPEC")]
+    pub i1: Option<String>,
+    /// L1 data cache of a hierarchy (SIZE,ASSOC,LINE).
+    #[arg(long = "D1", value_name = "SPEC")]
+    pub d1: Option<String>,
+    /// Unified L2 / last-level cache of a hierarchy (SIZE,ASSOC,LINE).
+    #[arg(long = "L2", visible_alias = "LL", value_name = "SPEC")]
+    pub l2: Option<String>,
+    /// Optional unified L3 (SIZE,ASSOC,LINE).
+    #[arg(long = "L3", value_name = "SPEC")]
+    pub l3: Option<String>,
+    /// How hierarchy levels share lines.
+    #[arg(long, value_enum, default_value = "non-inclusive")]
+    pub inclusion: InclusionArg,
+    /// Classify misses as cold, capacity or conflict (3C).
+    #[arg(long = "3c")]
+    pub three_c: bool,
+    /// An access that straddles a line boundary also touches the next line (Cachegrind's
+    /// convention); by default a reference touches the line of its first byte.
+    #[arg(long)]
+    pub straddle: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How the levels of a hierarchy share lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InclusionArg {
+    /// Each level fills on its own misses (Cachegrind's model).
+    NonInclusive,
+    /// Lower levels hold everything above them.
+    Inclusive,
+    /// A line lives in one level at a time.
+    Exclusive,
+}
+
+impl From<InclusionArg> for cachescope::sim::Inclusion {
+    fn from(a: InclusionArg) -> Self {
+        match a {
+            InclusionArg::NonInclusive => Self::NonInclusive,
+            InclusionArg::Inclusive => Self::Inclusive,
+            InclusionArg::Exclusive => Self::Exclusive,
+        }
+    }
 }
 
 /// How a miss-ratio curve is obtained.

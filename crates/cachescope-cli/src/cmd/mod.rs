@@ -3,7 +3,8 @@
 mod convert;
 mod demo;
 mod generate;
-mod mrc;
+pub(crate) mod mrc;
+mod simulate;
 mod stats;
 
 use anyhow::Result;
@@ -19,6 +20,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Stats(a) => stats::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Generate(a) => generate::run(a),
+        Command::Simulate(a) => simulate::run(a),
         Command::Mrc(a) => mrc::run(a),
         Command::Demo(a) => demo::run(a),
     }

@@ -78,7 +78,7 @@ impl Cache {
     /// so a tight loop over many lines runs the simulator's code inline.
     pub fn access_all(&mut self, lines: impl IntoIterator<Item = u64>) -> u64 {
         match &mut self.inner {
-            Inner::Set(c) => lines.into_iter().map(|l| u64::from(!c.access(l))).sum(),
+            Inner::Set(c) => c.access_all(lines),
             Inner::Fully(c) => lines.into_iter().map(|l| u64::from(!c.access(l))).sum(),
         }
     }

@@ -131,6 +131,52 @@ impl SetAssoc {
         }
     }
 
+    /// References every line of `lines` in order; returns the number of misses. The policy is
+    /// matched once, and LRU sets of 2, 4, 8 or 16 ways are scanned as fixed-size arrays (the
+    /// compiler unrolls the compare); the results are those of [`SetAssoc::access`].
+    pub fn access_all(&mut self, lines: impl IntoIterator<Item = u64>) -> u64 {
+        let lines = lines.into_iter();
+        match (&self.state, self.assoc) {
+            (State::Lru, 2) => self.lru_fixed::<2>(lines),
+            (State::Lru, 4) => self.lru_fixed::<4>(lines),
+            (State::Lru, 8) => self.lru_fixed::<8>(lines),
+            (State::Lru, 16) => self.lru_fixed::<16>(lines),
+            (State::Lru, _) => self.run(lines, |set, line| ordered(set, line, true)),
+            (State::Fifo, _) => self.run(lines, |set, line| ordered(set, line, false)),
+            _ => lines.map(|l| u64::from(!self.access(l))).sum(),
+        }
+    }
+
+    /// Misses of `lines` under a policy that needs nothing but the set.
+    #[inline]
+    fn run(
+        &mut self,
+        lines: impl Iterator<Item = u64>,
+        f: impl Fn(&mut [u64], u64) -> Outcome,
+    ) -> u64 {
+        let (mask, assoc) = (self.set_mask, self.assoc);
+        let mut misses = 0;
+        for line in lines {
+            let start = (line & mask) as usize * assoc;
+            misses += u64::from(!f(&mut self.tags[start..start + assoc], line).is_hit());
+        }
+        misses
+    }
+
+    /// LRU misses of `lines` with `A` ways.
+    fn lru_fixed<const A: usize>(&mut self, lines: impl Iterator<Item = u64>) -> u64 {
+        let mask = self.set_mask;
+        let mut misses = 0;
+        for line in lines {
+            let start = (line & mask) as usize * A;
+            let set: &mut [u64; A] = (&mut self.tags[start..start + A])
+                .try_into()
+                .expect("a set has A ways");
+            misses += u64::from(!ordered(set, line, true).is_hit());
+        }
+        misses
+    }
+
     /// True when `line` is cached; changes nothing.
     pub fn contains(&self, line: u64) -> bool {
         let start = self.set_start(line);
