@@ -42,15 +42,18 @@ const MAX_CAPACITY: u64 = 1 << 32;
 const FAN: usize = 16;
 const FAN_BITS: u32 = 4;
 
+/// Lane numbers of a group.
+const LANES: [i32; FAN] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];
+
 /// See the module documentation.
 #[derive(Clone, Debug)]
 pub(super) struct LiveSet {
     /// Bit `t % 64` of word `t / 64` is set iff timestamp `t` is live.
     words: Vec<u64>,
-    /// `levels[k][e]`: live timestamps in the entries before `e` in its group of 16, where entry
-    /// `e` of level `k` covers words `e·16^k .. (e+1)·16^k`. Lengths are multiples of 16; the
-    /// last level is a single group.
-    levels: Vec<Vec<u32>>,
+    /// `levels[k][e / 16][e % 16]`: live timestamps in the entries before entry `e` in its
+    /// group, where entry `e` of level `k` covers words `e·16^k .. (e+1)·16^k`. The last level
+    /// is a single group.
+    levels: Vec<Vec<[u32; FAN]>>,
     /// The next timestamp.
     now: u64,
     /// Live timestamps (= distinct lines seen).
@@ -91,7 +94,7 @@ impl LiveSet {
 
     /// Bytes held.
     pub fn heap_bytes(&self) -> usize {
-        let levels: usize = self.levels.iter().map(|l| l.capacity() * 4).sum();
+        let levels: usize = self.levels.iter().map(|l| l.capacity() * FAN * 4).sum();
         self.words.capacity() * 8 + levels + self.scratch.capacity() * 4
     }
 
@@ -100,7 +103,7 @@ impl LiveSet {
     #[inline]
     pub fn touch(&self, j: u64) -> u64 {
         let w = ((j >> 6) as usize).min(self.words.len() - 1);
-        self.words[w] ^ u64::from(self.levels[0][w])
+        self.words[w] ^ u64::from(self.levels[0][w >> FAN_BITS][w & (FAN - 1)])
     }
 
     /// The timestamp the next reference takes.
@@ -125,11 +128,12 @@ impl LiveSet {
         self.words[w] &= !(1 << b);
         let mut e = w;
         for level in &mut self.levels {
-            before += level[e];
-            let (base, lane) = (e & !(FAN - 1), e & (FAN - 1));
-            let group: &mut [u32; FAN] = (&mut level[base..base + FAN]).try_into().unwrap();
-            for (i, x) in group.iter_mut().enumerate() {
-                *x = x.wrapping_sub(u32::from(i > lane));
+            let group = &mut level[e >> FAN_BITS];
+            let lane = (e & (FAN - 1)) as i32;
+            before += group[lane as usize];
+            // Lanes after `lane` get `(lane − i) >> 31 = −1`, the others 0: a SIMD compare.
+            for (x, i) in group.iter_mut().zip(LANES) {
+                *x = x.wrapping_add(((lane - i) >> 31) as u32);
             }
             e >>= FAN_BITS;
         }
@@ -156,12 +160,13 @@ impl LiveSet {
         let mut count = self.words[w - 1].count_ones();
         let mut e = w;
         for level in &mut self.levels {
-            let previous = level[e - 1];
+            let previous = level[(e - 1) >> FAN_BITS][(e - 1) & (FAN - 1)];
+            let entry = &mut level[e >> FAN_BITS][e & (FAN - 1)];
             if e & (FAN - 1) != 0 {
-                level[e] = previous + count;
+                *entry = previous + count;
                 return;
             }
-            level[e] = 0;
+            *entry = 0;
             count += previous;
             e >>= FAN_BITS;
         }
@@ -176,20 +181,19 @@ impl LiveSet {
         self.words.resize(words, 0);
         self.words[..full].fill(u64::MAX);
         self.words[full] = (1 << (live % 64)) - 1;
-        let mut entries = words;
+        let mut groups = words;
         let mut k = 0;
         loop {
-            let len = entries.next_multiple_of(FAN);
+            groups = groups.div_ceil(FAN);
             if k == self.levels.len() {
                 self.levels.push(Vec::new());
             }
             self.levels[k].clear();
-            self.levels[k].resize(len, 0);
+            self.levels[k].resize(groups, [0; FAN]);
             k += 1;
-            if len == FAN {
+            if groups == 1 {
                 break;
             }
-            entries = len / FAN;
         }
         self.levels.truncate(k);
         self.now = live;
