@@ -14,8 +14,8 @@
 //!
 //! Groups:
 //! - `l1`: a 32 KiB, 8-way, 64 B L1 over the 4.5 M data lines of `mixed`, per policy (`Cache`),
-//!   and the same LRU cache as a `SimAnalysis` over the batches (the path `simulate` takes;
-//!   elements are data references, the batches also hold the fetches it skips).
+//!   and the same LRU cache as a `SimAnalysis` over the data references' batches (the path
+//!   `simulate` takes).
 //! - `hierarchy`: `CachegrindSim` (I1 and D1 32 KiB 8-way, LL 8 MiB 16-way) over all of `mixed`,
 //!   and the same caches as a straddling `SimAnalysis` hierarchy, with and without 3C.
 //! - `fully`: 1 Mi lines, LRU, over `zipf-4M` and `random-2M`.
@@ -94,12 +94,13 @@ fn with_fetches(data: Vec<Batch>, code: u64) -> Vec<Batch> {
     out
 }
 
-fn mixed() -> Vec<Batch> {
+/// The data references of the three kernels of `mixed`, each kernel's batches apart.
+fn kernels() -> [Vec<Batch>; 3] {
     let base = Params {
         refs: Some(1_500_000),
         ..Params::default()
     };
-    let mut all = with_fetches(
+    [
         batches(
             Workload::Stencil,
             &Params {
@@ -107,9 +108,6 @@ fn mixed() -> Vec<Batch> {
                 ..base.clone()
             },
         ),
-        0x40_1000,
-    );
-    all.extend(with_fetches(
         batches(
             Workload::MatmulTiled,
             &Params {
@@ -118,9 +116,6 @@ fn mixed() -> Vec<Batch> {
                 ..base.clone()
             },
         ),
-        0x40_2000,
-    ));
-    all.extend(with_fetches(
         batches(
             Workload::Zipf,
             &Params {
@@ -128,9 +123,16 @@ fn mixed() -> Vec<Batch> {
                 ..base
             },
         ),
-        0x40_3000,
-    ));
-    all
+    ]
+}
+
+/// `mixed`: the kernels' data references with instruction fetches.
+fn mixed(kernels: [Vec<Batch>; 3]) -> Vec<Batch> {
+    kernels
+        .into_iter()
+        .zip([0x40_1000, 0x40_2000, 0x40_3000])
+        .flat_map(|(k, code)| with_fetches(k, code))
+        .collect()
 }
 
 fn data_lines(batches: &[Batch]) -> Vec<u64> {
@@ -156,8 +158,8 @@ fn geo(s: &str) -> Geometry {
     Geometry::parse(s).expect("valid geometry")
 }
 
-fn bench_l1(c: &mut Criterion, mixed: &[Batch]) {
-    let lines = data_lines(mixed);
+fn bench_l1(c: &mut Criterion, data: &[Batch]) {
+    let lines = data_lines(data);
     let mut group = c.benchmark_group("l1");
     group.throughput(Throughput::Elements(lines.len() as u64));
     group.sample_size(10);
@@ -178,7 +180,7 @@ fn bench_l1(c: &mut Criterion, mixed: &[Batch]) {
         b.iter(|| {
             let mut sim =
                 SimAnalysis::cache(geo("32K,8,64"), Policy::Lru, SimOptions::default()).unwrap();
-            for batch in mixed {
+            for batch in data {
                 sim.observe(black_box(batch));
             }
             sim.finish().levels[0].stats.misses
@@ -270,9 +272,10 @@ fn bench_one_set(c: &mut Criterion) {
 }
 
 fn bench_sim(c: &mut Criterion) {
-    let mixed = mixed();
-    bench_l1(c, &mixed);
-    bench_hierarchy(c, &mixed);
+    let kernels = kernels();
+    let data: Vec<Batch> = kernels.iter().flatten().cloned().collect();
+    bench_l1(c, &data);
+    bench_hierarchy(c, &mixed(kernels));
     bench_fully(c);
     bench_one_set(c);
 }

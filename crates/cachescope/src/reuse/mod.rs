@@ -105,11 +105,14 @@ const CHUNK: usize = 32;
 /// a time (the last chunk may be shorter). `f` may overwrite the slice, e.g. with distances.
 #[inline]
 fn for_each_chunk(batch: &Batch, options: &Options, mut f: impl FnMut(&mut [u64])) {
+    let shift = options.line_size.shift();
+    let all = options.include_instructions;
     let mut chunk = [0u64; CHUNK];
     let mut n = 0;
-    for line in data_lines(batch, options) {
-        chunk[n] = line.0;
-        n += 1;
+    for (&addr, &kind) in batch.addrs.iter().zip(&batch.kinds) {
+        // Write unconditionally, keep only counted references: no branch per reference.
+        chunk[n] = addr >> shift;
+        n += usize::from(all || kind != AccessKind::Instr);
         if n == CHUNK {
             f(&mut chunk);
             n = 0;
@@ -119,9 +122,6 @@ fn for_each_chunk(batch: &Batch, options: &Options, mut f: impl FnMut(&mut [u64]
         f(&mut chunk[..n]);
     }
 }
-
-/// Sentinel in a chunk of distances: a first reference.
-const COLD: u64 = u64::MAX;
 
 /// The lines of the references in `batch` that `options` counts, in order.
 #[inline]

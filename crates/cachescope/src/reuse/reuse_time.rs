@@ -12,7 +12,7 @@
 
 use super::histogram::LogHistogram;
 use super::table::LineTable;
-use super::{COLD, Options, for_each_chunk};
+use super::{Options, for_each_chunk};
 use crate::access::LineAddr;
 use crate::analysis::Analysis;
 use crate::batch::Batch;
@@ -118,15 +118,10 @@ impl Analysis for ReuseTimeAnalysis {
     fn observe(&mut self, batch: &Batch) {
         for_each_chunk(batch, &self.options, |chunk| {
             self.times.warm(chunk);
-            let start = self.times.position();
-            for l in chunk.iter_mut() {
-                *l = self.times.access(LineAddr(*l)).unwrap_or(COLD);
-            }
-            for (i, &rt) in (start + 1..).zip(chunk.iter()) {
-                if rt == COLD {
-                    self.first.record(i);
-                } else {
-                    self.reuse_time.record(rt);
+            for &l in chunk.iter() {
+                match self.times.access(LineAddr(l)) {
+                    Some(rt) => self.reuse_time.record(rt),
+                    None => self.first.record(self.times.position()),
                 }
             }
         });

