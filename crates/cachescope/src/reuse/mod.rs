@@ -17,23 +17,31 @@
 //! [`Options::include_instructions`] (a unified cache's view).
 //!
 //! ## Histograms and the error bound
-//! Distances go into a [`LogHistogram`]: exact below `2^e` (default `e` = 20, so every cache of up
-//! to 1 Mi lines, 64 MiB at 64-byte lines, is exact), then 256 bins per power of two (HOTL
-//! §4.1), which places every binned distance within a relative 1/256 (see [`histogram`]).
-//! The LRU miss count at `C` lines is `cold + #{sd ≥ C}`: exact for `C ≤ 2^e` and for `C` on a
-//! bin boundary (all sizes of [`sizes_log_range`] with up to 256 per octave, for sizes that are
-//! multiples of the line size); for other `C` it is interpolated inside one bin, and the true
-//! value lies between the miss counts at the bin's two ends, which are within a factor
-//! `1 + 1/256` of `C` ([`StackDistances::misses`] returns both bounds).
+//! Distances go into a [`LogHistogram`]: exact below `2^e`, then 256 bins per power of two
+//! (HOTL §4.1), so every binned distance is known to a relative 1/256 (see [`histogram`]).
+//! [`Layout::DEFAULT`] has `e` = 16: exact for every cache up to 64 Ki lines (4 MiB of 64-byte
+//! lines); `Layout::new(20)` makes every cache up to 64 MiB exact for about 10 % more time.
+//!
+//! The LRU miss count at `C` lines is `cold + #{sd ≥ C}`. It is exact when `C ≤ 2^e` and when
+//! `C` is a bin boundary, which is every `C` with at most 9 significant bits (`C = m·2^k`,
+//! `m < 512`): every size of [`sizes_log_range`] (up to 256 per octave) and every common cache
+//! size (6 MiB, 30 MiB, 105 MiB…), given as bytes that are multiples of the line size. For other
+//! `C` the count is interpolated inside the bin holding `C`; the true count lies between the
+//! counts at the bin's two ends, which are within a factor `1 + 1/256` of `C`
+//! ([`StackDistances::misses`] returns both bounds).
 //!
 //! ## Analyses
 //! | analysis | result | memory per distinct line |
 //! |---|---|---|
-//! | [`StackDistanceAnalysis`] | [`StackDistances`] → [`Mrc`] (LRU, every size) | 20–39 bytes |
-//! | [`ReuseTimeAnalysis`] | [`ReuseTimes`] (rt, first and last positions) | 19–38 bytes |
-//! | [`RandomReplacementAnalysis`] | [`Mrc`] (random, one seeded run per size) | per size: ~30–50 bytes per cached line |
+//! | [`StackDistanceAnalysis`] | [`StackDistances`] → [`Mrc`] (LRU, every size) | 22–44 bytes (33 at 1 Mi lines) |
+//! | [`ReuseTimeAnalysis`] | [`ReuseTimes`] (rt, first and last positions) | 21–43 bytes (32 at 1 Mi lines) |
+//! | [`RandomReplacementAnalysis`] | [`Mrc`] (random, one seeded run per size) | per size, 27–45 bytes per line it can hold |
 //!
-//! plus 8 bytes per exact histogram bin up to the largest distance seen.
+//! plus, per histogram, 4 bytes per bin up to the largest distance seen (at most 256 KiB of exact
+//! bins with the default layout, and 1 KiB per octave above).
+//!
+//! Measured throughput (benches/reuse.rs, one core, 20 M references over 1 Mi lines, a Zipf
+//! stream and a uniform one): see the benchmark's documentation.
 //!
 //! ```
 //! use cachescope::analysis::Analysis;
@@ -78,7 +86,7 @@ pub struct Options {
     pub line_size: LineSize,
     /// Count instruction fetches too (a unified cache). Default false: data references only.
     pub include_instructions: bool,
-    /// Histogram layout. Default [`Layout::DEFAULT`]: exact below 2^20.
+    /// Histogram layout. Default [`Layout::DEFAULT`]: exact below 2^16.
     pub layout: Layout,
 }
 
@@ -94,17 +102,16 @@ pub fn hotl_distance(sd: u64) -> u64 {
     sd + 1
 }
 
-/// References are handled in chunks of this many: first every line of the chunk is looked up in
-/// the caller's map (independent lookups, whose cache misses the CPU overlaps), then the chunk is
-/// processed with its map entries in cache, then its distances are recorded (independent
-/// histogram increments, overlapped again). Measured on the uniform 1 Mi-line benchmark: 8 is
-/// too few to hide the latency, 16–64 are within noise of each other; 32 it is.
+/// References are handled in chunks of this many: first every table slot of the chunk is loaded
+/// (independent loads, whose cache misses the CPU overlaps), then the chunk is processed with
+/// its data in cache. Measured at 1 Mi lines (benches/reuse.rs): 16 is about 8 % slower than
+/// 32; 64 and 128 are within noise of 32.
 const CHUNK: usize = 32;
 
 /// Calls `f` on the lines of the references `options` counts in `batch`, in order, `CHUNK` at
-/// a time (the last chunk may be shorter). `f` may overwrite the slice, e.g. with distances.
+/// a time (the last chunk may be shorter).
 #[inline]
-fn for_each_chunk(batch: &Batch, options: &Options, mut f: impl FnMut(&mut [u64])) {
+fn for_each_chunk(batch: &Batch, options: &Options, mut f: impl FnMut(&[u64])) {
     let shift = options.line_size.shift();
     let all = options.include_instructions;
     let mut chunk = [0u64; CHUNK];
@@ -114,12 +121,12 @@ fn for_each_chunk(batch: &Batch, options: &Options, mut f: impl FnMut(&mut [u64]
         chunk[n] = addr >> shift;
         n += usize::from(all || kind != AccessKind::Instr);
         if n == CHUNK {
-            f(&mut chunk);
+            f(&chunk);
             n = 0;
         }
     }
     if n > 0 {
-        f(&mut chunk[..n]);
+        f(&chunk[..n]);
     }
 }
 

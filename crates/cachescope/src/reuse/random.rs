@@ -11,35 +11,49 @@
 //! multiply-shift for the range), so a seed gives the same curve on every platform and `rand`
 //! version.
 //!
-//! Cost: one hash lookup per reference per size, and per size a map entry and a slot for each
-//! resident line (about 30–50 bytes per line of capacity, up to the number of distinct lines).
+//! Until a cache of `L` lines first has to evict, it holds every line seen so far and misses
+//! exactly on first references; so it is only built, from the first `L` distinct lines in order
+//! of first reference, when line `L + 1` arrives, with the same contents and the same victims as
+//! if it had been simulated from the start. Caches larger than the trace's footprint cost nothing.
+//!
+//! Cost: once built, one hash lookup per reference per size, and per size a map entry and a slot
+//! per resident line (27–45 bytes per line of capacity). Shared: 8 bytes per distinct line for
+//! the order of first references, and a table of the lines seen.
 
+use hashbrown::HashMap;
 use hashbrown::hash_map::Entry;
-use hashbrown::{HashMap, HashSet};
 use rand::Rng;
 use rand_pcg::Pcg64;
 
 use super::mrc::{Mrc, MrcPoint};
+use super::table::LineTable;
 use super::{Options, data_lines};
 use crate::analysis::Analysis;
 use crate::batch::Batch;
-
-type Hasher = foldhash::fast::RandomState;
 
 /// One fully-associative random-replacement cache.
 #[derive(Clone, Debug)]
 struct RandomCache {
     size_bytes: u64,
     lines: u64,
+    /// False while the cache has never had to evict (it holds every line seen so far).
+    built: bool,
     /// Resident lines; a victim is a random index.
     slots: Vec<u64>,
     /// Resident line → its index in `slots`.
-    slot_of: HashMap<u64, usize, Hasher>,
+    slot_of: HashMap<u64, usize, foldhash::fast::RandomState>,
     rng: Pcg64,
     misses: u64,
 }
 
 impl RandomCache {
+    /// Makes the cache hold `resident` (at most `lines` lines, in order of first reference).
+    fn build(&mut self, resident: &[u64]) {
+        self.slots = resident.to_vec();
+        self.slot_of = resident.iter().enumerate().map(|(i, &l)| (l, i)).collect();
+        self.built = true;
+    }
+
     #[inline]
     fn access(&mut self, line: u64) {
         if self.lines == 0 {
@@ -80,11 +94,16 @@ fn below(rng: &mut Pcg64, n: u64) -> u64 {
 #[derive(Clone, Debug)]
 pub struct RandomReplacementAnalysis {
     options: Options,
-    seen: HashSet<u64, Hasher>,
+    /// Lines seen (the values are unused).
+    seen: LineTable,
+    /// Distinct lines in order of first reference.
+    order: Vec<u64>,
     refs: u64,
     caches: Vec<RandomCache>,
     /// The current batch's lines, so each cache runs through them with its map hot.
     lines: Vec<u64>,
+    /// Whether each of `lines` is a first reference.
+    first: Vec<bool>,
 }
 
 impl RandomReplacementAnalysis {
@@ -99,6 +118,7 @@ impl RandomReplacementAnalysis {
                 RandomCache {
                     size_bytes,
                     lines,
+                    built: false,
                     slots: Vec::new(),
                     slot_of: HashMap::default(),
                     rng: Pcg64::new(state, u128::from(lines)),
@@ -108,17 +128,25 @@ impl RandomReplacementAnalysis {
             .collect();
         RandomReplacementAnalysis {
             options,
-            seen: HashSet::default(),
+            seen: LineTable::default(),
+            order: Vec::new(),
             refs: 0,
             caches,
             lines: Vec::new(),
+            first: Vec::new(),
         }
+    }
+
+    /// Builds every cache from the start instead of when it first evicts (for tests).
+    #[cfg(test)]
+    fn build_all(&mut self) {
+        self.caches.iter_mut().for_each(|c| c.build(&[]));
     }
 
     /// The curve so far: method `exact`, policy `random`, one point per size in the order given.
     pub fn finish(&self) -> Mrc {
         let refs = self.refs.max(1) as f64;
-        let cold = self.seen.len() as u64;
+        let cold = self.order.len() as u64;
         Mrc {
             method: "exact".into(),
             policy: "random".into(),
@@ -139,15 +167,70 @@ impl RandomReplacementAnalysis {
 
 impl Analysis for RandomReplacementAnalysis {
     fn observe(&mut self, batch: &Batch) {
+        let distinct_before = self.order.len() as u64;
         self.lines.clear();
-        self.lines
-            .extend(data_lines(batch, &self.options).map(|l| l.0));
+        self.first.clear();
+        for line in data_lines(batch, &self.options) {
+            let first = self.seen.replace(line.0, 0).is_none();
+            if first {
+                self.order.push(line.0);
+            }
+            self.lines.push(line.0);
+            self.first.push(first);
+        }
         self.refs += self.lines.len() as u64;
-        self.seen.extend(self.lines.iter().copied());
         for c in &mut self.caches {
-            for &line in &self.lines {
+            let mut start = 0;
+            if !c.built {
+                // Run while the cache can take every new line: until a first reference finds
+                // it full. Up to there it misses exactly on first references.
+                let mut distinct = distinct_before;
+                while start < self.lines.len() && !(self.first[start] && distinct == c.lines) {
+                    distinct += u64::from(self.first[start]);
+                    start += 1;
+                }
+                c.misses += distinct - distinct_before;
+                if start == self.lines.len() {
+                    continue;
+                }
+                c.build(&self.order[..c.lines as usize]);
+            }
+            for &line in &self.lines[start..] {
                 c.access(line);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::Access;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Building a cache when it first evicts gives the same misses as simulating it from
+        /// the first reference, across batch boundaries.
+        #[test]
+        fn lazy_building_changes_nothing(
+            trace in proptest::collection::vec(0u64..60, 0..600),
+            split in 0usize..600,
+            seed in any::<u64>(),
+        ) {
+            let sizes: Vec<u64> = (0..70).map(|l| l * 64).collect();
+            let split = split.min(trace.len());
+            let batches: Vec<Batch> = [&trace[..split], &trace[split..]]
+                .iter()
+                .map(|part| part.iter().map(|&l| Access::load(l * 64, 8)).collect())
+                .collect();
+            let mut lazy = RandomReplacementAnalysis::new(Options::default(), &sizes, seed);
+            let mut eager = lazy.clone();
+            eager.build_all();
+            for b in &batches {
+                lazy.observe(b);
+                eager.observe(b);
+            }
+            prop_assert_eq!(lazy.finish(), eager.finish());
         }
     }
 }

@@ -7,8 +7,8 @@
 //! Xiang footprint formula needs: the histogram of first-reference positions `f` (1-based) and,
 //! at [`ReuseTimeAnalysis::finish`], of `l = n + 1 − (position of the line's last reference)`.
 //!
-//! Memory: one hash-map entry per distinct line (line → last position, 16 bytes at a load factor
-//! between 7/16 and 7/8, plus a control byte: 19–38 bytes per line).
+//! Memory: one table entry per distinct line (line → last position; 21–43 bytes per line, see
+//! `table.rs`), looked up a chunk at a time as in [`super::StackDistanceAnalysis`].
 
 use super::histogram::LogHistogram;
 use super::table::LineTable;
