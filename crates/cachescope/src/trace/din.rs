@@ -25,12 +25,12 @@
 
 use std::io::Read;
 
-use super::lines::{BadLines, Lines};
+use super::lines::{BadLines, Line, Lines, fill_batch, sniff_lines};
 use super::plain::{hex_token, size, skip_blanks};
 use super::{AccessReader, Diagnostics, Sniff};
 use crate::access::AccessKind;
 use crate::batch::{Batch, NO_PC};
-use crate::error::{Error, Result, Source};
+use crate::error::{Result, Source};
 
 /// What a bad line was expected to look like.
 const EXPECTED: &str = "expected a din record `label address [size]` like `0 7ffd1000` \
@@ -68,23 +68,10 @@ impl<R: Read + Send> Reader<R> {
 
 impl<R: Read + Send> AccessReader for Reader<R> {
     fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
-        batch.clear();
-        while !batch.is_full() {
-            let Some((line_no, line)) = self.lines.next_line()? else {
-                break;
-            };
-            match parse(line) {
-                Ok(Record::Access(kind, addr, size)) => batch.push_raw(addr, size, kind, NO_PC),
-                Ok(Record::Flush) => self.flushes += 1,
-                Ok(Record::Blank) => {}
-                Err(message) => {
-                    let text = line.to_vec(); // ends the borrow of `self.lines`
-                    self.bad
-                        .handle(Error::parse(self.lines.source(), line_no, &text, message))?;
-                }
-            }
-        }
-        Ok(batch.len())
+        let flushes = &mut self.flushes;
+        fill_batch(&mut self.lines, &mut self.bad, batch, |line| {
+            classify(line, flushes)
+        })
     }
 
     fn diagnostics(&self) -> Diagnostics {
@@ -101,16 +88,25 @@ impl<R: Read + Send> AccessReader for Reader<R> {
 
 /// How many lines of `sample` (whole lines) parse. Flushes and blank lines count as ignored.
 pub fn sniff(sample: &[u8]) -> Sniff {
-    let mut sniff = Sniff::default();
-    let mut lines = Lines::new(sample, Source::Memory);
-    while let Ok(Some((_, line))) = lines.next_line() {
-        match parse(line) {
-            Ok(Record::Access(..)) => sniff.accesses += 1,
-            Ok(Record::Flush | Record::Blank) => sniff.ignored += 1,
-            Err(_) => sniff.bad += 1,
+    sniff_lines(sample, |line| classify(line, &mut 0))
+}
+
+/// A line for the shared read loop; flush records are counted in `flushes`.
+fn classify(line: &[u8], flushes: &mut u64) -> Line {
+    match parse(line) {
+        Ok(Record::Access(kind, addr, size)) => Line::Access {
+            addr,
+            size,
+            kind,
+            pc: NO_PC,
+        },
+        Ok(Record::Flush) => {
+            *flushes += 1;
+            Line::Ignored
         }
+        Ok(Record::Blank) => Line::Ignored,
+        Err(expected) => Line::Bad(expected),
     }
-    sniff
 }
 
 /// One parsed line.

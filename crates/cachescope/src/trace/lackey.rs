@@ -36,11 +36,11 @@
 
 use std::io::Read;
 
-use super::lines::{BadLines, Lines};
+use super::lines::{BadLines, Line, Lines, fill_batch, sniff_lines};
 use super::{AccessReader, Diagnostics, Sniff};
 use crate::access::AccessKind;
 use crate::batch::{Batch, NO_PC};
-use crate::error::{Error, Result, Source};
+use crate::error::{Result, Source};
 
 /// What a bad line was expected to look like.
 const EXPECTED: &str = "expected a lackey record like ` L 04001234,8` or `I  04001234,3` \
@@ -74,26 +74,10 @@ impl<R: Read + Send> Reader<R> {
 
 impl<R: Read + Send> AccessReader for Reader<R> {
     fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
-        batch.clear();
-        while !batch.is_full() {
-            let Some((line_no, line)) = self.lines.next_line()? else {
-                break;
-            };
-            match parse(line) {
-                Record::Instr(addr, size) => {
-                    self.pc = addr;
-                    batch.push_raw(addr, size, AccessKind::Instr, addr);
-                }
-                Record::Data(kind, addr, size) => batch.push_raw(addr, size, kind, self.pc),
-                Record::Ignored => {}
-                Record::Bad => {
-                    let text = line.to_vec(); // ends the borrow of `self.lines`
-                    self.bad
-                        .handle(Error::parse(self.lines.source(), line_no, &text, EXPECTED))?;
-                }
-            }
-        }
-        Ok(batch.len())
+        let pc = &mut self.pc;
+        fill_batch(&mut self.lines, &mut self.bad, batch, |line| {
+            classify(line, pc)
+        })
     }
 
     fn diagnostics(&self) -> Diagnostics {
@@ -103,16 +87,32 @@ impl<R: Read + Send> AccessReader for Reader<R> {
 
 /// How many lines of `sample` (whole lines) are lackey records, ignorable, or neither.
 pub fn sniff(sample: &[u8]) -> Sniff {
-    let mut sniff = Sniff::default();
-    let mut lines = Lines::new(sample, Source::Memory);
-    while let Ok(Some((_, line))) = lines.next_line() {
-        match parse(line) {
-            Record::Instr(..) | Record::Data(..) => sniff.accesses += 1,
-            Record::Ignored => sniff.ignored += 1,
-            Record::Bad => sniff.bad += 1,
+    let mut pc = NO_PC;
+    sniff_lines(sample, |line| classify(line, &mut pc))
+}
+
+/// A line for the shared read loop; an `I` record becomes the pc of what follows it.
+#[inline]
+fn classify(line: &[u8], pc: &mut u64) -> Line {
+    match parse(line) {
+        Record::Instr(addr, size) => {
+            *pc = addr;
+            Line::Access {
+                addr,
+                size,
+                kind: AccessKind::Instr,
+                pc: addr,
+            }
         }
+        Record::Data(kind, addr, size) => Line::Access {
+            addr,
+            size,
+            kind,
+            pc: *pc,
+        },
+        Record::Ignored => Line::Ignored,
+        Record::Bad => Line::Bad(EXPECTED),
     }
-    sniff
 }
 
 /// One line, decoded.

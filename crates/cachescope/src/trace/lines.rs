@@ -5,6 +5,8 @@
 
 use std::io::Read;
 
+use crate::access::AccessKind;
+use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 
 /// Bytes read from the input at a time.
@@ -104,6 +106,66 @@ impl<R: Read> Lines<R> {
             }
         }
     }
+}
+
+/// One text line as a format's parser sees it.
+pub(crate) enum Line {
+    /// An access; `pc` is [`NO_PC`](crate::batch::NO_PC) unless the format carries it.
+    Access {
+        addr: u64,
+        size: u32,
+        kind: AccessKind,
+        pc: u64,
+    },
+    /// A line the format knows and ignores (blank, comment, tool messages).
+    Ignored,
+    /// A line that does not parse, with what was expected.
+    Bad(&'static str),
+}
+
+/// The read loop every text format shares: clears `batch`, then classifies lines with `parse`
+/// until the batch is full or the input ends. Returns the number of accesses read.
+#[inline]
+pub(crate) fn fill_batch<R: Read>(
+    lines: &mut Lines<R>,
+    bad: &mut BadLines,
+    batch: &mut Batch,
+    mut parse: impl FnMut(&[u8]) -> Line,
+) -> Result<usize> {
+    batch.clear();
+    while !batch.is_full() {
+        let Some((line_no, line)) = lines.next_line()? else {
+            break;
+        };
+        match parse(line) {
+            Line::Access {
+                addr,
+                size,
+                kind,
+                pc,
+            } => batch.push_raw(addr, size, kind, pc),
+            Line::Ignored => {}
+            Line::Bad(expected) => {
+                let text = line.to_vec(); // ends the borrow of `lines`
+                bad.handle(Error::parse(lines.source(), line_no, &text, expected))?;
+            }
+        }
+    }
+    Ok(batch.len())
+}
+
+/// Counts how the whole lines of `sample` classify under `parse`, for format detection.
+pub(crate) fn sniff_lines(sample: &[u8], mut parse: impl FnMut(&[u8]) -> Line) -> super::Sniff {
+    let mut sniff = super::Sniff::default();
+    let mut lines = Lines::new(sample, Source::Memory);
+    while let Ok(Some((_, line))) = lines.next_line() {
+        match parse(line) {
+            Line::Access { .. } => sniff.accesses += 1,
+            Line::Ignored => sniff.ignored += 1,
+            Line::Bad(_) => sniff.bad += 1,
+        }
+    }
+    sniff
 }
 
 /// What a text reader does with a line that does not parse: fail (the default), or skip it,

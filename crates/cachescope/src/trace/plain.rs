@@ -24,11 +24,11 @@
 
 use std::io::Read;
 
-use super::lines::{BadLines, Lines};
+use super::lines::{BadLines, Line, Lines, fill_batch, sniff_lines};
 use super::{AccessReader, Diagnostics, Radix, Sniff};
 use crate::access::AccessKind;
 use crate::batch::{Batch, NO_PC};
-use crate::error::{Error, Result, Source};
+use crate::error::{Result, Source};
 
 /// Reader options. There is no default: the radix changes what every address means, so it is
 /// chosen by detection ([`guess_radix`]) or by the user.
@@ -60,22 +60,10 @@ impl<R: Read + Send> Reader<R> {
 
 impl<R: Read + Send> AccessReader for Reader<R> {
     fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
-        batch.clear();
-        while !batch.is_full() {
-            let Some((line_no, line)) = self.lines.next_line()? else {
-                break;
-            };
-            match parse(line, self.radix) {
-                Ok(Some(a)) => batch.push_raw(a.addr, a.size, a.kind, NO_PC),
-                Ok(None) => {}
-                Err(message) => {
-                    let text = line.to_vec(); // ends the borrow of `self.lines`
-                    self.bad
-                        .handle(Error::parse(self.lines.source(), line_no, &text, message))?;
-                }
-            }
-        }
-        Ok(batch.len())
+        let radix = self.radix;
+        fill_batch(&mut self.lines, &mut self.bad, batch, |line| {
+            classify(line, radix)
+        })
     }
 
     fn diagnostics(&self) -> Diagnostics {
@@ -85,16 +73,21 @@ impl<R: Read + Send> AccessReader for Reader<R> {
 
 /// How many lines of `sample` (whole lines) parse with addresses in `radix`.
 pub fn sniff(sample: &[u8], radix: Radix) -> Sniff {
-    let mut sniff = Sniff::default();
-    let mut lines = Lines::new(sample, Source::Memory);
-    while let Ok(Some((_, line))) = lines.next_line() {
-        match parse(line, radix) {
-            Ok(Some(_)) => sniff.accesses += 1,
-            Ok(None) => sniff.ignored += 1,
-            Err(_) => sniff.bad += 1,
-        }
+    sniff_lines(sample, |line| classify(line, radix))
+}
+
+/// A line for the shared read loop.
+fn classify(line: &[u8], radix: Radix) -> Line {
+    match parse(line, radix) {
+        Ok(Some(a)) => Line::Access {
+            addr: a.addr,
+            size: a.size,
+            kind: a.kind,
+            pc: NO_PC,
+        },
+        Ok(None) => Line::Ignored,
+        Err(expected) => Line::Bad(expected),
     }
-    sniff
 }
 
 /// `Some(Hex)` when some address in `sample` is certainly hex (`0x` or a digit a-f), `None`
