@@ -11,7 +11,12 @@ use clap::{Args, Parser, Subcommand};
 
 /// Cache-locality analysis of memory-access traces.
 #[derive(Debug, Parser)]
-#[command(name = "cachescope", version, about, propagate_version = true)]
+#[command(
+    name = "cachescope",
+    version,
+    about = "Cache-locality analysis of memory-access traces",
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -30,7 +35,7 @@ pub enum Command {
     /// Miss-ratio curve for many cache sizes from one pass (exact LRU stack distances, or
     /// random replacement simulated per size).
     Mrc(MrcArgs),
-    /// Run `stats` on every built-in workload: a first look, no trace needed.
+    /// Every built-in workload in one table: counts and exact LRU miss ratios, no trace needed.
     Demo(DemoArgs),
 }
 

@@ -61,8 +61,11 @@ fn feed(a: &mut impl Analysis, batches: &[Batch]) {
 fn distances(c: &mut Criterion) {
     let sizes = default_sizes();
     let options = Options::default();
+    let refs_env: u64 = std::env::var("CS_REFS")
+        .ok()
+        .map_or(REFS, |v| v.parse().unwrap());
     for w in [Workload::Random, Workload::Zipf] {
-        let trace = batches(w, REFS);
+        let trace = batches(w, refs_env);
         let mut g = c.benchmark_group(format!("reuse/{}_1Mi_lines_20M_refs", w.name()));
         g.throughput(Throughput::Elements(REFS));
         g.sample_size(10);

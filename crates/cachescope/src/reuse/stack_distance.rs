@@ -58,7 +58,7 @@ impl StackDistance {
     #[inline]
     pub fn access(&mut self, line: LineAddr) -> Option<u64> {
         if self.live.is_full() {
-            self.live.compact(self.last.values_mut());
+            self.compact();
         }
         // The reference takes timestamp `now` whether it is a reuse or not.
         match self.last.replace(line.0, self.live.now()) {
@@ -70,18 +70,32 @@ impl StackDistance {
         }
     }
 
-    /// Looks up every line of `lines` and the timestamp words they lead to, so that the cache
-    /// misses of a run of references overlap before [`StackDistance::access`] needs them.
+    /// Renumbers every line's timestamp and resizes the timestamp space.
+    #[cold]
+    fn compact(&mut self) {
+        self.live.start_compaction();
+        let live = &self.live;
+        self.last.map_values(|t| live.renumbered(t));
+        self.live.finish_compaction();
+    }
+
+    /// Loads the home table slot of every line of `lines`, so that those cache misses overlap
+    /// with one another and with the processing of the chunk before (see [`StackDistanceAnalysis`]).
     #[inline]
-    fn warm(&self, lines: &[u64]) {
-        // Two tight loops, so that the whole chunk's table loads are in flight at once.
-        let mut slots = [0u64; super::CHUNK];
-        for (s, &l) in slots.iter_mut().zip(lines) {
-            *s = self.last.touch(l);
-        }
+    fn warm_slots(&self, lines: &[u64]) {
         let mut acc = 0u64;
-        for &j in &slots[..lines.len()] {
-            acc ^= self.live.touch(j);
+        for &l in lines {
+            acc ^= self.last.touch(l);
+        }
+        std::hint::black_box(acc);
+    }
+
+    /// Loads the timestamp words that the (already warm) slots of `lines` lead to.
+    #[inline]
+    fn warm_live(&self, lines: &[u64]) {
+        let mut acc = 0u64;
+        for &l in lines {
+            acc ^= self.live.touch(self.last.touch(l));
         }
         std::hint::black_box(acc);
     }
@@ -137,16 +151,37 @@ impl StackDistanceAnalysis {
 
 impl Analysis for StackDistanceAnalysis {
     fn observe(&mut self, batch: &Batch) {
-        for_each_chunk(batch, &self.options, |chunk| {
-            self.stack.warm(chunk);
-            self.refs += chunk.len() as u64;
-            for &l in chunk.iter() {
-                match self.stack.access(LineAddr(l)) {
-                    Some(sd) => self.histogram.record(sd),
-                    None => self.cold += 1,
-                }
+        // Software pipeline over chunks: the table slots of chunk k + 1 are loaded before chunk
+        // k is processed, so their cache misses overlap its work.
+        let mut pending = [0u64; super::CHUNK];
+        let mut held = 0;
+        let options = self.options;
+        for_each_chunk(batch, &options, |chunk| {
+            self.stack.warm_slots(chunk);
+            if held > 0 {
+                self.run(&pending[..held]);
             }
+            pending[..chunk.len()].copy_from_slice(chunk);
+            held = chunk.len();
         });
+        if held > 0 {
+            self.run(&pending[..held]);
+        }
+    }
+}
+
+impl StackDistanceAnalysis {
+    /// Processes one chunk whose table slots are already (being) loaded.
+    #[inline]
+    fn run(&mut self, chunk: &[u64]) {
+        self.stack.warm_live(chunk);
+        self.refs += chunk.len() as u64;
+        for &l in chunk {
+            match self.stack.access(LineAddr(l)) {
+                Some(sd) => self.histogram.record(sd),
+                None => self.cold += 1,
+            }
+        }
     }
 }
 
