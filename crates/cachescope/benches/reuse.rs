@@ -12,8 +12,8 @@
 //!
 //! | stream | stack distances + LRU curve | reuse times |
 //! |---|---|---|
-//! | zipf, 1 Mi lines | 26 M references/s | 46 M references/s |
-//! | uniform, 1 Mi lines | 22 M references/s | 41 M references/s |
+//! | zipf, 1 Mi lines | 27–28 M references/s | 46 M references/s |
+//! | uniform, 1 Mi lines | 24–25 M references/s | 41 M references/s |
 //!
 //! and random replacement at 15 sizes, 3.3 M references/s (50 M cache accesses/s).
 //!
@@ -61,11 +61,8 @@ fn feed(a: &mut impl Analysis, batches: &[Batch]) {
 fn distances(c: &mut Criterion) {
     let sizes = default_sizes();
     let options = Options::default();
-    let refs_env: u64 = std::env::var("CS_REFS")
-        .ok()
-        .map_or(REFS, |v| v.parse().unwrap());
     for w in [Workload::Random, Workload::Zipf] {
-        let trace = batches(w, refs_env);
+        let trace = batches(w, REFS);
         let mut g = c.benchmark_group(format!("reuse/{}_1Mi_lines_20M_refs", w.name()));
         g.throughput(Throughput::Elements(REFS));
         g.sample_size(10);

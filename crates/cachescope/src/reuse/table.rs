@@ -132,22 +132,7 @@ impl LineTable {
         held.chain(self.max_line)
     }
 
-    /// Replaces every value `v` by `f(v)`. `f` is also called on the values of empty slots (and
-    /// its result dropped), so that the pass over the slots has no branch to mispredict: the
-    /// table is half full or so, and a branch per slot cost more than the calls.
-    #[inline]
-    pub fn map_values(&mut self, f: impl Fn(u64) -> u64) {
-        for s in &mut self.slots {
-            let new = f(s[1]);
-            s[1] = if s[0] == EMPTY { s[1] } else { new };
-        }
-        if let Some(v) = &mut self.max_line {
-            *v = f(*v);
-        }
-    }
-
     /// Every value, mutably, in no particular order.
-    #[cfg(test)]
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut u64> + '_ {
         let held = self
             .slots
@@ -195,12 +180,5 @@ mod tests {
         assert_eq!(a, b);
         t.values_mut().for_each(|v| *v += 1);
         assert_eq!(t.get(u64::MAX), m.get(&u64::MAX).map(|v| v + 1));
-        t.map_values(|v| v * 2);
-        assert_eq!(t.get(u64::MAX), m.get(&u64::MAX).map(|v| (v + 1) * 2));
-        let mut a: Vec<u64> = t.values().collect();
-        let mut b: Vec<u64> = m.values().map(|v| (v + 1) * 2).collect();
-        a.sort_unstable();
-        b.sort_unstable();
-        assert_eq!(a, b);
     }
 }
