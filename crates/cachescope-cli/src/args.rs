@@ -96,6 +96,22 @@ pub struct WorkloadParams {
     pub instructions: bool,
 }
 
+impl Default for WorkloadParams {
+    /// The flags' defaults: seed 1, every other parameter the workload's own default.
+    fn default() -> Self {
+        WorkloadParams {
+            seed: 1,
+            refs: None,
+            lines: None,
+            stride: None,
+            n: None,
+            tile: None,
+            zipf_s: None,
+            instructions: false,
+        }
+    }
+}
+
 impl WorkloadParams {
     /// The library's parameters: defaults overridden by the flags given.
     pub fn to_params(&self, line_size: LineSize) -> workloads::Params {

@@ -54,14 +54,7 @@ pub fn write_trace(
             ..Default::default()
         };
         let mut w = native::Writer::with_options(std::io::BufWriter::new(file), header, opts)?;
-        let mut sink_analysis = NativeFile {
-            w: &mut w,
-            err: None,
-        };
-        drive(trace, &mut [&mut sink_analysis], run)?;
-        if let Some(e) = sink_analysis.err {
-            return Err(e.into());
-        }
+        write_all(trace, run, |b| w.write_batch(b))?;
         let (buf, _) = w.finish_and_patch_header()?;
         buf.into_inner()
             .map_err(|e| e.into_error())
@@ -74,51 +67,37 @@ pub fn write_trace(
     pending.commit()
 }
 
-/// Streams `trace` into `w` through the shared driver.
-fn pump(trace: &mut Trace, w: Box<dyn AccessWriter>, run: &RunArgs) -> Result<()> {
-    let mut sink = Sink {
-        w: Some(w),
-        err: None,
-    };
+/// Streams `trace` into `w` through the shared driver, then completes it.
+fn pump(trace: &mut Trace, mut w: Box<dyn AccessWriter>, run: &RunArgs) -> Result<()> {
+    write_all(trace, run, |b| w.write_batch(b))?;
+    Ok(w.finish()?)
+}
+
+/// One pass over `trace`, each batch handed to `write`; the first write error stops further
+/// writes and is returned after the pass.
+fn write_all(
+    trace: &mut Trace,
+    run: &RunArgs,
+    write: impl FnMut(&Batch) -> cachescope::Result<()>,
+) -> Result<()> {
+    let mut sink = Sink { write, err: None };
     drive(trace, &mut [&mut sink], run)?;
-    if let Some(e) = sink.err {
-        return Err(e.into());
-    }
-    sink.w
-        .take()
-        .expect("writer present until finish")
-        .finish()?;
-    Ok(())
-}
-
-/// Adapts a writer to the analysis interface; the first write error stops further writes and is
-/// reported after the pass.
-struct Sink {
-    w: Option<Box<dyn AccessWriter>>,
-    err: Option<cachescope::Error>,
-}
-
-impl Analysis for Sink {
-    fn observe(&mut self, batch: &Batch) {
-        if self.err.is_none() {
-            if let Some(w) = self.w.as_mut() {
-                if let Err(e) = w.write_batch(batch) {
-                    self.err = Some(e);
-                }
-            }
-        }
+    match sink.err {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
     }
 }
 
-struct NativeFile<'a, W: Write> {
-    w: &'a mut native::Writer<W>,
+/// Adapts a writing function to the analysis interface.
+struct Sink<F> {
+    write: F,
     err: Option<cachescope::Error>,
 }
 
-impl<W: Write> Analysis for NativeFile<'_, W> {
+impl<F: FnMut(&Batch) -> cachescope::Result<()>> Analysis for Sink<F> {
     fn observe(&mut self, batch: &Batch) {
         if self.err.is_none() {
-            if let Err(e) = self.w.write_batch(batch) {
+            if let Err(e) = (self.write)(batch) {
                 self.err = Some(e);
             }
         }

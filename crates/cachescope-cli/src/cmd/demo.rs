@@ -24,17 +24,7 @@ struct DemoRow {
 }
 
 pub fn run(args: DemoArgs) -> Result<()> {
-    let defaults = WorkloadParams {
-        seed: 1,
-        refs: None,
-        lines: None,
-        stride: None,
-        n: None,
-        tile: None,
-        zipf_s: None,
-        instructions: false,
-    };
-    let params = defaults.to_params(args.run.line_size);
+    let params = WorkloadParams::default().to_params(args.run.line_size);
     let mut rows = Vec::new();
     for w in Workload::ALL {
         let generator = workloads::generator(w, &params)?;

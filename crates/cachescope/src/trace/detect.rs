@@ -53,7 +53,13 @@ pub(crate) fn detect(head: &[u8], at_eof: bool) -> Option<Detected> {
     if format != Format::Plain(Radix::Hex) {
         return Some(Detected { format, note: None });
     }
-    Some(match plain::guess_radix(sample) {
+    Some(plain_radix(sample))
+}
+
+/// Plain text's radix: hex when some address is certainly hex, else decimal with a note saying
+/// so (bare digits are ambiguous). `sample` is whole lines.
+pub(crate) fn plain_radix(sample: &[u8]) -> Detected {
+    match plain::guess_radix(sample) {
         Some(radix) => Detected { format: Format::Plain(radix), note: None },
         None => Detected {
             format: Format::Plain(Radix::Decimal),
@@ -62,7 +68,7 @@ pub(crate) fn detect(head: &[u8], at_eof: bool) -> Option<Detected> {
                     .into(),
             ),
         },
-    })
+    }
 }
 
 /// Text traces hold no NUL and few control bytes; binary address traces are full of zero bytes
@@ -76,7 +82,7 @@ fn looks_binary(head: &[u8]) -> bool {
 }
 
 /// `head` cut after its last newline, unless it is the whole input.
-fn whole_lines(head: &[u8], at_eof: bool) -> &[u8] {
+pub(crate) fn whole_lines(head: &[u8], at_eof: bool) -> &[u8] {
     if at_eof {
         return head;
     }

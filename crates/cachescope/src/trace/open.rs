@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::compress::{Compression, MAGIC_LEN};
 use super::detect::{self, SNIFF_LEN};
-use super::{AccessReader, Diagnostics, Format, Radix, binary, din, lackey, native, pipe, plain};
+use super::{AccessReader, Diagnostics, Format, binary, din, lackey, native, pipe, plain};
 use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 
@@ -114,18 +114,9 @@ impl Trace {
         let format = match opts.format {
             FormatChoice::Exactly(f) => f,
             FormatChoice::Plain => {
-                let text = &head[..];
-                match plain::guess_radix(text) {
-                    Some(r) => Format::Plain(r),
-                    None => {
-                        notes.push(
-                            "addresses are bare digits: read as decimal (use --format plain-hex \
-                             if they are hex)"
-                                .into(),
-                        );
-                        Format::Plain(Radix::Decimal)
-                    }
-                }
+                let d = detect::plain_radix(detect::whole_lines(&head, at_eof));
+                notes.extend(d.note);
+                d.format
             }
             FormatChoice::Detect => {
                 let d = detect::detect(&head, at_eof).ok_or_else(|| Error::UnknownFormat {
