@@ -64,7 +64,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
             thousands(r.stats.stats.distinct_lines)
         );
         for p in &r.mrc.points {
-            text += &format!(" {:>8.4}", p.miss_ratio);
+            text += &format!(" {:>8.4}", p.miss_ratio.unwrap_or(f64::NAN));
         }
         text.push('\n');
     }

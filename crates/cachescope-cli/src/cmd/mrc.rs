@@ -53,7 +53,10 @@ pub fn render(mrc: &Mrc, format: OutputFormat, unified: bool) -> String {
                 let _ = writeln!(
                     o,
                     "{},{},{},{}",
-                    p.size_bytes, p.lines, p.miss_ratio, p.miss_ratio_warm
+                    p.size_bytes,
+                    p.lines,
+                    p.miss_ratio.map(|r| r.to_string()).unwrap_or_default(),
+                    p.miss_ratio_warm
                 );
             }
             o
@@ -79,10 +82,10 @@ pub fn render(mrc: &Mrc, format: OutputFormat, unified: bool) -> String {
             for p in &mrc.points {
                 let _ = writeln!(
                     o,
-                    "{:>12} {:>12} {:>12.6} {:>16.6}",
+                    "{:>12} {:>12} {:>12} {:>16.6}",
                     human_size(p.size_bytes),
                     p.lines,
-                    p.miss_ratio,
+                    p.miss_ratio.map_or("-".into(), |r| format!("{r:.6}")),
                     p.miss_ratio_warm
                 );
             }

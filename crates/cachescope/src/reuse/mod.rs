@@ -53,7 +53,7 @@
 //! let mut sd = StackDistanceAnalysis::new(Options::default());
 //! sd.observe(&batch);
 //! let mrc = sd.finish().mrc(&[64, 128, 192]);
-//! let misses: Vec<f64> = mrc.points.iter().map(|p| (p.miss_ratio * 6.0).round()).collect();
+//! let misses: Vec<f64> = mrc.points.iter().map(|p| (p.miss_ratio.unwrap() * 6.0).round()).collect();
 //! assert_eq!(misses, [6.0, 5.0, 3.0]); // 3 cold misses, plus the reuses with sd ≥ lines
 //! ```
 

@@ -10,8 +10,10 @@ pub struct MrcPoint {
     pub size_bytes: u64,
     /// Cache capacity in lines: `size_bytes / line_size`, rounded down.
     pub lines: u64,
-    /// Misses per counted reference, cold misses included.
-    pub miss_ratio: f64,
+    /// Misses per counted reference, cold misses included. `None` where a model does not
+    /// estimate cold misses (StatCache and StatStack by default); left out of JSON then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub miss_ratio: Option<f64>,
     /// Misses per counted reference, cold misses left out (same denominator).
     pub miss_ratio_warm: f64,
 }
@@ -138,7 +140,7 @@ mod tests {
             points: vec![MrcPoint {
                 size_bytes: 4096,
                 lines: 64,
-                miss_ratio: 0.5,
+                miss_ratio: Some(0.5),
                 miss_ratio_warm: 0.25,
             }],
         };

@@ -157,7 +157,7 @@ impl RandomReplacementAnalysis {
                 .map(|c| MrcPoint {
                     size_bytes: c.size_bytes,
                     lines: c.lines,
-                    miss_ratio: c.misses as f64 / refs,
+                    miss_ratio: Some(c.misses as f64 / refs),
                     miss_ratio_warm: (c.misses - cold) as f64 / refs,
                 })
                 .collect(),

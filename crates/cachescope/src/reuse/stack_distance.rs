@@ -209,7 +209,7 @@ impl StackDistances {
                 MrcPoint {
                     size_bytes,
                     lines,
-                    miss_ratio: (warm + self.cold as f64) / refs,
+                    miss_ratio: Some((warm + self.cold as f64) / refs),
                     miss_ratio_warm: warm / refs,
                 }
             })

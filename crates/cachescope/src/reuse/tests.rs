@@ -144,8 +144,8 @@ fn loop_workload_has_its_known_curve() {
     assert_eq!((d.refs, d.cold), (30_000, 3000));
     assert_eq!(d.histogram.bin_of(2999).count, 27_000);
     let m = d.mrc(&[2999 * 64, 3000 * 64]);
-    assert_eq!(m.points[0].miss_ratio, 1.0);
-    assert_eq!(m.points[1].miss_ratio, 0.1);
+    assert_eq!(m.points[0].miss_ratio, Some(1.0));
+    assert_eq!(m.points[1].miss_ratio, Some(0.1));
     assert_eq!(m.points[1].miss_ratio_warm, 0.0);
 }
 
@@ -202,11 +202,11 @@ proptest! {
             prop_assert_eq!(d.misses(c as u64).low, misses);
             prop_assert!(d.misses(c as u64).is_exact());
             let n = trace.len().max(1) as f64;
-            prop_assert_eq!(p.miss_ratio, misses as f64 / n);
+            prop_assert_eq!(p.miss_ratio.unwrap(), misses as f64 / n);
             prop_assert_eq!(p.miss_ratio_warm, (misses - d.cold) as f64 / n);
             prop_assert_eq!(p.lines, c as u64);
-            prop_assert!(p.miss_ratio <= previous, "miss ratio rose at {} lines", c);
-            previous = p.miss_ratio;
+            prop_assert!(p.miss_ratio.unwrap() <= previous, "miss ratio rose at {} lines", c);
+            previous = p.miss_ratio.unwrap();
         }
     }
 
@@ -238,8 +238,8 @@ proptest! {
             let truth = naive::lru_misses(&trace, c as usize);
             let m = d.misses(c);
             prop_assert!(m.low <= truth && truth <= m.high, "{} lines: {:?} vs {}", c, m, truth);
-            prop_assert!(m.low as f64 <= p.miss_ratio * trace.len() as f64 + 1e-6);
-            prop_assert!(p.miss_ratio * trace.len() as f64 <= m.high as f64 + 1e-6);
+            prop_assert!(m.low as f64 <= p.miss_ratio.unwrap() * trace.len() as f64 + 1e-6);
+            prop_assert!(p.miss_ratio.unwrap() * trace.len() as f64 <= m.high as f64 + 1e-6);
             if c <= 256 || d.histogram.bin_of(c).start == c {
                 prop_assert_eq!(m.low, truth);
                 prop_assert!(m.is_exact());
@@ -260,7 +260,7 @@ proptest! {
         prop_assert_eq!(&m, &run(seed));
         prop_assert_eq!((m.method.as_str(), m.policy.as_str()), ("exact", "random"));
         let n = trace.len().max(1) as f64;
-        let count = |i: usize| (m.points[i].miss_ratio * n).round() as u64;
+        let count = |i: usize| (m.points[i].miss_ratio.unwrap() * n).round() as u64;
         prop_assert_eq!(count(0), trace.len() as u64);
         // One line: a miss whenever the line changes (LRU and random agree).
         prop_assert_eq!(count(1), naive::lru_misses(&trace, 1));
@@ -280,11 +280,11 @@ fn random_replacement_hits_where_lru_thrashes() {
     let trace: Vec<u64> = (0..20_000).map(|i| i % 100).collect();
     let mut a = RandomReplacementAnalysis::new(Options::default(), &[90 * 64], 7);
     a.observe(&batch_of(&trace));
-    let random = a.finish().points[0].miss_ratio;
+    let random = a.finish().points[0].miss_ratio.unwrap();
     let lru = stack_distances_of(&trace, Layout::DEFAULT)
         .mrc(&[90 * 64])
         .points[0]
-        .miss_ratio;
+        .miss_ratio.unwrap();
     assert_eq!(lru, 1.0);
     assert!(random < 0.5, "random replacement miss ratio {random}");
 }

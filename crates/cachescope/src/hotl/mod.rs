@@ -1,0 +1,1 @@
+//! Placeholder module, being written in this session.
