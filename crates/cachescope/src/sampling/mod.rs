@@ -1,1 +1,1 @@
-//! Placeholder module, being written in this session.
+//! Being written in this session.

@@ -1,1 +1,0 @@
-//! Placeholder module, being written in this session.
