@@ -35,6 +35,14 @@ pub enum Command {
     /// Miss-ratio curve for many cache sizes from one pass (exact LRU stack distances, or
     /// random replacement simulated per size).
     Mrc(MrcArgs),
+    /// Record a real program's memory references (under Valgrind's lackey) straight into a trace.
+    #[command(
+        after_help = "Examples:\n  cachescope record -o ls.cst -- ls -l /usr\n  \
+                            cachescope record --to lackey -o sort.txt.zst -- sort data.txt\n\n\
+                            The lackey text is decoded as it is written: no intermediate file. \
+                            The program's stdin, stdout and stderr stay the terminal's."
+    )]
+    Record(RecordArgs),
     /// Every built-in workload in one table: counts and exact LRU miss ratios, no trace needed.
     Demo(DemoArgs),
 }
@@ -170,6 +178,21 @@ pub struct ConvertArgs {
     pub to: cachescope::trace::Format,
     #[command(flatten)]
     pub run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// Where to write the trace (`-` for stdout) [default: PROGRAM.cst in the current directory].
+    #[arg(short, long, value_name = "TRACE")]
+    pub output: Option<PathBuf>,
+    /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary.
+    #[arg(long, default_value = "native", value_parser = parse_output_format)]
+    pub to: cachescope::trace::Format,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// The program and its arguments, after `--`.
+    #[arg(value_name = "PROGRAM", last = true, required = true, num_args = 1..)]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 #[derive(Debug, Args)]

@@ -135,3 +135,56 @@ fn stats_equal_an_independent_count_on_real_lackey_traces() {
         assert_eq!(counts(&nv), want, "{name} via native");
     }
 }
+
+/// `record` streams lackey into the native format: the same counts as a lackey file of the same
+/// deterministic program, the program's stdout left alone, and its exit status reported.
+#[test]
+fn record_streams_a_program_into_the_native_format() {
+    if !have("valgrind") {
+        eprintln!("skipped: valgrind not installed (apt-get install valgrind)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let program = ["sort", "/etc/services"];
+    // The reference recording writes its stdout into a pipe too: programs behave differently
+    // (a few references) when stdout is /dev/null.
+    let log = dir.path().join("sort.txt");
+    let reference = Command::new("valgrind")
+        .args(["--tool=lackey", "--trace-mem=yes"])
+        .arg(format!("--log-file={}", log.display()))
+        .args(program)
+        .output()
+        .unwrap();
+    assert!(reference.status.success());
+    let want = independent_count(&log);
+    let out = dir.path().join("sort.cst");
+    let assert = cargo_bin_cmd!("cachescope")
+        .arg("record")
+        .arg("-o")
+        .arg(&out)
+        .arg("--")
+        .args(program)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    let sorted = std::fs::read_to_string("/etc/services").unwrap();
+    assert_eq!(
+        stdout.lines().count(),
+        sorted.lines().count(),
+        "program stdout kept"
+    );
+    let v = stats(&out);
+    assert_eq!(v["format"], "native");
+    assert_eq!(counts(&v), want);
+
+    // A failing program: its status is an error, the trace up to its exit is kept.
+    let out = dir.path().join("false.cst");
+    cargo_bin_cmd!("cachescope")
+        .args(["record", "-q", "-o"])
+        .arg(&out)
+        .args(["--", "false"])
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("exited with"));
+    assert!(out.exists());
+}

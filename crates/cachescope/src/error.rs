@@ -15,6 +15,8 @@ pub enum Source {
     Workload(String),
     /// An in-memory buffer (tests, benchmarks, library users).
     Memory,
+    /// A program being recorded (its command line).
+    Program(String),
 }
 
 impl fmt::Display for Source {
@@ -24,6 +26,7 @@ impl fmt::Display for Source {
             Source::Stdin => f.write_str("<stdin>"),
             Source::Workload(w) => write!(f, "<workload {w}>"),
             Source::Memory => f.write_str("<memory>"),
+            Source::Program(p) => write!(f, "<recording of {p}>"),
         }
     }
 }

@@ -50,6 +50,7 @@ pub mod batch;
 pub mod error;
 pub mod models;
 pub mod phases;
+pub mod record;
 pub mod reuse;
 pub mod sampling;
 pub mod sim;

@@ -1,9 +1,10 @@
 //! One file per subcommand; [`drive`] is the one streaming pass they share.
 
-mod convert;
+pub(crate) mod convert;
 mod demo;
 mod generate;
 pub(crate) mod mrc;
+mod record;
 mod simulate;
 mod stats;
 
@@ -22,6 +23,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Generate(a) => generate::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Mrc(a) => mrc::run(a),
+        Command::Record(a) => record::run(a),
         Command::Demo(a) => demo::run(a),
     }
 }

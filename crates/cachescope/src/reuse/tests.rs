@@ -284,7 +284,8 @@ fn random_replacement_hits_where_lru_thrashes() {
     let lru = stack_distances_of(&trace, Layout::DEFAULT)
         .mrc(&[90 * 64])
         .points[0]
-        .miss_ratio.unwrap();
+        .miss_ratio
+        .unwrap();
     assert_eq!(lru, 1.0);
     assert!(random < 0.5, "random replacement miss ratio {random}");
 }
