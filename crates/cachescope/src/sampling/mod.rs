@@ -21,12 +21,12 @@
 //! ## Cost
 //! The watchpoints sit in a hash map (line → sampled position) behind an exact bitmap filter of
 //! at least 64 Ki bits and 256 bits per watchpoint. Per reference the sampler multiplies the
-//! line address by a constant and tests one bit, 64 references at a time with no branch; only
-//! a run with a set bit (a watchpoint, or a false positive in at most 1 reference in 256) or a
-//! sampled position is redone reference by reference through the map. About 1.1 ns per
-//! reference on one core (benches/sampling.rs), whatever the rate. Memory: the filter and map
-//! (about 60 bytes per active watchpoint) plus 24 bytes per finished sample: it grows with the
-//! samples, never with trace length.
+//! line address by a constant and tests one bit, 64 references at a time with no branch; only a
+//! run with a set bit (a watchpoint, or a false positive: an unwatched line shares a bit with a
+//! watchpoint with probability at most 1/256) or a sampled position is redone reference by
+//! reference through the map. About 1.1 ns per reference on one core at rate 10^−4
+//! (benches/sampling.rs). Memory: the filter and map (about 60 bytes per active watchpoint)
+//! plus 24 bytes per finished sample: it grows with the samples, never with trace length.
 //!
 //! ## Time slots
 //! The trace is cut into slots of [`SamplerOptions::slot_refs`] counted references (default
