@@ -1,0 +1,209 @@
+//! [`Sampler`]: StatCache's sample selector, watchpoints and reference counter as one
+//! [`Analysis`].
+
+use rand::Rng;
+use rand_pcg::Pcg64;
+
+use super::filter::{Filter, Watchpoints};
+use super::{NextUse, Profile, Sample, SamplerOptions};
+use crate::access::AccessKind;
+use crate::analysis::Analysis;
+use crate::batch::Batch;
+use crate::error::Result;
+
+/// References tested against the filter in one branch-free run. A run with a possible hit or a
+/// sampled position is redone reference by reference, so shorter runs redo less and longer
+/// ones branch less. Measured on the benchmark's Zipf stream at rate 10^−4, one batch in cache:
+/// 1.13 ns per reference with 64, 1.23 with 32, 1.27 with 16.
+const RUN: usize = 64;
+
+/// Geometric gaps between sampled positions: each reference is sampled with probability `rate`,
+/// independently, so the gap `G ≥ 1` has `P(G = g) = (1 − rate)^(g−1)·rate`.
+#[derive(Clone, Debug)]
+pub(super) struct Gaps {
+    rng: Pcg64,
+    /// ln(1 − rate) (−∞ at rate 1).
+    ln_keep: f64,
+}
+
+impl Gaps {
+    /// The gap sequence of `rate` (in (0, 1]) and `seed`.
+    pub fn new(rate: f64, seed: u64) -> Gaps {
+        let state = (u128::from(splitmix64(seed)) << 64) | u128::from(splitmix64(!seed));
+        Gaps {
+            // A fixed stream: the seed alone picks the sequence.
+            rng: Pcg64::new(state, 0x5a4d_504c_4552),
+            ln_keep: (-rate).ln_1p(),
+        }
+    }
+
+    /// The next gap, by inversion: `G = 1 + ⌊ln U / ln(1 − rate)⌋` with `U` uniform in (0, 1]
+    /// (53 bits from one `next_u64`). Saturates at `u64::MAX` for tiny rates.
+    #[inline]
+    pub fn next_gap(&mut self) -> u64 {
+        let u = ((self.rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64);
+        // At rate 1 this is ln U / −∞ = ±0, so every gap is 1.
+        let g = (u.ln() / self.ln_keep).floor();
+        (g as u64).saturating_add(1)
+    }
+}
+
+/// SplitMix64's output function, to spread a small seed over the generator's state.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Samples references at random and measures their StatCache reuse distances with
+/// watchpoints; see the [module documentation](super).
+///
+/// Per reference: one multiply and one bit test, in branch-free runs of 64 references; only a
+/// run with a set bit or a sampled position is redone reference by reference through the map. Memory: the filter and map of the active
+/// watchpoints, and the finished samples.
+#[derive(Clone, Debug)]
+pub struct Sampler {
+    options: SamplerOptions,
+    gaps: Gaps,
+    /// Counted references so far (the position of the latest).
+    pos: u64,
+    /// Position of the next reference to sample (> `pos`).
+    next: u64,
+    watch: Watchpoints,
+    /// `!(line_size − 1)`: maps an address to its line's first byte, the filter's key.
+    line_mask: u64,
+    /// Samples whose line was referenced again, in order of that reference.
+    done: Vec<Sample>,
+}
+
+impl Sampler {
+    /// A sampler with `options`, checked by [`SamplerOptions::validate`].
+    pub fn new(options: SamplerOptions) -> Result<Sampler> {
+        options.validate()?;
+        let mut gaps = Gaps::new(options.rate, options.seed);
+        let next = gaps.next_gap();
+        Ok(Sampler {
+            options,
+            gaps,
+            pos: 0,
+            next,
+            watch: Watchpoints::new(options.line_size.shift()),
+            line_mask: !(options.line_size.bytes() - 1),
+            done: Vec::new(),
+        })
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> &SamplerOptions {
+        &self.options
+    }
+
+    /// Counted references so far.
+    pub fn refs(&self) -> u64 {
+        self.pos
+    }
+
+    /// Samples taken so far (finished and active).
+    pub fn samples(&self) -> u64 {
+        (self.done.len() + self.watch.len()) as u64
+    }
+
+    /// Watchpoints still active: samples whose line has not been referenced again yet.
+    pub fn active(&self) -> u64 {
+        self.watch.len() as u64
+    }
+
+    /// Heap bytes held: the watchpoints' filter and map, and the finished samples.
+    pub fn heap_bytes(&self) -> usize {
+        self.watch.heap_bytes() + self.done.capacity() * std::mem::size_of::<Sample>()
+    }
+
+    /// The profile so far: the finished samples and, as dangling, every active watchpoint, in
+    /// position order. The source description is empty ([`Profile::with_source`] sets it).
+    /// O(samples · log samples); the sampler can go on observing afterwards.
+    pub fn finish(&self) -> Profile {
+        let n = self.pos;
+        let mut samples = self.done.clone();
+        samples.extend(self.watch.iter().map(|(_, j)| Sample {
+            position: j,
+            next: NextUse::Dangling { age: n - j },
+        }));
+        samples.sort_unstable_by_key(|s| s.position);
+        Profile::from_sampler(self.options, n, samples)
+    }
+
+    /// One reference, counted, at the next position: fires its line's watchpoint if any, then
+    /// samples it if its position was drawn.
+    #[inline]
+    fn reference(&mut self, addr: u64) {
+        self.pos += 1;
+        let line = addr >> self.options.line_size.shift();
+        if self.watch.filter().test(addr & self.line_mask) {
+            self.fire(line, self.pos);
+        }
+        if self.pos == self.next {
+            self.watch.insert(line, self.pos);
+            self.next = self.pos.saturating_add(self.gaps.next_gap());
+        }
+    }
+
+    /// The reference at position `i` touches `line`: records the sample watching it, if any.
+    #[inline]
+    fn fire(&mut self, line: u64, i: u64) {
+        if let Some(j) = self.watch.take(line) {
+            self.done.push(Sample {
+                position: j,
+                next: NextUse::Reuse {
+                    distance: i - j - 1,
+                },
+            });
+        }
+    }
+
+    /// A run of at most [`RUN`] accesses.
+    #[inline(always)]
+    fn run(&mut self, addrs: &[u64], kinds: &[AccessKind]) {
+        let all = self.options.include_instructions;
+        let counted = if all {
+            addrs.len() as u64
+        } else {
+            u64::from(data_refs(kinds))
+        };
+        if !any_hit(self.watch.filter(), self.line_mask, addrs) && self.next > self.pos + counted {
+            self.pos += counted;
+            return;
+        }
+        // A reference may touch a watched line, or one is to be sampled: go one by one.
+        for (&a, &k) in addrs.iter().zip(kinds) {
+            if all || k != AccessKind::Instr {
+                self.reference(a);
+            }
+        }
+    }
+}
+
+/// Data references among `kinds` (at most 255 of them).
+#[inline(always)]
+fn data_refs(kinds: &[AccessKind]) -> u8 {
+    kinds
+        .iter()
+        .fold(0u8, |n, &k| n + u8::from(k != AccessKind::Instr))
+}
+
+/// True if any of `addrs` may touch a watched line: one filter test per access, no branch.
+#[inline(always)]
+fn any_hit(filter: Filter<'_>, line_mask: u64, addrs: &[u64]) -> bool {
+    addrs
+        .iter()
+        .fold(0u64, |any, &a| any | u64::from(filter.test(a & line_mask)))
+        != 0
+}
+
+impl Analysis for Sampler {
+    fn observe(&mut self, batch: &Batch) {
+        for (a, k) in batch.addrs.chunks(RUN).zip(batch.kinds.chunks(RUN)) {
+            self.run(a, k);
+        }
+    }
+}
