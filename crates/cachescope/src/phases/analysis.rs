@@ -1,0 +1,379 @@
+//! [`PhaseAnalysis`]: one pass computes every method's signature per interval and the ground
+//! truth; [`PhaseAnalysis::finish`] clusters and scores.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use super::intervals::{Segment, Splitter, Unit};
+use super::kmeans::{self, Clustering, KMeansConfig};
+use super::metrics;
+use super::options::{IntervalUnit, KChoice, Method, PhaseOptions};
+use super::report::{
+    IntervalReport, KScore, MethodReport, PhaseReport, PhaseSettings, PhaseSummary,
+};
+use super::signature::{
+    ActivityVectors, REUSE_BINS, ReuseHistograms, Setvectors, Signer, WaveletImages,
+};
+use super::truth::{GroundTruth, L2Counts};
+use crate::analysis::Analysis;
+use crate::batch::Batch;
+use crate::error::{Error, Result};
+
+/// Feeds the segments of one batch to `s`, closing intervals where they end.
+#[inline]
+fn drive(s: &mut impl Signer, segs: &[Segment], addrs: &[u64]) {
+    for g in segs {
+        if g.starts_interval {
+            s.close();
+        }
+        s.feed(&addrs[g.start..g.end], g.column);
+    }
+}
+
+/// Runs `f` and adds its wall time to `t`.
+#[inline]
+fn timed(t: &mut Duration, f: impl FnOnce()) {
+    let start = Instant::now();
+    f();
+    *t += start.elapsed();
+}
+
+/// Memory phase classification over a trace (see the module documentation of `phases`).
+///
+/// Memory: the ground truth's caches, the reuse-distance stack (∝ distinct lines), the set of
+/// one interval's distinct lines, and per interval its stored signatures (about 1.5 KiB with
+/// the defaults, plus one byte per set when `setvector-vector` runs).
+#[derive(Debug)]
+pub struct PhaseAnalysis {
+    options: PhaseOptions,
+    splitter: Splitter,
+    addrs: Vec<u64>,
+    segs: Vec<Segment>,
+    setvectors: Option<Setvectors>,
+    activity: Option<ActivityVectors>,
+    reuse: Option<ReuseHistograms>,
+    wavelet: Option<WaveletImages>,
+    truth: GroundTruth,
+    /// Time in: setvectors, activity, reuse, wavelet, ground truth.
+    time: [Duration; 5],
+}
+
+impl PhaseAnalysis {
+    /// Validates `options` and prepares every signature the chosen methods need.
+    pub fn new(options: PhaseOptions) -> Result<PhaseAnalysis> {
+        options.validate()?;
+        let uses = |ms: &[Method]| ms.iter().any(|m| options.methods.contains(m));
+        let unit = match options.unit {
+            IntervalUnit::Auto => None,
+            IntervalUnit::Instructions => Some(Unit::Instructions),
+            IntervalUnit::DataRefs => Some(Unit::DataRefs),
+        };
+        Ok(PhaseAnalysis {
+            splitter: Splitter::new(unit, options.interval),
+            addrs: Vec::new(),
+            segs: Vec::new(),
+            setvectors: uses(&[Method::Setvector, Method::SetvectorVector]).then(|| {
+                Setvectors::new(
+                    options.l2,
+                    options.setvector_bits,
+                    options.methods.contains(&Method::SetvectorVector),
+                )
+            }),
+            activity: uses(&[Method::Activity, Method::ActivityMagnitude])
+                .then(|| ActivityVectors::new(options.l2, options.activity_supersets)),
+            reuse: uses(&[Method::ReuseDistance])
+                .then(|| ReuseHistograms::new(options.l2.line_size())),
+            wavelet: uses(&[Method::Wavelet, Method::WaveletDc, Method::WaveletSvd])
+                .then(|| WaveletImages::new(options.wavelet_modulo, options.svd_rank)),
+            truth: GroundTruth::new(&options)?,
+            time: [Duration::ZERO; 5],
+            options,
+        })
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> &PhaseOptions {
+        &self.options
+    }
+
+    /// Intervals started so far.
+    pub fn intervals(&self) -> usize {
+        self.splitter.counts().len()
+    }
+
+    /// Ends the last interval, clusters every method's signatures and scores them.
+    ///
+    /// Errors when the trace held no reference, or when the unit is
+    /// [`IntervalUnit::Instructions`] and the trace has no instruction fetch.
+    pub fn finish(mut self) -> Result<PhaseReport> {
+        let counts = self.splitter.counts().to_vec();
+        let n = counts.len();
+        if n == 0 {
+            return Err(Error::InvalidParameter {
+                name: "trace",
+                message: "no reference: phase classification needs at least one interval".into(),
+            });
+        }
+        let unit = self.splitter.unit().expect("decided on the first batch");
+        let instructions: u64 = counts.iter().map(|c| c.instructions).sum();
+        let data_refs: u64 = counts.iter().map(|c| c.data_refs).sum();
+        if unit == Unit::Instructions && instructions == 0 {
+            return Err(Error::InvalidParameter {
+                name: "interval unit",
+                message: "the trace has no instruction fetches; count intervals in data \
+                          references (or let the unit be chosen automatically)"
+                    .into(),
+            });
+        }
+        if let Some(s) = &mut self.setvectors {
+            s.close();
+        }
+        if let Some(s) = &mut self.activity {
+            s.close();
+        }
+        if let Some(s) = &mut self.reuse {
+            s.close();
+        }
+        if let Some(s) = &mut self.wavelet {
+            s.close();
+        }
+        self.truth.close();
+        let truth: Vec<L2Counts> = self.truth.intervals().to_vec();
+        debug_assert_eq!(truth.len(), n);
+        let hit_rates: Vec<f64> = truth.iter().map(|c| c.hit_rate()).collect();
+        let per_ref = |t: Duration| t.as_secs_f64() * 1e9 / data_refs.max(1) as f64;
+        let config = KMeansConfig {
+            restarts: self.options.restarts,
+            max_iterations: self.options.max_iterations,
+            seed: self.options.seed,
+        };
+        let mut class_cache: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut methods = Vec::new();
+        for &m in &self.options.methods {
+            let (features, dims) = self.features(m, n);
+            let start = Instant::now();
+            let (c, k_scores) = cluster(&features, dims, m.is_scalar(), self.options.k, &config);
+            let classes = class_cache
+                .entry(c.k())
+                .or_insert_with(|| kmeans::kmeans_1d(&hit_rates, c.k()).labels);
+            let poec = metrics::poec(&c.labels, classes);
+            let cov = metrics::cov(&c.labels, &hit_rates);
+            let sigma_weighted = metrics::sigma_weighted(&c.labels, &hit_rates);
+            let phases = summaries(&c, &features, &hit_rates, &counts);
+            let clustering = start.elapsed();
+            let builder_time = match m {
+                Method::Setvector | Method::SetvectorVector => self.time[0],
+                Method::Activity | Method::ActivityMagnitude => self.time[1],
+                Method::ReuseDistance => self.time[2],
+                Method::Wavelet | Method::WaveletDc | Method::WaveletSvd => self.time[3],
+            };
+            methods.push((
+                m,
+                c.labels.clone(),
+                MethodReport {
+                    name: m.name(),
+                    poec,
+                    cov,
+                    sigma_weighted,
+                    k: c.k(),
+                    k_scores,
+                    dims,
+                    inertia: c.inertia,
+                    phases,
+                    signature_ns_per_ref: per_ref(builder_time),
+                    clustering_ms: clustering.as_secs_f64() * 1e3,
+                    clustering_ns_per_ref: per_ref(clustering),
+                    simpoint: None,
+                },
+            ));
+        }
+        let intervals = (0..n)
+            .map(|i| IntervalReport {
+                index: i as u64,
+                instructions: counts[i].instructions,
+                data_refs: counts[i].data_refs,
+                l2_accesses: truth[i].accesses,
+                l2_hits: truth[i].hits,
+                l2_hit_rate: hit_rates[i],
+                phases: methods
+                    .iter()
+                    .map(|(m, labels, _)| (m.name(), labels[i]))
+                    .collect(),
+            })
+            .collect();
+        let l2_accesses: u64 = truth.iter().map(|c| c.accesses).sum();
+        let l2_hits: u64 = truth.iter().map(|c| c.hits).sum();
+        let o = &self.options;
+        Ok(PhaseReport {
+            methods: methods.into_iter().map(|(_, _, r)| r).collect(),
+            intervals,
+            settings: PhaseSettings {
+                interval: o.interval,
+                unit,
+                k: o.k,
+                l2: o.l2,
+                l1: o.l1,
+                policy: o.policy,
+                setvector_bits: o.setvector_bits,
+                activity_supersets: o.supersets(),
+                wavelet_modulo: o.wavelet_modulo,
+                svd_rank: o.svd_rank,
+                seed: o.seed,
+                restarts: o.restarts,
+                max_iterations: o.max_iterations,
+                warmup_intervals: o.warmup_intervals,
+            },
+            instructions,
+            data_refs,
+            l2_accesses,
+            l2_hits,
+            l2_miss_ratio: if l2_accesses == 0 {
+                0.0
+            } else {
+                (l2_accesses - l2_hits) as f64 / l2_accesses as f64
+            },
+            ground_truth_ns_per_ref: per_ref(self.time[4]),
+        })
+    }
+
+    /// The signatures `m` clusters, `n` rows of `dims` values.
+    fn features(&self, m: Method, n: usize) -> (Vec<f64>, usize) {
+        let magnitude = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let built = "built for every method that needs it";
+        match m {
+            Method::Setvector => {
+                let s = self.setvectors.as_ref().expect(built);
+                (s.magnitudes().to_vec(), 1)
+            }
+            Method::SetvectorVector => {
+                let s = self.setvectors.as_ref().expect(built);
+                let v = s.vectors().expect("kept for setvector-vector");
+                (v.iter().map(|&x| f64::from(x)).collect(), s.sets())
+            }
+            Method::Activity | Method::ActivityMagnitude => {
+                let a = self.activity.as_ref().expect(built);
+                let v: Vec<f64> = a.vectors().iter().map(|&x| f64::from(x)).collect();
+                if m == Method::Activity {
+                    (v, a.supersets())
+                } else {
+                    (v.chunks_exact(a.supersets()).map(magnitude).collect(), 1)
+                }
+            }
+            Method::ReuseDistance => {
+                let r = self.reuse.as_ref().expect(built);
+                let v: Vec<f64> = r.histograms().iter().map(|&x| f64::from(x)).collect();
+                debug_assert_eq!(v.len(), n * REUSE_BINS);
+                (v, REUSE_BINS)
+            }
+            Method::Wavelet | Method::WaveletDc => {
+                let w = self.wavelet.as_ref().expect(built);
+                let v: Vec<f64> = w.coefficients().iter().map(|&x| f64::from(x)).collect();
+                if m == Method::Wavelet {
+                    (v, 256)
+                } else {
+                    (v.chunks_exact(256).map(|c| c[0]).collect(), 1)
+                }
+            }
+            Method::WaveletSvd => {
+                let w = self.wavelet.as_ref().expect(built);
+                let v: Vec<f64> = w.svd_signatures().iter().map(|&x| f64::from(x)).collect();
+                (v, 16 * w.svd_rank())
+            }
+        }
+    }
+}
+
+impl Analysis for PhaseAnalysis {
+    fn observe(&mut self, batch: &Batch) {
+        self.splitter.split(batch, &mut self.addrs, &mut self.segs);
+        let (segs, addrs) = (&self.segs, &self.addrs);
+        if let Some(s) = &mut self.setvectors {
+            timed(&mut self.time[0], || drive(s, segs, addrs));
+        }
+        if let Some(s) = &mut self.activity {
+            timed(&mut self.time[1], || drive(s, segs, addrs));
+        }
+        if let Some(s) = &mut self.reuse {
+            timed(&mut self.time[2], || drive(s, segs, addrs));
+        }
+        if let Some(s) = &mut self.wavelet {
+            timed(&mut self.time[3], || drive(s, segs, addrs));
+        }
+        let t = &mut self.truth;
+        timed(&mut self.time[4], || drive(t, segs, addrs));
+    }
+}
+
+/// Clusters `features` for `k`: the optimal 1-D partition for scalars, k-means++ otherwise; a
+/// sweep keeps the k chosen by SimPoint's BIC rule and returns every k's score.
+fn cluster(
+    features: &[f64],
+    dims: usize,
+    scalar: bool,
+    k: KChoice,
+    config: &KMeansConfig,
+) -> (Clustering, Vec<KScore>) {
+    let run = |k: usize| {
+        if scalar {
+            kmeans::kmeans_1d(features, k)
+        } else {
+            kmeans::kmeans(features, dims, k, config)
+        }
+    };
+    match k {
+        KChoice::Fixed(k) => (run(k), Vec::new()),
+        KChoice::Sweep { min, max } => {
+            let var = kmeans::variance(features, dims);
+            let runs: Vec<(usize, Clustering)> = (min..=max).map(|k| (k, run(k))).collect();
+            let scores: Vec<KScore> = runs
+                .iter()
+                .map(|(k, c)| KScore {
+                    k: *k,
+                    clusters: c.k(),
+                    bic: kmeans::bic(features, c, var),
+                })
+                .collect();
+            let bics: Vec<f64> = scores.iter().map(|s| s.bic).collect();
+            let pick = kmeans::choose_k(&bics);
+            let c = runs.into_iter().nth(pick).expect("choose_k picks a run").1;
+            (c, scores)
+        }
+    }
+}
+
+/// Per-phase summaries of clustering `c`, with each phase's representative interval: the one
+/// nearest its centroid, the earliest on a tie.
+fn summaries(
+    c: &Clustering,
+    features: &[f64],
+    hit_rates: &[f64],
+    counts: &[super::intervals::IntervalCounts],
+) -> Vec<PhaseSummary> {
+    let n = c.labels.len();
+    let stats = metrics::per_phase(&c.labels, hit_rates);
+    (0..c.k())
+        .map(|p| {
+            let centre = c.centroid(p);
+            let mut best = (f64::INFINITY, 0usize);
+            let mut data_refs = 0;
+            for (i, _) in c.labels.iter().enumerate().filter(|(_, l)| **l == p) {
+                let row = &features[i * c.dims..(i + 1) * c.dims];
+                let d: f64 = row.iter().zip(centre).map(|(x, y)| (x - y) * (x - y)).sum();
+                if d < best.0 {
+                    best = (d, i);
+                }
+                data_refs += counts[i].data_refs;
+            }
+            let (count, mean, std) = stats[p];
+            PhaseSummary {
+                id: p,
+                intervals: count as u64,
+                share: count as f64 / n as f64,
+                data_refs,
+                mean_l2_hit_rate: mean,
+                std_l2_hit_rate: std,
+                representative: best.1 as u64,
+            }
+        })
+        .collect()
+}
