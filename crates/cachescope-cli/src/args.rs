@@ -32,9 +32,23 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Exact cache simulation: caches, a hierarchy, or Cachegrind's I1/D1/LL model.
     Simulate(SimulateArgs),
-    /// Miss-ratio curve for many cache sizes from one pass (exact LRU stack distances, or
-    /// random replacement simulated per size).
+    /// Miss-ratio curve for many cache sizes from one pass: exact (LRU stack distances, or
+    /// random replacement simulated per size), or a model (StatCache, StatStack, HOTL).
+    #[command(after_help = "Examples:\n  \
+        cachescope mrc trace.cst                          exact LRU, 1K..1G every 1/8 octave\n  \
+        cachescope mrc trace.cst --policy random --sizes 32K,256K,8M\n  \
+        cachescope mrc trace.cst --method statstack       LRU from sampled reuse distances\n  \
+        cachescope sample trace.cst -o t.prof && cachescope mrc t.prof --method statcache\n  \
+        cachescope mrc --workload zipf --method hotl --json")]
     Mrc(MrcArgs),
+    /// Sample reuse distances (StatCache's run-time part) into a profile that `mrc --method
+    /// statcache|statstack` models without reading the trace again.
+    #[command(
+        after_help = "Examples:\n  cachescope sample trace.cst -o trace.prof\n  \
+        cachescope sample trace.cst --rate 1e-3 --seed 7 -o trace.prof\n  \
+        cachescope mrc trace.prof --method statcache --estimate-cold"
+    )]
+    Sample(SampleArgs),
     /// Record a real program's memory references (under Valgrind's lackey) straight into a trace.
     #[command(
         after_help = "Examples:\n  cachescope record -o ls.cst -- ls -l /usr\n  \
@@ -284,6 +298,41 @@ impl From<InclusionArg> for cachescope::sim::Inclusion {
 pub enum MrcMethod {
     /// Exact: LRU stack distances (every size at once) or random-replacement simulation.
     Exact,
+    /// StatCache (random replacement) from sampled reuse distances, or from a profile.
+    Statcache,
+    /// StatStack (LRU) from sampled reuse distances, or from a profile.
+    Statstack,
+}
+
+/// How sampled reuse distances are taken (`sample`, `mrc --method statcache|statstack`).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Sampling")]
+pub struct SamplingArgs {
+    /// Probability that a reference is sampled, in (0, 1].
+    #[arg(long, default_value_t = cachescope::sampling::DEFAULT_RATE)]
+    pub rate: f64,
+    /// References per time slot (the models solve each slot on its own).
+    #[arg(long, default_value_t = cachescope::sampling::DEFAULT_SLOT_REFS)]
+    pub slot: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct SampleArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub sampling: SamplingArgs,
+    /// Sample instruction fetches too (a unified cache).
+    #[arg(long)]
+    pub include_instructions: bool,
+    /// Where to write the profile (`-` for stdout).
+    #[arg(short, long, value_name = "PROFILE")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The replacement policy a curve models.
@@ -313,11 +362,11 @@ pub struct SizeArgs {
     #[arg(long, value_name = "LIST", conflicts_with = "range", value_delimiter = ',', value_parser = parse_size)]
     pub sizes: Option<Vec<u64>>,
     /// A range of sizes LO..HI (e.g. 4K..64M), `--per-octave` per power of two
-    /// [default: 4K..64M].
+    /// [default: 1K..1G].
     #[arg(long, value_name = "LO..HI", value_parser = parse_range)]
     pub range: Option<(u64, u64)>,
     /// Sizes per power of two in a range: a power of two from 1 to 256.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 8)]
     pub per_octave: u64,
 }
 
@@ -330,7 +379,10 @@ impl SizeArgs {
             }
             return Ok(list.clone());
         }
-        let (lo, hi) = self.range.unwrap_or((4 << 10, 64 << 20));
+        let (lo, hi) = self.range.unwrap_or((
+            cachescope::reuse::mrc::DEFAULT_MIN_BYTES,
+            cachescope::reuse::mrc::DEFAULT_MAX_BYTES,
+        ));
         Ok(cachescope::reuse::sizes_log_range(lo, hi, self.per_octave)?)
     }
 }
@@ -342,9 +394,16 @@ pub struct MrcArgs {
     /// How the curve is obtained.
     #[arg(long, value_enum, default_value = "exact")]
     pub method: MrcMethod,
-    /// Replacement policy.
-    #[arg(long, value_enum, default_value = "lru")]
-    pub policy: ReplacementPolicy,
+    /// Replacement policy [default: lru; random for statcache]. StatCache models random
+    /// replacement, StatStack and HOTL model LRU.
+    #[arg(long, value_enum)]
+    pub policy: Option<ReplacementPolicy>,
+    #[command(flatten)]
+    pub sampling: SamplingArgs,
+    /// Models: also estimate cold misses (StatCache/StatStack from the samples whose line is
+    /// never referenced again), so `miss_ratio` is printed too.
+    #[arg(long)]
+    pub estimate_cold: bool,
     #[command(flatten)]
     pub sizes: SizeArgs,
     /// Count instruction fetches too (a unified cache).

@@ -32,3 +32,23 @@ pub fn open_path(path: &Path, read: &ReadArgs) -> Result<Trace> {
     };
     Ok(trace::open(path, &opts)?)
 }
+
+/// The sampling profile named by the flags, if TRACE is one (told by its magic bytes; a profile
+/// cannot come from stdin or a workload).
+pub fn profile(args: &InputArgs) -> Result<Option<cachescope::sampling::Profile>> {
+    use std::io::Read;
+    let Some(path) = args.trace.as_deref().filter(|p| p.as_os_str() != "-") else {
+        return Ok(None);
+    };
+    let source = Source::File(path.to_owned());
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Ok(None); // opening it as a trace reports the error
+    };
+    let mut head = [0u8; 8];
+    let n = file.read(&mut head).unwrap_or(0);
+    if !cachescope::sampling::Profile::looks_like(&head[..n]) {
+        return Ok(None);
+    }
+    let file = std::fs::File::open(path).map_err(|e| cachescope::Error::io(&source, e))?;
+    Ok(Some(cachescope::sampling::Profile::read(file, &source)?))
+}

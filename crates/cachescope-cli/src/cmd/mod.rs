@@ -5,6 +5,7 @@ mod demo;
 mod generate;
 pub(crate) mod mrc;
 mod record;
+mod sample;
 mod simulate;
 mod stats;
 
@@ -24,6 +25,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Simulate(a) => simulate::run(a),
         Command::Mrc(a) => mrc::run(a),
         Command::Record(a) => record::run(a),
+        Command::Sample(a) => sample::run(a),
         Command::Demo(a) => demo::run(a),
     }
 }

@@ -3,21 +3,48 @@
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
+use cachescope::models::{statcache, statstack};
 use cachescope::reuse::{Mrc, Options, RandomReplacementAnalysis, StackDistanceAnalysis};
+use cachescope::sampling::{Cold, Profile, Sampler, SamplerOptions};
 
 use super::drive;
-use crate::args::{MrcArgs, MrcMethod, OutputFormat, ReplacementPolicy};
+use crate::args::{MrcArgs, MrcMethod, OutputFormat, ReplacementPolicy, SamplingArgs};
 use crate::{input, output};
 
 pub fn run(args: MrcArgs) -> Result<()> {
     let sizes = args.sizes.resolve()?;
+    let policy = policy_of(args.method, args.policy)?;
+    let cold = if args.estimate_cold {
+        Cold::Estimate
+    } else {
+        Cold::Exclude
+    };
+    let mut notes = Vec::new();
+    if let Some(profile) = input::profile(&args.input)? {
+        if !matches!(args.method, MrcMethod::Statcache | MrcMethod::Statstack) {
+            bail!(
+                "{} is a sampling profile: model it with --method statcache or --method statstack \
+                 (the other methods need the trace)",
+                profile.source()
+            );
+        }
+        profile.expect_line_size(args.run.line_size)?;
+        notes.push(sample_note(&profile));
+        let mrc = model(args.method, &profile, &sizes, cold)?;
+        return output::print(&render(
+            &mrc,
+            args.output_format(),
+            args.include_instructions,
+            &notes,
+        ));
+    }
     let options = Options {
         line_size: args.run.line_size,
         include_instructions: args.include_instructions,
         ..Options::default()
     };
     let mut trace = input::open(&args.input, args.run.line_size)?;
-    let mrc = match (args.method, args.policy) {
+    let mrc = match (args.method, policy) {
         (MrcMethod::Exact, ReplacementPolicy::Lru) => {
             let mut sd = StackDistanceAnalysis::new(options);
             drive(&mut trace, &mut [&mut sd], &args.run)?;
@@ -35,16 +62,95 @@ pub fn run(args: MrcArgs) -> Result<()> {
             drive(&mut trace, &mut [&mut rr], &args.run)?;
             rr.finish()
         }
+        (MrcMethod::Statcache | MrcMethod::Statstack, _) => {
+            let opts = sampler_options(&args.sampling, &args.input.params, &options);
+            let mut sampler = Sampler::new(opts)?;
+            drive(&mut trace, &mut [&mut sampler], &args.run)?;
+            let profile = sampler.finish().with_source(trace.source().to_string());
+            notes.push(sample_note(&profile));
+            model(args.method, &profile, &sizes, cold)?
+        }
     };
     output::print(&render(
         &mrc,
         args.output_format(),
         args.include_instructions,
+        &notes,
     ))
 }
 
-/// The curve as a table, CSV or JSON.
-pub fn render(mrc: &Mrc, format: OutputFormat, unified: bool) -> String {
+/// The policy a method models; an error when the user asks a model for another one.
+fn policy_of(method: MrcMethod, asked: Option<ReplacementPolicy>) -> Result<ReplacementPolicy> {
+    let modelled = match method {
+        MrcMethod::Exact => return Ok(asked.unwrap_or(ReplacementPolicy::Lru)),
+        MrcMethod::Statcache => ReplacementPolicy::Random,
+        MrcMethod::Statstack => ReplacementPolicy::Lru,
+    };
+    match asked {
+        Some(p) if p != modelled => bail!(
+            "--method {} models {} replacement only; use --method exact for {}",
+            method_name(method),
+            policy_name(modelled),
+            policy_name(p)
+        ),
+        _ => Ok(modelled),
+    }
+}
+
+fn method_name(m: MrcMethod) -> &'static str {
+    match m {
+        MrcMethod::Exact => "exact",
+        MrcMethod::Statcache => "statcache",
+        MrcMethod::Statstack => "statstack",
+    }
+}
+
+fn policy_name(p: ReplacementPolicy) -> &'static str {
+    match p {
+        ReplacementPolicy::Lru => "LRU",
+        ReplacementPolicy::Random => "random",
+    }
+}
+
+/// The sampler settings of the flags; the seed is the run's `--seed`.
+pub fn sampler_options(
+    sampling: &SamplingArgs,
+    params: &crate::args::WorkloadParams,
+    options: &Options,
+) -> SamplerOptions {
+    SamplerOptions {
+        rate: sampling.rate,
+        seed: params.seed,
+        slot_refs: sampling.slot,
+        line_size: options.line_size,
+        include_instructions: options.include_instructions,
+    }
+}
+
+/// Runs a sampled model on a profile.
+fn model(method: MrcMethod, profile: &Profile, sizes: &[u64], cold: Cold) -> Result<Mrc> {
+    Ok(match method {
+        MrcMethod::Statcache => statcache::mrc(profile, sizes, cold)?,
+        MrcMethod::Statstack => statstack::mrc(profile, sizes, cold)?,
+        _ => unreachable!("only sampled models take a profile"),
+    })
+}
+
+/// One comment line describing the samples behind a modelled curve.
+fn sample_note(p: &Profile) -> String {
+    format!(
+        "from {} samples ({} reuses, {} dangling) of {} references at rate {}, {} time slots",
+        super::thousands(p.samples().len() as u64),
+        super::thousands(p.reuses()),
+        super::thousands(p.dangling()),
+        super::thousands(p.refs()),
+        p.rate(),
+        p.slot_count()
+    )
+}
+
+/// The curve as a table, CSV or JSON; `notes` become comment lines of the table.
+pub fn render(mrc: &Mrc, format: OutputFormat, unified: bool, notes: &[String]) -> String {
     match format {
         OutputFormat::Json => serde_json::to_string_pretty(mrc).expect("serializable") + "\n",
         OutputFormat::Csv => {
@@ -74,6 +180,12 @@ pub fn render(mrc: &Mrc, format: OutputFormat, unified: bool) -> String {
                 mrc.policy.to_uppercase(),
                 mrc.line_size
             );
+            if mrc.points.iter().all(|p| p.miss_ratio.is_none()) {
+                o += "# this model does not estimate cold misses (see --estimate-cold): miss_ratio is -\n";
+            }
+            for n in notes {
+                let _ = writeln!(o, "# {n}");
+            }
             let _ = writeln!(
                 o,
                 "{:>12} {:>12} {:>12} {:>16}",

@@ -31,17 +31,17 @@ pub struct Mrc {
     pub points: Vec<MrcPoint>,
 }
 
-/// Smallest size of the default sweep: 4 KiB.
-pub const DEFAULT_MIN_BYTES: u64 = 4 << 10;
+/// Smallest size of the default sweep: 1 KiB.
+pub const DEFAULT_MIN_BYTES: u64 = 1 << 10;
 
-/// Largest size of the default sweep: 64 MiB.
-pub const DEFAULT_MAX_BYTES: u64 = 64 << 20;
+/// Largest size of the default sweep: 1 GiB.
+pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
 
 /// Sizes per octave of the default sweep.
-pub const DEFAULT_PER_OCTAVE: u64 = 4;
+pub const DEFAULT_PER_OCTAVE: u64 = 8;
 
-/// The default sweep: [`sizes_log_range`] from 4 KiB to 64 MiB, 4 sizes per octave
-/// (4K, 5K, 6K, 7K, 8K, 10K, … 48M, 56M, 64M: 57 sizes).
+/// The default sweep of every method, StatCache's working-set graph: [`sizes_log_range`] from
+/// 1 KiB to 1 GiB, every eighth of an octave (1K, 1.125K, 1.25K, … 896M, 960M, 1G: 161 sizes).
 pub fn default_sizes() -> Vec<u64> {
     sizes_log_range(DEFAULT_MIN_BYTES, DEFAULT_MAX_BYTES, DEFAULT_PER_OCTAVE)
         .expect("the default range is valid")
@@ -118,8 +118,8 @@ mod tests {
         assert_eq!(sizes_log_range(1, 8, 4).unwrap(), [1, 2, 3, 4, 5, 6, 7, 8]);
         assert_eq!(sizes_log_range(7, 7, 2).unwrap(), [7]);
         let d = default_sizes();
-        assert_eq!(d.len(), 57);
-        assert_eq!((d[0], d[1], d[56]), (4096, 5120, 64 << 20));
+        assert_eq!(d.len(), 161);
+        assert_eq!((d[0], d[1], d[160]), (1024, 1152, 1 << 30));
         assert!(sizes_log_range(0, 8, 1).is_err());
         assert!(sizes_log_range(9, 8, 1).is_err());
         assert!(sizes_log_range(1, 8, 3).is_err());

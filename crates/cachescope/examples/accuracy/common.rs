@@ -1,0 +1,252 @@
+//! What every accuracy table shares: the traces, exact references, error statistics, markdown.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use cachescope::analysis::{self, Analysis};
+use cachescope::reuse::{Mrc, Options, RandomReplacementAnalysis, StackDistanceAnalysis};
+use cachescope::trace::{self, OpenOptions, Trace};
+use cachescope::workloads::{self, Params, Workload};
+use cachescope::{LineSize, Source};
+
+/// One trace of the accuracy set.
+pub struct Input {
+    /// Short name for the table.
+    pub name: String,
+    /// `real` (a lackey trace of a real program) or `synthetic`.
+    pub kind: &'static str,
+    open: Opener,
+}
+
+enum Opener {
+    File(PathBuf),
+    Workload(Workload, Params),
+}
+
+impl Input {
+    /// Opens a fresh pass over the trace.
+    pub fn open(&self) -> Trace {
+        match &self.open {
+            Opener::File(p) => trace::open(p, &OpenOptions::default()).expect("trace opens"),
+            Opener::Workload(w, p) => Trace::from_reader(
+                Box::new(workloads::generator(*w, p).expect("valid workload")),
+                Source::Workload(w.name().into()),
+            ),
+        }
+    }
+}
+
+/// The real traces in `dir` (`NAME.lackey.zst`, from scripts/real-traces.sh) and a fixed set of
+/// synthetic workloads sized to have interesting curves between 1 KiB and a few MiB.
+pub fn inputs(dir: &Path) -> Vec<Input> {
+    let mut v = Vec::new();
+    let mut real: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.to_string_lossy().ends_with(".lackey.zst"))
+                .collect()
+        })
+        .unwrap_or_default();
+    real.sort();
+    for p in real {
+        let name = p
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .trim_end_matches(".lackey.zst")
+            .to_string();
+        v.push(Input {
+            name,
+            kind: "real",
+            open: Opener::File(p),
+        });
+    }
+    let base = Params::default();
+    let synthetic = [
+        (
+            Workload::Zipf,
+            Params {
+                lines: 32768,
+                ..base.clone()
+            },
+        ),
+        (
+            Workload::Random,
+            Params {
+                lines: 16384,
+                ..base.clone()
+            },
+        ),
+        (
+            Workload::MatmulTiled,
+            Params {
+                n: 96,
+                tile: 16,
+                ..base.clone()
+            },
+        ),
+        (
+            Workload::Stencil,
+            Params {
+                n: 40,
+                ..base.clone()
+            },
+        ),
+        (
+            Workload::Phases,
+            Params {
+                lines: 8192,
+                ..base.clone()
+            },
+        ),
+    ];
+    for (w, p) in synthetic {
+        v.push(Input {
+            name: w.name().into(),
+            kind: "synthetic",
+            open: Opener::Workload(w, p),
+        });
+    }
+    v
+}
+
+/// Exact references of one trace, from one pass.
+#[allow(dead_code)] // read by the HOTL table
+pub struct Exact {
+    /// Counted (data) references.
+    pub refs: u64,
+    /// Distinct data lines.
+    pub distinct_lines: u64,
+    /// Exact LRU curve at `sizes`.
+    pub lru: Mrc,
+    /// Exact random-replacement curve at `sizes` (one seeded realisation per seed, averaged).
+    pub random: Option<Mrc>,
+    /// Seconds the exact pass took.
+    pub seconds: f64,
+}
+
+/// The sweep of a working-set graph: every eighth of an octave from 1 KiB, up to the first size
+/// that holds every line of the trace (beyond it every curve is flat at its cold floor).
+pub fn sweep(distinct_lines: u64, line_size: LineSize) -> Vec<u64> {
+    let top = (distinct_lines * line_size.bytes())
+        .next_power_of_two()
+        .max(2048);
+    cachescope::reuse::sizes_log_range(1 << 10, top, 8).expect("valid range")
+}
+
+/// Runs the exact LRU analysis (and, with `random_seeds`, the random-replacement simulation
+/// averaged over that many seeds) at the sweep.
+#[allow(dead_code)] // used by the HOTL table
+pub fn exact(input: &Input, random_seeds: u64) -> Exact {
+    let opts = Options::default();
+    let t = Instant::now();
+    let mut sd = StackDistanceAnalysis::new(opts);
+    run(input, &mut [&mut sd]);
+    let distances = sd.finish();
+    let sizes = sweep(distances.cold, opts.line_size);
+    let lru = distances.mrc(&sizes);
+    let seconds = t.elapsed().as_secs_f64();
+    let random = (random_seeds > 0).then(|| {
+        let mut curves = Vec::new();
+        for seed in 0..random_seeds {
+            let mut rr = RandomReplacementAnalysis::new(opts, &sizes, 1000 + seed);
+            run(input, &mut [&mut rr]);
+            curves.push(rr.finish());
+        }
+        average(&curves)
+    });
+    Exact {
+        refs: distances.refs,
+        distinct_lines: distances.cold,
+        lru,
+        random,
+        seconds,
+    }
+}
+
+/// One pass of `analyses` over `input`, both cores.
+pub fn run(input: &Input, analyses: &mut [&mut dyn Analysis]) {
+    let mut trace = input.open();
+    analysis::run(&mut trace, analyses, 2, |_| {}).expect("trace reads");
+}
+
+/// The point-wise mean of curves at the same sizes.
+pub fn average(curves: &[Mrc]) -> Mrc {
+    let mut out = curves[0].clone();
+    let k = curves.len() as f64;
+    for (i, p) in out.points.iter_mut().enumerate() {
+        p.miss_ratio_warm = curves
+            .iter()
+            .map(|c| c.points[i].miss_ratio_warm)
+            .sum::<f64>()
+            / k;
+        p.miss_ratio = curves
+            .iter()
+            .map(|c| c.points[i].miss_ratio)
+            .sum::<Option<f64>>()
+            .map(|s| s / k);
+    }
+    out
+}
+
+/// Mean and max absolute difference of `miss_ratio_warm`, in percentage points.
+pub fn error_pp(model: &Mrc, exact: &Mrc) -> (f64, f64) {
+    assert_eq!(model.points.len(), exact.points.len());
+    let d: Vec<f64> = model
+        .points
+        .iter()
+        .zip(&exact.points)
+        .map(|(a, b)| 100.0 * (a.miss_ratio_warm - b.miss_ratio_warm).abs())
+        .collect();
+    let mean = d.iter().sum::<f64>() / d.len() as f64;
+    let max = d.iter().copied().fold(0.0, f64::max);
+    (mean, max)
+}
+
+/// Summary of a statistic over seeds: mean, min, max.
+pub struct Spread {
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    pub fn of(values: &[f64]) -> Spread {
+        Spread {
+            mean: values.iter().sum::<f64>() / values.len() as f64,
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        }
+    }
+}
+
+impl std::fmt::Display for Spread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:.2} ({:.2}–{:.2})", self.mean, self.min, self.max)
+    }
+}
+
+/// `1234567` → `1.23 M`.
+pub fn human(n: f64) -> String {
+    match n {
+        n if n >= 1e9 => format!("{:.2} G", n / 1e9),
+        n if n >= 1e6 => format!("{:.2} M", n / 1e6),
+        n if n >= 1e3 => format!("{:.1} k", n / 1e3),
+        n => format!("{n:.0}"),
+    }
+}
+
+/// Machine facts printed under each table.
+pub fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("{cpu}, {cores} cores")
+}
