@@ -49,6 +49,14 @@ pub enum Command {
         cachescope mrc trace.prof --method statcache --estimate-cold"
     )]
     Sample(SampleArgs),
+    /// Memory phases: cut the trace into intervals, classify them with setvectors and the
+    /// methods they are compared with, and score each against the intervals' L2 hit rates.
+    #[command(after_help = "Examples:\n  \
+        cachescope phases trace.cst                         1M-instruction intervals, k = 2, every method\n  \
+        cachescope phases trace.cst --k 2..8 --method setvector,reuse-distance\n  \
+        cachescope phases --workload phases --lines 2048 --interval 4096 --k 3 --l2 64K,8,64\n  \
+        cachescope phases trace.cst --json | jq '.methods[] | {name, poec}'")]
+    Phases(PhasesArgs),
     /// Record a real program's memory references (under Valgrind's lackey) straight into a trace.
     #[command(
         after_help = "Examples:\n  cachescope record -o ls.cst -- ls -l /usr\n  \
@@ -153,7 +161,7 @@ impl WorkloadParams {
 }
 
 /// Flags every analysing command takes.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args)]
 pub struct RunArgs {
     /// Cache line size in bytes, a power of two (e.g. 64, 128, 4K).
     #[arg(long, default_value = "64", value_parser = parse_line_size)]
@@ -192,6 +200,43 @@ pub struct ConvertArgs {
     pub to: cachescope::trace::Format,
     #[command(flatten)]
     pub run: RunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct PhasesArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Interval length, in instructions (data references when the trace has no instruction
+    /// fetches; see --unit).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub interval: u64,
+    /// What the interval length counts: auto, instructions or data-refs.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "instructions", "data-refs"])]
+    pub unit: String,
+    /// Number of phases: a number (e.g. 4), or a range LO..HI chosen per method by BIC.
+    #[arg(long, default_value = "2")]
+    pub k: String,
+    /// Methods, comma separated, or `all`: setvector, setvector-vector, activity,
+    /// activity-magnitude, reuse-distance, wavelet, wavelet-dc, wavelet-svd.
+    #[arg(long, default_value = "all")]
+    pub method: String,
+    /// The L2 (SIZE,ASSOC,LINE): the ground truth's cache and the setvectors' geometry.
+    #[arg(long = "l2", default_value = "1M,16,64")]
+    pub l2: String,
+    /// An optional L1 (SIZE,ASSOC,LINE) in front of the L2; its misses feed the L2.
+    #[arg(long = "l1")]
+    pub l1: Option<String>,
+    /// Setvector elements saturate at 2^BITS - 1 (1 to 8).
+    #[arg(long, default_value_t = 8)]
+    pub bits: u32,
+    /// Skip the second pass that simulates one representative interval per phase.
+    #[arg(long)]
+    pub no_simpoint: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print one JSON object: {"methods": [...], "intervals": [...], ...}.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

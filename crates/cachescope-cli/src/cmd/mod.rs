@@ -4,6 +4,7 @@ pub(crate) mod convert;
 mod demo;
 mod generate;
 pub(crate) mod mrc;
+mod phases;
 mod record;
 mod sample;
 mod simulate;
@@ -24,6 +25,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Generate(a) => generate::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Mrc(a) => mrc::run(a),
+        Command::Phases(a) => phases::run(a),
         Command::Record(a) => record::run(a),
         Command::Sample(a) => sample::run(a),
         Command::Demo(a) => demo::run(a),

@@ -1,0 +1,82 @@
+//! `cachescope phases`: the JSON contract, the planted phases of the `phases` workload found,
+//! and bad parameters rejected.
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use predicates::prelude::*;
+use serde_json::Value;
+
+const PLANTED: [&str; 12] = [
+    "phases",
+    "--workload",
+    "phases",
+    "--lines",
+    "384",
+    "--interval",
+    "2048",
+    "--k",
+    "3",
+    "--l2",
+    "8K,4,64",
+    "--method",
+];
+
+#[test]
+fn json_contract_and_planted_phases() {
+    let out = cargo_bin_cmd!("cachescope")
+        .args(PLANTED)
+        .args(["setvector,reuse-distance,activity", "--json"])
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let methods = v["methods"].as_array().unwrap();
+    assert_eq!(methods.len(), 3);
+    for m in methods {
+        for field in ["name", "poec", "cov", "sigma_weighted"] {
+            assert!(m.get(field).is_some(), "{field} missing in {m}");
+        }
+    }
+    // Six segments of 6·64·384/6 = 24 576 references: 72 intervals of 2048.
+    let intervals = v["intervals"].as_array().unwrap();
+    assert_eq!(intervals.len(), 72);
+    for (i, iv) in intervals.iter().enumerate() {
+        assert_eq!(iv["index"], i as u64);
+        let h = iv["l2_hit_rate"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&h));
+        assert!(iv["phases"]["setvector"].is_u64());
+    }
+    // Setvectors recover the planted loop / stream / random segments exactly.
+    assert_eq!(methods[0]["name"], "setvector");
+    assert_eq!(methods[0]["poec"], 1.0);
+    // Representative-interval simulation ran: its extrapolated miss ratio is close.
+    let sp = &methods[0]["simpoint"];
+    assert!(sp["error"].as_f64().unwrap().abs() < 0.01, "{sp}");
+}
+
+#[test]
+fn table_has_scores_summary_and_timeline() {
+    cargo_bin_cmd!("cachescope")
+        .args(PLANTED)
+        .arg("setvector")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("PoEC"))
+        .stdout(predicate::str::contains("phases found by setvector"))
+        .stdout(predicate::str::contains("L2 hit rate"));
+}
+
+#[test]
+fn bad_parameters_say_what_is_valid() {
+    for (flag, value, says) in [
+        ("--k", "0", "number of phases"),
+        ("--method", "fourier", "fourier"),
+        ("--interval", "3", "shorter than 16"),
+        ("--l2", "1M,3,64", "invalid cache geometry"),
+        ("--bits", "9", "bits"),
+    ] {
+        cargo_bin_cmd!("cachescope")
+            .args(["phases", "--workload", "loop", flag, value])
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(says));
+    }
+}
