@@ -9,7 +9,7 @@
 
 mod common;
 // mod hotl;
-// mod phases;
+mod phases;
 mod sampling;
 
 use std::fmt::Write as _;
@@ -26,7 +26,7 @@ fn main() {
         "sampling" => sampling::table(&inputs),
         // "hotl" => hotl::table(&inputs),
         // "corun" => hotl::corun_table(&inputs),
-        // "phases" => phases::table(&inputs),
+        "phases" => phases::table(&inputs),
         t => {
             eprintln!("unknown table {t:?}");
             std::process::exit(2);
