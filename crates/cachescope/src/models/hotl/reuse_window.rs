@@ -10,9 +10,11 @@
 //!
 //! Where `rfp(l) > fp(l)` the reuses of that length see more data than a typical window, and
 //! HOTL under-estimates the misses of caches around `fp(l)` lines; where `rfp(l) < fp(l)` it
-//! over-estimates them. A program with phases (a loop phase whose reuses all hold 512 lines,
-//! beside a streaming phase that pushes the average window's footprint far higher) is the
-//! typical case.
+//! over-estimates them. Phases are the typical case: in the `phases` workload over 4096 lines,
+//! the loop phase's reuses (length 257) all hold its 256 lines, but the average window of
+//! that length holds 179, because the stream phase's windows of 257 loads cover only 33 lines;
+//! so HOTL places the loop's misses at caches of about 180 lines instead of 256
+//! (`tests/hotl_diagnostics.rs`).
 //!
 //! [`ReuseWindowAnalysis`] measures `rd` per reuse with exact LRU stack distances
 //! ([`crate::reuse::StackDistance`]), or, where that is too costly, on a spatial sample of the
