@@ -72,7 +72,10 @@ fn cyclic_trace_matches_the_papers_table() {
     assert_eq!(f.fill_time(3.5), f64::INFINITY);
     assert!((f.inter_miss_time(1.0) - 1.0).abs() < 1e-12);
     assert!((f.inter_miss_time(3.0) - 1.0 / cold).abs() < 1e-9);
-    assert_eq!([f.miss_ratio(0.0), f.miss_ratio(1.0), f.miss_ratio(2.0)], [1.0; 3]);
+    assert_eq!(
+        [f.miss_ratio(0.0), f.miss_ratio(1.0), f.miss_ratio(2.0)],
+        [1.0; 3]
+    );
     assert!((f.miss_ratio(3.0) - cold).abs() < 1e-12);
     assert_eq!(f.reuse_distance_probability(2), 0.0);
     assert!((f.reuse_distance_probability(3) - (1.0 - cold)).abs() < 1e-12);
@@ -113,14 +116,25 @@ fn check_laws(fp: &Footprint) -> Result<(), TestCaseError> {
     for c in (0..=fp.distinct_lines + 2).map(|c| c as f64) {
         let mr = f.miss_ratio(c);
         prop_assert!((0.0..=1.0).contains(&mr), "mr({}) = {}", c, mr);
-        prop_assert!(mr <= prev + 1e-15, "mr rises at {}: {} after {}", c, mr, prev);
+        prop_assert!(
+            mr <= prev + 1e-15,
+            "mr rises at {}: {} after {}",
+            c,
+            mr,
+            prev
+        );
         prop_assert!((mr - f.miss_ratio_warm(c) - cold).abs() < 1e-15);
         prop_assert!(f.fill_time(c) >= 0.0);
         prev = mr;
     }
     prop_assert_eq!(f.miss_ratio(0.0), 1.0);
     let total: f64 = f.reuse_distances().iter().map(|&(_, p)| p).sum();
-    prop_assert!((total - (1.0 - cold)).abs() < 1e-9, "Σ P(rd) = {} ≠ {}", total, 1.0 - cold);
+    prop_assert!(
+        (total - (1.0 - cold)).abs() < 1e-9,
+        "Σ P(rd) = {} ≠ {}",
+        total,
+        1.0 - cold
+    );
     let direct: f64 = (1..=fp.distinct_lines + 1)
         .map(|c| f.reuse_distance_probability(c))
         .sum();
@@ -141,8 +155,21 @@ proptest! {
 #[test]
 fn laws_hold_on_workloads() {
     for (w, p) in [
-        (Workload::Phases, Params { lines: 4096, ..Params::default() }),
-        (Workload::Zipf, Params { lines: 20_000, refs: Some(1_000_000), ..Params::default() }),
+        (
+            Workload::Phases,
+            Params {
+                lines: 4096,
+                ..Params::default()
+            },
+        ),
+        (
+            Workload::Zipf,
+            Params {
+                lines: 20_000,
+                refs: Some(1_000_000),
+                ..Params::default()
+            },
+        ),
     ] {
         let (fp, _, _) = workload(w, &p);
         check_laws(&fp).unwrap();
@@ -173,11 +200,14 @@ fn conversions_invert() {
             );
         }
         let f = Filmer::new(&fp);
-        let again = Filmer::from_curve(&footprint_from_distances(&f.stack_distances()).unwrap())
-            .unwrap();
+        let again =
+            Filmer::from_curve(&footprint_from_distances(&f.stack_distances()).unwrap()).unwrap();
         for c in (0..=fp.distinct_lines).step_by(7) {
             let c = c as f64;
-            assert!((again.miss_ratio(c) - f.miss_ratio(c)).abs() < 1e-9, "{w}: c = {c}");
+            assert!(
+                (again.miss_ratio(c) - f.miss_ratio(c)).abs() < 1e-9,
+                "{w}: c = {c}"
+            );
         }
         // The fill times come back to within the discretisation: P(rd = c) moves each step of
         // the miss ratio up to the next whole line, so on [k, k + 1) the integrated curve has
@@ -189,7 +219,10 @@ fn conversions_invert() {
             if f.miss_ratio(c) > floor {
                 let (a, b) = (again.fill_time(c), f.fill_time(c));
                 let bound = 1.0 / f.miss_ratio(c) - 1.0;
-                assert!(a <= b + 1e-6 && b - a <= bound + 1e-6, "{w}: vt({c}) = {a} against {b}");
+                assert!(
+                    a <= b + 1e-6 && b - a <= bound + 1e-6,
+                    "{w}: vt({c}) = {a} against {b}"
+                );
             }
         }
     }
@@ -205,13 +238,64 @@ fn hotl_curve_against_the_exact_curve() {
     let paper = sizes_log_range(16 << 10, 64 << 20, 256).unwrap();
     assert_eq!(paper.len(), 3073);
     let cases = [
-        (Workload::Loop, Params { lines: 5000, ..Params::default() }, 1e-9),
-        (Workload::Random, Params { lines: 20_000, refs: Some(3_000_000), ..Params::default() }, 1.0),
-        (Workload::Zipf, Params { lines: 100_000, refs: Some(4_000_000), ..Params::default() }, 1.0),
-        (Workload::Matmul, Params { n: 96, ..Params::default() }, 1.0),
-        (Workload::MatmulTiled, Params { n: 96, ..Params::default() }, 1.0),
-        (Workload::Stencil, Params { n: 40, ..Params::default() }, 1.0),
-        (Workload::Phases, Params { lines: 8192, ..Params::default() }, 8.0),
+        (
+            Workload::Loop,
+            Params {
+                lines: 5000,
+                ..Params::default()
+            },
+            1e-9,
+        ),
+        (
+            Workload::Random,
+            Params {
+                lines: 20_000,
+                refs: Some(3_000_000),
+                ..Params::default()
+            },
+            1.0,
+        ),
+        (
+            Workload::Zipf,
+            Params {
+                lines: 100_000,
+                refs: Some(4_000_000),
+                ..Params::default()
+            },
+            1.0,
+        ),
+        (
+            Workload::Matmul,
+            Params {
+                n: 96,
+                ..Params::default()
+            },
+            1.0,
+        ),
+        (
+            Workload::MatmulTiled,
+            Params {
+                n: 96,
+                ..Params::default()
+            },
+            1.0,
+        ),
+        (
+            Workload::Stencil,
+            Params {
+                n: 40,
+                ..Params::default()
+            },
+            1.0,
+        ),
+        (
+            Workload::Phases,
+            Params {
+                lines: 8192,
+                ..Params::default()
+            },
+            8.0,
+        ),
     ];
     for (w, p, bound) in cases {
         let (fp, sd, rt) = workload(w, &p);

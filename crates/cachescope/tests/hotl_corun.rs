@@ -82,7 +82,11 @@ fn profile(mut trace: Mem, rate: f64) -> CorunProgram {
 
 fn lines(seq: impl IntoIterator<Item = u64>) -> Mem {
     let v: Vec<Access> = seq.into_iter().map(|l| Access::load(l * 64, 8)).collect();
-    Mem::new(v.chunks(1 << 16).map(|c| c.iter().copied().collect()).collect())
+    Mem::new(
+        v.chunks(1 << 16)
+            .map(|c| c.iter().copied().collect())
+            .collect(),
+    )
 }
 
 #[test]
@@ -95,14 +99,22 @@ fn two_loops_share_a_cache() {
     let programs = [profile(a.clone(), 1.0), profile(b.clone(), 1.0)];
     for (lines, want_warm) in [(150u64, 1.0 - 100.0 / 20_000.0), (256, 0.0)] {
         let g = Geometry::fully_associative(lines * 64, 64).unwrap();
-        let sim = corun::simulate(&mut [a.clone(), b.clone()], &[1.0, 1.0], g, Options::default())
-            .unwrap();
+        let sim = corun::simulate(
+            &mut [a.clone(), b.clone()],
+            &[1.0, 1.0],
+            g,
+            Options::default(),
+        )
+        .unwrap();
         let pred = corun::predict(&programs, g).unwrap();
         for (s, p) in sim.iter().zip(&pred) {
             assert_eq!(s.refs, 20_000);
             assert_eq!(s.cold_misses, 100);
             assert!((s.miss_ratio_warm() - want_warm).abs() < 1e-12);
-            assert!((p.miss_ratio.unwrap() - s.miss_ratio()).abs() < 1e-9, "{p:?} {s:?}");
+            assert!(
+                (p.miss_ratio.unwrap() - s.miss_ratio()).abs() < 1e-9,
+                "{p:?} {s:?}"
+            );
             let share = if lines == 150 { 75.0 } else { 100.0 };
             assert!((p.share_lines - share).abs() < 1e-6);
         }
@@ -115,15 +127,30 @@ fn simulation_interleaves_by_rate_and_stops_at_the_first_end() {
     let a = lines(0..5000);
     let b = lines(10_000..11_000);
     let g = Geometry::new(64 * 64, 4, 64).unwrap();
-    let sim = corun::simulate(&mut [a.clone(), b.clone()], &[3.0, 1.0], g, Options::default()).unwrap();
+    let sim = corun::simulate(
+        &mut [a.clone(), b.clone()],
+        &[3.0, 1.0],
+        g,
+        Options::default(),
+    )
+    .unwrap();
     // Three of a's references for each of b's (a a b a, a a b a, …): b's 1001st turn, which
     // finds its trace over, comes after a's 3002nd reference.
     assert_eq!((sim[0].refs, sim[1].refs), (3002, 1000));
     assert!(sim[1].ended && !sim[0].ended);
-    let sim = corun::simulate(&mut [a.clone(), b.clone()], &[1.0, 1.0], g, Options::default()).unwrap();
-    assert_eq!((sim[0].refs, sim[1].refs), (1000, 1000));
+    let sim = corun::simulate(
+        &mut [a.clone(), b.clone()],
+        &[1.0, 1.0],
+        g,
+        Options::default(),
+    )
+    .unwrap();
+    assert_eq!((sim[0].refs, sim[1].refs), (1001, 1000)); // a b a b … a, then b ends
     // Streams never reuse: every reference misses, and every miss is cold.
-    assert!(sim.iter().all(|s| s.misses == s.refs && s.cold_misses == s.refs));
+    assert!(
+        sim.iter()
+            .all(|s| s.misses == s.refs && s.cold_misses == s.refs)
+    );
     let o = Options::default();
     assert!(corun::simulate(&mut [a.clone()], &[1.0, 2.0], g, o).is_err());
     assert!(corun::simulate(&mut [a.clone(), b.clone()], &[1.0, 0.0], g, o).is_err());
@@ -132,7 +159,16 @@ fn simulation_interleaves_by_rate_and_stops_at_the_first_end() {
     assert!(corun::simulate(&mut [a.clone()], &[1.0], g128, o).is_err());
     let p = profile(a, 1.0);
     assert!(corun::predict(&[], g).is_err());
-    assert!(corun::predict(&[CorunProgram { rate: -1.0, ..p.clone() }], g).is_err());
+    assert!(
+        corun::predict(
+            &[CorunProgram {
+                rate: -1.0,
+                ..p.clone()
+            }],
+            g
+        )
+        .is_err()
+    );
     assert!(corun::predict(&[p], g128).is_err());
 }
 
@@ -155,7 +191,11 @@ fn record(dir: &std::path::Path, name: &str, program: &[&str]) -> Option<Mem> {
         Ok(s) => {
             assert!(s.success(), "valgrind {program:?} failed: {s}");
             let file = std::fs::File::open(&log).unwrap();
-            let m = load(lackey::Reader::new(file, Source::File(log.clone()), lackey::Options::default()));
+            let m = load(lackey::Reader::new(
+                file,
+                Source::File(log.clone()),
+                lackey::Options::default(),
+            ));
             std::fs::remove_file(&log).unwrap();
             Some(m)
         }
@@ -172,13 +212,55 @@ fn synthetic(w: Workload, p: Params) -> Mem {
 #[test]
 fn prediction_against_simulation_for_every_pair() {
     let mut traces = vec![
-        ("zipf", synthetic(Workload::Zipf, Params { lines: 30_000, refs: Some(1_500_000), ..Params::default() })),
-        ("random", synthetic(Workload::Random, Params { lines: 8_000, refs: Some(1_500_000), seed: 3, ..Params::default() })),
-        ("matmul-tiled", synthetic(Workload::MatmulTiled, Params { n: 80, tile: 20, ..Params::default() })),
-        ("stencil", synthetic(Workload::Stencil, Params { n: 40, ..Params::default() })),
+        (
+            "zipf",
+            synthetic(
+                Workload::Zipf,
+                Params {
+                    lines: 30_000,
+                    refs: Some(1_500_000),
+                    ..Params::default()
+                },
+            ),
+        ),
+        (
+            "random",
+            synthetic(
+                Workload::Random,
+                Params {
+                    lines: 8_000,
+                    refs: Some(1_500_000),
+                    seed: 3,
+                    ..Params::default()
+                },
+            ),
+        ),
+        (
+            "matmul-tiled",
+            synthetic(
+                Workload::MatmulTiled,
+                Params {
+                    n: 80,
+                    tile: 20,
+                    ..Params::default()
+                },
+            ),
+        ),
+        (
+            "stencil",
+            synthetic(
+                Workload::Stencil,
+                Params {
+                    n: 40,
+                    ..Params::default()
+                },
+            ),
+        ),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let numbers: String = (0..3000u64).map(|i| format!("{}\n", (i * 7919) % 3001)).collect();
+    let numbers: String = (0..3000u64)
+        .map(|i| format!("{}\n", (i * 7919) % 3001))
+        .collect();
     std::fs::write(dir.path().join("numbers.txt"), numbers).unwrap();
     let real: [(&str, &[&str]); 2] = [
         ("sort", &["sort", "-n", "numbers.txt"]),
@@ -205,9 +287,17 @@ fn prediction_against_simulation_for_every_pair() {
                 Geometry::fully_associative(sets * 8 * 64, 64).unwrap(),
                 Geometry::new(sets * 8 * 64, 8, 64).unwrap(),
             ] {
-                let sim = corun::simulate(&mut [a.clone(), b.clone()], &[1.0, 1.0], g, Options::default())
-                    .unwrap();
-                let programs = [profile(a.prefix(sim[0].refs), 1.0), profile(b.prefix(sim[1].refs), 1.0)];
+                let sim = corun::simulate(
+                    &mut [a.clone(), b.clone()],
+                    &[1.0, 1.0],
+                    g,
+                    Options::default(),
+                )
+                .unwrap();
+                let programs = [
+                    profile(a.prefix(sim[0].refs), 1.0),
+                    profile(b.prefix(sim[1].refs), 1.0),
+                ];
                 let pred = corun::predict(&programs, g).unwrap();
                 for (k, (s, p)) in sim.iter().zip(&pred).enumerate() {
                     let (want, got) = (s.miss_ratio(), p.miss_ratio.unwrap());

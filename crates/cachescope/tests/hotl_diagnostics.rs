@@ -38,8 +38,8 @@ fn brute_fill(lines: &[u64], max: usize) -> Vec<(u64, u128)> {
     let mut out = vec![(0u64, 0u128); max];
     for s in 0..lines.len() {
         let mut seen = HashSet::new();
-        for e in s..lines.len() {
-            seen.insert(lines[e]);
+        for (e, &line) in lines.iter().enumerate().skip(s) {
+            seen.insert(line);
             if seen.len() > max {
                 break;
             }
@@ -61,7 +61,15 @@ fn direct(lines: &[u64], max: usize) -> hotl::DirectFillTime {
 fn the_papers_direct_fill_time_counterexample() {
     // HOTL §4.4: 100 a's, 11 b's, 1 c, 20 d's, 15 e's, 1 f, 320 g's.
     let mut lines = Vec::new();
-    for (line, count) in [(0u64, 100), (1, 11), (2, 1), (3, 20), (4, 15), (5, 1), (6, 320)] {
+    for (line, count) in [
+        (0u64, 100),
+        (1, 11),
+        (2, 1),
+        (3, 20),
+        (4, 15),
+        (5, 1),
+        (6, 320),
+    ] {
         lines.extend(std::iter::repeat_n(line, count));
     }
     // By the definition (all windows of footprint exactly v, HOTL §2.3) the trace has
@@ -69,8 +77,14 @@ fn the_papers_direct_fill_time_counterexample() {
     // independent enumeration of all windows); the paper prints 161.5 and 149.5, which no
     // reading we tried reproduces, but the point stands and is sharper: vt(4) > vt(5).
     let d = direct(&lines, 7);
-    assert_eq!((d.volumes[3].windows, d.volumes[3].total_length), (8566, 1_348_612));
-    assert_eq!((d.volumes[4].windows, d.volumes[4].total_length), (1831, 199_423));
+    assert_eq!(
+        (d.volumes[3].windows, d.volumes[3].total_length),
+        (8566, 1_348_612)
+    );
+    assert_eq!(
+        (d.volumes[4].windows, d.volumes[4].total_length),
+        (1831, 199_423)
+    );
     assert!(d.volumes[3].fill_time() > d.volumes[4].fill_time());
     assert_eq!(d.decreasing(), [2, 4, 5]);
     // The Filmer fill time of the same trace rises with the volume.
@@ -138,7 +152,10 @@ fn check(batches: &[Batch], rate: f64) -> ReuseWindowCheck {
 #[test]
 fn reuse_window_examples_and_divergence() {
     // §2.7's table: wwwx has fp(2) = 4/3 and rfp(2) = 1; wwwwx 5/4 and 1.
-    for (lines, fp2) in [(&[0u64, 0, 0, 1][..], 4.0 / 3.0), (&[0, 0, 0, 0, 1], 5.0 / 4.0)] {
+    for (lines, fp2) in [
+        (&[0u64, 0, 0, 1][..], 4.0 / 3.0),
+        (&[0, 0, 0, 0, 1], 5.0 / 4.0),
+    ] {
         let c = check(&[batch_of(lines)], 1.0);
         let p = c.points.iter().find(|p| p.window == 2.0).unwrap();
         assert_eq!((p.rfp, p.reuses), (1.0, lines.len() as u64 - 2));
@@ -152,9 +169,19 @@ fn reuse_window_examples_and_divergence() {
     // cover only 33 lines. Sampling 1 line in 8 estimates the same picture.
     let random = batches(
         Workload::Random,
-        &Params { lines: 4096, refs: Some(400_000), ..Params::default() },
+        &Params {
+            lines: 4096,
+            refs: Some(400_000),
+            ..Params::default()
+        },
     );
-    let phases = batches(Workload::Phases, &Params { lines: 4096, ..Params::default() });
+    let phases = batches(
+        Workload::Phases,
+        &Params {
+            lines: 4096,
+            ..Params::default()
+        },
+    );
     let (r, p) = (check(&random, 1.0), check(&phases, 1.0));
     let (rs, ps) = (check(&random, 0.125), check(&phases, 0.125));
     println!(
@@ -172,13 +199,24 @@ fn reuse_window_examples_and_divergence() {
     let worst = p
         .points
         .iter()
-        .max_by(|a, b| (a.reuses as f64 * a.divergence.abs()).total_cmp(&(b.reuses as f64 * b.divergence.abs())))
+        .max_by(|a, b| {
+            (a.reuses as f64 * a.divergence.abs())
+                .total_cmp(&(b.reuses as f64 * b.divergence.abs()))
+        })
         .unwrap();
-    println!("phases: largest weighted divergence at l ≈ {:.0}: rfp {:.1}, fp {:.1}", worst.window, worst.rfp, worst.fp);
+    println!(
+        "phases: largest weighted divergence at l ≈ {:.0}: rfp {:.1}, fp {:.1}",
+        worst.window, worst.rfp, worst.fp
+    );
     assert!(worst.divergence > 50.0 && (256.0..260.0).contains(&worst.window));
 }
 
-fn sample(batches: &[Batch], fill_lines: u64, period: u64, sizes: &[u64]) -> hotl::SampledFootprint {
+fn sample(
+    batches: &[Batch],
+    fill_lines: u64,
+    period: u64,
+    sizes: &[u64],
+) -> hotl::SampledFootprint {
     let mut s = FootprintSampler::new(SamplingOptions {
         reuse: Options::default(),
         fill_lines,
@@ -205,13 +243,20 @@ fn warm_error(a: &cachescope::reuse::Mrc, b: &cachescope::reuse::Mrc) -> f64 {
 
 #[test]
 fn sampling_estimates_the_whole_trace_curve() {
-    let p = Params { lines: 8192, refs: Some(4_000_000), ..Params::default() };
+    let p = Params {
+        lines: 8192,
+        refs: Some(4_000_000),
+        ..Params::default()
+    };
     let sizes = sizes_log_range(64 * 64, 64 * 6144, 16).unwrap();
     for w in [Workload::Random, Workload::Zipf] {
         let trace = batches(w, &p);
         let full = hotl::mrc(&footprint_of(&trace), &sizes);
         let s = sample(&trace, 6144, 400_000, &sizes);
-        let (e1, e2) = (warm_error(&s.per_sample, &full), warm_error(&s.averaged, &full));
+        let (e1, e2) = (
+            warm_error(&s.per_sample, &full),
+            warm_error(&s.averaged, &full),
+        );
         println!(
             "{w}: {} samples ({} filled), coverage {:.3}: per-sample curves {e1:.3} pp, averaged footprint {e2:.3} pp",
             s.samples, s.filled_samples, s.coverage
@@ -227,7 +272,14 @@ fn sampling_estimates_the_whole_trace_curve() {
 
 #[test]
 fn sampling_follows_its_options() {
-    let trace = batches(Workload::Loop, &Params { lines: 100, refs: Some(10_000), ..Params::default() });
+    let trace = batches(
+        Workload::Loop,
+        &Params {
+            lines: 100,
+            refs: Some(10_000),
+            ..Params::default()
+        },
+    );
     // Samples fill 50 lines (64-reference granularity: the first chunk reaches them), one per
     // 1000 references.
     let s = sample(&trace, 50, 1000, &[64 * 10, 64 * 200]);
@@ -235,7 +287,12 @@ fn sampling_follows_its_options() {
     assert_eq!(s.sampled_refs, 640);
     // A loop over 100 lines, seen through 64-reference windows: every reference is new to
     // its sample, so every cache misses.
-    assert!(s.per_sample.points.iter().all(|p| (p.miss_ratio_warm - 1.0).abs() < 1e-12));
+    assert!(
+        s.per_sample
+            .points
+            .iter()
+            .all(|p| (p.miss_ratio_warm - 1.0).abs() < 1e-12)
+    );
     let bad = |o: SamplingOptions| FootprintSampler::new(o).is_err();
     let ok = SamplingOptions {
         reuse: Options::default(),
@@ -246,8 +303,20 @@ fn sampling_follows_its_options() {
         sizes_bytes: vec![64],
     };
     assert!(!bad(ok.clone()));
-    assert!(bad(SamplingOptions { fill_lines: 0, ..ok.clone() }));
-    assert!(bad(SamplingOptions { period: 0, ..ok.clone() }));
-    assert!(bad(SamplingOptions { max_sample_refs: 0, ..ok.clone() }));
-    assert!(bad(SamplingOptions { sizes_bytes: vec![], ..ok }));
+    assert!(bad(SamplingOptions {
+        fill_lines: 0,
+        ..ok.clone()
+    }));
+    assert!(bad(SamplingOptions {
+        period: 0,
+        ..ok.clone()
+    }));
+    assert!(bad(SamplingOptions {
+        max_sample_refs: 0,
+        ..ok.clone()
+    }));
+    assert!(bad(SamplingOptions {
+        sizes_bytes: vec![],
+        ..ok
+    }));
 }

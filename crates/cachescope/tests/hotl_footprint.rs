@@ -66,7 +66,10 @@ fn papers_examples() {
     let fp = footprint(&[0, 1, 1, 1], 16, &[]);
     assert_eq!((fp.refs, fp.distinct_lines), (4, 2));
     assert!((fp.fp(2) - 4.0 / 3.0).abs() < 1e-12);
-    assert_eq!([fp.fp(0), fp.fp(1), fp.fp(4), fp.fp(9)], [0.0, 1.0, 2.0, 2.0]);
+    assert_eq!(
+        [fp.fp(0), fp.fp(1), fp.fp(4), fp.fp(9)],
+        [0.0, 1.0, 2.0, 2.0]
+    );
     // HOTL §2.7 "xxyxxx": fp(3) = 7/4 and fp(4) = 2 (the paper prints 2 and 7/3, a slip).
     let fp = footprint(&[0, 0, 1, 0, 0, 0], 16, &[]);
     assert!((fp.fp(3) - 7.0 / 4.0).abs() < 1e-12);

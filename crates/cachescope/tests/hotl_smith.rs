@@ -45,7 +45,9 @@ fn scattered(lines: u64, refs: u64) -> Vec<Batch> {
     let mut x = 0x1234_5678u64;
     let refs: Vec<Access> = (0..refs)
         .map(|_| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let k = (x >> 33) % lines;
             let mut z = k.wrapping_add(0x9e37_79b9_7f4a_7c15);
             z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -54,7 +56,9 @@ fn scattered(lines: u64, refs: u64) -> Vec<Batch> {
             Access::load(line << 6, 8)
         })
         .collect();
-    refs.chunks(1 << 16).map(|c| c.iter().copied().collect()).collect()
+    refs.chunks(1 << 16)
+        .map(|c| c.iter().copied().collect())
+        .collect()
 }
 
 fn batches(w: Workload, p: &Params) -> Vec<Batch> {
@@ -74,7 +78,10 @@ fn errors(m: &Mrc, sim: &[f64]) -> (f64, f64) {
         .zip(sim)
         .map(|(p, s)| 100.0 * (p.miss_ratio.unwrap() - s).abs())
         .collect();
-    (d.iter().sum::<f64>() / d.len() as f64, d.iter().fold(0.0, |a, &b| a.max(b)))
+    (
+        d.iter().sum::<f64>() / d.len() as f64,
+        d.iter().fold(0.0, |a, &b| a.max(b)),
+    )
 }
 
 #[test]
@@ -87,10 +94,41 @@ fn smith_against_set_associative_simulation() {
     // (`matmul-tiled`'s 512-byte rows conflict more than it expects).
     let cases = [
         (None, Params::default(), 0.2),
-        (Some(Workload::Zipf), Params { lines: 20_000, refs: Some(600_000), ..Params::default() }, 2.0),
-        (Some(Workload::Stencil), Params { n: 24, ..Params::default() }, 1.0),
-        (Some(Workload::Random), Params { lines: 6000, refs: Some(600_000), ..Params::default() }, 8.0),
-        (Some(Workload::MatmulTiled), Params { n: 64, tile: 16, ..Params::default() }, 8.0),
+        (
+            Some(Workload::Zipf),
+            Params {
+                lines: 20_000,
+                refs: Some(600_000),
+                ..Params::default()
+            },
+            2.0,
+        ),
+        (
+            Some(Workload::Stencil),
+            Params {
+                n: 24,
+                ..Params::default()
+            },
+            1.0,
+        ),
+        (
+            Some(Workload::Random),
+            Params {
+                lines: 6000,
+                refs: Some(600_000),
+                ..Params::default()
+            },
+            8.0,
+        ),
+        (
+            Some(Workload::MatmulTiled),
+            Params {
+                n: 64,
+                tile: 16,
+                ..Params::default()
+            },
+            8.0,
+        ),
     ];
     for (w, p, bound) in cases {
         let trace = match w {
@@ -100,21 +138,37 @@ fn smith_against_set_associative_simulation() {
         let w = w.map_or("scattered", |w| w.name());
         for ways in [1u32, 4, 8] {
             let (exact, converted, sim) = run(&trace, ways, &sizes);
-            let e = errors(&smith::set_associative_mrc(&exact, ways, &sizes).unwrap(), &sim);
-            let h = errors(&smith::set_associative_mrc(&converted, ways, &sizes).unwrap(), &sim);
+            let e = errors(
+                &smith::set_associative_mrc(&exact, ways, &sizes).unwrap(),
+                &sim,
+            );
+            let h = errors(
+                &smith::set_associative_mrc(&converted, ways, &sizes).unwrap(),
+                &sim,
+            );
             println!(
                 "{w:12} {ways}-way: exact+smith mean {:.3} pp max {:.2} pp; hotl+smith mean {:.3} pp max {:.2} pp",
                 e.0, e.1, h.0, h.1
             );
-            assert!(e.0 <= bound, "{w} {ways}-way: exact+smith mean error {} pp", e.0);
-            assert!(h.0 <= bound + 0.2, "{w} {ways}-way: hotl+smith mean error {} pp", h.0);
+            assert!(
+                e.0 <= bound,
+                "{w} {ways}-way: exact+smith mean error {} pp",
+                e.0
+            );
+            assert!(
+                h.0 <= bound + 0.2,
+                "{w} {ways}-way: hotl+smith mean error {} pp",
+                h.0
+            );
         }
     }
 }
 
 #[test]
 fn one_set_is_the_fully_associative_curve() {
-    let lines: Vec<u64> = (0..5000u64).map(|i| (i * 7919) % 613 + (i % 3) * 1000).collect();
+    let lines: Vec<u64> = (0..5000u64)
+        .map(|i| (i * 7919) % 613 + (i % 3) * 1000)
+        .collect();
     let batch: Batch = lines.iter().map(|&l| Access::load(l * 64, 8)).collect();
     let mut sd = StackDistanceAnalysis::new(Options::default());
     sd.observe(&batch);
@@ -133,5 +187,8 @@ fn one_set_is_the_fully_associative_curve() {
     assert!(smith::set_associative_mrc(&d, 0, &sizes).is_err());
     assert!(smith::miss_ratio(&d, 0, 4).is_err());
     let e = smith::miss_ratio(&d, 64, 4).unwrap();
-    assert_eq!(e.miss_ratio.unwrap() - e.miss_ratio_warm, sd.cold as f64 / sd.refs as f64);
+    assert_eq!(
+        e.miss_ratio.unwrap() - e.miss_ratio_warm,
+        sd.cold as f64 / sd.refs as f64
+    );
 }

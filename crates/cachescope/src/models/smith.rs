@@ -50,7 +50,8 @@ pub fn miss_probability(sd: u64, sets: u64, ways: u64) -> f64 {
     let d = sd as f64;
     let mean = d * p;
     let var = mean * (1.0 - p);
-    let t = TAIL_EXPONENT / 3.0 + ((TAIL_EXPONENT / 3.0).powi(2) + 2.0 * TAIL_EXPONENT * var).sqrt();
+    let t =
+        TAIL_EXPONENT / 3.0 + ((TAIL_EXPONENT / 3.0).powi(2) + 2.0 * TAIL_EXPONENT * var).sqrt();
     let last = ways - 1; // P(miss) = 1 − P(X ≤ ways − 1)
     if (last as f64) < mean - t {
         return 1.0;

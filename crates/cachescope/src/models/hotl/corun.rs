@@ -253,7 +253,10 @@ pub fn simulate<R: AccessReader>(
         ));
     }
     if let Some(r) = rates.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
-        return Err(invalid("access rate", format!("{r} is not a positive number")));
+        return Err(invalid(
+            "access rate",
+            format!("{r} is not a positive number"),
+        ));
     }
     if cache.line_size() != options.line_size {
         return Err(invalid(

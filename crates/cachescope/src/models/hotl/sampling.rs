@@ -94,7 +94,10 @@ impl FootprintSampler {
     pub fn new(options: SamplingOptions) -> Result<FootprintSampler> {
         let bad = |name, message: String| Err(Error::InvalidParameter { name, message });
         if options.fill_lines == 0 {
-            return bad("sample fill", "0 lines: a sample must fill at least one".into());
+            return bad(
+                "sample fill",
+                "0 lines: a sample must fill at least one".into(),
+            );
         }
         if options.period == 0 || options.max_sample_refs == 0 {
             return bad(
@@ -133,8 +136,9 @@ impl FootprintSampler {
     fn schedule(&mut self) {
         let period = self.options.period;
         loop {
-            let start =
-                self.period_index * period + mix(self.options.seed ^ self.period_index) % period + 1;
+            let start = self.period_index * period
+                + mix(self.options.seed ^ self.period_index) % period
+                + 1;
             self.period_index += 1;
             if start > self.pos {
                 self.next_start = start;
