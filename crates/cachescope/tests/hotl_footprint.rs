@@ -119,6 +119,19 @@ proptest! {
         }
     }
 
+    /// Runs of references to one line (which the pass counts without the table), across
+    /// chunk and batch boundaries, and at the trace's end.
+    #[test]
+    fn runs_of_one_line(runs in proptest::collection::vec((0u64..20, 1usize..150), 1..40)) {
+        let lines: Vec<u64> = runs.iter().flat_map(|&(l, k)| std::iter::repeat_n(l, k)).collect();
+        let fp = footprint(&lines, 8, &[]);
+        for w in (1..=lines.len()).step_by(7).chain([lines.len()]) {
+            let (low, high) = fp.fp_bounds(w as u64);
+            let want = brute_fp(&lines, w);
+            prop_assert!(low - 1e-9 <= want && want <= high + 1e-9, "w {}", w);
+        }
+    }
+
     /// fp never falls; it is concave up to the finite-trace bound
     /// s(w) ≤ (n − w + 2)/(n − w)·s(w − 1), s(w) = fp(w + 1) − fp(w); and the Xiang numerator
     /// (m − fp(w))·(n − w + 1) = Σ (x − w)⁺ is convex, exactly.

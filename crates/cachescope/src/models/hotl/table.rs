@@ -105,10 +105,10 @@ impl PositionTable {
         }
     }
 
-    /// Every position, in no particular order.
-    pub fn positions(&self) -> impl Iterator<Item = u64> + '_ {
-        let held = self.slots.iter().filter(|s| s[0] != EMPTY).map(|s| s[1]);
-        held.chain(self.max_line)
+    /// Every `(line, position)`, in no particular order.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let held = self.slots.iter().filter(|s| s[0] != EMPTY).map(|s| (s[0], s[1]));
+        held.chain(self.max_line.map(|p| (EMPTY, p)))
     }
 
     /// Bytes held.
@@ -140,8 +140,8 @@ mod tests {
             assert_eq!(t.replace(line, i), m.insert(line, i), "line {line}");
         }
         assert_eq!(t.len(), m.len());
-        let mut a: Vec<u64> = t.positions().collect();
-        let mut b: Vec<u64> = m.values().copied().collect();
+        let mut a: Vec<(u64, u64)> = t.entries().collect();
+        let mut b: Vec<(u64, u64)> = m.iter().map(|(&k, &v)| (k, v)).collect();
         a.sort_unstable();
         b.sort_unstable();
         assert_eq!(a, b);
