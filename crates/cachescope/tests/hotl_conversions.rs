@@ -346,6 +346,42 @@ fn curves_and_profiles_round_trip() {
     assert!(Filmer::from_curve(&bad).is_err());
     bad.points.clear();
     assert!(Filmer::from_curve(&bad).is_err());
+    assert!(
+        Filmer::from_curve(&FootprintCurve {
+            line_size: 0,
+            ..curve.clone()
+        })
+        .is_err()
+    );
+    assert!(
+        Filmer::from_curve(&FootprintCurve {
+            line_size: 48,
+            ..curve.clone()
+        })
+        .is_err()
+    );
+    // A sampled curve that never rises: nothing misses, and nothing ever fills.
+    let flat = FootprintCurve {
+        line_size: 64,
+        refs: 10,
+        distinct_lines: None,
+        points: vec![cachescope::models::hotl::CurvePoint {
+            window: 5.0,
+            footprint: 0.0,
+        }],
+    };
+    let f = Filmer::from_curve(&flat).unwrap();
+    assert_eq!((f.miss_ratio(0.0), f.miss_ratio(3.0)), (0.0, 0.0));
+    assert_eq!(f.fill_time(1.0), f64::INFINITY);
+    assert_eq!(f.inter_miss_time(0.0), f64::INFINITY);
+    let mut d = Distances::from_stack_distances(&analyse_lines(&[0, 1, 0]).1);
+    assert!(footprint_from_distances(&d).is_ok());
+    d.line_size = 0;
+    assert!(footprint_from_distances(&d).is_err());
+    assert!(cachescope::models::smith::set_associative_mrc(&d, 4, &[4096]).is_err());
+    d.line_size = 64;
+    d.cold = None;
+    assert!(footprint_from_distances(&d).is_err());
     assert_eq!(
         serde_json::to_string(&fp).unwrap(),
         r#"{"line_size":64,"refs":8,"distinct_lines":4}"#

@@ -239,8 +239,9 @@ pub fn miss_ratio(d: &Distances, sets: u64, ways: u64) -> Result<Estimate> {
 /// Smith's LRU miss-ratio curve for caches of `ways` ways at `sizes_bytes`: each cache holds
 /// `lines = size / line_size` lines in `S = lines / ways` sets (rounded down; the capacity
 /// used is `S·ways`); a cache of fewer lines than `ways` is one set of `lines` ways. Method
-/// `<d.method>+smith`, policy `lru`. Errors on 0 ways.
+/// `<d.method>+smith`, policy `lru`. Errors on 0 ways or an invalid line size.
 pub fn set_associative_mrc(d: &Distances, ways: u32, sizes_bytes: &[u64]) -> Result<Mrc> {
+    crate::access::LineSize::new(d.line_size)?;
     if ways == 0 {
         return Err(Error::InvalidParameter {
             name: "associativity",

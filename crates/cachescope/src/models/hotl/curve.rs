@@ -57,13 +57,15 @@ impl FootprintCurve {
         }
     }
 
-    /// Checks what the conversions rely on: at least one point, windows positive, finite and
-    /// strictly increasing, footprints finite and non-negative, `m ≤ n`.
+    /// Checks what the conversions rely on: a valid line size, at least one point, windows
+    /// positive, finite and strictly increasing, footprints finite and non-negative,
+    /// `0 < m ≤ n`.
     pub fn validate(&self) -> Result<()> {
         let bad = |message: String| Error::InvalidParameter {
             name: "footprint curve",
             message,
         };
+        crate::access::LineSize::new(self.line_size)?;
         if self.points.is_empty() {
             return Err(bad("no points".into()));
         }

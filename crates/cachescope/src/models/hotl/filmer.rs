@@ -183,13 +183,25 @@ impl Filmer {
             return self.fill_time(c);
         }
         let tail = self.miss_ratio(top);
+        if tail <= 0.0 {
+            return f64::INFINITY;
+        }
         *self.xs.last().expect("non-empty") + (c - top) / tail
     }
 
-    /// Inter-miss time `im(c) = vt(c + 1) − vt(c)` in references; `n/m` for `c ≥ m`.
+    /// Inter-miss time `im(c) = vt(c + 1) − vt(c)` in references; `n/m` for `c ≥ m`
+    /// (infinite where nothing misses any more).
     pub fn inter_miss_time(&self, c: f64) -> f64 {
         let c = c.max(0.0);
-        self.fill_time_continued(c + 1.0) - self.fill_time_continued(c)
+        let (a, b) = (
+            self.fill_time_continued(c),
+            self.fill_time_continued(c + 1.0),
+        );
+        if b.is_infinite() {
+            f64::INFINITY
+        } else {
+            b - a
+        }
     }
 
     /// Miss ratio of a fully associative LRU cache of `c` lines, cold misses included: the
@@ -334,6 +346,16 @@ pub fn footprint_from_distances(d: &Distances) -> Result<FootprintCurve> {
         });
     }
     let m = (cold * d.refs as f64).round() as u64;
+    if m == 0 || d.line_size == 0 || !d.line_size.is_power_of_two() {
+        return Err(Error::InvalidParameter {
+            name: "stack-distance distribution",
+            message: format!(
+                "{} references with a cold share of {cold} and {}-byte lines: no trace to \
+                 integrate",
+                d.refs, d.line_size
+            ),
+        });
+    }
     if m > c && mr > 0.0 {
         vt += (m - c) as f64 / mr;
         points.push(CurvePoint {

@@ -117,7 +117,11 @@ impl FootprintAnalysis {
         let n = self.now;
         let mut last = WindowSums::new(layout, &self.listed);
         for (line, p) in self.table.entries() {
-            let p = if self.run_open && line == self.prev { n } else { p };
+            let p = if self.run_open && line == self.prev {
+                n
+            } else {
+                p
+            };
             last.record(n + 1 - p);
         }
         Footprint::from_sums(

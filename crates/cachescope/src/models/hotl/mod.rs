@@ -62,9 +62,10 @@
 //! - `tests/hotl_corun.rs`: 60 co-run predictions (15 pairs of 4 synthetic workloads and 2
 //!   Valgrind traces): median relative error 0.8 % (fully associative) and 1.3 % (8-way).
 //!
-//! The footprint pass does one table lookup per reference (`benches/hotl.rs`): on one core,
-//! about 130 M references/s on a Zipf stream over 64 Ki lines, 80 M over 256 Ki lines and
-//! 40 M over 1 Mi lines, 2.1–2.4 times the exact stack-distance pass on the same batches.
+//! The footprint pass does one table lookup per reference (`benches/hotl.rs`, one core of a
+//! loaded 2-core machine): 120–133 M references/s on a Zipf stream over 64 Ki lines, 75–80 M
+//! over 256 Ki lines, 37–48 M over 1 Mi lines: 1.7–2.3 times the exact stack-distance pass on
+//! the same batches.
 //!
 //! ## Example
 //! ```

@@ -137,7 +137,7 @@ impl WindowSums {
     }
 
     /// Records `x ≥` the exact limit.
-    #[inline]
+    #[inline(always)]
     pub fn record_binned(&mut self, x: u64) {
         let b = binned_index(self.layout, x);
         if b >= self.counts.len() {
@@ -145,9 +145,11 @@ impl WindowSums {
         }
         self.counts[b] += 1;
         self.sums[b] += u128::from(x);
-        let (lo, hi) = self.partial_ranges[b];
-        if lo != hi {
-            self.record_partial(lo as usize, hi as usize, x);
+        if !self.partials.is_empty() {
+            let (lo, hi) = self.partial_ranges[b];
+            if lo != hi {
+                self.record_partial(lo as usize, hi as usize, x);
+            }
         }
     }
 

@@ -107,7 +107,11 @@ impl PositionTable {
 
     /// Every `(line, position)`, in no particular order.
     pub fn entries(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        let held = self.slots.iter().filter(|s| s[0] != EMPTY).map(|s| (s[0], s[1]));
+        let held = self
+            .slots
+            .iter()
+            .filter(|s| s[0] != EMPTY)
+            .map(|s| (s[0], s[1]));
         held.chain(self.max_line.map(|p| (EMPTY, p)))
     }
 
