@@ -101,7 +101,7 @@ fn fill_time(filmers: &[Filmer], rates: &[f64], lines: f64) -> Option<f64> {
     Some(0.5 * (lo + hi))
 }
 
-/// Predicts each program's miss ratio in a shared LRU `cache` (module documentation). Errors
+/// Predicts each program's miss ratio in a shared LRU `cache` ([module documentation](self)). Errors
 /// on no program, a rate that is not positive, an invalid curve, or a curve whose line size
 /// is not the cache's.
 pub fn predict(programs: &[CorunProgram], cache: Geometry) -> Result<Vec<CorunPrediction>> {
@@ -233,7 +233,7 @@ impl<R: AccessReader> Stream<'_, R> {
 }
 
 /// Simulates the programs of `streams` interleaved in proportion to `rates` in one shared LRU
-/// cache of shape `cache` (module documentation); `options` says which references count and
+/// cache of shape `cache` ([module documentation](self)); `options` says which references count and
 /// their line size, which must be the cache's. Errors on a mismatch of lengths, a rate that is
 /// not positive, or a line address at or above 2^56.
 pub fn simulate<R: AccessReader>(

@@ -27,7 +27,7 @@ use crate::reuse::Options;
 /// Largest `max_volume` accepted: the work per reference grows with it.
 pub const MAX_VOLUME: usize = 1 << 16;
 
-/// Counts the windows of every footprint up to a volume; see the module documentation.
+/// Counts the windows of every footprint up to a volume; see the [module documentation](self).
 #[derive(Clone, Debug)]
 pub struct DirectFillTimeAnalysis {
     options: Options,

@@ -45,7 +45,7 @@ pub const PER_OCTAVE: u64 = 256;
 /// `K` would get a slope averaged across the knee.
 pub const DENSE_WINDOWS: u64 = 1 << 16;
 
-/// The five Filmer metrics of one footprint curve; see the module documentation.
+/// The five Filmer metrics of one footprint curve; see the [module documentation](self).
 #[derive(Clone, Debug)]
 pub struct Filmer {
     line_size: u64,

@@ -8,10 +8,11 @@
 //! reference, `l = n + 1 −` the position of its last, and `rt = i − j ≥ 1` the reuse time.
 //!
 //! The pass keeps one table entry per distinct line (line → latest position, 21–43 bytes per
-//! line) and three [`WindowSums`], so memory grows with distinct lines and the logarithm of the
-//! trace length, never with the trace length. Reuse times below `2^16` (the most frequent, and
-//! the hot path) go to a dense array of 32-bit counts, folded into the sums before they could
-//! wrap.
+//! line) and, per term of the formula, a histogram with the count and exact sum of its values
+//! (one bin per value below 2^16, then 256 per octave), so memory grows with distinct lines
+//! and the logarithm of the trace length, never with the trace length. Reuse times below
+//! `2^16` (the most frequent, and the hot path) go to a dense array of 32-bit counts, folded
+//! into the sums before they could wrap.
 //!
 //! ## Exactness
 //! `fp(w)` is exact (to `f64` rounding) for `w` below the layout's exact limit (2^16 by
@@ -40,7 +41,7 @@ const CHUNK: usize = 64;
 /// Reuse times below `2^DENSE_BITS` are counted in a dense array of `u32`.
 const DENSE_BITS: u32 = 16;
 
-/// Accumulates the Xiang formula's histograms over a trace; see the module documentation.
+/// Accumulates the Xiang formula's histograms over a trace; see the [module documentation](self).
 #[derive(Clone, Debug)]
 pub struct FootprintAnalysis {
     options: Options,
@@ -299,7 +300,7 @@ impl Footprint {
         }
     }
 
-    /// `fp(w)`: exact where the module documentation says, the midpoint of
+    /// `fp(w)`: exact where the [module documentation](self) says, the midpoint of
     /// [`Footprint::fp_bounds`] elsewhere. `fp(0) = 0`, and `fp(w) = m` for `w ≥ n`.
     pub fn fp(&self, w: u64) -> f64 {
         let (low, high) = self.fp_bounds(w);

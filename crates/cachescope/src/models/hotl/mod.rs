@@ -91,13 +91,13 @@
 //! ```
 
 pub mod corun;
-mod curve;
-mod fill_time;
-mod filmer;
-mod footprint;
-mod reuse_time;
-mod reuse_window;
-mod sampling;
+pub mod curve;
+pub mod fill_time;
+pub mod filmer;
+pub mod footprint;
+pub mod reuse_time;
+pub mod reuse_window;
+pub mod sampling;
 mod sums;
 mod table;
 

@@ -55,7 +55,7 @@ struct Bin {
     window: f64,
 }
 
-/// Measures the reuse windows' footprints; see the module documentation.
+/// Measures the reuse windows' footprints; see the [module documentation](self).
 #[derive(Clone, Debug)]
 pub struct ReuseWindowAnalysis {
     options: Options,

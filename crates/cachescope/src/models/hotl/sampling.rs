@@ -32,7 +32,7 @@ use crate::reuse::{Mrc, MrcPoint, Options, sizes_log_range};
 /// A sample is fed at least this many references at a time (the footprint pass's chunk).
 const FEED: u64 = 64;
 
-/// How to sample; see the module documentation.
+/// How to sample; see the [module documentation](self).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SamplingOptions {
     /// Which references count and their line size.
@@ -70,7 +70,7 @@ struct Totals {
     fp_weight: Vec<f64>,
 }
 
-/// Runs footprint sampling over a trace; see the module documentation.
+/// Runs footprint sampling over a trace; see the [module documentation](self).
 #[derive(Clone, Debug)]
 pub struct FootprintSampler {
     options: SamplingOptions,
