@@ -387,3 +387,57 @@ fn curves_and_profiles_round_trip() {
         r#"{"line_size":64,"refs":8,"distinct_lines":4}"#
     );
 }
+
+/// The HOTL curve against the exact one on a real trace: `sort -n` of 3000 numbers under
+/// Valgrind lackey (skipped, with a message, without Valgrind).
+#[test]
+fn hotl_curve_on_a_real_trace() {
+    use cachescope::Source;
+    use cachescope::trace::lackey;
+    use std::process::{Command, Stdio};
+
+    let dir = tempfile::tempdir().unwrap();
+    let numbers: String = (0..3000u64)
+        .map(|i| format!("{}\n", (i * 7919) % 3001))
+        .collect();
+    std::fs::write(dir.path().join("numbers.txt"), numbers).unwrap();
+    let log = dir.path().join("sort.lackey");
+    let status = Command::new("valgrind")
+        .args(["--tool=lackey", "--trace-mem=yes"])
+        .arg(format!("--log-file={}", log.display()))
+        .args(["sort", "-n", "numbers.txt"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    match status {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!("skipping: valgrind not found");
+            return;
+        }
+        Err(e) => panic!("cannot run valgrind: {e}"),
+        Ok(s) => assert!(s.success(), "valgrind failed: {s}"),
+    }
+    let file = std::fs::File::open(&log).unwrap();
+    let mut reader =
+        lackey::Reader::new(file, Source::File(log.clone()), lackey::Options::default());
+    let batches = std::iter::from_fn(move || {
+        let mut b = Batch::new();
+        (reader.read_batch(&mut b).unwrap() > 0).then_some(b)
+    });
+    let (fp, sd, rt) = analyse(batches);
+    let small: Vec<u64> = (0..=2 * fp.distinct_lines).map(|c| c * 64).collect();
+    let paper = sizes_log_range(16 << 10, 64 << 20, 256).unwrap();
+    for (name, sizes) in [("3073 sizes", &paper), ("every size", &small)] {
+        let exact = sd.mrc(sizes);
+        let (mean, max, at) = compare(&hotl::mrc(&fp, sizes), &exact);
+        let (mean_rt, max_rt, _) = compare(&hotl::reuse_time_mrc(&rt.finish(), sizes), &exact);
+        println!(
+            "sort (n {}, m {}) {name}: hotl mean {mean:.3} pp, max {max:.2} pp at {at} lines; \
+             hotl-rt mean {mean_rt:.3} pp, max {max_rt:.2} pp",
+            fp.refs, fp.distinct_lines
+        );
+        assert!(mean <= 1.0, "{name}: mean error {mean} pp");
+    }
+}

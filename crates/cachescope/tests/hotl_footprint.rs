@@ -184,3 +184,72 @@ fn listed_windows_are_exact_on_long_traces() {
         }
     }
 }
+
+/// The same check on a real trace: `sort -n` of 3000 numbers under Valgrind lackey (skipped,
+/// with a message, when Valgrind is not installed).
+#[test]
+fn listed_windows_are_exact_on_a_real_trace() {
+    use cachescope::Source;
+    use cachescope::trace::lackey;
+    use std::process::{Command, Stdio};
+
+    let dir = tempfile::tempdir().unwrap();
+    let numbers: String = (0..3000u64)
+        .map(|i| format!("{}\n", (i * 7919) % 3001))
+        .collect();
+    std::fs::write(dir.path().join("numbers.txt"), numbers).unwrap();
+    let log = dir.path().join("sort.lackey");
+    let status = Command::new("valgrind")
+        .args(["--tool=lackey", "--trace-mem=yes"])
+        .arg(format!("--log-file={}", log.display()))
+        .args(["sort", "-n", "numbers.txt"])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    match status {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!("skipping: valgrind not found");
+            return;
+        }
+        Err(e) => panic!("cannot run valgrind: {e}"),
+        Ok(s) => assert!(s.success(), "valgrind failed: {s}"),
+    }
+    let file = std::fs::File::open(&log).unwrap();
+    let mut reader =
+        lackey::Reader::new(file, Source::File(log.clone()), lackey::Options::default());
+    let (mut lines, mut b) = (Vec::new(), Batch::new());
+    let listed = [70_001u64, 123_457, 500_001];
+    let mut a = FootprintAnalysis::new(Options::default(), &listed).unwrap();
+    while reader.read_batch(&mut b).unwrap() > 0 {
+        a.observe(&b);
+        let data = b.addrs.iter().zip(&b.kinds).filter(|(_, k)| k.is_data());
+        lines.extend(data.map(|(&addr, _)| addr >> 6));
+    }
+    let fp = a.finish();
+    assert_eq!(fp.refs, lines.len() as u64);
+    assert!(
+        fp.refs > 1_000_000,
+        "a suspiciously short trace: {}",
+        fp.refs
+    );
+    for q in fp.listed() {
+        let want = brute_fp(&lines, q.window as usize);
+        assert!(
+            (q.footprint - want).abs() < 1e-9 * want,
+            "fp({}) = {} against {want}",
+            q.window,
+            q.footprint
+        );
+    }
+    for p in fp.points(16).unwrap().iter().step_by(9) {
+        let want = brute_fp(&lines, p.window as usize);
+        assert!(
+            (p.footprint - want).abs() < 1e-9 * want,
+            "fp({}) = {} against {want}",
+            p.window,
+            p.footprint
+        );
+    }
+}

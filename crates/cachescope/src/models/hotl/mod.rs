@@ -50,13 +50,15 @@
 //! ## Accuracy and speed
 //! Measured by the tests named here (run them with `--nocapture` to see the figures):
 //! - `tests/hotl_footprint.rs`: `fp(w)` equals a brute-force average at every `w` of random
-//!   traces, and at listed windows off the grid of 400 K-reference traces.
+//!   traces, and at listed windows off the grid of 400 K-reference synthetic traces and of a
+//!   3 M-reference Valgrind trace of `sort`.
 //! - `tests/hotl_conversions.rs`: against the exact LRU curve, at the paper's 3073 sizes and
-//!   at every size up to twice the data, the mean absolute error is 0 for `loop`, `matmul`
-//!   and `stencil` to within 0.01 pp, 0.03–0.16 pp for `random` and `zipf`; the largest errors
-//!   are at sharp knees of tiled loops (up to 29 pp at a handful of sizes below 120 lines) and
-//!   in `phases` (mean 4–5 pp, 35 pp at its loop's size), whose reuse windows are not typical
-//!   windows (`tests/hotl_diagnostics.rs` measures `rfp(257) = 256` against `fp(257) = 179`).
+//!   at every size up to twice the data, the mean absolute error is within 0.01 pp for
+//!   `loop`, `matmul` and `stencil`, 0.03–0.16 pp for `random` and `zipf`, 0.03 pp for the
+//!   `sort` trace; the largest errors are at sharp knees of tiled loops (up to 29 pp at a
+//!   handful of sizes below 120 lines) and in `phases` (mean 4–5 pp, 35 pp at its loop's
+//!   size), whose reuse windows are not typical windows (`tests/hotl_diagnostics.rs` measures
+//!   `rfp(257) = 256` against `fp(257) = 179`).
 //! - `tests/hotl_smith.rs`: Smith's formula within 0.08 pp (mean) of 1-, 4- and 8-way
 //!   simulation where lines fall in sets at random, up to 7 pp where they do not.
 //! - `tests/hotl_corun.rs`: 60 co-run predictions (15 pairs of 4 synthetic workloads and 2
