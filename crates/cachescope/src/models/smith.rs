@@ -189,23 +189,6 @@ impl Distances {
                 .collect(),
         }
     }
-
-    /// The warm miss ratio of a fully associative LRU cache of `lines` lines: the weight at
-    /// `sd ≥ lines` (a mass that straddles `lines` counts in proportion).
-    pub fn fully_associative_warm(&self, lines: u64) -> f64 {
-        self.masses
-            .iter()
-            .map(|m| {
-                if m.sd >= lines {
-                    m.weight
-                } else if m.sd + m.len > lines {
-                    m.weight * (m.sd + m.len - lines) as f64 / m.len as f64
-                } else {
-                    0.0
-                }
-            })
-            .sum()
-    }
 }
 
 /// Misses per counted reference of one cache.
