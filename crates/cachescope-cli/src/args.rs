@@ -49,6 +49,25 @@ pub enum Command {
         cachescope mrc trace.prof --method statcache --estimate-cold"
     )]
     Sample(SampleArgs),
+    /// Average footprint fp(w) for every window length (HOTL, Xiang formula, one linear pass).
+    #[command(after_help = "Examples:\n  \
+        cachescope footprint trace.cst --json > trace.fp.json     256 windows per octave; also a co-run profile\n  \
+        cachescope footprint trace.cst --windows 1000,1M          exact footprints of these windows")]
+    Footprint(FootprintArgs),
+    /// HOTL's five metrics per cache size: fill time, inter-miss time, miss ratio, reuse-distance
+    /// probability; with diagnostics (reuse-window hypothesis, direct fill time, sampling).
+    #[command(after_help = "Examples:\n  \
+        cachescope hotl trace.cst --range 16K..64M --per-octave 256 --csv    the paper's 3073 sizes\n  \
+        cachescope hotl trace.cst --reuse-windows                           where the conversion errs\n  \
+        cachescope hotl trace.cst --direct-fill-time 64                     why Filmer's fill time\n  \
+        cachescope hotl trace.cst --sample 1M                               footprint sampling")]
+    Hotl(HotlArgs),
+    /// Predict each program's miss ratio in a shared cache from solo footprints (HOTL §4.5).
+    #[command(after_help = "Examples:\n  \
+        cachescope corun a.cst b.cst --cache 8MiB\n  \
+        cachescope footprint a.cst --json > a.fp.json; cachescope corun a.fp.json b.cst --cache 2M --ways 16\n  \
+        cachescope corun a.cst b.cst --cache 1M --rates 2,1 --simulate     check against an interleaved simulation")]
+    Corun(CorunArgs),
     /// Memory phases: cut the trace into intervals, classify them with setvectors and the
     /// methods they are compared with, and score each against the intervals' L2 hit rates.
     #[command(after_help = "Examples:\n  \
@@ -203,6 +222,87 @@ pub struct ConvertArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct FootprintArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Exact footprints of these window lengths only (references, with K/M/G), comma separated.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = parse_count)]
+    pub windows: Option<Vec<u64>>,
+    /// Windows per power of two on the logarithmic grid (a power of two up to 256).
+    #[arg(long, default_value_t = 256)]
+    pub per_octave: u64,
+    /// Count instruction fetches too (a unified cache).
+    #[arg(long)]
+    pub include_instructions: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print one JSON object: {"line_size", "refs", "distinct_lines", "points": [{"window", "footprint"}]}.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HotlArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub sizes: SizeArgs,
+    /// Count instruction fetches too (a unified cache).
+    #[arg(long)]
+    pub include_instructions: bool,
+    /// Also measure the footprint of reuse windows, rfp(l), against fp(l) (§2.7), sampling
+    /// reuses at this rate (1 = every reuse).
+    #[arg(long, value_name = "RATE", num_args = 0..=1, default_missing_value = "1")]
+    pub reuse_windows: Option<f64>,
+    /// Also measure the direct fill time of volumes 1..=N (Appendix A; quadratic in the
+    /// trace's distinct lines at worst: keep N small), next to the Filmer fill time.
+    #[arg(long, value_name = "N")]
+    pub direct_fill_time: Option<usize>,
+    /// Also run footprint sampling (§3) with one sample per this many references, each until
+    /// it fills the largest size; prints its coverage and both designs' curves.
+    #[arg(long, value_name = "PERIOD", value_parser = parse_count)]
+    pub sample: Option<u64>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print one JSON object.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV (the per-size metrics).
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CorunArgs {
+    /// Each program: a trace, or a footprint saved by `cachescope footprint --json`.
+    #[arg(value_name = "PROFILE_OR_TRACE", required = true, num_args = 2..)]
+    pub inputs: Vec<PathBuf>,
+    /// The shared cache's size (e.g. 8MiB).
+    #[arg(long, value_parser = parse_size)]
+    pub cache: u64,
+    /// Ways of the shared cache [default: fully associative].
+    #[arg(long)]
+    pub ways: Option<u32>,
+    /// Access rates (references per unit time), one per program [default: all equal].
+    #[arg(long, value_delimiter = ',')]
+    pub rates: Option<Vec<f64>>,
+    /// Also simulate the programs interleaved in proportion to their rates in the shared cache
+    /// (traces only), and print the prediction's error.
+    #[arg(long)]
+    pub simulate: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
 pub struct PhasesArgs {
     #[command(flatten)]
     pub input: InputArgs,
@@ -347,6 +447,10 @@ pub enum MrcMethod {
     Statcache,
     /// StatStack (LRU) from sampled reuse distances, or from a profile.
     Statstack,
+    /// HOTL (LRU) from the average footprint (Xiang formula, one linear pass).
+    Hotl,
+    /// HOTL's reuse-time conversion (§2.7, augmented Denning-Schwartz).
+    HotlRt,
 }
 
 /// How sampled reuse distances are taken (`sample`, `mrc --method statcache|statstack`).
@@ -449,6 +553,10 @@ pub struct MrcArgs {
     /// never referenced again), so `miss_ratio` is printed too.
     #[arg(long)]
     pub estimate_cold: bool,
+    /// Set-associative caches of this many ways, estimated with Smith's formula from the
+    /// stack-distance distribution (exact LRU or HOTL's), instead of fully associative ones.
+    #[arg(long, value_name = "WAYS")]
+    pub ways: Option<u32>,
     #[command(flatten)]
     pub sizes: SizeArgs,
     /// Count instruction fetches too (a unified cache).
@@ -531,6 +639,22 @@ pub fn parse_size(s: &str) -> Result<u64> {
         u => bail!("{s:?}: unknown unit {u:?}; expected K, M or G (powers of 1024)"),
     };
     n.checked_mul(1 << shift)
+        .with_context(|| format!("{s:?} is too large"))
+}
+
+/// Parses a count: a number with an optional K, M or G (powers of 1000), e.g. 1M = 1000000.
+pub fn parse_count(s: &str) -> Result<u64> {
+    let t = s.trim();
+    let (num, mult) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1_000),
+        Some((i, 'm' | 'M')) => (&t[..i], 1_000_000),
+        Some((i, 'g' | 'G')) => (&t[..i], 1_000_000_000),
+        _ => (t, 1),
+    };
+    let n: u64 = num
+        .parse()
+        .with_context(|| format!("{s:?} is not a count; expected e.g. 1000, 64K or 2M"))?;
+    n.checked_mul(mult)
         .with_context(|| format!("{s:?} is too large"))
 }
 

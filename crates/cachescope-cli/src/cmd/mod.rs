@@ -1,8 +1,11 @@
 //! One file per subcommand; [`drive`] is the one streaming pass they share.
 
 pub(crate) mod convert;
+mod corun;
 mod demo;
+mod footprint;
 mod generate;
+mod hotl;
 pub(crate) mod mrc;
 mod phases;
 mod record;
@@ -25,6 +28,9 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Generate(a) => generate::run(a),
         Command::Simulate(a) => simulate::run(a),
         Command::Mrc(a) => mrc::run(a),
+        Command::Footprint(a) => footprint::run(a),
+        Command::Hotl(a) => hotl::run(a),
+        Command::Corun(a) => corun::run(a),
         Command::Phases(a) => phases::run(a),
         Command::Record(a) => record::run(a),
         Command::Sample(a) => sample::run(a),

@@ -3,8 +3,10 @@
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
-use cachescope::models::{statcache, statstack};
-use cachescope::reuse::{Mrc, Options, RandomReplacementAnalysis, StackDistanceAnalysis};
+use cachescope::models::{hotl, smith, statcache, statstack};
+use cachescope::reuse::{
+    Mrc, Options, RandomReplacementAnalysis, ReuseTimeAnalysis, StackDistanceAnalysis,
+};
 use cachescope::sampling::{Cold, Profile, Sampler, SamplerOptions};
 
 use super::drive;
@@ -43,12 +45,30 @@ pub fn run(args: MrcArgs) -> Result<()> {
         include_instructions: args.include_instructions,
         ..Options::default()
     };
+    if args.ways.is_some()
+        && !matches!(
+            (args.method, policy),
+            (MrcMethod::Exact | MrcMethod::Hotl, ReplacementPolicy::Lru)
+        )
+    {
+        bail!(
+            "--ways (Smith's formula) needs an LRU stack-distance distribution: --method exact or hotl"
+        );
+    }
     let mut trace = input::open(&args.input, args.run.line_size)?;
     let mrc = match (args.method, policy) {
         (MrcMethod::Exact, ReplacementPolicy::Lru) => {
             let mut sd = StackDistanceAnalysis::new(options);
             drive(&mut trace, &mut [&mut sd], &args.run)?;
-            sd.finish().mrc(&sizes)
+            let distances = sd.finish();
+            match args.ways {
+                Some(ways) => smith::set_associative_mrc(
+                    &smith::Distances::from_stack_distances(&distances),
+                    ways,
+                    &sizes,
+                )?,
+                None => distances.mrc(&sizes),
+            }
         }
         (MrcMethod::Exact, ReplacementPolicy::Random) => {
             if sizes.len() > 4096 {
@@ -70,6 +90,20 @@ pub fn run(args: MrcArgs) -> Result<()> {
             notes.push(sample_note(&profile));
             model(args.method, &profile, &sizes, cold)?
         }
+        (MrcMethod::Hotl, _) => {
+            let mut fp = hotl::FootprintAnalysis::new(options, &[])?;
+            drive(&mut trace, &mut [&mut fp], &args.run)?;
+            let filmer = hotl::Filmer::new(&fp.finish());
+            match args.ways {
+                Some(ways) => smith::set_associative_mrc(&filmer.stack_distances(), ways, &sizes)?,
+                None => filmer.mrc(&sizes),
+            }
+        }
+        (MrcMethod::HotlRt, _) => {
+            let mut rt = ReuseTimeAnalysis::new(options);
+            drive(&mut trace, &mut [&mut rt], &args.run)?;
+            hotl::reuse_time_mrc(&rt.finish(), &sizes)
+        }
     };
     output::print(&render(
         &mrc,
@@ -84,7 +118,7 @@ fn policy_of(method: MrcMethod, asked: Option<ReplacementPolicy>) -> Result<Repl
     let modelled = match method {
         MrcMethod::Exact => return Ok(asked.unwrap_or(ReplacementPolicy::Lru)),
         MrcMethod::Statcache => ReplacementPolicy::Random,
-        MrcMethod::Statstack => ReplacementPolicy::Lru,
+        MrcMethod::Statstack | MrcMethod::Hotl | MrcMethod::HotlRt => ReplacementPolicy::Lru,
     };
     match asked {
         Some(p) if p != modelled => bail!(
@@ -102,6 +136,8 @@ fn method_name(m: MrcMethod) -> &'static str {
         MrcMethod::Exact => "exact",
         MrcMethod::Statcache => "statcache",
         MrcMethod::Statstack => "statstack",
+        MrcMethod::Hotl => "hotl",
+        MrcMethod::HotlRt => "hotl-rt",
     }
 }
 

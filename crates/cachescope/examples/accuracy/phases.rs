@@ -46,7 +46,10 @@ pub fn table(inputs: &[Input]) -> String {
             reports.push((input.name.clone(), analyse(input, options)));
         }
         let _ = write!(o, "\n## L2 {l2}\n");
-        for (kind, title) in [("real", "Real programs"), ("synthetic", "Synthetic workloads")] {
+        for (kind, title) in [
+            ("real", "Real programs"),
+            ("synthetic", "Synthetic workloads"),
+        ] {
             let rows: Vec<(&str, &PhaseReport)> = reports
                 .iter()
                 .zip(inputs)

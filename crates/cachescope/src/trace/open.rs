@@ -270,3 +270,14 @@ impl<R: Read> Read for Counting<R> {
         Ok(n)
     }
 }
+
+/// A [`Trace`] is itself a reader, so anything that takes readers (the co-run simulation)
+/// takes opened traces.
+impl AccessReader for Trace {
+    fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
+        Trace::read_batch(self, batch)
+    }
+    fn diagnostics(&self) -> super::Diagnostics {
+        Trace::diagnostics(self)
+    }
+}

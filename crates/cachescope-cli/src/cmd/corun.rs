@@ -1,0 +1,278 @@
+//! `cachescope corun`: each program's miss ratio in a shared cache, predicted from solo
+//! footprints (HOTL §4.5), optionally checked against an interleaved simulation.
+
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use cachescope::AccessKind;
+use cachescope::analysis::Analysis;
+use cachescope::batch::Batch;
+use cachescope::models::hotl::{
+    FootprintAnalysis, FootprintCurve,
+    corun::{CorunPrediction, CorunProgram},
+};
+use cachescope::reuse::Options;
+use cachescope::sim::Geometry;
+
+use super::drive;
+use super::mrc::human_size;
+use crate::args::{CorunArgs, RunArgs};
+use crate::{input, output};
+
+#[derive(serde::Serialize)]
+struct Row {
+    program: String,
+    rate: f64,
+    share_lines: f64,
+    predicted: CorunPrediction,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    simulated: Option<Simulated>,
+}
+
+#[derive(serde::Serialize)]
+struct Simulated {
+    refs: u64,
+    miss_ratio: f64,
+    miss_ratio_warm: f64,
+    /// The prediction from the footprint of exactly the simulated prefix.
+    predicted_for_prefix: CorunPrediction,
+    relative_error: f64,
+}
+
+pub fn run(args: CorunArgs) -> Result<()> {
+    let line = args.run.line_size;
+    let cache = match args.ways {
+        Some(w) => Geometry::new(args.cache, w, line.bytes())?,
+        None => Geometry::fully_associative(args.cache, line.bytes())?,
+    };
+    let rates = match &args.rates {
+        Some(r) if r.len() != args.inputs.len() => bail!(
+            "{} rates for {} programs: give one rate per program",
+            r.len(),
+            args.inputs.len()
+        ),
+        Some(r) => r.clone(),
+        None => vec![1.0; args.inputs.len()],
+    };
+    let options = Options {
+        line_size: line,
+        ..Options::default()
+    };
+    let mut programs = Vec::new();
+    for (path, &rate) in args.inputs.iter().zip(&rates) {
+        let footprint = match saved_footprint(path)? {
+            Some(curve) => curve,
+            None => profile(path, options, &args, None)?,
+        };
+        if footprint.line_size != line.bytes() {
+            bail!(
+                "{}: a footprint of {}-byte lines; this run uses {} (--line-size)",
+                path.display(),
+                footprint.line_size,
+                line.bytes()
+            );
+        }
+        programs.push(CorunProgram { footprint, rate });
+    }
+    let predicted = cachescope::models::hotl::corun::predict(&programs, cache)?;
+    let mut rows: Vec<Row> = args
+        .inputs
+        .iter()
+        .zip(&rates)
+        .zip(predicted)
+        .map(|((p, &rate), pred)| Row {
+            program: p.display().to_string(),
+            rate,
+            share_lines: pred.share_lines,
+            predicted: pred,
+            simulated: None,
+        })
+        .collect();
+    if args.simulate {
+        simulate(&args, options, cache, &rates, &mut rows)?;
+    }
+    if args.json {
+        let doc = serde_json::json!({ "cache": cache.to_string(), "programs": rows });
+        return output::print(&(serde_json::to_string_pretty(&doc)? + "\n"));
+    }
+    let mut o = format!(
+        "# co-run in a shared {} LRU cache ({}): miss ratios per reference of each program, \
+         cold misses included (warm: left out)\n",
+        human_size(cache.size_bytes()),
+        cache
+    );
+    let _ = writeln!(
+        o,
+        "{:<28} {:>6} {:>12} {:>11} {:>11} {:>24} {:>10}",
+        "program", "rate", "share lines", "predicted", "warm", "simulated vs predicted", "rel. err"
+    );
+    for r in &rows {
+        let (sim, err) = match &r.simulated {
+            Some(s) => (
+                format!("{:.6}", s.miss_ratio),
+                format!("{:+.1}%", 100.0 * s.relative_error),
+            ),
+            None => ("-".into(), "-".into()),
+        };
+        let _ = writeln!(
+            o,
+            "{:<28} {:>6} {:>12.1} {:>11} {:>11.6} {:>24} {:>10}",
+            r.program,
+            r.rate,
+            r.share_lines,
+            r.predicted
+                .miss_ratio
+                .map_or("-".into(), |m| format!("{m:.6}")),
+            r.predicted.miss_ratio_warm,
+            sim,
+            err
+        );
+    }
+    if rows.iter().any(|r| r.simulated.is_some()) {
+        o += "# the simulation stops when the first program ends: it is compared with the \
+              prediction from the footprints of the prefixes it ran\n";
+    }
+    output::print(&o)
+}
+
+/// A footprint saved by `cachescope footprint --json`, told from a trace by its first byte.
+fn saved_footprint(path: &Path) -> Result<Option<FootprintCurve>> {
+    let mut head = [0u8; 1];
+    let mut f =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let n = f.read(&mut head)?;
+    if n == 0 || head[0] != b'{' {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(path)?;
+    let curve: FootprintCurve = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{}: not a footprint (expected the JSON of `cachescope footprint --json`)",
+            path.display()
+        )
+    })?;
+    curve.validate()?;
+    Ok(Some(curve))
+}
+
+/// The footprint of a trace, or of its first `prefix` counted references.
+fn profile(
+    path: &Path,
+    options: Options,
+    args: &CorunArgs,
+    prefix: Option<u64>,
+) -> Result<FootprintCurve> {
+    let mut fp = FootprintAnalysis::new(options, &[])?;
+    let mut trace = input::open_path(path, &args.read)?;
+    let quiet = RunArgs {
+        quiet: args.run.quiet || prefix.is_some(),
+        ..args.run.clone()
+    };
+    match prefix {
+        Some(limit) => {
+            let mut p = Prefix {
+                inner: &mut fp,
+                left: limit,
+                options,
+            };
+            drive(&mut trace, &mut [&mut p], &quiet)?;
+        }
+        None => {
+            drive(&mut trace, &mut [&mut fp], &quiet)?;
+        }
+    }
+    Ok(FootprintCurve::from_footprint(&fp.finish(), 256)?)
+}
+
+/// Simulates the interleaved programs and compares each with the prediction for the prefix
+/// it ran.
+fn simulate(
+    args: &CorunArgs,
+    options: Options,
+    cache: Geometry,
+    rates: &[f64],
+    rows: &mut [Row],
+) -> Result<()> {
+    let mut traces = Vec::new();
+    for p in &args.inputs {
+        if saved_footprint(p)?.is_some() {
+            bail!(
+                "--simulate needs every program's trace; {} is a footprint",
+                p.display()
+            );
+        }
+        traces.push(input::open_path(p, &args.read)?);
+    }
+    let sims = cachescope::models::hotl::corun::simulate(&mut traces, rates, cache, options)?;
+    let mut prefixed = Vec::new();
+    for (p, s) in args.inputs.iter().zip(&sims) {
+        prefixed.push(CorunProgram {
+            footprint: profile(p, options, args, Some(s.refs))?,
+            rate: 0.0,
+        });
+    }
+    for (c, &r) in prefixed.iter_mut().zip(rates) {
+        c.rate = r;
+    }
+    let again = cachescope::models::hotl::corun::predict(&prefixed, cache)?;
+    for ((row, s), pred) in rows.iter_mut().zip(&sims).zip(again) {
+        let actual = s.miss_ratio();
+        let model = pred.miss_ratio.unwrap_or(pred.miss_ratio_warm);
+        row.simulated = Some(Simulated {
+            refs: s.refs,
+            miss_ratio: actual,
+            miss_ratio_warm: s.miss_ratio_warm(),
+            relative_error: if actual > 0.0 {
+                (model - actual) / actual
+            } else {
+                0.0
+            },
+            predicted_for_prefix: pred,
+        });
+    }
+    Ok(())
+}
+
+/// Passes on only the first `left` counted references (data references, or all with
+/// instructions counted).
+struct Prefix<'a, A> {
+    inner: &'a mut A,
+    left: u64,
+    options: Options,
+}
+
+impl<A: Analysis> Analysis for Prefix<'_, A> {
+    fn observe(&mut self, batch: &Batch) {
+        if self.left == 0 {
+            return;
+        }
+        let counted = |k: &AccessKind| self.options.include_instructions || *k != AccessKind::Instr;
+        let total = batch.kinds.iter().filter(|k| counted(k)).count() as u64;
+        if total <= self.left {
+            self.left -= total;
+            self.inner.observe(batch);
+            return;
+        }
+        // Cut just after the `left`-th counted reference.
+        let mut seen = 0;
+        let mut end = 0;
+        for (i, k) in batch.kinds.iter().enumerate() {
+            if counted(k) {
+                seen += 1;
+                if seen == self.left {
+                    end = i + 1;
+                    break;
+                }
+            }
+        }
+        let mut cut = batch.clone();
+        cut.addrs.truncate(end);
+        cut.sizes.truncate(end);
+        cut.kinds.truncate(end);
+        cut.pcs.truncate(end);
+        self.left = 0;
+        self.inner.observe(&cut);
+    }
+}

@@ -1,0 +1,69 @@
+//! `cachescope footprint`: fp(w) on the logarithmic grid or at listed windows.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use cachescope::models::hotl::{FootprintAnalysis, FootprintPoint};
+use cachescope::reuse::Options;
+
+use super::drive;
+use crate::args::FootprintArgs;
+use crate::{input, output};
+
+/// The JSON document: also a co-run profile (`cachescope corun`).
+#[derive(serde::Serialize)]
+struct Document {
+    line_size: u64,
+    refs: u64,
+    distinct_lines: u64,
+    points: Vec<FootprintPoint>,
+}
+
+pub fn run(args: FootprintArgs) -> Result<()> {
+    let options = Options {
+        line_size: args.run.line_size,
+        include_instructions: args.include_instructions,
+        ..Options::default()
+    };
+    let listed = args.windows.clone().unwrap_or_default();
+    let mut analysis = FootprintAnalysis::new(options, &listed)?;
+    let mut trace = input::open(&args.input, args.run.line_size)?;
+    drive(&mut trace, &mut [&mut analysis], &args.run)?;
+    let fp = analysis.finish();
+    let points = if args.windows.is_some() {
+        fp.listed()
+    } else {
+        fp.points(args.per_octave)?
+    };
+    let doc = Document {
+        line_size: fp.line_size,
+        refs: fp.refs,
+        distinct_lines: fp.distinct_lines,
+        points,
+    };
+    let text = if args.json {
+        serde_json::to_string_pretty(&doc)? + "\n"
+    } else if args.csv {
+        let mut o = String::from("window,footprint\n");
+        for p in &doc.points {
+            let _ = writeln!(o, "{},{}", p.window, p.footprint);
+        }
+        o
+    } else {
+        let mut o = format!(
+            "# average footprint fp(w) of {}: distinct {}-B lines per window of w references \
+             ({} references, {} distinct lines)\n{:>16} {:>16}\n",
+            trace.source(),
+            doc.line_size,
+            super::thousands(doc.refs),
+            super::thousands(doc.distinct_lines),
+            "window",
+            "footprint"
+        );
+        for p in &doc.points {
+            let _ = writeln!(o, "{:>16} {:>16.3}", p.window, p.footprint);
+        }
+        o
+    };
+    output::print(&text)
+}
