@@ -82,11 +82,6 @@ record bzip2 bzip2 -9 -c "$work/text.txt"
 record xz xz -2 -c "$work/text.txt"
 record sqlite sqlite3 :memory: "create table t(a, b); with recursive r(i) as (select 1 union all select i + 1 from r where i < 20000) insert into t select i, (i * 7919) % 10007 from r; create index tb on t(b); select sum(a) from t where b between 100 and 5000;"
 record awk awk '{ for (i = 1; i <= NF; i++) n[$i]++ } END { for (w in n) print w, n[w] }' "$work/text.txt"
-# The interpreter itself, not a wrapper script (pyenv shims exec it, and lackey would trace the shim).
-python=$(python3 -c 'import sys; print(sys.executable)')
-record python "$python" -c "d = {}
-for i in range(60000): d[(i * 7919) % 100003] = str(i)
-print(sum(len(v) for k, v in sorted(d.items())))"
 record mm "$work/mm"
 record hash "$work/hash"
 ls -la "$out" >&2

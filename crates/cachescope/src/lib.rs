@@ -21,7 +21,15 @@
 //! - Analyses are *pushed to*: [`analysis::Analysis::observe`] sees every batch in order, and
 //!   [`analysis::run`] makes one decode feed all of them. Each analysis has its own `finish`.
 //! - [`stats`] is the first analysis; [`workloads`] are synthetic traces that behave like any
-//!   other reader; [`trace::write`] and [`trace::native`] write traces.
+//!   other reader; [`trace::write`] and [`trace::native`] write traces; [`record`] runs a real
+//!   program under Valgrind lackey and reads its trace as it is written.
+//! - Exact ground truth: [`sim`] (cache simulators, Cachegrind's model) and [`reuse`] (reuse
+//!   times, LRU stack distances, exact miss-ratio curves, the [`reuse::Mrc`] points model
+//!   every method shares).
+//! - Models, measured against the exact analyses: [`sampling`] (StatCache's sampler and
+//!   profiles) feeding [`models::statcache`] and [`models::statstack`]; [`models::hotl`]
+//!   (footprint theory, co-run sharing) and [`models::smith`] (associativity); [`phases`]
+//!   (setvectors and the phase classifiers they are compared with).
 //!
 //! Errors ([`Error`]) are typed and name the file, and for text the line number and text.
 //!

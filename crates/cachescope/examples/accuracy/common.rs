@@ -1,10 +1,9 @@
 //! What every accuracy table shares: the traces, exact references, error statistics, markdown.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use cachescope::analysis::{self, Analysis};
-use cachescope::reuse::{Mrc, Options, RandomReplacementAnalysis, StackDistanceAnalysis};
+use cachescope::reuse::Mrc;
 use cachescope::trace::{self, OpenOptions, Trace};
 use cachescope::workloads::{self, Params, Workload};
 use cachescope::{LineSize, Source};
@@ -110,21 +109,6 @@ pub fn inputs(dir: &Path) -> Vec<Input> {
     v
 }
 
-/// Exact references of one trace, from one pass.
-#[allow(dead_code)] // read by the HOTL table
-pub struct Exact {
-    /// Counted (data) references.
-    pub refs: u64,
-    /// Distinct data lines.
-    pub distinct_lines: u64,
-    /// Exact LRU curve at `sizes`.
-    pub lru: Mrc,
-    /// Exact random-replacement curve at `sizes` (one seeded realisation per seed, averaged).
-    pub random: Option<Mrc>,
-    /// Seconds the exact pass took.
-    pub seconds: f64,
-}
-
 /// The sweep of a working-set graph: every eighth of an octave from 1 KiB, up to the first size
 /// that holds every line of the trace (beyond it every curve is flat at its cold floor).
 pub fn sweep(distinct_lines: u64, line_size: LineSize) -> Vec<u64> {
@@ -132,36 +116,6 @@ pub fn sweep(distinct_lines: u64, line_size: LineSize) -> Vec<u64> {
         .next_power_of_two()
         .max(2048);
     cachescope::reuse::sizes_log_range(1 << 10, top, 8).expect("valid range")
-}
-
-/// Runs the exact LRU analysis (and, with `random_seeds`, the random-replacement simulation
-/// averaged over that many seeds) at the sweep.
-#[allow(dead_code)] // used by the HOTL table
-pub fn exact(input: &Input, random_seeds: u64) -> Exact {
-    let opts = Options::default();
-    let t = Instant::now();
-    let mut sd = StackDistanceAnalysis::new(opts);
-    run(input, &mut [&mut sd]);
-    let distances = sd.finish();
-    let sizes = sweep(distances.cold, opts.line_size);
-    let lru = distances.mrc(&sizes);
-    let seconds = t.elapsed().as_secs_f64();
-    let random = (random_seeds > 0).then(|| {
-        let mut curves = Vec::new();
-        for seed in 0..random_seeds {
-            let mut rr = RandomReplacementAnalysis::new(opts, &sizes, 1000 + seed);
-            run(input, &mut [&mut rr]);
-            curves.push(rr.finish());
-        }
-        average(&curves)
-    });
-    Exact {
-        refs: distances.refs,
-        distinct_lines: distances.cold,
-        lru,
-        random,
-        seconds,
-    }
 }
 
 /// One pass of `analyses` over `input`, both cores.

@@ -8,7 +8,7 @@
 //! TABLE is `sampling` (StatCache and StatStack), `hotl`, `corun` or `phases`.
 
 mod common;
-// mod hotl;
+mod hotl;
 mod phases;
 mod sampling;
 
@@ -24,8 +24,8 @@ fn main() {
     let inputs = common::inputs(&PathBuf::from(dir));
     let body = match table.as_str() {
         "sampling" => sampling::table(&inputs),
-        // "hotl" => hotl::table(&inputs),
-        // "corun" => hotl::corun_table(&inputs),
+        "hotl" => hotl::table(&inputs),
+        "corun" => hotl::corun_table(&inputs),
         "phases" => phases::table(&inputs),
         t => {
             eprintln!("unknown table {t:?}");
