@@ -1,9 +1,10 @@
 //! Accuracy of the L2 model against the exact two-level simulation: L1 = 32 KiB (512 lines of
 //! 64 bytes, fully-associative LRU), L2 = 128K … 2M fully associative, LRU and random.
 //!
-//! The synthetic tests run by default and bound the error of the corrected variant. The table
-//! over the real lackey traces (`/tmp/rt/*.lackey.zst`, skipped when absent) is printed by
-//! `cargo test --release -p cachescope --test l2_accuracy -- --ignored --nocapture`.
+//! Both tables (synthetic workloads; real lackey traces `/tmp/rt/*.lackey.zst`, skipped when
+//! absent) are printed by
+//! `cargo test --release -p cachescope --test l2_accuracy -- --ignored --nocapture`; the
+//! error bounds that run by default are in `tests/l2_model.rs`.
 
 use std::path::Path;
 use std::time::Instant;
