@@ -68,6 +68,14 @@ pub enum Command {
         cachescope footprint a.cst --json > a.fp.json; cachescope corun a.fp.json b.cst --cache 2M --ways 16\n  \
         cachescope corun a.cst b.cst --cache 1M --rates 2,1 --simulate     check against an interleaved simulation")]
     Corun(CorunArgs),
+    /// L2 miss ratios predicted from the L1 stack-distance histogram (Ji, Ling & Liu), for a
+    /// fully-associative LRU L1 and fully-associative L2s of several sizes.
+    #[command(after_help = "Examples:\n  \
+        cachescope l2 trace.cst --l1 32K --l2 256K,1M,4M\n  \
+        cachescope l2 trace.cst --policy random --variant footprint --simulate\n  \
+        cachescope sample trace.cst -o t.prof && cachescope l2 t.prof --l1 32K --l2 1M\n\n\
+        Ratios are local: L2 misses per L2 reference (per L1 miss).")]
+    L2(L2Args),
     /// Memory phases: cut the trace into intervals, classify them with setvectors and the
     /// methods they are compared with, and score each against the intervals' L2 hit rates.
     #[command(after_help = "Examples:\n  \
@@ -300,6 +308,36 @@ pub struct CorunArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct L2Args {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// L1 size (fully-associative LRU).
+    #[arg(long = "l1", default_value = "32K", value_parser = parse_size)]
+    pub l1: u64,
+    /// L2 sizes, comma separated (fully associative).
+    #[arg(long = "l2", value_delimiter = ',', default_value = "128K,256K,512K,1M,2M", value_parser = parse_size)]
+    pub l2: Vec<u64>,
+    /// L2 replacement policy.
+    #[arg(long, value_enum, default_value = "lru")]
+    pub policy: ReplacementPolicy,
+    /// Reading of the equations: paper (Eqs. 3-9 as intended), footprint or resident (the
+    /// corrected epoch-miss counts; see the library documentation).
+    #[arg(long, default_value = "paper", value_parser = ["paper", "footprint", "resident"])]
+    pub variant: String,
+    /// Also simulate the two levels exactly in the same pass and print both (traces only).
+    #[arg(long)]
+    pub simulate: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print JSON (the `points` shape; with --simulate also `simulated`).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV.
+    #[arg(long)]
+    pub csv: bool,
 }
 
 #[derive(Debug, Args)]

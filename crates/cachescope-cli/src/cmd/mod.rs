@@ -6,6 +6,7 @@ mod demo;
 mod footprint;
 mod generate;
 mod hotl;
+mod l2;
 pub(crate) mod mrc;
 mod phases;
 mod record;
@@ -31,6 +32,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Footprint(a) => footprint::run(a),
         Command::Hotl(a) => hotl::run(a),
         Command::Corun(a) => corun::run(a),
+        Command::L2(a) => l2::run(a),
         Command::Phases(a) => phases::run(a),
         Command::Record(a) => record::run(a),
         Command::Sample(a) => sample::run(a),

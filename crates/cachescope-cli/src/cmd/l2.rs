@@ -1,0 +1,134 @@
+//! `cachescope l2`: local L2 miss ratios predicted from the L1 stack-distance histogram
+//! (Ji, Ling & Liu), optionally beside an exact two-level simulation of the same pass.
+
+use std::fmt::Write as _;
+
+use anyhow::{Result, bail};
+use cachescope::analysis::Analysis;
+use cachescope::models::l2::{L1Histogram, TwoLevelAnalysis, Variant, l2_mrc};
+use cachescope::reuse::{Mrc, Options, StackDistanceAnalysis};
+use cachescope::sim::Policy;
+
+use super::drive;
+use super::mrc::human_size;
+use crate::args::{L2Args, ReplacementPolicy};
+use crate::{input, output};
+
+pub fn run(args: L2Args) -> Result<()> {
+    let line = args.run.line_size;
+    let l1_lines = args.l1 / line.bytes();
+    if l1_lines == 0 {
+        bail!(
+            "--l1 {}: smaller than one {}-byte line",
+            args.l1,
+            line.bytes()
+        );
+    }
+    let policy = match args.policy {
+        ReplacementPolicy::Lru => Policy::Lru,
+        ReplacementPolicy::Random => Policy::Random {
+            seed: args.input.params.seed,
+        },
+    };
+    let variant = match args.variant.as_str() {
+        "footprint" => Variant::Footprint,
+        "resident" => Variant::FootprintResident,
+        _ => Variant::Paper,
+    };
+    let mut simulated: Option<Mrc> = None;
+    let hist = if let Some(profile) = input::profile(&args.input)? {
+        if args.simulate {
+            bail!("--simulate needs the trace, not a sampling profile");
+        }
+        profile.expect_line_size(line)?;
+        L1Histogram::from_profile(&profile)?
+    } else {
+        let options = Options {
+            line_size: line,
+            ..Options::default()
+        };
+        let mut sd = StackDistanceAnalysis::new(options);
+        let mut sim = if args.simulate {
+            Some(TwoLevelAnalysis::new(
+                line.bytes(),
+                l1_lines,
+                &args.l2,
+                policy,
+            )?)
+        } else {
+            None
+        };
+        let mut trace = input::open(&args.input, line)?;
+        {
+            let mut analyses: Vec<&mut dyn Analysis> = vec![&mut sd];
+            if let Some(s) = sim.as_mut() {
+                analyses.push(s);
+            }
+            drive(&mut trace, &mut analyses, &args.run)?;
+        }
+        simulated = sim.map(|s| s.finish().mrc());
+        L1Histogram::from_stack_distances(&sd.finish())
+    };
+    let model = l2_mrc(&hist, l1_lines, &args.l2, policy, variant)?;
+    let text = if args.json {
+        let mut v = serde_json::to_value(&model)?;
+        v["l1_lines"] = l1_lines.into();
+        if let Some(s) = &simulated {
+            v["simulated"] = serde_json::to_value(s)?;
+        }
+        serde_json::to_string_pretty(&v)? + "\n"
+    } else if args.csv {
+        let mut o =
+            String::from("size_bytes,lines,miss_ratio,miss_ratio_warm,simulated_miss_ratio\n");
+        for (i, p) in model.points.iter().enumerate() {
+            let sim = simulated
+                .as_ref()
+                .and_then(|s| s.points[i].miss_ratio)
+                .map(|r| r.to_string())
+                .unwrap_or_default();
+            let _ = writeln!(
+                o,
+                "{},{},{},{},{sim}",
+                p.size_bytes,
+                p.lines,
+                p.miss_ratio.map(|r| r.to_string()).unwrap_or_default(),
+                p.miss_ratio_warm
+            );
+        }
+        o
+    } else {
+        let mut o = format!(
+            "# {} L2 miss ratios ({} replacement), L1 {} = {} lines fully-associative LRU, {}-B lines\n\
+             # local ratios: L2 misses per L2 reference (per L1 miss); miss_ratio counts cold misses\n",
+            model.method,
+            model.policy,
+            human_size(args.l1),
+            l1_lines,
+            line.bytes()
+        );
+        let _ = writeln!(
+            o,
+            "{:>10} {:>10} {:>12} {:>16} {:>12} {:>10}",
+            "L2 size", "lines", "miss_ratio", "miss_ratio_warm", "simulated", "error pp"
+        );
+        for (i, p) in model.points.iter().enumerate() {
+            let sim = simulated.as_ref().and_then(|s| s.points[i].miss_ratio);
+            let mr = p.miss_ratio;
+            let _ = writeln!(
+                o,
+                "{:>10} {:>10} {:>12} {:>16.6} {:>12} {:>10}",
+                human_size(p.size_bytes),
+                p.lines,
+                mr.map_or("-".into(), |r| format!("{r:.6}")),
+                p.miss_ratio_warm,
+                sim.map_or("-".into(), |r| format!("{r:.6}")),
+                match (mr, sim) {
+                    (Some(a), Some(b)) => format!("{:+.2}", 100.0 * (a - b)),
+                    _ => "-".into(),
+                }
+            );
+        }
+        o
+    };
+    output::print(&text)
+}
