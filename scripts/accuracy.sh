@@ -4,7 +4,7 @@
 # the synthetic workloads.
 #
 #   scripts/accuracy.sh                 # every table
-#   scripts/accuracy.sh sampling hotl   # some of them: sampling, hotl, corun, phases
+#   scripts/accuracy.sh sampling hotl   # some of them: sampling, hotl, corun, phases, l2
 #
 # TRACES=DIR reuses traces recorded elsewhere (default target/real-traces). Without Valgrind the
 # tables cover the synthetic workloads only, and say so.
@@ -14,7 +14,7 @@ traces=${TRACES:-target/real-traces}
 scripts/real-traces.sh "$traces"
 cargo build --release -q -p cachescope --example accuracy
 mkdir -p docs/accuracy
-for table in "${@:-sampling hotl corun phases}"; do
+for table in "${@:-sampling hotl corun phases l2}"; do
     for t in $table; do
         target/release/examples/accuracy "$t" "$traces" "docs/accuracy/$t.md"
     done

@@ -5,10 +5,11 @@
 //! scripts/accuracy.sh                       # records the traces, then runs every table
 //! cargo run --release -p cachescope --example accuracy -- TABLE TRACE_DIR OUT.md
 //! ```
-//! TABLE is `sampling` (StatCache and StatStack), `hotl`, `corun` or `phases`.
+//! TABLE is `sampling` (StatCache and StatStack), `hotl`, `corun`, `phases` or `l2`.
 
 mod common;
 mod hotl;
+mod l2;
 mod phases;
 mod sampling;
 
@@ -18,7 +19,7 @@ use std::path::PathBuf;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [table, dir, out] = &args[..] else {
-        eprintln!("usage: accuracy sampling|hotl|corun|phases TRACE_DIR OUT.md");
+        eprintln!("usage: accuracy sampling|hotl|corun|phases|l2 TRACE_DIR OUT.md");
         std::process::exit(2);
     };
     let inputs = common::inputs(&PathBuf::from(dir));
@@ -27,6 +28,7 @@ fn main() {
         "hotl" => hotl::table(&inputs),
         "corun" => hotl::corun_table(&inputs),
         "phases" => phases::table(&inputs),
+        "l2" => l2::table(&inputs),
         t => {
             eprintln!("unknown table {t:?}");
             std::process::exit(2);
