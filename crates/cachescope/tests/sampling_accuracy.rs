@@ -102,12 +102,13 @@ fn all(m: &Mrc) -> impl Iterator<Item = f64> + '_ {
 }
 
 /// Errors of one profile: StatCache Exclude (warm), StatCache Estimate (warm part, and
-/// with cold misses), StatStack (warm, and with cold misses); over the whole sweep, and over
-/// the sizes up to the footprint.
-fn profile_errors(r: &Run, p: &Profile) -> [[(f64, f64); 5]; 2] {
+/// with cold misses), StatStack (warm, and with cold misses), the whole-trace StatStack
+/// (warm); over the whole sweep, and over the sizes up to the footprint.
+fn profile_errors(r: &Run, p: &Profile) -> [[(f64, f64); 6]; 2] {
     let sc = statcache::mrc(p, &r.sizes, Cold::Exclude).unwrap();
     let se = statcache::mrc(p, &r.sizes, Cold::Estimate).unwrap();
     let ss = statstack::mrc(p, &r.sizes, Cold::Estimate).unwrap();
+    let sw = statstack::mrc_whole_trace(p, &r.sizes, Cold::Exclude).unwrap();
     let everywhere = vec![true; r.sizes.len()];
     let small: Vec<bool> = r
         .sizes
@@ -121,6 +122,7 @@ fn profile_errors(r: &Run, p: &Profile) -> [[(f64, f64); 5]; 2] {
             errors(all(&se), all(&r.random), &keep),
             errors(warm(&ss), warm(&r.lru), &keep),
             errors(all(&ss), all(&r.lru), &keep),
+            errors(warm(&sw), warm(&r.lru), &keep),
         ]
     })
 }
@@ -155,6 +157,7 @@ fn quick_accuracy() {
             "statcache-estimate",
             "statstack warm",
             "statstack",
+            "statstack whole-trace warm",
         ];
         for (name, (mean, max)) in names.iter().zip(sweep) {
             eprintln!("{}: {name}: mean {mean:.3} pp, max {max:.3} pp", r.name);
@@ -162,6 +165,32 @@ fn quick_accuracy() {
             assert!(max <= 5.0, "{}: {name}: max error {max} pp", r.name);
         }
     }
+}
+
+#[test]
+fn statstack_follows_phases() {
+    // Six phases (loop, stream, random, twice) of 786 432 references, 10 000 samples: the
+    // whole-trace reuse-time distribution mixes the phases; the time-local model does not.
+    let sizes: Vec<u64> = working_set_sizes()
+        .into_iter()
+        .filter(|&s| s <= 1 << 18)
+        .collect();
+    let r = run(
+        Workload::Phases,
+        &params(2048, None),
+        &sizes,
+        &[1],
+        10_000.0,
+    );
+    let p = &r.profiles[0];
+    let [_, small] = profile_errors(&r, p);
+    let (local, whole) = (small[3], small[5]);
+    eprintln!(
+        "phases: time-local mean {:.3} max {:.3} pp, whole trace mean {:.3} max {:.3} pp",
+        local.0, local.1, whole.0, whole.1
+    );
+    assert!(local.0 <= 1.0 && local.1 <= 3.0, "time-local: {local:?}");
+    assert!(whole.0 >= 2.0, "whole trace: {whole:?}");
 }
 
 #[test]
@@ -188,6 +217,7 @@ fn accuracy_table() {
         "StatCache (cold estimated) vs random, cold included",
         "StatStack vs LRU, warm",
         "StatStack (cold estimated) vs LRU, cold included",
+        "StatStack, whole-trace distribution, vs LRU, warm",
     ];
     for (w, p) in cases {
         let r = run(w, &p, &sizes, &seeds, 10_000.0);
@@ -209,7 +239,7 @@ fn accuracy_table() {
             ("one slot", r.refs),
         ];
         for (label, slot_refs) in slotting {
-            let per_seed: Vec<[[(f64, f64); 5]; 2]> = r
+            let per_seed: Vec<[[(f64, f64); 6]; 2]> = r
                 .profiles
                 .iter()
                 .map(|p| profile_errors(&r, &reslot(p, slot_refs)))
@@ -217,7 +247,7 @@ fn accuracy_table() {
             println!("{label}:");
             for (i, name) in names.iter().enumerate() {
                 if i >= 3 && slot_refs != 200_000 {
-                    continue; // StatStack ignores slots
+                    continue; // StatStack ignores slots (it finds its own stretches)
                 }
                 for (scope, s) in [("sweep", 0), ("≤ footprint", 1)] {
                     let means: Vec<f64> = per_seed.iter().map(|e| e[s][i].0).collect();

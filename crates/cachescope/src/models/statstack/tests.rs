@@ -9,6 +9,7 @@ use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::models::statcache::tests::workload_batches;
 use crate::reuse::{Options, StackDistanceAnalysis};
+use crate::sampling::Sample;
 use crate::sampling::{Sampler, SamplerOptions};
 use crate::workloads::{Params, Workload};
 
@@ -29,8 +30,13 @@ fn naive(hist: &[(u64, f64)], dangling: f64, d: u64) -> f64 {
 }
 
 fn rate_one(trace: &[u64]) -> Profile {
+    sampled(trace, 1.0, 1)
+}
+
+fn sampled(trace: &[u64], rate: f64, seed: u64) -> Profile {
     let mut s = Sampler::new(SamplerOptions {
-        rate: 1.0,
+        rate,
+        seed,
         ..SamplerOptions::default()
     })
     .unwrap();
@@ -135,19 +141,235 @@ fn rate_one_uniform_random_is_close() {
     };
     let sizes: Vec<u64> = (1..=12).map(|i| i * 4096).collect();
     let (model, exact) = against_exact(Workload::Random, &params, &sizes);
-    for (m, x) in model.points.iter().zip(&exact.points) {
-        let error = (m.miss_ratio_warm - x.miss_ratio_warm).abs();
+    let mut sampler = Sampler::new(SamplerOptions {
+        rate: 1.0,
+        ..SamplerOptions::default()
+    })
+    .unwrap();
+    for b in workload_batches(Workload::Random, &params) {
+        sampler.observe(&b);
+    }
+    let whole = mrc_whole_trace(&sampler.finish(), &sizes, Cold::Estimate).unwrap();
+    for ((m, w), x) in model.points.iter().zip(&whole.points).zip(&exact.points) {
         // Below the footprint (512 lines) E[sd | d] = 512·(1 − (1 − 1/512)^d) is the expected
         // number of distinct lines: within 0.2 percentage points. At exactly 512 lines LRU
-        // never misses, but the 512 dangling samples (RT = ∞, 0.4 % of all) add 0.004·d to
-        // E[sd | d], so the longest reuses (d > ~2200, 1 %) reach 512: a known bias.
+        // never misses, but in the whole-trace model the 512 dangling samples (RT = ∞, 0.4 %
+        // of all) add 0.004·d to E[sd | d], so the longest reuses (d > ~2200, 1 %) reach 512:
+        // a known bias. The time-local model keeps the end of the trace, where the dangling
+        // samples are, in its own stretch, and has no such bias.
         let bound = if m.lines == 512 { 0.011 } else { 0.002 };
+        let error = (w.miss_ratio_warm - x.miss_ratio_warm).abs();
         assert!(
             error < bound,
-            "{} lines: model {}, exact {}",
-            m.lines,
-            m.miss_ratio_warm,
-            x.miss_ratio_warm
+            "whole trace, {} lines: {w:?} vs {x:?}",
+            m.lines
+        );
+        let error = (m.miss_ratio_warm - x.miss_ratio_warm).abs();
+        assert!(
+            error < 0.002,
+            "time-local, {} lines: {m:?} vs {x:?}",
+            m.lines
         );
     }
+}
+
+/// The definition of [`local_stack_distances`], position by position: for a reuse sampled at
+/// `j` with window `j+1..=e`, each `v` adds `P_s(RT > e − v)` over the samples of its stretch
+/// `s` when `s` holds `j + 1` or `e`, else the fraction of `s`'s samples whose line is next
+/// referenced after `e`. O(window · samples).
+fn brute_local(p: &Profile, stretches: &[Segment]) -> Vec<Option<f64>> {
+    let all = p.samples();
+    let stretch = |v: u64| {
+        stretches
+            .iter()
+            .position(|g| g.first <= v && v <= g.last)
+            .unwrap()
+    };
+    let rt = |x: &Sample| x.distance().map_or(u64::MAX, |d| d + 1);
+    all.iter()
+        .map(|x| {
+            let d = x.distance()?;
+            let (j, e) = (x.position, x.position + d);
+            let mut sum = 0.0;
+            for v in j + 1..=e {
+                let r = stretch(v);
+                let own = &all[stretches[r].samples.clone()];
+                let hits = if r == stretch(j + 1) || r == stretch(e) {
+                    own.iter().filter(|y| rt(y) > e - v).count()
+                } else {
+                    own.iter()
+                        .filter(|y| y.distance().is_none_or(|k| y.position + k + 1 > e))
+                        .count()
+                };
+                sum += hits as f64 / own.len() as f64;
+            }
+            Some(sum)
+        })
+        .collect()
+}
+
+/// A trace of phases, each drawing lines uniformly from its own range (`lines`, `offset`).
+fn phased(phases: &[(u64, u64, usize)], seed: u64) -> Vec<u64> {
+    use rand::Rng;
+    let mut rng = rand_pcg::Pcg64::new(u128::from(seed) + 1, 7);
+    let mut out = Vec::new();
+    for &(lines, offset, len) in phases {
+        out.extend((0..len).map(|_| offset + rng.next_u64() % lines));
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn local_sum_matches_its_definition(
+        phases in proptest::collection::vec((1u64..40, 0u64..3, 1usize..150), 1..5),
+        rate in prop_oneof![Just(1.0), 0.2f64..1.0],
+        seed in 0u64..1000,
+        cut_every in 1usize..20,
+    ) {
+        let phases: Vec<(u64, u64, usize)> =
+            phases.iter().map(|&(l, o, n)| (l, o * 20, n)).collect();
+        let trace = phased(&phases, seed);
+        let p = sampled(&trace, rate, seed + 1);
+        prop_assume!(!p.samples().is_empty());
+        // Stretches starting at every `cut_every`-th sample, so none is empty.
+        let starts: Vec<u64> =
+            p.samples().iter().skip(1).step_by(cut_every).map(|s| s.position).collect();
+        let stretches = segments_at(&p, &starts).unwrap();
+        let fast = local_stack_distances(&p, &stretches).unwrap();
+        let slow = brute_local(&p, &stretches);
+        prop_assert_eq!(fast.len(), slow.len());
+        for (i, (f, s)) in fast.iter().zip(&slow).enumerate() {
+            match (f, s) {
+                (Some(f), Some(s)) => prop_assert!(
+                    (f - s).abs() <= 1e-9 * s.max(1.0), "sample {}: {} vs {}", i, f, s
+                ),
+                (None, None) => {}
+                _ => prop_assert!(false, "sample {}: {:?} vs {:?}", i, f, s),
+            }
+        }
+        // The automatic stretches are a cover too, and one stretch is the whole-trace model.
+        let auto = segments(&p, &Segmentation { block_samples: 7, ..Segmentation::default() });
+        prop_assert!(local_stack_distances(&p, &auto).is_ok());
+        let one = segments_at(&p, &[]).unwrap();
+        let whole = Segmentation { penalty: f64::INFINITY, ..Segmentation::default() };
+        prop_assert_eq!(&segments(&p, &whole), &one);
+        let mut local: Vec<f64> =
+            local_stack_distances(&p, &one).unwrap().into_iter().flatten().collect();
+        local.sort_by(f64::total_cmp);
+        let global: Vec<f64> = expected_stack_distances(&p.histogram(), p.dangling() as f64)
+            .into_iter()
+            .flat_map(|(sd, w)| std::iter::repeat_n(sd, w as usize))
+            .collect();
+        prop_assert_eq!(local.len(), global.len());
+        for (l, &g) in local.iter().zip(&global) {
+            prop_assert!((l - g).abs() <= 1e-9 * g.max(1.0), "{} vs {}", l, g);
+        }
+    }
+}
+
+#[test]
+fn rate_one_two_loops_are_exact() {
+    // 100 passes over lines 0..50, then 100 over lines 1000..1200. Forward reuse times: 50,
+    // then ∞ in the last pass of the first loop, 200, then ∞ in the last pass of the second.
+    // The stretches are exactly those four runs (blocks of 50 samples fall on their edges),
+    // within each every reference has the same reuse time, so every E[sd] is the exact stack
+    // distance and the curve is exact LRU. The whole-trace model mixes the loops.
+    let mut trace: Vec<u64> = (0..100).flat_map(|_| 0..50).collect();
+    trace.extend((0..100).flat_map(|_| 1000..1200));
+    let p = rate_one(&trace);
+    let stretches = segments(&p, &Segmentation::default());
+    let edges: Vec<(u64, u64)> = stretches.iter().map(|g| (g.first, g.last)).collect();
+    assert_eq!(
+        edges,
+        [(1, 4950), (4951, 5000), (5001, 24800), (24801, 25000)]
+    );
+    let sizes: Vec<u64> = [1, 49, 50, 51, 100, 199, 200, 201, 300]
+        .map(|l| l * 64)
+        .to_vec();
+    let mut exact = StackDistanceAnalysis::new(Options::default());
+    exact.observe(&trace.iter().map(|&l| Access::load(l * 64, 8)).collect());
+    let exact = exact.finish().mrc(&sizes);
+    let model = mrc(&p, &sizes, Cold::Estimate).unwrap();
+    let whole = mrc_whole_trace(&p, &sizes, Cold::Estimate).unwrap();
+    let mut worst_whole: f64 = 0.0;
+    for ((m, w), x) in model.points.iter().zip(&whole.points).zip(&exact.points) {
+        assert_eq!(m.miss_ratio_warm, x.miss_ratio_warm, "{} lines", m.lines);
+        assert_eq!(m.miss_ratio, x.miss_ratio, "{} lines", m.lines);
+        worst_whole = worst_whole.max((w.miss_ratio_warm - x.miss_ratio_warm).abs());
+    }
+    // E.g. at 50 lines the whole-trace E[sd | 49] counts the ∞ of both last passes (1 %).
+    assert!(worst_whole > 0.1, "{worst_whole}");
+}
+
+#[test]
+fn a_phase_change_is_found_and_a_stationary_trace_is_one_stretch() {
+    // Random over 64 lines for 40 000 references, then over 4096 other lines for 40 000.
+    let trace = phased(&[(64, 0, 40_000), (4096, 100_000, 40_000)], 3);
+    let p = sampled(&trace, 0.125, 5);
+    let stretches = segments(&p, &Segmentation::default());
+    assert!(
+        stretches
+            .iter()
+            .any(|g| (39_500..=40_500).contains(&g.first)),
+        "{stretches:?}"
+    );
+    // At most the phase edge, the start of the second phase (its first 4096 lines are all
+    // new, so the first loop's lines are last referenced just before it) and the end.
+    assert!(stretches.len() <= 5, "{stretches:?}");
+    // One phase alone: one stretch but at the end, where the lines take their last
+    // references (each line's last one lies about Exp(4096) references before the end).
+    let trace = phased(&[(4096, 0, 200_000)], 4);
+    let p = sampled(&trace, 0.05, 6);
+    let stretches = segments(&p, &Segmentation::default());
+    assert!(stretches.len() <= 4, "{stretches:?}");
+    assert!(stretches[0].last >= 180_000, "{stretches:?}");
+}
+
+#[test]
+fn stretches_must_cover_the_trace_with_samples() {
+    let p = rate_one(&[1, 2, 1, 3, 1, 2]);
+    assert!(segments_at(&p, &[3, 3]).is_err());
+    assert!(segments_at(&p, &[1]).is_err());
+    assert!(segments_at(&p, &[7]).is_err());
+    let sparse = sampled(&(0..1000).map(|i| i % 7).collect::<Vec<u64>>(), 0.01, 2);
+    let first = sparse.samples()[0].position;
+    assert!(segments_at(&sparse, &[first + 1, first + 2]).is_err()); // an empty stretch
+    let good = segments_at(&p, &[3, 5]).unwrap();
+    assert_eq!(
+        good,
+        [
+            Segment {
+                first: 1,
+                last: 2,
+                samples: 0..2
+            },
+            Segment {
+                first: 3,
+                last: 4,
+                samples: 2..4
+            },
+            Segment {
+                first: 5,
+                last: 6,
+                samples: 4..6
+            },
+        ]
+    );
+    assert_eq!(good[1].refs(), 2);
+    let mut bad = good.clone();
+    bad[1].last = 5;
+    assert!(local_stack_distances(&p, &bad).is_err());
+    let mut bad = good.clone();
+    bad[2].samples = 4..5;
+    assert!(local_stack_distances(&p, &bad).is_err());
+    assert!(local_stack_distances(&p, &good[..2]).is_err());
+    assert!(
+        segments(
+            &Profile::new(SamplerOptions::default(), 10, vec![]).unwrap(),
+            &Segmentation::default()
+        )
+        .is_empty()
+    );
 }
