@@ -68,6 +68,29 @@ impl Batch {
         self.pcs.clear();
     }
 
+    /// Keeps the accesses before the `n + 1`-th one that `counted` accepts (all of them if
+    /// there are no more than `n`), and returns how many accepted ones were kept. For prefixes of a trace
+    /// measured in counted references (data references, say).
+    pub fn keep_counted(&mut self, n: u64, counted: impl Fn(AccessKind) -> bool) -> u64 {
+        let mut seen = 0;
+        for (i, &k) in self.kinds.iter().enumerate() {
+            if seen == n {
+                self.truncate(i);
+                return seen;
+            }
+            seen += u64::from(counted(k));
+        }
+        seen
+    }
+
+    /// Keeps the first `len` accesses.
+    pub fn truncate(&mut self, len: usize) {
+        self.addrs.truncate(len);
+        self.sizes.truncate(len);
+        self.kinds.truncate(len);
+        self.pcs.truncate(len);
+    }
+
     /// Appends one access.
     #[inline]
     pub fn push(&mut self, a: Access) {
@@ -133,5 +156,25 @@ mod tests {
         let batch: Batch = [a, b].into_iter().collect();
         assert_eq!(batch.len(), 2);
         assert_eq!(batch.iter().collect::<Vec<_>>(), vec![a, b]);
+    }
+
+    #[test]
+    fn keep_counted_cuts_after_the_nth_counted_access() {
+        let i = Access {
+            kind: AccessKind::Instr,
+            ..Access::load(0x400, 4)
+        };
+        let d = |a| Access::load(a, 8);
+        let all: Batch = [i, d(0), i, d(8), i, d(16)].into_iter().collect();
+        let data = |k| k != AccessKind::Instr;
+        for (n, kept, len) in [(0, 0, 0), (1, 1, 2), (2, 2, 4), (3, 3, 6), (9, 3, 6)] {
+            let mut b = all.clone();
+            assert_eq!(b.keep_counted(n, data), kept, "n = {n}");
+            assert_eq!(b.len(), len, "n = {n}");
+            assert_eq!(
+                b.iter().collect::<Vec<_>>(),
+                all.iter().take(len).collect::<Vec<_>>()
+            );
+        }
     }
 }

@@ -248,30 +248,16 @@ impl<A: Analysis> Analysis for Prefix<'_, A> {
         if self.left == 0 {
             return;
         }
-        let counted = |k: &AccessKind| self.options.include_instructions || *k != AccessKind::Instr;
-        let total = batch.kinds.iter().filter(|k| counted(k)).count() as u64;
+        let counted = |k: AccessKind| self.options.include_instructions || k != AccessKind::Instr;
+        let total = batch.kinds.iter().filter(|&&k| counted(k)).count() as u64;
         if total <= self.left {
             self.left -= total;
             self.inner.observe(batch);
             return;
         }
-        // Cut just after the `left`-th counted reference.
-        let mut seen = 0;
-        let mut end = 0;
-        for (i, k) in batch.kinds.iter().enumerate() {
-            if counted(k) {
-                seen += 1;
-                if seen == self.left {
-                    end = i + 1;
-                    break;
-                }
-            }
-        }
+        // The last batch of the prefix: cut after the `left`-th counted reference.
         let mut cut = batch.clone();
-        cut.addrs.truncate(end);
-        cut.sizes.truncate(end);
-        cut.kinds.truncate(end);
-        cut.pcs.truncate(end);
+        cut.keep_counted(self.left, counted);
         self.left = 0;
         self.inner.observe(&cut);
     }

@@ -189,29 +189,7 @@ fn prefix_footprint(input: &Input, refs: u64) -> FootprintCurve {
     let mut batch = cachescope::Batch::new();
     use cachescope::analysis::Analysis;
     while left > 0 && trace.read_batch(&mut batch).expect("reads") > 0 {
-        let data = batch
-            .kinds
-            .iter()
-            .filter(|k| **k != cachescope::AccessKind::Instr)
-            .count() as u64;
-        if data > left {
-            let mut seen = 0;
-            let end = batch
-                .kinds
-                .iter()
-                .position(|k| {
-                    seen += u64::from(*k != cachescope::AccessKind::Instr);
-                    seen == left
-                })
-                .map_or(batch.len(), |i| i + 1);
-            batch.addrs.truncate(end);
-            batch.sizes.truncate(end);
-            batch.kinds.truncate(end);
-            batch.pcs.truncate(end);
-            left = 0;
-        } else {
-            left -= data;
-        }
+        left -= batch.keep_counted(left, |k| k != cachescope::AccessKind::Instr);
         fp.observe(&batch);
     }
     FootprintCurve::from_footprint(&fp.finish(), 256).expect("valid")

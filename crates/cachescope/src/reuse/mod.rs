@@ -62,7 +62,7 @@ pub mod mrc;
 mod random;
 mod reuse_time;
 mod stack_distance;
-mod table;
+pub(crate) mod table;
 mod timestamps;
 
 #[cfg(test)]

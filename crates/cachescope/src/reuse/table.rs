@@ -19,7 +19,7 @@ const MIN_SLOTS: usize = 64;
 
 /// See the module documentation.
 #[derive(Clone, Debug)]
-pub(super) struct LineTable {
+pub(crate) struct LineTable {
     /// `[line, value]`, `line == EMPTY` when free. The length is a power of two.
     slots: Vec<[u64; 2]>,
     /// `64 − log2(slots.len())`: the hash's top bits pick the home slot.
@@ -124,6 +124,16 @@ impl LineTable {
                 self.slots[i] = [k, v];
             }
         }
+    }
+
+    /// Every `(line, value)`, in no particular order.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let held = self
+            .slots
+            .iter()
+            .filter(|s| s[0] != EMPTY)
+            .map(|s| (s[0], s[1]));
+        held.chain(self.max_line.map(|v| (EMPTY, v)))
     }
 
     /// Every value, in no particular order.

@@ -30,7 +30,7 @@ use crate::batch::Batch;
 use crate::error::{Error, Result};
 use crate::reuse::{Options, sizes_log_range};
 
-use super::table::PositionTable;
+use crate::reuse::table::LineTable;
 
 /// References handled per chunk: first every home slot of the chunk is loaded (independent
 /// loads whose cache misses overlap), then the chunk is processed with its slots in cache.
@@ -45,7 +45,7 @@ const DENSE_BITS: u32 = 16;
 #[derive(Clone, Debug)]
 pub struct FootprintAnalysis {
     options: Options,
-    table: PositionTable,
+    table: LineTable,
     /// References so far: the position of the latest.
     now: u64,
     /// The latest reference's line (meaningless before the first).
@@ -82,7 +82,7 @@ impl FootprintAnalysis {
         let dense = (1usize << DENSE_BITS.min(layout.exact_bits())) + 1;
         Ok(FootprintAnalysis {
             options,
-            table: PositionTable::default(),
+            table: LineTable::default(),
             now: 0,
             prev: 0,
             run_open: false,

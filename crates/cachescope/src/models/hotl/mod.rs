@@ -101,7 +101,6 @@ pub mod reuse_time;
 pub mod reuse_window;
 pub mod sampling;
 mod sums;
-mod table;
 
 pub use curve::{CurvePoint, FootprintCurve};
 pub use fill_time::{

@@ -23,11 +23,11 @@
 //! et al., FAST 2015). Reuse times stay exact either way: they are positions in the whole trace.
 
 use super::footprint::Footprint;
-use super::table::PositionTable;
 use crate::access::{AccessKind, LineAddr};
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::{Error, Result};
+use crate::reuse::table::LineTable;
 use crate::reuse::{Options, StackDistance};
 
 /// Window lengths below this have a bin each; above, 16 bins per power of two.
@@ -64,7 +64,7 @@ pub struct ReuseWindowAnalysis {
     all: bool,
     rate: f64,
     now: u64,
-    positions: PositionTable,
+    positions: LineTable,
     stack: StackDistance,
     bins: Vec<Bin>,
 }
@@ -92,7 +92,7 @@ impl ReuseWindowAnalysis {
             all: rate >= 1.0,
             rate,
             now: 0,
-            positions: PositionTable::default(),
+            positions: LineTable::default(),
             stack: StackDistance::new(),
             bins: Vec::new(),
         })
