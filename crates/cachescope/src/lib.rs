@@ -54,6 +54,7 @@
 
 pub mod access;
 pub mod analysis;
+pub mod attribution;
 pub mod batch;
 pub mod error;
 pub mod models;
