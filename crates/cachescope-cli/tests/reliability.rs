@@ -165,9 +165,15 @@ fn absurd_parameters_are_rejected_with_what_is_valid() {
             "expected K, M or G",
         ),
         ("simulate --workload zipf --cache 0,8,64", "size"),
-        ("simulate --workload zipf --cache 32K,3,64", "divide"),
+        (
+            "simulate --workload zipf --cache 32K,3,64",
+            "ways that work",
+        ),
         ("simulate --workload zipf --cache 32K,8,48", "power of two"),
-        ("simulate --workload zipf --cache 32K,0,64", "assoc"),
+        (
+            "simulate --workload zipf --cache 32K,0,64",
+            "at least one way",
+        ),
         (
             "simulate --workload zipf --cache 32K,8,64 --policy lfu",
             "lru",
@@ -208,7 +214,7 @@ fn absurd_parameters_are_rejected_with_what_is_valid() {
         ("phases --workload phases --k 5..2", "k"),
         ("phases --workload phases --bits 0", "bits"),
         ("phases --workload phases --bits 9", "bits"),
-        ("phases --workload phases --l2 1M,3,64", "divide"),
+        ("phases --workload phases --l2 1M,3,64", "ways that work"),
         ("generate zipf --lines 0 -o x.cst", "lines"),
         ("generate stride --stride 0 -o x.cst", "stride"),
         ("generate matmul --n 0 -o x.cst", "n"),
