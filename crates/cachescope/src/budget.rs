@@ -4,11 +4,12 @@
 //! distinct-line sets), never to its length. With a limit set ([`set_limit`], the CLI's
 //! `--max-memory`), each such structure asks [`grow`] before it enlarges itself, passing the bytes
 //! it holds now and the bytes it would hold after. When the projected total would pass the limit,
-//! the growth is refused and the budget is marked exceeded; the pass stops at the next batch with
+//! the growth is refused and the budget is marked exceeded; the pass stops at the next batch read
+//! (the analyses of a threaded pass still see the few batches read ahead) with
 //! [`Error::MemoryLimit`] (see [`crate::interrupt::check`]), a clear error instead of an abort
 //! by the allocator. A refused table keeps working at a higher load until then, and grows
-//! anyway only when it could no longer work at all, so the limit can be passed by at most one
-//! batch's worth of new lines.
+//! anyway only at 7/8 load, where linear probing would slow to a crawl, so the limit is passed by at most the new
+//! lines of those last batches.
 //!
 //! Without a limit (the default) the accounting is one relaxed atomic add per growth.
 

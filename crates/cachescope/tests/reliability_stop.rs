@@ -24,7 +24,12 @@ fn memory_budget_then_interruption_stop_the_pass() {
     budget::set_limit(Some(64 << 20));
     {
         let mut sd = StackDistanceAnalysis::new(reuse::Options::default());
-        let n = analysis::run(&mut random_trace(10_000, 200_000), &mut [&mut sd], 1, |_| {});
+        let n = analysis::run(
+            &mut random_trace(10_000, 200_000),
+            &mut [&mut sd],
+            1,
+            |_| {},
+        );
         assert_eq!(n.unwrap(), 200_000);
         assert!(budget::charged() >= 10_000 * 16, "{}", budget::charged());
     }
@@ -35,9 +40,12 @@ fn memory_budget_then_interruption_stop_the_pass() {
     budget::set_limit(Some(1 << 20));
     let mut sd = StackDistanceAnalysis::new(reuse::Options::default());
     let mut seen = 0;
-    let err = analysis::run(&mut random_trace(4_000_000, 8_000_000), &mut [&mut sd], 1, |n| {
-        seen = n
-    })
+    let err = analysis::run(
+        &mut random_trace(4_000_000, 8_000_000),
+        &mut [&mut sd],
+        1,
+        |n| seen = n,
+    )
     .unwrap_err();
     match err {
         Error::MemoryLimit { limit, needed } => {
@@ -49,7 +57,11 @@ fn memory_budget_then_interruption_stop_the_pass() {
     assert!(seen < 1_000_000, "stopped only after {seen} references");
     // Past the refusal the table only grows when 7/8 full, and the pass ends within a batch
     // (65 536 references): a few times the limit, not the 4 M lines of the trace (64+ MiB).
-    assert!(sd.stack().heap_bytes() < 8 << 20, "{}", sd.stack().heap_bytes());
+    assert!(
+        sd.stack().heap_bytes() < 8 << 20,
+        "{}",
+        sd.stack().heap_bytes()
+    );
 
     // An interruption request stops every pass at its next batch.
     interrupt::request();
