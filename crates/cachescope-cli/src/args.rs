@@ -20,6 +20,10 @@ use clap::{Args, Parser, Subcommand};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Memory limit for the tables that grow with the trace's distinct lines (e.g. 512M, 4G);
+    /// a run that would pass it stops with an error instead of exhausting memory.
+    #[arg(long, global = true, value_name = "SIZE", value_parser = parse_memory)]
+    pub max_memory: Option<u64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -194,7 +198,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "64", value_parser = parse_line_size)]
     pub line_size: LineSize,
     /// Threads to use (default: all cores).
-    #[arg(long, default_value_t = default_threads())]
+    #[arg(long, default_value_t = default_threads(), value_parser = parse_threads)]
     pub threads: usize,
     /// No progress bar, no warnings: only results and errors.
     #[arg(long, short)]
@@ -630,6 +634,17 @@ pub struct DemoArgs {
     pub json: bool,
 }
 
+fn parse_threads(s: &str) -> Result<usize> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => bail!(
+            "0 threads: give at least 1 (default: all {} cores)",
+            default_threads()
+        ),
+        Ok(n) => Ok(n),
+        Err(_) => bail!("{s:?} is not a number of threads; expected 1 or more"),
+    }
+}
+
 fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -706,6 +721,14 @@ fn parse_range(s: &str) -> Result<(u64, u64)> {
         bail!("{s:?}: expected 0 < LO <= HI");
     }
     Ok((lo, hi))
+}
+
+fn parse_memory(s: &str) -> Result<u64> {
+    let n = parse_size(s)?;
+    if n == 0 {
+        bail!("{s:?}: the memory limit must be above 0, e.g. 512M or 4G");
+    }
+    Ok(n)
 }
 
 fn parse_line_size(s: &str) -> Result<LineSize> {

@@ -4,6 +4,7 @@
 mod args;
 mod cmd;
 mod input;
+mod interrupt;
 mod output;
 mod progress;
 
@@ -13,9 +14,14 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
+    interrupt::install();
     match cmd::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if output::is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) if interrupt::exit_code(&err).is_some() => {
+            eprintln!("cachescope: interrupted");
+            interrupt::exit_code(&err).unwrap_or(ExitCode::FAILURE)
+        }
         Err(err) => {
             eprintln!("cachescope: error: {err:#}");
             ExitCode::FAILURE

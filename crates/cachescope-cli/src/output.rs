@@ -48,6 +48,7 @@ impl Pending {
         let tmp = dest.with_file_name(tmp_name);
         let file =
             File::create(&tmp).with_context(|| format!("cannot create {}", dest.display()))?;
+        pending_files().push(tmp.clone());
         Ok((
             Pending {
                 tmp,
@@ -76,5 +77,21 @@ impl Drop for Pending {
         if !self.committed {
             let _ = std::fs::remove_file(&self.tmp);
         }
+        pending_files().retain(|p| p != &self.tmp);
+    }
+}
+
+/// Temporary files not yet committed, for a forced exit to remove (see `crate::interrupt`).
+fn pending_files() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    static FILES: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    FILES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Removes every temporary file not yet committed: the last thing a forced exit does.
+pub fn remove_pending_files() {
+    for tmp in pending_files().drain(..) {
+        let _ = std::fs::remove_file(tmp);
     }
 }

@@ -91,6 +91,23 @@ pub enum Error {
         /// What is valid.
         message: String,
     },
+    /// The run was stopped by [`crate::interrupt::request`] (Ctrl-C in the CLI).
+    #[error("interrupted")]
+    Interrupted,
+    /// The structures that grow with the distinct lines would pass the memory limit set with
+    /// [`crate::budget::set_limit`].
+    #[error(
+        "memory limit of {} exceeded: holding the trace's distinct lines needs at least {}; \
+         raise the limit (--max-memory), use a larger line size, or a sampled model",
+        crate::budget::human_bytes(*limit),
+        crate::budget::human_bytes(*needed)
+    )]
+    MemoryLimit {
+        /// The limit, in bytes.
+        limit: u64,
+        /// The projected total that was refused, in bytes.
+        needed: u64,
+    },
 }
 
 /// Short for `Result<T, cachescope::Error>`.

@@ -56,7 +56,11 @@ pub mod access;
 pub mod analysis;
 pub mod attribution;
 pub mod batch;
+pub mod budget;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
+pub mod interrupt;
 pub mod models;
 pub mod phases;
 pub mod record;

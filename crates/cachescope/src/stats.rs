@@ -20,6 +20,8 @@ pub struct StatsAnalysis {
     by_kind: [u64; 4],
     data_lines: LineSet,
     instr_lines: LineSet,
+    /// The two sets' memory, charged to the [`crate::budget`].
+    charge: crate::budget::Charge,
     data_bytes: u64,
     straddling: u64,
     min_addr: u64,
@@ -102,6 +104,7 @@ impl StatsAnalysis {
             by_kind: [0; 4],
             data_lines: LineSet::default(),
             instr_lines: LineSet::default(),
+            charge: crate::budget::Charge::default(),
             data_bytes: 0,
             straddling: 0,
             min_addr: u64::MAX,
@@ -148,6 +151,8 @@ impl Analysis for StatsAnalysis {
             self.min_addr = self.min_addr.min(addr);
             self.max_addr = self.max_addr.max(last);
         }
+        let bytes = self.data_lines.allocation_size() + self.instr_lines.allocation_size();
+        self.charge.set(bytes);
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use cachescope::models::hotl::{FootprintAnalysis, FootprintPoint};
 use cachescope::reuse::Options;
 
@@ -30,6 +30,14 @@ pub fn run(args: FootprintArgs) -> Result<()> {
     let mut trace = input::open(&args.input, args.run.line_size)?;
     drive(&mut trace, &mut [&mut analysis], &args.run)?;
     let fp = analysis.finish();
+    if let Some(&w) = listed.iter().find(|&&w| w > fp.refs) {
+        bail!(
+            "--windows {w}: longer than the trace ({} counted references); a window holds 1 to \
+             {} references",
+            fp.refs,
+            fp.refs
+        );
+    }
     let points = if args.windows.is_some() {
         fp.listed()
     } else {

@@ -23,6 +23,7 @@ use crate::progress::Progress;
 
 /// Dispatches to the subcommand.
 pub fn run(cli: Cli) -> Result<()> {
+    cachescope::budget::set_limit(cli.max_memory);
     match cli.command {
         Command::Stats(a) => stats::run(a),
         Command::Convert(a) => convert::run(a),

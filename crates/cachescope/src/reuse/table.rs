@@ -18,7 +18,7 @@ const EMPTY: u64 = u64::MAX;
 const MIN_SLOTS: usize = 64;
 
 /// See the module documentation.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(crate) struct LineTable {
     /// `[line, value]`, `line == EMPTY` when free. The length is a power of two.
     slots: Vec<[u64; 2]>,
@@ -30,8 +30,27 @@ pub(crate) struct LineTable {
     max_line: Option<u64>,
 }
 
+impl Drop for LineTable {
+    fn drop(&mut self) {
+        crate::budget::release(self.heap_bytes());
+    }
+}
+
+impl Clone for LineTable {
+    fn clone(&self) -> Self {
+        crate::budget::force(0, self.heap_bytes());
+        LineTable {
+            slots: self.slots.clone(),
+            shift: self.shift,
+            len: self.len,
+            max_line: self.max_line,
+        }
+    }
+}
+
 impl Default for LineTable {
     fn default() -> Self {
+        crate::budget::force(0, MIN_SLOTS * 16);
         LineTable {
             slots: vec![[EMPTY, 0]; MIN_SLOTS],
             shift: 64 - MIN_SLOTS.trailing_zeros(),
@@ -117,7 +136,7 @@ impl LineTable {
                 *slot = [line, value];
                 self.len += 1;
                 if self.len * 4 > self.slots.len() * 3 {
-                    self.grow();
+                    self.grow_within_budget();
                 }
                 return None;
             }
@@ -125,8 +144,20 @@ impl LineTable {
         }
     }
 
-    /// Doubles the slots and re-inserts every line.
+    /// Doubles the slots if the memory budget allows; past the budget the table fills to 7/8
+    /// (the run stops at the next batch, see [`crate::budget`]) and doubles only beyond that.
     #[cold]
+    fn grow_within_budget(&mut self) {
+        let bytes = self.heap_bytes();
+        if crate::budget::grow(bytes, bytes * 2) {
+            self.grow();
+        } else if self.len * 8 > self.slots.len() * 7 {
+            crate::budget::force(bytes, bytes * 2);
+            self.grow();
+        }
+    }
+
+    /// Doubles the slots and re-inserts every line.
     fn grow(&mut self) {
         let doubled = vec![[EMPTY, 0]; self.slots.len() * 2];
         let old = std::mem::replace(&mut self.slots, doubled);

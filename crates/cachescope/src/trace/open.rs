@@ -181,7 +181,10 @@ impl Trace {
     }
 
     /// Clears `batch` and fills it with the next accesses; 0 at the end of the trace.
+    /// Fails with [`Error::Interrupted`] or [`Error::MemoryLimit`] once the run must stop
+    /// (see [`crate::interrupt`]).
     pub fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
+        crate::interrupt::check()?;
         self.reader.read_batch(batch)
     }
 
