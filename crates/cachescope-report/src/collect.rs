@@ -365,7 +365,7 @@ fn phases_summary(r: &PhaseReport) -> PhasesSummary {
         .into(),
         l2: format!(
             "{},{},{}",
-            l2.size_bytes(),
+            figures::human_bytes(l2.size_bytes() as f64),
             l2.assoc(),
             l2.line_size().bytes()
         ),

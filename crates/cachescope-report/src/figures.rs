@@ -8,6 +8,7 @@
 use std::sync::Once;
 
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::SegmentedCoord;
 use plotters::prelude::*;
 
 use crate::error::{Error, Result};
@@ -230,14 +231,13 @@ where
 const FONT_SIZE: u32 = 15;
 
 /// Series colours (Okabe–Ito, distinguishable with colour blindness), after black for exact.
-const PALETTE: [RGBColor; 7] = [
+const PALETTE: [RGBColor; 6] = [
     RGBColor(230, 159, 0),
     RGBColor(86, 180, 233),
     RGBColor(0, 158, 115),
-    RGBColor(213, 94, 0),
-    RGBColor(0, 114, 178),
     RGBColor(204, 121, 167),
-    RGBColor(240, 228, 66),
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
 ];
 const GREY: RGBColor = RGBColor(120, 120, 120);
 
@@ -370,7 +370,7 @@ where
         .configure_mesh()
         .x_labels(((xhi - xlo) as usize + 1).min(16))
         .y_labels(((yhi - ylo) as usize + 1).min(12))
-        .x_label_formatter(&|v| if is_integer(*v) { human_count(v.exp2()) } else { String::new() })
+        .x_label_formatter(&|v| if is_integer(*v) { power_label(v.exp2() as u64) } else { String::new() })
         .y_label_formatter(&|v| if is_integer(*v) { human_bytes(v.exp2()) } else { String::new() })
         .x_desc("window length w (references, log2)")
         .y_desc("working set fp(w) (bytes, log2)")
@@ -421,9 +421,9 @@ where
         .label("fill time")
         .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], PALETTE[4].stroke_width(3)));
     chart
-        .draw_series(LineSeries::new(inter, PALETTE[3].stroke_width(3)))?
+        .draw_series(LineSeries::new(inter, PALETTE[5].stroke_width(3)))?
         .label("inter-miss time")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], PALETTE[3].stroke_width(3)));
+        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], PALETTE[5].stroke_width(3)));
     legend(&mut chart, SeriesLabelPosition::UpperLeft)
 }
 
@@ -467,7 +467,7 @@ where
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(64)
-        .build_cartesian_2d((0..n).into_segmented(), 0f64..ymax)?;
+        .build_cartesian_2d(segments(n), 0f64..ymax)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -490,6 +490,11 @@ where
         bar
     }))?;
     Ok(())
+}
+
+/// `n` categories `0..n` on an axis (plotters' segmented ranges include their end).
+fn segments(n: usize) -> SegmentedCoord<plotters::coord::types::RangedCoordusize> {
+    (0..n.max(1) - 1).into_segmented()
 }
 
 /// Powers of two as short labels: `2^10` for large ones.
@@ -533,7 +538,7 @@ where
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(64)
-        .build_cartesian_2d((0..n).into_segmented(), 0f64..ymax)?;
+        .build_cartesian_2d(segments(n), 0f64..ymax)?;
     let labels: Vec<String> = pts.iter().map(|p| human_bytes(p.size_bytes as f64)).collect();
     chart
         .configure_mesh()
@@ -550,7 +555,7 @@ where
     let classes: [(&str, RGBColor, fn(&crate::model::ThreeCPoint) -> u64); 3] = [
         ("cold", GREY, |p| p.cold),
         ("capacity", PALETTE[4], |p| p.capacity),
-        ("conflict", PALETTE[3], |p| p.conflict),
+        ("conflict", PALETTE[5], |p| p.conflict),
     ];
     for (c, &(name, colour, count)) in classes.iter().enumerate() {
         chart
@@ -652,7 +657,7 @@ where
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(140)
-        .build_cartesian_2d((0..cols).into_segmented(), (0..rows).into_segmented())?;
+        .build_cartesian_2d(segments(cols), segments(rows))?;
     chart
         .configure_mesh()
         .disable_mesh()
