@@ -25,12 +25,30 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Reference counts by kind, distinct lines, bytes touched, address range, detected format.
+    #[command(after_help = "Examples:\n  \
+        cachescope stats trace.cst\n  \
+        zstd -dc big.txt.zst | cachescope stats -\n  \
+        cachescope stats --workload zipf --json\n  \
+        cachescope stats trace.txt --csv --line-size 128")]
     Stats(StatsArgs),
     /// Convert a trace of any format to cachescope's native format (or another format).
+    #[command(after_help = "Examples:\n  \
+        cachescope convert trace.txt trace.cst            lackey text to native (~24x smaller)\n  \
+        cachescope convert trace.cst trace.din --to din\n  \
+        cachescope convert trace.cst - --to plain-hex | head")]
     Convert(ConvertArgs),
     /// Write a built-in synthetic workload as a trace.
+    #[command(after_help = "Examples:\n  \
+        cachescope generate --list\n  \
+        cachescope generate zipf --lines 65536 --seed 7 -o zipf.cst\n  \
+        cachescope generate stencil --n 32 --to lackey -o stencil.txt.zst")]
     Generate(GenerateArgs),
     /// Exact cache simulation: caches, a hierarchy, or Cachegrind's I1/D1/LL model.
+    #[command(after_help = "Examples:\n  \
+        cachescope simulate trace.cst --cache 32K,8,64 --cache 1M,16,64 --3c\n  \
+        cachescope simulate trace.cst --I1 32K,8,64 --D1 32K,8,64 --L2 1M,16,64 --inclusion inclusive\n  \
+        cachescope simulate trace.txt --cachegrind --I1 32K,8,64 --D1 32K,8,64 --LL 8M,16,64\n  \
+        cachescope simulate --workload matmul --cache 8K,2,64 --policy random --csv")]
     Simulate(SimulateArgs),
     /// Miss-ratio curve for many cache sizes from one pass: exact (LRU stack distances, or
     /// random replacement simulated per size), or a model (StatCache, StatStack, HOTL).
@@ -234,8 +252,11 @@ pub struct StatsArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Print one JSON object instead of a table.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print a CSV header and one row.
+    #[arg(long)]
+    pub csv: bool,
 }
 
 #[derive(Debug, Args)]
@@ -477,8 +498,11 @@ pub struct SimulateArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print CSV, one row per simulated level (not with --cachegrind).
+    #[arg(long, conflicts_with = "cachegrind")]
+    pub csv: bool,
 }
 
 /// How the levels of a hierarchy share lines.
