@@ -15,12 +15,21 @@ fn cs() -> assert_cmd::Command {
 
 /// A small, fast report of the phases workload (24 intervals of 4096 references).
 fn small_report(dir: &Path) -> Value {
-    cs().args(["report", "--workload", "phases", "--lines", "256", "--interval", "4096", "-q"])
-        .arg("-o")
-        .arg(dir)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("Wrote").and(predicate::str::contains("exact lru")));
+    cs().args([
+        "report",
+        "--workload",
+        "phases",
+        "--lines",
+        "256",
+        "--interval",
+        "4096",
+        "-q",
+    ])
+    .arg("-o")
+    .arg(dir)
+    .assert()
+    .success()
+    .stdout(predicate::str::contains("Wrote").and(predicate::str::contains("exact lru")));
     let text = std::fs::read_to_string(dir.join("report.json")).expect("report.json written");
     serde_json::from_str(&text).expect("report.json is JSON")
 }
@@ -48,7 +57,17 @@ fn report_writes_html_json_and_every_figure_with_no_temporary_left() {
         .iter()
         .map(|m| m["method"].as_str().unwrap())
         .collect();
-    assert_eq!(methods, ["exact", "exact", "statcache", "statstack", "hotl", "hotl-rt"]);
+    assert_eq!(
+        methods,
+        [
+            "exact",
+            "exact",
+            "statcache",
+            "statstack",
+            "hotl",
+            "hotl-rt"
+        ]
+    );
     let ids = figure_ids(&report);
     assert!(ids.contains(&"phases".to_string()), "{ids:?}");
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
@@ -57,10 +76,20 @@ fn report_writes_html_json_and_every_figure_with_no_temporary_left() {
             let f = dir.join("figures").join(format!("{id}.{ext}"));
             assert!(f.metadata().unwrap().len() > 1000, "{}", f.display());
         }
-        assert!(html.contains(&format!("data-figure=\"{id}\"")), "{id} not in the page");
+        assert!(
+            html.contains(&format!("data-figure=\"{id}\"")),
+            "{id} not in the page"
+        );
     }
     // Self-contained: no script, nothing fetched (SVG namespaces are names, not fetches).
-    for needle in ["<script", "src=\"http", "href=\"http", "<link", "url(", "@import"] {
+    for needle in [
+        "<script",
+        "src=\"http",
+        "href=\"http",
+        "<link",
+        "url(",
+        "@import",
+    ] {
         assert!(!html.contains(needle), "the page contains {needle}");
     }
     let leftovers: Vec<_> = walk(&dir)
@@ -87,7 +116,17 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 fn report_json_and_csv_summaries() {
     let tmp = tempfile::tempdir().unwrap();
     let out = cs()
-        .args(["report", "--workload", "loop", "--lines", "64", "--refs", "20000", "-q", "--json"])
+        .args([
+            "report",
+            "--workload",
+            "loop",
+            "--lines",
+            "64",
+            "--refs",
+            "20000",
+            "-q",
+            "--json",
+        ])
         .arg("-o")
         .arg(tmp.path())
         .assert()
@@ -99,7 +138,17 @@ fn report_json_and_csv_summaries() {
     assert_eq!(v["distinct_lines"], 64);
     assert!(v["html"].as_str().unwrap().ends_with("report.html"));
     let out = cs()
-        .args(["report", "--workload", "loop", "--lines", "64", "--refs", "20000", "-q", "--csv"])
+        .args([
+            "report",
+            "--workload",
+            "loop",
+            "--lines",
+            "64",
+            "--refs",
+            "20000",
+            "-q",
+            "--csv",
+        ])
         .arg("-o")
         .arg(tmp.path())
         .assert()
@@ -133,10 +182,12 @@ fn report_on_bad_input_names_file_and_line_and_writes_nothing() {
 fn report_reads_a_trace_file() {
     let tmp = tempfile::tempdir().unwrap();
     let trace = tmp.path().join("t.cst");
-    cs().args(["generate", "zipf", "--lines", "512", "--refs", "30000", "-o"])
-        .arg(&trace)
-        .assert()
-        .success();
+    cs().args([
+        "generate", "zipf", "--lines", "512", "--refs", "30000", "-o",
+    ])
+    .arg(&trace)
+    .assert()
+    .success();
     let dir = tmp.path().join("out");
     cs().arg("report")
         .arg(&trace)
@@ -168,7 +219,11 @@ fn report_records_a_program() {
         .success();
     let v: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
-    assert!(v["source"].as_str().unwrap().contains("true"), "{}", v["source"]);
+    assert!(
+        v["source"].as_str().unwrap().contains("true"),
+        "{}",
+        v["source"]
+    );
     assert!(v["stats"]["refs"].as_u64().unwrap() > 1000);
     assert!(dir.join("report.html").exists());
 }
@@ -182,8 +237,9 @@ fn demo_writes_a_report_and_says_where() {
         .assert()
         .success()
         .stdout(
-            predicate::str::contains("<workload phases>")
-                .and(predicate::str::contains(dir.join("report.html").to_string_lossy().as_ref())),
+            predicate::str::contains("<workload phases>").and(predicate::str::contains(
+                dir.join("report.html").to_string_lossy().as_ref(),
+            )),
         );
     assert!(dir.join("report.json").exists());
 }
@@ -222,12 +278,15 @@ fn every_subcommand_has_examples_in_its_help() {
         .filter_map(|l| l.split_whitespace().next())
         .filter(|c| *c != "help")
         .collect();
-    assert!(commands.contains(&"report") && commands.len() >= 15, "{commands:?}");
+    assert!(
+        commands.contains(&"report") && commands.len() >= 15,
+        "{commands:?}"
+    );
     for c in commands {
-        cs().args([c, "--help"])
-            .assert()
-            .success()
-            .stdout(predicate::str::contains("Examples:").and(predicate::str::contains(format!("cachescope {c}"))));
+        cs().args([c, "--help"]).assert().success().stdout(
+            predicate::str::contains("Examples:")
+                .and(predicate::str::contains(format!("cachescope {c}"))),
+        );
     }
 }
 
@@ -235,13 +294,23 @@ fn every_subcommand_has_examples_in_its_help() {
 fn chromium() -> Option<&'static str> {
     ["chromium", "chromium-browser", "google-chrome"]
         .into_iter()
-        .find(|b| Command::new(b).arg("--version").output().is_ok_and(|o| o.status.success()))
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
 }
 
 fn headless(browser: &str, profile: &Path) -> Command {
     let mut c = Command::new(browser);
-    c.args(["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars"])
-        .arg(format!("--user-data-dir={}", profile.display()));
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()));
     c
 }
 
@@ -264,7 +333,9 @@ fn ink(png_path: &Path) -> f64 {
 #[test]
 fn report_renders_in_a_headless_browser() {
     let Some(browser) = chromium() else {
-        eprintln!("skipping report_renders_in_a_headless_browser: chromium is not installed (.ci/run installs it)");
+        eprintln!(
+            "skipping report_renders_in_a_headless_browser: chromium is not installed (.ci/run installs it)"
+        );
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -283,7 +354,10 @@ fn report_renders_in_a_headless_browser() {
     if !out.status.success() || out.stdout.is_empty() {
         eprintln!(
             "skipping report_renders_in_a_headless_browser: {browser} cannot run here: {}",
-            String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
         );
         return;
     }
@@ -296,9 +370,14 @@ fn report_renders_in_a_headless_browser() {
     assert!(console_errors.is_empty(), "{console_errors:#?}");
     assert!(dom.contains("<h1>cachescope report</h1>"));
     for id in &ids {
-        let start = dom.find(&format!("data-figure=\"{id}\"")).unwrap_or_else(|| panic!("{id} missing"));
+        let start = dom
+            .find(&format!("data-figure=\"{id}\""))
+            .unwrap_or_else(|| panic!("{id} missing"));
         let figure = &dom[start..start + dom[start..].find("</figure>").unwrap()];
-        assert!(figure.contains("<svg") && figure.contains("<text"), "{id} has no drawn SVG");
+        assert!(
+            figure.contains("<svg") && figure.contains("<text"),
+            "{id} has no drawn SVG"
+        );
         assert!(figure.contains("<figcaption>"), "{id} has no caption");
     }
 
@@ -310,7 +389,11 @@ fn report_renders_in_a_headless_browser() {
         .arg(&url)
         .output()
         .unwrap();
-    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
     assert!(ink(&page_png) > 0.05, "the page screenshot is nearly blank");
     for id in &ids {
         let shot = tmp.path().join(format!("{id}.png"));
@@ -321,8 +404,16 @@ fn report_renders_in_a_headless_browser() {
             .arg(format!("file://{}", svg.display()))
             .output()
             .unwrap();
-        assert!(status.status.success(), "{id}: {}", String::from_utf8_lossy(&status.stderr));
+        assert!(
+            status.status.success(),
+            "{id}: {}",
+            String::from_utf8_lossy(&status.stderr)
+        );
         let share = ink(&shot);
-        assert!(share > 0.03, "{id}: the browser drew only {:.1}% of the chart", 100.0 * share);
+        assert!(
+            share > 0.03,
+            "{id}: the browser drew only {:.1}% of the chart",
+            100.0 * share
+        );
     }
 }

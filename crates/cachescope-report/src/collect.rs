@@ -14,8 +14,8 @@ use cachescope::models::hotl::{self, FootprintAnalysis};
 use cachescope::models::{smith, statcache, statstack};
 use cachescope::phases::{Method, PhaseAnalysis, PhaseOptions, PhaseReport, Unit};
 use cachescope::reuse::{
-    LogHistogram, Options, RandomReplacementAnalysis, ReuseTimeAnalysis,
-    StackDistanceAnalysis, sizes_log_range,
+    LogHistogram, Options, RandomReplacementAnalysis, ReuseTimeAnalysis, StackDistanceAnalysis,
+    sizes_log_range,
 };
 use cachescope::sampling::{Cold, Sampler, SamplerOptions};
 use cachescope::sim::{Geometry, LineMapping, Policy, SimAnalysis, SimOptions};
@@ -266,8 +266,16 @@ impl Collector {
             },
             working_set,
             fill_time,
-            reuse_time: octave_histogram("reuse_time", &reuse_times.reuse_time, reuse_times.distinct_lines),
-            stack_distance: octave_histogram("stack_distance", &distances.histogram, distances.cold),
+            reuse_time: octave_histogram(
+                "reuse_time",
+                &reuse_times.reuse_time,
+                reuse_times.distinct_lines,
+            ),
+            stack_distance: octave_histogram(
+                "stack_distance",
+                &distances.histogram,
+                distances.cold,
+            ),
             three_c: ThreeCReport {
                 ways: self.options.ways,
                 policy: "lru".into(),
@@ -405,7 +413,10 @@ mod tests {
         }
         let o = octave_histogram("stack_distance", &h, 5);
         let got: Vec<(u64, u64, u64)> = o.bins.iter().map(|b| (b.lo, b.hi, b.count)).collect();
-        assert_eq!(got[..5], [(0, 0, 1), (1, 1, 1), (2, 3, 3), (4, 7, 2), (8, 15, 1)]);
+        assert_eq!(
+            got[..5],
+            [(0, 0, 1), (1, 1, 1), (2, 3, 3), (4, 7, 2), (8, 15, 1)]
+        );
         // 70 000 and 100 000 both lie in [65536, 131071]; the empty octaves between are kept.
         assert_eq!(*got.last().unwrap(), (65536, 131071, 2));
         assert_eq!(got.len(), 18);

@@ -178,7 +178,9 @@ fn register_font() {
     });
 }
 
-fn svg(f: impl Fn(&DrawingArea<SVGBackend, Shift>) -> Drawn) -> std::result::Result<String, Box<dyn std::error::Error>> {
+fn svg(
+    f: impl Fn(&DrawingArea<SVGBackend, Shift>) -> Drawn,
+) -> std::result::Result<String, Box<dyn std::error::Error>> {
     register_font();
     let mut out = String::new();
     {
@@ -190,7 +192,9 @@ fn svg(f: impl Fn(&DrawingArea<SVGBackend, Shift>) -> Drawn) -> std::result::Res
     Ok(out)
 }
 
-fn png(f: impl Fn(&DrawingArea<BitMapBackend, Shift>) -> Drawn) -> std::result::Result<Vec<u8>, Box<dyn std::error::Error>> {
+fn png(
+    f: impl Fn(&DrawingArea<BitMapBackend, Shift>) -> Drawn,
+) -> std::result::Result<Vec<u8>, Box<dyn std::error::Error>> {
     register_font();
     let mut pixels = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
     {
@@ -243,7 +247,12 @@ const GREY: RGBColor = RGBColor(120, 120, 120);
 
 /// `32768` → `32K`: byte sizes on axes.
 pub fn human_bytes(b: f64) -> String {
-    const UNITS: [(f64, &str); 4] = [(1e0, "B"), (1024.0, "K"), (1048576.0, "M"), (1073741824.0, "G")];
+    const UNITS: [(f64, &str); 4] = [
+        (1e0, "B"),
+        (1024.0, "K"),
+        (1048576.0, "M"),
+        (1073741824.0, "G"),
+    ];
     let mut out = format!("{b:.0}B");
     for (unit, name) in UNITS {
         if b >= unit {
@@ -310,7 +319,13 @@ where
     chart
         .configure_mesh()
         .x_labels(((hi - lo) as usize + 1).min(24))
-        .x_label_formatter(&|v| if is_integer(*v) { human_bytes(v.exp2()) } else { String::new() })
+        .x_label_formatter(&|v| {
+            if is_integer(*v) {
+                human_bytes(v.exp2())
+            } else {
+                String::new()
+            }
+        })
         .x_desc("cache size (log2)")
         .y_desc("miss ratio")
         .label_style(("sans-serif", FONT_SIZE))
@@ -328,11 +343,12 @@ where
                 chart
                     .draw_series(LineSeries::new(points, BLACK.stroke_width(3)))?
                     .label(label)
-                    .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK.stroke_width(3)));
+                    .legend(|(x, y)| {
+                        PathElement::new([(x, y), (x + 20, y)], BLACK.stroke_width(3))
+                    });
             }
             ("exact", _) => {
-                chart
-                    .draw_series(LineSeries::new(points.clone(), GREY.stroke_width(1)))?;
+                chart.draw_series(LineSeries::new(points.clone(), GREY.stroke_width(1)))?;
                 chart
                     .draw_series(points.iter().map(|&p| Circle::new(p, 4, GREY.filled())))?
                     .label(label)
@@ -343,7 +359,9 @@ where
                 chart
                     .draw_series(DashedLineSeries::new(points, 6, 4, c.stroke_width(2)))?
                     .label(label)
-                    .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2)));
+                    .legend(move |(x, y)| {
+                        PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2))
+                    });
             }
         }
     }
@@ -370,8 +388,20 @@ where
         .configure_mesh()
         .x_labels(((xhi - xlo) as usize + 1).min(16))
         .y_labels(((yhi - ylo) as usize + 1).min(12))
-        .x_label_formatter(&|v| if is_integer(*v) { power_label(v.exp2() as u64) } else { String::new() })
-        .y_label_formatter(&|v| if is_integer(*v) { human_bytes(v.exp2()) } else { String::new() })
+        .x_label_formatter(&|v| {
+            if is_integer(*v) {
+                power_label(v.exp2() as u64)
+            } else {
+                String::new()
+            }
+        })
+        .y_label_formatter(&|v| {
+            if is_integer(*v) {
+                human_bytes(v.exp2())
+            } else {
+                String::new()
+            }
+        })
         .x_desc("window length w (references, log2)")
         .y_desc("working set fp(w) (bytes, log2)")
         .label_style(("sans-serif", FONT_SIZE))
@@ -410,8 +440,20 @@ where
         .configure_mesh()
         .x_labels(((xhi - xlo) as usize + 1).min(20))
         .y_labels(((yhi - ylo) as usize + 1).min(12))
-        .x_label_formatter(&|v| if is_integer(*v) { human_bytes(v.exp2()) } else { String::new() })
-        .y_label_formatter(&|v| if is_integer(*v) { human_count(10f64.powf(*v)) } else { String::new() })
+        .x_label_formatter(&|v| {
+            if is_integer(*v) {
+                human_bytes(v.exp2())
+            } else {
+                String::new()
+            }
+        })
+        .y_label_formatter(&|v| {
+            if is_integer(*v) {
+                human_count(10f64.powf(*v))
+            } else {
+                String::new()
+            }
+        })
         .x_desc("cache size (log2)")
         .y_desc("references (log10)")
         .label_style(("sans-serif", FONT_SIZE))
@@ -481,9 +523,16 @@ where
         .label_style(("sans-serif", FONT_SIZE - 2))
         .draw()?;
     chart.draw_series(values.iter().enumerate().map(|(i, &v)| {
-        let colour = if labels[i] == "cold" { GREY } else { PALETTE[4] };
+        let colour = if labels[i] == "cold" {
+            GREY
+        } else {
+            PALETTE[4]
+        };
         let mut bar = Rectangle::new(
-            [(SegmentValue::Exact(i), 0.0), (SegmentValue::Exact(i + 1), v)],
+            [
+                (SegmentValue::Exact(i), 0.0),
+                (SegmentValue::Exact(i + 1), v),
+            ],
             colour.filled(),
         );
         bar.set_margin(0, 0, 3, 3);
@@ -516,11 +565,28 @@ where
 {
     let total = h.total.max(1) as f64;
     let mut labels: Vec<String> = h.bins.iter().map(|b| power_label(b.lo)).collect();
-    let mut values: Vec<f64> = h.bins.iter().map(|b| 100.0 * b.count as f64 / total).collect();
+    let mut values: Vec<f64> = h
+        .bins
+        .iter()
+        .map(|b| 100.0 * b.count as f64 / total)
+        .collect();
     labels.push("cold".into());
     values.push(100.0 * h.cold as f64 / total);
-    bars(root, &labels, &values, &format!("{x_desc}, bins from each power of two"), "% of references")
+    bars(
+        root,
+        &labels,
+        &values,
+        &format!("{x_desc}, bins from each power of two"),
+        "% of references",
+    )
 }
+
+/// A miss class of the 3C figure: its name, colour and count.
+type MissClass = (
+    &'static str,
+    RGBColor,
+    fn(&crate::model::ThreeCPoint) -> u64,
+);
 
 fn draw_three_c<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report) -> Drawn
 where
@@ -539,7 +605,10 @@ where
         .x_label_area_size(44)
         .y_label_area_size(64)
         .build_cartesian_2d(segments(n), 0f64..ymax)?;
-    let labels: Vec<String> = pts.iter().map(|p| human_bytes(p.size_bytes as f64)).collect();
+    let labels: Vec<String> = pts
+        .iter()
+        .map(|p| human_bytes(p.size_bytes as f64))
+        .collect();
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -552,7 +621,7 @@ where
         .y_desc("misses per reference")
         .label_style(("sans-serif", FONT_SIZE))
         .draw()?;
-    let classes: [(&str, RGBColor, fn(&crate::model::ThreeCPoint) -> u64); 3] = [
+    let classes: [MissClass; 3] = [
         ("cold", GREY, |p| p.cold),
         ("capacity", PALETTE[4], |p| p.capacity),
         ("conflict", PALETTE[5], |p| p.conflict),
@@ -611,7 +680,11 @@ where
         .build_cartesian_2d(0f64..n, 0f64..1.05)?;
     chart
         .configure_mesh()
-        .x_desc(format!("interval ({} {} each)", human_count(p.interval as f64), p.unit))
+        .x_desc(format!(
+            "interval ({} {} each)",
+            human_count(p.interval as f64),
+            p.unit
+        ))
         .y_desc("L2 hit rate")
         .label_style(("sans-serif", FONT_SIZE))
         .draw()?;
@@ -675,13 +748,18 @@ where
         .x_desc("evicted by (structure whose miss evicted the line)")
         .label_style(("sans-serif", FONT_SIZE))
         .draw()?;
-    let cells = m.values.iter().enumerate().flat_map(|(r, row)| {
-        row.iter().enumerate().map(move |(c, &v)| (r, c, v))
-    });
+    let cells = m
+        .values
+        .iter()
+        .enumerate()
+        .flat_map(|(r, row)| row.iter().enumerate().map(move |(c, &v)| (r, c, v)));
     chart.draw_series(cells.clone().map(|(r, c, v)| {
         let y = rows - 1 - r;
         Rectangle::new(
-            [(SegmentValue::Exact(c), SegmentValue::Exact(y)), (SegmentValue::Exact(c + 1), SegmentValue::Exact(y + 1))],
+            [
+                (SegmentValue::Exact(c), SegmentValue::Exact(y)),
+                (SegmentValue::Exact(c + 1), SegmentValue::Exact(y + 1)),
+            ],
             heat_colour(v).filled(),
         )
     }))?;
@@ -691,13 +769,12 @@ where
         Text::new(
             format!("{v:.0}%"),
             (SegmentValue::CenterOf(c), SegmentValue::CenterOf(y)),
-            ("sans-serif", FONT_SIZE)
-                .into_font()
-                .color(&colour)
-                .pos(plotters::style::text_anchor::Pos::new(
+            ("sans-serif", FONT_SIZE).into_font().color(&colour).pos(
+                plotters::style::text_anchor::Pos::new(
                     plotters::style::text_anchor::HPos::Center,
                     plotters::style::text_anchor::VPos::Center,
-                )),
+                ),
+            ),
         )
     }))?;
     Ok(())

@@ -108,11 +108,14 @@ fn summary(r: &Report) -> Vec<[String; 2]> {
     ];
     if let Some(size) = fits_at(r) {
         rows.push([
-            "exact LRU miss ratio within 1% of cold from".into(),
+            "smallest LRU cache with at most 1% warm misses".into(),
             human_bytes(size as f64),
         ]);
     }
-    rows.push(["analysis time".into(), format!("{:.2} s", r.elapsed_seconds)]);
+    rows.push([
+        "analysis time".into(),
+        format!("{:.2} s", r.elapsed_seconds),
+    ]);
     rows
 }
 
@@ -171,7 +174,11 @@ fn three_c_table(r: &Report) -> Vec<Vec<String>> {
         .map(|p| {
             let pct = |n: u64| format!("{:.3}%", 100.0 * n as f64 / p.refs.max(1) as f64);
             vec![
-                format!("{} {}-way", human_bytes(p.size_bytes as f64), r.three_c.ways),
+                format!(
+                    "{} {}-way",
+                    human_bytes(p.size_bytes as f64),
+                    r.three_c.ways
+                ),
                 pct(p.misses),
                 pct(p.cold),
                 pct(p.capacity),

@@ -69,7 +69,10 @@ pub fn read(path: &Path) -> Result<Report> {
 
 /// Writes `bytes` to `.NAME.tmp-PID` beside `path`, then renames it into place.
 fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
     let io = |source| Error::Io {
         path: path.to_owned(),

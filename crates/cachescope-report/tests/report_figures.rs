@@ -43,16 +43,30 @@ fn every_figure_renders_non_blank_png_and_parsable_svg_with_text() {
     let ids: Vec<&str> = figs.iter().map(|f| f.info.id.as_str()).collect();
     assert_eq!(
         ids,
-        ["mrc", "working-set", "fill-time", "reuse-time", "stack-distance", "three-c", "phases"]
+        [
+            "mrc",
+            "working-set",
+            "fill-time",
+            "reuse-time",
+            "stack-distance",
+            "three-c",
+            "phases"
+        ]
     );
     for f in &figs {
         let (w, h, px) = decode(&f.png);
         assert_eq!((w, h), (WIDTH, HEIGHT), "{}", f.info.id);
         let ink = px.chunks(3).filter(|p| p != &[255, 255, 255]).count();
         let share = ink as f64 / (w * h) as f64;
-        assert!(share > 0.03, "{}: only {:.1}% of the PNG is drawn", f.info.id, 100.0 * share);
+        assert!(
+            share > 0.03,
+            "{}: only {:.1}% of the PNG is drawn",
+            f.info.id,
+            100.0 * share
+        );
 
-        let doc = roxmltree::Document::parse(&f.svg).unwrap_or_else(|e| panic!("{}: {e}", f.info.id));
+        let doc =
+            roxmltree::Document::parse(&f.svg).unwrap_or_else(|e| panic!("{}: {e}", f.info.id));
         assert_eq!(doc.root_element().tag_name().name(), "svg");
         let text: String = doc
             .descendants()
@@ -62,7 +76,9 @@ fn every_figure_renders_non_blank_png_and_parsable_svg_with_text() {
             .join("|");
         let shapes = doc
             .descendants()
-            .filter(|n| ["polyline", "path", "rect", "circle", "line"].contains(&n.tag_name().name()))
+            .filter(|n| {
+                ["polyline", "path", "rect", "circle", "line"].contains(&n.tag_name().name())
+            })
             .count();
         assert!(shapes > 10, "{}: {shapes} shapes", f.info.id);
         let expected = match f.info.id.as_str() {
@@ -75,7 +91,11 @@ fn every_figure_renders_non_blank_png_and_parsable_svg_with_text() {
             "phases" => "L2 hit rate",
             other => panic!("unexpected figure {other}"),
         };
-        assert!(text.contains(expected), "{}: no {expected:?} in {text}", f.info.id);
+        assert!(
+            text.contains(expected),
+            "{}: no {expected:?} in {text}",
+            f.info.id
+        );
         assert!(!f.info.caption.is_empty());
     }
 }
@@ -100,7 +120,11 @@ fn heatmap_puts_each_percentage_in_its_cell() {
                 sy += i as u64 / u64::from(w);
             }
         }
-        (n, sx.checked_div(n).unwrap_or(0), sy.checked_div(n).unwrap_or(0))
+        (
+            n,
+            sx.checked_div(n).unwrap_or(0),
+            sy.checked_div(n).unwrap_or(0),
+        )
     };
     let (n100, x100, y100) = centroid(100.0);
     let (n75, x75, y75) = centroid(75.0);
@@ -117,6 +141,9 @@ fn heatmap_puts_each_percentage_in_its_cell() {
     let doc = roxmltree::Document::parse(&fig.svg).unwrap();
     let text: Vec<&str> = doc.descendants().filter_map(|n| n.text()).collect();
     for label in ["100%", "75%", "50%", "25%", "grid", "index"] {
-        assert!(text.iter().any(|t| t.trim() == label), "{label} missing from {text:?}");
+        assert!(
+            text.iter().any(|t| t.trim() == label),
+            "{label} missing from {text:?}"
+        );
     }
 }

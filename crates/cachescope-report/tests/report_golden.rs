@@ -24,9 +24,17 @@ fn check(name: &str, w: Workload, params: Params, interval: u64) {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, &text).unwrap();
     }
-    let golden = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1 to create it)", path.display()));
-    assert!(text == golden, "{name}: report.json differs from {}", path.display());
+    let golden = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with UPDATE_GOLDEN=1 to create it)",
+            path.display()
+        )
+    });
+    assert!(
+        text == golden,
+        "{name}: report.json differs from {}",
+        path.display()
+    );
 
     // The JSON reads back into a report that writes the same JSON, and one thread gives the
     // same report as two.

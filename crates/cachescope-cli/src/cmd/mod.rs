@@ -1,7 +1,7 @@
 //! One file per subcommand; [`drive`] is the one streaming pass they share.
 
-pub(crate) mod convert;
 mod completions;
+pub(crate) mod convert;
 mod corun;
 mod demo;
 mod footprint;

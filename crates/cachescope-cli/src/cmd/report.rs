@@ -24,9 +24,10 @@ pub fn run(args: ReportArgs) -> Result<()> {
         let (report, written) = made?;
         if !finished.status.success() {
             bail!(
-                "the recorded program exited with {}; no report written over its partial trace \
-                 was kept as complete",
-                finished.status
+                "the recorded program exited with {}; the report in {} covers its references \
+                 up to its exit",
+                finished.status,
+                args.output.display()
             );
         }
         return print_summary(&report, &written, args.json, args.csv);
@@ -159,12 +160,16 @@ pub fn print_summary(report: &Report, written: &Written, json: bool, csv: bool) 
         "\nWrote {} ({} figures as SVG and PNG in {}, data in {}).",
         written.html.display(),
         written.figures.len() / 2,
-        written
-            .html
-            .parent()
-            .map_or_else(|| "figures".into(), |d| d.join("figures").display().to_string()),
+        written.html.parent().map_or_else(
+            || "figures".into(),
+            |d| d.join("figures").display().to_string()
+        ),
         written.json.display()
     );
-    let _ = writeln!(o, "Open it in a browser: xdg-open {}", written.html.display());
+    let _ = writeln!(
+        o,
+        "Open it in a browser: xdg-open {}",
+        written.html.display()
+    );
     output::print(&o)
 }

@@ -168,7 +168,13 @@ fn render_csv(reports: &[SimReport]) -> String {
             let g = &l.geometry;
             let (cold, cap, conf) = l.stats.three_c.map_or_else(
                 || (String::new(), String::new(), String::new()),
-                |c| (c.cold.to_string(), c.capacity.to_string(), c.conflict.to_string()),
+                |c| {
+                    (
+                        c.cold.to_string(),
+                        c.capacity.to_string(),
+                        c.conflict.to_string(),
+                    )
+                },
             );
             let assoc = if g.is_fully_associative() {
                 "full".to_string()
