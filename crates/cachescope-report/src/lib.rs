@@ -13,7 +13,7 @@
 //! - [`figures`]: plotters drawings of the model, each as SVG and PNG, with the embedded
 //!   DejaVu Sans font (no system fonts), and the evicted-by heatmap of any percentage matrix.
 //! - [`html`]: the page, one file with inline SVG and CSS, no script and no network.
-//! - [`write`]: the output directory, every file written under a temporary name and renamed
+//! - [`mod@write`]: the output directory, every file written under a temporary name and renamed
 //!   when complete.
 //!
 //! This is a crate of its own so the plotting and templating dependencies stay out of the

@@ -10,7 +10,7 @@ use crate::figures::{self, Figure};
 use crate::html;
 use crate::model::Report;
 
-/// What [`write`] wrote.
+/// What [`write()`] wrote.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Written {
     /// `DIR/report.html`.
