@@ -29,12 +29,30 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Reference counts by kind, distinct lines, bytes touched, address range, detected format.
+    #[command(after_help = "Examples:\n  \
+        cachescope stats trace.cst\n  \
+        zstd -dc big.txt.zst | cachescope stats -\n  \
+        cachescope stats --workload zipf --json\n  \
+        cachescope stats trace.txt --csv --line-size 128")]
     Stats(StatsArgs),
     /// Convert a trace of any format to cachescope's native format (or another format).
+    #[command(after_help = "Examples:\n  \
+        cachescope convert trace.txt trace.cst            lackey text to native (~24x smaller)\n  \
+        cachescope convert trace.cst trace.din --to din\n  \
+        cachescope convert trace.cst - --to plain-hex | head")]
     Convert(ConvertArgs),
     /// Write a built-in synthetic workload as a trace.
+    #[command(after_help = "Examples:\n  \
+        cachescope generate --list\n  \
+        cachescope generate zipf --lines 65536 --seed 7 -o zipf.cst\n  \
+        cachescope generate stencil --n 32 --to lackey -o stencil.txt.zst")]
     Generate(GenerateArgs),
     /// Exact cache simulation: caches, a hierarchy, or Cachegrind's I1/D1/LL model.
+    #[command(after_help = "Examples:\n  \
+        cachescope simulate trace.cst --cache 32K,8,64 --cache 1M,16,64 --3c\n  \
+        cachescope simulate trace.cst --I1 32K,8,64 --D1 32K,8,64 --L2 1M,16,64 --inclusion inclusive\n  \
+        cachescope simulate trace.txt --cachegrind --I1 32K,8,64 --D1 32K,8,64 --LL 8M,16,64\n  \
+        cachescope simulate --workload matmul --cache 8K,2,64 --policy random --csv")]
     Simulate(SimulateArgs),
     /// Miss-ratio curve for many cache sizes from one pass: exact (LRU stack distances, or
     /// random replacement simulated per size), or a model (StatCache, StatStack, HOTL).
@@ -96,8 +114,34 @@ pub enum Command {
                             The program's stdin, stdout and stderr stay the terminal's."
     )]
     Record(RecordArgs),
-    /// Every built-in workload in one table: counts and exact LRU miss ratios, no trace needed.
+    /// Every analysis in one pass over a trace, a workload or a program, written as a
+    /// self-contained HTML report with figures (SVG, PNG) and report.json.
+    #[command(after_help = "Examples:\n  \
+        cachescope report trace.cst -o trace-report          then open trace-report/report.html\n  \
+        cachescope report --workload zipf --lines 65536 -o zipf-report\n  \
+        cachescope report -o ls-report -- ls -l /usr/bin     records the program under Valgrind first\n  \
+        cachescope report trace.cst --interval 1M --rate 1e-4   longer phases, fewer samples\n\n\
+        The page needs no network: figures are inline SVG; figures/ has each as SVG and PNG.")]
+    Report(ReportArgs),
+    /// The first command to run: generates a built-in workload and writes its report, then
+    /// prints where it is.
+    #[command(after_help = "Examples:\n  \
+        cachescope demo                                 the phases workload into cachescope-demo/\n  \
+        cachescope demo --workload matmul -o matmul-demo\n  \
+        cachescope demo --json                          what was written, as JSON")]
     Demo(DemoArgs),
+    /// Print a shell completion script generated from the command-line definition.
+    #[command(after_help = "Examples:\n  \
+        cachescope completions bash > ~/.local/share/bash-completion/completions/cachescope\n  \
+        cachescope completions zsh > ~/.zfunc/_cachescope\n  \
+        cachescope completions fish > ~/.config/fish/completions/cachescope.fish")]
+    Completions(CompletionsArgs),
+    /// Write man pages generated from the command-line definition: cachescope.1 and one per
+    /// subcommand (cachescope-report.1, …); without -o, print cachescope.1.
+    #[command(after_help = "Examples:\n  \
+        cachescope man -o /usr/local/share/man/man1\n  \
+        cachescope man | man -l -")]
+    Man(ManArgs),
 }
 
 /// Where accesses come from: a trace file, stdin, or a built-in workload.
@@ -212,8 +256,11 @@ pub struct StatsArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Print one JSON object instead of a table.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print a CSV header and one row.
+    #[arg(long)]
+    pub csv: bool,
 }
 
 #[derive(Debug, Args)]
@@ -455,8 +502,11 @@ pub struct SimulateArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print CSV, one row per simulated level (not with --cachegrind).
+    #[arg(long, conflicts_with = "cachegrind")]
+    pub csv: bool,
 }
 
 /// How the levels of a hierarchy share lines.
@@ -625,13 +675,87 @@ impl MrcArgs {
     }
 }
 
+/// What a report measures (`report`, `demo`).
 #[derive(Debug, Args)]
-pub struct DemoArgs {
+#[command(next_help_heading = "Report")]
+pub struct ReportOptions {
+    /// StatCache/StatStack sampling rate, in (0, 1].
+    #[arg(long, default_value_t = 1e-3)]
+    pub rate: f64,
+    /// Phase interval: instructions when the trace has instruction fetches, data references
+    /// otherwise (with K/M/G). Fewer than 4 intervals leave the phase timeline out.
+    #[arg(long, default_value = "100K", value_parser = parse_count)]
+    pub interval: u64,
+    /// Ways of the set-associative caches of the 3C breakdown.
+    #[arg(long, default_value_t = 8)]
+    pub ways: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The trace: a file, or `-` for stdin. Format and compression are detected from the content.
+    #[arg(value_name = "TRACE", required_unless_present_any = ["workload", "program"])]
+    pub trace: Option<PathBuf>,
+    /// Report on a built-in workload instead of a trace (see `cachescope generate --list`).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["trace", "program"], value_parser = parse_workload)]
+    pub workload: Option<Workload>,
+    /// The directory to write report.html, report.json and figures/ into (created if needed).
+    #[arg(short, long, value_name = "DIR", default_value = "cachescope-report")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub report: ReportOptions,
+    #[command(flatten)]
+    pub params: WorkloadParams,
+    #[command(flatten)]
+    pub read: ReadArgs,
     #[command(flatten)]
     pub run: RunArgs,
-    /// Print one JSON object instead of a table.
-    #[arg(long)]
+    /// Print what was written as one JSON object instead of the summary table.
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print the summary table as CSV.
+    #[arg(long)]
+    pub csv: bool,
+    /// A program to record under Valgrind lackey and report on, after `--`.
+    #[arg(value_name = "PROGRAM", last = true, num_args = 1.., conflicts_with = "trace")]
+    pub program: Vec<std::ffi::OsString>,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// The built-in workload to generate (see `cachescope generate --list`).
+    #[arg(long, value_name = "NAME", default_value = "phases", value_parser = parse_workload)]
+    pub workload: Workload,
+    /// The directory to write the report into.
+    #[arg(short, long, value_name = "DIR", default_value = "cachescope-demo")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub report: ReportOptions,
+    #[command(flatten)]
+    pub params: WorkloadParams,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print what was written as one JSON object instead of the summary table.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the summary table as CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write cachescope.1 and one page per subcommand into this directory (created if
+    /// needed) instead of printing cachescope.1.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
 }
 
 fn parse_threads(s: &str) -> Result<usize> {

@@ -1,5 +1,6 @@
 //! One file per subcommand; [`drive`] is the one streaming pass they share.
 
+mod completions;
 pub(crate) mod convert;
 mod corun;
 mod demo;
@@ -10,6 +11,7 @@ mod l2;
 pub(crate) mod mrc;
 mod phases;
 mod record;
+mod report;
 mod sample;
 mod simulate;
 mod stats;
@@ -37,7 +39,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Phases(a) => phases::run(a),
         Command::Record(a) => record::run(a),
         Command::Sample(a) => sample::run(a),
+        Command::Report(a) => report::run(a),
         Command::Demo(a) => demo::run(a),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man(a) => completions::man(a),
     }
 }
 

@@ -88,6 +88,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     if args.json {
         let v = serde_json::json!({ "simulations": reports });
         output::print(&(serde_json::to_string_pretty(&v)? + "\n"))
+    } else if args.csv {
+        output::print(&render_csv(&reports))
     } else {
         output::print(&render(&reports))
     }
@@ -152,6 +154,45 @@ fn render(reports: &[SimReport]) -> String {
             );
         }
         o.push('\n');
+    }
+    o
+}
+
+/// One CSV row per level of every simulation; the 3C columns are empty without --3c.
+fn render_csv(reports: &[SimReport]) -> String {
+    let mut o = String::from(
+        "simulation,level,size_bytes,assoc,line_size,policy,refs,misses,miss_ratio,cold,capacity,conflict\n",
+    );
+    for (i, r) in reports.iter().enumerate() {
+        for l in &r.levels {
+            let g = &l.geometry;
+            let (cold, cap, conf) = l.stats.three_c.map_or_else(
+                || (String::new(), String::new(), String::new()),
+                |c| {
+                    (
+                        c.cold.to_string(),
+                        c.capacity.to_string(),
+                        c.conflict.to_string(),
+                    )
+                },
+            );
+            let assoc = if g.is_fully_associative() {
+                "full".to_string()
+            } else {
+                g.assoc().to_string()
+            };
+            let _ = writeln!(
+                o,
+                "{i},{},{},{assoc},{},{},{},{},{},{cold},{cap},{conf}",
+                l.name,
+                g.size_bytes(),
+                g.line_size().bytes(),
+                l.policy.name(),
+                l.stats.refs,
+                l.stats.misses,
+                l.stats.miss_ratio()
+            );
+        }
     }
     o
 }

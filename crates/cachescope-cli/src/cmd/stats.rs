@@ -16,6 +16,8 @@ pub fn run(args: StatsArgs) -> Result<()> {
     let report = StatsReport::new(&trace, stats.finish());
     if args.json {
         output::print(&(serde_json::to_string_pretty(&report)? + "\n"))
+    } else if args.csv {
+        output::print(&render_csv(&report))
     } else {
         output::print(&render(&report))
     }
@@ -67,4 +69,37 @@ pub fn render(r: &StatsReport) -> String {
         let _ = writeln!(o, "skipped lines      {}", thousands(r.skipped_lines));
     }
     o
+}
+
+/// A header and one row: the numeric fields of `--json`.
+pub fn render_csv(r: &StatsReport) -> String {
+    let s = &r.stats;
+    format!(
+        "source,format,line_size,refs,loads,stores,modifies,instructions,distinct_lines,\
+         distinct_instruction_lines,bytes_touched,data_bytes_accessed,straddling_refs,skipped_lines\n\
+         {},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        csv_field(&r.source),
+        r.format,
+        s.line_size,
+        s.refs,
+        s.loads,
+        s.stores,
+        s.modifies,
+        s.instructions,
+        s.distinct_lines,
+        s.distinct_instruction_lines,
+        s.bytes_touched,
+        s.data_bytes_accessed,
+        s.straddling_refs,
+        r.skipped_lines
+    )
+}
+
+/// Quotes a CSV field when it holds a comma, a quote or a line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
 }

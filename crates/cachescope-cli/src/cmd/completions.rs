@@ -1,0 +1,45 @@
+//! `cachescope completions SHELL` and `cachescope man [-o DIR]`: generated from the clap
+//! definition, so they never disagree with `--help`.
+
+use std::io::Write as _;
+
+use anyhow::{Context, Result};
+use clap::CommandFactory;
+
+use crate::args::{Cli, CompletionsArgs, ManArgs};
+use crate::output;
+
+pub fn completions(args: CompletionsArgs) -> Result<()> {
+    let mut out = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "cachescope", &mut out);
+    output::print(&String::from_utf8(out).context("completion script is not UTF-8")?)
+}
+
+pub fn man(args: ManArgs) -> Result<()> {
+    let cmd = Cli::command();
+    let Some(dir) = args.output else {
+        let mut out = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut out)?;
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(&out)?;
+        return Ok(stdout.flush()?);
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // cachescope.1, then cachescope-SUB.1 for each subcommand.
+    let mut pages = vec![("cachescope".to_string(), cmd.clone())];
+    for sub in cmd.get_subcommands() {
+        pages.push((format!("cachescope-{}", sub.get_name()), sub.clone()));
+    }
+    for (name, page) in pages {
+        let path = dir.join(format!("{name}.1"));
+        let mut out = Vec::new();
+        clap_mangen::Man::new(page)
+            .title(name.to_uppercase())
+            .render(&mut out)?;
+        let (pending, mut file) = output::Pending::create(&path)?;
+        file.write_all(&out)
+            .with_context(|| format!("writing {}", path.display()))?;
+        pending.commit()?;
+    }
+    Ok(())
+}

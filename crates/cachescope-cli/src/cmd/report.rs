@@ -1,0 +1,175 @@
+//! `cachescope report`: every analysis in one pass over a trace, a workload or a recorded
+//! program, written as report.html, report.json and figures/ (the `cachescope-report` crate).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use cachescope::record::Recording;
+use cachescope::trace::Trace;
+use cachescope_report::collect::{CollectOptions, Collector};
+use cachescope_report::write::Written;
+use cachescope_report::{Report, write};
+
+use super::drive;
+use crate::args::{InputArgs, ReportArgs, ReportOptions, RunArgs, WorkloadParams};
+use crate::{input, output};
+
+pub fn run(args: ReportArgs) -> Result<()> {
+    let options = collect_options(&args.report, &args.params, &args.run);
+    if let Some((program, rest)) = args.program.split_first() {
+        let (recording, mut trace) = Recording::start(program, rest)?;
+        let made = make(&mut trace, options, &args.output, &args.run);
+        let finished = recording.finish()?;
+        let (report, written) = made?;
+        if !finished.status.success() {
+            bail!(
+                "the recorded program exited with {}; the report in {} covers its references \
+                 up to its exit",
+                finished.status,
+                args.output.display()
+            );
+        }
+        return print_summary(&report, &written, args.json, args.csv);
+    }
+    let input = InputArgs {
+        trace: args.trace,
+        workload: args.workload,
+        params: args.params,
+        read: args.read,
+    };
+    let mut trace = input::open(&input, args.run.line_size)?;
+    let (report, written) = make(&mut trace, options, &args.output, &args.run)?;
+    print_summary(&report, &written, args.json, args.csv)
+}
+
+/// The library's options from the flags.
+pub fn collect_options(
+    report: &ReportOptions,
+    params: &WorkloadParams,
+    run: &RunArgs,
+) -> CollectOptions {
+    CollectOptions {
+        line_size: run.line_size,
+        seed: params.seed,
+        sample_rate: report.rate,
+        phase_interval: report.interval,
+        ways: report.ways,
+    }
+}
+
+/// One pass over `trace` (with a progress bar), the models, the figures, the files.
+pub fn make(
+    trace: &mut Trace,
+    options: CollectOptions,
+    dir: &Path,
+    run: &RunArgs,
+) -> Result<(Report, Written)> {
+    let mut collector = Collector::new(options)?;
+    drive(trace, &mut collector.analyses(), run)?;
+    let report = collector.finish(trace)?;
+    if !run.quiet {
+        for note in &report.notes {
+            eprintln!("cachescope: note: {note}");
+        }
+    }
+    let written = write::write(&report, dir)
+        .with_context(|| format!("writing the report into {}", dir.display()))?;
+    Ok((report, written))
+}
+
+/// Sizes of the terminal summary: L1-, L2- and LLC-like.
+const SIZES: [u64; 5] = [4 << 10, 32 << 10, 256 << 10, 2 << 20, 16 << 20];
+
+/// The short terminal summary (table, CSV, or what was written as JSON).
+pub fn print_summary(report: &Report, written: &Written, json: bool, csv: bool) -> Result<()> {
+    if json {
+        let v = serde_json::json!({
+            "source": report.source,
+            "html": written.html,
+            "json": written.json,
+            "figures": written.figures,
+            "refs": report.stats.refs,
+            "distinct_lines": report.stats.distinct_lines,
+            "elapsed_seconds": report.elapsed_seconds,
+        });
+        return output::print(&(serde_json::to_string_pretty(&v)? + "\n"));
+    }
+    let rows: Vec<(String, Vec<Option<f64>>)> = report
+        .mrc
+        .iter()
+        .map(|m| {
+            let at = SIZES
+                .iter()
+                .map(|&s| {
+                    m.points
+                        .iter()
+                        .find(|p| p.size_bytes == s)
+                        .map(|p| p.miss_ratio.unwrap_or(p.miss_ratio_warm))
+                })
+                .collect();
+            (format!("{} {}", m.method, m.policy), at)
+        })
+        .collect();
+    if csv {
+        let mut o = String::from("method,policy,size_bytes,miss_ratio\n");
+        for m in &report.mrc {
+            for p in m.points.iter().filter(|p| SIZES.contains(&p.size_bytes)) {
+                let _ = writeln!(
+                    o,
+                    "{},{},{},{}",
+                    m.method,
+                    m.policy,
+                    p.size_bytes,
+                    p.miss_ratio.unwrap_or(p.miss_ratio_warm)
+                );
+            }
+        }
+        return output::print(&o);
+    }
+    let s = &report.stats;
+    let mut o = format!(
+        "{}: {} data references, {} distinct {}-B lines ({}), analysed in {:.1} s\n\n\
+         {:<20}",
+        report.source,
+        super::thousands(s.refs),
+        super::thousands(s.distinct_lines),
+        report.line_size,
+        super::mrc::human_size(s.bytes_touched),
+        report.elapsed_seconds,
+        "miss ratio (%)"
+    );
+    for size in SIZES {
+        let _ = write!(o, " {:>8}", super::mrc::human_size(size));
+    }
+    o.push('\n');
+    for (name, values) in rows {
+        let _ = write!(o, "{name:<20}");
+        for v in values {
+            match v {
+                Some(v) => {
+                    let _ = write!(o, " {:>8.3}", 100.0 * v);
+                }
+                None => o += &format!(" {:>8}", "-"),
+            }
+        }
+        o.push('\n');
+    }
+    let _ = writeln!(
+        o,
+        "\nWrote {} ({} figures as SVG and PNG in {}, data in {}).",
+        written.html.display(),
+        written.figures.len() / 2,
+        written.html.parent().map_or_else(
+            || "figures".into(),
+            |d| d.join("figures").display().to_string()
+        ),
+        written.json.display()
+    );
+    let _ = writeln!(
+        o,
+        "Open it in a browser: xdg-open {}",
+        written.html.display()
+    );
+    output::print(&o)
+}

@@ -1,0 +1,431 @@
+//! The one-pass collection: every analysis the report shows, fed by a single decode of the
+//! trace through [`cachescope::analysis::run`] (or the CLI's driver, which adds a progress bar).
+//!
+//! One pass holds: trace statistics, exact LRU stack distances, exact reuse times, the HOTL
+//! footprint, exact random replacement (one seeded cache per octave of size), StatCache's
+//! sampler, set-associative caches with 3C classes, and the phase analysis. Every one of them
+//! streams: memory grows with distinct lines (and, for phases, with intervals), never with
+//! trace length. The models (StatCache, StatStack, HOTL, Smith) run on their results afterwards.
+
+use std::time::Instant;
+
+use cachescope::analysis::Analysis;
+use cachescope::models::hotl::{self, FootprintAnalysis};
+use cachescope::models::{smith, statcache, statstack};
+use cachescope::phases::{Method, PhaseAnalysis, PhaseOptions, PhaseReport, Unit};
+use cachescope::reuse::{
+    LogHistogram, Options, RandomReplacementAnalysis, ReuseTimeAnalysis, StackDistanceAnalysis,
+    sizes_log_range,
+};
+use cachescope::sampling::{Cold, Sampler, SamplerOptions};
+use cachescope::sim::{Geometry, LineMapping, Policy, SimAnalysis, SimOptions};
+use cachescope::stats::StatsAnalysis;
+use cachescope::trace::Trace;
+use cachescope::{LineSize, Result};
+
+use crate::figures;
+use crate::model::*;
+
+/// What the report measures. [`CollectOptions::default`] documents every default.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CollectOptions {
+    /// Line size. Default 64 bytes.
+    pub line_size: LineSize,
+    /// Seed of random replacement, sampling and phase clustering. Default 1.
+    pub seed: u64,
+    /// StatCache sampling rate. Default 1e-3: about a thousand samples per million
+    /// references, enough for smooth curves from the short traces a report is often made of.
+    pub sample_rate: f64,
+    /// Phase interval (instructions when the trace has instruction fetches, data references
+    /// otherwise). Default 100 000; fewer than 4 intervals leave the phase section out.
+    pub phase_interval: u64,
+    /// Ways of the caches simulated for the 3C breakdown. Default 8.
+    pub ways: u32,
+}
+
+impl Default for CollectOptions {
+    fn default() -> Self {
+        CollectOptions {
+            line_size: LineSize::default(),
+            seed: 1,
+            sample_rate: 1e-3,
+            phase_interval: 100_000,
+            ways: 8,
+        }
+    }
+}
+
+/// Smallest and largest cache size measured in advance (random replacement, 3C); the curves
+/// are cut at twice the trace's footprint afterwards.
+const MIN_BYTES: u64 = 1 << 10;
+const MAX_BYTES: u64 = 1 << 30;
+/// Intervals needed before phases mean anything.
+const MIN_INTERVALS: usize = 4;
+/// Phases in the timeline.
+const PHASES_K: usize = 3;
+
+/// The analyses of one report, waiting to be fed.
+pub struct Collector {
+    options: CollectOptions,
+    started: Instant,
+    stats: StatsAnalysis,
+    sd: StackDistanceAnalysis,
+    rt: ReuseTimeAnalysis,
+    fp: FootprintAnalysis,
+    random: RandomReplacementAnalysis,
+    sampler: Sampler,
+    three_c: Vec<SimAnalysis>,
+    phases: PhaseAnalysis,
+}
+
+impl Collector {
+    /// Sets up every analysis; errors on invalid options before any reading.
+    pub fn new(options: CollectOptions) -> Result<Collector> {
+        let reuse = Options {
+            line_size: options.line_size,
+            ..Options::default()
+        };
+        let line = options.line_size.bytes();
+        let random_sizes = sizes_log_range(MIN_BYTES.max(line), MAX_BYTES, 1)?;
+        let three_c = three_c_sizes(line, options.ways)
+            .into_iter()
+            .map(|size| {
+                SimAnalysis::cache(
+                    Geometry::new(size, options.ways, line)?,
+                    Policy::Lru,
+                    SimOptions {
+                        mapping: LineMapping::FirstByte,
+                        three_c: true,
+                    },
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let phases = PhaseAnalysis::new(PhaseOptions {
+            interval: options.phase_interval,
+            k: cachescope::phases::KChoice::Fixed(PHASES_K),
+            l2: Geometry::new(1 << 20, 16, line)?,
+            seed: options.seed,
+            methods: Method::ALL.to_vec(),
+            ..PhaseOptions::default()
+        })?;
+        Ok(Collector {
+            started: Instant::now(),
+            stats: StatsAnalysis::new(options.line_size),
+            sd: StackDistanceAnalysis::new(reuse),
+            rt: ReuseTimeAnalysis::new(reuse),
+            fp: FootprintAnalysis::new(reuse, &[])?,
+            random: RandomReplacementAnalysis::new(reuse, &random_sizes, options.seed),
+            sampler: Sampler::new(SamplerOptions {
+                rate: options.sample_rate,
+                seed: options.seed,
+                slot_refs: cachescope::sampling::DEFAULT_SLOT_REFS,
+                line_size: options.line_size,
+                include_instructions: false,
+            })?,
+            three_c,
+            phases,
+            options,
+        })
+    }
+
+    /// Every analysis, for one pass: `analysis::run(trace, &mut collector.analyses(), …)`.
+    pub fn analyses(&mut self) -> Vec<&mut dyn Analysis> {
+        let mut all: Vec<&mut dyn Analysis> = vec![
+            &mut self.stats,
+            &mut self.sd,
+            &mut self.rt,
+            &mut self.fp,
+            &mut self.random,
+            &mut self.sampler,
+            &mut self.phases,
+        ];
+        all.extend(self.three_c.iter_mut().map(|s| s as &mut dyn Analysis));
+        all
+    }
+
+    /// Runs the models on what the pass measured and builds the report. `trace` is the trace
+    /// that was read (for its name and format).
+    pub fn finish(self, trace: &Trace) -> Result<Report> {
+        let mut notes = Vec::new();
+        let line = self.options.line_size.bytes();
+        let stats = self.stats.finish();
+        // Curves stop at twice the footprint: beyond it every method is flat at the cold ratio.
+        let max_bytes = (2 * stats.bytes_touched)
+            .next_power_of_two()
+            .clamp(4 * MIN_BYTES.max(line), MAX_BYTES);
+        let sizes = sizes_log_range(MIN_BYTES.max(line), max_bytes, 8)?;
+
+        let distances = self.sd.finish();
+        let mut mrc = vec![distances.mrc(&sizes)];
+        let mut random = self.random.finish();
+        random.points.retain(|p| p.size_bytes <= max_bytes);
+        mrc.push(random);
+        let profile = self.sampler.finish();
+        for (name, model) in [
+            ("statcache", statcache::mrc as fn(_, _, _) -> _),
+            ("statstack", statstack::mrc),
+        ] {
+            match model(&profile, &sizes, Cold::Estimate) {
+                Ok(curve) => mrc.push(curve),
+                Err(e) => notes.push(format!("{name} left out: {e}")),
+            }
+        }
+        let footprint = self.fp.finish();
+        let filmer = hotl::Filmer::new(&footprint);
+        mrc.push(filmer.mrc(&sizes));
+        let reuse_times = self.rt.finish();
+        mrc.push(hotl::reuse_time_mrc(&reuse_times, &sizes));
+
+        let working_set = footprint
+            .points(8)?
+            .into_iter()
+            .map(|p| WorkingSetPoint {
+                window: p.window,
+                lines: p.footprint,
+                bytes: p.footprint * line as f64,
+            })
+            .collect();
+        let fill_time = sizes
+            .iter()
+            .filter(|&&b| b / line <= footprint.distinct_lines)
+            .map(|&b| {
+                let c = (b / line) as f64;
+                FillTimePoint {
+                    size_bytes: b,
+                    lines: b / line,
+                    fill_time: filmer.fill_time(c),
+                    inter_miss_time: filmer.inter_miss_time(c),
+                }
+            })
+            .filter(|p| p.fill_time.is_finite() && p.inter_miss_time.is_finite())
+            .collect();
+
+        let smith_distances = smith::Distances::from_stack_distances(&distances);
+        let mut three_c_points = Vec::new();
+        for sim in &self.three_c {
+            let report = sim.finish();
+            let level = &report.levels[0];
+            let size = level.geometry.size_bytes();
+            if size > max_bytes {
+                continue;
+            }
+            let classes = level.stats.three_c.unwrap_or_default();
+            let smith = smith::set_associative_mrc(&smith_distances, self.options.ways, &[size])?;
+            three_c_points.push(ThreeCPoint {
+                size_bytes: size,
+                refs: level.stats.refs,
+                misses: level.stats.misses,
+                cold: classes.cold,
+                capacity: classes.capacity,
+                conflict: classes.conflict,
+                smith_miss_ratio: smith.points[0].miss_ratio.unwrap_or(f64::NAN),
+            });
+        }
+
+        let phases = if self.phases.intervals() < MIN_INTERVALS {
+            notes.push(format!(
+                "phases left out: {} interval(s) of {}; at least {MIN_INTERVALS} are needed \
+                 (a shorter interval gives more)",
+                self.phases.intervals(),
+                self.options.phase_interval
+            ));
+            None
+        } else {
+            match self.phases.finish() {
+                Ok(r) => Some(phases_summary(&r)),
+                Err(e) => {
+                    notes.push(format!("phases left out: {e}"));
+                    None
+                }
+            }
+        };
+
+        let mut report = Report {
+            version: FORMAT_VERSION,
+            generator: concat!("cachescope-report ", env!("CARGO_PKG_VERSION")).into(),
+            source: trace.source().to_string(),
+            format: trace.format_name().to_string(),
+            line_size: line,
+            elapsed_seconds: self.started.elapsed().as_secs_f64(),
+            stats: TraceSummary {
+                refs: stats.refs,
+                loads: stats.loads,
+                stores: stats.stores,
+                modifies: stats.modifies,
+                instructions: stats.instructions,
+                distinct_lines: stats.distinct_lines,
+                bytes_touched: stats.bytes_touched,
+            },
+            mrc,
+            sampling: SamplingSummary {
+                rate: self.options.sample_rate,
+                seed: self.options.seed,
+                samples: profile.samples().len() as u64,
+                reuses: profile.reuses(),
+                dangling: profile.dangling(),
+            },
+            working_set,
+            fill_time,
+            reuse_time: octave_histogram(
+                "reuse_time",
+                &reuse_times.reuse_time,
+                reuse_times.distinct_lines,
+            ),
+            stack_distance: octave_histogram(
+                "stack_distance",
+                &distances.histogram,
+                distances.cold,
+            ),
+            three_c: ThreeCReport {
+                ways: self.options.ways,
+                policy: "lru".into(),
+                points: three_c_points,
+            },
+            phases,
+            attribution: None,
+            notes,
+            figures: Vec::new(),
+        };
+        report.figures = figures::list(&report);
+        Ok(report)
+    }
+}
+
+/// 3C cache sizes: every second octave from the smallest cache with one set of `ways` lines
+/// (at least 4 KiB) to 1 GiB.
+fn three_c_sizes(line: u64, ways: u32) -> Vec<u64> {
+    let mut size = (line * u64::from(ways)).max(4 << 10).next_power_of_two();
+    let mut out = Vec::new();
+    while size <= MAX_BYTES {
+        out.push(size);
+        size *= 4;
+    }
+    out
+}
+
+/// Regroups a log histogram into one bin per power of two: `[0]`, `[1]`, `[2, 3]`, `[4, 7]`…
+/// Every log-histogram bin lies inside one octave, so the regrouping is exact.
+pub fn octave_histogram(name: &str, h: &LogHistogram, cold: u64) -> Histogram {
+    let mut counts: Vec<u64> = Vec::new();
+    for bin in h.bins() {
+        if bin.count == 0 {
+            continue;
+        }
+        let i = octave_of(bin.start);
+        if counts.len() <= i {
+            counts.resize(i + 1, 0);
+        }
+        counts[i] += bin.count;
+    }
+    let first = counts.iter().position(|&c| c > 0).unwrap_or(counts.len());
+    let bins = counts
+        .iter()
+        .enumerate()
+        .skip(first)
+        .map(|(i, &count)| {
+            let (lo, hi) = octave_bounds(i);
+            HistogramBin { lo, hi, count }
+        })
+        .collect();
+    Histogram {
+        distance: name.into(),
+        bins,
+        cold,
+        total: cold + h.total(),
+    }
+}
+
+/// Octave index: 0 for 0, `k + 1` for `[2^k, 2^(k+1))`.
+fn octave_of(d: u64) -> usize {
+    if d == 0 { 0 } else { d.ilog2() as usize + 1 }
+}
+
+fn octave_bounds(i: usize) -> (u64, u64) {
+    if i == 0 {
+        (0, 0)
+    } else {
+        let lo = 1u64 << (i - 1);
+        (lo, lo.saturating_mul(2) - 1)
+    }
+}
+
+/// The phase timeline of setvectors (the paper's method) and every method's scores.
+fn phases_summary(r: &PhaseReport) -> PhasesSummary {
+    let labels = r.labels(Method::Setvector).unwrap_or_default();
+    let intervals = r
+        .intervals
+        .iter()
+        .enumerate()
+        .map(|(i, iv)| PhaseInterval {
+            index: iv.index,
+            data_refs: iv.data_refs,
+            l2_hit_rate: iv.l2_hit_rate,
+            phase: labels.get(i).copied().unwrap_or(0),
+        })
+        .collect();
+    let l2 = &r.settings.l2;
+    PhasesSummary {
+        interval: r.settings.interval,
+        unit: match r.settings.unit {
+            Unit::Instructions => "instructions",
+            Unit::DataRefs => "data-refs",
+        }
+        .into(),
+        l2: format!(
+            "{},{},{}",
+            figures::human_bytes(l2.size_bytes() as f64),
+            l2.assoc(),
+            l2.line_size().bytes()
+        ),
+        k: PHASES_K,
+        timeline_method: Method::Setvector.name().into(),
+        intervals,
+        methods: r
+            .methods
+            .iter()
+            .map(|m| PhaseMethod {
+                name: m.name.into(),
+                poec: m.poec,
+                cov: m.cov,
+                sigma_weighted: m.sigma_weighted,
+            })
+            .collect(),
+    }
+}
+
+/// A convenience for library users: reads `trace` once with `threads` threads and returns
+/// its report.
+pub fn collect(trace: &mut Trace, options: CollectOptions, threads: usize) -> Result<Report> {
+    let mut collector = Collector::new(options)?;
+    cachescope::analysis::run(trace, &mut collector.analyses(), threads, |_| {})?;
+    collector.finish(trace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn octaves_regroup_exactly() {
+        let mut h = LogHistogram::new(cachescope::reuse::Layout::DEFAULT);
+        for d in [0, 1, 2, 3, 3, 4, 7, 8, 100_000, 70_000] {
+            h.record(d);
+        }
+        let o = octave_histogram("stack_distance", &h, 5);
+        let got: Vec<(u64, u64, u64)> = o.bins.iter().map(|b| (b.lo, b.hi, b.count)).collect();
+        assert_eq!(
+            got[..5],
+            [(0, 0, 1), (1, 1, 1), (2, 3, 3), (4, 7, 2), (8, 15, 1)]
+        );
+        // 70 000 and 100 000 both lie in [65536, 131071]; the empty octaves between are kept.
+        assert_eq!(*got.last().unwrap(), (65536, 131071, 2));
+        assert_eq!(got.len(), 18);
+        assert_eq!(o.total, 15);
+    }
+
+    #[test]
+    fn three_c_sizes_start_at_one_set() {
+        assert_eq!(three_c_sizes(64, 8)[..3], [4096, 16384, 65536]);
+        assert_eq!(three_c_sizes(1024, 8)[0], 8192);
+    }
+}

@@ -1,0 +1,190 @@
+//! `report.html`: one self-contained page (inline SVG figures and CSS; no script, no fonts or
+//! images fetched), rendered with minijinja from the [`Report`] and its figures.
+
+use minijinja::value::{Serde, Value};
+use minijinja::{Environment, context};
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::figures::{Figure, human_bytes};
+use crate::model::Report;
+
+static TEMPLATE: &str = include_str!("../templates/report.html");
+
+#[derive(Serialize)]
+struct FigureView<'a> {
+    id: &'a str,
+    title: &'a str,
+    caption: &'a str,
+    svg: &'a str,
+}
+
+#[derive(Serialize)]
+struct MrcRow {
+    name: String,
+    values: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct MrcTable {
+    sizes: Vec<String>,
+    rows: Vec<MrcRow>,
+}
+
+/// The page for `report` with `figures` (from [`crate::figures::render_all`]).
+pub fn render(report: &Report, figures: &[Figure]) -> Result<String> {
+    let mut env = Environment::new();
+    env.add_template("report.html", TEMPLATE)
+        .map_err(|e| Error::Template(e.to_string()))?;
+    let views: Vec<FigureView> = figures
+        .iter()
+        .map(|f| FigureView {
+            id: &f.info.id,
+            title: &f.info.title,
+            caption: &f.info.caption,
+            svg: inline_svg(&f.svg),
+        })
+        .collect();
+    env.get_template("report.html")
+        .and_then(|t| {
+            t.render(context! {
+                report => Value::from(Serde(report)),
+                figures => Value::from(Serde(&views)),
+                summary => Value::from(Serde(summary(report))),
+                mrc_table => Value::from(Serde(mrc_table(report))),
+                three_c_table => Value::from(Serde(three_c_table(report))),
+            })
+        })
+        .map_err(|e| Error::Template(format!("{e:#}")))
+}
+
+/// The `<svg>` element of an SVG document (no XML prolog inside HTML).
+fn inline_svg(doc: &str) -> &str {
+    doc.find("<svg").map_or(doc, |i| &doc[i..])
+}
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn summary(r: &Report) -> Vec<[String; 2]> {
+    let s = &r.stats;
+    let mut rows = vec![
+        [
+            "data references".into(),
+            format!(
+                "{} (loads {}, stores {}, modifies {})",
+                thousands(s.refs),
+                thousands(s.loads),
+                thousands(s.stores),
+                thousands(s.modifies)
+            ),
+        ],
+        ["instruction fetches".into(), thousands(s.instructions)],
+        [
+            "distinct lines".into(),
+            format!(
+                "{} ({} touched)",
+                thousands(s.distinct_lines),
+                human_bytes(s.bytes_touched as f64)
+            ),
+        ],
+        [
+            "cold miss ratio".into(),
+            format!(
+                "{:.3}%",
+                100.0 * s.distinct_lines as f64 / s.refs.max(1) as f64
+            ),
+        ],
+    ];
+    if let Some(size) = fits_at(r) {
+        rows.push([
+            "smallest LRU cache with at most 1% warm misses".into(),
+            human_bytes(size as f64),
+        ]);
+    }
+    rows.push([
+        "analysis time".into(),
+        format!("{:.2} s", r.elapsed_seconds),
+    ]);
+    rows
+}
+
+/// The smallest size where exact LRU takes at most 1 % warm misses (per reference).
+fn fits_at(r: &Report) -> Option<u64> {
+    let lru = r.mrc.first()?;
+    lru.points
+        .iter()
+        .find(|p| p.miss_ratio_warm <= 0.01)
+        .map(|p| p.size_bytes)
+}
+
+/// Miss ratios (%) of every method at every power-of-two size of the exact curve.
+fn mrc_table(r: &Report) -> MrcTable {
+    let sizes: Vec<u64> = r
+        .mrc
+        .first()
+        .map(|m| {
+            m.points
+                .iter()
+                .map(|p| p.size_bytes)
+                .filter(|s| s.is_power_of_two())
+                .collect()
+        })
+        .unwrap_or_default();
+    let step = sizes.len().div_ceil(12).max(1);
+    let sizes: Vec<u64> = sizes.into_iter().step_by(step).collect();
+    let rows = r
+        .mrc
+        .iter()
+        .map(|m| MrcRow {
+            name: format!("{} {}", m.method, m.policy.to_uppercase()),
+            values: sizes
+                .iter()
+                .map(|&s| {
+                    m.points
+                        .iter()
+                        .find(|p| p.size_bytes == s)
+                        .map_or("-".into(), |p| {
+                            format!("{:.2}", 100.0 * p.miss_ratio.unwrap_or(p.miss_ratio_warm))
+                        })
+                })
+                .collect(),
+        })
+        .collect();
+    MrcTable {
+        sizes: sizes.iter().map(|&s| human_bytes(s as f64)).collect(),
+        rows,
+    }
+}
+
+fn three_c_table(r: &Report) -> Vec<Vec<String>> {
+    r.three_c
+        .points
+        .iter()
+        .map(|p| {
+            let pct = |n: u64| format!("{:.3}%", 100.0 * n as f64 / p.refs.max(1) as f64);
+            vec![
+                format!(
+                    "{} {}-way",
+                    human_bytes(p.size_bytes as f64),
+                    r.three_c.ways
+                ),
+                pct(p.misses),
+                pct(p.cold),
+                pct(p.capacity),
+                pct(p.conflict),
+                format!("{:.3}%", 100.0 * p.smith_miss_ratio),
+            ]
+        })
+        .collect()
+}

@@ -1,0 +1,261 @@
+//! The report's data model: what `report.json` holds and everything else is rendered from.
+//!
+//! Field names are a public contract (`report.json`). Sizes are bytes, times and windows are
+//! references, ratios are per counted (data) reference in `[0, 1]`. Optional sections
+//! (`phases`, `attribution`) are left out of the JSON when the analysis did not run.
+
+use cachescope::reuse::Mrc;
+use serde::{Deserialize, Serialize};
+
+/// Version of the `report.json` layout; bumped when a field changes meaning or is removed.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Everything one report shows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// [`FORMAT_VERSION`].
+    pub version: u32,
+    /// The program that wrote it, `cachescope-report VERSION`.
+    pub generator: String,
+    /// What was analysed: a file name, `<stdin>`, `<workload NAME>` or the recorded command.
+    pub source: String,
+    /// The trace format read (`workload` for generated traces).
+    pub format: String,
+    /// Cache line size in bytes every analysis maps references with.
+    pub line_size: u64,
+    /// Wall-clock seconds the collection pass took (the one non-deterministic field).
+    pub elapsed_seconds: f64,
+    /// Trace statistics.
+    pub stats: TraceSummary,
+    /// Miss-ratio curves, fully associative caches: exact LRU first, then exact random
+    /// replacement (one size per octave: it simulates each size), then each model (the exact
+    /// LRU curve's sizes, eight per octave).
+    pub mrc: Vec<Mrc>,
+    /// How the sampled models' reuse distances were taken.
+    pub sampling: SamplingSummary,
+    /// The working-set graph: average footprint fp(w) (distinct lines) of windows of `w`
+    /// references (HOTL, Xiang formula), 8 windows per octave.
+    pub working_set: Vec<WorkingSetPoint>,
+    /// HOTL's fill time and inter-miss time per cache size.
+    pub fill_time: Vec<FillTimePoint>,
+    /// Exact reuse-time histogram, one bin per power of two.
+    pub reuse_time: Histogram,
+    /// Exact LRU stack-distance histogram, one bin per power of two.
+    pub stack_distance: Histogram,
+    /// Simulated set-associative caches with their misses split into cold, capacity and
+    /// conflict, beside Smith's estimate from the stack distances.
+    pub three_c: ThreeCReport,
+    /// Memory phases per interval, when the phase analysis ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<PhasesSummary>,
+    /// Data-structure attribution, when it is available.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attribution: Option<Attribution>,
+    /// What was left out and why (a model without samples, too few phase intervals…).
+    pub notes: Vec<String>,
+    /// The figures rendered from this report, in page order.
+    pub figures: Vec<FigureInfo>,
+}
+
+/// Trace statistics (a subset of `cachescope stats --json`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceSummary {
+    /// Data references: loads + stores + modifies.
+    pub refs: u64,
+    /// Loads.
+    pub loads: u64,
+    /// Stores.
+    pub stores: u64,
+    /// Modifies (read-modify-write; one reference each).
+    pub modifies: u64,
+    /// Instruction fetches.
+    pub instructions: u64,
+    /// Distinct lines touched by data references.
+    pub distinct_lines: u64,
+    /// `distinct_lines × line_size`.
+    pub bytes_touched: u64,
+}
+
+/// The sampler behind the StatCache and StatStack curves.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SamplingSummary {
+    /// Probability that a reference is sampled.
+    pub rate: f64,
+    /// Sampler seed.
+    pub seed: u64,
+    /// Samples taken.
+    pub samples: u64,
+    /// Samples whose line was referenced again.
+    pub reuses: u64,
+    /// Samples whose line never was (dangling).
+    pub dangling: u64,
+}
+
+/// One point of the working-set graph.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkingSetPoint {
+    /// Window length in references.
+    pub window: u64,
+    /// Average distinct lines in a window of that length.
+    pub lines: f64,
+    /// The same in bytes (`lines × line_size`).
+    pub bytes: f64,
+}
+
+/// HOTL's timing metrics for one cache size (fully associative LRU).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FillTimePoint {
+    /// Cache size in bytes.
+    pub size_bytes: u64,
+    /// Cache size in lines.
+    pub lines: u64,
+    /// References it takes to touch `lines` distinct lines on average (`fp⁻¹`).
+    pub fill_time: f64,
+    /// References between misses once the cache is full.
+    pub inter_miss_time: f64,
+}
+
+/// A histogram with one bin per power of two, and the references with no distance (cold).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Histogram {
+    /// What is binned: `reuse_time` (≥ 1) or `stack_distance` (≥ 0).
+    pub distance: String,
+    /// Bins `[lo, hi]` (both included), increasing, empty bins between non-empty ones kept.
+    pub bins: Vec<HistogramBin>,
+    /// First references: no distance.
+    pub cold: u64,
+    /// All counted references: `cold + Σ count`.
+    pub total: u64,
+}
+
+/// One histogram bin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HistogramBin {
+    /// Smallest distance in the bin.
+    pub lo: u64,
+    /// Largest distance in the bin.
+    pub hi: u64,
+    /// References whose distance falls in the bin.
+    pub count: u64,
+}
+
+/// The 3C breakdown of simulated set-associative caches.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreeCReport {
+    /// Ways of every simulated cache.
+    pub ways: u32,
+    /// Replacement policy (`lru`).
+    pub policy: String,
+    /// One simulated cache per size.
+    pub points: Vec<ThreeCPoint>,
+}
+
+/// One simulated cache's misses by class.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreeCPoint {
+    /// Cache size in bytes.
+    pub size_bytes: u64,
+    /// Data references simulated.
+    pub refs: u64,
+    /// Misses of every class.
+    pub misses: u64,
+    /// First references to a line.
+    pub cold: u64,
+    /// Misses a fully associative LRU cache of the same size also takes.
+    pub capacity: u64,
+    /// The rest: misses due to the mapping onto sets.
+    pub conflict: u64,
+    /// Smith's estimate of the miss ratio (cold included) from the exact stack distances.
+    pub smith_miss_ratio: f64,
+}
+
+/// The phase timeline: intervals, the phase setvectors give each, and how every method did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PhasesSummary {
+    /// Interval length.
+    pub interval: u64,
+    /// What it counts: `instructions` or `data-refs`.
+    pub unit: String,
+    /// The L2 the hit rates are of (`SIZE,ASSOC,LINE`).
+    pub l2: String,
+    /// Number of phases.
+    pub k: usize,
+    /// The method whose phases the timeline shows.
+    pub timeline_method: String,
+    /// One entry per interval, in trace order.
+    pub intervals: Vec<PhaseInterval>,
+    /// Each method's agreement with the hit-rate classes.
+    pub methods: Vec<PhaseMethod>,
+}
+
+/// One interval of the timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PhaseInterval {
+    /// Interval number, from 0.
+    pub index: u64,
+    /// Data references in it.
+    pub data_refs: u64,
+    /// Its L2 hit rate.
+    pub l2_hit_rate: f64,
+    /// The phase the timeline method gives it.
+    pub phase: usize,
+}
+
+/// One phase-classification method's scores.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PhaseMethod {
+    /// Method name (`setvector`, `reuse-distance`, …).
+    pub name: String,
+    /// PoEC: 1 = same classes as the L2 hit rate, 0 = chance; absent when undefined.
+    pub poec: Option<f64>,
+    /// Coefficient of variation of the hit rate inside phases (lower is better).
+    pub cov: f64,
+    /// Weighted standard deviation of the hit rate inside phases (lower is better).
+    pub sigma_weighted: f64,
+}
+
+/// Data-structure attribution: which structures miss, and which evict which.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Attribution {
+    /// The cache the attribution is for (`SIZE,ASSOC,LINE`).
+    pub cache: String,
+    /// One row per data structure, most misses first.
+    pub structures: Vec<StructureRow>,
+    /// Evictions by structure pairs.
+    pub evicted_by: Matrix,
+}
+
+/// One data structure's traffic.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StructureRow {
+    /// Its name (allocation site, symbol or address range).
+    pub name: String,
+    /// Data references to it.
+    pub refs: u64,
+    /// Their misses.
+    pub misses: u64,
+    /// `misses / refs`.
+    pub miss_ratio: f64,
+}
+
+/// A labelled square-or-rectangular matrix of percentages: `values[row][col]` in `[0, 100]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Matrix {
+    /// Row labels (for `evicted_by`: the structure whose lines were evicted).
+    pub rows: Vec<String>,
+    /// Column labels (for `evicted_by`: the structure whose miss evicted them).
+    pub cols: Vec<String>,
+    /// Percentages, one row per row label, one column per column label.
+    pub values: Vec<Vec<f64>>,
+}
+
+/// One figure of the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FigureInfo {
+    /// File stem: `figures/ID.svg` and `figures/ID.png`.
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// One line saying how to read it.
+    pub caption: String,
+}

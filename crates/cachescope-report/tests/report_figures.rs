@@ -1,0 +1,149 @@
+//! The figures themselves: every PNG decodes and is not blank, every SVG parses and carries its
+//! text, and the heatmap puts each percentage in its cell with its colour.
+
+use cachescope::Source;
+use cachescope::trace::Trace;
+use cachescope::workloads::{self, Params, Workload};
+use cachescope_report::collect::{CollectOptions, collect};
+use cachescope_report::figures::{self, HEIGHT, WIDTH, heat_colour};
+use cachescope_report::model::Matrix;
+
+/// RGB pixels of a PNG.
+fn decode(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    let mut reader = decoder.read_info().expect("a PNG header");
+    let mut buf = vec![0; reader.output_buffer_size().expect("size")];
+    let info = reader.next_frame(&mut buf).expect("a PNG frame");
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+fn report_of(w: Workload, params: Params, interval: u64) -> cachescope_report::Report {
+    let generator = workloads::generator(w, &params).unwrap();
+    let mut trace = Trace::from_reader(Box::new(generator), Source::Workload(w.name().into()));
+    let options = CollectOptions {
+        phase_interval: interval,
+        ..CollectOptions::default()
+    };
+    collect(&mut trace, options, 2).unwrap()
+}
+
+#[test]
+fn every_figure_renders_non_blank_png_and_parsable_svg_with_text() {
+    let report = report_of(
+        Workload::Phases,
+        Params {
+            lines: 256,
+            ..Params::default()
+        },
+        4096,
+    );
+    let figs = figures::render_all(&report).unwrap();
+    let ids: Vec<&str> = figs.iter().map(|f| f.info.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "mrc",
+            "working-set",
+            "fill-time",
+            "reuse-time",
+            "stack-distance",
+            "three-c",
+            "phases"
+        ]
+    );
+    for f in &figs {
+        let (w, h, px) = decode(&f.png);
+        assert_eq!((w, h), (WIDTH, HEIGHT), "{}", f.info.id);
+        let ink = px.chunks(3).filter(|p| p != &[255, 255, 255]).count();
+        let share = ink as f64 / (w * h) as f64;
+        assert!(
+            share > 0.03,
+            "{}: only {:.1}% of the PNG is drawn",
+            f.info.id,
+            100.0 * share
+        );
+
+        let doc =
+            roxmltree::Document::parse(&f.svg).unwrap_or_else(|e| panic!("{}: {e}", f.info.id));
+        assert_eq!(doc.root_element().tag_name().name(), "svg");
+        let text: String = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .collect::<Vec<_>>()
+            .join("|");
+        let shapes = doc
+            .descendants()
+            .filter(|n| {
+                ["polyline", "path", "rect", "circle", "line"].contains(&n.tag_name().name())
+            })
+            .count();
+        assert!(shapes > 10, "{}: {shapes} shapes", f.info.id);
+        let expected = match f.info.id.as_str() {
+            "mrc" => "exact LRU",
+            "working-set" => "window length",
+            "fill-time" => "inter-miss time",
+            "reuse-time" => "cold",
+            "stack-distance" => "stack distance",
+            "three-c" => "conflict",
+            "phases" => "L2 hit rate",
+            other => panic!("unexpected figure {other}"),
+        };
+        assert!(
+            text.contains(expected),
+            "{}: no {expected:?} in {text}",
+            f.info.id
+        );
+        assert!(!f.info.caption.is_empty());
+    }
+}
+
+#[test]
+fn heatmap_puts_each_percentage_in_its_cell() {
+    let m = Matrix {
+        rows: vec!["grid".into(), "index".into()],
+        cols: vec!["grid".into(), "index".into()],
+        values: vec![vec![100.0, 75.0], vec![50.0, 25.0]],
+    };
+    let fig = figures::heatmap(&m).unwrap();
+    let (w, _, px) = decode(&fig.png);
+    // Centroid of the pixels of one exact colour.
+    let centroid = |pct: f64| {
+        let c = heat_colour(pct);
+        let (mut n, mut sx, mut sy) = (0u64, 0u64, 0u64);
+        for (i, p) in px.chunks(3).enumerate() {
+            if p == [c.0, c.1, c.2] {
+                n += 1;
+                sx += i as u64 % u64::from(w);
+                sy += i as u64 / u64::from(w);
+            }
+        }
+        (
+            n,
+            sx.checked_div(n).unwrap_or(0),
+            sy.checked_div(n).unwrap_or(0),
+        )
+    };
+    let (n100, x100, y100) = centroid(100.0);
+    let (n75, x75, y75) = centroid(75.0);
+    let (n50, x50, y50) = centroid(50.0);
+    let (n25, x25, y25) = centroid(25.0);
+    for n in [n100, n75, n50, n25] {
+        assert!(n > 10_000, "a cell of {n} pixels");
+    }
+    // No cell has 60 %: at most a few anti-aliased text pixels share its colour.
+    assert!(centroid(60.0).0 < 100);
+    // Row 0 on top, column 0 on the left.
+    assert!(x100 < x75 && x50 < x25, "columns: {x100} {x75} {x50} {x25}");
+    assert!(y100 < y50 && y75 < y25, "rows: {y100} {y50} {y75} {y25}");
+    let doc = roxmltree::Document::parse(&fig.svg).unwrap();
+    let text: Vec<&str> = doc.descendants().filter_map(|n| n.text()).collect();
+    for label in ["100%", "75%", "50%", "25%", "grid", "index"] {
+        assert!(
+            text.iter().any(|t| t.trim() == label),
+            "{label} missing from {text:?}"
+        );
+    }
+}
