@@ -13,6 +13,9 @@
 //! thread opens the pipe's write end itself so the reader sees an empty stream instead of
 //! waiting forever; [`Recording::finish`] then reports Valgrind's exit status.
 
+pub mod log;
+pub mod sentinel;
+
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions as FsOpenOptions};
 use std::io;
