@@ -8,6 +8,7 @@
 //! A SEQ ADDR SIZE [FRAME…]         an allocation
 //! R SEQ OLD NEW SIZE [FRAME…]      realloc: frees OLD (unless 0), allocates NEW (unless 0)
 //! F SEQ ADDR                       a free
+//! Q 0                              end of the log (written by the recorder, not the interposer)
 //! ```
 //!
 //! Every record but `H` belongs to the sentinel bracket numbered `SEQ`; [`LogReader`] returns
@@ -91,6 +92,9 @@ impl<R: BufRead> LogReader<R> {
                 let sentinel = self.num(f.next(), 16)?;
                 self.header = Some(LogHeader { pid, sentinel });
                 continue;
+            }
+            if tag == "Q" {
+                return Ok(None);
             }
             let seq = self.num(f.next(), 10)?;
             let events = match tag {
