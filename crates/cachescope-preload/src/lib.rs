@@ -4,9 +4,10 @@
 //! It logs every heap allocation and free (with up to [`log::MAX_FRAMES`] return addresses of
 //! its call path) and the program's memory map (at start-up and at exit) to the file named by
 //! `CACHESCOPE_EVENTS_LOG`, one `write(2)` per record. Each event is also *marked in the
-//! reference stream*: the interposer loads from a sentinel region whose address cachescope
-//! chose (`CACHESCOPE_SENTINEL`), once before its own bookkeeping (the "open" touch) and once
-//! after it (the "close" touch), with the event's sequence number in the offset. The reader
+//! reference stream*: the interposer touches (stores to) a sentinel region whose address
+//! cachescope chose (`CACHESCOPE_SENTINEL`), once before its own bookkeeping (the "open"
+//! touch) and once after it (the "close" touch), with the event's sequence number in the
+//! offset. The reader
 //! (`cachescope::record::sentinel`) drops both touches and every reference between them (the
 //! interposer's own work) and places the event at the close touch. The C library's allocator
 //! runs *outside* the bracket: its references are the program's real behaviour.

@@ -2,13 +2,15 @@
 //!
 //! cachescope passes candidate base addresses in `CACHESCOPE_SENTINEL` (comma-separated hex,
 //! e.g. `0x3ca7e0000000,0x2ca7e0000000`); the interposer maps [`REGION_LEN`] bytes of
-//! read-only anonymous memory at the first one it can get (`MAP_FIXED_NOREPLACE`, never
+//! private anonymous memory at the first one it can get (`MAP_FIXED_NOREPLACE`, never
 //! replacing an existing mapping; a kernel or Valgrind that ignores the flag and places the
 //! region elsewhere counts as a failure). The reader treats a reference into *any* candidate
 //! region as a sentinel touch, so it need not know which one was taken.
 //!
-//! Event `seq` is bracketed by a 1-byte load at `base + 2 * (seq % SEQ_MOD)` (open) and one at
-//! `base + 2 * (seq % SEQ_MOD) + 1` (close).
+//! Event `seq` is bracketed by a 1-byte touch at `base + 2 * (seq % SEQ_MOD)` (open) and one at
+//! `base + 2 * (seq % SEQ_MOD) + 1` (close). A touch is a *store*: Valgrind's JIT (VEX) deletes
+//! loads whose value is never used, even volatile ones (seen with Valgrind 3.19: a
+//! `(void)volatile_char;` left no trace), while a store always stays.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -66,7 +68,7 @@ fn map_at(addr: usize) -> Option<usize> {
         let p = libc::mmap(
             addr as *mut libc::c_void,
             REGION_LEN,
-            libc::PROT_READ,
+            libc::PROT_READ | libc::PROT_WRITE,
             libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
             -1,
             0,
@@ -82,12 +84,13 @@ fn map_at(addr: usize) -> Option<usize> {
     }
 }
 
-/// Loads the byte at `offset` in the region: the mark the reader looks for.
+/// Stores to the byte at `offset` in the region: the mark the reader looks for.
 #[inline(always)]
 fn touch(offset: u64) {
-    let p = (base() + offset as usize) as *const u8;
-    // SAFETY: `offset < REGION_LEN` and the region is mapped readable for the process's life.
-    unsafe { std::ptr::read_volatile(p) };
+    let p = (base() + offset as usize) as *mut u8;
+    // SAFETY: `offset < REGION_LEN` and the region is mapped writable for the process's life;
+    // nothing else uses it.
+    unsafe { std::ptr::write_volatile(p, 1) };
     // Keep the bookkeeping between the two touches.
     std::sync::atomic::compiler_fence(Ordering::SeqCst);
 }

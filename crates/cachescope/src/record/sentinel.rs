@@ -1,9 +1,10 @@
 //! Removing the interposer's sentinel brackets from a recorded reference stream and placing
 //! its events there.
 //!
-//! The interposer (`cachescope-preload`) marks event `seq` with a 1-byte load at
+//! The interposer (`cachescope-preload`) marks event `seq` with a 1-byte store at
 //! `base + 2 * (seq % SEQ_MOD)` before its bookkeeping ("open") and at the next byte after it
-//! ("close"). [`SentinelFilter`] drops every reference into a sentinel region and every
+//! ("close"). (Stores, not loads: Valgrind's JIT deletes loads whose value is unused.) Any
+//! reference into a sentinel region counts as a touch, whatever its kind. [`SentinelFilter`] drops every reference into a sentinel region and every
 //! reference while a bracket is open (the interposer's own work: unwinding, formatting,
 //! `write(2)`), counts the references it keeps, and at each close emits the bracket's events
 //! (read from the interposer's log) at `position` = references kept so far.
@@ -363,9 +364,9 @@ mod tests {
         // 0x900.., then a free (seq 2).
         format!(
             "I  100,4\n L 1000,8\n\
-             I  104,4\n L {open1:x},1\nI  900,4\n S 9000,8\n L {close1:x},1\n\
+             I  104,4\n S {open1:x},1\nI  900,4\n S 9000,8\n S {close1:x},1\n\
              I  108,4\n S 5000,4\n M 5004,4\n\
-             L {open2:x},1\nI  904,4\n L {close2:x},1\n\
+             L {open2:x},1\nI  904,4\n S {close2:x},1\n\
              I  10c,4\n",
             open1 = S + 2,
             close1 = S + 3,
@@ -425,7 +426,7 @@ mod tests {
     fn interleaved_brackets_of_two_threads() {
         // Thread A opens 1, thread B opens and closes 2, A closes 1; B's record came first.
         let t = format!(
-            " L 10,8\n L {:x},1\n L 900,8\n L {:x},1\n L 901,8\n L {:x},1\n L 902,8\n L {:x},1\n L 20,8\n",
+            " L 10,8\n S {:x},1\n L 900,8\n S {:x},1\n L 901,8\n S {:x},1\n L 902,8\n S {:x},1\n L 20,8\n",
             S + 2,
             S + 4,
             S + 5,
@@ -459,7 +460,7 @@ mod tests {
     #[test]
     fn a_sequence_mismatch_is_a_clear_error() {
         // The trace closes event 3 but the log only knows events 1 and 2.
-        let t = format!(" L 10,8\n L {:x},1\n L {:x},1\n", S + 6, S + 7);
+        let t = format!(" L 10,8\n S {:x},1\n S {:x},1\n", S + 6, S + 7);
         let err = run(&t, LOG, 64).unwrap_err().to_string();
         assert!(
             err.contains("reference 2") && err.contains("event 3"),
@@ -467,14 +468,14 @@ mod tests {
         );
         assert!(err.contains("no such record"), "{err}");
         // A close without its open.
-        let t = format!(" L 10,8\n L {:x},1\n", S + 3);
+        let t = format!(" L 10,8\n S {:x},1\n", S + 3);
         let err = run(&t, LOG, 64).unwrap_err().to_string();
         assert!(err.contains("without its open"), "{err}");
     }
 
     #[test]
     fn addresses_next_to_the_region_are_kept() {
-        let t = format!(" L {:x},8\n L {:x},8\n", S - 1, S + REGION_LEN);
+        let t = format!(" L {:x},8\n S {:x},8\n", S - 1, S + REGION_LEN);
         let (refs, events) = run(&t, "", 64).unwrap();
         assert_eq!(refs.len(), 2);
         assert!(events.is_empty());
