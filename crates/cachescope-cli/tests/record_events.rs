@@ -363,3 +363,47 @@ fn a_static_program_records_without_events() {
     assert!(!sidecar_path(&out_trace).exists());
     assert!(references(&out_trace).len() > 1000);
 }
+
+#[test]
+fn the_library_streams_trace_and_events_without_files() {
+    if !tools_or_skip() {
+        return;
+    }
+    let so = match cachescope::record::preload::locate() {
+        Ok(so) => so,
+        Err(searched) => {
+            eprintln!("skipped: the interposer is not built ({searched})");
+            return;
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(dir.path(), "blocks", BLOCKS, &["-O1"]);
+    let (rec, mut trace, rx) =
+        cachescope::record::Recording::start_with_events(exe.as_os_str(), &[], &so).unwrap();
+    let mut b = Batch::new();
+    let (mut refs, mut events) = (0u64, Vec::new());
+    while trace.read_batch(&mut b).unwrap() > 0 {
+        assert!(b.addrs.iter().all(|&a| region_of(a).is_none()));
+        refs += b.len() as u64;
+        // Every event of the batch's positions has arrived once the batch is returned.
+        events.extend(rx.try_iter());
+        assert!(events.iter().all(|e: &Event| e.position <= refs));
+    }
+    drop(trace);
+    events.extend(rx.try_iter());
+    let done = rec.finish().unwrap();
+    assert!(done.status.success());
+    let counts = done.events.unwrap();
+    assert_eq!(counts.kept, refs);
+    assert!(counts.brackets > 3 && counts.dropped > 0);
+    let allocs = events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Alloc { .. }))
+        .count() as u64;
+    assert_eq!(allocs, counts.allocs);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Alloc { size: 4000, .. }))
+    );
+}

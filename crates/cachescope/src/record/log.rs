@@ -310,7 +310,7 @@ mod tests {
         assert!(err.contains("cut off"), "{err}");
         let err = read_all(b"M 0 100\nshort\n").unwrap_err().to_string();
         assert!(err.contains("truncated"), "{err}");
-        let err = read_all(b"Q 1\n").unwrap_err().to_string();
+        let err = read_all(b"Z 1\n").unwrap_err().to_string();
         assert!(err.contains("unknown record"), "{err}");
     }
 }
