@@ -308,12 +308,11 @@ mod tests {
 
     const S: u64 = CANDIDATES[0];
 
+    /// Kept references and events.
+    type Filtered = (Vec<(AccessKind, u64)>, Vec<Event>);
+
     /// A lackey text and an interposer log, through the filter with batches of `batch` refs.
-    fn run(
-        lackey_text: &str,
-        log: &str,
-        batch: usize,
-    ) -> Result<(Vec<(AccessKind, u64)>, Vec<Event>)> {
+    fn run(lackey_text: &str, log: &str, batch: usize) -> Result<Filtered> {
         struct Small<R>(R, usize, Batch);
         impl<R: AccessReader> AccessReader for Small<R> {
             fn read_batch(&mut self, out: &mut Batch) -> Result<usize> {
@@ -377,7 +376,7 @@ mod tests {
 
     const LOG: &str = "H 1 7 3ca7e0000000\nA 1 5000 8 401000\nF 2 5000\n";
 
-    fn expect() -> (Vec<(AccessKind, u64)>, Vec<Event>) {
+    fn expect() -> Filtered {
         use AccessKind::*;
         (
             vec![
