@@ -436,6 +436,10 @@ pub struct RecordArgs {
     /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary.
     #[arg(long, default_value = "native", value_parser = parse_output_format)]
     pub to: cachescope::trace::Format,
+    /// Do not preload the allocation interposer: no TRACE.events (memory map, heap allocations
+    /// and frees) beside the trace.
+    #[arg(long)]
+    pub no_events: bool,
     #[command(flatten)]
     pub run: RunArgs,
     /// The program and its arguments, after `--`.

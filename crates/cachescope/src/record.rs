@@ -12,24 +12,60 @@
 //! If Valgrind exits before opening the pipe (a bad option, a program it cannot run), a watcher
 //! thread opens the pipe's write end itself so the reader sees an empty stream instead of
 //! waiting forever; [`Recording::finish`] then reports Valgrind's exit status.
+//!
+//! ## Allocation events
+//! [`Recording::start_with_events`] also preloads the allocation interposer
+//! (`libcachescope_preload.so`, see [`preload`]) into the program. It logs the memory map and
+//! every heap allocation and free into a second FIFO (drained by a thread, parsed by [`log`])
+//! and marks each event in the reference stream with loads from a sentinel region;
+//! [`sentinel::SentinelFilter`] removes those marks and the interposer's own references from
+//! the trace and sends each [`Event`] on a channel, positioned in the filtered stream. See
+//! `docs/recording.md`.
+
+pub mod log;
+pub mod preload;
+pub mod sentinel;
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions as FsOpenOptions};
-use std::io;
-use std::path::PathBuf;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::attribution::events::Event;
 use crate::error::{Error, Result, Source};
 use crate::trace::{Format, FormatChoice, OpenOptions, Trace};
+use sentinel::{ChannelLog, EventCounts, SentinelFilter};
+
+/// The interposer's side of a recording: its log drain and what the filter counted.
+struct EventsSide {
+    /// A write end of the log FIFO, kept so the drain's read never sees end-of-file early and
+    /// used to send the drain its quit record.
+    quit: File,
+    drain: Option<JoinHandle<()>>,
+    counts: Arc<Mutex<EventCounts>>,
+}
+
+impl EventsSide {
+    fn stop(&mut self) {
+        // `Q` ends the drain's log (see log.rs); the program has exited or been killed.
+        let _ = self.quit.write_all(b"Q 0\n");
+        if let Some(d) = self.drain.take() {
+            let _ = d.join();
+        }
+    }
+}
 
 /// A program running under lackey, and the trace it is producing.
 pub struct Recording {
     child: Arc<Mutex<Child>>,
     dir: PathBuf,
     description: String,
+    events: Option<EventsSide>,
 }
 
 /// How a recorded program ended.
@@ -37,6 +73,9 @@ pub struct Recording {
 pub struct Finished {
     /// Valgrind's exit status (the program's, unless Valgrind itself failed).
     pub status: ExitStatus,
+    /// With the interposer: what was logged and removed. `brackets == 0` means the interposer
+    /// never ran (a statically linked program ignores `LD_PRELOAD`).
+    pub events: Option<EventCounts>,
 }
 
 impl Recording {
@@ -56,6 +95,31 @@ impl Recording {
         program: &OsStr,
         args: &[OsString],
     ) -> Result<(Recording, Trace)> {
+        let (rec, trace, _) = Recording::spawn(valgrind, program, args, None)?;
+        Ok((rec, trace))
+    }
+
+    /// [`Recording::start`] with the allocation interposer at `preload` (see
+    /// [`preload::locate`]) loaded into the program. The trace comes without the
+    /// interposer's sentinel marks and references; the receiver yields the memory map and
+    /// every allocation and free, in stream order, each sent before the batch holding its
+    /// position is returned (so drain it after each batch, or on another thread).
+    pub fn start_with_events(
+        program: &OsStr,
+        args: &[OsString],
+        preload: &Path,
+    ) -> Result<(Recording, Trace, crossbeam_channel::Receiver<Event>)> {
+        let valgrind = std::env::var_os("CACHESCOPE_VALGRIND").unwrap_or_else(|| "valgrind".into());
+        let (rec, trace, events) = Recording::spawn(&valgrind, program, args, Some(preload))?;
+        Ok((rec, trace, events.expect("events requested")))
+    }
+
+    fn spawn(
+        valgrind: &OsStr,
+        program: &OsStr,
+        args: &[OsString],
+        preload: Option<&Path>,
+    ) -> Result<(Recording, Trace, Option<crossbeam_channel::Receiver<Event>>)> {
         let description = std::iter::once(program)
             .chain(args.iter().map(OsString::as_os_str))
             .map(|a| a.to_string_lossy().into_owned())
@@ -64,7 +128,11 @@ impl Recording {
         let source = Source::Program(description.clone());
         let dir = private_dir().map_err(|e| Error::io(&source, e))?;
         let fifo = dir.join("lackey.fifo");
-        let made = Command::new("mkfifo").arg(&fifo).status();
+        let log_fifo = dir.join("events.fifo");
+        let made = Command::new("mkfifo")
+            .arg(&fifo)
+            .args(preload.map(|_| &log_fifo))
+            .status();
         if !matches!(made, Ok(s) if s.success()) {
             let _ = fs::remove_dir_all(&dir);
             return Err(Error::InvalidParameter {
@@ -74,15 +142,45 @@ impl Recording {
         }
         let mut log_file = OsString::from("--log-file=");
         log_file.push(&fifo);
-        let spawned = Command::new(valgrind)
+        let mut command = Command::new(valgrind);
+        command
             .args(["--tool=lackey", "--trace-mem=yes"])
             .arg(log_file)
             .arg(program)
             .args(args)
             .stdin(Stdio::inherit())
             .stdout(Stdio::inherit())
-            .stderr(Stdio::inherit())
-            .spawn();
+            .stderr(Stdio::inherit());
+        let mut log_end = None;
+        if let Some(so) = preload {
+            // Opened read-write: a FIFO open for reading alone would block until the program
+            // opens it, and would never be opened at all by a static program.
+            let end = FsOpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(&log_fifo)
+                .map_err(|e| Error::io(&source, e));
+            let end = match end {
+                Ok(f) => f,
+                Err(e) => {
+                    let _ = fs::remove_dir_all(&dir);
+                    return Err(e);
+                }
+            };
+            // Valgrind puts its own preloads in front and passes the rest to the program
+            // (and strips its own for children it does not trace).
+            let mut ld = so.as_os_str().to_owned();
+            if let Some(old) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
+                ld.push(":");
+                ld.push(old);
+            }
+            command
+                .env("LD_PRELOAD", ld)
+                .env("CACHESCOPE_EVENTS_LOG", &log_fifo)
+                .env("CACHESCOPE_SENTINEL", sentinel::candidates_env());
+            log_end = Some(end);
+        }
+        let spawned = command.spawn();
         let child = match spawned {
             Ok(c) => Arc::new(Mutex::new(c)),
             Err(e) => {
@@ -102,11 +200,29 @@ impl Recording {
                 });
             }
         };
-        let recording = Recording {
+        let mut recording = Recording {
             child: child.clone(),
             dir,
             description,
+            events: None,
         };
+        let mut channels = None;
+        if let Some(end) = log_end {
+            let quit = end.try_clone().map_err(|e| Error::io(&source, e))?;
+            let (tx, rx) = crossbeam_channel::unbounded();
+            let log_source =
+                Source::Program(format!("allocation log of {}", recording.description));
+            let drain = {
+                let log_source = log_source.clone();
+                std::thread::spawn(move || drain_log(end, log_source, tx))
+            };
+            recording.events = Some(EventsSide {
+                quit,
+                drain: Some(drain),
+                counts: Arc::new(Mutex::new(EventCounts::default())),
+            });
+            channels = Some((rx, log_source));
+        }
         let opened = Arc::new(AtomicBool::new(false));
         let watcher = {
             let (opened, fifo) = (opened.clone(), fifo.clone());
@@ -120,8 +236,18 @@ impl Recording {
             format: FormatChoice::Exactly(Format::Lackey),
             skip_bad_lines: false,
         };
-        match Trace::from_read(file, source, None, &opts) {
-            Ok(trace) => Ok((recording, trace)),
+        match Trace::from_read(file, source.clone(), None, &opts) {
+            Ok(trace) => match (channels, &recording.events) {
+                (Some((rx, log_source)), Some(side)) => {
+                    let (tx, events) = crossbeam_channel::unbounded();
+                    let log = Box::new(ChannelLog::new(rx, log_source));
+                    let filter = SentinelFilter::new(trace, log, tx, source.clone())
+                        .with_shared_counts(side.counts.clone());
+                    let trace = Trace::from_reader(Box::new(filter), source);
+                    Ok((recording, trace, Some(events)))
+                }
+                _ => Ok((recording, trace, None)),
+            },
             Err(e) => {
                 let status = recording.finish().map(|f| f.status);
                 Err(match (e, status) {
@@ -144,14 +270,18 @@ impl Recording {
     }
 
     /// Waits for Valgrind to exit (call after reading the trace to its end).
-    pub fn finish(self) -> Result<Finished> {
+    pub fn finish(mut self) -> Result<Finished> {
         let status = self
             .child
             .lock()
             .expect("not poisoned")
             .wait()
             .map_err(|e| Error::io(&Source::Program(self.description.clone()), e))?;
-        Ok(Finished { status })
+        let events = self.events.as_mut().map(|side| {
+            side.stop();
+            side.counts.lock().map(|c| c.clone()).unwrap_or_default()
+        });
+        Ok(Finished { status, events })
     }
 }
 
@@ -164,6 +294,9 @@ impl Drop for Recording {
                 let _ = child.kill();
             }
             let _ = child.wait();
+        }
+        if let Some(side) = self.events.as_mut() {
+            side.stop();
         }
         let _ = fs::remove_dir_all(&self.dir);
     }
@@ -179,6 +312,25 @@ fn unblock_if_exited(child: &Mutex<Child>, opened: &AtomicBool, fifo: &PathBuf) 
             return;
         }
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Parses the interposer's log as it arrives and hands each group to the sentinel filter.
+fn drain_log(end: File, source: Source, tx: crossbeam_channel::Sender<Result<log::Group>>) {
+    let mut reader = log::LogReader::new(io::BufReader::with_capacity(1 << 16, end), source);
+    loop {
+        match reader.next_group() {
+            Ok(Some(g)) => {
+                if tx.send(Ok(g)).is_err() {
+                    return;
+                }
+            }
+            Ok(None) => return,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        }
     }
 }
 

@@ -1,9 +1,12 @@
-//! `cachescope record -- PROGRAM ARGS…`: a real program's references, straight into a trace.
+//! `cachescope record -- PROGRAM ARGS…`: a real program's references, straight into a trace,
+//! with its memory map and heap events beside it in `TRACE.events`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
-use cachescope::record::Recording;
+use anyhow::{Context, Result, bail};
+use cachescope::Source;
+use cachescope::attribution::events::{EVENTS_VERSION, Event, EventWriter, Header, sidecar_path};
+use cachescope::record::{Recording, preload};
 
 use super::convert::write_trace;
 use crate::args::RecordArgs;
@@ -16,25 +19,112 @@ pub fn run(args: RecordArgs) -> Result<()> {
             .map_or_else(|| "trace".into(), |n| n.to_string_lossy().into_owned());
         PathBuf::from(format!("{name}.cst"))
     });
-    let (recording, mut trace) = Recording::start(program, rest)?;
+    let quiet = args.run.quiet;
+    let preload = if args.no_events {
+        None
+    } else if out.as_os_str() == "-" {
+        if !quiet {
+            eprintln!(
+                "cachescope: recording without allocation events: they are written beside the \
+                 trace file (TRACE.events), so give one with -o"
+            );
+        }
+        None
+    } else {
+        match preload::locate() {
+            Ok(p) => Some(p),
+            Err(searched) => {
+                if !quiet {
+                    eprintln!(
+                        "cachescope: recording without allocation events: {} not found ({searched}); \
+                         build it with `{}` or name it with ${}",
+                        preload::FILE_NAME,
+                        preload::BUILD_HINT,
+                        preload::ENV
+                    );
+                }
+                None
+            }
+        }
+    };
+    let events_path = sidecar_path(&out);
+    let (recording, mut trace, events_writer) = match &preload {
+        Some(so) => {
+            let (recording, trace, rx) = Recording::start_with_events(program, rest, so)?;
+            let header = Header {
+                cachescope_events: EVENTS_VERSION,
+                program: recording.description().to_string(),
+            };
+            let path = events_path.clone();
+            let writer = std::thread::spawn(move || write_events(&path, &header, rx));
+            (recording, trace, Some(writer))
+        }
+        None => {
+            let (recording, trace) = Recording::start(program, rest)?;
+            (recording, trace, None)
+        }
+    };
     let meta = vec![
         ("source".to_string(), recording.description().to_string()),
         ("source_format".into(), "lackey".into()),
         (
             "recorded_with".into(),
-            "valgrind --tool=lackey --trace-mem=yes".into(),
+            if preload.is_some() {
+                "valgrind --tool=lackey --trace-mem=yes, LD_PRELOAD=libcachescope_preload.so \
+                 (its own references removed)"
+                    .into()
+            } else {
+                "valgrind --tool=lackey --trace-mem=yes".into()
+            },
         ),
     ];
     let written = write_trace(&mut trace, &out, args.to, &args.run, meta);
+    let source = trace.source().to_string();
+    // Dropping the trace closes the event channel, which ends the writer thread.
+    drop(trace);
     let finished = recording.finish()?;
+    let logged = events_writer.map(|w| w.join().expect("event writer thread"));
     written?;
-    if !args.run.quiet {
+    if !quiet {
         eprintln!(
-            "cachescope: recorded {} into {} ({})",
-            trace.source(),
+            "cachescope: recorded {source} into {} ({})",
             out.display(),
             finished.status
         );
+    }
+    if let (Some(logged), Some(counts)) = (logged, &finished.events) {
+        logged?;
+        if counts.brackets == 0 {
+            let _ = std::fs::remove_file(&events_path);
+            if !quiet {
+                eprintln!(
+                    "cachescope: no allocation events (statically linked?): the interposer never \
+                     ran in the program, so {} was not written",
+                    events_path.display()
+                );
+            }
+        } else if !quiet {
+            let total = counts.kept + counts.dropped;
+            eprintln!(
+                "cachescope: logged {} allocations, {} frees and {} mappings into {}; removed \
+                 {} interposer references ({:.1} % of the {} recorded){}",
+                counts.allocs,
+                counts.frees,
+                counts.maps,
+                events_path.display(),
+                counts.dropped,
+                100.0 * counts.dropped as f64 / total.max(1) as f64,
+                total,
+                if counts.unclosed > 0 {
+                    format!(
+                        "; {} event(s) cut off by the program's end",
+                        counts.unclosed
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
     }
     if !finished.status.success() {
         bail!(
@@ -44,4 +134,23 @@ pub fn run(args: RecordArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Streams the events into `path` as they arrive; returns how many were written.
+fn write_events(path: &Path, header: &Header, rx: impl IntoIterator<Item = Event>) -> Result<u64> {
+    let file =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let source = Source::File(path.to_owned());
+    let mut w = EventWriter::new(std::io::BufWriter::new(file), source, header)?;
+    let mut n = 0;
+    for event in rx {
+        w.write(&event)?;
+        n += 1;
+    }
+    let buf = w.finish()?;
+    buf.into_inner()
+        .map_err(|e| e.into_error())
+        .and_then(|f| f.sync_all())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(n)
 }
