@@ -58,6 +58,7 @@ pub mod attribution;
 pub mod batch;
 pub mod error;
 pub mod models;
+pub mod parallel;
 pub mod phases;
 pub mod record;
 pub mod reuse;
