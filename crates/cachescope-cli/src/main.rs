@@ -4,6 +4,8 @@
 mod args;
 mod cmd;
 mod input;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod output;
 mod progress;
 
@@ -13,6 +15,9 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
+    // Under an MPI launcher, MPI lives until main returns (the universe finalises it).
+    #[cfg(feature = "mpi")]
+    let _universe = mpi::init();
     match cmd::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if output::is_broken_pipe(&err) => ExitCode::SUCCESS,

@@ -24,6 +24,11 @@ use crate::progress::Progress;
 
 /// Dispatches to the subcommand.
 pub fn run(cli: Cli) -> Result<()> {
+    // Under MPI only `mrc --method exact` distributes; other commands run on rank 0 alone.
+    #[cfg(feature = "mpi")]
+    if crate::mpi::is_secondary_rank() && !matches!(&cli.command, Command::Mrc(_)) {
+        return Ok(());
+    }
     match cli.command {
         Command::Stats(a) => stats::run(a),
         Command::Convert(a) => convert::run(a),

@@ -54,6 +54,16 @@ pub fn run(args: MrcArgs) -> Result<()> {
             "--ways (Smith's formula) needs an LRU stack-distance distribution: --method exact or hotl"
         );
     }
+    // Under MPI only the exact LRU curve distributes; the others run on rank 0 alone.
+    #[cfg(feature = "mpi")]
+    if crate::mpi::is_secondary_rank()
+        && !matches!(
+            (args.method, policy),
+            (MrcMethod::Exact, ReplacementPolicy::Lru)
+        )
+    {
+        return Ok(());
+    }
     let mut trace = input::open(&args.input, args.run.line_size)?;
     let mrc = match (args.method, policy) {
         (MrcMethod::Exact, ReplacementPolicy::Lru) => {

@@ -12,7 +12,7 @@ use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
 use super::Chunked;
 use crate::analysis::Analysis;
-use crate::batch::{BATCH_LEN, Batch};
+use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 use crate::trace::native::{BlockDecoder, BlockEntry, read_index};
 use crate::trace::{Compression, Format, Trace};
@@ -103,8 +103,10 @@ pub fn split_blocks(blocks: &[BlockEntry], parts: usize) -> Vec<Range<usize>> {
     for (i, b) in blocks.iter().enumerate() {
         seen += u64::from(b.count);
         let k = ranges.len() as u64 + 1;
-        // Close run k once it holds its share k/parts of the accesses.
-        if k < parts as u64 && seen * parts as u64 >= total * k {
+        // Close run k once it holds its share k/parts of the accesses, or when every block
+        // left is needed to give each remaining run one.
+        let short = (blocks.len() - i - 1) as u64 == parts as u64 - k;
+        if k < parts as u64 && (seen * parts as u64 >= total * k || short) {
             ranges.push(start..i + 1);
             start = i + 1;
         }
@@ -385,5 +387,57 @@ pub fn run_chunks<P: Chunked>(plan: &P, chunks: &[Vec<Batch>]) -> P::Output {
     plan.finish(acc.unwrap_or_else(|| plan.seal(plan.worker(0))))
 }
 
-// Batches never exceed BATCH_LEN, so a segment is at most one batch longer than asked.
-const _: () = assert!(BATCH_LEN > 0);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks(counts: &[u32]) -> Vec<BlockEntry> {
+        let mut first = 0;
+        counts
+            .iter()
+            .enumerate()
+            .map(|(i, &count)| {
+                let e = BlockEntry {
+                    offset: i as u64 * 100,
+                    comp_len: 10,
+                    first,
+                    count,
+                };
+                first += u64::from(count);
+                e
+            })
+            .collect()
+    }
+
+    #[test]
+    fn split_blocks_tiles_the_blocks_in_balanced_runs() {
+        for counts in [
+            vec![10; 8],
+            vec![1, 1, 1, 100],
+            vec![100, 1, 1, 1],
+            vec![5],
+            vec![],
+            vec![3, 9, 27, 81, 243, 7, 7],
+        ] {
+            let b = blocks(&counts);
+            for parts in 1..=10 {
+                let r = split_blocks(&b, parts);
+                // Consecutive, non-empty, covering every block, at most `parts` runs.
+                assert!(r.len() <= parts.max(1));
+                let mut at = 0;
+                for x in &r {
+                    assert_eq!(x.start, at);
+                    assert!(x.end > x.start);
+                    at = x.end;
+                }
+                assert_eq!(at, b.len());
+                if counts.len() >= parts {
+                    assert_eq!(r.len(), parts, "{counts:?} into {parts}");
+                }
+            }
+        }
+        // Equal blocks split evenly.
+        let r = split_blocks(&blocks(&[10; 8]), 4);
+        assert_eq!(r, vec![0..2, 2..4, 4..6, 6..8]);
+    }
+}

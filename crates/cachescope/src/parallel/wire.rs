@@ -133,7 +133,7 @@ mod tests {
         let q = decode_stack_distances(&bytes, &Source::Memory).unwrap();
         assert_eq!(
             (q.refs, &q.firsts, &q.recency),
-            (7, &vec![0, 1, 2, 1 << 24], &vec![2, 1 << 24, 1, 0])
+            (7, &vec![0, 1, 2, 1 << 24], &vec![2, 1, 1 << 24, 0])
         );
         assert_eq!(q.histogram, p.histogram);
         for cut in 0..bytes.len() {
