@@ -67,7 +67,20 @@ pub fn run(args: MrcArgs) -> Result<()> {
     let mut trace = input::open(&args.input, args.run.line_size)?;
     let mrc = match (args.method, policy) {
         (MrcMethod::Exact, ReplacementPolicy::Lru) => {
-            let distances = drive_chunked(&mut trace, &StackDistancePlan { options }, &args.run)?;
+            let plan = StackDistancePlan { options };
+            #[cfg(feature = "mpi")]
+            let distances = match crate::mpi::stack_distances(&trace, &plan, args.run.threads)? {
+                crate::mpi::Outcome::Merged(d) => d,
+                crate::mpi::Outcome::Sent => return Ok(()),
+                crate::mpi::Outcome::NotDistributed => {
+                    if crate::mpi::is_secondary_rank() {
+                        return Ok(());
+                    }
+                    drive_chunked(&mut trace, &plan, &args.run)?
+                }
+            };
+            #[cfg(not(feature = "mpi"))]
+            let distances = drive_chunked(&mut trace, &plan, &args.run)?;
             match args.ways {
                 Some(ways) => smith::set_associative_mrc(
                     &smith::Distances::from_stack_distances(&distances),
