@@ -52,7 +52,7 @@ pub fn run_split(
             let mut batch = match recent.front_mut().and_then(Arc::get_mut) {
                 Some(_) => recent
                     .pop_front()
-                    .and_then(|b| Arc::into_inner(b))
+                    .and_then(Arc::into_inner)
                     .unwrap_or_default(),
                 None => Batch::new(),
             };
