@@ -42,7 +42,10 @@ pub mod wire;
 
 pub use driver::{Chunking, run, run_chunks, run_indexed_range, split_blocks};
 pub use footprint::FootprintPlan;
-pub use reuse::{ReuseTimePlan, StackDistancePlan};
+pub use reuse::{
+    ReuseTimePartial, ReuseTimePlan, ReuseTimeWorker, StackDistancePartial, StackDistancePlan,
+    StackDistanceWorker,
+};
 pub use split::run_split;
 pub use stats::StatsPlan;
 

@@ -1,7 +1,7 @@
 //! Partial results as bytes, to send between processes (MPI ranks): little-endian, versioned by
 //! a magic, every length checked against the bytes present before anything is allocated.
 //!
-//! A stack-distance partial ([`super::reuse::StackDistancePartial`]) is:
+//! A stack-distance partial ([`super::StackDistancePartial`]) is:
 //! `"CSSDP\0\0\x01"`, refs (u64), histogram exact bits (u32), bins (u64 count, then per bin its
 //! first distance and its count, u64 each), first references (u64 count, u64 lines), recency
 //! (u64 count, u64 lines, least recent first).
