@@ -5,6 +5,8 @@ mod args;
 mod cmd;
 mod input;
 mod interrupt;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod output;
 mod progress;
 
@@ -15,6 +17,9 @@ use clap::Parser;
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
     interrupt::install();
+    // Under an MPI launcher, MPI lives until main returns (the universe finalises it).
+    #[cfg(feature = "mpi")]
+    let _universe = mpi::init();
     match cmd::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if output::is_broken_pipe(&err) => ExitCode::SUCCESS,

@@ -31,6 +31,9 @@
 //!   (footprint theory, co-run sharing) and [`models::smith`] (associativity); [`phases`]
 //!   (setvectors and the phase classifiers they are compared with).
 //!
+//! - Scale: [`parallel`] cuts a trace into chunks (a native trace by its block index), analyses
+//!   them on threads (or MPI ranks, in the CLI) and merges the partial results exactly.
+//!
 //! Errors ([`Error`]) are typed and name the file, and for text the line number and text.
 //!
 //! # Example
@@ -62,6 +65,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod interrupt;
 pub mod models;
+pub mod parallel;
 pub mod phases;
 pub mod record;
 pub mod reuse;

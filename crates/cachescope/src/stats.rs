@@ -112,6 +112,20 @@ impl StatsAnalysis {
         }
     }
 
+    /// Adds what `other` saw (another part of the same trace, at the same line size): counts
+    /// add, line sets unite, address ranges widen. The chunk merge of `crate::parallel`.
+    pub fn merge(&mut self, other: StatsAnalysis) {
+        for (a, b) in self.by_kind.iter_mut().zip(other.by_kind) {
+            *a += b;
+        }
+        self.data_lines.extend(other.data_lines);
+        self.instr_lines.extend(other.instr_lines);
+        self.data_bytes += other.data_bytes;
+        self.straddling += other.straddling;
+        self.min_addr = self.min_addr.min(other.min_addr);
+        self.max_addr = self.max_addr.max(other.max_addr);
+    }
+
     /// The totals.
     pub fn finish(&self) -> TraceStats {
         let [loads, stores, modifies, instructions] = self.by_kind;

@@ -3,10 +3,11 @@
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
-use cachescope::models::hotl::{FootprintAnalysis, FootprintPoint};
+use cachescope::models::hotl::FootprintPoint;
+use cachescope::parallel::FootprintPlan;
 use cachescope::reuse::Options;
 
-use super::drive;
+use super::drive_chunked;
 use crate::args::FootprintArgs;
 use crate::{input, output};
 
@@ -26,10 +27,9 @@ pub fn run(args: FootprintArgs) -> Result<()> {
         ..Options::default()
     };
     let listed = args.windows.clone().unwrap_or_default();
-    let mut analysis = FootprintAnalysis::new(options, &listed)?;
+    let plan = FootprintPlan::new(options, &listed)?;
     let mut trace = input::open(&args.input, args.run.line_size)?;
-    drive(&mut trace, &mut [&mut analysis], &args.run)?;
-    let fp = analysis.finish();
+    let fp = drive_chunked(&mut trace, &plan, &args.run)?;
     if let Some(&w) = listed.iter().find(|&&w| w > fp.refs) {
         bail!(
             "--windows {w}: longer than the trace ({} counted references); a window holds 1 to \

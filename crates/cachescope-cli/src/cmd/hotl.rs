@@ -9,10 +9,11 @@ use cachescope::models::hotl::{
     DirectFillTimeAnalysis, FillTimePoint, Filmer, FootprintAnalysis, FootprintSampler,
     ReuseWindowAnalysis, ReuseWindowCheck, SampledFootprint, SamplingOptions,
 };
+use cachescope::parallel::FootprintPlan;
 use cachescope::reuse::Options;
 
-use super::drive;
 use super::mrc::human_size;
+use super::{drive_chunked, drive_split};
 use crate::args::HotlArgs;
 use crate::{input, output};
 
@@ -49,7 +50,6 @@ pub fn run(args: HotlArgs) -> Result<()> {
         include_instructions: args.include_instructions,
         ..Options::default()
     };
-    let mut fp = FootprintAnalysis::new(options, &[])?;
     let mut rw = args
         .reuse_windows
         .map(|rate| ReuseWindowAnalysis::new(options, rate))
@@ -71,8 +71,13 @@ pub fn run(args: HotlArgs) -> Result<()> {
         None => None,
     };
     let mut trace = input::open(&args.input, args.run.line_size)?;
-    {
-        let mut analyses: Vec<&mut dyn Analysis> = vec![&mut fp];
+    let footprint = if rw.is_none() && direct.is_none() && sampler.is_none() {
+        // The footprint alone merges exactly over chunks of the trace.
+        drive_chunked(&mut trace, &FootprintPlan::new(options, &[])?, &args.run)?
+    } else {
+        // With the diagnostics, which do not split in time: side by side, one decode.
+        let mut fp = FootprintAnalysis::new(options, &[])?;
+        let mut analyses: Vec<&mut (dyn Analysis + Send)> = vec![&mut fp];
         if let Some(a) = rw.as_mut() {
             analyses.push(a);
         }
@@ -82,9 +87,9 @@ pub fn run(args: HotlArgs) -> Result<()> {
         if let Some(a) = sampler.as_mut() {
             analyses.push(a);
         }
-        drive(&mut trace, &mut analyses, &args.run)?;
-    }
-    let footprint = fp.finish();
+        drive_split(&mut trace, &mut analyses, &args.run)?;
+        fp.finish()
+    };
     let filmer = Filmer::new(&footprint);
     let line = options.line_size.bytes();
     let points = sizes

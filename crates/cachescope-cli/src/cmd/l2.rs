@@ -4,15 +4,16 @@
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
-use cachescope::analysis::Analysis;
+
 use cachescope::models::l2::{L1Histogram, TwoLevelAnalysis, Variant, l2_mrc};
 use cachescope::reuse::{Mrc, Options, StackDistanceAnalysis};
 use cachescope::sim::Policy;
 
-use super::drive;
 use super::mrc::human_size;
+use super::{drive_chunked, drive_split};
 use crate::args::{L2Args, ReplacementPolicy};
 use crate::{input, output};
+use cachescope::parallel::StackDistancePlan;
 
 pub fn run(args: L2Args) -> Result<()> {
     let line = args.run.line_size;
@@ -47,7 +48,6 @@ pub fn run(args: L2Args) -> Result<()> {
             line_size: line,
             ..Options::default()
         };
-        let mut sd = StackDistanceAnalysis::new(options);
         let mut sim = if args.simulate {
             Some(TwoLevelAnalysis::new(
                 line.bytes(),
@@ -59,15 +59,18 @@ pub fn run(args: L2Args) -> Result<()> {
             None
         };
         let mut trace = input::open(&args.input, line)?;
-        {
-            let mut analyses: Vec<&mut dyn Analysis> = vec![&mut sd];
-            if let Some(s) = sim.as_mut() {
-                analyses.push(s);
+        let distances = match sim.as_mut() {
+            // The histogram alone merges exactly over chunks of the trace.
+            None => drive_chunked(&mut trace, &StackDistancePlan { options }, &args.run)?,
+            // The two-level simulation does not split in time: side by side, one decode.
+            Some(s) => {
+                let mut sd = StackDistanceAnalysis::new(options);
+                drive_split(&mut trace, &mut [&mut sd, s], &args.run)?;
+                sd.finish()
             }
-            drive(&mut trace, &mut analyses, &args.run)?;
-        }
+        };
         simulated = sim.map(|s| s.finish().mrc());
-        L1Histogram::from_stack_distances(&sd.finish())
+        L1Histogram::from_stack_distances(&distances)
     };
     let model = l2_mrc(&hist, l1_lines, &args.l2, policy, variant)?;
     let text = if args.json {

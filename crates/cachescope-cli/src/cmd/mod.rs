@@ -18,6 +18,7 @@ mod stats;
 
 use anyhow::Result;
 use cachescope::analysis::{self, Analysis};
+use cachescope::parallel::{self, Chunked, Chunking};
 use cachescope::trace::Trace;
 
 use crate::args::{Cli, Command, RunArgs};
@@ -26,6 +27,11 @@ use crate::progress::Progress;
 /// Dispatches to the subcommand.
 pub fn run(cli: Cli) -> Result<()> {
     cachescope::budget::set_limit(cli.max_memory);
+    // Under MPI only `mrc --method exact` distributes; other commands run on rank 0 alone.
+    #[cfg(feature = "mpi")]
+    if crate::mpi::is_secondary_rank() && !matches!(&cli.command, Command::Mrc(_)) {
+        return Ok(());
+    }
     match cli.command {
         Command::Stats(a) => stats::run(a),
         Command::Convert(a) => convert::run(a),
@@ -49,6 +55,45 @@ pub fn run(cli: Cli) -> Result<()> {
 /// Reads `trace` once, feeding every analysis, with a progress bar; then reports what reading
 /// noticed (assumptions, skipped lines) on stderr unless quiet.
 pub fn drive(trace: &mut Trace, analyses: &mut [&mut dyn Analysis], run: &RunArgs) -> Result<u64> {
+    with_progress(trace, run, |trace, progress| {
+        Ok(analysis::run(trace, analyses, run.threads, progress)?)
+    })
+}
+
+/// Runs a chunk-parallel plan over `trace` on `--threads` threads (results do not depend on
+/// the count), with the progress bar and notes of [`drive`].
+pub fn drive_chunked<P: Chunked>(trace: &mut Trace, plan: &P, run: &RunArgs) -> Result<P::Output> {
+    let mut chunking = Chunking::threads(run.threads);
+    // Accesses per chunk of a sequentially read trace (docs/scale.md): for tuning, and for
+    // tests that need many chunk boundaries in a small trace.
+    if let Some(n) = std::env::var("CACHESCOPE_CHUNK_ACCESSES")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        chunking.segment = n.max(1);
+    }
+    with_progress(trace, run, |trace, progress| {
+        Ok(parallel::run(trace, plan, &chunking, progress)?)
+    })
+}
+
+/// Reads `trace` once and runs independent analyses side by side on `--threads` threads.
+pub fn drive_split(
+    trace: &mut Trace,
+    analyses: &mut [&mut (dyn Analysis + Send)],
+    run: &RunArgs,
+) -> Result<u64> {
+    with_progress(trace, run, |trace, progress| {
+        Ok(parallel::run_split(trace, analyses, run.threads, progress)?)
+    })
+}
+
+/// Notes before, a progress bar during, and diagnostics after `pass`.
+fn with_progress<T>(
+    trace: &mut Trace,
+    run: &RunArgs,
+    pass: impl FnOnce(&mut Trace, &mut dyn FnMut(u64)) -> Result<T>,
+) -> Result<T> {
     if !run.quiet {
         for note in trace.notes() {
             eprintln!("cachescope: note: {}: {note}", trace.source());
@@ -56,11 +101,9 @@ pub fn drive(trace: &mut Trace, analyses: &mut [&mut dyn Analysis], run: &RunArg
     }
     let progress = Progress::for_trace(trace, run.quiet);
     let probe = trace.progress_probe();
-    let result = analysis::run(trace, analyses, run.threads, |n| {
-        progress.update(n, probe.get().0)
-    });
+    let result = pass(trace, &mut |n| progress.update(n, probe.get().0));
     progress.finish();
-    let n = result?;
+    let out = result?;
     let diag = trace.diagnostics();
     if diag.skipped_lines > 0 && !run.quiet {
         eprintln!(
@@ -74,7 +117,7 @@ pub fn drive(trace: &mut Trace, analyses: &mut [&mut dyn Analysis], run: &RunArg
             eprintln!("cachescope: note: {}: {note}", trace.source());
         }
     }
-    Ok(n)
+    Ok(out)
 }
 
 /// `1234567` → `1,234,567`.

@@ -4,12 +4,11 @@ use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
 use cachescope::models::{hotl, smith, statcache, statstack};
-use cachescope::reuse::{
-    Mrc, Options, RandomReplacementAnalysis, ReuseTimeAnalysis, StackDistanceAnalysis,
-};
+use cachescope::parallel::{FootprintPlan, ReuseTimePlan, StackDistancePlan};
+use cachescope::reuse::{Mrc, Options, RandomReplacementAnalysis};
 use cachescope::sampling::{Cold, Profile, Sampler, SamplerOptions};
 
-use super::drive;
+use super::{drive, drive_chunked};
 use crate::args::{MrcArgs, MrcMethod, OutputFormat, ReplacementPolicy, SamplingArgs};
 use crate::{input, output};
 
@@ -55,12 +54,33 @@ pub fn run(args: MrcArgs) -> Result<()> {
             "--ways (Smith's formula) needs an LRU stack-distance distribution: --method exact or hotl"
         );
     }
+    // Under MPI only the exact LRU curve distributes; the others run on rank 0 alone.
+    #[cfg(feature = "mpi")]
+    if crate::mpi::is_secondary_rank()
+        && !matches!(
+            (args.method, policy),
+            (MrcMethod::Exact, ReplacementPolicy::Lru)
+        )
+    {
+        return Ok(());
+    }
     let mut trace = input::open(&args.input, args.run.line_size)?;
     let mrc = match (args.method, policy) {
         (MrcMethod::Exact, ReplacementPolicy::Lru) => {
-            let mut sd = StackDistanceAnalysis::new(options);
-            drive(&mut trace, &mut [&mut sd], &args.run)?;
-            let distances = sd.finish();
+            let plan = StackDistancePlan { options };
+            #[cfg(feature = "mpi")]
+            let distances = match crate::mpi::stack_distances(&trace, &plan, args.run.threads)? {
+                crate::mpi::Outcome::Merged(d) => d,
+                crate::mpi::Outcome::Sent => return Ok(()),
+                crate::mpi::Outcome::NotDistributed => {
+                    if crate::mpi::is_secondary_rank() {
+                        return Ok(());
+                    }
+                    drive_chunked(&mut trace, &plan, &args.run)?
+                }
+            };
+            #[cfg(not(feature = "mpi"))]
+            let distances = drive_chunked(&mut trace, &plan, &args.run)?;
             match args.ways {
                 Some(ways) => smith::set_associative_mrc(
                     &smith::Distances::from_stack_distances(&distances),
@@ -91,18 +111,16 @@ pub fn run(args: MrcArgs) -> Result<()> {
             model(args.method, &profile, &sizes, cold)?
         }
         (MrcMethod::Hotl, _) => {
-            let mut fp = hotl::FootprintAnalysis::new(options, &[])?;
-            drive(&mut trace, &mut [&mut fp], &args.run)?;
-            let filmer = hotl::Filmer::new(&fp.finish());
+            let fp = drive_chunked(&mut trace, &FootprintPlan::new(options, &[])?, &args.run)?;
+            let filmer = hotl::Filmer::new(&fp);
             match args.ways {
                 Some(ways) => smith::set_associative_mrc(&filmer.stack_distances(), ways, &sizes)?,
                 None => filmer.mrc(&sizes),
             }
         }
         (MrcMethod::HotlRt, _) => {
-            let mut rt = ReuseTimeAnalysis::new(options);
-            drive(&mut trace, &mut [&mut rt], &args.run)?;
-            hotl::reuse_time_mrc(&rt.finish(), &sizes)
+            let rt = drive_chunked(&mut trace, &ReuseTimePlan { options }, &args.run)?;
+            hotl::reuse_time_mrc(&rt, &sizes)
         }
     };
     output::print(&render(

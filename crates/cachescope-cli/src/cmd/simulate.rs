@@ -10,7 +10,7 @@ use cachescope::sim::{
     SimOptions, SimReport,
 };
 
-use super::{drive, thousands};
+use super::{drive, drive_split, thousands};
 use crate::args::SimulateArgs;
 use crate::{input, output};
 
@@ -81,9 +81,12 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         );
     }
     let mut trace = input::open(&args.input, args.run.line_size)?;
-    let mut analyses: Vec<&mut dyn Analysis> =
-        sims.iter_mut().map(|s| s as &mut dyn Analysis).collect();
-    drive(&mut trace, &mut analyses, &args.run)?;
+    // Independent configurations: side by side on the threads, one decode.
+    let mut analyses: Vec<&mut (dyn Analysis + Send)> = sims
+        .iter_mut()
+        .map(|s| s as &mut (dyn Analysis + Send))
+        .collect();
+    drive_split(&mut trace, &mut analyses, &args.run)?;
     let reports: Vec<SimReport> = sims.iter().map(SimAnalysis::finish).collect();
     if args.json {
         let v = serde_json::json!({ "simulations": reports });

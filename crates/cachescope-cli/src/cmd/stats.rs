@@ -3,17 +3,20 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use cachescope::stats::{StatsAnalysis, StatsReport};
+use cachescope::parallel::StatsPlan;
+use cachescope::stats::StatsReport;
 
-use super::{drive, thousands};
+use super::{drive_chunked, thousands};
 use crate::args::StatsArgs;
 use crate::{input, output};
 
 pub fn run(args: StatsArgs) -> Result<()> {
     let mut trace = input::open(&args.input, args.run.line_size)?;
-    let mut stats = StatsAnalysis::new(args.run.line_size);
-    drive(&mut trace, &mut [&mut stats], &args.run)?;
-    let report = StatsReport::new(&trace, stats.finish());
+    let plan = StatsPlan {
+        line_size: args.run.line_size,
+    };
+    let stats = drive_chunked(&mut trace, &plan, &args.run)?;
+    let report = StatsReport::new(&trace, stats);
     if args.json {
         output::print(&(serde_json::to_string_pretty(&report)? + "\n"))
     } else if args.csv {

@@ -111,7 +111,7 @@ const CHUNK: usize = 32;
 /// Calls `f` on the lines of the references `options` counts in `batch`, in order, `CHUNK` at
 /// a time (the last chunk may be shorter).
 #[inline]
-fn for_each_chunk(batch: &Batch, options: &Options, mut f: impl FnMut(&[u64])) {
+pub(crate) fn for_each_chunk(batch: &Batch, options: &Options, mut f: impl FnMut(&[u64])) {
     let shift = options.line_size.shift();
     let all = options.include_instructions;
     let mut chunk = [0u64; CHUNK];

@@ -42,7 +42,7 @@ impl ReuseTime {
     /// Prefetches every line's slot, so that the cache misses of a run of references overlap
     /// before [`ReuseTime::access`] needs them.
     #[inline]
-    fn warm(&self, lines: &[u64]) {
+    pub(crate) fn warm(&self, lines: &[u64]) {
         for &l in lines {
             self.last.prefetch(l);
         }
@@ -56,6 +56,22 @@ impl ReuseTime {
     /// Distinct lines referenced so far.
     pub fn distinct_lines(&self) -> u64 {
         self.last.len() as u64
+    }
+
+    /// Every `(line, 1-based position of its most recent reference)`, in no particular order.
+    pub fn last_references(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.last.entries()
+    }
+
+    /// Sets `line`'s most recent reference to `position` without counting a reference; returns
+    /// the position it had (the chunk merge of `crate::parallel`).
+    pub(crate) fn set_last(&mut self, line: u64, position: u64) -> Option<u64> {
+        self.last.replace(line, position)
+    }
+
+    /// Moves the position on by `n` references without recording any (the chunk merge).
+    pub(crate) fn advance(&mut self, n: u64) {
+        self.now += n;
     }
 
     /// The 1-based position of every line's most recent reference, in no particular order.

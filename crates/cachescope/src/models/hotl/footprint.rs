@@ -65,6 +65,9 @@ pub struct FootprintAnalysis {
     reuse: WindowSums,
     first: WindowSums,
     listed: Vec<u64>,
+    /// `(line, position)` of every first reference, in order, when the analysis is one chunk
+    /// of a chunked run (`crate::parallel`): what the merge resolves against earlier chunks.
+    first_lines: Option<Vec<(u64, u64)>>,
 }
 
 impl FootprintAnalysis {
@@ -94,7 +97,54 @@ impl FootprintAnalysis {
             reuse: WindowSums::new(layout, &listed),
             first: WindowSums::new(layout, &listed),
             listed,
+            first_lines: None,
         })
+    }
+
+    /// An analysis of one chunk of a trace, to be merged into the chunks before it with
+    /// [`FootprintAnalysis::absorb`].
+    pub(crate) fn for_chunk(options: Options, windows: &[u64]) -> Result<FootprintAnalysis> {
+        let mut a = FootprintAnalysis::new(options, windows)?;
+        a.first_lines = Some(Vec::new());
+        Ok(a)
+    }
+
+    /// Writes the latest position of a line referenced several times in a row into the table.
+    fn close_run(&mut self) {
+        if self.run_open {
+            self.table.replace(self.prev, self.now);
+            self.run_open = false;
+        }
+    }
+
+    /// Appends `next`, a chunk analysis ([`FootprintAnalysis::for_chunk`]) of the references
+    /// right after those this one saw: its reuses are added, its first references resolved
+    /// against this one's last positions (a reuse crossing the boundary, or a first reference
+    /// of the whole), and its last positions, shifted, replace this one's. Afterwards this
+    /// analysis is as if it had seen both parts, except that it must not observe more.
+    pub(crate) fn absorb(&mut self, mut next: FootprintAnalysis) {
+        self.close_run();
+        next.close_run();
+        fold(&mut self.reuse, &next.dense);
+        self.reuse.merge(&next.reuse);
+        let off = self.now;
+        let firsts = next.first_lines.take().unwrap_or_default();
+        for &(l, f) in &firsts {
+            match self.table.replace(l, off + f) {
+                Some(p) => self.reuse.record(off + f - p),
+                None => {
+                    self.first.record(off + f);
+                    if let Some(v) = self.first_lines.as_mut() {
+                        v.push((l, off + f));
+                    }
+                }
+            }
+        }
+        for (l, p) in next.table.entries() {
+            self.table.replace(l, off + p);
+        }
+        self.now += next.now;
+        self.prev = next.prev;
     }
 
     /// References counted so far.
@@ -182,7 +232,12 @@ impl FootprintAnalysis {
                     deferred[k] = rt;
                     k += usize::from(rt >= long);
                 }
-                None => self.first.record(now),
+                None => {
+                    self.first.record(now);
+                    if let Some(v) = self.first_lines.as_mut() {
+                        v.push((l, now));
+                    }
+                }
             }
             prev = l;
         }

@@ -99,6 +99,27 @@ impl WindowSums {
         }
     }
 
+    /// Adds every value of `other`, which has the same layout and listed windows.
+    pub fn merge(&mut self, other: &WindowSums) {
+        debug_assert_eq!(self.layout, other.layout);
+        debug_assert_eq!(self.partials.len(), other.partials.len());
+        for (x, &n) in other.exact.iter().enumerate() {
+            if n > 0 {
+                self.add_exact(x as u64, n);
+            }
+        }
+        if other.counts.len() > self.counts.len() {
+            self.grow(other.counts.len() - 1);
+        }
+        for (b, (&c, &s)) in other.counts.iter().zip(&other.sums).enumerate() {
+            self.counts[b] += c;
+            self.sums[b] += s;
+        }
+        for (p, q) in self.partials.iter_mut().zip(&other.partials) {
+            p.excess += q.excess;
+        }
+    }
+
     /// Records `x`.
     #[inline]
     pub fn record(&mut self, x: u64) {

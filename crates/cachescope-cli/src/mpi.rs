@@ -1,0 +1,150 @@
+//! Many machines (`--features mpi`): under `mpirun`/`srun`, `mrc --method exact` on a native
+//! trace splits the trace's blocks among the ranks; each rank reads its own blocks of the shared
+//! file on `--threads` threads, and sends its serialised partial
+//! (`cachescope::parallel::wire`) to rank 0, which merges them in rank order and prints the
+//! result: exactly the single-process output. Every other command runs on rank 0 alone.
+
+use anyhow::{Result, bail};
+use cachescope::parallel::{
+    Chunked, StackDistancePlan, run_indexed_range, split_blocks,
+    wire::{decode_stack_distances, encode_stack_distances},
+};
+use cachescope::reuse::StackDistances;
+use cachescope::trace::native::read_index;
+use cachescope::trace::{Compression, Format, Trace};
+use cachescope::{Error, Source};
+use mpi::point_to_point::Source as _;
+use mpi::topology::SimpleCommunicator;
+use mpi::traits::*;
+
+/// Starts MPI when the process was launched by an MPI launcher (Open MPI's `mpirun`, or a PMI /
+/// PMIx launcher such as Slurm's `srun`); the returned universe finalises MPI when dropped.
+pub fn init() -> Option<mpi::environment::Universe> {
+    let launched = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some());
+    if launched { mpi::initialize() } else { None }
+}
+
+/// `(rank, size)` of the world when MPI runs with more than one rank.
+fn world() -> Option<(SimpleCommunicator, i32, i32)> {
+    if !mpi::environment::is_initialized() {
+        return None;
+    }
+    let world = SimpleCommunicator::world();
+    let (rank, size) = (world.rank(), world.size());
+    (size > 1).then_some((world, rank, size))
+}
+
+/// True on every rank but 0 of a multi-rank run: commands that do not distribute stay quiet
+/// there, so the result is printed once.
+pub fn is_secondary_rank() -> bool {
+    world().is_some_and(|(_, rank, _)| rank != 0)
+}
+
+/// What an MPI-distributed pass gave this process.
+pub enum Outcome {
+    /// Not a multi-rank run, or a trace that cannot be split by blocks: run as usual.
+    NotDistributed,
+    /// Rank 0: the merged result of every rank.
+    Merged(StackDistances),
+    /// Another rank: its part went to rank 0; print nothing.
+    Sent,
+}
+
+/// Message tags: a partial, an error text.
+const PARTIAL: u8 = 0;
+const FAILED: u8 = 1;
+
+/// The exact stack distances of `trace` over every rank, when running under MPI with a native
+/// trace file.
+pub fn stack_distances(trace: &Trace, plan: &StackDistancePlan, threads: usize) -> Result<Outcome> {
+    let Some((world, rank, size)) = world() else {
+        return Ok(Outcome::NotDistributed);
+    };
+    let path = match trace.source() {
+        Source::File(p)
+            if trace.format() == Some(Format::Native)
+                && trace.compression() == Compression::None =>
+        {
+            p.clone()
+        }
+        _ => {
+            if rank == 0 {
+                eprintln!(
+                    "cachescope: note: MPI splits native traces only (cachescope convert TRACE \
+                     OUT.cst); rank 0 reads {} alone",
+                    trace.source()
+                );
+            }
+            return Ok(Outcome::NotDistributed);
+        }
+    };
+    let started = std::time::Instant::now();
+    // Every rank reads the (small) index and takes its own run of blocks of the shared file.
+    let part = (|| -> cachescope::Result<_> {
+        let source = trace.source();
+        let file = std::fs::File::open(&path).map_err(|e| Error::io(source, e))?;
+        let (_, index) = read_index(std::io::BufReader::new(file), source)?;
+        let ranges = split_blocks(&index.blocks, size as usize);
+        match ranges.get(rank as usize) {
+            Some(r) => run_indexed_range(&path, r.clone(), plan, threads),
+            None => Ok(None),
+        }
+    })();
+    if rank != 0 {
+        let msg = match part {
+            Ok(p) => {
+                let mut m = vec![PARTIAL];
+                if let Some(mut p) = p {
+                    m.extend(encode_stack_distances(&mut p));
+                }
+                m
+            }
+            Err(e) => {
+                let mut m = vec![FAILED];
+                m.extend(format!("rank {rank}: {e}").into_bytes());
+                m
+            }
+        };
+        world.process_at_rank(0).send(&msg[..]);
+        return Ok(Outcome::Sent);
+    }
+    let mut acc = part?;
+    let local = started.elapsed();
+    let (mut waiting, mut merging, mut bytes) =
+        (std::time::Duration::ZERO, std::time::Duration::ZERO, 0usize);
+    for r in 1..size {
+        let t = std::time::Instant::now();
+        let (msg, _) = world.process_at_rank(r).receive_vec::<u8>();
+        waiting += t.elapsed();
+        bytes += msg.len();
+        let t = std::time::Instant::now();
+        match msg.split_first() {
+            Some((&PARTIAL, [])) => {}
+            Some((&PARTIAL, bytes)) => {
+                let p = decode_stack_distances(bytes, &Source::Program(format!("MPI rank {r}")))?;
+                match acc.as_mut() {
+                    None => acc = Some(p),
+                    Some(a) => plan.merge(a, p),
+                }
+            }
+            Some((&FAILED, text)) => bail!("{}", String::from_utf8_lossy(text)),
+            _ => bail!("MPI rank {r} sent an unreadable message"),
+        }
+        merging += t.elapsed();
+    }
+    if std::env::var_os("CACHESCOPE_MPI_TIMING").is_some() {
+        // For scripts/scale.sh's projection: rank 0's own pass, the wait for the others, and
+        // the decode + merge of their partials.
+        eprintln!(
+            "cachescope: mpi: ranks {size} local_pass_s {:.3} wait_s {:.3} merge_s {:.3} \
+             partial_bytes {bytes}",
+            local.as_secs_f64(),
+            waiting.as_secs_f64(),
+            merging.as_secs_f64()
+        );
+    }
+    let acc = acc.unwrap_or_else(|| plan.seal(plan.worker(0)));
+    Ok(Outcome::Merged(plan.finish(acc)))
+}

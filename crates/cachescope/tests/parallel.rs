@@ -1,0 +1,269 @@
+//! Chunk-parallel analyses against the sequential ones: identical results for any chunking
+//! (random and adversarial) and any thread count, on random traces and native files.
+
+use cachescope::analysis::{self, Analysis};
+use cachescope::models::hotl::FootprintAnalysis;
+use cachescope::parallel::{
+    self, Chunked, Chunking, FootprintPlan, ReuseTimePlan, StackDistancePlan, StatsPlan,
+};
+use cachescope::reuse::{Layout, Options, ReuseTimeAnalysis, StackDistanceAnalysis};
+use cachescope::stats::StatsAnalysis;
+use cachescope::trace::native::{Header, Writer, WriterOptions};
+use cachescope::trace::{OpenOptions, Trace};
+use cachescope::{Access, AccessKind, Batch, LineSize, Source};
+use proptest::prelude::*;
+
+/// A trace from `(kind, line)` pairs: kind 0 is an instruction fetch.
+fn accesses(spec: &[(u8, u16)]) -> Vec<Access> {
+    spec.iter()
+        .map(|&(k, l)| Access {
+            addr: u64::from(l) * 64 + u64::from(k) * 8,
+            size: 8,
+            kind: match k % 4 {
+                0 => AccessKind::Instr,
+                1 => AccessKind::Load,
+                2 => AccessKind::Store,
+                _ => AccessKind::Modify,
+            },
+            pc: None,
+        })
+        .collect()
+}
+
+/// Cuts `a` at the sorted positions `cuts` into chunks of one batch each.
+fn chunked(a: &[Access], cuts: &[usize]) -> Vec<Vec<Batch>> {
+    let mut bounds: Vec<usize> = cuts.iter().map(|&c| c.min(a.len())).collect();
+    bounds.push(0);
+    bounds.push(a.len());
+    bounds.sort_unstable();
+    bounds.dedup();
+    bounds
+        .windows(2)
+        .map(|w| vec![a[w[0]..w[1]].iter().copied().collect()])
+        .collect()
+}
+
+/// A small layout, so that binned distances are exercised on small traces.
+fn options(include_instructions: bool) -> Options {
+    Options {
+        line_size: LineSize::new(64).unwrap(),
+        include_instructions,
+        layout: Layout::new(8).unwrap(),
+    }
+}
+
+fn sequential<A: Analysis>(mut a: A, trace: &[Access]) -> A {
+    let batch: Batch = trace.iter().copied().collect();
+    a.observe(&batch);
+    a
+}
+
+/// Every plan, chunked as `chunks`, against its sequential analysis.
+fn check_all(trace: &[Access], chunks: &[Vec<Batch>], instr: bool) {
+    let o = options(instr);
+    let sd = parallel::run_chunks(&StackDistancePlan { options: o }, chunks);
+    assert_eq!(
+        sd,
+        sequential(StackDistanceAnalysis::new(o), trace).finish()
+    );
+    let rt = parallel::run_chunks(&ReuseTimePlan { options: o }, chunks);
+    assert_eq!(rt, sequential(ReuseTimeAnalysis::new(o), trace).finish());
+    let windows = [1, 3, 17, 100, 300, 333];
+    let fp = parallel::run_chunks(&FootprintPlan::new(o, &windows).unwrap(), chunks);
+    let want = sequential(FootprintAnalysis::new(o, &windows).unwrap(), trace).finish();
+    assert_eq!(
+        serde_json::to_string(&fp).unwrap(),
+        serde_json::to_string(&want).unwrap()
+    );
+    let ls = o.line_size;
+    let st = parallel::run_chunks(&StatsPlan { line_size: ls }, chunks);
+    assert_eq!(st, sequential(StatsAnalysis::new(ls), trace).finish());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn merged_equals_sequential(
+        spec in prop::collection::vec((0u8..4, 0u16..40), 0..400),
+        cuts in prop::collection::vec(0usize..400, 0..12),
+        instr in any::<bool>(),
+    ) {
+        let trace = accesses(&spec);
+        check_all(&trace, &chunked(&trace, &cuts), instr);
+    }
+
+    #[test]
+    fn wide_traces_merge_too(
+        spec in prop::collection::vec((0u8..4, any::<u16>()), 0..600),
+        cuts in prop::collection::vec(0usize..600, 0..6),
+    ) {
+        let trace = accesses(&spec);
+        check_all(&trace, &chunked(&trace, &cuts), false);
+    }
+}
+
+#[test]
+fn one_access_per_chunk_and_a_reuse_across_every_chunk() {
+    // Line 0 at both ends, 300 other lines (some repeated) between, every access its own chunk.
+    let mut spec = vec![(1u8, 0u16)];
+    spec.extend((0..600).map(|i| (1 + (i % 3) as u8, 1 + (i % 300) as u16)));
+    spec.push((1, 0));
+    spec.extend((0..50).map(|i| (1, (i * 7 % 301) as u16)));
+    let trace = accesses(&spec);
+    let cuts: Vec<usize> = (1..trace.len()).collect();
+    check_all(&trace, &chunked(&trace, &cuts), false);
+    check_all(&trace, &chunked(&trace, &[1, 2, trace.len() - 51]), false);
+}
+
+/// A native trace of `trace` with `block_len` accesses per block, in a temporary file.
+fn native_file(trace: &[Access], block_len: usize) -> tempfile::NamedTempFile {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let opts = WriterOptions {
+        block_len,
+        ..WriterOptions::default()
+    };
+    let mut w = Writer::with_options(file.reopen().unwrap(), Header::new(), opts).unwrap();
+    for part in trace.chunks(1000) {
+        w.write_batch(&part.iter().copied().collect()).unwrap();
+    }
+    w.finish().unwrap();
+    file
+}
+
+fn lcg_trace(n: usize, lines: u64) -> Vec<Access> {
+    let mut x = 12345u64;
+    (0..n)
+        .map(|i| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Mostly a hot set, sometimes far away, every fifth access a fetch.
+            let line = if x >> 60 == 0 {
+                x >> 20
+            } else {
+                (x >> 33) % lines
+            };
+            let kind = if i % 5 == 0 {
+                AccessKind::Instr
+            } else {
+                AccessKind::Load
+            };
+            Access {
+                addr: line * 64,
+                size: 4,
+                kind,
+                pc: None,
+            }
+        })
+        .collect()
+}
+
+fn run_plan<P: Chunked>(path: &std::path::Path, plan: &P, chunking: Chunking) -> P::Output {
+    let mut trace = cachescope::trace::open(path, &OpenOptions::default()).unwrap();
+    parallel::run(&mut trace, plan, &chunking, |_| {}).unwrap()
+}
+
+#[test]
+fn native_files_by_index_and_streams_by_segment_for_1_2_4_threads() {
+    let trace = lcg_trace(30_000, 3000);
+    let o = options(false);
+    let want = sequential(StackDistanceAnalysis::new(o), &trace).finish();
+    let want_rt = sequential(ReuseTimeAnalysis::new(o), &trace).finish();
+    let file = native_file(&trace, 1000);
+    let plan = StackDistancePlan { options: o };
+    for threads in [1, 2, 3, 4, 7] {
+        for segment in [1, 777, 5000, 1 << 22] {
+            let c = Chunking { threads, segment };
+            assert_eq!(run_plan(file.path(), &plan, c), want, "{c:?}");
+        }
+        let c = Chunking::threads(threads);
+        assert_eq!(
+            run_plan(file.path(), &ReuseTimePlan { options: o }, c),
+            want_rt
+        );
+        // The same trace as plain text: read sequentially, dealt out in segments.
+        let text: String = trace
+            .iter()
+            .map(|a| {
+                let k = if a.kind == AccessKind::Instr {
+                    "I"
+                } else {
+                    "R"
+                };
+                format!("{k} {:#x} 4\n", a.addr)
+            })
+            .collect();
+        let mut t = Trace::from_read(
+            std::io::Cursor::new(text.into_bytes()),
+            Source::Memory,
+            None,
+            &OpenOptions::default(),
+        )
+        .unwrap();
+        let c = Chunking {
+            threads,
+            segment: 4000,
+        };
+        assert_eq!(parallel::run(&mut t, &plan, &c, |_| {}).unwrap(), want);
+    }
+}
+
+#[test]
+fn an_empty_trace_gives_the_empty_result() {
+    let o = options(false);
+    let want = StackDistanceAnalysis::new(o).finish();
+    assert_eq!(
+        parallel::run_chunks(&StackDistancePlan { options: o }, &[]),
+        want
+    );
+    let file = native_file(&[], 1000);
+    for threads in [1, 2] {
+        assert_eq!(
+            run_plan(
+                file.path(),
+                &StackDistancePlan { options: o },
+                Chunking::threads(threads)
+            ),
+            want
+        );
+    }
+}
+
+#[test]
+fn a_damaged_block_is_an_error_naming_the_file() {
+    let trace = lcg_trace(5000, 500);
+    let file = native_file(&trace, 1000);
+    let mut bytes = std::fs::read(file.path()).unwrap();
+    // Flip a byte inside the third block's payload; the index still reads.
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x55;
+    std::fs::write(file.path(), &bytes).unwrap();
+    for threads in [1, 2, 4] {
+        let mut t = cachescope::trace::open(file.path(), &OpenOptions::default()).unwrap();
+        let plan = StackDistancePlan::default();
+        let err = parallel::run(&mut t, &plan, &Chunking::threads(threads), |_| {}).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains(&file.path().display().to_string()), "{msg}");
+    }
+}
+
+#[test]
+fn run_split_gives_each_analysis_every_batch() {
+    let trace = lcg_trace(20_000, 2000);
+    let o = options(true);
+    let file = native_file(&trace, 4096);
+    let mut want_sd = StackDistanceAnalysis::new(o);
+    let mut want_st = StatsAnalysis::new(o.line_size);
+    let mut t = cachescope::trace::open(file.path(), &OpenOptions::default()).unwrap();
+    analysis::run(&mut t, &mut [&mut want_sd, &mut want_st], 1, |_| {}).unwrap();
+    for threads in [1, 2, 4] {
+        let mut sd = StackDistanceAnalysis::new(o);
+        let mut st = StatsAnalysis::new(o.line_size);
+        let mut t = cachescope::trace::open(file.path(), &OpenOptions::default()).unwrap();
+        let n = parallel::run_split(&mut t, &mut [&mut sd, &mut st], threads, |_| {}).unwrap();
+        assert_eq!(n, trace.len() as u64);
+        assert_eq!(sd.finish(), want_sd.finish());
+        assert_eq!(st.finish(), want_st.finish());
+    }
+}
