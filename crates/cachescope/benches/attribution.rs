@@ -66,7 +66,7 @@ fn run(batches: &[Batch], events: &[Event], full: bool) -> u64 {
         mrc: full,
         ..Options::default()
     };
-    let ev = events.to_vec().into_iter().map(Ok);
+    let ev = events.iter().cloned().map(Ok);
     let mut a = Attribution::new(opts, Some(Box::new(ev))).expect("valid options");
     for b in batches {
         a.observe(b);

@@ -309,15 +309,14 @@ impl BucketMap {
             })
             .collect();
         let mut own = frames.iter().filter(|f| !f.1).map(|f| f.0.site());
-        let name = match (own.next(), own.next()) {
+        match (own.next(), own.next()) {
             (Some(a), Some(b)) => format!("{a}-{b}"),
             (Some(a), None) => a,
             (None, _) => match frames.first() {
                 Some(f) => format!("{} (heap)", f.0.site()),
                 None => "heap (no call path)".into(),
             },
-        };
-        name
+        }
     }
 }
 

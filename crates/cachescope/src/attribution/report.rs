@@ -161,10 +161,7 @@ fn pct(n: u64, d: u64) -> f64 {
 }
 
 /// Ranks of `counts` (1-based, by count descending then key; 0 for a zero count).
-fn ranks<K: Ord + Clone>(items: &[(K, u64)]) -> HashMap<K, u32>
-where
-    K: std::hash::Hash + Eq,
-{
+fn ranks<K: Ord + Clone + std::hash::Hash>(items: &[(K, u64)]) -> HashMap<K, u32> {
     let mut v: Vec<&(K, u64)> = items.iter().filter(|x| x.1 > 0).collect();
     v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     v.into_iter()
