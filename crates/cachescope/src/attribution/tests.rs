@@ -255,3 +255,46 @@ fn events_error_is_reported_by_finish() {
     let a = Attribution::new(Options::default(), Some(Box::new(events.into_iter()))).unwrap();
     assert!(a.finish().is_err());
 }
+
+/// The paper's accuracy bound on a long trace: every bucket above 10 % of misses has its
+/// sampled share within 5 percentage points, with about 1000 samples (1 in 1000 misses).
+#[test]
+fn sampled_shares_within_five_points_with_a_thousand_samples() {
+    use rand::Rng;
+    let mut rng = rand_pcg::Pcg64::new(42, 54);
+    // Three heap blocks taking 50 %, 30 % and 20 % of uniform references over 4 MiB.
+    let sizes = [2u64 << 20, 1228800, 838_861];
+    let mut events = Vec::new();
+    let mut start = HEAP;
+    for (i, &s) in sizes.iter().enumerate() {
+        events.push(Event {
+            position: 0,
+            kind: EventKind::Alloc {
+                addr: start,
+                size: s,
+                stack: path(i as u64),
+            },
+        });
+        start += s;
+    }
+    let span = start - HEAP;
+    let mut batch = Batch::with_capacity(0);
+    for _ in 0..1_100_000 {
+        let off = (u128::from(rng.next_u64()) * u128::from(span) >> 64) as u64;
+        batch.push(Access::load(HEAP + (off & !7), 8));
+    }
+    let b = Built { batch, events };
+    let r = attribute(&b, Geometry::parse(PAPER_CACHE).unwrap(), 1000);
+    assert!(r.samples > 900, "{} samples", r.samples);
+    let big: Vec<_> = r.buckets.iter().filter(|b| b.actual_pct > 10.0).collect();
+    assert_eq!(big.len(), 3);
+    for b in big {
+        assert!(
+            (b.sampled_pct - b.actual_pct).abs() < 5.0,
+            "{}: actual {:.1} %, sampled {:.1} %",
+            b.name,
+            b.actual_pct,
+            b.sampled_pct
+        );
+    }
+}
