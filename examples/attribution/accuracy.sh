@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the accuracy table of docs/attribution.md: records the example programs and two
 # system programs under Valgrind lackey, runs `cachescope attribute` on each (the paper's
-# cache, 64 KiB 4-way 32-byte lines) at two sampling rates, and checks its exact miss count
+# cache, 64 KiB 4-way 32-byte lines) at three sampling rates, and checks its exact miss count
 # against `cachescope simulate` on the same trace and geometry.
 #
 #   examples/attribution/accuracy.sh            # traces in target/attribution (kept)
@@ -38,7 +38,7 @@ for name in resid resid-tiled hashtab sort; do
     exe=()
     case $name in resid*) exe=(--exe "$out/resid") ;; hashtab) exe=(--exe "$out/hashtab") ;; esac
     sim=$("$cs" simulate -q "$t" --cache "$cache" --json | jq '.simulations[0].levels[0].misses')
-    for rate in 25000 2500; do
+    for rate in 25000 2500 250; do
         "$cs" attribute -q "$t" "${exe[@]}" --cache "$cache" --sample $rate --json > "$out/$name.$rate.json"
         python3 - "$out/$name.$rate.json" "$name" "$sim" "$rate" <<'PY'
 import json, sys
