@@ -280,7 +280,7 @@ fn sampled_shares_within_five_points_with_a_thousand_samples() {
     let span = start - HEAP;
     let mut batch = Batch::with_capacity(0);
     for _ in 0..1_100_000 {
-        let off = (u128::from(rng.next_u64()) * u128::from(span) >> 64) as u64;
+        let off = ((u128::from(rng.next_u64()) * u128::from(span)) >> 64) as u64;
         batch.push(Access::load(HEAP + (off & !7), 8));
     }
     let b = Built { batch, events };
