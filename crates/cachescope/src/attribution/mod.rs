@@ -22,9 +22,9 @@
 //! use cachescope::attribution::events::{Event, EventKind};
 //! use cachescope::{Access, Batch};
 //!
-//! // A 2-line direct-mapped cache; a heap block at 0x1000 (64 bytes) allocated at position 0.
+//! // A 2-line direct-mapped cache; a heap block at 0x1000 (128 bytes) allocated at position 0.
 //! let opts = Options { geometry: "64,1,32".parse()?, sample_every: 1, ..Options::default() };
-//! let alloc = Event { position: 0, kind: EventKind::Alloc { addr: 0x1000, size: 64, stack: vec![] } };
+//! let alloc = Event { position: 0, kind: EventKind::Alloc { addr: 0x1000, size: 128, stack: vec![] } };
 //! let mut a = Attribution::new(opts, Some(Box::new(vec![Ok(alloc)].into_iter())))?;
 //! // 0x1000 and 0x1040 share set 0: the second evicts the first, then "other" evicts it.
 //! let batch: Batch = [0x1000, 0x1040, 0x9000].map(|x| Access::load(x, 8)).into_iter().collect();
