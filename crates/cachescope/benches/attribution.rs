@@ -11,6 +11,9 @@
 //! - `full`: what `attribute` runs: plus four perturbed caches (the cost table) and the
 //!   per-bucket stack distances (the curves).
 //!
+//! Measured on a shared 2-core VM under load (records per second, instruction fetches
+//! included): `exact` 196 M/s, `full` 56 M/s.
+//!
 //! Run: `cargo bench -p cachescope --bench attribution -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
