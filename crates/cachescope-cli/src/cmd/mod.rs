@@ -1,5 +1,6 @@
 //! One file per subcommand; [`drive`] is the one streaming pass they share.
 
+mod attribute;
 mod completions;
 pub(crate) mod convert;
 mod corun;
@@ -44,6 +45,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::L2(a) => l2::run(a),
         Command::Phases(a) => phases::run(a),
         Command::Record(a) => record::run(a),
+        Command::Attribute(a) => attribute::run(a),
         Command::Sample(a) => sample::run(a),
         Command::Report(a) => report::run(a),
         Command::Demo(a) => demo::run(a),

@@ -6,5 +6,54 @@
 //! analysis side maps every address to a *stat bucket* (global variable, heap allocation site,
 //! stack, other) and counts misses and evictions per bucket in an exact cache simulation, beside
 //! the sampled view of the paper's proposed hardware monitor.
+//!
+//! | module | concern |
+//! | --- | --- |
+//! | [`symbols`] | ELF variables at run-time addresses; pc → function, file, line (DWARF) |
+//! | [`buckets`] | address → bucket as allocation and map events unfold |
+//! | [`measure`] | [`Attribution`]: the exact simulation with a bucket per resident line |
+//! | [`sampler`] | the monitor's 1-in-N randomized-interval sampling |
+//! | [`cost`] | the monitor's own cost: its footprint injected per sample |
+//! | [`report`] | [`Report`]: Tables 1–5, the cost table, per-bucket curves, notes |
+//!
+//! ```
+//! use cachescope::analysis::Analysis;
+//! use cachescope::attribution::{Attribution, Options};
+//! use cachescope::attribution::events::{Event, EventKind};
+//! use cachescope::{Access, Batch};
+//!
+//! // A 2-line direct-mapped cache; a heap block at 0x1000 (128 bytes) allocated at position 0.
+//! let opts = Options { geometry: "64,1,32".parse()?, sample_every: 1, ..Options::default() };
+//! let alloc = Event { position: 0, kind: EventKind::Alloc { addr: 0x1000, size: 128, stack: vec![] } };
+//! let mut a = Attribution::new(opts, Some(Box::new(vec![Ok(alloc)].into_iter())))?;
+//! // 0x1000 and 0x1040 share set 0: the second evicts the first, then "other" evicts it.
+//! let batch: Batch = [0x1000, 0x1040, 0x9000].map(|x| Access::load(x, 8)).into_iter().collect();
+//! a.observe(&batch);
+//! let r = a.finish()?;
+//! assert_eq!(r.misses, 3);
+//! let heap = r.buckets.iter().find(|b| b.kind == cachescope::attribution::BucketKind::Heap).unwrap();
+//! assert_eq!((heap.misses, heap.evicted), (2, 2));
+//! # Ok::<(), cachescope::Error>(())
+//! ```
 
+mod bucket_mrc;
+pub mod buckets;
+pub mod cost;
 pub mod events;
+pub mod measure;
+pub mod report;
+pub mod sampler;
+pub mod symbols;
+mod tally;
+
+#[cfg(test)]
+mod tests;
+
+pub use buckets::{BucketKind, BucketMap};
+pub use cost::{CostModel, CostRow};
+pub use measure::{Attribution, DEFAULT_SAMPLE_EVERY, EventSource, Options, PAPER_CACHE};
+pub use report::{BucketCurve, BucketRow, CurvePoint, EvictionRow, LineRow, Report};
+pub use symbols::{CodeLine, Module, Symbolizer, Variable};
+
+/// Hash maps keyed by addresses and bucket ids.
+type Map<K, V> = hashbrown::HashMap<K, V, foldhash::fast::FixedState>;

@@ -1,0 +1,256 @@
+//! The measurement (Buck & Hollingsworth §2–3): an exact LRU cache simulation that remembers,
+//! for every resident line, the bucket it was filled for. On every miss it counts the missing
+//! reference's bucket, the evicted line's bucket (the victim), the pair, and the instruction;
+//! a [`Sampler`] picks the misses the hardware monitor would see and counts them again apart.
+//! Alongside run the per-bucket stack distances (`BucketMrc`) and one perturbed cache per
+//! modelled sampling rate (`Perturbed`).
+//!
+//! Which references: data references (loads, stores, modifies; a modify is one lookup), each
+//! on the line of its first byte, as in [`crate::sim`]. Instruction fetches are not simulated
+//! but count as trace records for event positions and as the program's instructions.
+//!
+//! Events are read as the trace streams: before the reference at position `p`, every event
+//! with position ≤ `p` is applied. The start-up memory map (the `map` events before the first
+//! other event) is applied before the first reference, since the files it names were mapped
+//! by the loader before anything could use their addresses.
+
+use std::path::PathBuf;
+
+use super::Map;
+use super::bucket_mrc::BucketMrc;
+use super::buckets::BucketMap;
+use super::cost::{CostModel, Perturbed};
+use super::events::{Event, EventKind};
+use super::report::{self, Report};
+use super::sampler::Sampler;
+use super::tally::Tally;
+use crate::access::AccessKind;
+use crate::analysis::Analysis;
+use crate::batch::Batch;
+use crate::error::{Error, Result};
+use crate::sim::{Cache, Geometry, Outcome, Policy};
+
+/// The paper's cache: 64 KiB, 4-way, 32-byte lines.
+pub const PAPER_CACHE: &str = "64K,4,32";
+
+/// The paper's default sampling rate: 1 in 25000 misses.
+pub const DEFAULT_SAMPLE_EVERY: u64 = 25_000;
+
+/// A stream of events (an [`EventReader`](super::events::EventReader), or a vector in tests).
+pub type EventSource<'a> = Box<dyn Iterator<Item = Result<Event>> + 'a>;
+
+/// What to measure.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The simulated cache (LRU). Default: [`PAPER_CACHE`].
+    pub geometry: Geometry,
+    /// The monitor samples 1 in this many misses on average. Default: 25000.
+    pub sample_every: u64,
+    /// Seed of the sampling intervals.
+    pub seed: u64,
+    /// The monitor cost model; `None` skips the perturbed simulations.
+    pub cost: Option<CostModel>,
+    /// Compute the per-bucket miss-ratio curves. Default: on.
+    pub mrc: bool,
+    /// The program, for traces without a memory map: loaded at its link addresses (right for
+    /// a non-PIE executable).
+    pub exe: Option<PathBuf>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            geometry: Geometry::parse(PAPER_CACHE).expect("the paper's cache is valid"),
+            sample_every: DEFAULT_SAMPLE_EVERY,
+            seed: 1,
+            cost: Some(CostModel::default()),
+            mrc: true,
+            exe: None,
+        }
+    }
+}
+
+/// Data-structure attribution over one trace, as an [`Analysis`]; [`Attribution::finish`]
+/// gives the [`Report`].
+pub struct Attribution<'e> {
+    options: Options,
+    pub(super) buckets: BucketMap,
+    events: Option<EventSource<'e>>,
+    pending: Option<Event>,
+    error: Option<Error>,
+    /// Trace records seen (every kind).
+    position: u64,
+    cache: Cache,
+    shift: u32,
+    /// Resident line → the bucket it was filled for.
+    resident: Map<u64, u32>,
+    pub(super) exact: Tally,
+    pub(super) sampled: Tally,
+    sampler: Sampler,
+    perturbed: Vec<Perturbed>,
+    mrc: Option<BucketMrc>,
+    pub(super) data_refs: u64,
+    pub(super) instructions: u64,
+    pub(super) bucket_refs: Vec<u64>,
+}
+
+impl<'e> Attribution<'e> {
+    /// Starts an attribution with `options`, reading `events` as the trace streams.
+    pub fn new(options: Options, events: Option<EventSource<'e>>) -> Result<Attribution<'e>> {
+        let g = options.geometry;
+        let perturbed = match &options.cost {
+            Some(model) => model
+                .rates
+                .iter()
+                .map(|&every| Perturbed::new(g, every, options.seed, model))
+                .collect::<Result<Vec<_>>>()?,
+            None => Vec::new(),
+        };
+        let mut a = Attribution {
+            buckets: BucketMap::new(options.exe.as_deref()),
+            events,
+            pending: None,
+            error: None,
+            position: 0,
+            cache: Cache::new(g, Policy::Lru)?,
+            shift: g.line_size().shift(),
+            resident: Map::default(),
+            exact: Tally::default(),
+            sampled: Tally::default(),
+            sampler: Sampler::new(options.sample_every, options.seed),
+            perturbed,
+            mrc: options.mrc.then(|| BucketMrc::new(g.line_size().bytes())),
+            data_refs: 0,
+            instructions: 0,
+            bucket_refs: Vec::new(),
+            options,
+        };
+        a.start_up_map();
+        Ok(a)
+    }
+
+    /// The options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Applies the leading `map` events at once; keeps the first other event pending.
+    fn start_up_map(&mut self) {
+        while let Some(e) = self.next_event() {
+            if let EventKind::Map(_) = e.kind {
+                self.buckets.apply(&e.kind);
+            } else {
+                self.pending = Some(e);
+                return;
+            }
+        }
+    }
+
+    fn next_event(&mut self) -> Option<Event> {
+        if self.error.is_some() {
+            return None;
+        }
+        match self.events.as_mut()?.next()? {
+            Ok(e) => Some(e),
+            Err(e) => {
+                self.error = Some(e);
+                self.events = None;
+                None
+            }
+        }
+    }
+
+    /// Applies every event due before the record at the current position.
+    fn apply_due(&mut self) {
+        while self
+            .pending
+            .as_ref()
+            .is_some_and(|e| e.position <= self.position)
+        {
+            let e = self.pending.take().expect("checked");
+            self.buckets.apply(&e.kind);
+            self.pending = self.next_event();
+        }
+    }
+
+    #[inline]
+    fn reference(&mut self, addr: u64, pc: u64) {
+        self.data_refs += 1;
+        let bucket = self.buckets.lookup(addr);
+        let b = bucket as usize;
+        if b >= self.bucket_refs.len() {
+            self.bucket_refs.resize(b + 1, 0);
+        }
+        self.bucket_refs[b] += 1;
+        let line = addr >> self.shift;
+        if let Some(m) = &mut self.mrc {
+            m.access(line, bucket);
+        }
+        if let Outcome::Miss { evicted } = self.cache.access_outcome(line) {
+            let victim = evicted.and_then(|l| self.resident.remove(&l));
+            self.resident.insert(line, bucket);
+            self.exact.record(bucket, victim, pc);
+            if self.sampler.tick() {
+                self.sampled.record(bucket, victim, pc);
+            }
+        }
+        for p in &mut self.perturbed {
+            p.access(line);
+        }
+    }
+
+    /// The report: reads what is left of the event log (so a damaged end is still an
+    /// error), names the buckets and the code lines, and ranks everything.
+    pub fn finish(mut self) -> Result<Report> {
+        while self.pending.is_some() {
+            self.pending = self.next_event();
+        }
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let base = self.exact.total;
+        let instructions = if self.instructions > 0 {
+            self.instructions
+        } else {
+            self.data_refs
+        };
+        let cost = match &self.options.cost {
+            Some(model) => self
+                .perturbed
+                .iter()
+                .map(|p| p.row(model, base, instructions))
+                .collect(),
+            None => Vec::new(),
+        };
+        let mrc = self.mrc.take().map(BucketMrc::into_parts);
+        Ok(report::build(&self, cost, mrc))
+    }
+
+    /// Trace records seen so far (every kind).
+    pub fn position(&self) -> u64 {
+        self.position
+    }
+}
+
+impl Analysis for Attribution<'_> {
+    fn observe(&mut self, batch: &Batch) {
+        let n = batch.len();
+        let mut i = 0;
+        while i < n {
+            self.apply_due();
+            let stop = match &self.pending {
+                Some(e) => n.min(i + (e.position - self.position).min(n as u64) as usize),
+                None => n,
+            };
+            for j in i..stop {
+                if batch.kinds[j] == AccessKind::Instr {
+                    self.instructions += 1;
+                } else {
+                    self.reference(batch.addrs[j], batch.pcs[j]);
+                }
+            }
+            self.position += (stop - i) as u64;
+            i = stop;
+        }
+    }
+}

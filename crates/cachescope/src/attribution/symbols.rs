@@ -1,0 +1,305 @@
+//! Symbols: global and static variables from ELF symbol tables, and instruction addresses →
+//! function, file and line through DWARF.
+//!
+//! A [`Module`] is one ELF file (the executable or a shared library) and its *load bias*, the
+//! amount added to its link-time addresses where it was mapped: 0 for a non-PIE executable,
+//! the mapping's start for a PIE executable or a library (computed from the memory map and
+//! the file's first `PT_LOAD` segment, see [`load_bias`]). Variables are the `STT_OBJECT`
+//! symbols with a size in a data section (`.data`, `.bss`, `.rodata`…; thread-local ones are
+//! left out, their addresses differ per thread). Code lines come from addr2line's `Loader`
+//! (DWARF line tables, falling back to the symbol table for the function name), demangled
+//! (Rust, then C++), and are cached per instruction address because many references share one.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use hashbrown::HashMap;
+use object::{Object, ObjectKind, ObjectSection, ObjectSegment, ObjectSymbol, SectionKind};
+
+/// A global or static variable: its run-time address range.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variable {
+    /// Demangled name.
+    pub name: String,
+    /// First byte (load bias added).
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+}
+
+/// Where an instruction comes from in the source.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+pub struct CodeLine {
+    /// Demangled function name, when a symbol or DWARF covers the address.
+    pub function: Option<String>,
+    /// Source file (file name only), when DWARF line tables cover the address.
+    pub file: Option<String>,
+    /// Source line.
+    pub line: Option<u32>,
+    /// The instruction address itself when nothing better is known (else 0).
+    pub address: u64,
+}
+
+impl CodeLine {
+    /// `function file:line`, `function+0xADDR` or `0xADDR`, whichever is known.
+    pub fn label(&self) -> String {
+        match (&self.function, &self.file, self.line) {
+            (Some(f), Some(file), Some(l)) => format!("{f} {file}:{l}"),
+            (None, Some(file), Some(l)) => format!("{file}:{l}"),
+            (Some(f), _, _) if self.address == 0 => f.clone(),
+            (Some(f), _, _) => format!("{f} 0x{:x}", self.address),
+            _ => format!("0x{:x}", self.address),
+        }
+    }
+
+    /// `function(file:line)`, the form heap allocation sites are named with.
+    pub fn site(&self) -> String {
+        match (&self.function, &self.file, self.line) {
+            (Some(f), Some(file), Some(l)) => format!("{f}({file}:{l})"),
+            (Some(f), _, _) => f.clone(),
+            _ => format!("0x{:x}", self.address),
+        }
+    }
+}
+
+/// One ELF file mapped into the program, with its variables and its debug information.
+pub struct Module {
+    /// The file.
+    pub path: PathBuf,
+    /// Added to link-time addresses to get run-time addresses.
+    pub bias: u64,
+    /// Its global and static variables, at run-time addresses, sorted by start.
+    pub variables: Vec<Variable>,
+    /// DWARF (and symbol table) lookups; `None` when the file could not be loaded.
+    loader: Option<addr2line::Loader>,
+    /// True when the file has DWARF line information.
+    pub has_debug_info: bool,
+    /// True when the file has a symbol table (static or dynamic) with at least one symbol.
+    pub has_symbols: bool,
+    /// Run-time addresses its loadable segments span (empty when unknown).
+    pub span: (u64, u64),
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Module")
+            .field("path", &self.path)
+            .field("bias", &self.bias)
+            .field("variables", &self.variables.len())
+            .field("has_debug_info", &self.has_debug_info)
+            .finish()
+    }
+}
+
+/// The load bias of `data` (an ELF file) mapped at `map_start` from file offset `map_offset`:
+/// `map_start − map_offset − (p_vaddr − p_offset)` of the `PT_LOAD` segment holding that
+/// offset (page-aligned as the loader maps it). `None` when no segment holds it.
+pub fn load_bias(file: &object::File<'_>, map_start: u64, map_offset: u64) -> Option<u64> {
+    const PAGE: u64 = 0xfff;
+    file.segments().find_map(|seg| {
+        let (off, size) = seg.file_range();
+        let (off_a, vaddr_a) = (off & !PAGE, seg.address() & !PAGE);
+        (map_offset >= off_a && map_offset < off + size.max(1)).then(|| {
+            map_start
+                .wrapping_sub(map_offset - off_a)
+                .wrapping_sub(vaddr_a)
+        })
+    })
+}
+
+impl Module {
+    /// Loads `path`. `mapped` is where it was mapped (start, file offset) when a memory map
+    /// is known; without one, a non-PIE executable's link addresses are used as they are and
+    /// a position-independent file gets bias 0 (its addresses will then not match, which the
+    /// caller notes). Never fails: an unreadable or non-ELF file gives an empty module.
+    pub fn load(path: &Path, mapped: Option<(u64, u64)>) -> (Module, Vec<String>) {
+        let mut notes = Vec::new();
+        let mut module = Module {
+            path: path.to_owned(),
+            bias: 0,
+            variables: Vec::new(),
+            loader: None,
+            has_debug_info: false,
+            has_symbols: false,
+            span: (0, 0),
+        };
+        let data = match std::fs::read(path) {
+            Ok(d) => d,
+            Err(e) => {
+                notes.push(format!(
+                    "cannot read {} ({e}): its variables and code lines are unknown",
+                    path.display()
+                ));
+                return (module, notes);
+            }
+        };
+        let file = match object::File::parse(&*data) {
+            Ok(f) => f,
+            Err(e) => {
+                notes.push(format!(
+                    "{} is not an object file ({e}): its variables and code lines are unknown",
+                    path.display()
+                ));
+                return (module, notes);
+            }
+        };
+        module.bias = match mapped {
+            Some((start, offset)) => load_bias(&file, start, offset).unwrap_or(0),
+            None => {
+                if file.kind() != ObjectKind::Executable {
+                    notes.push(format!(
+                        "no memory map: {} is position-independent, so its link addresses \
+                         are used unchanged and its variables will not match",
+                        path.display()
+                    ));
+                }
+                0
+            }
+        };
+        module.variables = variables(&file, module.bias);
+        module.span = file
+            .segments()
+            .map(|s| (s.address(), s.address() + s.size()))
+            .fold((u64::MAX, 0), |a, s| (a.0.min(s.0), a.1.max(s.1)));
+        module.span = if module.span.0 < module.span.1 {
+            (
+                module.span.0.wrapping_add(module.bias),
+                module.span.1.wrapping_add(module.bias),
+            )
+        } else {
+            (0, 0)
+        };
+        module.has_symbols =
+            file.symbols().next().is_some() || file.dynamic_symbols().next().is_some();
+        module.has_debug_info = file
+            .section_by_name(".debug_line")
+            .is_some_and(|s| s.size() > 0);
+        if !module.has_symbols {
+            notes.push(format!(
+                "no symbols in {}: its data is attributed by address region",
+                path.display()
+            ));
+        }
+        if !module.has_debug_info {
+            notes.push(format!(
+                "no debug information in {}: its code lines are by function and address",
+                path.display()
+            ));
+        }
+        module.loader = addr2line::Loader::new(path).ok();
+        (module, notes)
+    }
+
+    /// The source location of the instruction at run-time address `pc`.
+    pub fn code_line(&self, pc: u64) -> CodeLine {
+        let probe = pc.wrapping_sub(self.bias);
+        let mut out = CodeLine {
+            address: pc,
+            ..CodeLine::default()
+        };
+        let Some(loader) = &self.loader else {
+            return out;
+        };
+        // The innermost frame names the function the line belongs to (inlining included).
+        if let Ok(mut frames) = loader.find_frames(probe) {
+            if let Ok(Some(frame)) = frames.next() {
+                if let Some(func) = &frame.function {
+                    out.function = func.demangle().ok().map(Cow::into_owned);
+                }
+                if let Some(loc) = &frame.location {
+                    out.file = loc.file.map(file_name);
+                    out.line = loc.line;
+                }
+            }
+        }
+        if out.function.is_none() {
+            out.function = loader.find_symbol(probe).map(demangle);
+        }
+        if out.line.is_some() {
+            out.address = 0;
+        }
+        out
+    }
+}
+
+/// Demangles Rust (`_R`, legacy `_ZN…E`) and C++ (`_Z`) symbol names; C names stay as they
+/// are (a C++ demangler would read the C variable `n` as the type `__int128`).
+pub fn demangle(name: &str) -> String {
+    if name.starts_with("_Z") || name.starts_with("_R") || name.starts_with("__Z") {
+        addr2line::demangle_auto(Cow::Borrowed(name), None).into_owned()
+    } else {
+        name.to_owned()
+    }
+}
+
+/// `/a/b/c.rs` → `c.rs`: tables stay narrow; the function name disambiguates.
+fn file_name(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_owned()
+}
+
+/// The sized data objects of `file`, at run-time addresses, sorted and without overlaps.
+fn variables(file: &object::File<'_>, bias: u64) -> Vec<Variable> {
+    let mut seen = hashbrown::HashSet::new();
+    let mut out: Vec<Variable> = file
+        .symbols()
+        .chain(file.dynamic_symbols())
+        .filter(|s| s.kind() == object::SymbolKind::Data && s.size() > 0)
+        .filter(|s| {
+            let Some(index) = s.section_index() else {
+                return false;
+            };
+            file.section_by_index(index).is_ok_and(|sec| {
+                matches!(
+                    sec.kind(),
+                    SectionKind::Data
+                        | SectionKind::UninitializedData
+                        | SectionKind::ReadOnlyData
+                        | SectionKind::ReadOnlyDataWithRel
+                        | SectionKind::ReadOnlyString
+                )
+            })
+        })
+        .filter_map(|s| {
+            let name = s.name().ok()?;
+            seen.insert((s.address(), name.to_owned()))
+                .then(|| Variable {
+                    name: demangle(name),
+                    start: s.address().wrapping_add(bias),
+                    end: s.address().wrapping_add(bias).wrapping_add(s.size()),
+                })
+        })
+        .collect();
+    out.sort_by_key(|v| (v.start, std::cmp::Reverse(v.end)));
+    // Aliases (a symbol and its versioned twin) share a start: keep the first, drop overlaps.
+    let mut kept: Vec<Variable> = Vec::with_capacity(out.len());
+    for v in out {
+        if kept.last().is_none_or(|k| v.start >= k.end) {
+            kept.push(v);
+        }
+    }
+    kept
+}
+
+/// Instruction address → [`CodeLine`], over a set of modules, cached per address.
+#[derive(Debug, Default)]
+pub struct Symbolizer {
+    cache: HashMap<u64, CodeLine, foldhash::fast::FixedState>,
+}
+
+impl Symbolizer {
+    /// The code line of `pc`, found in `module` (or the bare address when `None`).
+    pub fn code_line(&mut self, pc: u64, module: Option<&Module>) -> CodeLine {
+        if let Some(c) = self.cache.get(&pc) {
+            return c.clone();
+        }
+        let c = match module {
+            Some(m) => m.code_line(pc),
+            None => CodeLine {
+                address: pc,
+                ..CodeLine::default()
+            },
+        };
+        self.cache.insert(pc, c.clone());
+        c
+    }
+}
