@@ -10,6 +10,7 @@
 use std::time::Instant;
 
 use cachescope::analysis::Analysis;
+use cachescope::attribution::measure::{self as attribution, EventSource};
 use cachescope::models::hotl::{self, FootprintAnalysis};
 use cachescope::models::{smith, statcache, statstack};
 use cachescope::phases::{Method, PhaseAnalysis, PhaseOptions, PhaseReport, Unit};
@@ -76,7 +77,13 @@ pub struct Collector {
     sampler: Sampler,
     three_c: Vec<SimAnalysis>,
     phases: PhaseAnalysis,
+    /// Data-structure attribution, only for traces with an event log (without one every
+    /// reference of a synthetic trace is "other", which says nothing).
+    attribution: Option<attribution::Attribution<'static>>,
 }
+
+/// Buckets shown in the attribution table and the evicted-by heatmap.
+const ATTRIBUTION_TOP: usize = 10;
 
 impl Collector {
     /// Sets up every analysis; errors on invalid options before any reading.
@@ -124,8 +131,22 @@ impl Collector {
             })?,
             three_c,
             phases,
+            attribution: None,
             options,
         })
+    }
+
+    /// Adds data-structure attribution (the paper's default cache, the monitor's cost left
+    /// out) fed by `events`, the trace's event log.
+    pub fn with_attribution(mut self, events: EventSource<'static>) -> Result<Collector> {
+        let options = attribution::Options {
+            cost: None,
+            mrc: false,
+            seed: self.options.seed,
+            ..attribution::Options::default()
+        };
+        self.attribution = Some(attribution::Attribution::new(options, Some(events))?);
+        Ok(self)
     }
 
     /// Every analysis, for one pass: `analysis::run(trace, &mut collector.analyses(), …)`.
@@ -140,6 +161,9 @@ impl Collector {
             &mut self.phases,
         ];
         all.extend(self.three_c.iter_mut().map(|s| s as &mut dyn Analysis));
+        if let Some(a) = &mut self.attribution {
+            all.push(a);
+        }
         all
     }
 
@@ -154,6 +178,11 @@ impl Collector {
             .next_power_of_two()
             .clamp(4 * MIN_BYTES.max(line), MAX_BYTES);
         let sizes = sizes_log_range(MIN_BYTES.max(line), max_bytes, 8)?;
+
+        let attribution = match self.attribution {
+            None => None,
+            Some(a) => Some(attribution_summary(&a.finish()?)),
+        };
 
         let distances = self.sd.finish();
         let mut mrc = vec![distances.mrc(&sizes)];
@@ -282,12 +311,55 @@ impl Collector {
                 points: three_c_points,
             },
             phases,
-            attribution: None,
+            attribution,
             notes,
             figures: Vec::new(),
         };
         report.figures = figures::list(&report);
         Ok(report)
+    }
+}
+
+/// The report's view of an attribution: the top buckets by misses and, for each as a victim,
+/// the share of its evictions caused by each of them as evictor (rows: victims).
+fn attribution_summary(r: &cachescope::attribution::report::Report) -> Attribution {
+    let top: Vec<&cachescope::attribution::report::BucketRow> =
+        r.buckets.iter().take(ATTRIBUTION_TOP).collect();
+    let names: Vec<String> = top.iter().map(|b| b.name.clone()).collect();
+    let values = names
+        .iter()
+        .map(|victim| {
+            names
+                .iter()
+                .map(|evictor| {
+                    r.evictions
+                        .iter()
+                        .find(|e| &e.victim == victim && &e.evictor == evictor)
+                        .map_or(0.0, |e| e.actual_pct)
+                })
+                .collect()
+        })
+        .collect();
+    Attribution {
+        cache: r.cache.to_string(),
+        structures: top
+            .iter()
+            .map(|b| StructureRow {
+                name: b.name.clone(),
+                refs: b.refs,
+                misses: b.misses,
+                miss_ratio: if b.refs == 0 {
+                    0.0
+                } else {
+                    b.misses as f64 / b.refs as f64
+                },
+            })
+            .collect(),
+        evicted_by: Matrix {
+            rows: names.clone(),
+            cols: names,
+            values,
+        },
     }
 }
 

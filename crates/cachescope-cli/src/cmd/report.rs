@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+use cachescope::attribution::EventSource;
+use cachescope::attribution::events::{EventReader, sidecar_path};
 use cachescope::record::Recording;
 use cachescope::trace::Trace;
 use cachescope_report::collect::{CollectOptions, Collector};
@@ -19,7 +21,9 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let options = collect_options(&args.report, &args.params, &args.run);
     if let Some((program, rest)) = args.program.split_first() {
         let (recording, mut trace) = Recording::start(program, rest)?;
-        let made = make(&mut trace, options, &args.output, &args.run);
+        // Attribution needs the event log beside a trace file: `record -o t.cst`, then
+        // `report t.cst` (streaming events into the pass while recording is not done here).
+        let made = make(&mut trace, options, None, &args.output, &args.run);
         let finished = recording.finish()?;
         let (report, written) = made?;
         if !finished.status.success() {
@@ -38,8 +42,17 @@ pub fn run(args: ReportArgs) -> Result<()> {
         params: args.params,
         read: args.read,
     };
+    // A recorded trace's event log (TRACE.events) adds the data-structure attribution.
+    let events = match &input.trace {
+        Some(path) if sidecar_path(path).is_file() => {
+            let log = sidecar_path(path);
+            let reader = EventReader::open(&log)?;
+            Some(Box::new(reader) as EventSource<'static>)
+        }
+        _ => None,
+    };
     let mut trace = input::open(&input, args.run.line_size)?;
-    let (report, written) = make(&mut trace, options, &args.output, &args.run)?;
+    let (report, written) = make(&mut trace, options, events, &args.output, &args.run)?;
     print_summary(&report, &written, args.json, args.csv)
 }
 
@@ -58,14 +71,19 @@ pub fn collect_options(
     }
 }
 
-/// One pass over `trace` (with a progress bar), the models, the figures, the files.
+/// One pass over `trace` (with a progress bar), the models, the figures, the files; with
+/// `events`, the trace's event log, also the data-structure attribution.
 pub fn make(
     trace: &mut Trace,
     options: CollectOptions,
+    events: Option<EventSource<'static>>,
     dir: &Path,
     run: &RunArgs,
 ) -> Result<(Report, Written)> {
     let mut collector = Collector::new(options)?;
+    if let Some(events) = events {
+        collector = collector.with_attribution(events)?;
+    }
     drive(trace, &mut collector.analyses(), run)?;
     let report = collector.finish(trace)?;
     if !run.quiet {

@@ -1,0 +1,90 @@
+//! `cachescope report` on a trace with an event log beside it: the attribution section (its
+//! table and the evicted-by heatmap) appears, with the numbers `attribute` gives; without the
+//! log it is left out.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use cachescope::Source;
+use cachescope::attribution::events::{EVENTS_VERSION, Event, EventKind, EventWriter, Header};
+use serde_json::Value;
+
+/// (Return addresses name the call site, one byte before: 0x1000 → 0xfff.)
+/// Two sweeps over a 256 KiB heap block, 32 bytes apart (one load per line of the paper's
+/// 64 KiB, 4-way, 32-byte cache): every load misses, and every eviction is by the block itself.
+fn trace(dir: &Path) -> std::path::PathBuf {
+    let mut s = String::new();
+    for _ in 0..2 {
+        for i in 0..(256 << 10) / 32u64 {
+            s.push_str(&format!(" L {:08x},8\n", 0x100_0000 + 32 * i));
+        }
+    }
+    let path = dir.join("t.txt");
+    std::fs::write(&path, s).unwrap();
+    path
+}
+
+fn report(trace: &Path, out: &Path) -> Value {
+    Command::cargo_bin("cachescope")
+        .unwrap()
+        .arg("report")
+        .arg(trace)
+        .arg("-o")
+        .arg(out)
+        .arg("-q")
+        .assert()
+        .success();
+    serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn the_event_log_adds_attribution_and_its_heatmap() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = trace(dir.path());
+
+    let without = report(&t, &dir.path().join("plain"));
+    assert!(without.get("attribution").is_none(), "no log, no section");
+
+    let log = dir.path().join("t.txt.events");
+    let header = Header {
+        cachescope_events: EVENTS_VERSION,
+        program: "test".into(),
+    };
+    let mut w = EventWriter::new(
+        std::fs::File::create(&log).unwrap(),
+        Source::File(log.clone()),
+        &header,
+    )
+    .unwrap();
+    w.write(&Event {
+        position: 0,
+        kind: EventKind::Alloc {
+            addr: 0x100_0000,
+            size: 256 << 10,
+            stack: vec![0x1000, 0x2000],
+        },
+    })
+    .unwrap();
+    w.finish().unwrap();
+
+    let out = dir.path().join("with");
+    let r = report(&t, &out);
+    let a = &r["attribution"];
+    assert_eq!(a["cache"], "64 KiB, 4-way, 32 B lines");
+    let first = &a["structures"][0];
+    assert_eq!(first["name"], "0xfff-0x1fff");
+    assert_eq!(first["refs"], 16384);
+    assert_eq!(first["misses"], 16384, "every load misses");
+    let m = &a["evicted_by"];
+    let i = m["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n == "0xfff-0x1fff")
+        .unwrap();
+    assert_eq!(m["rows"], m["cols"]);
+    assert_eq!(m["values"][i][i], 100.0, "the block evicts only itself");
+    assert!(out.join("figures/evicted-by.svg").is_file());
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("evicted-by"));
+}
