@@ -148,6 +148,26 @@ fn a_memory_limit_that_would_be_passed_is_a_clear_error() {
     .success();
 }
 
+#[test]
+fn the_3c_classifier_set_counts_against_the_memory_limit() {
+    // 2 M distinct lines: the simulation alone fits in 8 MiB, its 3C classifier's set of lines
+    // seen does not.
+    let run = |three_c: bool| {
+        let mut c = cs();
+        c.args(["simulate", "--workload", "random", "--lines", "2000000"])
+            .args(["--refs", "4000000", "--cache", "32K,8,64"])
+            .args(["--max-memory", "8M", "-q"]);
+        if three_c {
+            c.arg("--3c");
+        }
+        c.assert()
+    };
+    run(false).success();
+    run(true)
+        .code(1)
+        .stderr(predicate::str::contains("memory limit of 8.0 MiB exceeded"));
+}
+
 /// Every absurd parameter is refused before any work, naming what is valid.
 #[test]
 fn absurd_parameters_are_rejected_with_what_is_valid() {

@@ -120,6 +120,15 @@ impl Charge {
     }
 }
 
+impl Clone for Charge {
+    /// A copy of a structure holds its bytes again: charged whatever the limit, like any
+    /// allocation the structure cannot refuse.
+    fn clone(&self) -> Charge {
+        force(0, self.bytes);
+        Charge { bytes: self.bytes }
+    }
+}
+
 impl Drop for Charge {
     fn drop(&mut self) {
         release(self.bytes);

@@ -61,6 +61,8 @@ impl ThreeCCounts {
 #[derive(Clone, Debug)]
 pub struct ThreeC {
     seen: HashSet<u64, foldhash::fast::FixedState>,
+    /// `seen` grows with the distinct lines: charged to the [`crate::budget`].
+    charge: crate::budget::Charge,
     shadow: FullyAssoc,
 }
 
@@ -69,6 +71,7 @@ impl ThreeC {
     pub fn new(lines: u64) -> Result<ThreeC> {
         Ok(ThreeC {
             seen: HashSet::default(),
+            charge: crate::budget::Charge::default(),
             shadow: FullyAssoc::lru_lines(lines)?,
         })
     }
@@ -79,6 +82,11 @@ impl ThreeC {
     pub fn observe(&mut self, line: u64, hit: bool) -> Option<MissClass> {
         let shadow_hit = self.shadow.access(line);
         let first = self.seen.insert(line);
+        if first && self.seen.len() == self.seen.capacity() {
+            // Full: the next new line reallocates. Charge the size it will grow to, so a
+            // limit stops the pass (at its next batch) before the growth, not after.
+            self.charge.set(self.seen.allocation_size() * 2);
+        }
         if hit {
             None
         } else if first {

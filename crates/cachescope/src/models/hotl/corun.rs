@@ -211,6 +211,8 @@ struct Stream<'a, R> {
     batch: Batch,
     next: usize,
     seen: HashSet<u64, foldhash::fast::FixedState>,
+    /// `seen` grows with the stream's distinct lines: charged to the [`crate::budget`].
+    charge: crate::budget::Charge,
 }
 
 impl<R: AccessReader> Stream<'_, R> {
@@ -276,6 +278,7 @@ pub fn simulate<R: AccessReader>(
             batch: Batch::new(),
             next: 0,
             seen: HashSet::default(),
+            charge: crate::budget::Charge::default(),
         })
         .collect();
     let total: f64 = rates.iter().sum();
@@ -310,8 +313,13 @@ pub fn simulate<R: AccessReader>(
         p.refs += 1;
         if !c.access(line | (pick as u64) << LINE_BITS) {
             p.misses += 1;
-            if streams[pick].seen.insert(line) {
+            let s = &mut streams[pick];
+            if s.seen.insert(line) {
                 p.cold_misses += 1;
+                if s.seen.len() == s.seen.capacity() {
+                    // The next new line reallocates: a limit stops the run at the next batch.
+                    s.charge.set(s.seen.allocation_size() * 2);
+                }
             }
         }
     }

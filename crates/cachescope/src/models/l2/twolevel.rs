@@ -28,6 +28,8 @@ pub struct TwoLevelAnalysis {
     l2_misses: Vec<u64>,
     /// Line → index of its last L2 reference (the number of L2 references before it).
     last_l2: HashMap<u64, u64, foldhash::fast::FixedState>,
+    /// `last_l2` grows with the distinct lines: charged to the [`crate::budget`].
+    charge: crate::budget::Charge,
     refs: u64,
     l2_refs: u64,
     reuse: LogHistogram,
@@ -79,6 +81,7 @@ impl TwoLevelAnalysis {
             l2,
             l2_sizes: l2_sizes_bytes.to_vec(),
             last_l2: HashMap::default(),
+            charge: crate::budget::Charge::default(),
             refs: 0,
             l2_refs: 0,
             reuse: LogHistogram::new(Layout::DEFAULT),
@@ -110,6 +113,9 @@ impl TwoLevelAnalysis {
         self.l2_refs += 1;
         if let Some(prev) = self.last_l2.insert(line, now) {
             self.reuse.record(now - prev - 1);
+        } else if self.last_l2.len() == self.last_l2.capacity() {
+            // The next new line reallocates: a limit stops the pass at the next batch.
+            self.charge.set(self.last_l2.allocation_size() * 2);
         }
         for (c, m) in self.l2.iter_mut().zip(&mut self.l2_misses) {
             if !c.access(line) {
