@@ -920,6 +920,28 @@ mod tests {
     }
 
     #[test]
+    fn every_subcommand_help_has_examples() {
+        use clap::CommandFactory;
+        let mut cli = Cli::command();
+        let names: Vec<String> = cli
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .filter(|n| n != "help")
+            .collect();
+        assert!(names.len() >= 17, "{names:?}");
+        for name in names {
+            let sub = cli.find_subcommand_mut(&name).expect("listed");
+            let help = sub.render_long_help().to_string();
+            assert!(
+                help.contains("Examples:\n  cachescope "),
+                "`cachescope {name} --help` has no examples:\n{help}"
+            );
+            // Every example runs the subcommand it documents.
+            assert!(help.contains(&format!("cachescope {name}")), "{name}");
+        }
+    }
+
+    #[test]
     fn cli_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();

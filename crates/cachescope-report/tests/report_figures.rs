@@ -50,6 +50,8 @@ fn every_figure_renders_non_blank_png_and_parsable_svg_with_text() {
             "reuse-time",
             "stack-distance",
             "three-c",
+            "l2",
+            "l2-reuse",
             "phases"
         ]
     );

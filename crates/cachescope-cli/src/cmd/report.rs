@@ -12,7 +12,7 @@ use cachescope_report::collect::{CollectOptions, Collector};
 use cachescope_report::write::Written;
 use cachescope_report::{Report, write};
 
-use super::drive;
+use super::{drive, drive_split};
 use crate::args::{InputArgs, ReportArgs, ReportOptions, RunArgs, WorkloadParams};
 use crate::{input, output};
 
@@ -123,7 +123,16 @@ pub fn make(
     if let Some(events) = events {
         collector = collector.with_attribution(events)?;
     }
-    drive(trace, &mut collector.analyses(), run)?;
+    // Independent analyses side by side on the threads (one decode); with attribution, one
+    // thread feeds them all.
+    match collector.analyses_split() {
+        Some(mut analyses) if run.threads > 1 => {
+            drive_split(trace, &mut analyses, run)?;
+        }
+        _ => {
+            drive(trace, &mut collector.analyses(), run)?;
+        }
+    }
     let mut report = collector.finish(trace)?;
     if let Some(source) = source {
         report.source = source;
