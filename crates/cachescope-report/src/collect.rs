@@ -3,9 +3,11 @@
 //!
 //! One pass holds: trace statistics, exact LRU stack distances, exact reuse times, the HOTL
 //! footprint, exact random replacement (one seeded cache per octave of size), StatCache's
-//! sampler, set-associative caches with 3C classes, and the phase analysis. Every one of them
-//! streams: memory grows with distinct lines (and, for phases, with intervals), never with
-//! trace length. The models (StatCache, StatStack, HOTL, Smith) run on their results afterwards.
+//! sampler, set-associative caches with 3C classes, an exact two-level L1/L2 simulation, and
+//! the phase analysis. Every one of them streams: memory grows with distinct lines (and, for
+//! phases, with intervals), never with trace length. The models (StatCache, StatStack, HOTL,
+//! Smith, Ji et al.'s L2 model) run on their results afterwards. The analyses are independent:
+//! [`Collector::analyses_split`] hands them to `cachescope::parallel::run_split`.
 
 use std::time::Instant;
 
