@@ -204,7 +204,7 @@ pub fn print_summary(report: &Report, written: &Written, json: bool, csv: bool) 
         super::thousands(s.refs),
         super::thousands(s.distinct_lines),
         report.line_size,
-        super::mrc::human_size(s.bytes_touched),
+        super::human_bytes(s.bytes_touched),
         report.elapsed_seconds,
         super::human_rate(s.refs, report.elapsed_seconds),
         "miss ratio (%)"
