@@ -286,6 +286,20 @@ pub struct ConvertArgs {
     pub to: cachescope::trace::Format,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub summary: SummaryFormat,
+}
+
+/// How `convert`, `generate` and `record` print the summary of what they wrote.
+#[derive(Debug, Args)]
+pub struct SummaryFormat {
+    /// Print the summary (records, data references, distinct lines, bytes written) as one
+    /// JSON object; on stderr when the trace goes to stdout.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the summary as a CSV header and one row (stderr when the trace goes to stdout).
+    #[arg(long)]
+    pub csv: bool,
 }
 
 #[derive(Debug, Args)]
@@ -365,8 +379,11 @@ pub struct CorunArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print CSV: one row per program, the JSON's fields (`predicted_miss_ratio`, …).
+    #[arg(long)]
+    pub csv: bool,
 }
 
 #[derive(Debug, Args)]
@@ -432,8 +449,11 @@ pub struct PhasesArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Print one JSON object: {"methods": [...], "intervals": [...], ...}.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print CSV: one row per method (the JSON's `methods`, without their per-phase lists).
+    #[arg(long)]
+    pub csv: bool,
 }
 
 #[derive(Debug, Args)]
@@ -450,6 +470,8 @@ pub struct RecordArgs {
     pub no_events: bool,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub summary: SummaryFormat,
     /// The program and its arguments, after `--`.
     #[arg(value_name = "PROGRAM", last = true, required = true, num_args = 1..)]
     pub command: Vec<std::ffi::OsString>,
@@ -473,6 +495,8 @@ pub struct GenerateArgs {
     pub params: WorkloadParams,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub summary: SummaryFormat,
 }
 
 #[derive(Debug, Args)]
@@ -583,9 +607,12 @@ pub struct SampleArgs {
     pub output: PathBuf,
     #[command(flatten)]
     pub run: RunArgs,
-    /// Print the summary as JSON.
-    #[arg(long)]
+    /// Print the summary as JSON (on stderr when the profile goes to stdout).
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print the summary as a CSV header and one row (stderr when the profile goes to stdout).
+    #[arg(long)]
+    pub csv: bool,
 }
 
 /// The replacement policy a curve models.
@@ -893,6 +920,28 @@ mod tests {
     }
 
     #[test]
+    fn every_subcommand_help_has_examples() {
+        use clap::CommandFactory;
+        let mut cli = Cli::command();
+        let names: Vec<String> = cli
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .filter(|n| n != "help")
+            .collect();
+        assert!(names.len() >= 17, "{names:?}");
+        for name in names {
+            let sub = cli.find_subcommand_mut(&name).expect("listed");
+            let help = sub.render_long_help().to_string();
+            assert!(
+                help.contains("Examples:\n  cachescope "),
+                "`cachescope {name} --help` has no examples:\n{help}"
+            );
+            // Every example runs the subcommand it documents.
+            assert!(help.contains(&format!("cachescope {name}")), "{name}");
+        }
+    }
+
+    #[test]
     fn cli_definition_is_consistent() {
         use clap::CommandFactory;
         Cli::command().debug_assert();
@@ -925,6 +974,9 @@ pub struct AttributeArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON: buckets, evictions, lines, monitor_cost, mrc, notes.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     pub json: bool,
+    /// Print CSV: one row per bucket (the JSON's `buckets`).
+    #[arg(long)]
+    pub csv: bool,
 }

@@ -88,3 +88,95 @@ fn the_event_log_adds_attribution_and_its_heatmap() {
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("evicted-by"));
 }
+
+/// `report -- PROGRAM` records the program with its event log (as `record` does) and so has
+/// the attribution section: mgrid's `resid` stencil, whose global grids U, V and R take the
+/// misses. Skips, saying why, without gcc, Valgrind or the built interposer.
+#[test]
+fn report_of_a_program_records_its_events_and_attributes() {
+    for tool in ["gcc", "valgrind"] {
+        if !std::process::Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+        {
+            eprintln!("skipped: {tool} not installed");
+            return;
+        }
+    }
+    if let Err(searched) = cachescope::record::preload::locate() {
+        eprintln!("skipped: the interposer is not built ({searched})");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/attribution/resid.c");
+    let exe = dir.path().join("resid");
+    let cc = std::process::Command::new("gcc")
+        .args(["-g", "-O1", "-no-pie", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .output()
+        .unwrap();
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let out = dir.path().join("r");
+    Command::cargo_bin("cachescope")
+        .unwrap()
+        .arg("report")
+        .arg("-o")
+        .arg(&out)
+        .args(["--interval", "20K", "-q", "--"])
+        .arg(&exe)
+        .args(["16", "1"])
+        .assert()
+        .success();
+    let trace = out.join("resid.cst");
+    assert!(trace.is_file(), "the recorded trace is kept");
+    assert!(out.join("resid.cst.events").is_file(), "with its event log");
+    let r: Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    assert!(
+        r["source"].as_str().unwrap().contains("resid 16 1"),
+        "{}",
+        r["source"]
+    );
+    let names: Vec<&str> = r["attribution"]["structures"]
+        .as_array()
+        .expect("an attribution section")
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    for grid in ["U", "V", "R"] {
+        assert!(names.contains(&grid), "{grid} in {names:?}");
+    }
+    assert!(out.join("figures/evicted-by.svg").is_file());
+    // The same numbers as `attribute` on the kept trace (the report's cache is the paper's).
+    let attributed: Value = serde_json::from_slice(
+        &Command::cargo_bin("cachescope")
+            .unwrap()
+            .arg("attribute")
+            .arg(&trace)
+            .args(["--json", "-q"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let misses = |name: &str, rows: &Value| -> u64 {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["name"] == name)
+            .map_or(0, |b| b["misses"].as_u64().unwrap())
+    };
+    for grid in ["U", "V", "R"] {
+        assert_eq!(
+            misses(grid, &r["attribution"]["structures"]),
+            misses(grid, &attributed["buckets"]),
+            "{grid}"
+        );
+    }
+}

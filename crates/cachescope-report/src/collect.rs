@@ -3,15 +3,18 @@
 //!
 //! One pass holds: trace statistics, exact LRU stack distances, exact reuse times, the HOTL
 //! footprint, exact random replacement (one seeded cache per octave of size), StatCache's
-//! sampler, set-associative caches with 3C classes, and the phase analysis. Every one of them
-//! streams: memory grows with distinct lines (and, for phases, with intervals), never with
-//! trace length. The models (StatCache, StatStack, HOTL, Smith) run on their results afterwards.
+//! sampler, set-associative caches with 3C classes, an exact two-level L1/L2 simulation, and
+//! the phase analysis. Every one of them streams: memory grows with distinct lines (and, for
+//! phases, with intervals), never with trace length. The models (StatCache, StatStack, HOTL,
+//! Smith, Ji et al.'s L2 model) run on their results afterwards. The analyses are independent:
+//! [`Collector::analyses_split`] hands them to `cachescope::parallel::run_split`.
 
 use std::time::Instant;
 
 use cachescope::analysis::Analysis;
 use cachescope::attribution::measure::{self as attribution, EventSource};
 use cachescope::models::hotl::{self, FootprintAnalysis};
+use cachescope::models::l2::{self as l2model, L1Histogram, L2Model, TwoLevelAnalysis, Variant};
 use cachescope::models::{smith, statcache, statstack};
 use cachescope::phases::{Method, PhaseAnalysis, PhaseOptions, PhaseReport, Unit};
 use cachescope::reuse::{
@@ -64,6 +67,11 @@ const MAX_BYTES: u64 = 1 << 30;
 const MIN_INTERVALS: usize = 4;
 /// Phases in the timeline.
 const PHASES_K: usize = 3;
+/// The L2 section's L1 and L2 sizes: `cachescope l2`'s defaults.
+const L1_BYTES: u64 = 32 << 10;
+const L2_BYTES: [u64; 5] = [128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20];
+/// The L2 model's readings shown: the paper's and the most accurate corrected one.
+const L2_VARIANTS: [Variant; 2] = [Variant::Paper, Variant::FootprintResident];
 
 /// The analyses of one report, waiting to be fed.
 pub struct Collector {
@@ -76,6 +84,8 @@ pub struct Collector {
     random: RandomReplacementAnalysis,
     sampler: Sampler,
     three_c: Vec<SimAnalysis>,
+    /// The exact L1 → L2 simulation the L2 model is checked against.
+    two_level: TwoLevelAnalysis,
     phases: PhaseAnalysis,
     /// Data-structure attribution, only for traces with an event log (without one every
     /// reference of a synthetic trace is "other", which says nothing).
@@ -130,6 +140,7 @@ impl Collector {
                 include_instructions: false,
             })?,
             three_c,
+            two_level: TwoLevelAnalysis::new(line, l1_lines(line), &L2_BYTES, Policy::Lru)?,
             phases,
             attribution: None,
             options,
@@ -159,12 +170,39 @@ impl Collector {
             &mut self.random,
             &mut self.sampler,
             &mut self.phases,
+            &mut self.two_level,
         ];
         all.extend(self.three_c.iter_mut().map(|s| s as &mut dyn Analysis));
         if let Some(a) = &mut self.attribution {
             all.push(a);
         }
         all
+    }
+
+    /// Every analysis as `Send`, for [`cachescope::parallel::run_split`] (one decode, the
+    /// analyses dealt over the threads in two halves of about equal cost: the 3C caches and
+    /// random replacement, the two most expensive, on different sides). `None` with
+    /// attribution, whose event log is read on the thread that feeds it.
+    pub fn analyses_split(&mut self) -> Option<Vec<&mut (dyn Analysis + Send)>> {
+        if self.attribution.is_some() {
+            return None;
+        }
+        let mut all: Vec<&mut (dyn Analysis + Send)> = vec![
+            &mut self.random,
+            &mut self.sd,
+            &mut self.two_level,
+            &mut self.sampler,
+            &mut self.stats,
+        ];
+        let half = self.three_c.len().div_ceil(2);
+        let (first, second) = self.three_c.split_at_mut(half);
+        // Only the smaller caches join the first half: the large ones cost more per access.
+        all.extend(first.iter_mut().map(|s| s as &mut (dyn Analysis + Send)));
+        let mut rest: Vec<&mut (dyn Analysis + Send)> =
+            vec![&mut self.rt, &mut self.fp, &mut self.phases];
+        rest.extend(second.iter_mut().map(|s| s as &mut (dyn Analysis + Send)));
+        all.extend(rest);
+        Some(all)
     }
 
     /// Runs the models on what the pass measured and builds the report. `trace` is the trace
@@ -251,6 +289,14 @@ impl Collector {
             });
         }
 
+        let l2 = match l2_report(&distances, &self.two_level, line) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                notes.push(format!("L2 model left out: {e}"));
+                None
+            }
+        };
+
         let phases = if self.phases.intervals() < MIN_INTERVALS {
             notes.push(format!(
                 "phases left out: {} interval(s) of {}; at least {MIN_INTERVALS} are needed \
@@ -310,6 +356,7 @@ impl Collector {
                 policy: "lru".into(),
                 points: three_c_points,
             },
+            l2,
             phases,
             attribution,
             notes,
@@ -318,6 +365,60 @@ impl Collector {
         report.figures = figures::list(&report);
         Ok(report)
     }
+}
+
+/// L1 lines of the L2 section (at least one).
+fn l1_lines(line: u64) -> u64 {
+    (L1_BYTES / line).max(1)
+}
+
+/// The L2 model's curves and reuse histograms from the exact L1 stack distances, beside the
+/// two-level simulation.
+fn l2_report(
+    distances: &cachescope::reuse::StackDistances,
+    sim: &TwoLevelAnalysis,
+    line: u64,
+) -> Result<L2Report> {
+    let hist = L1Histogram::from_stack_distances(distances);
+    let l1 = l1_lines(line);
+    let exact = sim.finish();
+    let mut predicted = Vec::new();
+    let mut reuse_predicted = Vec::new();
+    for variant in L2_VARIANTS {
+        predicted.push(l2model::l2_mrc(&hist, l1, &L2_BYTES, Policy::Lru, variant)?);
+        let mut counts: Vec<f64> = Vec::new();
+        for (r, w) in L2Model::new(&hist, l1, variant)?.reuse_histogram() {
+            let i = octave_of(r);
+            if counts.len() <= i {
+                counts.resize(i + 1, 0.0);
+            }
+            counts[i] += w;
+        }
+        reuse_predicted.push(PredictedHistogram {
+            method: variant.method().into(),
+            total: counts.iter().sum(),
+            bins: counts
+                .iter()
+                .enumerate()
+                .map(|(i, &weight)| {
+                    let (lo, hi) = octave_bounds(i);
+                    PredictedBin { lo, hi, weight }
+                })
+                .filter(|b| b.weight > 0.0)
+                .collect(),
+        });
+    }
+    Ok(L2Report {
+        l1_bytes: l1 * line,
+        l1_lines: l1,
+        policy: "lru".into(),
+        l2_refs: exact.l1_misses,
+        cold: exact.cold,
+        simulated: exact.mrc(),
+        predicted,
+        reuse_simulated: octave_histogram("l2_reuse_distance", &exact.l2_reuse, exact.cold),
+        reuse_predicted,
+    })
 }
 
 /// The report's view of an attribution: the top buckets by misses and, for each as a victim,

@@ -42,6 +42,8 @@ enum Kind {
     ReuseTime,
     StackDistance,
     ThreeC,
+    L2Mrc,
+    L2Reuse,
     Phases,
     EvictedBy,
 }
@@ -90,6 +92,22 @@ impl Kind {
                  and conflict misses; the line is Smith's estimate from the stack distances. Conflict misses \
                  are what full associativity would remove.",
             ),
+            Kind::L2Mrc => (
+                "l2",
+                "L2 misses predicted from the L1 stack distances",
+                "Local L2 miss ratio (L2 misses per L1 miss, cold included) behind a 32 KiB fully associative \
+                 LRU L1, per L2 size (log2 axis): black is the exact two-level simulation, dashed lines Ji, \
+                 Ling & Liu's model from the L1 stack-distance histogram alone (the paper's equations and the \
+                 corrected reading); where they meet, one pass of L1 distances predicts every L2.",
+            ),
+            Kind::L2Reuse => (
+                "l2-reuse",
+                "L2 reuse-distance histogram: simulated and predicted",
+                "Share of L2 references (L1 misses) per power-of-two range of L2 reuse distance (L2 \
+                 references since the last one to the same line): bars are the simulation, lines the model's \
+                 Eq. 2 prediction; an L2 of C lines with random replacement mostly hits the bars well left \
+                 of C.",
+            ),
             Kind::Phases => (
                 "phases",
                 "Phase timeline",
@@ -121,6 +139,10 @@ fn kinds(r: &Report) -> Vec<Kind> {
         Kind::StackDistance,
         Kind::ThreeC,
     ];
+    if r.l2.as_ref().is_some_and(|l| l.l2_refs > 0) {
+        k.push(Kind::L2Mrc);
+        k.push(Kind::L2Reuse);
+    }
     if r.phases.as_ref().is_some_and(|p| !p.intervals.is_empty()) {
         k.push(Kind::Phases);
     }
@@ -224,6 +246,14 @@ where
         Kind::ReuseTime => draw_histogram(root, &r.reuse_time, "reuse time (references)"),
         Kind::StackDistance => draw_histogram(root, &r.stack_distance, "stack distance (lines)"),
         Kind::ThreeC => draw_three_c(root, r),
+        Kind::L2Mrc => match &r.l2 {
+            Some(l2) => draw_l2_mrc(root, l2),
+            None => Ok(()),
+        },
+        Kind::L2Reuse => match &r.l2 {
+            Some(l2) => draw_l2_reuse(root, l2),
+            None => Ok(()),
+        },
         Kind::Phases => draw_phases(root, r),
         Kind::EvictedBy => match &r.attribution {
             Some(a) => draw_heatmap(root, &a.evicted_by),
@@ -579,6 +609,160 @@ where
         &format!("{x_desc}, bins from each power of two"),
         "% of references",
     )
+}
+
+fn draw_l2_mrc<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    l2: &crate::model::L2Report,
+) -> Drawn
+where
+    DB::ErrorType: 'static,
+{
+    let value = |p: &cachescope::reuse::MrcPoint| p.miss_ratio.unwrap_or(p.miss_ratio_warm);
+    let curves = || std::iter::once(&l2.simulated).chain(&l2.predicted);
+    let (lo, hi) = curves()
+        .flat_map(|m| m.points.iter())
+        .fold((f64::MAX, 0f64), |(lo, hi), p| {
+            let x = (p.size_bytes as f64).log2();
+            (lo.min(x), hi.max(x))
+        });
+    let (lo, hi) = if lo < hi {
+        (lo - 0.3, hi + 0.3)
+    } else {
+        (16.0, 22.0)
+    };
+    let ymax = curves()
+        .flat_map(|m| m.points.iter())
+        .map(value)
+        .fold(0f64, f64::max)
+        .clamp(0.01, 1.0)
+        * 1.1;
+    let mut chart = ChartBuilder::on(root)
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(lo..hi, 0f64..ymax)?;
+    chart
+        .configure_mesh()
+        .x_labels(((hi - lo) as usize + 2).min(24))
+        .x_label_formatter(&|v| {
+            if is_integer(*v) {
+                human_bytes(v.round().exp2())
+            } else {
+                String::new()
+            }
+        })
+        .x_desc("L2 size (log2)")
+        .y_desc("local L2 miss ratio")
+        .label_style(("sans-serif", FONT_SIZE))
+        .draw()?;
+    let points = |m: &cachescope::reuse::Mrc| -> Vec<(f64, f64)> {
+        m.points
+            .iter()
+            .map(|p| ((p.size_bytes as f64).log2(), value(p)))
+            .collect()
+    };
+    let sim = points(&l2.simulated);
+    chart.draw_series(LineSeries::new(sim.clone(), BLACK.stroke_width(3)))?;
+    chart
+        .draw_series(sim.iter().map(|&p| Circle::new(p, 5, BLACK.filled())))?
+        .label("simulated (two-level LRU)")
+        .legend(|(x, y)| Circle::new((x + 10, y), 5, BLACK.filled()));
+    for (m, &c) in l2.predicted.iter().zip(PALETTE.iter()) {
+        let pts = points(m);
+        chart.draw_series(DashedLineSeries::new(pts.clone(), 6, 4, c.stroke_width(2)))?;
+        chart
+            .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))?
+            .label(format!("{} (model)", m.method))
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2)));
+    }
+    legend(&mut chart, SeriesLabelPosition::UpperRight)
+}
+
+fn draw_l2_reuse<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    l2: &crate::model::L2Report,
+) -> Drawn
+where
+    DB::ErrorType: 'static,
+{
+    let sim = &l2.reuse_simulated;
+    // One column per power of two that any histogram reaches, then `cold`.
+    let mut los: Vec<u64> = sim.bins.iter().map(|b| b.lo).collect();
+    for p in &l2.reuse_predicted {
+        los.extend(p.bins.iter().map(|b| b.lo));
+    }
+    los.sort_unstable();
+    los.dedup();
+    let total = sim.total.max(1) as f64;
+    let col = |lo: u64| los.iter().position(|&l| l == lo).unwrap_or(0) as f64;
+    let n = los.len() + 1;
+    let mut values: Vec<(f64, f64)> = sim
+        .bins
+        .iter()
+        .map(|b| (col(b.lo), 100.0 * b.count as f64 / total))
+        .collect();
+    values.push(((n - 1) as f64, 100.0 * sim.cold as f64 / total));
+    let predicted: Vec<Vec<(f64, f64)>> = l2
+        .reuse_predicted
+        .iter()
+        .map(|p| {
+            p.bins
+                .iter()
+                .map(|b| (col(b.lo), 100.0 * b.weight / total))
+                .collect()
+        })
+        .collect();
+    let ymax = values
+        .iter()
+        .chain(predicted.iter().flatten())
+        .map(|p| p.1)
+        .fold(1f64, f64::max)
+        * 1.1;
+    let mut labels: Vec<String> = los.iter().map(|&l| power_label(l)).collect();
+    labels.push("cold".into());
+    let mut chart = ChartBuilder::on(root)
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        // Column i is centred on x = i, so the integer ticks carry its label.
+        .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..ymax)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n)
+        .x_label_formatter(&|v| {
+            if is_integer(*v) && *v >= 0.0 {
+                labels.get(v.round() as usize).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        })
+        .x_desc("L2 reuse distance (L2 references), bins from each power of two")
+        .y_desc("% of L2 references")
+        .label_style(("sans-serif", FONT_SIZE - 2))
+        .draw()?;
+    let last = (n - 1) as f64;
+    chart
+        .draw_series(values.iter().map(|&(x, v)| {
+            let colour = if x == last { GREY } else { PALETTE[4] };
+            Rectangle::new([(x - 0.4, 0.0), (x + 0.4, v)], colour.filled())
+        }))?
+        .label("simulated")
+        .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], PALETTE[4].filled()));
+    for ((p, pts), &c) in l2
+        .reuse_predicted
+        .iter()
+        .zip(predicted)
+        .zip([PALETTE[5], PALETTE[2]].iter())
+    {
+        chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))?;
+        chart
+            .draw_series(pts.iter().map(|&q| Circle::new(q, 4, c.filled())))?
+            .label(format!("{} (model)", p.method))
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2)));
+    }
+    legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
 
 /// A miss class of the 3C figure: its name, colour and count.

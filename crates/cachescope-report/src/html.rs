@@ -53,6 +53,7 @@ pub fn render(report: &Report, figures: &[Figure]) -> Result<String> {
                 summary => Value::from(Serde(summary(report))),
                 mrc_table => Value::from(Serde(mrc_table(report))),
                 three_c_table => Value::from(Serde(three_c_table(report))),
+                l2_table => Value::from(Serde(l2_table(report))),
             })
         })
         .map_err(|e| Error::Template(format!("{e:#}")))
@@ -165,6 +166,30 @@ fn mrc_table(r: &Report) -> MrcTable {
         sizes: sizes.iter().map(|&s| human_bytes(s as f64)).collect(),
         rows,
     }
+}
+
+/// One row per L2 size: its label, the simulated ratio and each model's, in percent.
+fn l2_table(r: &Report) -> Vec<Vec<String>> {
+    let Some(l2) = &r.l2 else {
+        return Vec::new();
+    };
+    let pct = |p: &cachescope::reuse::MrcPoint| {
+        format!("{:.2}", 100.0 * p.miss_ratio.unwrap_or(p.miss_ratio_warm))
+    };
+    l2.simulated
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut row = vec![human_bytes(p.size_bytes as f64), pct(p)];
+            row.extend(
+                l2.predicted
+                    .iter()
+                    .map(|m| m.points.get(i).map_or_else(|| "-".into(), pct)),
+            );
+            row
+        })
+        .collect()
 }
 
 fn three_c_table(r: &Report) -> Vec<Vec<String>> {

@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! Trace ─▶ collect::Collector (one pass: stats, stack distances, reuse times, footprint,
-//!          random replacement, sampling, 3C simulation, phases) ─▶ model::Report (= report.json)
+//!          random replacement, sampling, 3C simulation, two-level L1/L2 simulation, phases)
+//!          ─▶ model::Report (= report.json)
 //!                                                              ├─▶ figures (SVG + PNG)
 //!                                                              └─▶ html (report.html)
 //! ```

@@ -45,6 +45,10 @@ pub struct Report {
     /// Simulated set-associative caches with their misses split into cold, capacity and
     /// conflict, beside Smith's estimate from the stack distances.
     pub three_c: ThreeCReport,
+    /// L2 misses predicted from the L1 stack distances (Ji, Ling & Liu) against an exact
+    /// two-level simulation of the same pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2: Option<L2Report>,
     /// Memory phases per interval, when the phase analysis ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phases: Option<PhasesSummary>,
@@ -167,6 +171,54 @@ pub struct ThreeCPoint {
     pub conflict: u64,
     /// Smith's estimate of the miss ratio (cold included) from the exact stack distances.
     pub smith_miss_ratio: f64,
+}
+
+/// The L2 section: a fully-associative LRU L1 in front of fully-associative L2s of several
+/// sizes; the L2 sees the L1 misses only (non-inclusive).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct L2Report {
+    /// L1 size in bytes (`cachescope l2`'s default, 32 KiB).
+    pub l1_bytes: u64,
+    /// L1 lines.
+    pub l1_lines: u64,
+    /// The L2s' replacement policy (`lru`).
+    pub policy: String,
+    /// L1 misses, i.e. L2 references, in the simulation.
+    pub l2_refs: u64,
+    /// Their first references to a line (cold misses of every L2).
+    pub cold: u64,
+    /// Exact local L2 miss ratios (per L2 reference), method `two-level`.
+    pub simulated: Mrc,
+    /// The model's local L2 miss ratios at the same sizes: `ji-l2` (the paper's equations)
+    /// and `ji-l2-resident` (the corrected reading; see `cachescope::models::l2`).
+    pub predicted: Vec<Mrc>,
+    /// Exact L2 reuse distances (L2 references between two references to a line), one bin
+    /// per power of two; `cold` are the first references.
+    pub reuse_simulated: Histogram,
+    /// The model's L2 reuse-distance histograms (Eq. 2), same bins, one per `predicted` method.
+    pub reuse_predicted: Vec<PredictedHistogram>,
+}
+
+/// A predicted histogram: expected references per power-of-two bin.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PredictedHistogram {
+    /// The model (`ji-l2`, `ji-l2-resident`).
+    pub method: String,
+    /// Bins `[lo, hi]`, as in [`Histogram`].
+    pub bins: Vec<PredictedBin>,
+    /// Expected L2 reuses in all bins.
+    pub total: f64,
+}
+
+/// One bin of a [`PredictedHistogram`].
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PredictedBin {
+    /// Smallest distance in the bin.
+    pub lo: u64,
+    /// Largest distance in the bin.
+    pub hi: u64,
+    /// Expected references whose distance falls in the bin.
+    pub weight: f64,
 }
 
 /// The phase timeline: intervals, the phase setvectors give each, and how every method did.

@@ -50,6 +50,8 @@ fn every_figure_renders_non_blank_png_and_parsable_svg_with_text() {
             "reuse-time",
             "stack-distance",
             "three-c",
+            "l2",
+            "l2-reuse",
             "phases"
         ]
     );
@@ -88,6 +90,8 @@ fn every_figure_renders_non_blank_png_and_parsable_svg_with_text() {
             "reuse-time" => "cold",
             "stack-distance" => "stack distance",
             "three-c" => "conflict",
+            "l2" => "simulated (two-level LRU)",
+            "l2-reuse" => "L2 reuse distance",
             "phases" => "L2 hit rate",
             other => panic!("unexpected figure {other}"),
         };

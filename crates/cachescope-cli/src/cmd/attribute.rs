@@ -58,6 +58,11 @@ pub fn run(args: AttributeArgs) -> Result<()> {
     }
     if args.json {
         output::print(&(serde_json::to_string_pretty(&report)? + "\n"))
+    } else if args.csv {
+        let v = serde_json::to_value(&report)?;
+        output::print(&output::csv_records(
+            v["buckets"].as_array().map_or(&[][..], Vec::as_slice),
+        ))
     } else {
         output::print(&render(&report, args.top))
     }

@@ -1,35 +1,106 @@
 //! `cachescope convert IN OUT`: any format in, native (or another format) out.
 
 use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result};
 use cachescope::Source;
 use cachescope::analysis::Analysis;
 use cachescope::batch::Batch;
+use cachescope::stats::StatsAnalysis;
 use cachescope::trace::write::{self, AccessWriter};
 use cachescope::trace::{Format, Trace, native};
 
 use super::drive;
-use crate::args::{ConvertArgs, RunArgs};
+use crate::args::{ConvertArgs, RunArgs, SummaryFormat};
 use crate::input;
-use crate::output::Pending;
+use crate::output::{self, Pending};
 
 pub fn run(args: ConvertArgs) -> Result<()> {
     let mut trace = input::open_path(&args.input, &args.read)?;
     let mut meta = vec![("source".to_string(), trace.source().to_string())];
     meta.push(("source_format".into(), trace.format_name().into()));
-    write_trace(&mut trace, &args.output, args.to, &args.run, meta)
+    let summary = write_trace(
+        &mut trace,
+        &args.output,
+        args.to,
+        &args.run,
+        meta,
+        args.summary.wanted(),
+    )?;
+    print_summary(&summary, &args.summary, &args.run)
+}
+
+/// What `convert`, `generate` and `record` wrote (their `--json`; `--csv` has the same fields).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct WriteSummary {
+    /// The trace written (`-` for stdout).
+    pub output: String,
+    /// Its format (`native`, `lackey`, …).
+    pub format: String,
+    /// What was read: a file, `<stdin>`, `<workload NAME>` or the recorded command.
+    pub source: String,
+    /// Records written: data references and instruction fetches.
+    pub records: u64,
+    /// Data references among them.
+    pub refs: u64,
+    /// Instruction fetches among them.
+    pub instructions: u64,
+    /// Distinct lines the data references touch, at `line_size`.
+    pub distinct_lines: u64,
+    /// The line size of `distinct_lines` (and of a native header).
+    pub line_size: u64,
+    /// Bytes written (after compression).
+    pub bytes: u64,
+}
+
+impl SummaryFormat {
+    /// Whether a machine-readable summary was asked for (it needs the distinct lines).
+    pub fn wanted(&self) -> bool {
+        self.json || self.csv
+    }
+}
+
+/// Prints `summary` as JSON or CSV (on stderr when the trace went to stdout), or a one-line
+/// note on stderr unless quiet.
+pub fn print_summary(summary: &WriteSummary, how: &SummaryFormat, run: &RunArgs) -> Result<()> {
+    let text = if how.json {
+        serde_json::to_string_pretty(summary)? + "\n"
+    } else if how.csv {
+        output::csv_records(&[serde_json::to_value(summary)?])
+    } else {
+        if !run.quiet {
+            eprintln!(
+                "cachescope: wrote {} records ({} data references, {} instruction fetches) to \
+                 {} as {}, {}",
+                super::thousands(summary.records),
+                super::thousands(summary.refs),
+                super::thousands(summary.instructions),
+                summary.output,
+                summary.format,
+                super::human_bytes(summary.bytes)
+            );
+        }
+        return Ok(());
+    };
+    if summary.output == "-" {
+        std::io::stderr().write_all(text.as_bytes())?;
+        return Ok(());
+    }
+    output::print(&text)
 }
 
 /// Writes every access of `trace` to `out` (`-` = stdout) in `format`; files appear only when
-/// complete.
+/// complete. With `distinct`, also counts the distinct lines for the summary.
 pub fn write_trace(
     trace: &mut Trace,
     out: &std::path::Path,
     format: Format,
     run: &RunArgs,
     mut metadata: Vec<(String, String)>,
-) -> Result<()> {
+    distinct: bool,
+) -> Result<WriteSummary> {
     metadata.push((
         "tool".into(),
         format!("cachescope {}", env!("CARGO_PKG_VERSION")),
@@ -39,11 +110,20 @@ pub fn write_trace(
         metadata,
         ..native::Header::default()
     };
+    let mut counts = Counts {
+        kinds: [0; 4],
+        stats: distinct.then(|| StatsAnalysis::new(run.line_size)),
+    };
     let compression = write::compression_for_path(out);
     if out.as_os_str() == "-" {
-        let stdout: Box<dyn Write + Send> = Box::new(std::io::stdout());
+        let written = Arc::new(AtomicU64::new(0));
+        let stdout: Box<dyn Write + Send> = Box::new(Counting {
+            inner: std::io::stdout(),
+            written: Arc::clone(&written),
+        });
         let w = write::writer(stdout, Source::Stdin, format, compression, header)?;
-        return pump(trace, w, run);
+        pump(trace, w, run, &mut counts)?;
+        return Ok(counts.summary(trace, out, format, run, written.load(Ordering::Relaxed)));
     }
     let (pending, file) = Pending::create(out)?;
     let sink = Source::File(out.to_owned());
@@ -54,7 +134,7 @@ pub fn write_trace(
             ..Default::default()
         };
         let mut w = native::Writer::with_options(std::io::BufWriter::new(file), header, opts)?;
-        write_all(trace, run, |b| w.write_batch(b))?;
+        write_all(trace, run, &mut counts, |b| w.write_batch(b))?;
         let (buf, _) = w.finish_and_patch_header()?;
         buf.into_inner()
             .map_err(|e| e.into_error())
@@ -62,14 +142,81 @@ pub fn write_trace(
             .with_context(|| format!("cannot write {}", out.display()))?;
     } else {
         let w = write::writer(Box::new(file), sink, format, compression, header)?;
-        pump(trace, w, run)?;
+        pump(trace, w, run, &mut counts)?;
     }
-    pending.commit()
+    pending.commit()?;
+    let bytes = std::fs::metadata(out).map_or(0, |m| m.len());
+    Ok(counts.summary(trace, out, format, run, bytes))
+}
+
+/// Counts the records written by kind, and their distinct lines when asked.
+struct Counts {
+    kinds: [u64; 4],
+    stats: Option<StatsAnalysis>,
+}
+
+impl Analysis for Counts {
+    fn observe(&mut self, batch: &Batch) {
+        for &k in &batch.kinds {
+            self.kinds[k as usize] += 1;
+        }
+        if let Some(s) = &mut self.stats {
+            s.observe(batch);
+        }
+    }
+}
+
+impl Counts {
+    fn summary(
+        &self,
+        trace: &Trace,
+        out: &std::path::Path,
+        format: Format,
+        run: &RunArgs,
+        bytes: u64,
+    ) -> WriteSummary {
+        let instructions = self.kinds[cachescope::AccessKind::Instr as usize];
+        let records: u64 = self.kinds.iter().sum();
+        WriteSummary {
+            output: out.display().to_string(),
+            format: format.name().to_string(),
+            source: trace.source().to_string(),
+            records,
+            refs: records - instructions,
+            instructions,
+            distinct_lines: self.stats.as_ref().map_or(0, |s| s.finish().distinct_lines),
+            line_size: run.line_size.bytes(),
+            bytes,
+        }
+    }
+}
+
+/// Counts the bytes passed to `inner`.
+struct Counting<W> {
+    inner: W,
+    written: Arc<AtomicU64>,
+}
+
+impl<W: Write> Write for Counting<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Streams `trace` into `w` through the shared driver, then completes it.
-fn pump(trace: &mut Trace, mut w: Box<dyn AccessWriter>, run: &RunArgs) -> Result<()> {
-    write_all(trace, run, |b| w.write_batch(b))?;
+fn pump(
+    trace: &mut Trace,
+    mut w: Box<dyn AccessWriter>,
+    run: &RunArgs,
+    counts: &mut Counts,
+) -> Result<()> {
+    write_all(trace, run, counts, |b| w.write_batch(b))?;
     Ok(w.finish()?)
 }
 
@@ -78,10 +225,11 @@ fn pump(trace: &mut Trace, mut w: Box<dyn AccessWriter>, run: &RunArgs) -> Resul
 fn write_all(
     trace: &mut Trace,
     run: &RunArgs,
+    counts: &mut Counts,
     write: impl FnMut(&Batch) -> cachescope::Result<()>,
 ) -> Result<()> {
     let mut sink = Sink { write, err: None };
-    drive(trace, &mut [&mut sink], run)?;
+    drive(trace, &mut [&mut sink, counts], run)?;
     match sink.err {
         Some(e) => Err(e.into()),
         None => Ok(()),

@@ -97,6 +97,13 @@ pub fn run(args: CorunArgs) -> Result<()> {
         let doc = serde_json::json!({ "cache": cache.to_string(), "programs": rows });
         return output::print(&(serde_json::to_string_pretty(&doc)? + "\n"));
     }
+    if args.csv {
+        let records = rows
+            .iter()
+            .map(serde_json::to_value)
+            .collect::<serde_json::Result<Vec<_>>>()?;
+        return output::print(&output::csv_records(&records));
+    }
     let mut o = format!(
         "# co-run in a shared {} LRU cache ({}): miss ratios per reference of each program, \
          cold misses included (warm: left out)\n",

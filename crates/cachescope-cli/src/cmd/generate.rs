@@ -5,7 +5,7 @@ use cachescope::Source;
 use cachescope::trace::Trace;
 use cachescope::workloads::{self, Workload};
 
-use super::convert::write_trace;
+use super::convert::{print_summary, write_trace};
 use crate::args::GenerateArgs;
 use crate::output;
 
@@ -29,5 +29,13 @@ pub fn run(args: GenerateArgs) -> Result<()> {
         ("source".to_string(), format!("workload {}", w.name())),
         ("workload_params".to_string(), format!("{params:?}")),
     ];
-    write_trace(&mut trace, out, args.to, &args.run, meta)
+    let summary = write_trace(
+        &mut trace,
+        out,
+        args.to,
+        &args.run,
+        meta,
+        args.summary.wanted(),
+    )?;
+    print_summary(&summary, &args.summary, &args.run)
 }

@@ -11,7 +11,7 @@ mod hotl;
 mod l2;
 pub(crate) mod mrc;
 mod phases;
-mod record;
+pub(crate) mod record;
 mod report;
 mod sample;
 mod simulate;
@@ -135,8 +135,54 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// A byte count in binary units: `512 B`, `1.5 KiB`, `20.0 MiB`, `3.25 GiB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (1 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ];
+    for (unit, name) in UNITS {
+        if n >= unit {
+            let v = n as f64 / unit as f64;
+            let digits = if v >= 100.0 {
+                0
+            } else if v >= 10.0 {
+                1
+            } else {
+                2
+            };
+            return format!("{v:.digits$} {name}");
+        }
+    }
+    format!("{n} B")
+}
+
+/// A rate of references per second: `850 refs/s`, `12.3 K refs/s`, `45.6 M refs/s`.
+pub fn human_rate(refs: u64, seconds: f64) -> String {
+    let r = refs as f64 / seconds.max(1e-9);
+    if r >= 1e6 {
+        format!("{:.1} M refs/s", r / 1e6)
+    } else if r >= 1e3 {
+        format!("{:.1} K refs/s", r / 1e3)
+    } else {
+        format!("{r:.0} refs/s")
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn binary_units_and_rates() {
+        assert_eq!(super::human_bytes(512), "512 B");
+        assert_eq!(super::human_bytes(1536), "1.50 KiB");
+        assert_eq!(super::human_bytes(20 << 20), "20.0 MiB");
+        assert_eq!(super::human_bytes(300 << 30), "300 GiB");
+        assert_eq!(super::human_rate(45_600_000, 1.0), "45.6 M refs/s");
+        assert_eq!(super::human_rate(500, 2.0), "250 refs/s");
+    }
+
     #[test]
     fn thousands_separators() {
         assert_eq!(super::thousands(0), "0");

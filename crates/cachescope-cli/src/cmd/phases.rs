@@ -51,6 +51,12 @@ pub fn run(args: PhasesArgs) -> Result<()> {
     if args.json {
         return output::print(&(serde_json::to_string_pretty(&report)? + "\n"));
     }
+    if args.csv {
+        let v = serde_json::to_value(&report)?;
+        return output::print(&output::csv_records(
+            v["methods"].as_array().map_or(&[][..], Vec::as_slice),
+        ));
+    }
     output::print(&render(&report, &source))
 }
 

@@ -8,19 +8,62 @@ use cachescope::Source;
 use cachescope::attribution::events::{EVENTS_VERSION, Event, EventWriter, Header, sidecar_path};
 use cachescope::record::{Recording, preload};
 
-use super::convert::write_trace;
+use super::convert::{print_summary, write_trace};
 use crate::args::RecordArgs;
 
 pub fn run(args: RecordArgs) -> Result<()> {
-    let (program, rest) = args.command.split_first().expect("clap requires a program");
+    let (program, _) = args.command.split_first().expect("clap requires a program");
     let out = args.output.clone().unwrap_or_else(|| {
         let name = std::path::Path::new(program)
             .file_name()
             .map_or_else(|| "trace".into(), |n| n.to_string_lossy().into_owned());
         PathBuf::from(format!("{name}.cst"))
     });
-    let quiet = args.run.quiet;
-    let preload = if args.no_events {
+    let recorded = record(
+        &args.command,
+        &out,
+        args.to,
+        &args.run,
+        !args.no_events,
+        args.summary.wanted(),
+    )?;
+    if args.summary.wanted() {
+        print_summary(&recorded.summary, &args.summary, &args.run)?;
+    }
+    if !recorded.status.success() {
+        bail!(
+            "the recorded program exited with {}; the trace in {} is complete up to its exit",
+            recorded.status,
+            out.display()
+        );
+    }
+    Ok(())
+}
+
+/// What [`record`] wrote.
+pub struct Recorded {
+    /// The trace's summary.
+    pub summary: super::convert::WriteSummary,
+    /// How the program ended (not an error here: its references up to the exit are written).
+    pub status: std::process::ExitStatus,
+    /// The event log beside the trace, when one was written.
+    pub events: Option<PathBuf>,
+}
+
+/// Records `command` (program and arguments) under lackey into `out` in format `to`, with
+/// its event log in `out.events` when `events` is on and the interposer is found; notes on
+/// stderr unless quiet. `distinct` counts the distinct lines for the summary.
+pub fn record(
+    command: &[std::ffi::OsString],
+    out: &Path,
+    to: cachescope::trace::Format,
+    run: &crate::args::RunArgs,
+    events: bool,
+    distinct: bool,
+) -> Result<Recorded> {
+    let (program, rest) = command.split_first().context("no program to record")?;
+    let quiet = run.quiet;
+    let preload = if !events {
         None
     } else if out.as_os_str() == "-" {
         if !quiet {
@@ -47,7 +90,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
             }
         }
     };
-    let events_path = sidecar_path(&out);
+    let events_path = sidecar_path(out);
     let (recording, mut trace, events_writer) = match &preload {
         Some(so) => {
             let (recording, trace, rx) = Recording::start_with_events(program, rest, so)?;
@@ -78,20 +121,23 @@ pub fn run(args: RecordArgs) -> Result<()> {
             },
         ),
     ];
-    let written = write_trace(&mut trace, &out, args.to, &args.run, meta);
+    let written = write_trace(&mut trace, out, to, run, meta, distinct);
     let source = trace.source().to_string();
     // Dropping the trace closes the event channel, which ends the writer thread.
     drop(trace);
     let finished = recording.finish()?;
     let logged = events_writer.map(|w| w.join().expect("event writer thread"));
-    written?;
+    let summary = written?;
     if !quiet {
         eprintln!(
-            "cachescope: recorded {source} into {} ({})",
+            "cachescope: recorded {source} into {} ({}; {} records, {})",
             out.display(),
-            finished.status
+            finished.status,
+            super::thousands(summary.records),
+            super::human_bytes(summary.bytes)
         );
     }
+    let mut kept_events = None;
     if let (Some(logged), Some(counts)) = (logged, &finished.events) {
         logged?;
         if counts.brackets == 0 {
@@ -103,37 +149,37 @@ pub fn run(args: RecordArgs) -> Result<()> {
                     events_path.display()
                 );
             }
-        } else if !quiet {
-            let total = counts.kept + counts.dropped;
-            eprintln!(
-                "cachescope: logged {} allocations, {} frees and {} mappings into {}; removed \
-                 {} interposer references ({:.1} % of the {} recorded){}",
-                counts.allocs,
-                counts.frees,
-                counts.maps,
-                events_path.display(),
-                counts.dropped,
-                100.0 * counts.dropped as f64 / total.max(1) as f64,
-                total,
-                if counts.unclosed > 0 {
-                    format!(
-                        "; {} event(s) cut off by the program's end",
-                        counts.unclosed
-                    )
-                } else {
-                    String::new()
-                }
-            );
+        } else {
+            kept_events = Some(events_path.clone());
+            if !quiet {
+                let total = counts.kept + counts.dropped;
+                eprintln!(
+                    "cachescope: logged {} allocations, {} frees and {} mappings into {}; removed \
+                     {} interposer references ({:.1} % of the {} recorded){}",
+                    counts.allocs,
+                    counts.frees,
+                    counts.maps,
+                    events_path.display(),
+                    counts.dropped,
+                    100.0 * counts.dropped as f64 / total.max(1) as f64,
+                    total,
+                    if counts.unclosed > 0 {
+                        format!(
+                            "; {} event(s) cut off by the program's end",
+                            counts.unclosed
+                        )
+                    } else {
+                        String::new()
+                    }
+                );
+            }
         }
     }
-    if !finished.status.success() {
-        bail!(
-            "the recorded program exited with {}; the trace in {} is complete up to its exit",
-            finished.status,
-            out.display()
-        );
-    }
-    Ok(())
+    Ok(Recorded {
+        summary,
+        status: finished.status,
+        events: kept_events,
+    })
 }
 
 /// Streams the events into `path` as they arrive; returns how many were written.

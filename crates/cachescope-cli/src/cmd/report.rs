@@ -7,34 +7,19 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use cachescope::attribution::EventSource;
 use cachescope::attribution::events::{EventReader, sidecar_path};
-use cachescope::record::Recording;
 use cachescope::trace::Trace;
 use cachescope_report::collect::{CollectOptions, Collector};
 use cachescope_report::write::Written;
 use cachescope_report::{Report, write};
 
-use super::drive;
+use super::{drive, drive_split};
 use crate::args::{InputArgs, ReportArgs, ReportOptions, RunArgs, WorkloadParams};
 use crate::{input, output};
 
 pub fn run(args: ReportArgs) -> Result<()> {
     let options = collect_options(&args.report, &args.params, &args.run);
-    if let Some((program, rest)) = args.program.split_first() {
-        let (recording, mut trace) = Recording::start(program, rest)?;
-        // Attribution needs the event log beside a trace file: `record -o t.cst`, then
-        // `report t.cst` (streaming events into the pass while recording is not done here).
-        let made = make(&mut trace, options, None, &args.output, &args.run);
-        let finished = recording.finish()?;
-        let (report, written) = made?;
-        if !finished.status.success() {
-            bail!(
-                "the recorded program exited with {}; the report in {} covers its references \
-                 up to its exit",
-                finished.status,
-                args.output.display()
-            );
-        }
-        return print_summary(&report, &written, args.json, args.csv);
+    if let Some(program) = args.program.first() {
+        return report_program(program, &args, options);
     }
     let input = InputArgs {
         trace: args.trace,
@@ -52,7 +37,59 @@ pub fn run(args: ReportArgs) -> Result<()> {
         _ => None,
     };
     let mut trace = input::open(&input, args.run.line_size)?;
-    let (report, written) = make(&mut trace, options, events, &args.output, &args.run)?;
+    let (report, written) = make(&mut trace, options, events, None, &args.output, &args.run)?;
+    print_summary(&report, &written, args.json, args.csv)
+}
+
+/// Records the program into `DIR/PROGRAM.cst` with its event log beside it (`cachescope
+/// record`), then reports on that trace, so the report has the data-structure attribution.
+/// The trace stays in DIR for further analyses (`cachescope attribute DIR/PROGRAM.cst`).
+fn report_program(
+    program: &std::ffi::OsStr,
+    args: &ReportArgs,
+    options: CollectOptions,
+) -> Result<()> {
+    std::fs::create_dir_all(&args.output)
+        .with_context(|| format!("cannot create {}", args.output.display()))?;
+    let name = Path::new(program)
+        .file_name()
+        .map_or_else(|| "program".into(), |n| n.to_string_lossy().into_owned());
+    let trace_path = args.output.join(format!("{name}.cst"));
+    let recorded = super::record::record(
+        &args.program,
+        &trace_path,
+        cachescope::trace::Format::Native,
+        &args.run,
+        true,
+        false,
+    )?;
+    let events = match &recorded.events {
+        Some(log) => Some(Box::new(EventReader::open(log)?) as EventSource<'static>),
+        None => None,
+    };
+    let mut trace = input::open_path(&trace_path, &args.read)?;
+    // The report names the program, not the file it was recorded into.
+    let source = Some(recorded.summary.source.clone());
+    let (report, written) = make(&mut trace, options, events, source, &args.output, &args.run)?;
+    if !recorded.status.success() {
+        bail!(
+            "the recorded program exited with {}; the report in {} covers its references up to \
+             its exit",
+            recorded.status,
+            args.output.display()
+        );
+    }
+    if !args.run.quiet {
+        eprintln!(
+            "cachescope: the recorded trace is kept in {}{}",
+            trace_path.display(),
+            if recorded.events.is_some() {
+                " (with its event log beside it)"
+            } else {
+                ""
+            }
+        );
+    }
     print_summary(&report, &written, args.json, args.csv)
 }
 
@@ -72,11 +109,13 @@ pub fn collect_options(
 }
 
 /// One pass over `trace` (with a progress bar), the models, the figures, the files; with
-/// `events`, the trace's event log, also the data-structure attribution.
+/// `events`, the trace's event log, also the data-structure attribution. `source` names what
+/// was analysed when the trace's own name would not (a recorded program).
 pub fn make(
     trace: &mut Trace,
     options: CollectOptions,
     events: Option<EventSource<'static>>,
+    source: Option<String>,
     dir: &Path,
     run: &RunArgs,
 ) -> Result<(Report, Written)> {
@@ -84,8 +123,20 @@ pub fn make(
     if let Some(events) = events {
         collector = collector.with_attribution(events)?;
     }
-    drive(trace, &mut collector.analyses(), run)?;
-    let report = collector.finish(trace)?;
+    // Independent analyses side by side on the threads (one decode); with attribution, one
+    // thread feeds them all.
+    match collector.analyses_split() {
+        Some(mut analyses) if run.threads > 1 => {
+            drive_split(trace, &mut analyses, run)?;
+        }
+        _ => {
+            drive(trace, &mut collector.analyses(), run)?;
+        }
+    }
+    let mut report = collector.finish(trace)?;
+    if let Some(source) = source {
+        report.source = source;
+    }
     if !run.quiet {
         for note in &report.notes {
             eprintln!("cachescope: note: {note}");
@@ -147,14 +198,15 @@ pub fn print_summary(report: &Report, written: &Written, json: bool, csv: bool) 
     }
     let s = &report.stats;
     let mut o = format!(
-        "{}: {} data references, {} distinct {}-B lines ({}), analysed in {:.1} s\n\n\
+        "{}: {} data references, {} distinct {}-B lines ({}), analysed in {:.1} s ({})\n\n\
          {:<20}",
         report.source,
         super::thousands(s.refs),
         super::thousands(s.distinct_lines),
         report.line_size,
-        super::mrc::human_size(s.bytes_touched),
+        super::human_bytes(s.bytes_touched),
         report.elapsed_seconds,
+        super::human_rate(s.refs, report.elapsed_seconds),
         "miss ratio (%)"
     );
     for size in SIZES {

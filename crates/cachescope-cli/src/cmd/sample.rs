@@ -48,8 +48,12 @@ pub fn run(args: SampleArgs) -> Result<()> {
         "slots": profile.slot_count(),
         "line_size": profile.line_size().bytes(),
     });
-    if args.json {
-        let text = serde_json::to_string_pretty(&summary)? + "\n";
+    if args.json || args.csv {
+        let text = if args.json {
+            serde_json::to_string_pretty(&summary)? + "\n"
+        } else {
+            output::csv_records(&[summary])
+        };
         if args.output.as_os_str() == "-" {
             std::io::stderr().write_all(text.as_bytes())?;
             return Ok(());

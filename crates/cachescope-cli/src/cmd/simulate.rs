@@ -89,10 +89,21 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     drive_split(&mut trace, &mut analyses, &args.run)?;
     let reports: Vec<SimReport> = sims.iter().map(SimAnalysis::finish).collect();
     if args.json {
-        let v = serde_json::json!({ "simulations": reports });
+        let v = serde_json::json!({ "simulations": json_reports(&reports)? });
         output::print(&(serde_json::to_string_pretty(&v)? + "\n"))
     } else if args.csv {
-        output::print(&render_csv(&reports))
+        // One row per level of every simulation: its index, then the level's JSON fields.
+        let mut rows = Vec::new();
+        for (i, r) in json_reports(&reports)?.into_iter().enumerate() {
+            for level in r["levels"].as_array().into_iter().flatten() {
+                let mut row = serde_json::json!({ "simulation": i });
+                if let (Some(row), Some(fields)) = (row.as_object_mut(), level.as_object()) {
+                    row.extend(fields.clone());
+                }
+                rows.push(row);
+            }
+        }
+        output::print(&output::csv_records(&rows))
     } else {
         output::print(&render(&reports))
     }
@@ -161,43 +172,19 @@ fn render(reports: &[SimReport]) -> String {
     o
 }
 
-/// One CSV row per level of every simulation; the 3C columns are empty without --3c.
-fn render_csv(reports: &[SimReport]) -> String {
-    let mut o = String::from(
-        "simulation,level,size_bytes,assoc,line_size,policy,refs,misses,miss_ratio,cold,capacity,conflict\n",
-    );
-    for (i, r) in reports.iter().enumerate() {
-        for l in &r.levels {
-            let g = &l.geometry;
-            let (cold, cap, conf) = l.stats.three_c.map_or_else(
-                || (String::new(), String::new(), String::new()),
-                |c| {
-                    (
-                        c.cold.to_string(),
-                        c.capacity.to_string(),
-                        c.conflict.to_string(),
-                    )
-                },
-            );
-            let assoc = if g.is_fully_associative() {
-                "full".to_string()
-            } else {
-                g.assoc().to_string()
-            };
-            let _ = writeln!(
-                o,
-                "{i},{},{},{assoc},{},{},{},{},{},{cold},{cap},{conf}",
-                l.name,
-                g.size_bytes(),
-                g.line_size().bytes(),
-                l.policy.name(),
-                l.stats.refs,
-                l.stats.misses,
-                l.stats.miss_ratio()
-            );
+/// The reports as JSON, each level with its `miss_ratio` (misses per reference) added.
+fn json_reports(reports: &[SimReport]) -> Result<Vec<serde_json::Value>> {
+    let mut out = Vec::new();
+    for r in reports {
+        let mut v = serde_json::to_value(r)?;
+        if let Some(levels) = v["levels"].as_array_mut() {
+            for (json, level) in levels.iter_mut().zip(&r.levels) {
+                json["miss_ratio"] = level.stats.miss_ratio().into();
+            }
         }
+        out.push(v);
     }
-    o
+    Ok(out)
 }
 
 /// Cachegrind's summary layout (`cg_main.c`), without the `==pid==` prefixes.

@@ -55,9 +55,9 @@ pub fn render(r: &StatsReport) -> String {
     let _ = writeln!(o, "instruction fetches {}", thousands(s.instructions));
     let _ = writeln!(
         o,
-        "distinct lines     {}  ({} bytes touched)",
+        "distinct lines     {}  ({} touched)",
         thousands(s.distinct_lines),
-        thousands(s.bytes_touched)
+        super::human_bytes(s.bytes_touched)
     );
     let _ = writeln!(
         o,
