@@ -48,7 +48,7 @@ impl Chunking {
 }
 
 /// How often the caller's progress callback runs while workers are busy.
-const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+pub(super) const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
 /// Runs `plan` over `trace` on `chunking.threads` threads and returns the merged result;
 /// `on_progress` is called now and then on the caller's thread with the accesses analysed so
@@ -75,7 +75,7 @@ pub fn run<P: Chunked>(
 
 /// The file and block index of `trace` when it is a native trace that can be read block by
 /// block: a plain file, no outer compression, and an index that reads.
-fn indexed(trace: &Trace) -> Option<(std::path::PathBuf, Vec<BlockEntry>)> {
+pub(super) fn indexed(trace: &Trace) -> Option<(std::path::PathBuf, Vec<BlockEntry>)> {
     if trace.format() != Some(Format::Native) || trace.compression() != Compression::None {
         return None;
     }

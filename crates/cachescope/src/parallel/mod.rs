@@ -36,6 +36,7 @@
 mod driver;
 mod footprint;
 mod reuse;
+mod sampled;
 mod split;
 mod stats;
 pub mod wire;
@@ -46,6 +47,7 @@ pub use reuse::{
     ReuseTimePartial, ReuseTimePlan, ReuseTimeWorker, StackDistancePartial, StackDistancePlan,
     StackDistanceWorker,
 };
+pub use sampled::{SEGMENT_MAX, sample, sample_chunks};
 pub use split::run_split;
 pub use stats::StatsPlan;
 
