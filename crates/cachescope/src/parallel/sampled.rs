@@ -34,7 +34,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crossbeam_channel::{RecvTimeoutError, Sender, unbounded};
 use hashbrown::HashMap;
 
-use super::driver::{Chunking, PROGRESS_EVERY, indexed, split_blocks};
+use super::driver::{
+    Chunking, PROGRESS_EVERY, absolute_line, indexed, line_ranges, split_blocks, text_file,
+};
 use crate::access::AccessKind;
 use crate::analysis::Analysis;
 use crate::batch::Batch;
@@ -42,8 +44,8 @@ use crate::error::{Error, Result, Source};
 use crate::sampling::{
     NextUse, Profile, Sample, SampleCursor, Sampler, SamplerOptions, SamplerParts,
 };
-use crate::trace::Trace;
 use crate::trace::native::{BlockDecoder, BlockEntry};
+use crate::trace::{Format, Trace, open_text_range};
 
 /// Most accesses of one segment: a worker holds one decoded segment (about 21 bytes per
 /// access, 22 MiB at this size).
@@ -53,8 +55,9 @@ pub const SEGMENT_MAX: u64 = 1 << 20;
 /// [`Sampler::finish`] gives after one sequential pass (the source description empty).
 /// `on_progress` is called now and then with the accesses read so far. A native trace in a
 /// plain file is cut into segments of at most `chunking.segment` (and [`SEGMENT_MAX`])
-/// accesses that the workers decode themselves; any other trace, or one thread, is sampled in
-/// one pass (decoding overlapped on a second thread).
+/// accesses that the workers decode themselves, an uncompressed text trace into byte ranges of
+/// about as many lines, cut at line boundaries, that the workers parse themselves; any other
+/// trace, or one thread, is sampled in one pass (decoding overlapped on a second thread).
 pub fn sample(
     trace: &mut Trace,
     options: SamplerOptions,
@@ -74,6 +77,20 @@ pub fn sample(
             source: Source::File(path.clone()),
             path,
             blocks,
+        };
+        return run_segments(&segments, options, threads, on_progress);
+    }
+    if threads > 1
+        && let Some((path, format, len)) = text_file(trace)
+    {
+        // About 16 bytes per text line: segments of about `segment` accesses.
+        let bytes = (chunking.segment.clamp(1, SEGMENT_MAX) * 16).max(1 << 12);
+        let parts = len.div_ceil(bytes).max(threads as u64);
+        let segments = TextSegments {
+            ranges: line_ranges(&path, trace.source(), len, parts)?,
+            source: trace.source().clone(),
+            path,
+            format,
         };
         return run_segments(&segments, options, threads, on_progress);
     }
@@ -164,6 +181,41 @@ impl Segments for NativeSegments {
             decoder.read_block(&mut *file, &self.source, entry, out.next_batch())?;
         }
         Ok(())
+    }
+}
+
+/// Byte ranges of a text trace, cut at line boundaries.
+struct TextSegments {
+    path: PathBuf,
+    source: Source,
+    format: Format,
+    ranges: Vec<Range<u64>>,
+}
+
+impl Segments for TextSegments {
+    type Reader = ();
+
+    fn count(&self) -> usize {
+        self.ranges.len()
+    }
+
+    fn open(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn read(&self, _: &mut (), i: usize, out: &mut SegmentBuf) -> Result<()> {
+        let r = self.ranges[i].clone();
+        let read = (|| {
+            let mut reader = open_text_range(&self.path, &self.source, self.format, r.clone())?;
+            loop {
+                crate::interrupt::check()?;
+                if reader.read_batch(out.next_batch())? == 0 {
+                    out.used -= 1;
+                    return Ok(());
+                }
+            }
+        })();
+        read.map_err(|e| absolute_line(e, &self.path, r.start))
     }
 }
 
