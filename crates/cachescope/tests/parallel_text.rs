@@ -59,7 +59,7 @@ fn lackey_text(n: usize) -> String {
         i += 1;
         for _ in 0..next() % 4 {
             let kind = ["L", "S", "M"][(next() % 3) as usize];
-            let addr = 0x1fff_0000_00 + (next() % 20_000) * 8;
+            let addr = 0x001f_ff00_0000 + (next() % 20_000) * 8;
             let end = if next() % 50 == 0 { "\r\n" } else { "\n" };
             s += &format!(
                 " {kind} {addr:010x},{}{end}",
