@@ -6,6 +6,11 @@
 //! merge included. The end-to-end figures on a 100 M-reference trace, with MPI, are made by
 //! `scripts/scale.sh` and recorded in `docs/scale.md`.
 //!
+//! `parallel/merge/*` times the sequential part alone: merging the partial of a second chunk
+//! into the first's, two chunks of 8 M references over 2^20 lines (each chunk touches nearly
+//! every line), the case of two threads on `scripts/scale.sh`'s trace; throughput is in lines
+//! of the second chunk merged per second. `parallel/sample` is StatCache sampling by segments.
+//!
 //! Run: `cargo bench -p cachescope --bench parallel -- --warm-up-time 1 --measurement-time 10`.
 
 use std::hint::black_box;
@@ -16,6 +21,7 @@ use cachescope::parallel::{
     self, Chunked, Chunking, FootprintPlan, ReuseTimePlan, StackDistancePlan, StatsPlan,
 };
 use cachescope::reuse::Options;
+use cachescope::sampling::SamplerOptions;
 use cachescope::trace::native::{Header, Writer};
 use cachescope::trace::{AccessReader, OpenOptions};
 use cachescope::workloads::{Params, Workload, generator};
@@ -57,6 +63,76 @@ fn bench_plan<P: Chunked>(c: &mut Criterion, name: &str, path: &Path, plan: &P) 
     group.finish();
 }
 
+/// Lines of the merge benchmarks' trace.
+const MERGE_LINES: u64 = 1 << 20;
+/// References per chunk of the merge benchmarks.
+const MERGE_CHUNK: u64 = 8_000_000;
+
+/// The two chunks of the merge benchmarks: zipf over [`MERGE_LINES`] lines.
+fn merge_chunks() -> [Vec<Batch>; 2] {
+    let p = Params {
+        lines: MERGE_LINES,
+        refs: Some(2 * MERGE_CHUNK),
+        ..Params::default()
+    };
+    let mut g = generator(Workload::Zipf, &p).unwrap();
+    let mut chunks = [Vec::new(), Vec::new()];
+    let mut seen = 0;
+    let mut b = Batch::new();
+    while g.read_batch(&mut b).unwrap() > 0 {
+        chunks[usize::from(seen >= MERGE_CHUNK)].push(b.clone());
+        seen += b.len() as u64;
+    }
+    chunks
+}
+
+/// Times `plan.merge` of the second chunk's partial into the first's.
+fn bench_merge<P: Chunked>(c: &mut Criterion, name: &str, chunks: &[Vec<Batch>; 2], plan: &P)
+where
+    P::Partial: Clone,
+{
+    use cachescope::analysis::Analysis;
+    let sealed = |i: usize, start: u64| {
+        let mut w = plan.worker(start);
+        for b in &chunks[i] {
+            w.observe(b);
+        }
+        plan.seal(w)
+    };
+    let (first, second) = (sealed(0, 0), sealed(1, MERGE_CHUNK));
+    let mut group = c.benchmark_group("parallel/merge");
+    group.throughput(Throughput::Elements(MERGE_LINES));
+    group.sample_size(10);
+    group.bench_function(name, |b| {
+        b.iter_batched(
+            || (first.clone(), second.clone()),
+            |(mut acc, next)| {
+                plan.merge(&mut acc, next);
+                black_box(acc)
+            },
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+fn bench_sample(c: &mut Criterion, path: &Path) {
+    let mut group = c.benchmark_group("parallel/sample");
+    group.throughput(Throughput::Elements(REFS));
+    group.sample_size(10);
+    let options = SamplerOptions::default();
+    for threads in [1, 2] {
+        group.bench_function(format!("{threads} threads"), |b| {
+            b.iter(|| {
+                let mut t = cachescope::trace::open(path, &OpenOptions::default()).unwrap();
+                let chunking = Chunking::threads(threads);
+                black_box(parallel::sample(&mut t, options, &chunking, |_| {}).unwrap());
+            })
+        });
+    }
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("zipf.cst");
@@ -78,6 +154,15 @@ fn benches(c: &mut Criterion) {
             line_size: options.line_size,
         },
     );
+    bench_sample(c, &path);
+    let chunks = merge_chunks();
+    bench_merge(
+        c,
+        "footprint",
+        &chunks,
+        &FootprintPlan::new(options, &[]).unwrap(),
+    );
+    bench_merge(c, "reuse-times", &chunks, &ReuseTimePlan { options });
 }
 
 criterion_group!(parallel_benches, benches);

@@ -65,6 +65,27 @@ pub fn drive(trace: &mut Trace, analyses: &mut [&mut dyn Analysis], run: &RunArg
 /// Runs a chunk-parallel plan over `trace` on `--threads` threads (results do not depend on
 /// the count), with the progress bar and notes of [`drive`].
 pub fn drive_chunked<P: Chunked>(trace: &mut Trace, plan: &P, run: &RunArgs) -> Result<P::Output> {
+    let chunking = chunking(run);
+    with_progress(trace, run, |trace, progress| {
+        Ok(parallel::run(trace, plan, &chunking, progress)?)
+    })
+}
+
+/// StatCache sampling on `--threads` threads (the profile does not depend on the count), with
+/// the progress bar and notes of [`drive`].
+pub fn drive_sampled(
+    trace: &mut Trace,
+    options: cachescope::sampling::SamplerOptions,
+    run: &RunArgs,
+) -> Result<cachescope::sampling::Profile> {
+    let chunking = chunking(run);
+    with_progress(trace, run, |trace, progress| {
+        Ok(parallel::sample(trace, options, &chunking, progress)?)
+    })
+}
+
+/// The chunking of `--threads`.
+fn chunking(run: &RunArgs) -> Chunking {
     let mut chunking = Chunking::threads(run.threads);
     // Accesses per chunk of a sequentially read trace (docs/scale.md): for tuning, and for
     // tests that need many chunk boundaries in a small trace.
@@ -74,9 +95,7 @@ pub fn drive_chunked<P: Chunked>(trace: &mut Trace, plan: &P, run: &RunArgs) -> 
     {
         chunking.segment = n.max(1);
     }
-    with_progress(trace, run, |trace, progress| {
-        Ok(parallel::run(trace, plan, &chunking, progress)?)
-    })
+    chunking
 }
 
 /// Reads `trace` once and runs independent analyses side by side on `--threads` threads.

@@ -6,9 +6,9 @@ use anyhow::{Result, bail};
 use cachescope::models::{hotl, smith, statcache, statstack};
 use cachescope::parallel::{FootprintPlan, ReuseTimePlan, StackDistancePlan};
 use cachescope::reuse::{Mrc, Options, RandomReplacementAnalysis};
-use cachescope::sampling::{Cold, Profile, Sampler, SamplerOptions};
+use cachescope::sampling::{Cold, Profile, SamplerOptions};
 
-use super::{drive, drive_chunked};
+use super::{drive, drive_chunked, drive_sampled};
 use crate::args::{MrcArgs, MrcMethod, OutputFormat, ReplacementPolicy, SamplingArgs};
 use crate::{input, output};
 
@@ -104,9 +104,8 @@ pub fn run(args: MrcArgs) -> Result<()> {
         }
         (MrcMethod::Statcache | MrcMethod::Statstack, _) => {
             let opts = sampler_options(&args.sampling, &args.input.params, &options);
-            let mut sampler = Sampler::new(opts)?;
-            drive(&mut trace, &mut [&mut sampler], &args.run)?;
-            let profile = sampler.finish().with_source(trace.source().to_string());
+            let profile =
+                drive_sampled(&mut trace, opts, &args.run)?.with_source(trace.source().to_string());
             notes.push(sample_note(&profile));
             model(args.method, &profile, &sizes, cold)?
         }

@@ -5,9 +5,8 @@ use std::io::Write;
 use anyhow::{Context, Result};
 use cachescope::Source;
 use cachescope::reuse::Options;
-use cachescope::sampling::Sampler;
 
-use super::{drive, mrc::sampler_options, thousands};
+use super::{drive_sampled, mrc::sampler_options, thousands};
 use crate::args::SampleArgs;
 use crate::input;
 use crate::output::{self, Pending};
@@ -19,10 +18,9 @@ pub fn run(args: SampleArgs) -> Result<()> {
         ..Options::default()
     };
     let opts = sampler_options(&args.sampling, &args.input.params, &options);
-    let mut sampler = Sampler::new(opts)?;
     let mut trace = input::open(&args.input, args.run.line_size)?;
-    drive(&mut trace, &mut [&mut sampler], &args.run)?;
-    let profile = sampler.finish().with_source(trace.source().to_string());
+    let profile =
+        drive_sampled(&mut trace, opts, &args.run)?.with_source(trace.source().to_string());
     if args.output.as_os_str() == "-" {
         profile.write(std::io::stdout().lock(), &Source::Stdin)?;
     } else {

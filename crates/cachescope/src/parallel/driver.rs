@@ -15,7 +15,7 @@ use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 use crate::trace::native::{BlockDecoder, BlockEntry, read_index};
-use crate::trace::{Compression, Format, Trace};
+use crate::trace::{Compression, Format, Trace, open_text_range};
 
 /// How a trace is cut.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +48,7 @@ impl Chunking {
 }
 
 /// How often the caller's progress callback runs while workers are busy.
-const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+pub(super) const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
 /// Runs `plan` over `trace` on `chunking.threads` threads and returns the merged result;
 /// `on_progress` is called now and then on the caller's thread with the accesses analysed so
@@ -70,12 +70,26 @@ pub fn run<P: Chunked>(
             None => plan.seal(plan.worker(0)),
         }));
     }
+    if threads > 1
+        && let Some((path, format, len)) = text_file(trace)
+    {
+        let parts = (len / MIN_TEXT_PART).clamp(1, threads as u64);
+        if parts > 1 {
+            let ranges = line_ranges(&path, trace.source(), len, parts)?;
+            let source = trace.source().clone();
+            let acc = run_text_ranges(&path, &source, format, &ranges, plan, on_progress)?;
+            return Ok(plan.finish(match acc {
+                Some(acc) => acc,
+                None => plan.seal(plan.worker(0)),
+            }));
+        }
+    }
     run_stream(trace, plan, threads, chunking.segment.max(1), on_progress)
 }
 
 /// The file and block index of `trace` when it is a native trace that can be read block by
 /// block: a plain file, no outer compression, and an index that reads.
-fn indexed(trace: &Trace) -> Option<(std::path::PathBuf, Vec<BlockEntry>)> {
+pub(super) fn indexed(trace: &Trace) -> Option<(std::path::PathBuf, Vec<BlockEntry>)> {
     if trace.format() != Some(Format::Native) || trace.compression() != Compression::None {
         return None;
     }
@@ -152,30 +166,57 @@ fn run_block_ranges<P: Chunked>(
     on_progress: impl FnMut(u64),
 ) -> Result<Option<P::Partial>> {
     let source = Source::File(path.to_owned());
+    run_workers(
+        ranges.len(),
+        plan,
+        |i| blocks[ranges[i].clone()].first().map_or(0, |b| b.first),
+        |i, sink| {
+            let mut file = BufReader::new(File::open(path).map_err(|e| Error::io(&source, e))?);
+            let mut decoder = BlockDecoder::new();
+            let mut batch = Batch::new();
+            for entry in &blocks[ranges[i].clone()] {
+                decoder.read_block(&mut file, &source, entry, &mut batch)?;
+                if !sink(&batch) {
+                    break;
+                }
+            }
+            Ok(())
+        },
+        on_progress,
+    )
+}
+
+/// Feeds one part of the trace to a sink, batch by batch, until the sink returns false.
+type Feed<'a> = dyn FnMut(&Batch) -> bool + 'a;
+
+/// One worker per part `0..n`: `read(i, sink)` feeds part `i` (whose first access has index
+/// `start(i)`, or any positive number for a later part when unknown) to its worker; partials
+/// merged in order.
+fn run_workers<P: Chunked>(
+    n: usize,
+    plan: &P,
+    start: impl Fn(usize) -> u64 + Sync,
+    read: impl Fn(usize, &mut Feed<'_>) -> Result<()> + Sync,
+    on_progress: impl FnMut(u64),
+) -> Result<Option<P::Partial>> {
     let done = AtomicU64::new(0);
     let abort = AtomicBool::new(false);
     let (tx, rx) = unbounded::<(usize, Result<P::Partial>)>();
     std::thread::scope(|s| {
-        for (i, range) in ranges.iter().enumerate() {
+        for i in 0..n {
             let tx = tx.clone();
-            let (source, done, abort) = (&source, &done, &abort);
-            let blocks = &blocks[range.clone()];
+            let (done, abort, start, read) = (&done, &abort, &start, &read);
             s.spawn(move || {
                 let result = (|| {
-                    let start = blocks.first().map_or(0, |b| b.first);
-                    let mut worker = plan.worker(start);
-                    let mut file =
-                        BufReader::new(File::open(path).map_err(|e| Error::io(source, e))?);
-                    let mut decoder = BlockDecoder::new();
-                    let mut batch = Batch::new();
-                    for entry in blocks {
+                    let mut worker = plan.worker(start(i));
+                    read(i, &mut |batch: &Batch| {
                         if abort.load(Ordering::Relaxed) {
-                            break;
+                            return false;
                         }
-                        decoder.read_block(&mut file, source, entry, &mut batch)?;
-                        worker.observe(&batch);
+                        worker.observe(batch);
                         done.fetch_add(batch.len() as u64, Ordering::Relaxed);
-                    }
+                        true
+                    })?;
                     Ok(plan.seal(worker))
                 })();
                 if result.is_err() {
@@ -185,8 +226,141 @@ fn run_block_ranges<P: Chunked>(
             });
         }
         drop(tx);
-        merge_in_order(plan, &rx, ranges.len(), &done, &abort, on_progress)
+        merge_in_order(plan, &rx, n, &done, &abort, on_progress)
     })
+}
+
+/// Bytes below which a part of a text trace is not worth a thread of its own.
+const MIN_TEXT_PART: u64 = 1 << 16;
+
+/// The file, format and length of `trace` when it is an uncompressed text trace (lackey,
+/// plain, din) in a regular file that can be cut at line boundaries; not when bad lines are
+/// skipped (their count and first one are reported by the trace's own reader).
+pub(super) fn text_file(trace: &Trace) -> Option<(std::path::PathBuf, Format, u64)> {
+    let format = trace.format()?;
+    if !matches!(format, Format::Lackey | Format::Plain(_) | Format::Din)
+        || trace.compression() != Compression::None
+        || trace.skips_bad_lines()
+    {
+        return None;
+    }
+    let Source::File(path) = trace.source() else {
+        return None;
+    };
+    let meta = std::fs::metadata(path).ok()?;
+    meta.is_file().then(|| (path.clone(), format, meta.len()))
+}
+
+/// Cuts the `len` bytes of the file at `path` into at most `parts` ranges of about equal size,
+/// each starting at the start of a line (just after a newline) and ending where the next one
+/// starts; empty ranges dropped.
+pub(super) fn line_ranges(
+    path: &Path,
+    source: &Source,
+    len: u64,
+    parts: u64,
+) -> Result<Vec<Range<u64>>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let io = |e| Error::io(source, e);
+    let mut file = File::open(path).map_err(io)?;
+    let mut cuts = vec![0u64];
+    let mut buf = vec![0u8; 1 << 12];
+    for k in 1..parts.max(1) {
+        let nominal = (u128::from(len) * u128::from(k) / u128::from(parts)) as u64;
+        let mut at = nominal.max(*cuts.last().expect("non-empty")).max(1) - 1;
+        // The first newline at or after `at`: the line after it starts the range.
+        let cut = loop {
+            if at >= len {
+                break len;
+            }
+            file.seek(SeekFrom::Start(at)).map_err(io)?;
+            let got = file.read(&mut buf).map_err(io)?;
+            if got == 0 {
+                break len;
+            }
+            match memchr::memchr(b'\n', &buf[..got]) {
+                Some(i) => break at + i as u64 + 1,
+                None => at += got as u64,
+            }
+        };
+        cuts.push(cut.max(*cuts.last().expect("non-empty")));
+    }
+    cuts.push(len);
+    Ok(cuts
+        .windows(2)
+        .filter(|w| w[0] < w[1])
+        .map(|w| w[0]..w[1])
+        .collect())
+}
+
+/// `e` with its line number made absolute, for a reader of a range starting at byte `start`
+/// of `path`, whose lines it numbered from 1: adds the newlines before `start`. Only a parse
+/// error names a line; any other error is returned as it is.
+pub(super) fn absolute_line(e: Error, path: &Path, start: u64) -> Error {
+    use std::io::Read;
+    let Error::Parse {
+        source_name,
+        line,
+        text,
+        message,
+    } = e
+    else {
+        return e;
+    };
+    let before = (|| -> std::io::Result<u64> {
+        let mut file = File::open(path)?.take(start);
+        let mut buf = vec![0u8; 1 << 16];
+        let mut n = 0u64;
+        loop {
+            let got = file.read(&mut buf)?;
+            if got == 0 {
+                return Ok(n);
+            }
+            n += memchr::memchr_iter(b'\n', &buf[..got]).count() as u64;
+        }
+    })();
+    match before {
+        Ok(before) => Error::Parse {
+            source_name,
+            line: line + before,
+            text,
+            message,
+        },
+        Err(err) => Error::Io { source_name, err },
+    }
+}
+
+/// One worker per byte range of the text trace at `path`, each parsing its own lines.
+fn run_text_ranges<P: Chunked>(
+    path: &Path,
+    source: &Source,
+    format: Format,
+    ranges: &[Range<u64>],
+    plan: &P,
+    on_progress: impl FnMut(u64),
+) -> Result<Option<P::Partial>> {
+    run_workers(
+        ranges.len(),
+        plan,
+        // The access index of a later range is not known; the byte offset is positive.
+        |i| ranges[i].start,
+        |i, sink| {
+            let r = ranges[i].clone();
+            let fed = (|| {
+                let mut reader = open_text_range(path, source, format, r.clone())?;
+                let mut batch = Batch::new();
+                while reader.read_batch(&mut batch)? > 0 {
+                    crate::interrupt::check()?;
+                    if !sink(&batch) {
+                        break;
+                    }
+                }
+                Ok(())
+            })();
+            fed.map_err(|e| absolute_line(e, path, r.start))
+        },
+        on_progress,
+    )
 }
 
 /// Receives `n` numbered partials and merges them in number order as they become available.

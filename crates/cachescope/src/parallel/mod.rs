@@ -7,9 +7,18 @@
 //!   where every block is and which accesses it holds, so the blocks are split into `threads`
 //!   runs of about equal access counts, and each worker opens the file and decodes its own
 //!   blocks ([`split_blocks`]). Decoding is parallel too.
-//! - Any other trace (text formats, compressed files, pipes, workloads): one thread reads it
+//! - An uncompressed text trace in a file (lackey, plain, din; not with
+//!   `skip_bad_lines`): the file is cut into `threads` byte ranges of about equal size at line
+//!   boundaries, and each worker parses its own range. A lackey range starts with the pc of the
+//!   last `I` record before it; a parse error in a later range gets its absolute line number
+//!   (the newlines before the range are counted then).
+//! - Any other trace (compressed files, pipes, workloads): one thread reads it
 //!   (a compressed one adds the decompressing thread of [`crate::trace::open`]), and hands
 //!   contiguous segments of [`Chunking::segment`] accesses to the workers in turn.
+//!
+//! StatCache sampling ([`sample`]) has a pipeline of its own (segments decoded into memory,
+//! counted, then sampled from the position the counts give, watchpoints resolved in the
+//! merge): see `sampled.rs`.
 //!
 //! ## What merges exactly ([`Chunked`])
 //! | plan | result | carried per chunk besides its histograms |
@@ -36,6 +45,7 @@
 mod driver;
 mod footprint;
 mod reuse;
+mod sampled;
 mod split;
 mod stats;
 pub mod wire;
@@ -46,6 +56,7 @@ pub use reuse::{
     ReuseTimePartial, ReuseTimePlan, ReuseTimeWorker, StackDistancePartial, StackDistancePlan,
     StackDistanceWorker,
 };
+pub use sampled::{SEGMENT_MAX, sample, sample_chunks};
 pub use split::run_split;
 pub use stats::StatsPlan;
 
@@ -62,7 +73,9 @@ pub trait Chunked: Sync {
     type Output;
 
     /// A worker for the chunk whose first access is access `start` of the trace (0-based,
-    /// every access counted, instruction fetches included).
+    /// every access counted, instruction fetches included). A chunk of a text trace cut by
+    /// bytes does not know its access index: it gets its byte offset, so `start` is 0 exactly
+    /// for the first chunk of the trace.
     fn worker(&self, start: u64) -> Self::Worker;
 
     /// Turns a worker that saw its whole chunk into its partial result (on the worker's

@@ -247,10 +247,19 @@ impl Chunked for ReuseTimePlan {
 
     fn merge(&self, acc: &mut ReuseTimePartial, next: ReuseTimePartial) {
         let off = acc.times.position();
-        for &(l, f) in &next.firsts {
-            match acc.times.set_last(l, off + f) {
-                Some(p) => acc.reuse_time.record(off + f - p),
-                None => acc.firsts.push((l, off + f)),
+        // Prefetch each group's slots first: the lines come in first-reference order,
+        // scattered over the table, and this merge is sequential.
+        let mut lines = [0u64; 32];
+        for group in next.firsts.chunks(32) {
+            for (x, &(l, _)) in lines.iter_mut().zip(group) {
+                *x = l;
+            }
+            acc.times.warm(&lines[..group.len()]);
+            for &(l, f) in group {
+                match acc.times.set_last(l, off + f) {
+                    Some(p) => acc.reuse_time.record(off + f - p),
+                    None => acc.firsts.push((l, off + f)),
+                }
             }
         }
         for (l, p) in next.times.last_references() {

@@ -19,7 +19,7 @@ pub struct Profile {
 
 impl Profile {
     /// A profile from trusted parts (the sampler's own).
-    pub(super) fn from_sampler(options: SamplerOptions, refs: u64, samples: Vec<Sample>) -> Self {
+    pub(crate) fn from_sampler(options: SamplerOptions, refs: u64, samples: Vec<Sample>) -> Self {
         debug_assert!(check(refs, &samples).is_ok());
         let reuses = samples.iter().filter(|s| s.distance().is_some()).count() as u64;
         Profile {

@@ -48,6 +48,41 @@ impl Gaps {
     }
 }
 
+/// Where the sample selector stands: the next position to sample, and the generator of the gaps
+/// after it. Chunked sampling ([`crate::parallel::sample`]) moves one cursor along the chunks'
+/// first positions, one draw per sample, so each chunk samples exactly the positions a
+/// sequential pass samples.
+#[derive(Clone, Debug)]
+pub(crate) struct SampleCursor {
+    gaps: Gaps,
+    /// The next position to sample (1-based, counted references).
+    next: u64,
+}
+
+impl SampleCursor {
+    /// The cursor before the first reference.
+    pub fn new(options: &SamplerOptions) -> SampleCursor {
+        let mut gaps = Gaps::new(options.rate, options.seed);
+        let next = gaps.next_gap();
+        SampleCursor { gaps, next }
+    }
+
+    /// Draws gaps until the next sampled position is after `pos`.
+    pub fn skip_to(&mut self, pos: u64) {
+        while self.next <= pos {
+            self.next = self.next.saturating_add(self.gaps.next_gap());
+        }
+    }
+}
+
+/// What a sampler that saw one chunk leaves: finished samples and active watchpoints
+/// `(line, position)`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SamplerParts {
+    pub done: Vec<Sample>,
+    pub active: Vec<(u64, u64)>,
+}
+
 /// SplitMix64's output function, to spread a small seed over the generator's state.
 fn splitmix64(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -81,17 +116,75 @@ impl Sampler {
     /// A sampler with `options`, checked by [`SamplerOptions::validate`].
     pub fn new(options: SamplerOptions) -> Result<Sampler> {
         options.validate()?;
-        let mut gaps = Gaps::new(options.rate, options.seed);
-        let next = gaps.next_gap();
-        Ok(Sampler {
+        Ok(Sampler::resume(options, 0, SampleCursor::new(&options)))
+    }
+
+    /// A sampler that has counted `pos` references, set no watchpoint and will next sample
+    /// `cursor`'s position (after `pos`): the start of a chunk.
+    pub(crate) fn resume(options: SamplerOptions, pos: u64, cursor: SampleCursor) -> Sampler {
+        debug_assert!(cursor.next > pos);
+        Sampler {
             options,
-            gaps,
-            pos: 0,
-            next,
+            gaps: cursor.gaps,
+            pos,
+            next: cursor.next,
             watch: Watchpoints::new(options.line_size.shift()),
             line_mask: !(options.line_size.bytes() - 1),
             done: Vec::new(),
-        })
+        }
+    }
+
+    /// The finished samples and active watchpoints.
+    pub(crate) fn into_parts(self) -> SamplerParts {
+        SamplerParts {
+            done: self.done,
+            active: self.watch.iter().collect(),
+        }
+    }
+
+    /// The position of the first reference to each of `lines` (distinct) in `batches`, whose
+    /// first counted reference has position `start + 1`: `(line, position)` for the lines
+    /// referenced, in order of position. The watchpoint filter makes this about as cheap per
+    /// reference as sampling.
+    pub(crate) fn first_references(
+        options: SamplerOptions,
+        start: u64,
+        lines: &[u64],
+        batches: &[Batch],
+    ) -> Vec<(u64, u64)> {
+        let shift = options.line_size.shift();
+        let mask = !(options.line_size.bytes() - 1);
+        let all = options.include_instructions;
+        let mut watch = Watchpoints::new(shift);
+        for &l in lines {
+            watch.insert(l, 0);
+        }
+        let mut pos = start;
+        let mut found = Vec::new();
+        for b in batches {
+            if watch.len() == 0 {
+                break;
+            }
+            for (addrs, kinds) in b.addrs.chunks(RUN).zip(b.kinds.chunks(RUN)) {
+                if !any_hit(watch.filter(), mask, addrs) {
+                    pos += if all {
+                        addrs.len() as u64
+                    } else {
+                        u64::from(data_refs(kinds))
+                    };
+                    continue;
+                }
+                for (&a, &k) in addrs.iter().zip(kinds) {
+                    if all || k != AccessKind::Instr {
+                        pos += 1;
+                        if watch.filter().test(a & mask) && watch.take(a >> shift).is_some() {
+                            found.push((a >> shift, pos));
+                        }
+                    }
+                }
+            }
+        }
+        found
     }
 
     /// The options in use.

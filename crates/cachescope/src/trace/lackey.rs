@@ -72,6 +72,52 @@ impl<R: Read + Send> Reader<R> {
     }
 }
 
+impl<R> Reader<R> {
+    /// The same reader, with `pc` as the address of the last `I` record before its input (for
+    /// a reader that starts in the middle of a trace).
+    pub(crate) fn with_pc(mut self, pc: u64) -> Self {
+        self.pc = pc;
+        self
+    }
+}
+
+/// The address of the last `I` record that ends before byte `end` of `file` ([`NO_PC`] if
+/// none): the pc of the data records right after `end`. Reads backwards from `end` in growing
+/// windows; `end` is at a line start.
+pub(crate) fn pc_before<F: Read + std::io::Seek>(
+    file: &mut F,
+    end: u64,
+    source: &Source,
+) -> Result<u64> {
+    let io = |e| crate::error::Error::io(source, e);
+    let mut window = 1u64 << 12;
+    loop {
+        let start = end.saturating_sub(window);
+        file.seek(std::io::SeekFrom::Start(start)).map_err(io)?;
+        let mut buf = vec![0; (end - start) as usize];
+        file.read_exact(&mut buf).map_err(io)?;
+        // The window's first line may be cut, unless the window starts the file.
+        let whole = if start == 0 {
+            &buf[..]
+        } else {
+            match memchr::memchr(b'\n', &buf) {
+                Some(i) => &buf[i + 1..],
+                None => &[][..],
+            }
+        };
+        for line in whole.split(|&b| b == b'\n').rev() {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            if let Record::Instr(addr, _) = parse(line) {
+                return Ok(addr);
+            }
+        }
+        if start == 0 {
+            return Ok(NO_PC);
+        }
+        window *= 4;
+    }
+}
+
 impl<R: Read + Send> AccessReader for Reader<R> {
     fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
         let pc = &mut self.pc;

@@ -23,6 +23,7 @@ pub mod plain;
 pub mod write;
 
 pub use compress::Compression;
+pub(crate) use open::open_text_range;
 pub use open::{FormatChoice, OpenOptions, ProgressProbe, Trace, open};
 
 use crate::batch::Batch;

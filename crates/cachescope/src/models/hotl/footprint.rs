@@ -129,13 +129,21 @@ impl FootprintAnalysis {
         self.reuse.merge(&next.reuse);
         let off = self.now;
         let firsts = next.first_lines.take().unwrap_or_default();
-        for &(l, f) in &firsts {
-            match self.table.replace(l, off + f) {
-                Some(p) => self.reuse.record(off + f - p),
-                None => {
-                    self.first.record(off + f);
-                    if let Some(v) = self.first_lines.as_mut() {
-                        v.push((l, off + f));
+        // In order of first reference, so the lines' slots are scattered: prefetch a group's
+        // slots before touching them, as the pass does (the merge is sequential, its cache
+        // misses the cost of a second thread).
+        for group in firsts.chunks(CHUNK) {
+            for &(l, _) in group {
+                self.table.prefetch(l);
+            }
+            for &(l, f) in group {
+                match self.table.replace(l, off + f) {
+                    Some(p) => self.reuse.record(off + f - p),
+                    None => {
+                        self.first.record(off + f);
+                        if let Some(v) = self.first_lines.as_mut() {
+                            v.push((l, off + f));
+                        }
                     }
                 }
             }
