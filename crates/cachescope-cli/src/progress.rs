@@ -34,6 +34,21 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
+    /// A spinner counting accesses, for a pass over several traces at once.
+    pub fn spinner(quiet: bool, what: &str) -> Progress {
+        if quiet || !std::io::stderr().is_terminal() {
+            return Progress { bar: None };
+        }
+        let bar = ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("{spinner} {prefix} {msg} {elapsed}")
+                .expect("valid template"),
+        );
+        bar.set_prefix(what.to_string());
+        bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(8));
+        bar.enable_steady_tick(Duration::from_millis(250));
+        Progress { bar: Some(bar) }
+    }
+
     /// Called after each batch with the accesses seen and the raw bytes read.
     pub fn update(&self, accesses: u64, bytes: u64) {
         if let Some(bar) = &self.bar {
@@ -49,5 +64,32 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// A trace that reports the accesses read through it, summed with its siblings', to a spinner
+/// ([`Progress::spinner`]): for passes that pull several traces at once.
+pub struct Counted<'a, R> {
+    /// The trace read.
+    pub inner: R,
+    /// Accesses read through every sibling.
+    pub total: &'a std::sync::atomic::AtomicU64,
+    /// Where the total goes.
+    pub progress: &'a Progress,
+}
+
+impl<R: cachescope::trace::AccessReader> cachescope::trace::AccessReader for Counted<'_, R> {
+    fn read_batch(&mut self, batch: &mut cachescope::Batch) -> cachescope::Result<usize> {
+        let n = self.inner.read_batch(batch)?;
+        let total = n as u64
+            + self
+                .total
+                .fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        self.progress.update(total, 0);
+        Ok(n)
+    }
+
+    fn diagnostics(&self) -> cachescope::trace::Diagnostics {
+        self.inner.diagnostics()
     }
 }

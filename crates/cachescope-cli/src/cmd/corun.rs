@@ -16,9 +16,9 @@ use cachescope::models::hotl::{
 use cachescope::reuse::Options;
 use cachescope::sim::Geometry;
 
-use super::drive;
 use super::mrc::human_size;
-use crate::args::{CorunArgs, RunArgs};
+use super::{drive, drive_again};
+use crate::args::CorunArgs;
 use crate::{input, output};
 
 #[derive(serde::Serialize)]
@@ -173,10 +173,6 @@ fn profile(
 ) -> Result<FootprintCurve> {
     let mut fp = FootprintAnalysis::new(options, &[])?;
     let mut trace = input::open_path(path, &args.read)?;
-    let quiet = RunArgs {
-        quiet: args.run.quiet || prefix.is_some(),
-        ..args.run.clone()
-    };
     match prefix {
         Some(limit) => {
             let mut p = Prefix {
@@ -184,10 +180,11 @@ fn profile(
                 left: limit,
                 options,
             };
-            drive(&mut trace, &mut [&mut p], &quiet)?;
+            // A second read of a trace profiled already: its notes were printed then.
+            drive_again(&mut trace, &mut [&mut p], &args.run)?;
         }
         None => {
-            drive(&mut trace, &mut [&mut fp], &quiet)?;
+            drive(&mut trace, &mut [&mut fp], &args.run)?;
         }
     }
     Ok(FootprintCurve::from_footprint(&fp.finish(), 256)?)
@@ -212,7 +209,19 @@ fn simulate(
         }
         traces.push(input::open_path(p, &args.read)?);
     }
-    let sims = cachescope::models::hotl::corun::simulate(&mut traces, rates, cache, options)?;
+    let progress = crate::progress::Progress::spinner(args.run.quiet, "interleaved simulation");
+    let total = std::sync::atomic::AtomicU64::new(0);
+    let mut counted: Vec<_> = traces
+        .into_iter()
+        .map(|inner| crate::progress::Counted {
+            inner,
+            total: &total,
+            progress: &progress,
+        })
+        .collect();
+    let sims = cachescope::models::hotl::corun::simulate(&mut counted, rates, cache, options);
+    progress.finish();
+    let sims = sims?;
     let mut prefixed = Vec::new();
     for (p, s) in args.inputs.iter().zip(&sims) {
         prefixed.push(CorunProgram {

@@ -62,6 +62,22 @@ pub fn drive(trace: &mut Trace, analyses: &mut [&mut dyn Analysis], run: &RunArg
     })
 }
 
+/// [`drive`] for a second pass over a trace read once already: the progress bar again, but
+/// not the notes and warnings the first pass printed.
+pub fn drive_again(
+    trace: &mut Trace,
+    analyses: &mut [&mut dyn Analysis],
+    run: &RunArgs,
+) -> Result<u64> {
+    let progress = Progress::for_trace(trace, run.quiet);
+    let probe = trace.progress_probe();
+    let result = analysis::run(trace, analyses, run.threads, &mut |n| {
+        progress.update(n, probe.get().0)
+    });
+    progress.finish();
+    Ok(result?)
+}
+
 /// Runs a chunk-parallel plan over `trace` on `--threads` threads (results do not depend on
 /// the count), with the progress bar and notes of [`drive`].
 pub fn drive_chunked<P: Chunked>(trace: &mut Trace, plan: &P, run: &RunArgs) -> Result<P::Output> {

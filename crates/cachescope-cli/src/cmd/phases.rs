@@ -7,7 +7,7 @@ use anyhow::Result;
 use cachescope::phases::{IntervalUnit, KChoice, Method, PhaseAnalysis, PhaseOptions, PhaseReport};
 use cachescope::sim::Geometry;
 
-use super::{drive, thousands};
+use super::{drive, drive_again, thousands};
 use crate::args::PhasesArgs;
 use crate::{input, output};
 
@@ -41,11 +41,7 @@ pub fn run(args: PhasesArgs) -> Result<()> {
     if !args.no_simpoint && reopenable {
         let mut reps = report.representative_simulation()?;
         let mut again = input::open(&args.input, args.l2_line_size()?)?;
-        let quiet = crate::args::RunArgs {
-            quiet: true,
-            ..args.run.clone()
-        };
-        drive(&mut again, &mut [&mut reps], &quiet)?;
+        drive_again(&mut again, &mut [&mut reps], &args.run)?;
         report.apply_representatives(&reps.finish())?;
     }
     if args.json {
