@@ -924,7 +924,7 @@ pub struct AttributeArgs {
     pub top: usize,
     #[command(flatten)]
     pub run: RunArgs,
-    /// Print JSON: buckets, evictions, lines, monitor_cost, mrc, notes.
+    /// Print JSON: buckets, evictions, lines, lines_by_misses, monitor_cost, mrc, notes.
     #[arg(long)]
     pub json: bool,
 }

@@ -143,6 +143,30 @@ pub fn render(r: &Report, top: usize) -> String {
         );
     }
 
+    // Which loads and stores miss: the top code lines by misses, with their main bucket.
+    let _ = writeln!(
+        o,
+        "\nMisses by code line (the bucket most of them are on){:>pad$}",
+        "actual       sampled",
+        pad = w + 8
+    );
+    let _ = writeln!(
+        o,
+        "{:<36} {:<w$} {:>12} {:>5} {:>6} {:>5} {:>6}",
+        "code line", "bucket", "misses", "rank", "%", "rank", "%"
+    );
+    for l in r.lines_by_misses.iter().take(top) {
+        let _ = writeln!(
+            o,
+            "{:<36} {:<w$} {:>12} {} {}",
+            cut(&l.location, 36),
+            cut(&l.bucket, w),
+            thousands(l.misses),
+            pct_cell(l.actual_rank, l.actual_pct),
+            pct_cell(l.sampled_rank, l.sampled_pct)
+        );
+    }
+
     // Evicted-by: for the top buckets, their evictors with at least 1 % (paper: Table 2).
     let victims: Vec<&str> = shown.iter().take(5).map(|b| b.name.as_str()).collect();
     let _ = writeln!(

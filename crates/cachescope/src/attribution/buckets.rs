@@ -159,6 +159,23 @@ impl BucketMap {
             let id = self.add(name, BucketKind::Global, Vec::new());
             self.globals.push((v.start, v.end, id));
         }
+        // No variables to name its static data (a stripped file): the data segments become
+        // one bucket, the module's address region.
+        if module.variables.is_empty() && !module.data_segments.is_empty() {
+            let id = self.add(
+                format!("{suffix} data (no symbols)"),
+                BucketKind::Global,
+                Vec::new(),
+            );
+            for &(start, end) in &module.data_segments {
+                self.globals.push((start, end, id));
+            }
+            self.notes.push(format!(
+                "no data symbols in {}: its static data is one bucket, \"{suffix} data (no \
+                 symbols)\" (its writable segments)",
+                path.display()
+            ));
+        }
         self.globals.sort_unstable_by_key(|g| g.0);
         self.globals.dedup_by(|b, a| b.0 < a.1); // overlaps across modules: keep the first
         self.modules.push(module);
@@ -295,19 +312,23 @@ impl BucketMap {
     }
 
     fn site_name(&self, symbolizer: &mut Symbolizer, path: &[u64]) -> String {
-        // Return addresses point after the call: look up the call instruction itself.
-        let frames: Vec<(CodeLine, bool)> = path
-            .iter()
-            .map(|&ra| {
-                let pc = ra.saturating_sub(1);
-                let line = self.code_line(symbolizer, pc);
-                let wrapper = self
-                    .module_of(pc)
-                    .is_some_and(|m| is_runtime_library(&m.path))
-                    || line.function.as_deref().is_some_and(is_allocator_wrapper);
-                (line, wrapper)
-            })
-            .collect();
+        // Return addresses point after the call: look up the call instruction itself, and
+        // expand it into its inlined frames (a static helper inlined into its caller is still
+        // a frame of the path, at the line of the inlined call).
+        let mut frames: Vec<(CodeLine, bool)> = Vec::new();
+        for &ra in path {
+            let pc = ra.saturating_sub(1);
+            let module = self.module_of(pc);
+            let runtime = module.is_some_and(|m| is_runtime_library(&m.path));
+            for line in symbolizer.frames(pc, module) {
+                let wrapper = runtime
+                    || line
+                        .function
+                        .as_deref()
+                        .is_some_and(|f| is_allocator_wrapper(f) || is_start_up(f));
+                frames.push((line, wrapper));
+            }
+        }
         let mut own = frames.iter().filter(|f| !f.1).map(|f| f.0.site());
         match (own.next(), own.next()) {
             (Some(a), Some(b)) => format!("{a}-{b}"),
@@ -318,6 +339,11 @@ impl BucketMap {
             },
         }
     }
+}
+
+/// The program's start-up code below `main`: never who wants the memory.
+fn is_start_up(function: &str) -> bool {
+    ["_start", "__libc_start_main", "__libc_start_call_main"].contains(&function)
 }
 
 /// The C library, the dynamic loader, the C++ runtime and the recording interposer: frames
