@@ -36,11 +36,11 @@ pub fn run(args: AttributeArgs) -> Result<()> {
         geometry,
         sample_every: args.sample,
         seed: args.input.params.seed,
-        cost: Some(CostModel {
+        cost: (!args.no_cost).then(|| CostModel {
             handler_lines: args.handler_lines,
             ..CostModel::default()
         }),
-        mrc: true,
+        mrc: !args.no_mrc,
         exe: args.exe.clone(),
     };
     let mut attribution = Attribution::new(opts, events)?;

@@ -420,6 +420,7 @@ pub(super) fn build(
     }
 
     let mut notes = a.buckets.notes.clone();
+    notes.extend(a.buckets.module_notes());
     if !a.buckets.saw_heap_events {
         notes.push(
             "no allocation events: heap blocks are attributed to \"other\" (record with \

@@ -211,22 +211,13 @@ impl Module {
         module.has_debug_info = file
             .section_by_name(".debug_line")
             .is_some_and(|s| s.size() > 0);
-        if !module.has_symbols {
-            notes.push(format!(
-                "no symbol table in {} (stripped): only its exported functions and variables \
-                 have names; other code is named by module and offset, unnamed data by address \
-                 region",
-                path.display()
-            ));
-        }
-        if !module.has_debug_info {
-            notes.push(format!(
-                "no debug information in {}: its code lines are by function and module offset",
-                path.display()
-            ));
-        }
         module.loader = addr2line::Loader::new(path).ok();
         (module, notes)
+    }
+
+    /// True when the file was read and parsed as an object file.
+    pub fn loaded(&self) -> bool {
+        self.span != (0, 0) || !self.functions.is_empty() || !self.variables.is_empty()
     }
 
     /// The source location of the instruction at run-time address `pc`: the innermost
