@@ -7,10 +7,10 @@
 #
 #   OUT=/work/attr-traces examples/attribution/accuracy.sh     # traces kept in $OUT
 #
-# The programs: examples/attribution/resid.c (N = 96, 6 sweeps, 448 M records),
+# The programs: examples/attribution/resid.c (N = 96, 13 sweeps, ~970 M records),
 # examples/attribution/hashtab.c (200000 keys, 1.1 M lookups, pooled mode: 479 M records) and
 # GNU sort (stripped PIE) on 400000 generated lines (LC_ALL=C: 924 M records). The three
-# recordings run at once: ~20 min wall time on 2 cores; ~1.7 GB of traces. A trace already in
+# recordings run at once: ~20 min wall time on 2 cores; ~2 GB of traces. A trace already in
 # $OUT is reused. SEEDS="1 2 3" picks the sampler seeds, CS=path/to/cachescope a binary.
 # Prints Markdown on stdout. Needs Valgrind, a C compiler, jq and python3.
 set -euo pipefail
@@ -41,7 +41,7 @@ record() { # NAME COMMAND...
     local name=$1; shift
     [ -s "$out/$name.cst" ] || nice -n 10 "$cs" record -q -o "$out/$name.cst" -- "$@" >/dev/null
 }
-record resid-long "$out/resid" 96 6 0 &
+record resid-long "$out/resid" 96 13 0 &
 record hashtab-long "$out/hashtab" 200000 1100000 1 &
 LC_ALL=C record sort-long /usr/bin/sort "$out/words.txt" -o /dev/null &
 wait
