@@ -10,7 +10,7 @@
 # The programs: examples/attribution/resid.c (N = 96, 13 sweeps, ~970 M records),
 # examples/attribution/hashtab.c (200000 keys, 1.1 M lookups, pooled mode: 479 M records) and
 # GNU sort (stripped PIE) on 400000 generated lines (LC_ALL=C: 924 M records). The three
-# recordings run at once: ~20 min wall time on 2 cores; ~2 GB of traces. A trace already in
+# recordings run at once: ~20 min wall time on 2 cores; ~360 MB of traces. A trace already in
 # $OUT is reused. SEEDS="1 2 3" picks the sampler seeds, CS=path/to/cachescope a binary.
 # Prints Markdown on stdout. Needs Valgrind, a C compiler, jq and python3.
 set -euo pipefail
