@@ -971,9 +971,16 @@ pub struct AttributeArgs {
     /// Rows per table on the terminal.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
+    /// Skip the monitor-cost simulations (four more caches): `monitor_cost` stays empty.
+    #[arg(long)]
+    pub no_cost: bool,
+    /// Skip the per-bucket miss-ratio curves (per-reference stack distances): `mrc` stays
+    /// empty. With --no-cost, about three times faster: for repeated runs (several --seed).
+    #[arg(long)]
+    pub no_mrc: bool,
     #[command(flatten)]
     pub run: RunArgs,
-    /// Print JSON: buckets, evictions, lines, monitor_cost, mrc, notes.
+    /// Print JSON: buckets, evictions, lines, lines_by_misses, monitor_cost, mrc, notes.
     #[arg(long, conflicts_with = "csv")]
     pub json: bool,
     /// Print CSV: one row per bucket (the JSON's `buckets`).

@@ -171,7 +171,7 @@ fn without_events_or_symbols_the_stack_and_other_remain_with_notes() {
     let notes = r["notes"].to_string();
     assert!(notes.contains("no event log"), "{notes}");
     assert!(
-        notes.contains("position-independent") || notes.contains("no symbols"),
+        notes.contains("position-independent") || notes.contains("no symbol table"),
         "{notes}"
     );
     // A file that is not an executable at all is a note too, not a crash.

@@ -36,11 +36,11 @@ pub fn run(args: AttributeArgs) -> Result<()> {
         geometry,
         sample_every: args.sample,
         seed: args.input.params.seed,
-        cost: Some(CostModel {
+        cost: (!args.no_cost).then(|| CostModel {
             handler_lines: args.handler_lines,
             ..CostModel::default()
         }),
-        mrc: true,
+        mrc: !args.no_mrc,
         exe: args.exe.clone(),
     };
     let mut attribution = Attribution::new(opts, events)?;
@@ -145,6 +145,30 @@ pub fn render(r: &Report, top: usize) -> String {
             thousands(b.misses),
             pct_cell(b.actual_rank, b.actual_pct),
             pct_cell(b.sampled_rank, b.sampled_pct)
+        );
+    }
+
+    // Which loads and stores miss: the top code lines by misses, with their main bucket.
+    let _ = writeln!(
+        o,
+        "\nMisses by code line (the bucket most of them are on){:>pad$}",
+        "actual       sampled",
+        pad = w + 8
+    );
+    let _ = writeln!(
+        o,
+        "{:<36} {:<w$} {:>12} {:>5} {:>6} {:>5} {:>6}",
+        "code line", "bucket", "misses", "rank", "%", "rank", "%"
+    );
+    for l in r.lines_by_misses.iter().take(top) {
+        let _ = writeln!(
+            o,
+            "{:<36} {:<w$} {:>12} {} {}",
+            cut(&l.location, 36),
+            cut(&l.bucket, w),
+            thousands(l.misses),
+            pct_cell(l.actual_rank, l.actual_pct),
+            pct_cell(l.sampled_rank, l.sampled_pct)
         );
     }
 

@@ -64,6 +64,9 @@ pub struct BucketMap {
     infos: Vec<Info>,
     /// Global variables: (start, end, bucket), sorted, disjoint.
     globals: Vec<(u64, u64, u32)>,
+    /// Modules' writable data segments, for data no variable covers: (start, end, bucket),
+    /// sorted, disjoint.
+    regions: Vec<(u64, u64, u32)>,
     /// Live heap blocks: start → (end, bucket).
     heap: BTreeMap<u64, (u64, u32)>,
     sites: Map<Vec<u64>, u32>,
@@ -100,6 +103,7 @@ impl BucketMap {
                 },
             ],
             globals: Vec::new(),
+            regions: Vec::new(),
             heap: BTreeMap::new(),
             sites: Map::default(),
             stacks: vec![VALGRIND_STACK, NATIVE_STACK],
@@ -142,7 +146,9 @@ impl BucketMap {
             return i;
         }
         let (module, notes) = Module::load(path, mapped);
-        self.notes.extend(notes);
+        if !is_valgrind_file(path) {
+            self.notes.extend(notes);
+        }
         // The first module is the program (the executable maps lowest); the others are
         // libraries, whose variables carry the file name.
         let library = !self.modules.is_empty();
@@ -158,6 +164,20 @@ impl BucketMap {
             };
             let id = self.add(name, BucketKind::Global, Vec::new());
             self.globals.push((v.start, v.end, id));
+        }
+        // Static data no symbol names (all of it in a stripped file, a library's internal
+        // statics): one bucket per module, its writable segments' address region.
+        if !module.data_segments.is_empty() {
+            let id = self.add(
+                format!("{suffix} static data (no symbol)"),
+                BucketKind::Global,
+                Vec::new(),
+            );
+            for &(start, end) in &module.data_segments {
+                self.regions.push((start, end, id));
+            }
+            self.regions.sort_unstable_by_key(|g| g.0);
+            self.regions.dedup_by(|b, a| b.0 < a.1);
         }
         self.globals.sort_unstable_by_key(|g| g.0);
         self.globals.dedup_by(|b, a| b.0 < a.1); // overlaps across modules: keep the first
@@ -252,9 +272,14 @@ impl BucketMap {
                 return Some((s, e, id));
             }
         }
-        let i = self.globals.partition_point(|g| g.0 <= addr);
-        let &(s, e, id) = self.globals.get(i.checked_sub(1)?)?;
-        (addr < e).then_some((s, e, id))
+        within(&self.globals, addr).or_else(|| {
+            // A region hit is only cached up to the next variable inside it.
+            let (s, e, id) = within(&self.regions, addr)?;
+            let next = self.globals.partition_point(|g| g.0 <= addr);
+            let prev = next.checked_sub(1).map_or(s, |i| self.globals[i].1.max(s));
+            let end = self.globals.get(next).map_or(e, |g| g.0.min(e));
+            Some((prev.min(addr), end, id))
+        })
     }
 
     /// The module an instruction address belongs to: by the memory map, or the one module
@@ -270,6 +295,36 @@ impl BucketMap {
         let i = self.ranges.partition_point(|r| r.0 <= pc);
         let &(_, e, m) = self.ranges.get(i.checked_sub(1)?)?;
         (pc < e).then(|| &self.modules[m])
+    }
+
+    /// Notes naming the modules without a symbol table and those without debug information
+    /// (one note each; Valgrind's own files left out).
+    pub fn module_notes(&self) -> Vec<String> {
+        let names = |f: &dyn Fn(&Module) -> bool| -> Vec<String> {
+            self.modules
+                .iter()
+                .filter(|m| m.loaded() && !is_valgrind_file(&m.path) && f(m))
+                .map(|m| m.path.display().to_string())
+                .collect()
+        };
+        let mut notes = Vec::new();
+        let stripped = names(&|m| !m.has_symbols);
+        if !stripped.is_empty() {
+            notes.push(format!(
+                "no symbol table (stripped) in {}: only exported functions and variables have \
+                 names; other code is named module+offset, unnamed static data is the bucket \
+                 \"MODULE static data (no symbol)\"",
+                stripped.join(", ")
+            ));
+        }
+        let no_debug = names(&|m| !m.has_debug_info);
+        if !no_debug.is_empty() {
+            notes.push(format!(
+                "no debug information in {}: code lines there are by function and module offset",
+                no_debug.join(", ")
+            ));
+        }
+        notes
     }
 
     /// Any loaded module lacks debug information or symbols.
@@ -295,19 +350,23 @@ impl BucketMap {
     }
 
     fn site_name(&self, symbolizer: &mut Symbolizer, path: &[u64]) -> String {
-        // Return addresses point after the call: look up the call instruction itself.
-        let frames: Vec<(CodeLine, bool)> = path
-            .iter()
-            .map(|&ra| {
-                let pc = ra.saturating_sub(1);
-                let line = self.code_line(symbolizer, pc);
-                let wrapper = self
-                    .module_of(pc)
-                    .is_some_and(|m| is_runtime_library(&m.path))
-                    || line.function.as_deref().is_some_and(is_allocator_wrapper);
-                (line, wrapper)
-            })
-            .collect();
+        // Return addresses point after the call: look up the call instruction itself, and
+        // expand it into its inlined frames (a static helper inlined into its caller is still
+        // a frame of the path, at the line of the inlined call).
+        let mut frames: Vec<(CodeLine, bool)> = Vec::new();
+        for &ra in path {
+            let pc = ra.saturating_sub(1);
+            let module = self.module_of(pc);
+            let runtime = module.is_some_and(|m| is_runtime_library(&m.path));
+            for line in symbolizer.frames(pc, module) {
+                let wrapper = runtime
+                    || line
+                        .function
+                        .as_deref()
+                        .is_some_and(|f| is_allocator_wrapper(f) || is_start_up(f));
+                frames.push((line, wrapper));
+            }
+        }
         let mut own = frames.iter().filter(|f| !f.1).map(|f| f.0.site());
         match (own.next(), own.next()) {
             (Some(a), Some(b)) => format!("{a}-{b}"),
@@ -318,6 +377,25 @@ impl BucketMap {
             },
         }
     }
+}
+
+/// The program's start-up code below `main`: never who wants the memory.
+fn is_start_up(function: &str) -> bool {
+    ["_start", "__libc_start_main", "__libc_start_call_main"].contains(&function)
+}
+
+/// Valgrind's own files mapped into a recorded program (its tool, its preloads, vgdb's
+/// shared memory): not the program's, so no notes about them.
+fn is_valgrind_file(path: &Path) -> bool {
+    let p = path.to_string_lossy();
+    p.contains("/valgrind/") || p.contains("vgdb-pipe") || p.contains("vgpreload")
+}
+
+/// The range of sorted, disjoint `ranges` holding `addr`.
+fn within(ranges: &[(u64, u64, u32)], addr: u64) -> Option<(u64, u64, u32)> {
+    let i = ranges.partition_point(|g| g.0 <= addr);
+    let &(s, e, id) = ranges.get(i.checked_sub(1)?)?;
+    (addr < e).then_some((s, e, id))
 }
 
 /// The C library, the dynamic loader, the C++ runtime and the recording interposer: frames

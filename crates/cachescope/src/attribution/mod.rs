@@ -52,7 +52,7 @@ mod tests;
 pub use buckets::{BucketKind, BucketMap};
 pub use cost::{CostModel, CostRow};
 pub use measure::{Attribution, DEFAULT_SAMPLE_EVERY, EventSource, Options, PAPER_CACHE};
-pub use report::{BucketCurve, BucketRow, CurvePoint, EvictionRow, LineRow, Report};
+pub use report::{BucketCurve, BucketRow, CurvePoint, EvictionRow, LineRow, MissLineRow, Report};
 pub use symbols::{CodeLine, Module, Symbolizer, Variable};
 
 /// Hash maps keyed by addresses and bucket ids.

@@ -5,7 +5,8 @@
 //! Percentages: a bucket's `actual_pct` is its share of all misses, `sampled_pct` its share of
 //! the samples. An eviction row's percentages are the share of the *victim's* evictions caused
 //! by the evictor (Table 2–3), a code-line row's the share of the victim's evictions caused by
-//! the evictor at that line (Table 4). Ranks are 1-based, by count, ties broken by name;
+//! the evictor at that line (Table 4), a miss line's the share of all misses (of all samples)
+//! at that code line. Ranks are 1-based, by count, ties broken by name;
 //! a row never sampled has sampled rank 0.
 
 use hashbrown::HashMap;
@@ -89,6 +90,31 @@ pub struct LineRow {
     pub sampled_pct: f64,
 }
 
+/// Misses at one code line (the loads and stores there that miss), whatever they evict.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MissLineRow {
+    /// The code line of the missing references.
+    pub code: CodeLine,
+    /// `function file:line` (or the address when unknown).
+    pub location: String,
+    /// Misses there (exact).
+    pub misses: u64,
+    /// Rank by misses.
+    pub actual_rank: u32,
+    /// Share of all misses, %.
+    pub actual_pct: f64,
+    /// Sampled misses there.
+    pub sampled: u64,
+    /// Rank by sampled misses (0: never sampled).
+    pub sampled_rank: u32,
+    /// Share of all samples, %.
+    pub sampled_pct: f64,
+    /// The bucket most of its misses are on.
+    pub bucket: String,
+    /// That bucket's share of the line's misses, %.
+    pub bucket_pct: f64,
+}
+
 /// One point of a bucket's miss-ratio curve.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct CurvePoint {
@@ -143,6 +169,9 @@ pub struct Report {
     /// (victim, evictor, code line) rows with at least 0.1 % of the victim's evictions or
     /// sampled at least once.
     pub lines: Vec<LineRow>,
+    /// Misses by code line, by misses: lines with at least 0.1 % of the misses or sampled at
+    /// least once.
+    pub lines_by_misses: Vec<MissLineRow>,
     /// The monitor's cost per sampling rate.
     pub monitor_cost: Vec<CostRow>,
     /// Per-bucket miss-ratio curves, for buckets with at least 0.1 % of references or
@@ -343,6 +372,8 @@ pub(super) fn build(
             .then_with(|| (&x.evictor, &x.location).cmp(&(&y.evictor, &y.location)))
     });
 
+    let lines_by_misses = miss_lines(a, &mut sym, &|raw| name(m(raw)));
+
     // Per-bucket curves.
     let mut curves = Vec::new();
     if let Some(parts) = mrc {
@@ -389,6 +420,7 @@ pub(super) fn build(
     }
 
     let mut notes = a.buckets.notes.clone();
+    notes.extend(a.buckets.module_notes());
     if !a.buckets.saw_heap_events {
         notes.push(
             "no allocation events: heap blocks are attributed to \"other\" (record with \
@@ -433,8 +465,70 @@ pub(super) fn build(
         buckets,
         evictions,
         lines,
+        lines_by_misses,
         monitor_cost,
         mrc: curves,
         notes,
     }
+}
+
+/// Misses by code line (instructions on one source line merged), exact beside sampled.
+fn miss_lines(
+    a: &Attribution<'_>,
+    sym: &mut Symbolizer,
+    bucket_name: &dyn Fn(u32) -> String,
+) -> Vec<MissLineRow> {
+    #[derive(Default)]
+    struct Acc {
+        misses: u64,
+        sampled: u64,
+        by_bucket: HashMap<String, u64>,
+    }
+    let mut acc: HashMap<CodeLine, Acc> = HashMap::new();
+    for (t, sampled_side) in [(&a.exact, false), (&a.sampled, true)] {
+        for (&(pc, b), &n) in &t.by_pc {
+            let e = acc.entry(a.buckets.code_line(sym, pc)).or_default();
+            if sampled_side {
+                e.sampled += n;
+            } else {
+                e.misses += n;
+                *e.by_bucket.entry(bucket_name(b)).or_default() += n;
+            }
+        }
+    }
+    let act: Vec<(String, u64)> = acc.iter().map(|(c, x)| (c.label(), x.misses)).collect();
+    let smp: Vec<(String, u64)> = acc.iter().map(|(c, x)| (c.label(), x.sampled)).collect();
+    let (ra, rs) = (ranks(&act), ranks(&smp));
+    let (total, samples) = (a.exact.total, a.sampled.total);
+    let mut rows: Vec<MissLineRow> = acc
+        .into_iter()
+        .filter(|(_, x)| x.sampled > 0 || x.misses as f64 >= total as f64 * 1e-3)
+        .map(|(code, x)| {
+            let location = code.label();
+            let (bucket, n) = x
+                .by_bucket
+                .into_iter()
+                .max_by(|p, q| p.1.cmp(&q.1).then_with(|| q.0.cmp(&p.0)))
+                .unwrap_or_default();
+            MissLineRow {
+                misses: x.misses,
+                actual_rank: ra.get(&location).copied().unwrap_or(0),
+                actual_pct: pct(x.misses, total),
+                sampled: x.sampled,
+                sampled_rank: rs.get(&location).copied().unwrap_or(0),
+                sampled_pct: pct(x.sampled, samples),
+                bucket_pct: pct(n, x.misses),
+                bucket,
+                location,
+                code,
+            }
+        })
+        .collect();
+    rows.sort_by(|x, y| {
+        y.misses
+            .cmp(&x.misses)
+            .then(y.sampled.cmp(&x.sampled))
+            .then_with(|| x.location.cmp(&y.location))
+    });
+    rows
 }

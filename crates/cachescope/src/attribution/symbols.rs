@@ -9,6 +9,11 @@
 //! left out, their addresses differ per thread). Code lines come from addr2line's `Loader`
 //! (DWARF line tables, falling back to the symbol table for the function name), demangled
 //! (Rust, then C++), and are cached per instruction address because many references share one.
+//!
+//! The symbol-table fallback only names a function whose symbol *contains* the address (its
+//! size known): in a stripped library the nearest preceding exported symbol is usually some
+//! unrelated function. An address no symbol covers is named by its module and link-time
+//! offset (`libc.so.6+0x9f2a0`, `sort+0x5a3c`), which `objdump -d` and `addr2line -e` read.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -38,17 +43,31 @@ pub struct CodeLine {
     pub line: Option<u32>,
     /// The instruction address itself when nothing better is known (else 0).
     pub address: u64,
+    /// The file name of the module holding the address, when no source line is known.
+    pub module: Option<String>,
+    /// The address's link-time offset in that module (what `objdump -d` shows), when
+    /// `module` is set.
+    pub offset: u64,
 }
 
 impl CodeLine {
-    /// `function file:line`, `function+0xADDR` or `0xADDR`, whichever is known.
+    /// `function file:line`, `function module+0xOFFSET`, `module+0xOFFSET`,
+    /// `function 0xADDR` or `0xADDR`, whichever is known.
     pub fn label(&self) -> String {
         match (&self.function, &self.file, self.line) {
             (Some(f), Some(file), Some(l)) => format!("{f} {file}:{l}"),
             (None, Some(file), Some(l)) => format!("{file}:{l}"),
             (Some(f), _, _) if self.address == 0 => f.clone(),
-            (Some(f), _, _) => format!("{f} 0x{:x}", self.address),
-            _ => format!("0x{:x}", self.address),
+            (Some(f), _, _) => format!("{f} {}", self.place()),
+            _ => self.place(),
+        }
+    }
+
+    /// `module+0xOFFSET` when the module is known, else `0xADDR`.
+    fn place(&self) -> String {
+        match &self.module {
+            Some(m) => format!("{m}+0x{:x}", self.offset),
+            None => format!("0x{:x}", self.address),
         }
     }
 
@@ -57,7 +76,7 @@ impl CodeLine {
         match (&self.function, &self.file, self.line) {
             (Some(f), Some(file), Some(l)) => format!("{f}({file}:{l})"),
             (Some(f), _, _) => f.clone(),
-            _ => format!("0x{:x}", self.address),
+            _ => self.place(),
         }
     }
 }
@@ -74,10 +93,15 @@ pub struct Module {
     loader: Option<addr2line::Loader>,
     /// True when the file has DWARF line information.
     pub has_debug_info: bool,
-    /// True when the file has a symbol table (static or dynamic) with at least one symbol.
+    /// True when the file has a static symbol table (`.symtab`, gone when stripped).
     pub has_symbols: bool,
     /// Run-time addresses its loadable segments span (empty when unknown).
     pub span: (u64, u64),
+    /// Its writable loadable segments (`.data`, `.bss`, …) at run-time addresses: the
+    /// address region its static data lives in, whether or not symbols name it.
+    pub data_segments: Vec<(u64, u64)>,
+    /// Functions with a known size: (start, end, name) at link-time addresses, sorted.
+    functions: Vec<(u64, u64, String)>,
 }
 
 impl std::fmt::Debug for Module {
@@ -122,6 +146,8 @@ impl Module {
             has_debug_info: false,
             has_symbols: false,
             span: (0, 0),
+            data_segments: Vec::new(),
+            functions: Vec::new(),
         };
         let data = match std::fs::read(path) {
             Ok(d) => d,
@@ -157,6 +183,18 @@ impl Module {
             }
         };
         module.variables = variables(&file, module.bias);
+        module.functions = functions(&file);
+        module.data_segments = file
+            .segments()
+            .filter(|s| {
+                matches!(s.flags(), object::SegmentFlags::Elf { p_flags } if p_flags & object::elf::PF_W != 0)
+            })
+            .map(|s| {
+                let start = s.address().wrapping_add(module.bias);
+                (start, start.wrapping_add(s.size()))
+            })
+            .filter(|r| r.0 < r.1)
+            .collect();
         module.span = file
             .segments()
             .map(|s| (s.address(), s.address() + s.size()))
@@ -169,57 +207,101 @@ impl Module {
         } else {
             (0, 0)
         };
-        module.has_symbols =
-            file.symbols().next().is_some() || file.dynamic_symbols().next().is_some();
+        module.has_symbols = file.symbols().next().is_some();
         module.has_debug_info = file
             .section_by_name(".debug_line")
             .is_some_and(|s| s.size() > 0);
-        if !module.has_symbols {
-            notes.push(format!(
-                "no symbols in {}: its data is attributed by address region",
-                path.display()
-            ));
-        }
-        if !module.has_debug_info {
-            notes.push(format!(
-                "no debug information in {}: its code lines are by function and address",
-                path.display()
-            ));
-        }
         module.loader = addr2line::Loader::new(path).ok();
         (module, notes)
     }
 
-    /// The source location of the instruction at run-time address `pc`.
+    /// True when the file was read and parsed as an object file.
+    pub fn loaded(&self) -> bool {
+        self.span != (0, 0) || !self.functions.is_empty() || !self.variables.is_empty()
+    }
+
+    /// The source location of the instruction at run-time address `pc`: the innermost
+    /// frame, so the function the line belongs to, inlining included.
     pub fn code_line(&self, pc: u64) -> CodeLine {
+        self.frames(pc).swap_remove(0)
+    }
+
+    /// The logical frames at run-time address `pc`, innermost first: the function holding
+    /// the instruction, then each function it was inlined into, at the line of the inlined
+    /// call (`pool_take` inlined into `make_key` inlined into `main` gives three). Never
+    /// empty.
+    pub fn frames(&self, pc: u64) -> Vec<CodeLine> {
         let probe = pc.wrapping_sub(self.bias);
-        let mut out = CodeLine {
+        let bare = CodeLine {
             address: pc,
+            module: self
+                .path
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned()),
+            offset: probe,
             ..CodeLine::default()
         };
-        let Some(loader) = &self.loader else {
-            return out;
-        };
-        // The innermost frame names the function the line belongs to (inlining included).
-        if let Ok(mut frames) = loader.find_frames(probe) {
-            if let Ok(Some(frame)) = frames.next() {
-                if let Some(func) = &frame.function {
-                    out.function = func.demangle().ok().map(Cow::into_owned);
-                }
-                if let Some(loc) = &frame.location {
-                    out.file = loc.file.map(file_name);
-                    out.line = loc.line;
+        let mut out = Vec::new();
+        if let Some(loader) = &self.loader {
+            if let Ok(mut frames) = loader.find_frames(probe) {
+                while let Ok(Some(frame)) = frames.next() {
+                    let mut c = bare.clone();
+                    if let Some(func) = &frame.function {
+                        c.function = func.demangle().ok().map(Cow::into_owned);
+                    }
+                    if let Some(loc) = &frame.location {
+                        c.file = loc.file.map(file_name);
+                        c.line = loc.line;
+                    }
+                    out.push(c);
                 }
             }
         }
-        if out.function.is_none() {
-            out.function = loader.find_symbol(probe).map(demangle);
+        if out.is_empty() {
+            out.push(bare);
         }
-        if out.line.is_some() {
-            out.address = 0;
+        for c in &mut out {
+            if c.function.is_none() {
+                c.function = self.function_at(probe).map(demangle);
+            }
+            if c.line.is_some() {
+                (c.address, c.module, c.offset) = (0, None, 0);
+            }
         }
         out
     }
+
+    /// The function whose symbol covers link-time address `probe`.
+    fn function_at(&self, probe: u64) -> Option<&str> {
+        let i = self.functions.partition_point(|f| f.0 <= probe);
+        let (_, end, name) = self.functions.get(i.checked_sub(1)?)?;
+        (probe < *end).then_some(name.as_str())
+    }
+}
+
+/// The sized function symbols of `file` (static and dynamic), at link-time addresses, sorted.
+fn functions(file: &object::File<'_>) -> Vec<(u64, u64, String)> {
+    let mut out: Vec<(u64, u64, String)> = file
+        .symbols()
+        .chain(file.dynamic_symbols())
+        .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
+        .filter_map(|s| {
+            Some((
+                s.address(),
+                s.address() + s.size(),
+                s.name().ok()?.to_owned(),
+            ))
+        })
+        .collect();
+    out.sort_by_key(|f| (f.0, std::cmp::Reverse(f.1)));
+    // Aliases share a start: keep the first (widest); a symbol inside another is dropped.
+    let mut kept: Vec<(u64, u64, String)> = Vec::with_capacity(out.len());
+    for f in out {
+        if kept.last().is_none_or(|k| f.0 >= k.1) {
+            kept.push(f);
+        }
+    }
+    kept
 }
 
 /// Demangles Rust (`_R`, legacy `_ZN…E`) and C++ (`_Z`) symbol names; C names stay as they
@@ -292,14 +374,19 @@ impl Symbolizer {
         if let Some(c) = self.cache.get(&pc) {
             return c.clone();
         }
-        let c = match module {
-            Some(m) => m.code_line(pc),
-            None => CodeLine {
-                address: pc,
-                ..CodeLine::default()
-            },
-        };
+        let c = self.frames(pc, module).swap_remove(0);
         self.cache.insert(pc, c.clone());
         c
+    }
+
+    /// The logical frames at `pc` in `module`, innermost first (see [`Module::frames`]).
+    pub fn frames(&mut self, pc: u64, module: Option<&Module>) -> Vec<CodeLine> {
+        match module {
+            Some(m) => m.frames(pc),
+            None => vec![CodeLine {
+                address: pc,
+                ..CodeLine::default()
+            }],
+        }
     }
 }

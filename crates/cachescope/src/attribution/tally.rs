@@ -1,5 +1,6 @@
 //! Counts kept on every miss (exact) or on every sampled miss (the monitor's view): misses by
-//! bucket, evictions by (victim, evictor) bucket pair, and by (victim, evictor, instruction).
+//! bucket, by (bucket, instruction), evictions by (victim, evictor) bucket pair, and by
+//! (victim, evictor, instruction).
 
 use super::Map;
 
@@ -8,6 +9,8 @@ use super::Map;
 pub(super) struct Tally {
     /// Misses by the missing reference's bucket.
     pub misses: Vec<u64>,
+    /// Misses by (instruction address, the missing reference's bucket).
+    pub by_pc: Map<(u64, u32), u64>,
     /// Evictions by (victim bucket, evictor bucket).
     pub evictions: Map<(u32, u32), u64>,
     /// Evictions by (victim bucket, evictor bucket, instruction address of the miss).
@@ -26,6 +29,7 @@ impl Tally {
         }
         self.misses[b] += 1;
         self.total += 1;
+        *self.by_pc.entry((pc, bucket)).or_default() += 1;
         if let Some(v) = victim {
             *self.evictions.entry((v, bucket)).or_default() += 1;
             *self.lines.entry((v, bucket, pc)).or_default() += 1;

@@ -298,3 +298,81 @@ fn sampled_shares_within_five_points_with_a_thousand_samples() {
         );
     }
 }
+
+/// Static data no variable covers falls in its module's region bucket; a variable inside the
+/// region keeps its own bucket, before and after a region hit is cached.
+#[test]
+fn unnamed_static_data_is_its_modules_region_bucket() {
+    // The test binary itself, at its link addresses: it has variables and data segments.
+    let exe = std::env::current_exe().unwrap();
+    let mut m = BucketMap::new(Some(&exe));
+    let module = &m.modules()[0];
+    let (start, end) = *module
+        .data_segments
+        .iter()
+        .max_by_key(|r| r.1 - r.0)
+        .expect("a writable segment");
+    let vars: Vec<(u64, u64, String)> = module
+        .variables
+        .iter()
+        .filter(|v| v.start >= start && v.end <= end)
+        .map(|v| (v.start, v.end, v.name.clone()))
+        .collect();
+    let file = exe.file_name().unwrap().to_string_lossy().into_owned();
+    let region = format!("{file} static data (no symbol)");
+    let mut sym = Symbolizer::default();
+    let names = |m: &BucketMap, sym: &mut Symbolizer| m.finish_names(sym);
+    // Brute force over the segment's addresses (every 8th byte): a variable's own bucket
+    // inside a variable, the region elsewhere; alternating far lookups defeat the cache.
+    let all = names(&m, &mut sym);
+    let mut saw_region = false;
+    for addr in (start..end).step_by(8).take(200_000) {
+        let i = vars.partition_point(|v| v.0 <= addr);
+        let want = i
+            .checked_sub(1)
+            .map(|i| &vars[i])
+            .filter(|v| addr < v.1)
+            .map(|v| v.2.clone());
+        let got = &all[m.lookup(addr) as usize].0;
+        match want {
+            Some(name) => assert_eq!(got, &name, "{addr:#x}"),
+            None => {
+                assert_eq!(got, &region, "{addr:#x}");
+                saw_region = true;
+            }
+        }
+    }
+    assert!(saw_region);
+}
+
+#[test]
+fn code_lines_name_modules_and_offsets_when_no_line_is_known() {
+    let bare = CodeLine {
+        address: 0x7f00_1234,
+        module: Some("libc.so.6".into()),
+        offset: 0x1234,
+        ..CodeLine::default()
+    };
+    assert_eq!(bare.label(), "libc.so.6+0x1234");
+    assert_eq!(bare.site(), "libc.so.6+0x1234");
+    let named = CodeLine {
+        function: Some("memcpy".into()),
+        ..bare.clone()
+    };
+    assert_eq!(named.label(), "memcpy libc.so.6+0x1234");
+    let line = CodeLine {
+        function: Some("main".into()),
+        file: Some("a.c".into()),
+        line: Some(7),
+        ..CodeLine::default()
+    };
+    assert_eq!(
+        (line.label(), line.site()),
+        ("main a.c:7".into(), "main(a.c:7)".into())
+    );
+    let unknown = CodeLine {
+        address: 0x42,
+        ..CodeLine::default()
+    };
+    assert_eq!(unknown.label(), "0x42");
+}
