@@ -81,9 +81,18 @@ impl<R> Reader<R> {
     }
 }
 
+/// How far back [`pc_before`] looks for an `I` record.
+const PC_SEARCH_LIMIT: u64 = 1 << 20;
+
 /// The address of the last `I` record that ends before byte `end` of `file` ([`NO_PC`] if
-/// none): the pc of the data records right after `end`. Reads backwards from `end` in growing
-/// windows; `end` is at a line start.
+/// none within [`PC_SEARCH_LIMIT`] bytes): the pc of the data records right after `end`. Reads
+/// backwards from `end` in growing windows; `end` is at a line start.
+///
+/// The limit keeps cutting a trace linear: without it, a trace with no `I` records (a data-only
+/// trace) would be read back to its start for every cut. Valgrind's traces hold an `I` record
+/// every few lines; a trace whose `I` records lie more than 1 MiB apart gets [`NO_PC`] for the
+/// data records before a range's first `I` record, which only the pc field shows (no chunked
+/// analysis reads it).
 pub(crate) fn pc_before<F: Read + std::io::Seek>(
     file: &mut F,
     end: u64,
@@ -92,6 +101,7 @@ pub(crate) fn pc_before<F: Read + std::io::Seek>(
     let io = |e| crate::error::Error::io(source, e);
     let mut window = 1u64 << 12;
     loop {
+        window = window.min(PC_SEARCH_LIMIT);
         let start = end.saturating_sub(window);
         file.seek(std::io::SeekFrom::Start(start)).map_err(io)?;
         let mut buf = vec![0; (end - start) as usize];
@@ -111,7 +121,7 @@ pub(crate) fn pc_before<F: Read + std::io::Seek>(
                 return Ok(addr);
             }
         }
-        if start == 0 {
+        if start == 0 || window == PC_SEARCH_LIMIT {
             return Ok(NO_PC);
         }
         window *= 4;
@@ -690,5 +700,56 @@ mod tests {
             let s = sniff(&sample);
             proptest::prop_assert!(s.accesses + s.ignored + s.bad <= sample.len() + 1);
         }
+    }
+
+    /// Counts the bytes read through it.
+    struct Counting {
+        inner: std::io::Cursor<Vec<u8>>,
+        read: u64,
+    }
+
+    impl Read for Counting {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.inner.read(buf)?;
+            self.read += n as u64;
+            Ok(n)
+        }
+    }
+
+    impl std::io::Seek for Counting {
+        fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+            self.inner.seek(pos)
+        }
+    }
+
+    #[test]
+    fn pc_before_finds_the_last_instruction_and_stops_looking_after_a_mebibyte() {
+        let src = Source::Program("test".into());
+        let mut text = b"I  04001000,3\n S 7ff000,8\nI  04001003,2\n L 7ff008,8\n".to_vec();
+        let after_two = text.len() as u64;
+        assert_eq!(
+            pc_before(&mut std::io::Cursor::new(text.clone()), after_two, &src).unwrap(),
+            0x0400_1003
+        );
+        assert_eq!(
+            pc_before(&mut std::io::Cursor::new(text.clone()), 14, &src).unwrap(),
+            0x0400_1000
+        );
+        assert_eq!(
+            pc_before(&mut std::io::Cursor::new(text.clone()), 0, &src).unwrap(),
+            NO_PC
+        );
+        // 8 MiB of data records after the instructions: the search gives up near 1 MiB back
+        // instead of reading to the start.
+        while text.len() < 8 << 20 {
+            text.extend_from_slice(b" L 7ff010,8\n");
+        }
+        let end = text.len() as u64;
+        let mut file = Counting {
+            inner: std::io::Cursor::new(text),
+            read: 0,
+        };
+        assert_eq!(pc_before(&mut file, end, &src).unwrap(), NO_PC);
+        assert!(file.read <= 2 * PC_SEARCH_LIMIT, "read {} bytes", file.read);
     }
 }
