@@ -10,20 +10,19 @@
 //!
 //! Run: `cargo bench -p cachescope --bench hotl -- --warm-up-time 1 --measurement-time 3`.
 //!
-//! Measured in CPU time of the bench thread (`support/cpu_time.rs`: the machine was shared,
-//! load average about 15 on 2 cores, so wall time would count other processes; cache and
-//! memory contention still lower every column) on a 2-core Xeon (Sapphire Rapids, KVM guest),
-//! M references/s, after the slots were prefetched rather than loaded (commit 70fc15d):
+//! Measured in CPU time of the bench thread (`support/cpu_time.rs`) on a 2-core Xeon (Sapphire
+//! Rapids, KVM guest, 2 MiB L2 per core), idle (load average 0.7), 22 Nov 2026, with the line
+//! table on transparent huge pages (commit d33d537), M references/s:
 //!
-//! | stream | footprint | + HOTL curve, 3073 sizes | stack distances + LRU curve | reuse times |
-//! |---|---|---|---|---|
-//! | zipf, 64 Ki lines | 131–132 | 117–122 | 55 | 110–111 |
-//! | zipf, 256 Ki lines | 82–83 | 83–84 | 32 | 70–71 |
-//! | random, 256 Ki lines | 65–66 | 64 | 29 | 63 |
-//! | zipf, 1 Mi lines | 50 | 47–48 | 24–25 | 48 |
-//! | random, 1 Mi lines | 34 | 35–36 | 21 | 38 |
+//! | stream | footprint | stack distances + LRU curve | ratio |
+//! |---|---|---|---|
+//! | zipf, 64 Ki lines | 152 | 64 | 2.4x |
+//! | zipf, 256 Ki lines | 102 | 38 | 2.7x |
+//! | random, 256 Ki lines | 76 | 34 | 2.2x |
+//! | zipf, 1 Mi lines | 64 | 29 | 2.2x |
+//! | random, 1 Mi lines | 48 | 26 | 1.8x |
 //!
-//! The footprint pass is 1.6–2.6 times the stack-distance pass on the same batches (the issue's
+//! The footprint pass is 1.8–2.7 times the stack-distance pass on the same batches (the issue's
 //! goal is 4): one table lookup per reference against a lookup and a Fenwick-tree update over
 //! compacted timestamps, a tree that stays small and mostly in cache; both are bound by the line
 //! table's cache misses once it outgrows the L2 cache (2 MiB per core here), so the ratio falls
