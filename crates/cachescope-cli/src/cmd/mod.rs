@@ -69,13 +69,9 @@ pub fn drive_again(
     analyses: &mut [&mut dyn Analysis],
     run: &RunArgs,
 ) -> Result<u64> {
-    let progress = Progress::for_trace(trace, run.quiet);
-    let probe = trace.progress_probe();
-    let result = analysis::run(trace, analyses, run.threads, &mut |n| {
-        progress.update(n, probe.get().0)
-    });
-    progress.finish();
-    Ok(result?)
+    with_progress_and_notes(trace, run, false, |trace, progress| {
+        Ok(analysis::run(trace, analyses, run.threads, progress)?)
+    })
 }
 
 /// Runs a chunk-parallel plan over `trace` on `--threads` threads (results do not depend on
@@ -131,7 +127,18 @@ fn with_progress<T>(
     run: &RunArgs,
     pass: impl FnOnce(&mut Trace, &mut dyn FnMut(u64)) -> Result<T>,
 ) -> Result<T> {
-    if !run.quiet {
+    with_progress_and_notes(trace, run, true, pass)
+}
+
+/// [`with_progress`], printing the trace's notes and warnings only when `notes` is set.
+fn with_progress_and_notes<T>(
+    trace: &mut Trace,
+    run: &RunArgs,
+    notes: bool,
+    pass: impl FnOnce(&mut Trace, &mut dyn FnMut(u64)) -> Result<T>,
+) -> Result<T> {
+    let notes = notes && !run.quiet;
+    if notes {
         for note in trace.notes() {
             eprintln!("cachescope: note: {}: {note}", trace.source());
         }
@@ -142,14 +149,14 @@ fn with_progress<T>(
     progress.finish();
     let out = result?;
     let diag = trace.diagnostics();
-    if diag.skipped_lines > 0 && !run.quiet {
+    if diag.skipped_lines > 0 && notes {
         eprintln!(
             "cachescope: warning: skipped {} line(s) that did not parse; the first: {}",
             diag.skipped_lines,
             diag.first_skipped.as_deref().unwrap_or("?")
         );
     }
-    if !run.quiet {
+    if notes {
         for note in &diag.notes {
             eprintln!("cachescope: note: {}: {note}", trace.source());
         }
@@ -157,18 +164,8 @@ fn with_progress<T>(
     Ok(out)
 }
 
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+/// `1234567` → `1,234,567`: the report's formatting, so terminal and HTML agree.
+pub use cachescope_report::html::thousands;
 
 /// A byte count in binary units: `512 B`, `1.5 KiB`, `20.0 MiB`, `3.25 GiB`.
 pub fn human_bytes(n: u64) -> String {
