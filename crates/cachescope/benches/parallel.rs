@@ -9,7 +9,9 @@
 //! `parallel/merge/*` times the sequential part alone: merging the partial of a second chunk
 //! into the first's, two chunks of 8 M references over 2^20 lines (each chunk touches nearly
 //! every line), the case of two threads on `scripts/scale.sh`'s trace; throughput is in lines
-//! of the second chunk merged per second. `parallel/sample` is StatCache sampling by segments.
+//! of the second chunk merged per second. `parallel/decode` reads the file alone, on one thread
+//! and decoded by two (`parallel::decode_in_parallel`); `parallel/sample` is StatCache sampling
+//! (on 2 threads one sampler fed by parallel decoding, on 4 by segments).
 //!
 //! Run: `cargo bench -p cachescope --bench parallel -- --warm-up-time 1 --measurement-time 10`.
 
@@ -121,12 +123,35 @@ fn bench_sample(c: &mut Criterion, path: &Path) {
     group.throughput(Throughput::Elements(REFS));
     group.sample_size(10);
     let options = SamplerOptions::default();
-    for threads in [1, 2] {
+    // 2 threads: one sampler fed by parallel decoding; 4: by segments.
+    for threads in [1, 2, 4] {
         group.bench_function(format!("{threads} threads"), |b| {
             b.iter(|| {
                 let mut t = cachescope::trace::open(path, &OpenOptions::default()).unwrap();
                 let chunking = Chunking::threads(threads);
                 black_box(parallel::sample(&mut t, options, &chunking, |_| {}).unwrap());
+            })
+        });
+    }
+    group.finish();
+}
+
+/// Reading the whole file, one thread against [`parallel::decode_in_parallel`].
+fn bench_decode(c: &mut Criterion, path: &Path) {
+    let mut group = c.benchmark_group("parallel/decode");
+    group.throughput(Throughput::Elements(REFS));
+    group.sample_size(10);
+    for threads in [1, 2] {
+        group.bench_function(format!("{threads} threads"), |b| {
+            b.iter(|| {
+                let mut t = cachescope::trace::open(path, &OpenOptions::default()).unwrap();
+                parallel::decode_in_parallel(&mut t, threads).unwrap();
+                let mut batch = Batch::new();
+                let mut n = 0;
+                while t.read_batch(&mut batch).unwrap() > 0 {
+                    n += batch.len();
+                }
+                black_box(n)
             })
         });
     }
@@ -154,6 +179,7 @@ fn benches(c: &mut Criterion) {
             line_size: options.line_size,
         },
     );
+    bench_decode(c, &path);
     bench_sample(c, &path);
     let chunks = merge_chunks();
     bench_merge(

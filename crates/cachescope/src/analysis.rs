@@ -2,9 +2,11 @@
 //!
 //! ## Execution model
 //! One decode of the trace feeds every analysis: [`run`] reads batches from a [`Trace`] and
-//! hands each batch to every [`Analysis`] in turn. With two or more threads the reader runs on
-//! its own thread one or two batches ahead, so decoding and analysis overlap (a compressed trace
-//! adds a third, decompressing thread). Results do not depend on the thread count: analyses see
+//! hands each batch to every [`Analysis`] in turn. With two or more threads, a trace file that
+//! can be cut into segments (an uncompressed native or text trace) is decoded by that many
+//! threads at once, segments handed over in order ([`crate::parallel::decode_in_parallel`]);
+//! any other trace is read on its own thread one or two batches ahead, so decoding and analysis
+//! overlap (a compressed trace adds a third, decompressing thread). Results do not depend on the thread count: analyses see
 //! the same batches in the same order either way. Each analysis has its own `finish`-style
 //! method returning its own result type, called after `run`.
 
@@ -36,8 +38,9 @@ impl<A: Analysis + ?Sized> Analysis for Box<A> {
 const IN_FLIGHT: usize = 3;
 
 /// Reads `trace` to its end, feeding every batch to each of `analyses`; `on_progress` is called
-/// after each batch with the number of accesses seen so far. `threads` ≥ 2 reads on a separate
-/// thread; 1 does everything on the caller's thread.
+/// after each batch with the number of accesses seen so far. `threads` ≥ 2 decodes on that many
+/// threads (or one, for a trace that cannot be cut) beside the caller's, which runs the
+/// analyses; 1 does everything on the caller's thread.
 pub fn run(
     trace: &mut Trace,
     analyses: &mut [&mut dyn Analysis],
@@ -45,7 +48,9 @@ pub fn run(
     mut on_progress: impl FnMut(u64),
 ) -> Result<u64> {
     let mut seen = 0u64;
-    if threads <= 1 {
+    // A trace file that threads can decode on their own already reads ahead on `threads`
+    // threads: analyse on this one.
+    if threads <= 1 || crate::parallel::decode_in_parallel(trace, threads)? {
         let mut batch = Batch::new();
         while trace.read_batch(&mut batch)? > 0 {
             for a in analyses.iter_mut() {

@@ -31,7 +31,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
         }
         profile.expect_line_size(args.run.line_size)?;
         notes.push(sample_note(&profile));
-        let mrc = model(args.method, &profile, &sizes, cold)?;
+        let mrc = model(args.method, &profile, &sizes, cold, args.run.threads)?;
         return output::print(&render(
             &mrc,
             args.output_format(),
@@ -107,7 +107,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
             let profile =
                 drive_sampled(&mut trace, opts, &args.run)?.with_source(trace.source().to_string());
             notes.push(sample_note(&profile));
-            model(args.method, &profile, &sizes, cold)?
+            model(args.method, &profile, &sizes, cold, args.run.threads)?
         }
         (MrcMethod::Hotl, _) => {
             let fp = drive_chunked(&mut trace, &FootprintPlan::new(options, &[])?, &args.run)?;
@@ -181,9 +181,15 @@ pub fn sampler_options(
 }
 
 /// Runs a sampled model on a profile.
-fn model(method: MrcMethod, profile: &Profile, sizes: &[u64], cold: Cold) -> Result<Mrc> {
+fn model(
+    method: MrcMethod,
+    profile: &Profile,
+    sizes: &[u64],
+    cold: Cold,
+    threads: usize,
+) -> Result<Mrc> {
     Ok(match method {
-        MrcMethod::Statcache => statcache::mrc(profile, sizes, cold)?,
+        MrcMethod::Statcache => statcache::mrc_on(profile, sizes, cold, threads)?,
         MrcMethod::Statstack => statstack::mrc(profile, sizes, cold)?,
         _ => unreachable!("only sampled models take a profile"),
     })

@@ -185,36 +185,39 @@ impl<'a> Equation<'a> {
 /// counted reference as in the [module documentation](self). Errors when the profile has no
 /// sample.
 pub fn mrc(profile: &Profile, sizes_bytes: &[u64], cold: Cold) -> Result<Mrc> {
+    mrc_on(profile, sizes_bytes, cold, 1)
+}
+
+/// [`mrc`], the sizes solved on up to `threads` threads (each size's equation is solved
+/// alone, so the points do not depend on `threads`).
+pub fn mrc_on(profile: &Profile, sizes_bytes: &[u64], cold: Cold, threads: usize) -> Result<Mrc> {
     profile.expect_samples()?;
     let slots = profile.slot_histograms();
     let samples = profile.samples().len() as f64;
     let line_size = profile.line_size().bytes();
-    let points = sizes_bytes
-        .iter()
-        .map(|&size_bytes| {
-            let lines = size_bytes / line_size;
-            let (mut warm, mut all) = (0.0, 0.0);
-            for slot in &slots {
-                let (hist, dangling) = (&slot.reuses, slot.dangling);
-                let n: f64 = hist.iter().map(|&(_, w)| w).sum();
-                match cold {
-                    Cold::Exclude => warm += n * miss_ratio(hist, 0.0, lines as f64),
-                    Cold::Estimate => {
-                        let d = dangling as f64;
-                        let misses = (n + d) * miss_ratio(hist, d, lines as f64);
-                        all += misses;
-                        warm += (misses - d).max(0.0);
-                    }
+    let points = crate::parallel::map_in_order(sizes_bytes, threads, |&size_bytes| {
+        let lines = size_bytes / line_size;
+        let (mut warm, mut all) = (0.0, 0.0);
+        for slot in &slots {
+            let (hist, dangling) = (&slot.reuses, slot.dangling);
+            let n: f64 = hist.iter().map(|&(_, w)| w).sum();
+            match cold {
+                Cold::Exclude => warm += n * miss_ratio(hist, 0.0, lines as f64),
+                Cold::Estimate => {
+                    let d = dangling as f64;
+                    let misses = (n + d) * miss_ratio(hist, d, lines as f64);
+                    all += misses;
+                    warm += (misses - d).max(0.0);
                 }
             }
-            MrcPoint {
-                size_bytes,
-                lines,
-                miss_ratio: (cold == Cold::Estimate).then_some(all / samples),
-                miss_ratio_warm: warm / samples,
-            }
-        })
-        .collect();
+        }
+        MrcPoint {
+            size_bytes,
+            lines,
+            miss_ratio: (cold == Cold::Estimate).then_some(all / samples),
+            miss_ratio_warm: warm / samples,
+        }
+    });
     Ok(Mrc {
         method: "statcache".into(),
         policy: "random".into(),

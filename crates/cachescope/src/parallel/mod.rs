@@ -16,9 +16,9 @@
 //!   (a compressed one adds the decompressing thread of [`crate::trace::open`]), and hands
 //!   contiguous segments of [`Chunking::segment`] accesses to the workers in turn.
 //!
-//! StatCache sampling ([`sample`]) has a pipeline of its own (segments decoded into memory,
-//! counted, then sampled from the position the counts give, watchpoints resolved in the
-//! merge): see `sampled.rs`.
+//! StatCache sampling ([`sample`]) has a pipeline of its own from 4 threads (segments decoded
+//! into memory, counted, then sampled from the position the counts give, watchpoints resolved
+//! in the merge): see `sampled.rs`; below, one sampler reads the trace decoded in parallel.
 //!
 //! ## What merges exactly ([`Chunked`])
 //! | plan | result | carried per chunk besides its histograms |
@@ -37,21 +37,30 @@
 //!
 //! Analyses that do not split in time (cache simulations, phases, the random-replacement
 //! curve) run side by side instead: [`run_split`] decodes once and gives every thread its share
-//! of the analyses.
+//! of the analyses. Either way, and in [`crate::analysis::run`], a trace file that can be cut
+//! (as above) is decoded on every thread ([`decode_in_parallel`]: helper threads decode
+//! segments ahead, the reading thread takes them in order and decodes one itself whenever the
+//! next is not ready). Independent computations after a pass (a model's cache sizes) spread
+//! over threads with [`map_in_order`].
 //!
 //! Results never depend on the thread count or the chunking: `tests/parallel*.rs` compare the
 //! JSON of 1, 2 and 4 threads and of adversarial chunkings byte for byte.
 
+mod decode;
 mod driver;
 mod footprint;
+mod map;
 mod reuse;
 mod sampled;
+mod segments;
 mod split;
 mod stats;
 pub mod wire;
 
+pub use decode::decode_in_parallel;
 pub use driver::{Chunking, run, run_chunks, run_indexed_range, split_blocks};
 pub use footprint::FootprintPlan;
+pub use map::map_in_order;
 pub use reuse::{
     ReuseTimePartial, ReuseTimePlan, ReuseTimeWorker, StackDistancePartial, StackDistancePlan,
     StackDistanceWorker,

@@ -25,27 +25,21 @@
 //! [`Sampler::finish`]'s, sample for sample. Memory: each worker holds one decoded segment
 //! (about 21 bytes per access), and the samples and watchpoints a sequential sampler holds.
 
-use std::fs::File;
-use std::io::BufReader;
-use std::ops::Range;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossbeam_channel::{RecvTimeoutError, Sender, unbounded};
 use hashbrown::HashMap;
 
-use super::driver::{
-    Chunking, PROGRESS_EVERY, absolute_line, indexed, line_ranges, split_blocks, text_file,
-};
+use super::driver::{Chunking, PROGRESS_EVERY};
+use super::segments::{MemorySegments, SegmentBuf, Segments, file_segments};
 use crate::access::AccessKind;
 use crate::analysis::Analysis;
 use crate::batch::Batch;
-use crate::error::{Error, Result, Source};
+use crate::error::{Error, Result};
 use crate::sampling::{
     NextUse, Profile, Sample, SampleCursor, Sampler, SamplerOptions, SamplerParts,
 };
-use crate::trace::native::{BlockDecoder, BlockEntry};
-use crate::trace::{Format, Trace, open_text_range};
+use crate::trace::Trace;
 
 /// Most accesses of one segment: a worker holds one decoded segment (about 21 bytes per
 /// access, 5.5 MiB at this size), which it reads three times (count, sample, look up), so
@@ -54,13 +48,23 @@ use crate::trace::{Format, Trace, open_text_range};
 /// sequential pass 0.19 s; smaller segments add a coordination round trip per 2^16 accesses.
 pub const SEGMENT_MAX: u64 = 1 << 18;
 
+/// From this many threads a trace file is sampled in segments; below, one sampler reads it,
+/// decoded on every thread ([`super::decode_in_parallel`]). The split costs about 1.5x the CPU
+/// of one pass (each segment is read three times, and waits between the steps), so on `T`
+/// threads it gains at most `T / 1.5`; the single sampler gains until its own thread, which
+/// samples every reference and decodes a share, is the bottleneck. Measured on 2 cores (100 M
+/// references, 1 Mi lines, native; `mrc --method statstack`): one thread 0.79 s, the split
+/// 0.62 s, one sampler with parallel decoding 0.53 s.
+const SPLIT_FROM_THREADS: usize = 4;
+
 /// Samples `trace` with `options` on `chunking.threads` threads; the profile is the one
 /// [`Sampler::finish`] gives after one sequential pass (the source description empty).
-/// `on_progress` is called now and then with the accesses read so far. A native trace in a
-/// plain file is cut into segments of at most `chunking.segment` (and [`SEGMENT_MAX`])
-/// accesses that the workers decode themselves, an uncompressed text trace into byte ranges of
-/// about as many lines, cut at line boundaries, that the workers parse themselves; any other
-/// trace, or one thread, is sampled in one pass (decoding overlapped on a second thread).
+/// `on_progress` is called now and then with the accesses read so far. From
+/// 4 threads, a native trace in a plain file is cut into segments of at
+/// most `chunking.segment` (and [`SEGMENT_MAX`]) accesses that the workers decode themselves,
+/// an uncompressed text trace into byte ranges of about as many lines, cut at line boundaries,
+/// that the workers parse themselves; any other trace, or fewer threads, is sampled in one pass
+/// (decoded by [`crate::analysis::run`] on the other threads).
 pub fn sample(
     trace: &mut Trace,
     options: SamplerOptions,
@@ -69,33 +73,11 @@ pub fn sample(
 ) -> Result<Profile> {
     options.validate()?;
     let threads = chunking.threads.max(1);
-    if threads > 1
-        && let Some((path, blocks)) = indexed(trace)
-    {
-        let total: u64 = blocks.iter().map(|b| u64::from(b.count)).sum();
+    if threads >= SPLIT_FROM_THREADS {
         let segment = chunking.segment.clamp(1, SEGMENT_MAX);
-        let parts = total.div_ceil(segment).max(threads as u64);
-        let segments = NativeSegments {
-            ranges: split_blocks(&blocks, usize::try_from(parts).unwrap_or(usize::MAX)),
-            source: Source::File(path.clone()),
-            path,
-            blocks,
-        };
-        return run_segments(&segments, options, threads, on_progress);
-    }
-    if threads > 1
-        && let Some((path, format, len)) = text_file(trace)
-    {
-        // About 16 bytes per text line: segments of about `segment` accesses.
-        let bytes = (chunking.segment.clamp(1, SEGMENT_MAX) * 16).max(1 << 12);
-        let parts = len.div_ceil(bytes).max(threads as u64);
-        let segments = TextSegments {
-            ranges: line_ranges(&path, trace.source(), len, parts)?,
-            source: trace.source().clone(),
-            path,
-            format,
-        };
-        return run_segments(&segments, options, threads, on_progress);
+        if let Some(segments) = file_segments(trace, segment, threads as u64)? {
+            return run_segments(&segments, options, threads, on_progress);
+        }
     }
     let mut sampler = Sampler::new(options)?;
     crate::analysis::run(trace, &mut [&mut sampler], threads, on_progress)?;
@@ -112,136 +94,6 @@ pub fn sample_chunks(
 ) -> Result<Profile> {
     options.validate()?;
     run_segments(&MemorySegments(chunks), options, threads.max(1), |_| {})
-}
-
-/// A trace cut into segments that workers read independently.
-pub(crate) trait Segments: Sync {
-    /// Per-worker reading state (an open file, a decoder).
-    type Reader;
-    /// Number of segments.
-    fn count(&self) -> usize;
-    /// A reader, opened on the worker's thread.
-    fn open(&self) -> Result<Self::Reader>;
-    /// Reads segment `i` into `out`.
-    fn read(&self, reader: &mut Self::Reader, i: usize, out: &mut SegmentBuf) -> Result<()>;
-}
-
-/// The batches of one segment, reused from segment to segment.
-#[derive(Default)]
-pub(crate) struct SegmentBuf {
-    batches: Vec<Batch>,
-    used: usize,
-}
-
-impl SegmentBuf {
-    /// Forgets the segment, keeping the allocations.
-    pub fn clear(&mut self) {
-        self.used = 0;
-    }
-
-    /// A batch to fill, next in order.
-    pub fn next_batch(&mut self) -> &mut Batch {
-        if self.used == self.batches.len() {
-            self.batches.push(Batch::new());
-        }
-        self.used += 1;
-        &mut self.batches[self.used - 1]
-    }
-
-    /// The segment's batches.
-    pub fn batches(&self) -> &[Batch] {
-        &self.batches[..self.used]
-    }
-}
-
-/// Blocks of a native trace, in runs.
-struct NativeSegments {
-    path: PathBuf,
-    source: Source,
-    blocks: Vec<BlockEntry>,
-    ranges: Vec<Range<usize>>,
-}
-
-impl Segments for NativeSegments {
-    type Reader = (BufReader<File>, BlockDecoder);
-
-    fn count(&self) -> usize {
-        self.ranges.len()
-    }
-
-    fn open(&self) -> Result<Self::Reader> {
-        let file = File::open(Path::new(&self.path)).map_err(|e| Error::io(&self.source, e))?;
-        Ok((BufReader::new(file), BlockDecoder::new()))
-    }
-
-    fn read(
-        &self,
-        (file, decoder): &mut Self::Reader,
-        i: usize,
-        out: &mut SegmentBuf,
-    ) -> Result<()> {
-        for entry in &self.blocks[self.ranges[i].clone()] {
-            decoder.read_block(&mut *file, &self.source, entry, out.next_batch())?;
-        }
-        Ok(())
-    }
-}
-
-/// Byte ranges of a text trace, cut at line boundaries.
-struct TextSegments {
-    path: PathBuf,
-    source: Source,
-    format: Format,
-    ranges: Vec<Range<u64>>,
-}
-
-impl Segments for TextSegments {
-    type Reader = ();
-
-    fn count(&self) -> usize {
-        self.ranges.len()
-    }
-
-    fn open(&self) -> Result<()> {
-        Ok(())
-    }
-
-    fn read(&self, _: &mut (), i: usize, out: &mut SegmentBuf) -> Result<()> {
-        let r = self.ranges[i].clone();
-        let read = (|| {
-            let mut reader = open_text_range(&self.path, &self.source, self.format, r.clone())?;
-            loop {
-                crate::interrupt::check()?;
-                if reader.read_batch(out.next_batch())? == 0 {
-                    out.used -= 1;
-                    return Ok(());
-                }
-            }
-        })();
-        read.map_err(|e| absolute_line(e, &self.path, r.start))
-    }
-}
-
-/// Chunks given in memory.
-struct MemorySegments<'a>(&'a [Vec<Batch>]);
-
-impl Segments for MemorySegments<'_> {
-    type Reader = ();
-
-    fn count(&self) -> usize {
-        self.0.len()
-    }
-
-    fn open(&self) -> Result<()> {
-        Ok(())
-    }
-
-    fn read(&self, _: &mut (), i: usize, out: &mut SegmentBuf) -> Result<()> {
-        for b in &self.0[i] {
-            out.next_batch().clone_from(b);
-        }
-        Ok(())
-    }
 }
 
 /// What the coordinator sends a worker about its current segment.

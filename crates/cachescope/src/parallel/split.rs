@@ -31,6 +31,7 @@ pub fn run_split(
             .collect();
         return crate::analysis::run(trace, &mut plain, 2, on_progress);
     }
+    super::decode_in_parallel(trace, threads)?;
     let per = analyses.len().div_ceil(threads);
     std::thread::scope(|s| {
         let mut senders = Vec::new();

@@ -63,6 +63,8 @@ pub struct Trace {
     total_bytes: Option<u64>,
     /// Whether lines that do not parse are skipped ([`OpenOptions::skip_bad_lines`]).
     skip_bad_lines: bool,
+    /// Whether a batch was asked for yet.
+    started: bool,
 }
 
 /// Opens `path` (`-` for stdin) and detects compression and format.
@@ -167,6 +169,7 @@ impl Trace {
             bytes_read,
             total_bytes,
             skip_bad_lines: skip,
+            started: false,
         })
     }
 
@@ -181,6 +184,7 @@ impl Trace {
             bytes_read: Arc::new(AtomicU64::new(0)),
             total_bytes: None,
             skip_bad_lines: false,
+            started: false,
         }
     }
 
@@ -194,7 +198,24 @@ impl Trace {
     /// (see [`crate::interrupt`]).
     pub fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
         crate::interrupt::check()?;
+        self.started = true;
         self.reader.read_batch(batch)
+    }
+
+    /// True once a batch was asked for.
+    pub(crate) fn started(&self) -> bool {
+        self.started
+    }
+
+    /// Reads the rest of the trace from `reader` instead (one that reads the same file in
+    /// parallel: [`crate::parallel::decode_in_parallel`]).
+    pub(crate) fn replace_reader(&mut self, reader: Box<dyn AccessReader>) {
+        self.reader = reader;
+    }
+
+    /// The counter of bytes read behind [`Trace::progress`], for a replacement reader to move.
+    pub(crate) fn bytes_counter(&self) -> Arc<AtomicU64> {
+        self.bytes_read.clone()
     }
 
     /// Where the trace comes from.
