@@ -39,6 +39,9 @@
 //! curve) run side by side instead: [`run_split`] decodes once and gives every thread its share
 //! of the analyses.
 //!
+//! Every plan above also implements [`Wire`]: its partials travel between processes (MPI
+//! ranks) in the formats of [`wire`], and merge there exactly as they do between threads.
+//!
 //! Results never depend on the thread count or the chunking: `tests/parallel*.rs` compare the
 //! JSON of 1, 2 and 4 threads and of adversarial chunkings byte for byte.
 
@@ -59,6 +62,7 @@ pub use reuse::{
 pub use sampled::{SEGMENT_MAX, sample, sample_chunks};
 pub use split::run_split;
 pub use stats::StatsPlan;
+pub use wire::Wire;
 
 use crate::analysis::Analysis;
 

@@ -63,6 +63,11 @@ impl ReuseTime {
         self.last.entries()
     }
 
+    /// The 1-based position of `line`'s most recent reference, if it was referenced.
+    pub(crate) fn last_of(&self, line: u64) -> Option<u64> {
+        self.last.get(line)
+    }
+
     /// Sets `line`'s most recent reference to `position` without counting a reference; returns
     /// the position it had (the chunk merge of `crate::parallel`).
     pub(crate) fn set_last(&mut self, line: u64, position: u64) -> Option<u64> {

@@ -106,7 +106,6 @@ impl LineTable {
     }
 
     /// The value of `line`, if present.
-    #[cfg(test)]
     pub fn get(&self, line: u64) -> Option<u64> {
         if line == EMPTY {
             return self.max_line;
