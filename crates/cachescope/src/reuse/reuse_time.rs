@@ -32,6 +32,14 @@ impl ReuseTime {
         ReuseTime::default()
     }
 
+    /// No references yet, with room for `lines` lines before the table grows.
+    pub(crate) fn with_lines(lines: usize) -> ReuseTime {
+        ReuseTime {
+            last: LineTable::with_lines(lines),
+            now: 0,
+        }
+    }
+
     /// References `line` at the next position: its reuse time, or `None` for a first reference.
     #[inline]
     pub fn access(&mut self, line: LineAddr) -> Option<u64> {

@@ -70,7 +70,7 @@ impl Wire for FootprintPlan {
         let prev = r.u64()?;
         let layout = self.options.layout;
         let (reuse, reuses, max) = sums(&mut r, layout, &listed)?;
-        let mut table = LineTable::default();
+        let mut table = LineTable::with_lines(r.peek_len(24));
         let mut last_is_prev = refs == 0;
         let first_lines = r.lines(refs, |l, p| {
             last_is_prev |= p == refs && l == prev;

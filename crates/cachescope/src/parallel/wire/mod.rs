@@ -188,6 +188,13 @@ impl<'a> Cursor<'a> {
         Ok(n as usize)
     }
 
+    /// The count [`Cursor::len`] would read next, 0 if it is not a valid one (that read then
+    /// fails): to size a table before the items arrive.
+    fn peek_len(&self, size: usize) -> usize {
+        let mut r = Cursor { ..*self };
+        r.len(size).unwrap_or(0)
+    }
+
     fn list(&mut self) -> Result<Vec<u64>> {
         let n = self.len(8)?;
         (0..n).map(|_| self.u64()).collect()

@@ -29,7 +29,7 @@ impl Wire for ReuseTimePlan {
         r.options(&self.options)?;
         let refs = r.u64()?;
         let reuse_time = r.histogram(self.options.layout)?;
-        let mut times = ReuseTime::new();
+        let mut times = ReuseTime::with_lines(r.peek_len(24));
         let firsts = r.lines(refs, |l, p| times.set_last(l, p).is_none())?;
         r.end()?;
         let max = reuse_time.bins().last().map(|b| b.start);
