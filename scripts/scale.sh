@@ -6,8 +6,8 @@
 # byte ranges, one per thread), and MPI again on a REFS_MPI-reference trace so that the fixed
 # launch cost of mpirun is amortised. Every row gives wall seconds and CPU seconds (user + sys) of
 # the fastest run: on a shared machine the CPU time shows the work, the wall time the speedup.
-# Usage: scripts/scale.sh   (REFS, LINES, RUNS, TEXT_REFS, REFS_MPI override the defaults;
-# TEXT_REFS=0 or REFS_MPI=0 skips that part)
+# Usage: scripts/scale.sh   (REFS, LINES, RUNS, TEXT_REFS, REFS_MPI, MPI_CMDS override the
+# defaults; TEXT_REFS=0 or REFS_MPI=0 skips that part)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -85,32 +85,37 @@ if [ "$TEXT_REFS" != 0 ]; then
   done
 fi
 
-# mpirun -n 2 (one thread per rank) against one process with 2 threads on trace "$1".
+# mpirun -n 2 (one thread per rank) against one process with 2 threads: command "$2" on trace
+# "$1".
 mpi_row() {
-  local tr=$1 w2 c2 wm cm same=no
-  read -r w2 c2 <<< "$(best "$bin" mrc --method exact "$tr" --json --quiet --threads 2)"
+  local tr=$1 cmd=$2 w2 c2 wm cm same=no
+  read -r -a words <<< "$cmd"
+  read -r w2 c2 <<< "$(best "$bin" "${words[@]}" "$tr" --json --quiet --threads 2)"
   cp "$out/last.out" "$out/two.out"
-  read -r wm cm <<< "$(best mpirun -n 2 --oversubscribe "$bin" mrc --method exact "$tr" --json \
+  read -r wm cm <<< "$(best mpirun -n 2 --oversubscribe "$bin" "${words[@]}" "$tr" --json \
     --quiet --threads 1)"
   cmp -s "$out/two.out" "$out/last.out" && same=yes
-  printf 'mrc exact on %s: 2 threads %s s (cpu %s), mpirun -n 2 (1 thread each) %s s (cpu %s): %+.1f %%, identical %s\n' \
-    "$(basename "$tr")" "$w2" "$c2" "$wm" "$cm" "$(echo "($wm / $w2 - 1) * 100" | bc -l)" "$same"
+  printf '%s on %s: 2 threads %s s (cpu %s), mpirun -n 2 (1 thread each) %s s (cpu %s): %+.1f %%, identical %s\n' \
+    "$cmd" "$(basename "$tr")" "$w2" "$c2" "$wm" "$cm" "$(echo "($wm / $w2 - 1) * 100" | bc -l)" "$same"
   # Per-rank figures for the projection: rank 0's own pass, and receive + merge of a partial.
-  CACHESCOPE_MPI_TIMING=1 mpirun -n 2 --oversubscribe "$bin" mrc --method exact "$tr" \
+  CACHESCOPE_MPI_TIMING=1 mpirun -n 2 --oversubscribe "$bin" "${words[@]}" "$tr" \
     --json --quiet --threads 1 2>&1 >/dev/null | grep 'cachescope: mpi:' || true
 }
+
+# The distributing commands compared over MPI (MPI_CMDS, separated by commas, overrides).
+IFS=, read -r -a mpi_cmds <<< "${MPI_CMDS:-mrc --method exact,footprint,stats,mrc --method hotl-rt}"
 
 if [ "$mpi" = 1 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   echo
-  mpi_row "$trace"
+  for cmd in "${mpi_cmds[@]}"; do mpi_row "$trace" "$cmd"; done
   if [ "$REFS_MPI" != 0 ] && [ "$REFS_MPI" != "$REFS" ]; then
     big="$out/zipf-$REFS_MPI-$LINES.cst"
     if [ ! -f "$big" ]; then
       echo "generating $big" >&2
       "$bin" generate zipf --refs "$REFS_MPI" --lines "$LINES" --seed 1 -o "$big"
     fi
-    mpi_row "$big"
+    for cmd in "${mpi_cmds[@]}"; do mpi_row "$big" "$cmd"; done
   fi
 else
   echo "MPI: skipped (mpirun or mpicc missing)"

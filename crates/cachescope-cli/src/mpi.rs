@@ -1,15 +1,12 @@
-//! Many machines (`--features mpi`): under `mpirun`/`srun`, `mrc --method exact` on a native
-//! trace splits the trace's blocks among the ranks; each rank reads its own blocks of the shared
-//! file on `--threads` threads, and sends its serialised partial
-//! (`cachescope::parallel::wire`) to rank 0, which merges them in rank order and prints the
-//! result: exactly the single-process output. Every other command runs on rank 0 alone.
+//! Many machines (`--features mpi`): under `mpirun`/`srun`, a command whose pass is a
+//! [`Wire`] plan (`stats`, `footprint`, `mrc --method exact|hotl|hotl-rt`, `hotl`, `l2`
+//! without `--simulate`) on a native trace splits the trace's blocks among the ranks; each rank
+//! reads its own blocks of the shared file on `--threads` threads, and sends its serialised
+//! partial (`cachescope::parallel::wire`) to rank 0, which merges them in rank order and prints
+//! the result: exactly the single-process output. Every other command runs on rank 0 alone.
 
-use anyhow::{Result, bail};
-use cachescope::parallel::{
-    Chunked, StackDistancePlan, run_indexed_range, split_blocks,
-    wire::{decode_stack_distances, encode_stack_distances},
-};
-use cachescope::reuse::StackDistances;
+use anyhow::{Result, anyhow};
+use cachescope::parallel::{Wire, run_indexed_range, split_blocks};
 use cachescope::trace::native::read_index;
 use cachescope::trace::{Compression, Format, Trace};
 use cachescope::{Error, Source};
@@ -43,22 +40,22 @@ pub fn is_secondary_rank() -> bool {
 }
 
 /// What an MPI-distributed pass gave this process.
-pub enum Outcome {
+pub enum Outcome<T> {
     /// Not a multi-rank run, or a trace that cannot be split by blocks: run as usual.
     NotDistributed,
     /// Rank 0: the merged result of every rank.
-    Merged(StackDistances),
+    Merged(T),
     /// Another rank: its part went to rank 0; print nothing.
     Sent,
 }
 
-/// Message tags: a partial, an error text.
+/// Message tags: a partial (empty for a rank without blocks), an error text.
 const PARTIAL: u8 = 0;
 const FAILED: u8 = 1;
 
-/// The exact stack distances of `trace` over every rank, when running under MPI with a native
+/// The result of `plan` over `trace` from every rank, when running under MPI with a native
 /// trace file.
-pub fn stack_distances(trace: &Trace, plan: &StackDistancePlan, threads: usize) -> Result<Outcome> {
+pub fn distribute<P: Wire>(trace: &Trace, plan: &P, threads: usize) -> Result<Outcome<P::Output>> {
     let Some((world, rank, size)) = world() else {
         return Ok(Outcome::NotDistributed);
     };
@@ -97,20 +94,24 @@ pub fn stack_distances(trace: &Trace, plan: &StackDistancePlan, threads: usize) 
             Ok(p) => {
                 let mut m = vec![PARTIAL];
                 if let Some(mut p) = p {
-                    m.extend(encode_stack_distances(&mut p));
+                    m.extend(plan.encode(&mut p));
                 }
                 m
             }
             Err(e) => {
                 let mut m = vec![FAILED];
-                m.extend(format!("rank {rank}: {e}").into_bytes());
+                m.extend(format!("MPI rank {rank}: {e}").into_bytes());
                 m
             }
         };
         world.process_at_rank(0).send(&msg[..]);
         return Ok(Outcome::Sent);
     }
-    let mut acc = part?;
+    // Rank 0 takes every rank's message even after a failure (a rank left blocked in its send
+    // would keep the job from finishing), and reports the first failure in rank order.
+    let mut failure = part.as_ref().err().map(|e| anyhow!("MPI rank 0: {e}"));
+    let mut acc = part.ok().flatten();
+    let mut refs = acc.as_ref().map_or(0, |p| plan.refs(p));
     let local = started.elapsed();
     let (mut waiting, mut merging, mut bytes) =
         (std::time::Duration::ZERO, std::time::Duration::ZERO, 0usize);
@@ -119,20 +120,34 @@ pub fn stack_distances(trace: &Trace, plan: &StackDistancePlan, threads: usize) 
         let (msg, _) = world.process_at_rank(r).receive_vec::<u8>();
         waiting += t.elapsed();
         bytes += msg.len();
+        if failure.is_some() {
+            continue;
+        }
         let t = std::time::Instant::now();
         match msg.split_first() {
             Some((&PARTIAL, [])) => {}
-            Some((&PARTIAL, bytes)) => {
-                let p = decode_stack_distances(bytes, &Source::Program(format!("MPI rank {r}")))?;
-                match acc.as_mut() {
-                    None => acc = Some(p),
-                    Some(a) => plan.merge(a, p),
+            Some((&PARTIAL, body)) => {
+                match plan.decode(body, &Source::Program(format!("MPI rank {r}"))) {
+                    Ok(p) => match refs.checked_add(plan.refs(&p)) {
+                        Some(n) => {
+                            refs = n;
+                            match acc.as_mut() {
+                                None => acc = Some(p),
+                                Some(a) => plan.merge(a, p),
+                            }
+                        }
+                        None => failure = Some(anyhow!("MPI rank {r}: more than 2^64 references")),
+                    },
+                    Err(e) => failure = Some(e.into()),
                 }
             }
-            Some((&FAILED, text)) => bail!("{}", String::from_utf8_lossy(text)),
-            _ => bail!("MPI rank {r} sent an unreadable message"),
+            Some((&FAILED, text)) => failure = Some(anyhow!("{}", String::from_utf8_lossy(text))),
+            _ => failure = Some(anyhow!("MPI rank {r} sent an unreadable message")),
         }
         merging += t.elapsed();
+    }
+    if let Some(e) = failure {
+        return Err(e);
     }
     if std::env::var_os("CACHESCOPE_MPI_TIMING").is_some() {
         // For scripts/scale.sh's projection: rank 0's own pass, the wait for the others, and

@@ -1,36 +1,53 @@
-//! `mpirun -n 2 cachescope mrc --method exact TRACE` prints exactly what one process prints
-//! (built with `--features mpi`; `.ci/run` runs it after the main tests). Skips with a printed
-//! reason where `mpirun` is missing.
+//! `mpirun -n 2|3 cachescope CMD TRACE` prints exactly what one process prints, for every
+//! command that distributes (`stats`, `footprint`, `mrc --method exact|hotl|hotl-rt`, `hotl`,
+//! `l2`) and for one that does not; a damaged block in any rank's range is a clear error, not
+//! a hang. Built with `--features mpi`; `.ci/run` runs it after the main tests. Skips with a
+//! printed reason where `mpirun` (or, for the real trace, Valgrind) is missing.
 #![cfg(feature = "mpi")]
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 use assert_cmd::cargo::cargo_bin_cmd;
 
 fn have_mpirun() -> bool {
-    Command::new("mpirun")
+    let ok = Command::new("mpirun")
         .arg("--version")
         .output()
-        .is_ok_and(|o| o.status.success())
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: mpirun not found (apt-get install openmpi-bin libopenmpi-dev)");
+    }
+    ok
 }
 
-/// `mpirun -n RANKS --oversubscribe cachescope ARGS`, allowed to run as root (CI containers).
+/// `mpirun -n RANKS --oversubscribe cachescope ARGS`, allowed to run as root (CI containers),
+/// killed after a minute (a hang is a failure, not a stuck test run).
 fn mpirun(ranks: usize, args: &[&str]) -> Output {
-    let out = Command::new("mpirun")
+    let child = Command::new("mpirun")
         .args(["-n", &ranks.to_string(), "--oversubscribe"])
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("CACHESCOPE_MPI_TIMING", "1")
         .arg(env!("CARGO_BIN_EXE_cachescope"))
         .args(args)
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "mpirun failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    let pid = child.id();
+    // Collected on a thread of its own, which drains the pipes as the output comes.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(child.wait_with_output()));
+    match rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+            panic!("mpirun -n {ranks} {args:?} still running after 60 s: a hang");
+        }
+    }
 }
 
 fn single(args: &[&str]) -> Vec<u8> {
@@ -43,45 +60,166 @@ fn single(args: &[&str]) -> Vec<u8> {
         .clone()
 }
 
-fn generate(path: &Path) {
-    cargo_bin_cmd!("cachescope")
-        .args(["generate", "zipf", "--refs", "400000", "--seed", "3", "-o"])
-        .arg(path)
-        .assert()
-        .success();
+/// The commands compared on `t`: every distributing command in JSON, one in each other output
+/// form, and one command that runs on rank 0 alone.
+fn commands(t: &str) -> Vec<Vec<&str>> {
+    vec![
+        vec!["stats", "--json", t],
+        vec!["stats", t],
+        vec!["footprint", "--json", t],
+        vec!["footprint", "--json", "--windows", "1,7,1000,70001", t],
+        vec!["footprint", t],
+        vec!["mrc", "--json", "--method", "exact", t],
+        vec!["mrc", "--json", "--method", "hotl", t],
+        vec!["mrc", "--json", "--method", "hotl-rt", t],
+        vec![
+            "mrc",
+            "--csv",
+            "--method",
+            "hotl",
+            "--include-instructions",
+            t,
+        ],
+        vec!["hotl", "--json", t],
+        vec!["l2", "--json", "--l1", "4K", "--l2", "16K,64K", t],
+        vec![
+            "mrc",
+            "--json",
+            "--method",
+            "statcache",
+            "--rate",
+            "0.01",
+            t,
+        ],
+    ]
+}
+
+/// Every command of [`commands`] on 2 and 3 ranks prints what one process prints; a few
+/// mpiruns at a time (their start-up, not their work, is what takes time).
+fn same_on_2_and_3_ranks(trace: &Path) {
+    let t = trace.to_str().unwrap();
+    let jobs: Vec<(Vec<&str>, usize)> = commands(t)
+        .into_iter()
+        .flat_map(|c| [(c.clone(), 2), (c, 3)])
+        .collect();
+    std::thread::scope(|s| {
+        for group in jobs.chunks(jobs.len().div_ceil(4)) {
+            s.spawn(move || {
+                for (args, ranks) in group {
+                    let mut args = args.clone();
+                    args.push("--quiet");
+                    let want = single(&args);
+                    let got = mpirun(*ranks, &args);
+                    assert!(
+                        got.status.success(),
+                        "{args:?} on {ranks} ranks failed: {}",
+                        String::from_utf8_lossy(&got.stderr)
+                    );
+                    assert!(
+                        got.stdout == want,
+                        "{args:?} on {ranks} ranks differs:\n{}",
+                        String::from_utf8_lossy(&got.stdout)
+                    );
+                    // The distributing commands merged partials from the other ranks.
+                    let stderr = String::from_utf8_lossy(&got.stderr);
+                    let distributed = !args.contains(&"statcache");
+                    assert_eq!(
+                        stderr.contains(&format!("cachescope: mpi: ranks {ranks} ")),
+                        distributed,
+                        "{args:?}: {stderr}"
+                    );
+                }
+            });
+        }
+    });
 }
 
 #[test]
-fn two_and_three_ranks_print_the_single_process_curve() {
+fn a_zipf_trace_gives_the_single_process_output_on_2_and_3_ranks() {
     if !have_mpirun() {
-        eprintln!("skipped: mpirun not found (apt-get install openmpi-bin libopenmpi-dev)");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("zipf.cst");
-    generate(&trace);
-    let t = trace.to_str().unwrap();
-    for args in [
-        vec!["mrc", "--method", "exact", "--json", t, "--quiet"],
-        vec![
-            "mrc",
-            "--json",
-            "--range",
-            "1K..1M",
-            t,
-            "--threads",
-            "2",
-            "--quiet",
-        ],
-        vec!["stats", "--json", t, "--quiet"],
-    ] {
-        let want = single(&args);
-        for ranks in [2, 3] {
-            let got = mpirun(ranks, &args);
+    cargo_bin_cmd!("cachescope")
+        .args(["generate", "zipf", "--refs", "400000", "--seed", "3", "-o"])
+        .arg(&trace)
+        .assert()
+        .success();
+    same_on_2_and_3_ranks(&trace);
+}
+
+#[test]
+fn a_real_programs_trace_gives_the_single_process_output_on_2_and_3_ranks() {
+    if !have_mpirun() {
+        return;
+    }
+    let have_valgrind = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_valgrind {
+        eprintln!("skipped: valgrind not installed (apt-get install valgrind)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("ls.lackey");
+    // About 780 000 lackey lines, instruction fetches included: a dozen native blocks.
+    let status = Command::new("valgrind")
+        .args(["--tool=lackey", "--trace-mem=yes"])
+        .arg(format!("--log-file={}", log.display()))
+        .args(["ls", "/"])
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "valgrind failed");
+    let native = dir.path().join("ls.cst");
+    cargo_bin_cmd!("cachescope")
+        .args(["convert", log.to_str().unwrap(), native.to_str().unwrap()])
+        .assert()
+        .success();
+    same_on_2_and_3_ranks(&native);
+}
+
+#[test]
+fn a_damaged_block_in_any_ranks_range_is_a_clear_error() {
+    if !have_mpirun() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("zipf.cst");
+    cargo_bin_cmd!("cachescope")
+        .args(["generate", "zipf", "--refs", "400000", "--seed", "3", "-o"])
+        .arg(&trace)
+        .assert()
+        .success();
+    let bytes = std::fs::read(&trace).unwrap();
+    // Seven blocks: one early in the file is rank 0's, one late is the last rank's.
+    for (at, rank) in [(bytes.len() / 10, 0), (bytes.len() * 8 / 10, 1)] {
+        let name = format!("damaged-{rank}.cst");
+        let path = dir.path().join(&name);
+        let mut damaged = bytes.clone();
+        damaged[at] ^= 0x55;
+        std::fs::write(&path, &damaged).unwrap();
+        for args in [
+            vec!["footprint", "--json"],
+            vec!["stats", "--json"],
+            vec!["mrc", "--json", "--method", "hotl-rt"],
+        ] {
+            let mut args = args.clone();
+            args.push(path.to_str().unwrap());
+            let out = mpirun(2, &args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
             assert!(
-                got.stdout == want,
-                "{args:?} on {ranks} ranks differs:\n{}",
-                String::from_utf8_lossy(&got.stdout)
+                !out.status.success(),
+                "{args:?} succeeded on a damaged trace"
+            );
+            assert!(out.stdout.is_empty(), "{args:?} printed a result");
+            assert!(
+                stderr.contains(&format!("cachescope: error: MPI rank {rank}: "))
+                    && stderr.contains(&name)
+                    && stderr.contains("checksum mismatch"),
+                "{args:?}: {stderr}"
             );
         }
     }

@@ -11,21 +11,22 @@ use crate::access::{AccessKind, LineSize};
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 
-type LineSet = HashSet<u64, foldhash::fast::RandomState>;
+pub(crate) type LineSet = HashSet<u64, foldhash::fast::RandomState>;
 
 /// Accumulates [`TraceStats`] over a trace.
 #[derive(Debug)]
 pub struct StatsAnalysis {
-    line_size: LineSize,
-    by_kind: [u64; 4],
-    data_lines: LineSet,
-    instr_lines: LineSet,
+    pub(crate) line_size: LineSize,
+    /// References by [`AccessKind`] index.
+    pub(crate) by_kind: [u64; 4],
+    pub(crate) data_lines: LineSet,
+    pub(crate) instr_lines: LineSet,
     /// The two sets' memory, charged to the [`crate::budget`].
     charge: crate::budget::Charge,
-    data_bytes: u64,
-    straddling: u64,
-    min_addr: u64,
-    max_addr: u64,
+    pub(crate) data_bytes: u64,
+    pub(crate) straddling: u64,
+    pub(crate) min_addr: u64,
+    pub(crate) max_addr: u64,
 }
 
 /// What `cachescope stats` reports. Field names are a public contract (`--json`).
@@ -124,6 +125,15 @@ impl StatsAnalysis {
         self.straddling += other.straddling;
         self.min_addr = self.min_addr.min(other.min_addr);
         self.max_addr = self.max_addr.max(other.max_addr);
+        self.recharge();
+    }
+
+    /// Charges the line sets' memory to the [`crate::budget`] (after they were filled other
+    /// than by [`Analysis::observe`], e.g. decoded from another process); false once the
+    /// budget is exceeded.
+    pub(crate) fn recharge(&mut self) -> bool {
+        let bytes = self.data_lines.allocation_size() + self.instr_lines.allocation_size();
+        self.charge.set(bytes)
     }
 
     /// The totals.
@@ -165,8 +175,7 @@ impl Analysis for StatsAnalysis {
             self.min_addr = self.min_addr.min(addr);
             self.max_addr = self.max_addr.max(last);
         }
-        let bytes = self.data_lines.allocation_size() + self.instr_lines.allocation_size();
-        self.charge.set(bytes);
+        self.recharge();
     }
 }
 

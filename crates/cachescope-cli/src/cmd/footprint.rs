@@ -7,9 +7,9 @@ use cachescope::models::hotl::FootprintPoint;
 use cachescope::parallel::FootprintPlan;
 use cachescope::reuse::Options;
 
-use super::drive_chunked;
+use super::{drive_chunked, open_chunked};
 use crate::args::FootprintArgs;
-use crate::{input, output};
+use crate::output;
 
 /// The JSON document: also a co-run profile (`cachescope corun`).
 #[derive(serde::Serialize)]
@@ -28,8 +28,12 @@ pub fn run(args: FootprintArgs) -> Result<()> {
     };
     let listed = args.windows.clone().unwrap_or_default();
     let plan = FootprintPlan::new(options, &listed)?;
-    let mut trace = input::open(&args.input, args.run.line_size)?;
-    let fp = drive_chunked(&mut trace, &plan, &args.run)?;
+    let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
+        return Ok(());
+    };
+    let Some(fp) = drive_chunked(&mut trace, &plan, &args.run)? else {
+        return Ok(()); // another MPI rank: rank 0 prints
+    };
     if let Some(&w) = listed.iter().find(|&&w| w > fp.refs) {
         bail!(
             "--windows {w}: longer than the trace ({} counted references); a window holds 1 to \

@@ -13,9 +13,9 @@ use cachescope::parallel::FootprintPlan;
 use cachescope::reuse::Options;
 
 use super::mrc::human_size;
-use super::{drive_chunked, drive_split};
+use super::{drive_chunked, drive_split, open_chunked};
 use crate::args::HotlArgs;
-use crate::{input, output};
+use crate::output;
 
 /// One cache size's five metrics (sizes in lines, times in references).
 #[derive(serde::Serialize)]
@@ -70,10 +70,22 @@ pub fn run(args: HotlArgs) -> Result<()> {
         })?),
         None => None,
     };
-    let mut trace = input::open(&args.input, args.run.line_size)?;
-    let footprint = if rw.is_none() && direct.is_none() && sampler.is_none() {
+    let alone = rw.is_none() && direct.is_none() && sampler.is_none();
+    // Under MPI only the footprint alone distributes; with the diagnostics rank 0 works alone.
+    #[cfg(feature = "mpi")]
+    if !alone && crate::mpi::is_secondary_rank() {
+        return Ok(());
+    }
+    let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
+        return Ok(());
+    };
+    let footprint = if alone {
         // The footprint alone merges exactly over chunks of the trace.
-        drive_chunked(&mut trace, &FootprintPlan::new(options, &[])?, &args.run)?
+        let plan = FootprintPlan::new(options, &[])?;
+        let Some(fp) = drive_chunked(&mut trace, &plan, &args.run)? else {
+            return Ok(()); // another MPI rank: rank 0 prints
+        };
+        fp
     } else {
         // With the diagnostics, which do not split in time: side by side, one decode.
         let mut fp = FootprintAnalysis::new(options, &[])?;

@@ -10,7 +10,7 @@ use cachescope::reuse::{Mrc, Options, StackDistanceAnalysis};
 use cachescope::sim::Policy;
 
 use super::mrc::human_size;
-use super::{drive_chunked, drive_split};
+use super::{drive_chunked, drive_split, open_chunked};
 use crate::args::{L2Args, ReplacementPolicy};
 use crate::{input, output};
 use cachescope::parallel::StackDistancePlan;
@@ -37,7 +37,14 @@ pub fn run(args: L2Args) -> Result<()> {
         _ => Variant::Paper,
     };
     let mut simulated: Option<Mrc> = None;
-    let hist = if let Some(profile) = input::profile(&args.input)? {
+    let profile = input::profile(&args.input)?;
+    // Under MPI only the L1 histogram of a trace distributes (a profile needs no pass, and
+    // the two-level simulation does not split in time): rank 0 does the rest alone.
+    #[cfg(feature = "mpi")]
+    if (profile.is_some() || args.simulate) && crate::mpi::is_secondary_rank() {
+        return Ok(());
+    }
+    let hist = if let Some(profile) = profile {
         if args.simulate {
             bail!("--simulate needs the trace, not a sampling profile");
         }
@@ -58,10 +65,15 @@ pub fn run(args: L2Args) -> Result<()> {
         } else {
             None
         };
-        let mut trace = input::open(&args.input, line)?;
+        let Some(mut trace) = open_chunked(&args.input, line)? else {
+            return Ok(());
+        };
         let distances = match sim.as_mut() {
             // The histogram alone merges exactly over chunks of the trace.
-            None => drive_chunked(&mut trace, &StackDistancePlan { options }, &args.run)?,
+            None => match drive_chunked(&mut trace, &StackDistancePlan { options }, &args.run)? {
+                Some(d) => d,
+                None => return Ok(()), // another MPI rank: rank 0 prints
+            },
             // The two-level simulation does not split in time: side by side, one decode.
             Some(s) => {
                 let mut sd = StackDistanceAnalysis::new(options);

@@ -18,19 +18,30 @@ mod simulate;
 mod stats;
 
 use anyhow::Result;
+use cachescope::LineSize;
 use cachescope::analysis::{self, Analysis};
-use cachescope::parallel::{self, Chunked, Chunking};
+use cachescope::parallel::{self, Chunking, Wire};
 use cachescope::trace::Trace;
 
-use crate::args::{Cli, Command, RunArgs};
+use crate::args::{Cli, Command, InputArgs, RunArgs};
 use crate::progress::Progress;
 
 /// Dispatches to the subcommand.
 pub fn run(cli: Cli) -> Result<()> {
     cachescope::budget::set_limit(cli.max_memory);
-    // Under MPI only `mrc --method exact` distributes; other commands run on rank 0 alone.
+    // Under MPI the commands whose pass merges exactly distribute (each decides, from its
+    // flags and its trace, in `drive_chunked`); every other command runs on rank 0 alone.
     #[cfg(feature = "mpi")]
-    if crate::mpi::is_secondary_rank() && !matches!(&cli.command, Command::Mrc(_)) {
+    if crate::mpi::is_secondary_rank()
+        && !matches!(
+            &cli.command,
+            Command::Stats(_)
+                | Command::Mrc(_)
+                | Command::Footprint(_)
+                | Command::Hotl(_)
+                | Command::L2(_)
+        )
+    {
         return Ok(());
     }
     match cli.command {
@@ -76,11 +87,46 @@ pub fn drive_again(
 
 /// Runs a chunk-parallel plan over `trace` on `--threads` threads (results do not depend on
 /// the count), with the progress bar and notes of [`drive`].
-pub fn drive_chunked<P: Chunked>(trace: &mut Trace, plan: &P, run: &RunArgs) -> Result<P::Output> {
+///
+/// Under MPI with several ranks (`--features mpi`), a native trace file is split among the
+/// ranks and rank 0 gets the merged result; `None` on every other rank, which must then
+/// print nothing. A trace that cannot be split is read by rank 0 alone.
+pub fn drive_chunked<P: Wire>(
+    trace: &mut Trace,
+    plan: &P,
+    run: &RunArgs,
+) -> Result<Option<P::Output>> {
+    #[cfg(feature = "mpi")]
+    match crate::mpi::distribute(trace, plan, run.threads)? {
+        crate::mpi::Outcome::Merged(out) => {
+            if !run.quiet {
+                for note in trace.notes() {
+                    eprintln!("cachescope: note: {}: {note}", trace.source());
+                }
+            }
+            return Ok(Some(out));
+        }
+        crate::mpi::Outcome::Sent => return Ok(None),
+        crate::mpi::Outcome::NotDistributed if crate::mpi::is_secondary_rank() => return Ok(None),
+        crate::mpi::Outcome::NotDistributed => {}
+    }
     let chunking = chunking(run);
     with_progress(trace, run, |trace, progress| {
         Ok(parallel::run(trace, plan, &chunking, progress)?)
     })
+    .map(Some)
+}
+
+/// Opens the trace of a command whose pass may be distributed ([`drive_chunked`]): `None` on
+/// an MPI rank other than 0 when the input is stdin or a workload, which only rank 0 reads.
+pub fn open_chunked(input: &InputArgs, line_size: LineSize) -> Result<Option<Trace>> {
+    #[cfg(feature = "mpi")]
+    if crate::mpi::is_secondary_rank()
+        && (input.workload.is_some() || input.trace.as_deref().is_none_or(|p| p.as_os_str() == "-"))
+    {
+        return Ok(None);
+    }
+    crate::input::open(input, line_size).map(Some)
 }
 
 /// StatCache sampling on `--threads` threads (the profile does not depend on the count), with

@@ -8,7 +8,7 @@ use cachescope::parallel::{FootprintPlan, ReuseTimePlan, StackDistancePlan};
 use cachescope::reuse::{Mrc, Options, RandomReplacementAnalysis};
 use cachescope::sampling::{Cold, Profile, SamplerOptions};
 
-use super::{drive, drive_chunked, drive_sampled};
+use super::{drive, drive_chunked, drive_sampled, open_chunked};
 use crate::args::{MrcArgs, MrcMethod, OutputFormat, ReplacementPolicy, SamplingArgs};
 use crate::{input, output};
 
@@ -22,6 +22,11 @@ pub fn run(args: MrcArgs) -> Result<()> {
     };
     let mut notes = Vec::new();
     if let Some(profile) = input::profile(&args.input)? {
+        // A profile needs no pass: rank 0 alone models it under MPI.
+        #[cfg(feature = "mpi")]
+        if crate::mpi::is_secondary_rank() {
+            return Ok(());
+        }
         if !matches!(args.method, MrcMethod::Statcache | MrcMethod::Statstack) {
             bail!(
                 "{} is a sampling profile: model it with --method statcache or --method statstack \
@@ -54,33 +59,26 @@ pub fn run(args: MrcArgs) -> Result<()> {
             "--ways (Smith's formula) needs an LRU stack-distance distribution: --method exact or hotl"
         );
     }
-    // Under MPI only the exact LRU curve distributes; the others run on rank 0 alone.
+    // Under MPI the exact LRU curve and the HOTL curves distribute; the others (random
+    // replacement, sampling) run on rank 0 alone.
     #[cfg(feature = "mpi")]
     if crate::mpi::is_secondary_rank()
         && !matches!(
             (args.method, policy),
-            (MrcMethod::Exact, ReplacementPolicy::Lru)
+            (MrcMethod::Exact, ReplacementPolicy::Lru) | (MrcMethod::Hotl | MrcMethod::HotlRt, _)
         )
     {
         return Ok(());
     }
-    let mut trace = input::open(&args.input, args.run.line_size)?;
+    let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
+        return Ok(());
+    };
     let mrc = match (args.method, policy) {
         (MrcMethod::Exact, ReplacementPolicy::Lru) => {
             let plan = StackDistancePlan { options };
-            #[cfg(feature = "mpi")]
-            let distances = match crate::mpi::stack_distances(&trace, &plan, args.run.threads)? {
-                crate::mpi::Outcome::Merged(d) => d,
-                crate::mpi::Outcome::Sent => return Ok(()),
-                crate::mpi::Outcome::NotDistributed => {
-                    if crate::mpi::is_secondary_rank() {
-                        return Ok(());
-                    }
-                    drive_chunked(&mut trace, &plan, &args.run)?
-                }
+            let Some(distances) = drive_chunked(&mut trace, &plan, &args.run)? else {
+                return Ok(()); // another MPI rank: rank 0 prints
             };
-            #[cfg(not(feature = "mpi"))]
-            let distances = drive_chunked(&mut trace, &plan, &args.run)?;
             match args.ways {
                 Some(ways) => smith::set_associative_mrc(
                     &smith::Distances::from_stack_distances(&distances),
@@ -110,7 +108,10 @@ pub fn run(args: MrcArgs) -> Result<()> {
             model(args.method, &profile, &sizes, cold, args.run.threads)?
         }
         (MrcMethod::Hotl, _) => {
-            let fp = drive_chunked(&mut trace, &FootprintPlan::new(options, &[])?, &args.run)?;
+            let plan = FootprintPlan::new(options, &[])?;
+            let Some(fp) = drive_chunked(&mut trace, &plan, &args.run)? else {
+                return Ok(());
+            };
             let filmer = hotl::Filmer::new(&fp);
             match args.ways {
                 Some(ways) => smith::set_associative_mrc(&filmer.stack_distances(), ways, &sizes)?,
@@ -118,7 +119,9 @@ pub fn run(args: MrcArgs) -> Result<()> {
             }
         }
         (MrcMethod::HotlRt, _) => {
-            let rt = drive_chunked(&mut trace, &ReuseTimePlan { options }, &args.run)?;
+            let Some(rt) = drive_chunked(&mut trace, &ReuseTimePlan { options }, &args.run)? else {
+                return Ok(());
+            };
             hotl::reuse_time_mrc(&rt, &sizes)
         }
     };

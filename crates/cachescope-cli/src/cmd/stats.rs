@@ -6,16 +6,20 @@ use anyhow::Result;
 use cachescope::parallel::StatsPlan;
 use cachescope::stats::StatsReport;
 
-use super::{drive_chunked, thousands};
+use super::{drive_chunked, open_chunked, thousands};
 use crate::args::StatsArgs;
-use crate::{input, output};
+use crate::output;
 
 pub fn run(args: StatsArgs) -> Result<()> {
-    let mut trace = input::open(&args.input, args.run.line_size)?;
+    let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
+        return Ok(());
+    };
     let plan = StatsPlan {
         line_size: args.run.line_size,
     };
-    let stats = drive_chunked(&mut trace, &plan, &args.run)?;
+    let Some(stats) = drive_chunked(&mut trace, &plan, &args.run)? else {
+        return Ok(()); // another MPI rank: rank 0 prints
+    };
     let report = StatsReport::new(&trace, stats);
     if args.json {
         output::print(&(serde_json::to_string_pretty(&report)? + "\n"))

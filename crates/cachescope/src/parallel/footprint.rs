@@ -8,18 +8,19 @@ use crate::reuse::Options;
 /// The footprint by chunks; the result equals [`FootprintAnalysis`]'s.
 #[derive(Clone, Debug)]
 pub struct FootprintPlan {
-    options: Options,
-    windows: Vec<u64>,
+    pub(super) options: Options,
+    /// The listed windows, sorted and deduplicated (as the analysis keeps them).
+    pub(super) windows: Vec<u64>,
 }
 
 impl FootprintPlan {
     /// As [`FootprintAnalysis::new`]: errors on a window of 0.
     pub fn new(options: Options, windows: &[u64]) -> crate::Result<FootprintPlan> {
         FootprintAnalysis::new(options, windows)?;
-        Ok(FootprintPlan {
-            options,
-            windows: windows.to_vec(),
-        })
+        let mut windows = windows.to_vec();
+        windows.sort_unstable();
+        windows.dedup();
+        Ok(FootprintPlan { options, windows })
     }
 }
 

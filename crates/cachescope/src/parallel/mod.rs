@@ -43,6 +43,9 @@
 //! next is not ready). Independent computations after a pass (a model's cache sizes) spread
 //! over threads with [`map_in_order`].
 //!
+//! Every plan above also implements [`Wire`]: its partials travel between processes (MPI
+//! ranks) in the formats of [`wire`], and merge there exactly as they do between threads.
+//!
 //! Results never depend on the thread count or the chunking: `tests/parallel*.rs` compare the
 //! JSON of 1, 2 and 4 threads and of adversarial chunkings byte for byte.
 
@@ -68,6 +71,7 @@ pub use reuse::{
 pub use sampled::{SEGMENT_MAX, sample, sample_chunks};
 pub use split::run_split;
 pub use stats::StatsPlan;
+pub use wire::Wire;
 
 use crate::analysis::Analysis;
 

@@ -203,11 +203,11 @@ pub struct ReuseTimeWorker {
 #[derive(Clone, Debug)]
 pub struct ReuseTimePartial {
     /// Line → position of its last reference in the run; the run's length.
-    times: ReuseTime,
+    pub(crate) times: ReuseTime,
     /// Reuse times resolved so far.
-    reuse_time: LogHistogram,
+    pub(crate) reuse_time: LogHistogram,
     /// `(line, position)` of each line's first reference in the run, in order.
-    firsts: Vec<(u64, u64)>,
+    pub(crate) firsts: Vec<(u64, u64)>,
 }
 
 impl Analysis for ReuseTimeWorker {

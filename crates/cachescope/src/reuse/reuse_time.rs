@@ -32,6 +32,14 @@ impl ReuseTime {
         ReuseTime::default()
     }
 
+    /// No references yet, with room for `lines` lines before the table grows.
+    pub(crate) fn with_lines(lines: usize) -> ReuseTime {
+        ReuseTime {
+            last: LineTable::with_lines(lines),
+            now: 0,
+        }
+    }
+
     /// References `line` at the next position: its reuse time, or `None` for a first reference.
     #[inline]
     pub fn access(&mut self, line: LineAddr) -> Option<u64> {
@@ -61,6 +69,11 @@ impl ReuseTime {
     /// Every `(line, 1-based position of its most recent reference)`, in no particular order.
     pub fn last_references(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.last.entries()
+    }
+
+    /// The 1-based position of `line`'s most recent reference, if it was referenced.
+    pub(crate) fn last_of(&self, line: u64) -> Option<u64> {
+        self.last.get(line)
     }
 
     /// Sets `line`'s most recent reference to `position` without counting a reference; returns

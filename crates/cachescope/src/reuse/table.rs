@@ -100,13 +100,30 @@ fn home(line: u64, shift: u32) -> usize {
 }
 
 impl LineTable {
+    /// An empty table with room for `lines` lines before it grows (a decoder that knows how
+    /// many lines are coming skips the doublings). Charged to the budget like a growth.
+    pub fn with_lines(lines: usize) -> LineTable {
+        let n = (lines.saturating_mul(4) / 3 + 1)
+            .max(MIN_SLOTS)
+            .checked_next_power_of_two()
+            .unwrap_or(1 << 62);
+        if !crate::budget::grow(0, n * 16) {
+            crate::budget::force(0, n * 16);
+        }
+        LineTable {
+            slots: empty_slots(n),
+            shift: 64 - n.trailing_zeros(),
+            len: 0,
+            max_line: None,
+        }
+    }
+
     /// Lines held.
     pub fn len(&self) -> usize {
         self.len + usize::from(self.max_line.is_some())
     }
 
     /// The value of `line`, if present.
-    #[cfg(test)]
     pub fn get(&self, line: u64) -> Option<u64> {
         if line == EMPTY {
             return self.max_line;
@@ -268,6 +285,19 @@ mod tests {
         assert_eq!(a, b);
         t.values_mut().for_each(|v| *v += 1);
         assert_eq!(t.get(u64::MAX), m.get(&u64::MAX).map(|v| v + 1));
+    }
+
+    #[test]
+    fn a_presized_table_holds_its_lines_without_growing() {
+        let mut t = LineTable::with_lines(1000);
+        let bytes = t.heap_bytes();
+        assert_eq!(bytes, 2048 * 16);
+        for i in 0..1000u64 {
+            assert_eq!(t.replace(i * 7919, i), None);
+        }
+        assert_eq!(t.heap_bytes(), bytes);
+        assert_eq!(t.get(7919 * 999), Some(999));
+        assert_eq!(LineTable::with_lines(0).heap_bytes(), MIN_SLOTS * 16);
     }
 
     #[test]

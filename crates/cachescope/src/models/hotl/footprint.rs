@@ -155,6 +155,51 @@ impl FootprintAnalysis {
         self.prev = next.prev;
     }
 
+    /// Puts a chunk analysis in the form another process receives ([`crate::parallel::wire`]):
+    /// an open run's position written into the table and the dense counts folded into the
+    /// sums, which changes no result. Returns what the wire format carries.
+    pub(crate) fn settle(&mut self) -> ChunkParts<'_> {
+        self.close_run();
+        fold(&mut self.reuse, &self.dense);
+        self.dense.fill(0);
+        self.unfolded = 0;
+        ChunkParts {
+            options: self.options,
+            listed: &self.listed,
+            now: self.now,
+            prev: self.prev,
+            reuse: &self.reuse,
+            table: &self.table,
+            first_lines: self.first_lines.as_deref().unwrap_or_default(),
+        }
+    }
+
+    /// The chunk analysis whose [`FootprintAnalysis::settle`] gave these parts (with `table`
+    /// rebuilt from `first_lines` by the caller); the first-position sums are recomputed from
+    /// `first_lines`, which lists every first reference. `listed` must be sorted and
+    /// deduplicated, and `reuse` made with the same layout and listed windows.
+    pub(crate) fn from_chunk_parts(
+        options: Options,
+        listed: Vec<u64>,
+        now: u64,
+        prev: u64,
+        reuse: WindowSums,
+        table: LineTable,
+        first_lines: Vec<(u64, u64)>,
+    ) -> FootprintAnalysis {
+        let mut a = FootprintAnalysis::for_chunk(options, &listed)
+            .expect("a decoded partial's windows are nonzero");
+        for &(_, f) in &first_lines {
+            a.first.record(f);
+        }
+        a.table = table;
+        a.now = now;
+        a.prev = prev;
+        a.reuse = reuse;
+        a.first_lines = Some(first_lines);
+        a
+    }
+
     /// References counted so far.
     pub fn refs(&self) -> u64 {
         self.now
@@ -256,6 +301,24 @@ impl FootprintAnalysis {
         }
         self.unfolded += chunk.len() as u64;
     }
+}
+
+/// A settled chunk analysis, as [`FootprintAnalysis::settle`] shows it to the wire encoder.
+pub(crate) struct ChunkParts<'a> {
+    /// Which references count, and the layout.
+    pub options: Options,
+    /// The listed windows, sorted.
+    pub listed: &'a [u64],
+    /// References in the chunk.
+    pub now: u64,
+    /// The chunk's last counted line.
+    pub prev: u64,
+    /// Reuse-time sums (dense counts folded in).
+    pub reuse: &'a WindowSums,
+    /// Line → 1-based position of its last reference.
+    pub table: &'a LineTable,
+    /// `(line, position)` of every first reference, in order.
+    pub first_lines: &'a [(u64, u64)],
 }
 
 /// Adds dense counts into `sums` (all but the last entry, whose reuses are recorded apart).

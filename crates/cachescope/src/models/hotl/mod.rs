@@ -100,7 +100,7 @@ pub mod footprint;
 pub mod reuse_time;
 pub mod reuse_window;
 pub mod sampling;
-mod sums;
+pub(crate) mod sums;
 
 pub use curve::{CurvePoint, FootprintCurve};
 pub use fill_time::{

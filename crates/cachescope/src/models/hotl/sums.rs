@@ -157,6 +157,39 @@ impl WindowSums {
         }
     }
 
+    /// Counts of the values below the exact limit, indexed by value (trailing entries may be 0).
+    pub fn exact_counts(&self) -> &[u64] {
+        &self.exact
+    }
+
+    /// `(binned index, count, sum)` of every non-empty bin above the exact limit, by index.
+    pub fn binned(&self) -> impl Iterator<Item = (usize, u64, u128)> + '_ {
+        (self.counts.iter().zip(&self.sums))
+            .enumerate()
+            .filter(|(_, (c, _))| **c > 0)
+            .map(|(b, (&c, &s))| (b, c, s))
+    }
+
+    /// The listed windows' partial sums, by window.
+    pub fn partials(&self) -> &[Partial] {
+        &self.partials
+    }
+
+    /// Adds `count` values summing to `sum` to binned index `b` (a wire decoder, which checked
+    /// `b` against [`binned_limit`] and the sum against [`binned_bounds`]).
+    pub fn add_binned(&mut self, b: usize, count: u64, sum: u128) {
+        if b >= self.counts.len() {
+            self.grow(b);
+        }
+        self.counts[b] += count;
+        self.sums[b] += sum;
+    }
+
+    /// Adds `excess` to the partial sum of the `i`-th listed window of [`WindowSums::partials`].
+    pub fn add_partial(&mut self, i: usize, excess: u128) {
+        self.partials[i].excess += excess;
+    }
+
     /// Records `x ≥` the exact limit.
     #[inline(always)]
     pub fn record_binned(&mut self, x: u64) {
@@ -184,7 +217,7 @@ impl WindowSums {
 
 /// Index among the binned bins of `x ≥ 2^e`.
 #[inline]
-fn binned_index(layout: Layout, x: u64) -> usize {
+pub(crate) fn binned_index(layout: Layout, x: u64) -> usize {
     let e = layout.exact_bits();
     let k = 63 - x.leading_zeros();
     let sub = (x >> (k - SUB_BITS)) - (1 << SUB_BITS);
@@ -192,12 +225,17 @@ fn binned_index(layout: Layout, x: u64) -> usize {
 }
 
 /// First and last value of binned index `b`.
-fn binned_bounds(layout: Layout, b: usize) -> (u64, u64) {
+pub(crate) fn binned_bounds(layout: Layout, b: usize) -> (u64, u64) {
     let e = layout.exact_bits();
     let k = e + (b >> SUB_BITS) as u32;
     let width = 1u64 << (k - SUB_BITS);
     let start = ((1 << SUB_BITS) + (b as u64 & 255)) * width;
     (start, start + (width - 1))
+}
+
+/// One past the largest binned index of `layout` (the bin holding `u64::MAX`).
+pub(crate) fn binned_limit(layout: Layout) -> usize {
+    binned_index(layout, u64::MAX) + 1
 }
 
 /// First and last value of the bin holding `x`.

@@ -1,0 +1,425 @@
+//! Partial results as bytes, to send between processes (MPI ranks): [`Wire`] gives every
+//! [`Chunked`] plan whose partials cross process boundaries an encoder and a checking decoder.
+//!
+//! ## Common rules
+//! Every integer is little-endian, every line address a `u64`. A partial starts with an 8-byte
+//! magic whose last byte is the format's version. A count is followed by that many items and
+//! is checked against the bytes left before anything is allocated. Decoding checks everything
+//! a merge or a result relies on (options equal to the receiving plan's, positions inside the
+//! run, every line once, histogram bins that start bins, in increasing order, counts that add
+//! up to the run's references, nothing after the end) and answers [`Error::Corrupt`] naming
+//! the sender, never a panic, on any bytes. Histograms are sent as their non-empty bins only.
+//!
+//! `options` below is: line size in bytes (`u64`), whether instruction fetches count (`u8`,
+//! 0 or 1), the histogram layout's exact bits (`u32`). `histogram` is: bin count (`u64`), then
+//! per non-empty bin, by increasing distance, its first distance and its count (`u64` each).
+//!
+//! ## Formats
+//! - Stack distances ([`super::StackDistancePartial`]): `"CSSDP\0\0\x02"`, options, refs
+//!   (`u64`), histogram, first references (`u64` count, lines in order of first reference),
+//!   recency (`u64` count, the same lines, least recently referenced first).
+//! - Reuse times ([`super::ReuseTimePartial`]): `"CSRTP\0\0\x01"`, options, refs (`u64`),
+//!   reuse-time histogram, lines (`u64` count, then per line in order of first reference:
+//!   line, 1-based position of its first and of its last reference, `u64` each).
+//! - Footprint ([`crate::models::hotl::FootprintAnalysis`] as a chunk): `"CSFPP\0\0\x01"`,
+//!   options, listed windows (`u64` count, sorted `u64`s), refs (`u64`), last counted line
+//!   (`u64`), the reuse-time sums (exact region: `u64` count, then value and count, `u64` each,
+//!   by increasing value; binned region: `u64` count, then bin index and count (`u64`) and sum
+//!   of values (`u128`), by increasing index; listed-window partial sums: `u64` count, one
+//!   `u128` per listed window inside a bin), then the lines as for reuse times. The sender
+//!   settles the chunk first (writes the position of a line referenced several times in a row,
+//!   folds its dense counts into the sums); the receiver rebuilds the first-position sums from
+//!   the lines' first positions.
+//! - Trace statistics ([`crate::stats::StatsAnalysis`]): `"CSSTP\0\0\x01"`, line size
+//!   (`u64`), references by kind (loads, stores, modifies, instruction fetches: `u64` each),
+//!   data bytes, straddling references, lowest and highest data address (`u64` each), data
+//!   lines and instruction lines (`u64` count, `u64` lines, each). The line sets' memory is
+//!   charged to [`crate::budget`] on arrival.
+
+mod footprint;
+mod reuse;
+mod stack;
+mod stats;
+
+use super::Chunked;
+use crate::error::{Error, Result, Source};
+use crate::reuse::Options;
+use crate::reuse::histogram::{Layout, LogHistogram};
+
+/// A [`Chunked`] plan whose partials can be sent to another process and merged there.
+pub trait Wire: Chunked {
+    /// The bytes of `part` (which may be put in a settled form first; no result changes).
+    fn encode(&self, part: &mut Self::Partial) -> Vec<u8>;
+
+    /// The partial [`Wire::encode`] wrote, checked against this plan (a partial made with
+    /// other options is an error); `source` names the sender in errors.
+    fn decode(&self, bytes: &[u8], source: &Source) -> Result<Self::Partial>;
+
+    /// References the partial covers (a receiver checks that the sum of its partials' fits).
+    fn refs(&self, part: &Self::Partial) -> u64;
+}
+
+/// Appends little-endian integers.
+#[derive(Default)]
+struct Out(Vec<u8>);
+
+impl Out {
+    fn with_capacity(n: usize) -> Out {
+        Out(Vec::with_capacity(n))
+    }
+
+    fn bytes(&mut self, b: &[u8]) {
+        self.0.extend_from_slice(b);
+    }
+
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+
+    fn u32(&mut self, v: u32) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    fn u64(&mut self, v: u64) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    fn u128(&mut self, v: u128) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    fn options(&mut self, o: &Options) {
+        self.u64(o.line_size.bytes());
+        self.u8(u8::from(o.include_instructions));
+        self.u32(o.layout.exact_bits());
+    }
+
+    fn histogram(&mut self, h: &LogHistogram) {
+        let n = h.bins().count();
+        self.u64(n as u64);
+        for b in h.bins() {
+            self.u64(b.start);
+            self.u64(b.count);
+        }
+    }
+
+    /// `(line, first, last)` per line, in order of first reference.
+    fn lines(&mut self, lines: impl ExactSizeIterator<Item = (u64, u64, u64)>) {
+        self.u64(lines.len() as u64);
+        for (l, f, p) in lines {
+            self.u64(l);
+            self.u64(f);
+            self.u64(p);
+        }
+    }
+}
+
+/// Reads what [`Out`] wrote, every read checked against the bytes left.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    source: &'a Source,
+}
+
+impl<'a> Cursor<'a> {
+    /// A cursor after `magic`, which `bytes` must start with (`what` names the format).
+    fn open(bytes: &'a [u8], source: &'a Source, magic: &[u8; 8], what: &str) -> Result<Self> {
+        let mut r = Cursor {
+            bytes,
+            at: 0,
+            source,
+        };
+        let head = r.take(8)?;
+        if head[..7] != magic[..7] {
+            return Err(r.corrupt(format!("not a {what} partial (bad magic)")));
+        }
+        if head[7] != magic[7] {
+            return Err(r.corrupt(format!(
+                "a {what} partial of format version {}, this build reads version {}",
+                head[7], magic[7]
+            )));
+        }
+        Ok(r)
+    }
+
+    fn corrupt(&self, message: impl Into<String>) -> Error {
+        Error::Corrupt {
+            source_name: self.source.clone(),
+            message: format!("partial result: {}", message.into()),
+        }
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8]> {
+        if self.bytes.len() - self.at < n {
+            return Err(self.corrupt(format!("cut short at byte {}", self.at)));
+        }
+        self.at += n;
+        Ok(&self.bytes[self.at - n..self.at])
+    }
+
+    fn u8(&mut self) -> Result<u8> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn u32(&mut self) -> Result<u32> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+
+    fn u64(&mut self) -> Result<u64> {
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
+    }
+
+    fn u128(&mut self) -> Result<u128> {
+        Ok(u128::from_le_bytes(
+            self.take(16)?.try_into().expect("16 bytes"),
+        ))
+    }
+
+    /// A count of items of `size` bytes each, checked against the bytes left.
+    fn len(&mut self, size: usize) -> Result<usize> {
+        let n = self.u64()?;
+        if n > ((self.bytes.len() - self.at) / size) as u64 {
+            return Err(self.corrupt(format!("a count of {n} runs past the end")));
+        }
+        Ok(n as usize)
+    }
+
+    /// The count [`Cursor::len`] would read next, 0 if it is not a valid one (that read then
+    /// fails): to size a table before the items arrive.
+    fn peek_len(&self, size: usize) -> usize {
+        let mut r = Cursor { ..*self };
+        r.len(size).unwrap_or(0)
+    }
+
+    fn list(&mut self) -> Result<Vec<u64>> {
+        let n = self.len(8)?;
+        (0..n).map(|_| self.u64()).collect()
+    }
+
+    /// Options, which must be `want`'s.
+    fn options(&mut self, want: &Options) -> Result<()> {
+        let (line, instr, bits) = (self.u64()?, self.u8()?, self.u32()?);
+        if instr > 1 {
+            return Err(self.corrupt(format!("{instr} is not a flag")));
+        }
+        let want_instr = u8::from(want.include_instructions);
+        if (line, instr, bits) != (want.line_size.bytes(), want_instr, want.layout.exact_bits()) {
+            return Err(self.corrupt(format!(
+                "made with other options (line size {line}, instructions {instr}, histogram \
+                 exact bits {bits}) than this run ({}, {want_instr}, {})",
+                want.line_size.bytes(),
+                want.layout.exact_bits()
+            )));
+        }
+        Ok(())
+    }
+
+    /// A histogram of `layout`.
+    fn histogram(&mut self, layout: Layout) -> Result<LogHistogram> {
+        let mut h = LogHistogram::new(layout);
+        let n = self.len(16)?;
+        let mut next = 0u64;
+        let mut total = 0u64;
+        for i in 0..n {
+            let (start, count) = (self.u64()?, self.u64()?);
+            let bin = h.bin_of(start);
+            if bin.start != start {
+                return Err(self.corrupt(format!("{start} does not start a histogram bin")));
+            }
+            if (i > 0 && start < next) || count == 0 {
+                return Err(self.corrupt(format!("histogram bin {start} out of order or empty")));
+            }
+            total = total
+                .checked_add(count)
+                .ok_or_else(|| self.corrupt("histogram counts overflow"))?;
+            next = start.saturating_add(bin.len);
+            h.record_n(start, count);
+        }
+        Ok(h)
+    }
+
+    /// `(line, first, last)` per line in a run of `refs` references: first positions
+    /// increasing, `1 ≤ first ≤ last ≤ refs`, each line once (`insert` answers whether it was
+    /// new).
+    fn lines(
+        &mut self,
+        refs: u64,
+        mut insert: impl FnMut(u64, u64) -> bool,
+    ) -> Result<Vec<(u64, u64)>> {
+        let n = self.len(24)?;
+        let mut firsts = Vec::with_capacity(n);
+        let mut prev_first = 0;
+        for _ in 0..n {
+            let (l, f, p) = (self.u64()?, self.u64()?, self.u64()?);
+            if f <= prev_first || f > p || p > refs {
+                return Err(self.corrupt(format!(
+                    "line {l:#x}: first reference at {f}, last at {p}, in a run of {refs} \
+                     (after a first reference at {prev_first})"
+                )));
+            }
+            if !insert(l, p) {
+                return Err(self.corrupt(format!("line {l:#x} listed twice")));
+            }
+            prev_first = f;
+            firsts.push((l, f));
+        }
+        Ok(firsts)
+    }
+
+    /// Errors unless every byte was read.
+    fn end(&self) -> Result<()> {
+        if self.at != self.bytes.len() {
+            return Err(self.corrupt(format!(
+                "{} bytes after the partial",
+                self.bytes.len() - self.at
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Checks that a run of `refs` references splits into `reuses` reuses and `lines` first
+/// references, the largest reuse distance recorded being below `max_below`.
+fn check_counts(
+    r: &Cursor<'_>,
+    refs: u64,
+    reuses: u64,
+    lines: usize,
+    max: Option<u64>,
+    max_below: u64,
+) -> Result<()> {
+    if reuses.checked_add(lines as u64) != Some(refs) {
+        return Err(r.corrupt(format!(
+            "{reuses} reuses and {lines} first references do not make {refs} references"
+        )));
+    }
+    if let Some(m) = max.filter(|&m| m >= max_below) {
+        return Err(r.corrupt(format!(
+            "a distance of at least {m} in a run where they stay below {max_below}"
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::analysis::Analysis;
+    use crate::{Access, AccessKind, Batch};
+
+    /// `n` accesses of a skewed stream over about `lines` lines: loads, stores, modifies and
+    /// instruction fetches, runs of the same line, a few straddling accesses, and the largest
+    /// line addresses.
+    pub fn stream(n: usize, lines: u64, seed: u64) -> Batch {
+        let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        (0..n)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let hot = (x % lines) * (x % 3) / 2;
+                let line = match i % 97 {
+                    0 => u64::MAX >> 6,
+                    1 => i as u64 / 10,
+                    _ => hot,
+                };
+                let kind = match x >> 62 {
+                    0 => AccessKind::Load,
+                    1 => AccessKind::Store,
+                    2 => AccessKind::Modify,
+                    _ => AccessKind::Instr,
+                };
+                Access {
+                    addr: (line << 6) + (x >> 20) % 64,
+                    size: [1, 4, 8, 16][(x >> 40) as usize % 4],
+                    kind,
+                    pc: None,
+                }
+            })
+            .collect()
+    }
+
+    /// The partials of `plan` for consecutive chunks of `batch` cut at `cuts`.
+    pub fn partials<P: Chunked>(plan: &P, batch: &Batch, cuts: &[usize]) -> Vec<P::Partial> {
+        let mut bounds = vec![0];
+        bounds.extend_from_slice(cuts);
+        bounds.push(batch.len());
+        bounds
+            .windows(2)
+            .map(|w| {
+                let mut worker = plan.worker(w[0] as u64);
+                let part: Batch = (w[0]..w[1]).map(|i| batch.get(i)).collect();
+                worker.observe(&part);
+                plan.seal(worker)
+            })
+            .collect()
+    }
+
+    /// Merges `parts` in order, sending every partial but the first through the wire (all of
+    /// them when `all`).
+    pub fn merged_through_wire<P: Wire>(plan: &P, parts: Vec<P::Partial>, all: bool) -> P::Output {
+        let mut acc: Option<P::Partial> = None;
+        for (i, mut p) in parts.into_iter().enumerate() {
+            if all || i > 0 {
+                let bytes = plan.encode(&mut p);
+                p = plan.decode(&bytes, &Source::Memory).unwrap();
+            }
+            match acc.as_mut() {
+                None => acc = Some(p),
+                Some(a) => plan.merge(a, p),
+            }
+        }
+        plan.finish(acc.unwrap())
+    }
+
+    /// Cuts every prefix (each must be an error), adds a trailing byte (an error), and flips
+    /// every byte with a few masks: decoding never panics, and whatever decodes merges after
+    /// `first` and finishes without a panic. Returns how many damaged copies decoded.
+    pub fn survives_damage<P: Wire>(
+        plan: &P,
+        bytes: &[u8],
+        first: impl Fn() -> P::Partial,
+    ) -> usize {
+        let mut decoded = 0;
+        for cut in 0..bytes.len() {
+            assert!(
+                plan.decode(&bytes[..cut], &Source::Memory).is_err(),
+                "cut {cut}"
+            );
+        }
+        let mut long = bytes.to_vec();
+        long.push(0);
+        assert!(plan.decode(&long, &Source::Memory).is_err());
+        let mut damaged = bytes.to_vec();
+        for i in 0..bytes.len() {
+            for mask in [0x01u8, 0x80, 0xff] {
+                damaged[i] ^= mask;
+                if let Ok(p) = plan.decode(&damaged, &Source::Memory) {
+                    decoded += 1;
+                    let mut acc = first();
+                    plan.merge(&mut acc, p);
+                    let _ = plan.finish(acc);
+                }
+                damaged[i] ^= mask;
+            }
+        }
+        decoded
+    }
+
+    #[test]
+    fn a_wrong_magic_or_version_is_named() {
+        let bytes = *b"CSSDP\0\0\x09";
+        let e = Cursor::open(&bytes, &Source::Memory, b"CSSDP\0\0\x02", "stack-distance")
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("format version 9"), "{e}");
+        let e = Cursor::open(b"CSXXP\0\0\x02", &Source::Memory, b"CSSDP\0\0\x02", "x")
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("bad magic"), "{e}");
+    }
+}
