@@ -219,8 +219,7 @@ fn coordinate(
     let mut cursor = SampleCursor::new(&options);
     let (mut next_start, mut offset) = (0usize, 0u64);
     let (mut sampled, mut next_resolve, mut merged) = (0usize, 0usize, 0usize);
-    let mut active: HashMap<u64, u64, foldhash::fast::RandomState> = HashMap::default();
-    let mut done: Vec<Sample> = Vec::new();
+    let mut merge = MergeInOrder::default();
     let mut accesses = 0u64;
     while merged < limit {
         let report = match reports.recv_timeout(PROGRESS_EVERY) {
@@ -262,7 +261,7 @@ fn coordinate(
         while next_resolve < next_start.min(limit) && next_resolve <= sampled {
             // Lines watched at the segment's start are among these: the watchpoints left by
             // the merged segments and those of every later one before it.
-            let mut lines: Vec<u64> = active.keys().copied().collect();
+            let mut lines: Vec<u64> = merge.active_lines().collect();
             for seg in &segs[merged..next_resolve] {
                 let parts = seg.parts.as_ref().expect("sampled before");
                 lines.extend(parts.active.iter().map(|&(l, _)| l));
@@ -274,21 +273,8 @@ fn coordinate(
         }
         while merged < limit && segs[merged].parts.is_some() && segs[merged].firsts.is_some() {
             let seg = &mut segs[merged];
-            for (line, i) in seg.firsts.take().expect("checked") {
-                if let Some(j) = active.remove(&line) {
-                    done.push(Sample {
-                        position: j,
-                        next: NextUse::Reuse {
-                            distance: i - j - 1,
-                        },
-                    });
-                }
-            }
-            let parts = seg.parts.take().expect("checked");
-            done.extend(parts.done);
-            for (line, j) in parts.active {
-                active.insert(line, j);
-            }
+            let firsts = seg.firsts.take().expect("checked");
+            merge.absorb(&firsts, seg.parts.take().expect("checked"));
             merged += 1;
         }
     }
@@ -302,12 +288,49 @@ fn coordinate(
             message: "a worker stopped before its segment was merged".into(),
         });
     }
-    let refs = offset;
-    done.extend(active.into_iter().map(|(_, j)| Sample {
-        position: j,
-        next: NextUse::Dangling { age: refs - j },
-    }));
-    done.sort_unstable_by_key(|s| s.position);
     on_progress(accesses);
-    Ok(Profile::from_sampler(options, refs, done))
+    Ok(merge.finish(options, offset))
+}
+
+/// Merges the samples of consecutive parts of a trace, in order.
+#[derive(Default)]
+pub(super) struct MergeInOrder {
+    /// Watchpoints left by the parts merged: line → sampled position.
+    active: HashMap<u64, u64, foldhash::fast::RandomState>,
+    done: Vec<Sample>,
+}
+
+impl MergeInOrder {
+    /// The lines watched at the end of the parts merged so far.
+    pub fn active_lines(&self) -> impl Iterator<Item = u64> + '_ {
+        self.active.keys().copied()
+    }
+
+    /// Appends the next part: `firsts`, the first reference `(line, position)` in it to (at
+    /// least) every line watched so far, and its own samples.
+    pub fn absorb(&mut self, firsts: &[(u64, u64)], parts: SamplerParts) {
+        for &(line, i) in firsts {
+            if let Some(j) = self.active.remove(&line) {
+                self.done.push(Sample {
+                    position: j,
+                    next: NextUse::Reuse {
+                        distance: i - j - 1,
+                    },
+                });
+            }
+        }
+        self.done.extend(parts.done);
+        self.active.extend(parts.active);
+    }
+
+    /// The profile of a trace of `refs` counted references: what is still watched dangles.
+    pub fn finish(mut self, options: SamplerOptions, refs: u64) -> Profile {
+        self.done
+            .extend(self.active.into_iter().map(|(_, j)| Sample {
+                position: j,
+                next: NextUse::Dangling { age: refs - j },
+            }));
+        self.done.sort_unstable_by_key(|s| s.position);
+        Profile::from_sampler(options, refs, self.done)
+    }
 }
