@@ -51,6 +51,40 @@ pub fn decode_in_parallel(trace: &mut Trace, threads: usize) -> Result<bool> {
     Ok(true)
 }
 
+/// Feeds every batch of `segments`, in order, to `sink`, decoded on `threads` threads (the
+/// caller's and `threads − 1` helpers, as [`decode_in_parallel`] does); stops at the first
+/// error, after the batches before it.
+pub(crate) fn read_segments<S: Segments + Send + 'static>(
+    segments: S,
+    threads: usize,
+    sink: &mut dyn FnMut(&Batch),
+) -> Result<()>
+where
+    S::Reader: Send,
+{
+    let mut batch = Batch::new();
+    if threads < 2 || segments.count() < 2 {
+        let mut reader = segments.open()?;
+        let mut buf = SegmentBuf::default();
+        for i in 0..segments.count() {
+            buf.clear();
+            let err = segments.read(&mut reader, i, &mut buf).err();
+            buf.batches().iter().for_each(&mut *sink);
+            if let Some(e) = err {
+                return Err(e);
+            }
+            crate::interrupt::check()?;
+        }
+        return Ok(());
+    }
+    let mut reader = SharedReader::spawn(segments, threads - 1, Arc::new(AtomicU64::new(0)));
+    while reader.read_batch(&mut batch)? > 0 {
+        crate::interrupt::check()?;
+        sink(&batch);
+    }
+    Ok(())
+}
+
 /// A decoded segment; when it did not read to its end, the batches before the error and the
 /// error.
 type Decoded = (SegmentBuf, Option<Error>);

@@ -55,6 +55,7 @@ mod footprint;
 mod map;
 mod reuse;
 mod sampled;
+mod sampled_range;
 mod segments;
 mod split;
 mod stats;
@@ -69,6 +70,7 @@ pub use reuse::{
     StackDistanceWorker,
 };
 pub use sampled::{SEGMENT_MAX, sample, sample_chunks};
+pub use sampled_range::{RangeSamples, SampleMerge, SampledRange};
 pub use split::run_split;
 pub use stats::StatsPlan;
 pub use wire::Wire;

@@ -194,7 +194,7 @@ pub(crate) fn run_segments<S: Segments>(
 }
 
 /// References of `b` the sampler counts.
-fn counted_refs(b: &Batch, include_instructions: bool) -> u64 {
+pub(super) fn counted_refs(b: &Batch, include_instructions: bool) -> u64 {
     if include_instructions {
         b.len() as u64
     } else {

@@ -6,7 +6,7 @@
 use std::fs::File;
 use std::io::BufReader;
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::driver::{absolute_line, indexed, line_ranges, split_blocks, text_file};
 use crate::batch::Batch;
@@ -100,6 +100,21 @@ pub(crate) fn file_segments(
         })));
     }
     Ok(None)
+}
+
+impl FileSegments {
+    /// The blocks `blocks` (a run of the index of the native trace at `path`) in segments of
+    /// about `accesses` accesses.
+    pub fn native_blocks(path: &Path, blocks: Vec<BlockEntry>, accesses: u64) -> FileSegments {
+        let total: u64 = blocks.iter().map(|b| u64::from(b.count)).sum();
+        let parts = total.div_ceil(accesses.max(1)).max(1);
+        FileSegments::Native(NativeSegments {
+            ranges: split_blocks(&blocks, usize::try_from(parts).unwrap_or(usize::MAX)),
+            source: Source::File(path.to_owned()),
+            path: path.to_owned(),
+            blocks,
+        })
+    }
 }
 
 /// What [`file_segments`] found.

@@ -70,7 +70,7 @@ mod tests;
 pub use format::{MAGIC, VERSION};
 pub use profile::{Profile, SlotHistogram};
 pub use sampler::Sampler;
-pub(crate) use sampler::{SampleCursor, SamplerParts};
+pub(crate) use sampler::{FirstReferences, SampleCursor, SamplerParts};
 
 use crate::access::LineSize;
 use crate::error::{Error, Result};

@@ -77,7 +77,7 @@ impl SampleCursor {
 
 /// What a sampler that saw one chunk leaves: finished samples and active watchpoints
 /// `(line, position)`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct SamplerParts {
     pub done: Vec<Sample>,
     pub active: Vec<(u64, u64)>,
@@ -152,39 +152,14 @@ impl Sampler {
         lines: &[u64],
         batches: &[Batch],
     ) -> Vec<(u64, u64)> {
-        let shift = options.line_size.shift();
-        let mask = !(options.line_size.bytes() - 1);
-        let all = options.include_instructions;
-        let mut watch = Watchpoints::new(shift);
-        for &l in lines {
-            watch.insert(l, 0);
-        }
-        let mut pos = start;
-        let mut found = Vec::new();
+        let mut f = FirstReferences::new(options, start, lines);
         for b in batches {
-            if watch.len() == 0 {
+            if f.done() {
                 break;
             }
-            for (addrs, kinds) in b.addrs.chunks(RUN).zip(b.kinds.chunks(RUN)) {
-                if !any_hit(watch.filter(), mask, addrs) {
-                    pos += if all {
-                        addrs.len() as u64
-                    } else {
-                        u64::from(data_refs(kinds))
-                    };
-                    continue;
-                }
-                for (&a, &k) in addrs.iter().zip(kinds) {
-                    if all || k != AccessKind::Instr {
-                        pos += 1;
-                        if watch.filter().test(a & mask) && watch.take(a >> shift).is_some() {
-                            found.push((a >> shift, pos));
-                        }
-                    }
-                }
-            }
+            f.observe(b);
         }
-        found
+        f.found
     }
 
     /// The options in use.
@@ -297,6 +272,66 @@ impl Analysis for Sampler {
     fn observe(&mut self, batch: &Batch) {
         for (a, k) in batch.addrs.chunks(RUN).zip(batch.kinds.chunks(RUN)) {
             self.run(a, k);
+        }
+    }
+}
+
+/// Finds the first reference to each of a set of lines in the batches it observes, whose first
+/// counted reference has position `start + 1` ([`Sampler::first_references`] over a stream).
+pub(crate) struct FirstReferences {
+    watch: Watchpoints,
+    shift: u32,
+    mask: u64,
+    all: bool,
+    pos: u64,
+    /// `(line, position)` of the lines found so far, in order of position.
+    pub found: Vec<(u64, u64)>,
+}
+
+impl FirstReferences {
+    /// Looks for `lines` (distinct) from position `start + 1`.
+    pub fn new(options: SamplerOptions, start: u64, lines: &[u64]) -> Self {
+        let shift = options.line_size.shift();
+        let mut watch = Watchpoints::new(shift);
+        for &l in lines {
+            watch.insert(l, 0);
+        }
+        FirstReferences {
+            watch,
+            shift,
+            mask: !(options.line_size.bytes() - 1),
+            all: options.include_instructions,
+            pos: start,
+            found: Vec::new(),
+        }
+    }
+
+    /// True once every line was found.
+    pub fn done(&self) -> bool {
+        self.watch.len() == 0
+    }
+}
+
+impl Analysis for FirstReferences {
+    fn observe(&mut self, b: &Batch) {
+        let (shift, mask, all) = (self.shift, self.mask, self.all);
+        for (addrs, kinds) in b.addrs.chunks(RUN).zip(b.kinds.chunks(RUN)) {
+            if !any_hit(self.watch.filter(), mask, addrs) {
+                self.pos += if all {
+                    addrs.len() as u64
+                } else {
+                    u64::from(data_refs(kinds))
+                };
+                continue;
+            }
+            for (&a, &k) in addrs.iter().zip(kinds) {
+                if all || k != AccessKind::Instr {
+                    self.pos += 1;
+                    if self.watch.filter().test(a & mask) && self.watch.take(a >> shift).is_some() {
+                        self.found.push((a >> shift, self.pos));
+                    }
+                }
+            }
         }
     }
 }

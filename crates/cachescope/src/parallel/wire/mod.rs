@@ -35,11 +35,22 @@
 //!   data bytes, straddling references, lowest and highest data address (`u64` each), data
 //!   lines and instruction lines (`u64` count, `u64` lines, each). The line sets' memory is
 //!   charged to [`crate::budget`] on arrival.
+//! - A run's StatCache samples ([`super::RangeSamples`], not a [`Wire`] plan: sampling over
+//!   ranks takes three steps, see [`super::SampledRange`]): `"CSSMP\0\0\x01"`, the sampler
+//!   options (rate as `f64` bits, seed, slot length, line size: `u64` each; instruction fetches
+//!   counted: `u8`), counted references before the run and in it (`u64` each), the samples that
+//!   found their reuse in the run (`u64` count, then position and reuse distance, `u64` each),
+//!   the watchpoints left at its end (`u64` count, then line and sampled position), the first
+//!   references in the run to lines watched before it (`u64` count, then line and position, in
+//!   order of position). Every position must fall in the run.
 
 mod footprint;
 mod reuse;
+mod sampled;
 mod stack;
 mod stats;
+
+pub use sampled::{decode_samples, encode_samples};
 
 use super::Chunked;
 use crate::error::{Error, Result, Source};
