@@ -3,10 +3,19 @@
 //! without `--simulate`) on a native trace splits the trace's blocks among the ranks; each rank
 //! reads its own blocks of the shared file on `--threads` threads, and sends its serialised
 //! partial (`cachescope::parallel::wire`) to rank 0, which merges them in rank order and prints
-//! the result: exactly the single-process output. Every other command runs on rank 0 alone.
+//! the result: exactly the single-process output. StatCache sampling (`mrc --method
+//! statcache|statstack`, `sample`) distributes in three steps ([`sample`]). Every other
+//! command runs on rank 0 alone.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow};
-use cachescope::parallel::{Wire, run_indexed_range, split_blocks};
+use cachescope::parallel::wire::{decode_samples, encode_samples};
+use cachescope::parallel::{
+    RangeSamples, SampleMerge, SampledRange, Wire, run_indexed_range, split_blocks,
+};
+use cachescope::sampling::{Profile, SamplerOptions};
 use cachescope::trace::native::read_index;
 use cachescope::trace::{Compression, Format, Trace};
 use cachescope::{Error, Source};
@@ -49,6 +58,40 @@ pub enum Outcome<T> {
     Sent,
 }
 
+/// The native trace file every rank reads its own blocks of, or `None` (with a note from rank
+/// 0) when `trace` is not one.
+fn shared_native_file(trace: &Trace, rank: i32) -> Option<PathBuf> {
+    match trace.source() {
+        Source::File(p)
+            if trace.format() == Some(Format::Native)
+                && trace.compression() == Compression::None =>
+        {
+            Some(p.clone())
+        }
+        _ => {
+            if rank == 0 {
+                eprintln!(
+                    "cachescope: note: MPI splits native traces only (cachescope convert TRACE \
+                     OUT.cst); rank 0 reads {} alone",
+                    trace.source()
+                );
+            }
+            None
+        }
+    }
+}
+
+/// This rank's run of the blocks of the native trace at `path`, split among `size` ranks
+/// (`None` when there are fewer blocks than ranks and this rank has none).
+fn my_blocks(path: &Path, rank: i32, size: i32) -> cachescope::Result<Option<Range<usize>>> {
+    let source = Source::File(path.to_owned());
+    let file = std::fs::File::open(path).map_err(|e| Error::io(&source, e))?;
+    let (_, index) = read_index(std::io::BufReader::new(file), &source)?;
+    Ok(split_blocks(&index.blocks, size as usize)
+        .get(rank as usize)
+        .cloned())
+}
+
 /// Message tags: a partial (empty for a rank without blocks), an error text.
 const PARTIAL: u8 = 0;
 const FAILED: u8 = 1;
@@ -59,36 +102,15 @@ pub fn distribute<P: Wire>(trace: &Trace, plan: &P, threads: usize) -> Result<Ou
     let Some((world, rank, size)) = world() else {
         return Ok(Outcome::NotDistributed);
     };
-    let path = match trace.source() {
-        Source::File(p)
-            if trace.format() == Some(Format::Native)
-                && trace.compression() == Compression::None =>
-        {
-            p.clone()
-        }
-        _ => {
-            if rank == 0 {
-                eprintln!(
-                    "cachescope: note: MPI splits native traces only (cachescope convert TRACE \
-                     OUT.cst); rank 0 reads {} alone",
-                    trace.source()
-                );
-            }
-            return Ok(Outcome::NotDistributed);
-        }
+    let Some(path) = shared_native_file(trace, rank) else {
+        return Ok(Outcome::NotDistributed);
     };
     let started = std::time::Instant::now();
     // Every rank reads the (small) index and takes its own run of blocks of the shared file.
-    let part = (|| -> cachescope::Result<_> {
-        let source = trace.source();
-        let file = std::fs::File::open(&path).map_err(|e| Error::io(source, e))?;
-        let (_, index) = read_index(std::io::BufReader::new(file), source)?;
-        let ranges = split_blocks(&index.blocks, size as usize);
-        match ranges.get(rank as usize) {
-            Some(r) => run_indexed_range(&path, r.clone(), plan, threads),
-            None => Ok(None),
-        }
-    })();
+    let part = my_blocks(&path, rank, size).and_then(|blocks| match blocks {
+        Some(r) => run_indexed_range(&path, r, plan, threads),
+        None => Ok(None),
+    });
     if rank != 0 {
         let msg = match part {
             Ok(p) => {
@@ -162,4 +184,159 @@ pub fn distribute<P: Wire>(trace: &Trace, plan: &P, threads: usize) -> Result<Ou
     }
     let acc = acc.unwrap_or_else(|| plan.seal(plan.worker(0)));
     Ok(Outcome::Merged(plan.finish(acc)))
+}
+
+/// StatCache sampling of `trace` over every rank, when running under MPI with a native trace
+/// file: the three steps of `cachescope::parallel::SampledRange`, each rank on its own run of
+/// blocks. (1) Every rank counts its run, and every rank learns every count (an all-gather),
+/// hence its offset. (2) Every rank samples its run. (3) The lines watched at the end of the
+/// runs pass along the ranks in order, each rank adding its own; each rank finds the first
+/// reference in its run to the lines it was handed, and sends its samples to rank 0, which
+/// merges them in rank order: the profile one process gives.
+pub fn sample(trace: &Trace, options: SamplerOptions, threads: usize) -> Result<Outcome<Profile>> {
+    let Some((world, rank, size)) = world() else {
+        return Ok(Outcome::NotDistributed);
+    };
+    let Some(path) = shared_native_file(trace, rank) else {
+        return Ok(Outcome::NotDistributed);
+    };
+    let started = std::time::Instant::now();
+    let run = my_blocks(&path, rank, size).and_then(|blocks| {
+        blocks
+            .map(|r| SampledRange::open(&path, r, options, threads))
+            .transpose()
+    });
+    let counted = run.and_then(|run| {
+        let n = run.as_ref().map_or(Ok(0), SampledRange::count)?;
+        Ok((run, n))
+    });
+    // Step 1: (ok, count) of every rank.
+    let mine = [
+        u64::from(counted.is_ok()),
+        counted.as_ref().map_or(0, |c| c.1),
+    ];
+    let mut all = vec![0u64; 2 * size as usize];
+    world.all_gather_into(&mine[..], &mut all[..]);
+    let failed: Vec<i32> = (0..size).filter(|&r| all[2 * r as usize] == 0).collect();
+    if !failed.is_empty() {
+        // The failing ranks tell rank 0 why; rank 0 reports the first in rank order.
+        if let Err(e) = &counted
+            && rank != 0
+        {
+            let text = format!("MPI rank {rank}: {e}");
+            world.process_at_rank(0).send(text.as_bytes());
+        }
+        if rank != 0 {
+            return Ok(Outcome::Sent);
+        }
+        let first = failed[0];
+        let mut why = match counted {
+            Err(e) => Some(anyhow!("MPI rank 0: {e}")),
+            Ok(_) => None,
+        };
+        for &r in failed.iter().filter(|&&r| r != 0) {
+            let (text, _) = world.process_at_rank(r).receive_vec::<u8>();
+            if r == first {
+                why = Some(anyhow!("{}", String::from_utf8_lossy(&text)));
+            }
+        }
+        return Err(why.expect("a failed rank"));
+    }
+    let (run, refs) = counted.expect("every rank counted");
+    let offset: u64 = (0..rank as usize).map(|r| all[2 * r + 1]).sum();
+    // Step 2.
+    let mut samples = run.as_ref().map(|run| run.sample(offset, refs)).transpose();
+    // Step 3: the lines watched before this run come from the rank before; this run's join
+    // them for the rank after (whatever happened here, so that no rank waits forever).
+    let mut lines: Vec<u64> = if rank > 0 {
+        world.process_at_rank(rank - 1).receive_vec::<u64>().0
+    } else {
+        Vec::new()
+    };
+    if rank + 1 < size {
+        let mut next = lines.clone();
+        if let Ok(Some(s)) = &samples {
+            next.extend(s.watched_lines());
+        }
+        next.sort_unstable();
+        next.dedup();
+        world.process_at_rank(rank + 1).send(&next[..]);
+    }
+    lines.sort_unstable();
+    lines.dedup();
+    if let (Some(run), Ok(Some(s))) = (&run, &mut samples)
+        && let Err(e) = run.resolve(s, &lines)
+    {
+        samples = Err(e);
+    }
+    let local = started.elapsed();
+    if rank != 0 {
+        let msg = match samples {
+            Ok(s) => {
+                let mut m = vec![PARTIAL];
+                if let Some(s) = s {
+                    m.extend(encode_samples(&options, &s));
+                }
+                m
+            }
+            Err(e) => {
+                let mut m = vec![FAILED];
+                m.extend(format!("MPI rank {rank}: {e}").into_bytes());
+                m
+            }
+        };
+        world.process_at_rank(0).send(&msg[..]);
+        return Ok(Outcome::Sent);
+    }
+    let mut merge = SampleMerge::new(options);
+    let mut failure = None;
+    match samples {
+        Ok(Some(s)) => absorb(&mut merge, s, 0, &mut failure),
+        Ok(None) => {}
+        Err(e) => failure = Some(anyhow!("MPI rank 0: {e}")),
+    }
+    let (mut waiting, mut merging, mut bytes) =
+        (std::time::Duration::ZERO, std::time::Duration::ZERO, 0usize);
+    for r in 1..size {
+        let t = std::time::Instant::now();
+        let (msg, _) = world.process_at_rank(r).receive_vec::<u8>();
+        waiting += t.elapsed();
+        bytes += msg.len();
+        if failure.is_some() {
+            continue;
+        }
+        let t = std::time::Instant::now();
+        let source = cachescope::Source::Program(format!("MPI rank {r}"));
+        match msg.split_first() {
+            Some((&PARTIAL, [])) => {}
+            Some((&PARTIAL, body)) => match decode_samples(&options, body, &source) {
+                Ok(s) => absorb(&mut merge, s, r, &mut failure),
+                Err(e) => failure = Some(e.into()),
+            },
+            Some((&FAILED, text)) => failure = Some(anyhow!("{}", String::from_utf8_lossy(text))),
+            _ => failure = Some(anyhow!("MPI rank {r} sent an unreadable message")),
+        }
+        merging += t.elapsed();
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if std::env::var_os("CACHESCOPE_MPI_TIMING").is_some() {
+        eprintln!(
+            "cachescope: mpi: ranks {size} local_pass_s {:.3} wait_s {:.3} merge_s {:.3} \
+             partial_bytes {bytes}",
+            local.as_secs_f64(),
+            waiting.as_secs_f64(),
+            merging.as_secs_f64()
+        );
+    }
+    Ok(Outcome::Merged(merge.finish()))
+}
+
+/// Merges rank `r`'s samples, or records why they do not merge.
+fn absorb(merge: &mut SampleMerge, s: RangeSamples, r: i32, failure: &mut Option<anyhow::Error>) {
+    let source = cachescope::Source::Program(format!("MPI rank {r}"));
+    if let Err(e) = merge.absorb(s, &source) {
+        *failure = Some(e.into());
+    }
 }

@@ -61,7 +61,7 @@ fn single(args: &[&str]) -> Vec<u8> {
 }
 
 /// The commands compared on `t`: every distributing command in JSON, one in each other output
-/// form, and one command that runs on rank 0 alone.
+/// form (and a sampling profile's bytes), and one command that runs on rank 0 alone.
 fn commands(t: &str) -> Vec<Vec<&str>> {
     vec![
         vec!["stats", "--json", t],
@@ -90,6 +90,22 @@ fn commands(t: &str) -> Vec<Vec<&str>> {
             "--rate",
             "0.01",
             t,
+        ],
+        vec![
+            "mrc",
+            "--json",
+            "--method",
+            "statstack",
+            "--rate",
+            "0.003",
+            "--seed",
+            "9",
+            t,
+        ],
+        // The profile's bytes.
+        vec!["sample", "--rate", "0.01", "-o", "-", t],
+        vec![
+            "mrc", "--json", "--method", "exact", "--policy", "random", "--range", "4K..64K", t,
         ],
     ]
 }
@@ -122,7 +138,7 @@ fn same_on_2_and_3_ranks(trace: &Path) {
                     );
                     // The distributing commands merged partials from the other ranks.
                     let stderr = String::from_utf8_lossy(&got.stderr);
-                    let distributed = !args.contains(&"statcache");
+                    let distributed = !args.contains(&"random");
                     assert_eq!(
                         stderr.contains(&format!("cachescope: mpi: ranks {ranks} ")),
                         distributed,
@@ -205,6 +221,7 @@ fn a_damaged_block_in_any_ranks_range_is_a_clear_error() {
             vec!["footprint", "--json"],
             vec!["stats", "--json"],
             vec!["mrc", "--json", "--method", "hotl-rt"],
+            vec!["mrc", "--json", "--method", "statstack"],
         ] {
             let mut args = args.clone();
             args.push(path.to_str().unwrap());

@@ -40,6 +40,7 @@ pub fn run(cli: Cli) -> Result<()> {
                 | Command::Footprint(_)
                 | Command::Hotl(_)
                 | Command::L2(_)
+                | Command::Sample(_)
         )
     {
         return Ok(());
@@ -131,15 +132,33 @@ pub fn open_chunked(input: &InputArgs, line_size: LineSize) -> Result<Option<Tra
 
 /// StatCache sampling on `--threads` threads (the profile does not depend on the count), with
 /// the progress bar and notes of [`drive`].
+///
+/// Under MPI with several ranks, a native trace file is sampled by all of them and rank 0
+/// gets the profile; `None` on every other rank, as for [`drive_chunked`].
 pub fn drive_sampled(
     trace: &mut Trace,
     options: cachescope::sampling::SamplerOptions,
     run: &RunArgs,
-) -> Result<cachescope::sampling::Profile> {
+) -> Result<Option<cachescope::sampling::Profile>> {
+    #[cfg(feature = "mpi")]
+    match crate::mpi::sample(trace, options, run.threads)? {
+        crate::mpi::Outcome::Merged(out) => {
+            if !run.quiet {
+                for note in trace.notes() {
+                    eprintln!("cachescope: note: {}: {note}", trace.source());
+                }
+            }
+            return Ok(Some(out));
+        }
+        crate::mpi::Outcome::Sent => return Ok(None),
+        crate::mpi::Outcome::NotDistributed if crate::mpi::is_secondary_rank() => return Ok(None),
+        crate::mpi::Outcome::NotDistributed => {}
+    }
     let chunking = chunking(run);
     with_progress(trace, run, |trace, progress| {
         Ok(parallel::sample(trace, options, &chunking, progress)?)
     })
+    .map(Some)
 }
 
 /// The chunking of `--threads`.

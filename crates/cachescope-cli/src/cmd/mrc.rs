@@ -59,13 +59,20 @@ pub fn run(args: MrcArgs) -> Result<()> {
             "--ways (Smith's formula) needs an LRU stack-distance distribution: --method exact or hotl"
         );
     }
-    // Under MPI the exact LRU curve and the HOTL curves distribute; the others (random
-    // replacement, sampling) run on rank 0 alone.
+    // Under MPI the exact LRU curve, the HOTL curves and the sampled curves distribute; exact
+    // random replacement runs on rank 0 alone.
     #[cfg(feature = "mpi")]
     if crate::mpi::is_secondary_rank()
         && !matches!(
             (args.method, policy),
-            (MrcMethod::Exact, ReplacementPolicy::Lru) | (MrcMethod::Hotl | MrcMethod::HotlRt, _)
+            (MrcMethod::Exact, ReplacementPolicy::Lru)
+                | (
+                    MrcMethod::Hotl
+                        | MrcMethod::HotlRt
+                        | MrcMethod::Statcache
+                        | MrcMethod::Statstack,
+                    _
+                )
         )
     {
         return Ok(());
@@ -102,8 +109,10 @@ pub fn run(args: MrcArgs) -> Result<()> {
         }
         (MrcMethod::Statcache | MrcMethod::Statstack, _) => {
             let opts = sampler_options(&args.sampling, &args.input.params, &options);
-            let profile =
-                drive_sampled(&mut trace, opts, &args.run)?.with_source(trace.source().to_string());
+            let Some(profile) = drive_sampled(&mut trace, opts, &args.run)? else {
+                return Ok(());
+            };
+            let profile = profile.with_source(trace.source().to_string());
             notes.push(sample_note(&profile));
             model(args.method, &profile, &sizes, cold, args.run.threads)?
         }

@@ -6,9 +6,8 @@ use anyhow::{Context, Result};
 use cachescope::Source;
 use cachescope::reuse::Options;
 
-use super::{drive_sampled, mrc::sampler_options, thousands};
+use super::{drive_sampled, mrc::sampler_options, open_chunked, thousands};
 use crate::args::SampleArgs;
-use crate::input;
 use crate::output::{self, Pending};
 
 pub fn run(args: SampleArgs) -> Result<()> {
@@ -18,9 +17,13 @@ pub fn run(args: SampleArgs) -> Result<()> {
         ..Options::default()
     };
     let opts = sampler_options(&args.sampling, &args.input.params, &options);
-    let mut trace = input::open(&args.input, args.run.line_size)?;
-    let profile =
-        drive_sampled(&mut trace, opts, &args.run)?.with_source(trace.source().to_string());
+    let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
+        return Ok(());
+    };
+    let Some(profile) = drive_sampled(&mut trace, opts, &args.run)? else {
+        return Ok(());
+    };
+    let profile = profile.with_source(trace.source().to_string());
     if args.output.as_os_str() == "-" {
         profile.write(std::io::stdout().lock(), &Source::Stdin)?;
     } else {
