@@ -9,12 +9,11 @@
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
 use cachescope::parallel::wire::{decode_samples, encode_samples};
-use cachescope::parallel::{
-    RangeSamples, SampleMerge, SampledRange, Wire, run_indexed_range, split_blocks,
-};
+use cachescope::parallel::{SampleMerge, SampledRange, Wire, run_indexed_range, split_blocks};
 use cachescope::sampling::{Profile, SamplerOptions};
 use cachescope::trace::native::read_index;
 use cachescope::trace::{Compression, Format, Trace};
@@ -105,83 +104,35 @@ pub fn distribute<P: Wire>(trace: &Trace, plan: &P, threads: usize) -> Result<Ou
     let Some(path) = shared_native_file(trace, rank) else {
         return Ok(Outcome::NotDistributed);
     };
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     // Every rank reads the (small) index and takes its own run of blocks of the shared file.
     let part = my_blocks(&path, rank, size).and_then(|blocks| match blocks {
         Some(r) => run_indexed_range(&path, r, plan, threads),
         None => Ok(None),
     });
     if rank != 0 {
-        let msg = match part {
-            Ok(p) => {
-                let mut m = vec![PARTIAL];
-                if let Some(mut p) = p {
-                    m.extend(plan.encode(&mut p));
-                }
-                m
-            }
-            Err(e) => {
-                let mut m = vec![FAILED];
-                m.extend(format!("MPI rank {rank}: {e}").into_bytes());
-                m
-            }
-        };
-        world.process_at_rank(0).send(&msg[..]);
+        send_to_rank_0(
+            &world,
+            rank,
+            part.map(|p| p.map(|mut p| plan.encode(&mut p))),
+        );
         return Ok(Outcome::Sent);
     }
-    // Rank 0 takes every rank's message even after a failure (a rank left blocked in its send
-    // would keep the job from finishing), and reports the first failure in rank order.
-    let mut failure = part.as_ref().err().map(|e| anyhow!("MPI rank 0: {e}"));
+    let local = started.elapsed();
+    let failed = part.as_ref().err().map(|e| anyhow!("MPI rank 0: {e}"));
     let mut acc = part.ok().flatten();
     let mut refs = acc.as_ref().map_or(0, |p| plan.refs(p));
-    let local = started.elapsed();
-    let (mut waiting, mut merging, mut bytes) =
-        (std::time::Duration::ZERO, std::time::Duration::ZERO, 0usize);
-    for r in 1..size {
-        let t = std::time::Instant::now();
-        let (msg, _) = world.process_at_rank(r).receive_vec::<u8>();
-        waiting += t.elapsed();
-        bytes += msg.len();
-        if failure.is_some() {
-            continue;
+    gather_on_rank_0(&world, size, local, failed, |r, body| {
+        let p = plan.decode(body, &Source::Program(format!("MPI rank {r}")))?;
+        refs = refs
+            .checked_add(plan.refs(&p))
+            .ok_or_else(|| anyhow!("MPI rank {r}: more than 2^64 references"))?;
+        match acc.as_mut() {
+            None => acc = Some(p),
+            Some(a) => plan.merge(a, p),
         }
-        let t = std::time::Instant::now();
-        match msg.split_first() {
-            Some((&PARTIAL, [])) => {}
-            Some((&PARTIAL, body)) => {
-                match plan.decode(body, &Source::Program(format!("MPI rank {r}"))) {
-                    Ok(p) => match refs.checked_add(plan.refs(&p)) {
-                        Some(n) => {
-                            refs = n;
-                            match acc.as_mut() {
-                                None => acc = Some(p),
-                                Some(a) => plan.merge(a, p),
-                            }
-                        }
-                        None => failure = Some(anyhow!("MPI rank {r}: more than 2^64 references")),
-                    },
-                    Err(e) => failure = Some(e.into()),
-                }
-            }
-            Some((&FAILED, text)) => failure = Some(anyhow!("{}", String::from_utf8_lossy(text))),
-            _ => failure = Some(anyhow!("MPI rank {r} sent an unreadable message")),
-        }
-        merging += t.elapsed();
-    }
-    if let Some(e) = failure {
-        return Err(e);
-    }
-    if std::env::var_os("CACHESCOPE_MPI_TIMING").is_some() {
-        // For scripts/scale.sh's projection: rank 0's own pass, the wait for the others, and
-        // the decode + merge of their partials.
-        eprintln!(
-            "cachescope: mpi: ranks {size} local_pass_s {:.3} wait_s {:.3} merge_s {:.3} \
-             partial_bytes {bytes}",
-            local.as_secs_f64(),
-            waiting.as_secs_f64(),
-            merging.as_secs_f64()
-        );
-    }
+        Ok(())
+    })?;
     let acc = acc.unwrap_or_else(|| plan.seal(plan.worker(0)));
     Ok(Outcome::Merged(plan.finish(acc)))
 }
@@ -200,7 +151,7 @@ pub fn sample(trace: &Trace, options: SamplerOptions, threads: usize) -> Result<
     let Some(path) = shared_native_file(trace, rank) else {
         return Ok(Outcome::NotDistributed);
     };
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     let run = my_blocks(&path, rank, size).and_then(|blocks| {
         blocks
             .map(|r| SampledRange::open(&path, r, options, threads))
@@ -271,57 +222,85 @@ pub fn sample(trace: &Trace, options: SamplerOptions, threads: usize) -> Result<
     }
     let local = started.elapsed();
     if rank != 0 {
-        let msg = match samples {
-            Ok(s) => {
-                let mut m = vec![PARTIAL];
-                if let Some(s) = s {
-                    m.extend(encode_samples(&options, &s));
-                }
-                m
-            }
-            Err(e) => {
-                let mut m = vec![FAILED];
-                m.extend(format!("MPI rank {rank}: {e}").into_bytes());
-                m
-            }
-        };
-        world.process_at_rank(0).send(&msg[..]);
+        let msg = samples.map(|s| s.map(|s| encode_samples(&options, &s)));
+        send_to_rank_0(&world, rank, msg);
         return Ok(Outcome::Sent);
     }
     let mut merge = SampleMerge::new(options);
-    let mut failure = None;
-    match samples {
-        Ok(Some(s)) => absorb(&mut merge, s, 0, &mut failure),
-        Ok(None) => {}
-        Err(e) => failure = Some(anyhow!("MPI rank 0: {e}")),
-    }
-    let (mut waiting, mut merging, mut bytes) =
-        (std::time::Duration::ZERO, std::time::Duration::ZERO, 0usize);
+    let failed = match samples {
+        Ok(Some(s)) => merge
+            .absorb(s, &Source::Program("MPI rank 0".into()))
+            .err()
+            .map(anyhow::Error::from),
+        Ok(None) => None,
+        Err(e) => Some(anyhow!("MPI rank 0: {e}")),
+    };
+    gather_on_rank_0(&world, size, local, failed, |r, body| {
+        let source = Source::Program(format!("MPI rank {r}"));
+        merge.absorb(decode_samples(&options, body, &source)?, &source)?;
+        Ok(())
+    })?;
+    Ok(Outcome::Merged(merge.finish()))
+}
+
+/// Sends rank 0 this rank's encoded partial (`None` for a rank without blocks), or why it has
+/// none.
+fn send_to_rank_0(
+    world: &SimpleCommunicator,
+    rank: i32,
+    part: cachescope::Result<Option<Vec<u8>>>,
+) {
+    let msg = match part {
+        Ok(p) => {
+            let mut m = vec![PARTIAL];
+            m.extend(p.unwrap_or_default());
+            m
+        }
+        Err(e) => {
+            let mut m = vec![FAILED];
+            m.extend(format!("MPI rank {rank}: {e}").into_bytes());
+            m
+        }
+    };
+    world.process_at_rank(0).send(&msg[..]);
+}
+
+/// On rank 0, after its own pass (which took `local` and gave `failure` if it failed):
+/// receives every other rank's message in rank order and hands each non-empty partial to
+/// `merge`. Every message is taken even after a failure (a rank left blocked in its send
+/// would keep the job from finishing); the first failure in rank order is returned. Prints the
+/// timing line under `CACHESCOPE_MPI_TIMING`.
+fn gather_on_rank_0(
+    world: &SimpleCommunicator,
+    size: i32,
+    local: Duration,
+    mut failure: Option<anyhow::Error>,
+    mut merge: impl FnMut(i32, &[u8]) -> Result<()>,
+) -> Result<()> {
+    let (mut waiting, mut merging, mut bytes) = (Duration::ZERO, Duration::ZERO, 0usize);
     for r in 1..size {
-        let t = std::time::Instant::now();
+        let t = Instant::now();
         let (msg, _) = world.process_at_rank(r).receive_vec::<u8>();
         waiting += t.elapsed();
         bytes += msg.len();
         if failure.is_some() {
             continue;
         }
-        let t = std::time::Instant::now();
-        let source = cachescope::Source::Program(format!("MPI rank {r}"));
-        match msg.split_first() {
-            Some((&PARTIAL, [])) => {}
-            Some((&PARTIAL, body)) => match decode_samples(&options, body, &source) {
-                Ok(s) => absorb(&mut merge, s, r, &mut failure),
-                Err(e) => failure = Some(e.into()),
-            },
-            Some((&FAILED, text)) => failure = Some(anyhow!("{}", String::from_utf8_lossy(text))),
-            _ => failure = Some(anyhow!("MPI rank {r} sent an unreadable message")),
-        }
+        let t = Instant::now();
+        failure = match msg.split_first() {
+            Some((&PARTIAL, [])) => None,
+            Some((&PARTIAL, body)) => merge(r, body).err(),
+            Some((&FAILED, text)) => Some(anyhow!("{}", String::from_utf8_lossy(text))),
+            _ => Some(anyhow!("MPI rank {r} sent an unreadable message")),
+        };
         merging += t.elapsed();
     }
     if let Some(e) = failure {
         return Err(e);
     }
     if std::env::var_os("CACHESCOPE_MPI_TIMING").is_some() {
+        // For scripts/scale.sh's projection: rank 0's own pass, the wait for the others, and
+        // the decode + merge of their partials.
         eprintln!(
             "cachescope: mpi: ranks {size} local_pass_s {:.3} wait_s {:.3} merge_s {:.3} \
              partial_bytes {bytes}",
@@ -330,13 +309,5 @@ pub fn sample(trace: &Trace, options: SamplerOptions, threads: usize) -> Result<
             merging.as_secs_f64()
         );
     }
-    Ok(Outcome::Merged(merge.finish()))
-}
-
-/// Merges rank `r`'s samples, or records why they do not merge.
-fn absorb(merge: &mut SampleMerge, s: RangeSamples, r: i32, failure: &mut Option<anyhow::Error>) {
-    let source = cachescope::Source::Program(format!("MPI rank {r}"));
-    if let Err(e) = merge.absorb(s, &source) {
-        *failure = Some(e.into());
-    }
+    Ok(())
 }

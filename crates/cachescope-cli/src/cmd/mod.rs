@@ -98,24 +98,38 @@ pub fn drive_chunked<P: Wire>(
     run: &RunArgs,
 ) -> Result<Option<P::Output>> {
     #[cfg(feature = "mpi")]
-    match crate::mpi::distribute(trace, plan, run.threads)? {
-        crate::mpi::Outcome::Merged(out) => {
-            if !run.quiet {
-                for note in trace.notes() {
-                    eprintln!("cachescope: note: {}: {note}", trace.source());
-                }
-            }
-            return Ok(Some(out));
-        }
-        crate::mpi::Outcome::Sent => return Ok(None),
-        crate::mpi::Outcome::NotDistributed if crate::mpi::is_secondary_rank() => return Ok(None),
-        crate::mpi::Outcome::NotDistributed => {}
+    if let Some(done) = settle(
+        crate::mpi::distribute(trace, plan, run.threads)?,
+        trace,
+        run,
+    ) {
+        return Ok(done);
     }
     let chunking = chunking(run);
     with_progress(trace, run, |trace, progress| {
         Ok(parallel::run(trace, plan, &chunking, progress)?)
     })
     .map(Some)
+}
+
+/// What an MPI pass leaves this process: `Some(Some(result))` on rank 0 (the trace's notes
+/// printed, as [`drive`] prints them), `Some(None)` on another rank, which prints nothing;
+/// `None` when the pass was not distributed and rank 0 runs it as usual.
+#[cfg(feature = "mpi")]
+fn settle<T>(outcome: crate::mpi::Outcome<T>, trace: &Trace, run: &RunArgs) -> Option<Option<T>> {
+    match outcome {
+        crate::mpi::Outcome::Merged(out) => {
+            if !run.quiet {
+                for note in trace.notes() {
+                    eprintln!("cachescope: note: {}: {note}", trace.source());
+                }
+            }
+            Some(Some(out))
+        }
+        crate::mpi::Outcome::Sent => Some(None),
+        crate::mpi::Outcome::NotDistributed if crate::mpi::is_secondary_rank() => Some(None),
+        crate::mpi::Outcome::NotDistributed => None,
+    }
 }
 
 /// Opens the trace of a command whose pass may be distributed ([`drive_chunked`]): `None` on
@@ -141,18 +155,8 @@ pub fn drive_sampled(
     run: &RunArgs,
 ) -> Result<Option<cachescope::sampling::Profile>> {
     #[cfg(feature = "mpi")]
-    match crate::mpi::sample(trace, options, run.threads)? {
-        crate::mpi::Outcome::Merged(out) => {
-            if !run.quiet {
-                for note in trace.notes() {
-                    eprintln!("cachescope: note: {}: {note}", trace.source());
-                }
-            }
-            return Ok(Some(out));
-        }
-        crate::mpi::Outcome::Sent => return Ok(None),
-        crate::mpi::Outcome::NotDistributed if crate::mpi::is_secondary_rank() => return Ok(None),
-        crate::mpi::Outcome::NotDistributed => {}
+    if let Some(done) = settle(crate::mpi::sample(trace, options, run.threads)?, trace, run) {
+        return Ok(done);
     }
     let chunking = chunking(run);
     with_progress(trace, run, |trace, progress| {

@@ -139,21 +139,26 @@ pub fn run_indexed_range<P: Chunked>(
     plan: &P,
     threads: usize,
 ) -> Result<Option<P::Partial>> {
+    let blocks = index_range(path, range)?;
+    let ranges = split_blocks(&blocks, threads);
+    run_block_ranges(path, &blocks, &ranges, plan, |_| {})
+}
+
+/// The index entries of blocks `range` of the native trace at `path`.
+pub(super) fn index_range(path: &Path, range: Range<usize>) -> Result<Vec<BlockEntry>> {
     let source = Source::File(path.to_owned());
     let file = File::open(path).map_err(|e| Error::io(&source, e))?;
-    let (_, index) = read_index(BufReader::new(file), &source)?;
-    let blocks = index
-        .blocks
-        .get(range.clone())
-        .ok_or_else(|| Error::InvalidParameter {
+    let (_, mut index) = read_index(BufReader::new(file), &source)?;
+    if range.start > range.end || range.end > index.blocks.len() {
+        return Err(Error::InvalidParameter {
             name: "block range",
             message: format!(
                 "blocks {range:?} are not in a trace of {} blocks",
                 index.blocks.len()
             ),
-        })?;
-    let ranges = split_blocks(blocks, threads);
-    run_block_ranges(path, blocks, &ranges, plan, |_| {})
+        });
+    }
+    Ok(index.blocks.drain(range).collect())
 }
 
 /// One worker per range of `blocks`, each decoding its own blocks from `path`; partials merged

@@ -16,6 +16,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::decode::read_segments;
+use super::driver::index_range;
 use super::sampled::{MergeInOrder, counted_refs};
 use super::segments::FileSegments;
 use crate::analysis::Analysis;
@@ -24,7 +25,7 @@ use crate::error::{Error, Result, Source};
 use crate::sampling::{
     FirstReferences, Profile, SampleCursor, Sampler, SamplerOptions, SamplerParts,
 };
-use crate::trace::native::{BlockEntry, read_index};
+use crate::trace::native::BlockEntry;
 
 /// Accesses per segment when a run is decoded on several threads.
 const SEGMENT: u64 = 1 << 16;
@@ -47,23 +48,9 @@ impl SampledRange {
         threads: usize,
     ) -> Result<SampledRange> {
         options.validate()?;
-        let source = Source::File(path.to_owned());
-        let file = std::fs::File::open(path).map_err(|e| Error::io(&source, e))?;
-        let (_, index) = read_index(std::io::BufReader::new(file), &source)?;
-        let blocks = index
-            .blocks
-            .get(range.clone())
-            .ok_or_else(|| Error::InvalidParameter {
-                name: "block range",
-                message: format!(
-                    "blocks {range:?} are not in a trace of {} blocks",
-                    index.blocks.len()
-                ),
-            })?
-            .to_vec();
         Ok(SampledRange {
             path: path.to_owned(),
-            blocks,
+            blocks: index_range(path, range)?,
             options,
             threads: threads.max(1),
         })
