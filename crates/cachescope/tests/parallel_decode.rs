@@ -1,7 +1,7 @@
 //! `parallel::decode_in_parallel` against a sequential read of the same file: the same batches
 //! (every column, the same boundaries), the same error after the same accesses, and a reader
 //! dropped half-way that does not hang. Files span several of its segments (2^16 accesses, or
-//! 1 MiB of text, each).
+//! 4 MiB of text, each).
 
 use cachescope::parallel::decode_in_parallel;
 use cachescope::trace::native::{Header, Writer, WriterOptions};
@@ -139,11 +139,11 @@ fn native_traces_decode_to_the_same_batches() {
 
 #[test]
 fn lackey_traces_decode_to_the_same_batches() {
-    let f = lackey_file(250_000);
-    assert!(std::fs::metadata(f.path()).unwrap().len() > 3 << 20);
+    let f = lackey_file(700_000);
+    assert!(std::fs::metadata(f.path()).unwrap().len() > 9 << 20);
     let (batches, err) = check_same(f.path(), Same::Accesses);
     assert_eq!(err, None);
-    assert!(batches.iter().map(Vec::len).sum::<usize>() >= 250_000);
+    assert!(batches.iter().map(Vec::len).sum::<usize>() >= 700_000);
 }
 
 #[test]
@@ -161,7 +161,7 @@ fn a_damaged_block_fails_after_the_same_accesses() {
 
 #[test]
 fn a_bad_line_late_in_a_text_trace_names_its_line() {
-    let f = lackey_file(250_000);
+    let f = lackey_file(700_000);
     let mut text = std::fs::read_to_string(f.path()).unwrap();
     let lines = text.lines().count();
     let at = text.len() * 7 / 8;

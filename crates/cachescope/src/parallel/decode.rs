@@ -24,9 +24,15 @@ use crate::batch::Batch;
 use crate::error::{Error, Result};
 use crate::trace::{AccessReader, Trace};
 
-/// Accesses per segment (about 21 bytes each decoded, so 1.3 MiB: a segment the reader decodes
-/// itself stays in its L2 while it is analysed).
+/// Accesses per segment of a native trace (about 21 bytes each decoded, so 1.3 MiB: a segment
+/// the reader decodes itself stays in its L2 while it is analysed).
 const SEGMENT: u64 = 1 << 16;
+
+/// Bytes per segment of a text trace (about 250 K lines). Larger than a native segment's
+/// share: a lackey segment looks back for the pc of the last `I` record before it, up to
+/// 1 MiB in a trace without any (`lackey::pc_before`), which would double the reading of 1 MiB
+/// segments.
+const TEXT_SEGMENT: u64 = 4 << 20;
 
 /// Segments each helper may have decoded and not yet consumed.
 const AHEAD: usize = 3;
@@ -40,7 +46,7 @@ pub fn decode_in_parallel(trace: &mut Trace, threads: usize) -> Result<bool> {
     if threads < 2 || trace.started() {
         return Ok(false);
     }
-    let Some(segments) = file_segments(trace, SEGMENT, 1)? else {
+    let Some(segments) = file_segments(trace, SEGMENT, TEXT_SEGMENT, 1)? else {
         return Ok(false);
     };
     if segments.count() < 2 {

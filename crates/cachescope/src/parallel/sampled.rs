@@ -75,7 +75,9 @@ pub fn sample(
     let threads = chunking.threads.max(1);
     if threads >= SPLIT_FROM_THREADS {
         let segment = chunking.segment.clamp(1, SEGMENT_MAX);
-        if let Some(segments) = file_segments(trace, segment, threads as u64)? {
+        // About 16 bytes per text line.
+        let text_bytes = (segment * 16).max(1 << 12);
+        if let Some(segments) = file_segments(trace, segment, text_bytes, threads as u64)? {
             return run_segments(&segments, options, threads, on_progress);
         }
     }

@@ -71,11 +71,12 @@ impl SegmentBuf {
 /// The segments of a trace file that threads can read on their own, when it is one: an
 /// uncompressed native trace in a regular file with an index that reads, cut into runs of
 /// blocks of about `accesses` accesses, or an uncompressed lackey, plain or din trace in a
-/// regular file read without `skip_bad_lines`, cut into byte ranges of about `accesses`
-/// lines. At least `min_parts` segments when the trace has that many blocks (or bytes).
+/// regular file read without `skip_bad_lines`, cut into byte ranges of about `text_bytes`
+/// bytes. At least `min_parts` segments when the trace has that many blocks (or bytes).
 pub(crate) fn file_segments(
     trace: &Trace,
     accesses: u64,
+    text_bytes: u64,
     min_parts: u64,
 ) -> Result<Option<FileSegments>> {
     if let Some((path, blocks)) = indexed(trace) {
@@ -89,9 +90,7 @@ pub(crate) fn file_segments(
         })));
     }
     if let Some((path, format, len)) = text_file(trace) {
-        // About 16 bytes per text line.
-        let bytes = (accesses * 16).max(1 << 12);
-        let parts = len.div_ceil(bytes).max(min_parts);
+        let parts = len.div_ceil(text_bytes.max(1)).max(min_parts);
         return Ok(Some(FileSegments::Text(TextSegments {
             ranges: line_ranges(&path, trace.source(), len, parts)?,
             source: trace.source().clone(),
