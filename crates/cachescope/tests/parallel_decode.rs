@@ -207,3 +207,25 @@ fn what_cannot_be_cut_is_read_as_before() {
     enc.finish().unwrap();
     assert!(!decode_in_parallel(&mut open(gz.path()), 2).unwrap());
 }
+
+#[test]
+fn pcs_carry_across_segments_of_a_lackey_trace_with_sparse_fetches() {
+    // An `I` record, then 6 MiB of data records: a later segment's reader finds no `I` record
+    // within the 1 MiB it looks back, and its data records must still get that pc.
+    let mut s = String::from("I  04000000,4\n");
+    let mut i = 0u64;
+    while s.len() < 6 << 20 {
+        s += &format!(" L {:010x},8\n", 0x1f_ff00_0000 + i % 9000 * 8);
+        i += 1;
+        if i == 300_000 {
+            s += "I  04000010,2\n";
+        }
+    }
+    let f = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(f.path(), s).unwrap();
+    let (batches, err) = check_same(f.path(), Same::Accesses);
+    assert_eq!(err, None);
+    let all = batches.concat();
+    assert_eq!(all.last().unwrap().pc, Some(0x0400_0010));
+    assert_eq!(all[1].pc, Some(0x0400_0000));
+}

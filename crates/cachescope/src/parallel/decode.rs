@@ -20,7 +20,8 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{Receiver, Sender, TryRecvError, bounded, unbounded};
 
 use super::segments::{SegmentBuf, Segments, file_segments};
-use crate::batch::Batch;
+use crate::access::AccessKind;
+use crate::batch::{Batch, NO_PC};
 use crate::error::{Error, Result};
 use crate::trace::{AccessReader, Trace};
 
@@ -149,6 +150,12 @@ where
     next: usize,
     /// The end of the trace was reached or an error returned.
     done: bool,
+    /// Whether segments take their first pcs from before them ([`Segments::carries_pc`]), the
+    /// pc of the last access handed out, and whether the current segment's first data
+    /// records (before its first instruction) still get it.
+    carries_pc: bool,
+    last_pc: u64,
+    patching: bool,
     /// The trace's progress counter (bytes read).
     bytes: Arc<AtomicU64>,
     helpers: Vec<JoinHandle<()>>,
@@ -160,6 +167,7 @@ where
 {
     fn spawn(segments: S, helpers: usize, bytes: Arc<AtomicU64>) -> Self {
         let helpers = helpers.clamp(1, segments.count());
+        let segments_carry_pc = segments.carries_pc();
         let shared = Arc::new(Shared {
             segments,
             claim: AtomicUsize::new(0),
@@ -179,6 +187,9 @@ where
             })
             .collect();
         SharedReader {
+            carries_pc: segments_carry_pc,
+            last_pc: NO_PC,
+            patching: false,
             shared,
             decoded,
             early: BTreeMap::new(),
@@ -305,6 +316,12 @@ where
                     if batch.is_empty() {
                         continue;
                     }
+                    if self.carries_pc {
+                        if self.patching {
+                            self.patching = carry_pc(batch, self.last_pc);
+                        }
+                        self.last_pc = *batch.pcs.last().expect("not empty");
+                    }
                     return Ok(batch.len());
                 }
                 if let Some(e) = self.pending.take() {
@@ -329,9 +346,27 @@ where
             let (buf, err) = self.take_next();
             self.current = Some((buf, self.next, 0));
             self.pending = err;
+            self.patching = self.next > 0;
             self.next += 1;
         }
     }
+}
+
+/// Gives the data records at the start of `batch`, up to its first instruction fetch, the pc
+/// `pc` where they have none: the pc a sequential reader carries into a segment, which the
+/// segment's own reader did not find (a lackey trace whose `I` records lie further apart than
+/// `lackey::pc_before` looks). Returns whether the batch had no instruction fetch, so that
+/// the next batch continues.
+fn carry_pc(batch: &mut Batch, pc: u64) -> bool {
+    for (k, p) in batch.kinds.iter().zip(batch.pcs.iter_mut()) {
+        if *k == AccessKind::Instr {
+            return false;
+        }
+        if *p == NO_PC {
+            *p = pc;
+        }
+    }
+    true
 }
 
 impl<S: Segments + Send + 'static> Drop for SharedReader<S>

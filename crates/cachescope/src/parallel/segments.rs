@@ -27,6 +27,12 @@ pub(crate) trait Segments: Sync {
     fn read(&self, reader: &mut Self::Reader, i: usize, out: &mut SegmentBuf) -> Result<()>;
     /// The byte of the file where segment `i` ends: how far reading has come once it is read.
     fn end_byte(&self, i: usize) -> u64;
+
+    /// True when a segment's first data records take their pc from before the segment (a
+    /// lackey trace: the last `I` record), which its reader may not have found.
+    fn carries_pc(&self) -> bool {
+        false
+    }
 }
 
 /// The batches of one segment, reused from segment to segment.
@@ -180,6 +186,10 @@ impl Segments for FileSegments {
                 .map_or(0, |b| b.offset + 24 + u64::from(b.comp_len)),
             FileSegments::Text(s) => s.ranges[i].end,
         }
+    }
+
+    fn carries_pc(&self) -> bool {
+        matches!(self, FileSegments::Text(s) if s.format == Format::Lackey)
     }
 }
 
