@@ -110,16 +110,18 @@ fn commands(t: &str) -> Vec<Vec<&str>> {
     ]
 }
 
-/// Every command of [`commands`] on 2 and 3 ranks prints what one process prints; a few
-/// mpiruns at a time (their start-up, not their work, is what takes time).
-fn same_on_2_and_3_ranks(trace: &Path) {
+/// Every command of [`commands`] (those in JSON only when `json_only`) on 2 and 3 ranks prints
+/// what one process prints; several mpiruns at a time (mpirun's start-up, about a second of
+/// mostly waiting, is what takes time here, not the work).
+fn same_on_2_and_3_ranks(trace: &Path, json_only: bool) {
     let t = trace.to_str().unwrap();
     let jobs: Vec<(Vec<&str>, usize)> = commands(t)
         .into_iter()
+        .filter(|c| !json_only || c.contains(&"--json"))
         .flat_map(|c| [(c.clone(), 2), (c, 3)])
         .collect();
     std::thread::scope(|s| {
-        for group in jobs.chunks(jobs.len().div_ceil(4)) {
+        for group in jobs.chunks(jobs.len().div_ceil(8)) {
             s.spawn(move || {
                 for (args, ranks) in group {
                     let mut args = args.clone();
@@ -162,7 +164,7 @@ fn a_zipf_trace_gives_the_single_process_output_on_2_and_3_ranks() {
         .arg(&trace)
         .assert()
         .success();
-    same_on_2_and_3_ranks(&trace);
+    same_on_2_and_3_ranks(&trace, false);
 }
 
 #[test]
@@ -194,7 +196,8 @@ fn a_real_programs_trace_gives_the_single_process_output_on_2_and_3_ranks() {
         .args(["convert", log.to_str().unwrap(), native.to_str().unwrap()])
         .assert()
         .success();
-    same_on_2_and_3_ranks(&native);
+    // The other output forms render the same results: JSON suffices here.
+    same_on_2_and_3_ranks(&native, true);
 }
 
 #[test]
@@ -211,18 +214,24 @@ fn a_damaged_block_in_any_ranks_range_is_a_clear_error() {
         .success();
     let bytes = std::fs::read(&trace).unwrap();
     // Seven blocks: one early in the file is rank 0's, one late is the last rank's.
-    for (at, rank) in [(bytes.len() / 10, 0), (bytes.len() * 8 / 10, 1)] {
+    for (at, rank, commands) in [
+        (bytes.len() / 10, 0, vec![vec!["footprint", "--json"]]),
+        (
+            bytes.len() * 8 / 10,
+            1,
+            vec![
+                vec!["stats", "--json"],
+                vec!["mrc", "--method", "hotl-rt"],
+                vec!["mrc", "--method", "statstack"],
+            ],
+        ),
+    ] {
         let name = format!("damaged-{rank}.cst");
         let path = dir.path().join(&name);
         let mut damaged = bytes.clone();
         damaged[at] ^= 0x55;
         std::fs::write(&path, &damaged).unwrap();
-        for args in [
-            vec!["footprint", "--json"],
-            vec!["stats", "--json"],
-            vec!["mrc", "--json", "--method", "hotl-rt"],
-            vec!["mrc", "--json", "--method", "statstack"],
-        ] {
+        for args in commands {
             let mut args = args.clone();
             args.push(path.to_str().unwrap());
             let out = mpirun(2, &args);
