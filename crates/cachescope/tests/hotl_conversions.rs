@@ -15,6 +15,8 @@ use cachescope::workloads::{Params, Workload, generator};
 use cachescope::{Access, Batch};
 use proptest::prelude::*;
 
+mod common;
+
 /// Footprint, stack distances and reuse-time conversion curve of a trace of line numbers.
 fn analyse_lines(lines: &[u64]) -> (Footprint, StackDistances, ReuseTimeAnalysis) {
     let batch: Batch = lines.iter().map(|&l| Access::load(l * 64, 8)).collect();
@@ -392,36 +394,11 @@ fn curves_and_profiles_round_trip() {
 /// Valgrind lackey (skipped, with a message, without Valgrind).
 #[test]
 fn hotl_curve_on_a_real_trace() {
-    use cachescope::Source;
-    use cachescope::trace::lackey;
-    use std::process::{Command, Stdio};
-
     let dir = tempfile::tempdir().unwrap();
-    let numbers: String = (0..3000u64)
-        .map(|i| format!("{}\n", (i * 7919) % 3001))
-        .collect();
-    std::fs::write(dir.path().join("numbers.txt"), numbers).unwrap();
-    let log = dir.path().join("sort.lackey");
-    let status = Command::new("valgrind")
-        .args(["--tool=lackey", "--trace-mem=yes"])
-        .arg(format!("--log-file={}", log.display()))
-        .args(["sort", "-n", "numbers.txt"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    match status {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("skipping: valgrind not found");
-            return;
-        }
-        Err(e) => panic!("cannot run valgrind: {e}"),
-        Ok(s) => assert!(s.success(), "valgrind failed: {s}"),
-    }
-    let file = std::fs::File::open(&log).unwrap();
-    let mut reader =
-        lackey::Reader::new(file, Source::File(log.clone()), lackey::Options::default());
+    let Some(log) = common::sort_trace(dir.path()) else {
+        return;
+    };
+    let mut reader = common::lackey_reader(&log);
     let batches = std::iter::from_fn(move || {
         let mut b = Batch::new();
         (reader.read_batch(&mut b).unwrap() > 0).then_some(b)
