@@ -32,16 +32,17 @@
 use std::hint::black_box;
 
 use cachescope::Batch;
-use cachescope::analysis::Analysis;
 use cachescope::models::hotl::{self, FootprintAnalysis};
 use cachescope::reuse::{Options, ReuseTimeAnalysis, StackDistanceAnalysis, sizes_log_range};
-use cachescope::trace::AccessReader;
-use cachescope::workloads::{Params, Workload, generator};
+use cachescope::workloads::{Params, Workload};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 #[path = "support/cpu_time.rs"]
 mod cpu_time;
 use cpu_time::CpuTime;
+
+#[path = "support/workload.rs"]
+mod workload;
 
 const REFS: u64 = 10_000_000;
 
@@ -52,21 +53,7 @@ fn batches(w: Workload, lines: u64) -> Vec<Batch> {
         refs: Some(REFS),
         ..Params::default()
     };
-    let mut g = generator(w, &p).unwrap();
-    let mut out = Vec::new();
-    loop {
-        let mut b = Batch::new();
-        if g.read_batch(&mut b).unwrap() == 0 {
-            return out;
-        }
-        out.push(b);
-    }
-}
-
-fn feed(a: &mut impl Analysis, batches: &[Batch]) {
-    for b in batches {
-        a.observe(b);
-    }
+    workload::batches(w, &p)
 }
 
 fn passes(c: &mut Criterion<CpuTime>) {
@@ -87,28 +74,28 @@ fn passes(c: &mut Criterion<CpuTime>) {
         g.bench_function("footprint", |b| {
             b.iter(|| {
                 let mut a = FootprintAnalysis::new(options, &[]).unwrap();
-                feed(&mut a, &trace);
+                workload::feed(&mut a, &trace);
                 black_box(a.finish())
             })
         });
         g.bench_function("footprint_mrc_3073", |b| {
             b.iter(|| {
                 let mut a = FootprintAnalysis::new(options, &[]).unwrap();
-                feed(&mut a, &trace);
+                workload::feed(&mut a, &trace);
                 black_box(hotl::mrc(&a.finish(), &sizes))
             })
         });
         g.bench_function("stack_distance_mrc_3073", |b| {
             b.iter(|| {
                 let mut a = StackDistanceAnalysis::new(options);
-                feed(&mut a, &trace);
+                workload::feed(&mut a, &trace);
                 black_box(a.finish().mrc(&sizes))
             })
         });
         g.bench_function("reuse_time", |b| {
             b.iter(|| {
                 let mut a = ReuseTimeAnalysis::new(options);
-                feed(&mut a, &trace);
+                workload::feed(&mut a, &trace);
                 black_box(a.finish())
             })
         });

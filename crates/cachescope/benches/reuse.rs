@@ -22,14 +22,15 @@
 use std::hint::black_box;
 
 use cachescope::Batch;
-use cachescope::analysis::Analysis;
 use cachescope::reuse::{
     Options, RandomReplacementAnalysis, ReuseTimeAnalysis, StackDistanceAnalysis, default_sizes,
     sizes_log_range,
 };
-use cachescope::trace::AccessReader;
-use cachescope::workloads::{Params, Workload, generator};
+use cachescope::workloads::{Params, Workload};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+#[path = "support/workload.rs"]
+mod workload;
 
 const LINES: u64 = 1 << 20;
 const REFS: u64 = 20_000_000;
@@ -41,21 +42,7 @@ fn batches(w: Workload, refs: u64) -> Vec<Batch> {
         refs: Some(refs),
         ..Params::default()
     };
-    let mut g = generator(w, &p).unwrap();
-    let mut out = Vec::new();
-    loop {
-        let mut b = Batch::new();
-        if g.read_batch(&mut b).unwrap() == 0 {
-            return out;
-        }
-        out.push(b);
-    }
-}
-
-fn feed(a: &mut impl Analysis, batches: &[Batch]) {
-    for b in batches {
-        a.observe(b);
-    }
+    workload::batches(w, &p)
 }
 
 fn distances(c: &mut Criterion) {
@@ -69,14 +56,14 @@ fn distances(c: &mut Criterion) {
         g.bench_function("stack_distance_mrc", |b| {
             b.iter(|| {
                 let mut a = StackDistanceAnalysis::new(options);
-                feed(&mut a, &trace);
+                workload::feed(&mut a, &trace);
                 black_box(a.finish().mrc(&sizes))
             })
         });
         g.bench_function("reuse_time", |b| {
             b.iter(|| {
                 let mut a = ReuseTimeAnalysis::new(options);
-                feed(&mut a, &trace);
+                workload::feed(&mut a, &trace);
                 black_box(a.finish())
             })
         });
@@ -93,7 +80,7 @@ fn distances(c: &mut Criterion) {
     g.bench_function("random_replacement_15_sizes", |b| {
         b.iter(|| {
             let mut a = RandomReplacementAnalysis::new(options, &sizes, 1);
-            feed(&mut a, &trace);
+            workload::feed(&mut a, &trace);
             black_box(a.finish())
         })
     });

@@ -40,9 +40,12 @@ use cachescope::reuse::{Options, StackDistanceAnalysis, default_sizes};
 use cachescope::sampling::{Sampler, SamplerOptions};
 use cachescope::trace::AccessReader;
 use cachescope::trace::native::{Header, Reader, Writer};
-use cachescope::workloads::{Params, Workload, generator};
+use cachescope::workloads::{Params, Workload};
 use cachescope::{Batch, Source};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+#[path = "support/workload.rs"]
+mod workload;
 
 const LINES: u64 = 1 << 20;
 const REFS: u64 = 10_000_000;
@@ -54,15 +57,7 @@ fn batches(w: Workload, refs: u64) -> Vec<Batch> {
         refs: Some(refs),
         ..Params::default()
     };
-    let mut g = generator(w, &p).unwrap();
-    let mut out = Vec::new();
-    loop {
-        let mut b = Batch::new();
-        if g.read_batch(&mut b).unwrap() == 0 {
-            return out;
-        }
-        out.push(b);
-    }
+    workload::batches(w, &p)
 }
 
 /// Decodes the native trace in `bytes`, handing every batch to `f`; returns the accesses read.
