@@ -10,7 +10,6 @@ use cachescope::models::smith::Distances;
 use cachescope::reuse::{
     Mrc, Options, ReuseTimeAnalysis, StackDistanceAnalysis, StackDistances, sizes_log_range,
 };
-use cachescope::trace::AccessReader;
 use cachescope::workloads::{Params, Workload, generator};
 use cachescope::{Access, Batch};
 use proptest::prelude::*;
@@ -37,12 +36,7 @@ fn analyse(batches: impl Iterator<Item = Batch>) -> (Footprint, StackDistances, 
 }
 
 fn workload(w: Workload, p: &Params) -> (Footprint, StackDistances, ReuseTimeAnalysis) {
-    let mut g = generator(w, p).unwrap();
-    let batches = std::iter::from_fn(move || {
-        let mut b = Batch::new();
-        (g.read_batch(&mut b).unwrap() > 0).then_some(b)
-    });
-    analyse(batches)
+    analyse(common::batches_of(generator(w, p).unwrap()))
 }
 
 /// Mean and largest absolute difference of the `miss_ratio`s, in percentage points, and the
@@ -398,12 +392,7 @@ fn hotl_curve_on_a_real_trace() {
     let Some(log) = common::sort_trace(dir.path()) else {
         return;
     };
-    let mut reader = common::lackey_reader(&log);
-    let batches = std::iter::from_fn(move || {
-        let mut b = Batch::new();
-        (reader.read_batch(&mut b).unwrap() > 0).then_some(b)
-    });
-    let (fp, sd, rt) = analyse(batches);
+    let (fp, sd, rt) = analyse(common::batches_of(common::lackey_reader(&log)));
     let small: Vec<u64> = (0..=2 * fp.distinct_lines).map(|c| c * 64).collect();
     let paper = sizes_log_range(16 << 10, 64 << 20, 256).unwrap();
     for (name, sizes) in [("3073 sizes", &paper), ("every size", &small)] {

@@ -167,11 +167,8 @@ fn an_empty_trace_gives_the_empty_result() {
 fn a_damaged_block_is_an_error_naming_the_file() {
     let trace = lcg_trace(5000, 500);
     let file = native_file(&trace, 1000);
-    let mut bytes = std::fs::read(file.path()).unwrap();
-    // Flip a byte inside the third block's payload; the index still reads.
-    let at = bytes.len() / 2;
-    bytes[at] ^= 0x55;
-    std::fs::write(file.path(), &bytes).unwrap();
+    // A byte flipped inside the third block's payload; the index still reads.
+    common::damage_middle(file.path());
     for threads in [1, 2, 4] {
         let mut t = cachescope::trace::open(file.path(), &OpenOptions::default()).unwrap();
         let plan = StackDistancePlan::default();

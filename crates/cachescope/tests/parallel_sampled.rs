@@ -151,10 +151,7 @@ fn the_kept_native_fixture_samples_the_same_for_1_2_4_threads() {
 fn a_damaged_block_is_an_error_naming_the_file() {
     let trace = lcg_trace(5000, 500);
     let file = native_file(&trace, 500);
-    let mut bytes = std::fs::read(file.path()).unwrap();
-    let at = bytes.len() / 2;
-    bytes[at] ^= 0x55;
-    std::fs::write(file.path(), &bytes).unwrap();
+    common::damage_middle(file.path());
     for threads in [1, 2, 4] {
         let mut t = cachescope::trace::open(file.path(), &OpenOptions::default()).unwrap();
         let c = Chunking {

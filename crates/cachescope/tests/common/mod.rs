@@ -6,8 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use cachescope::trace::lackey;
 use cachescope::trace::native::{Header, Writer, WriterOptions};
+use cachescope::trace::{AccessReader, lackey};
+use cachescope::workloads::{Params, Workload, generator};
 use cachescope::{Access, AccessKind, Batch, Source};
 
 /// A trace from `(kind, line)` pairs: kind 0 is an instruction fetch.
@@ -44,6 +45,27 @@ pub fn chunked(a: &[Access], cuts: &[usize], batch: usize) -> Vec<Vec<Batch>> {
                 .collect()
         })
         .collect()
+}
+
+/// The batches `r` reads, one by one.
+pub fn batches_of(mut r: impl AccessReader) -> impl Iterator<Item = Batch> {
+    std::iter::from_fn(move || {
+        let mut b = Batch::new();
+        (r.read_batch(&mut b).unwrap() > 0).then_some(b)
+    })
+}
+
+/// The whole trace of the workload `w` under `p`, in batches.
+pub fn workload_batches(w: Workload, p: &Params) -> Vec<Batch> {
+    batches_of(generator(w, p).unwrap()).collect()
+}
+
+/// Flips a byte in the middle of the file at `path` (inside a native trace's payload).
+pub fn damage_middle(path: &Path) {
+    let mut bytes = std::fs::read(path).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x55;
+    std::fs::write(path, &bytes).unwrap();
 }
 
 /// A native trace of `trace` with `block_len` accesses per block, in a temporary file.
