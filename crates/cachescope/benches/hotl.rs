@@ -31,10 +31,9 @@
 
 use std::hint::black_box;
 
-use cachescope::Batch;
 use cachescope::models::hotl::{self, FootprintAnalysis};
-use cachescope::reuse::{Options, ReuseTimeAnalysis, StackDistanceAnalysis, sizes_log_range};
-use cachescope::workloads::{Params, Workload};
+use cachescope::reuse::{Options, sizes_log_range};
+use cachescope::workloads::Workload;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 #[path = "support/cpu_time.rs"]
@@ -45,16 +44,6 @@ use cpu_time::CpuTime;
 mod workload;
 
 const REFS: u64 = 10_000_000;
-
-/// The whole trace of `w` over `lines` lines, in batches.
-fn batches(w: Workload, lines: u64) -> Vec<Batch> {
-    let p = Params {
-        lines,
-        refs: Some(REFS),
-        ..Params::default()
-    };
-    workload::batches(w, &p)
-}
 
 fn passes(c: &mut Criterion<CpuTime>) {
     let options = Options::default();
@@ -67,7 +56,7 @@ fn passes(c: &mut Criterion<CpuTime>) {
         (Workload::Zipf, 1 << 20),
         (Workload::Random, 1 << 20),
     ] {
-        let trace = batches(w, lines);
+        let trace = workload::loads(w, lines, REFS);
         let mut g = c.benchmark_group(format!("hotl/{}_{}Ki_lines", w.name(), lines >> 10));
         g.throughput(Throughput::Elements(REFS));
         g.sample_size(10);
@@ -85,20 +74,7 @@ fn passes(c: &mut Criterion<CpuTime>) {
                 black_box(hotl::mrc(&a.finish(), &sizes))
             })
         });
-        g.bench_function("stack_distance_mrc_3073", |b| {
-            b.iter(|| {
-                let mut a = StackDistanceAnalysis::new(options);
-                workload::feed(&mut a, &trace);
-                black_box(a.finish().mrc(&sizes))
-            })
-        });
-        g.bench_function("reuse_time", |b| {
-            b.iter(|| {
-                let mut a = ReuseTimeAnalysis::new(options);
-                workload::feed(&mut a, &trace);
-                black_box(a.finish())
-            })
-        });
+        workload::exact_passes(&mut g, &trace, options, &sizes, "stack_distance_mrc_3073");
         g.finish();
     }
 }
