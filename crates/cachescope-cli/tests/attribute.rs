@@ -10,9 +10,8 @@ use cachescope::Source;
 use cachescope::attribution::events::{EVENTS_VERSION, Event, EventKind, EventWriter, Header};
 use serde_json::Value;
 
-fn cs() -> Command {
-    Command::cargo_bin("cachescope").unwrap()
-}
+mod common;
+use common::{bucket, cs, tools_or_skip};
 
 /// A lackey trace: `I` fetches and data loads (`L`), one per address.
 fn lackey(addrs: &[u64]) -> String {
@@ -45,15 +44,6 @@ fn json(cmd: &mut Command) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn bucket<'a>(r: &'a Value, name: &str) -> &'a Value {
-    r["buckets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["name"] == name)
-        .unwrap_or_else(|| panic!("no bucket {name} in {}", r["buckets"]))
 }
 
 #[test]
@@ -179,13 +169,6 @@ fn without_events_or_symbols_the_stack_and_other_remain_with_notes() {
     assert!(r["notes"].to_string().contains("not an object file"));
 }
 
-fn have(tool: &str) -> bool {
-    Std::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 fn example(dir: &Path, name: &str) -> Option<PathBuf> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../examples/attribution")
@@ -205,8 +188,7 @@ fn example(dir: &Path, name: &str) -> Option<PathBuf> {
 /// the exact miss count equals `cachescope simulate`'s.
 #[test]
 fn resid_example_under_valgrind() {
-    if !have("valgrind") || !have("cc") {
-        eprintln!("skipping resid_example_under_valgrind: needs valgrind and cc");
+    if !tools_or_skip(&["valgrind", "cc"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

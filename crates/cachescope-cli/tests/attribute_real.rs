@@ -8,9 +8,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command as Std;
 
-use assert_cmd::Command;
 use cachescope::attribution::Module;
 use serde_json::Value;
+
+mod common;
+use common::{bucket, cs, names, tools_or_skip};
 
 /// Markers name the lines the test expects in bucket and code-line names.
 const PROGRAM: &str = r#"#include <stdio.h>
@@ -53,27 +55,6 @@ fn line_of(marker: &str) -> usize {
         .position(|l| l.contains(marker))
         .expect("marker")
         + 1
-}
-
-fn have(tool: &str, arg: &str) -> bool {
-    Std::new(tool)
-        .arg(arg)
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn tools_or_skip(test: &str, tools: &[&str]) -> bool {
-    for &tool in tools {
-        if !have(tool, "--version") {
-            eprintln!("skipping {test}: {tool} is not installed");
-            return false;
-        }
-    }
-    true
-}
-
-fn cs() -> Command {
-    Command::cargo_bin("cachescope").unwrap()
 }
 
 /// Compiles [`PROGRAM`] as `dir/name` (a PIE unless `flags` say otherwise).
@@ -125,24 +106,6 @@ fn attribute(trace: &Path, extra: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn names(r: &Value) -> Vec<String> {
-    r["buckets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["name"].as_str().unwrap().to_owned())
-        .collect()
-}
-
-fn bucket<'a>(r: &'a Value, name: &str) -> &'a Value {
-    r["buckets"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["name"] == name)
-        .unwrap_or_else(|| panic!("no bucket {name} in {:?}", names(r)))
-}
-
 /// The buckets' misses and the code lines' misses both add up to the total.
 fn check_sums(r: &Value) {
     let total = r["misses"].as_u64().unwrap();
@@ -166,8 +129,7 @@ fn check_sums(r: &Value) {
 
 #[test]
 fn pie_with_debug_info_names_heap_sites_variables_and_miss_lines() {
-    let test = "pie_with_debug_info_names_heap_sites_variables_and_miss_lines";
-    if !tools_or_skip(test, &["valgrind", "cc"]) {
+    if !tools_or_skip(&["valgrind", "cc"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -226,8 +188,7 @@ fn pie_with_debug_info_names_heap_sites_variables_and_miss_lines() {
 
 #[test]
 fn a_stripped_program_is_attributed_by_region_and_offset_with_notes() {
-    let test = "a_stripped_program_is_attributed_by_region_and_offset_with_notes";
-    if !tools_or_skip(test, &["valgrind", "cc", "strip"]) {
+    if !tools_or_skip(&["valgrind", "cc", "strip"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -287,8 +248,7 @@ fn a_stripped_program_is_attributed_by_region_and_offset_with_notes() {
 
 #[test]
 fn without_allocation_events_global_and_stack_buckets_remain() {
-    let test = "without_allocation_events_global_and_stack_buckets_remain";
-    if !tools_or_skip(test, &["valgrind", "cc"]) {
+    if !tools_or_skip(&["valgrind", "cc"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

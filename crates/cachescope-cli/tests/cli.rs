@@ -5,54 +5,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn cs() -> assert_cmd::Command {
-    cargo_bin_cmd!("cachescope")
-}
-
-fn stats_json(args: &[&str]) -> Value {
-    let out = cs()
-        .arg("stats")
-        .arg("--json")
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    serde_json::from_slice(&out.stdout).expect("stats --json prints JSON")
-}
-
-fn generate(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
-    let path = dir.join(name);
-    cs().arg("generate")
-        .args(args)
-        .arg("-o")
-        .arg(&path)
-        .assert()
-        .success();
-    path
-}
-
-/// The counts every reader must agree on.
-fn counts(v: &Value) -> Vec<u64> {
-    [
-        "refs",
-        "loads",
-        "stores",
-        "modifies",
-        "instructions",
-        "distinct_lines",
-    ]
-    .iter()
-    .map(|k| {
-        v[k].as_u64()
-            .unwrap_or_else(|| panic!("{k} missing in {v}"))
-    })
-    .collect()
-}
+mod common;
+use common::{counts, cs, generate, stats_json};
 
 #[test]
 fn demo_runs_without_a_trace() {

@@ -5,10 +5,8 @@ use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn json(args: &[&str]) -> Value {
-    let out = cargo_bin_cmd!("cachescope").args(args).assert().success();
-    serde_json::from_slice(&out.get_output().stdout).unwrap()
-}
+mod common;
+use common::json;
 
 /// Brute force: the average number of distinct lines over every window of `w` references.
 fn brute_fp(lines: &[u64], w: usize) -> f64 {
@@ -192,24 +190,11 @@ fn corun_from_saved_footprints_and_traces() {
         .assert()
         .success();
     std::fs::write(&fp, &out.get_output().stdout).unwrap();
-    let from_profile = json(&[
-        "corun",
-        "--json",
-        "-q",
-        fp.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--cache",
-        "32K",
-    ]);
-    let from_trace = json(&[
-        "corun",
-        "--json",
-        "-q",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--cache",
-        "32K",
-    ]);
+    let corun = |first: &std::path::Path| {
+        let (first, b) = (first.to_str().unwrap(), b.to_str().unwrap());
+        json(&["corun", "--json", "-q", first, b, "--cache", "32K"])
+    };
+    let (from_profile, from_trace) = (corun(&fp), corun(&a));
     let share = |v: &Value, i: usize| v["programs"][i]["share_lines"].as_f64().unwrap();
     // A saved footprint (256 windows per octave) gives the same shares as the trace, closely.
     for i in 0..2 {

@@ -3,14 +3,22 @@
 
 use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::prelude::*;
-use serde_json::Value;
 
-fn json(args: &[&str]) -> Value {
-    let out = cargo_bin_cmd!("cachescope").args(args).assert().success();
-    serde_json::from_slice(&out.get_output().stdout).unwrap()
-}
+mod common;
+use common::json;
 
 const ZIPF: [&str; 6] = ["--workload", "zipf", "--lines", "8192", "--refs", "400000"];
+
+/// The model beside the two-level simulation, a 16 KiB L1 and three L2 sizes.
+const SIMULATE: [&str; 7] = [
+    "l2",
+    "--json",
+    "--simulate",
+    "--l1",
+    "16K",
+    "--l2",
+    "64K,128K,256K",
+];
 
 #[test]
 fn model_against_two_level_simulation() {
@@ -21,15 +29,7 @@ fn model_against_two_level_simulation() {
     ] {
         let v = json(
             &[
-                &[
-                    "l2",
-                    "--json",
-                    "--simulate",
-                    "--l1",
-                    "16K",
-                    "--l2",
-                    "64K,128K,256K",
-                ][..],
+                &SIMULATE[..],
                 &["--policy", policy, "--variant", variant],
                 &ZIPF,
             ]
@@ -60,22 +60,7 @@ fn model_against_two_level_simulation() {
 #[test]
 fn the_corrected_variant_beats_the_paper_reading() {
     let err = |variant: &str| -> f64 {
-        let v = json(
-            &[
-                &[
-                    "l2",
-                    "--json",
-                    "--simulate",
-                    "--l1",
-                    "16K",
-                    "--l2",
-                    "64K,128K,256K",
-                ][..],
-                &["--variant", variant],
-                &ZIPF,
-            ]
-            .concat(),
-        );
+        let v = json(&[&SIMULATE[..], &["--variant", variant], &ZIPF].concat());
         let (m, s) = (
             v["points"].as_array().unwrap(),
             v["simulated"]["points"].as_array().unwrap(),
@@ -101,23 +86,7 @@ fn a_sampling_profile_feeds_the_model() {
         .args([&["sample", "-q", "--rate", "0.05", "-o", p][..], &ZIPF].concat())
         .assert()
         .success();
-    let exact = json(
-        &[
-            &[
-                "l2",
-                "--json",
-                "--variant",
-                "resident",
-                "--l1",
-                "16K",
-                "--l2",
-                "128K",
-            ][..],
-            &ZIPF,
-        ]
-        .concat(),
-    );
-    let sampled = json(&[
+    let model = [
         "l2",
         "--json",
         "--variant",
@@ -126,8 +95,9 @@ fn a_sampling_profile_feeds_the_model() {
         "16K",
         "--l2",
         "128K",
-        p,
-    ]);
+    ];
+    let exact = json(&[&model[..], &ZIPF].concat());
+    let sampled = json(&[&model[..], &[p]].concat());
     let (a, b) = (
         exact["points"][0]["miss_ratio"].as_f64().unwrap(),
         sampled["points"][0]["miss_ratio"].as_f64().unwrap(),

@@ -7,6 +7,9 @@ use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin_cmd;
 
+mod common;
+use common::generate;
+
 /// Runs `cachescope ARGS --threads N --quiet` and returns its stdout.
 fn out(args: &[&str], threads: usize) -> Vec<u8> {
     let o = cargo_bin_cmd!("cachescope")
@@ -77,17 +80,6 @@ fn same_for_1_2_4_threads(trace: &Path) {
     }
 }
 
-fn generate(dir: &Path, name: &str, args: &[&str]) -> std::path::PathBuf {
-    let path = dir.join(name);
-    cargo_bin_cmd!("cachescope")
-        .args(args)
-        .arg("-o")
-        .arg(&path)
-        .assert()
-        .success();
-    path
-}
-
 #[test]
 fn synthetic_native_text_and_gzip_traces() {
     let dir = tempfile::tempdir().unwrap();
@@ -95,7 +87,7 @@ fn synthetic_native_text_and_gzip_traces() {
     let native = generate(
         dir.path(),
         "zipf.cst",
-        &["generate", "zipf", "--refs", "300000", "--seed", "7"],
+        &["zipf", "--refs", "300000", "--seed", "7"],
     );
     same_for_1_2_4_threads(&native);
     let text = dir.path().join("zipf.txt");

@@ -7,14 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin_cmd;
-use serde_json::Value;
 
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
+mod common;
+use common::{counts, have, stats_json};
 
 /// Records `program args` with lackey, Valgrind's own `==pid==` lines mixed in (stderr log).
 fn record(dir: &Path, name: &str, program: &[&str]) -> PathBuf {
@@ -64,30 +59,6 @@ fn independent_count(path: &Path) -> [u64; 6] {
     [l + s + m, l, s, m, i, lines.len() as u64]
 }
 
-fn stats(path: &Path) -> Value {
-    let out = cargo_bin_cmd!("cachescope")
-        .args(["stats", "--json"])
-        .arg(path)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).unwrap()
-}
-
-fn counts(v: &Value) -> [u64; 6] {
-    [
-        "refs",
-        "loads",
-        "stores",
-        "modifies",
-        "instructions",
-        "distinct_lines",
-    ]
-    .map(|k| v[k].as_u64().unwrap())
-}
-
 #[test]
 fn stats_equal_an_independent_count_on_real_lackey_traces() {
     if !have("valgrind") {
@@ -106,7 +77,7 @@ fn stats_equal_an_independent_count_on_real_lackey_traces() {
             want[0] > 100_000,
             "{name}: suspiciously few references {want:?}"
         );
-        let v = stats(&trace);
+        let v = stats_json(&[trace.to_str().unwrap()]);
         assert_eq!(v["format"], "lackey");
         assert_eq!(counts(&v), want, "{name}");
         for (tool, args, ext) in [
@@ -121,7 +92,11 @@ fn stats_equal_an_independent_count_on_real_lackey_traces() {
             let st = Command::new(tool).args(args).arg(&trace).status().unwrap();
             assert!(st.success());
             let compressed = PathBuf::from(format!("{}.{ext}", trace.display()));
-            assert_eq!(counts(&stats(&compressed)), want, "{name}.{ext}");
+            assert_eq!(
+                counts(&stats_json(&[compressed.to_str().unwrap()])),
+                want,
+                "{name}.{ext}"
+            );
         }
         let native = dir.path().join(format!("{name}.cst"));
         cargo_bin_cmd!("cachescope")
@@ -130,7 +105,7 @@ fn stats_equal_an_independent_count_on_real_lackey_traces() {
             .arg(&native)
             .assert()
             .success();
-        let nv = stats(&native);
+        let nv = stats_json(&[native.to_str().unwrap()]);
         assert_eq!(nv["format"], "native");
         assert_eq!(counts(&nv), want, "{name} via native");
     }
@@ -175,7 +150,7 @@ fn record_streams_a_program_into_the_native_format() {
         sorted.lines().count(),
         "program stdout kept"
     );
-    let v = stats(&out);
+    let v = stats_json(&[out.to_str().unwrap()]);
     assert_eq!(v["format"], "native");
     assert_eq!(counts(&v), want);
 

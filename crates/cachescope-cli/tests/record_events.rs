@@ -11,22 +11,8 @@ use cachescope::record::sentinel::region_of;
 use cachescope::trace::{self, OpenOptions};
 use cachescope::{AccessKind, Batch};
 
-fn have(tool: &str) -> bool {
-    Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn tools_or_skip() -> bool {
-    for tool in ["valgrind", "cc"] {
-        if !have(tool) {
-            eprintln!("skipped: {tool} not installed");
-            return false;
-        }
-    }
-    true
-}
+mod common;
+use common::tools_or_skip;
 
 /// Compiles `source` into `dir/name` with `flags`.
 fn compile(dir: &Path, name: &str, source: &str, flags: &[&str]) -> PathBuf {
@@ -49,6 +35,23 @@ fn compile(dir: &Path, name: &str, source: &str, flags: &[&str]) -> PathBuf {
 }
 
 /// Every reference of a trace: (kind, addr, pc).
+/// `cachescope record EXTRA -o trace -- exe`, which must succeed: the program's stdout and
+/// cachescope's stderr.
+fn record(extra: &[&str], trace: &Path, exe: &Path) -> (String, String) {
+    let out = cargo_bin_cmd!("cachescope")
+        .arg("record")
+        .args(extra)
+        .arg("-o")
+        .arg(trace)
+        .arg("--")
+        .arg(exe)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    (String::from_utf8_lossy(&out.stdout).into_owned(), stderr)
+}
+
 fn references(path: &Path) -> Vec<(AccessKind, u64, u64)> {
     let mut t = trace::open(path, &OpenOptions::default()).unwrap();
     let mut b = Batch::new();
@@ -98,24 +101,15 @@ int main(void) {
 
 #[test]
 fn events_of_a_c_program_are_exact_and_aligned() {
-    if !tools_or_skip() {
+    if !tools_or_skip(&["valgrind", "cc"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(dir.path(), "blocks", BLOCKS, &["-g", "-O1"]);
     let out_trace = dir.path().join("blocks.cst");
-    let out = cargo_bin_cmd!("cachescope")
-        .arg("record")
-        .arg("-o")
-        .arg(&out_trace)
-        .arg("--")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let (stdout, stderr) = record(&[], &out_trace, &exe);
     assert!(stderr.contains("allocations"), "{stderr}");
-    let printed: Vec<u64> = String::from_utf8_lossy(&out.stdout)
+    let printed: Vec<u64> = stdout
         .split_whitespace()
         .map(|w| u64::from_str_radix(w, 16).unwrap())
         .collect();
@@ -213,28 +207,16 @@ fn events_of_a_c_program_are_exact_and_aligned() {
 
 #[test]
 fn without_events_the_trace_has_no_sidecar_and_the_same_program_references() {
-    if !tools_or_skip() {
+    if !tools_or_skip(&["valgrind", "cc"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(dir.path(), "blocks", BLOCKS, &["-g", "-O1"]);
     let plain = dir.path().join("plain.cst");
-    cargo_bin_cmd!("cachescope")
-        .args(["record", "--no-events", "-o"])
-        .arg(&plain)
-        .arg("--")
-        .arg(&exe)
-        .assert()
-        .success();
+    record(&["--no-events"], &plain, &exe);
     assert!(!sidecar_path(&plain).exists());
     let with = dir.path().join("with.cst");
-    cargo_bin_cmd!("cachescope")
-        .args(["record", "-o"])
-        .arg(&with)
-        .arg("--")
-        .arg(&exe)
-        .assert()
-        .success();
+    record(&[], &with, &exe);
     // main's own data references (pc in the executable) are the same in both recordings:
     // the interposer's references are all removed.
     let exe_refs = |path: &Path, evs: &[Event]| {
@@ -277,20 +259,13 @@ int main(void) {
 
 #[test]
 fn a_threaded_program_gives_every_event_once() {
-    if !tools_or_skip() {
+    if !tools_or_skip(&["valgrind", "cc"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(dir.path(), "threads", THREADS, &["-g", "-O1", "-pthread"]);
     let out_trace = dir.path().join("threads.cst");
-    cargo_bin_cmd!("cachescope")
-        .arg("record")
-        .arg("-o")
-        .arg(&out_trace)
-        .arg("--")
-        .arg(&exe)
-        .assert()
-        .success();
+    record(&[], &out_trace, &exe);
     let evs = events(&out_trace);
     let real = std::fs::canonicalize(&exe).unwrap();
     let m = maps(&evs);
@@ -327,7 +302,7 @@ fn a_threaded_program_gives_every_event_once() {
 
 #[test]
 fn a_static_program_records_without_events() {
-    if !tools_or_skip() {
+    if !tools_or_skip(&["valgrind", "cc"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -346,16 +321,7 @@ fn a_static_program_records_without_events() {
         return;
     }
     let out_trace = dir.path().join("s.cst");
-    let out = cargo_bin_cmd!("cachescope")
-        .arg("record")
-        .arg("-o")
-        .arg(&out_trace)
-        .arg("--")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let (_, stderr) = record(&[], &out_trace, &exe);
     assert!(
         stderr.contains("no allocation events (statically linked?)"),
         "{stderr}"
@@ -366,7 +332,7 @@ fn a_static_program_records_without_events() {
 
 #[test]
 fn the_library_streams_trace_and_events_without_files() {
-    if !tools_or_skip() {
+    if !tools_or_skip(&["valgrind", "cc"]) {
         return;
     }
     let so = match cachescope::record::preload::locate() {

@@ -7,12 +7,10 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::prelude::*;
 
-fn cs() -> assert_cmd::Command {
-    cargo_bin_cmd!("cachescope")
-}
+mod common;
+use common::cs;
 
 fn files_in(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
@@ -60,6 +58,17 @@ fn wait_at_most(child: &mut Child, limit: Duration) -> (Option<i32>, Duration) {
     }
 }
 
+/// Sends `child`, once it has started writing into `dir`, the signal `name`; it must exit with
+/// 130 within 10 s and leave `dir` empty. How long it took.
+fn interrupt(dir: &Path, child: &mut Child, name: &str) -> Duration {
+    wait_for_output(dir, child);
+    signal(child, name);
+    let (code, took) = wait_at_most(child, Duration::from_secs(10));
+    assert_eq!(code, Some(130));
+    assert_eq!(files_in(dir), Vec::<String>::new());
+    took
+}
+
 #[test]
 fn ctrl_c_during_generate_stops_promptly_and_leaves_no_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -71,13 +80,9 @@ fn ctrl_c_during_generate_stops_promptly_and_leaves_no_file() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    wait_for_output(dir.path(), &mut child);
-    signal(&child, "INT");
+    let took = interrupt(dir.path(), &mut child, "INT");
     // The pass checks the flag between batches: well within the 3 s grace period.
-    let (code, took) = wait_at_most(&mut child, Duration::from_secs(10));
-    assert_eq!(code, Some(130));
     assert!(took < Duration::from_millis(2500), "took {took:?}");
-    assert_eq!(files_in(dir.path()), Vec::<String>::new());
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     assert!(stderr.contains("interrupted"), "{stderr}");
@@ -102,12 +107,8 @@ fn sigterm_while_blocked_on_input_still_exits_and_cleans_up() {
         .collect();
     stdin.write_all(text.as_bytes()).unwrap();
     stdin.flush().unwrap();
-    wait_for_output(dir.path(), &mut child);
-    signal(&child, "TERM");
-    let (code, took) = wait_at_most(&mut child, Duration::from_secs(10));
-    assert_eq!(code, Some(130));
+    let took = interrupt(dir.path(), &mut child, "TERM");
     assert!(took < Duration::from_secs(6), "took {took:?}");
-    assert_eq!(files_in(dir.path()), Vec::<String>::new());
     drop(stdin);
 }
 

@@ -5,13 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn cs() -> assert_cmd::Command {
-    cargo_bin_cmd!("cachescope")
-}
+mod common;
+use common::cs;
 
 /// A small, fast report of the phases workload (24 intervals of 4096 references).
 fn small_report(dir: &Path) -> Value {
@@ -115,8 +113,9 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn report_json_and_csv_summaries() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = cs()
-        .args([
+    // The summary of a report on a loop over 64 lines, printed as `format`.
+    let summary = |format: &str| {
+        let args = [
             "report",
             "--workload",
             "loop",
@@ -124,41 +123,33 @@ fn report_json_and_csv_summaries() {
             "64",
             "--refs",
             "20000",
-            "-q",
-            "--json",
-        ])
-        .arg("-o")
-        .arg(tmp.path())
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        ];
+        let out = cs()
+            .args(args)
+            .args(["-q", format, "-o"])
+            .arg(tmp.path())
+            .assert()
+            .success();
+        out.get_output().stdout.clone()
+    };
+    let v: Value = serde_json::from_slice(&summary("--json")).unwrap();
     assert_eq!(v["refs"], 20000);
     assert_eq!(v["distinct_lines"], 64);
     assert!(v["html"].as_str().unwrap().ends_with("report.html"));
-    let out = cs()
-        .args([
-            "report",
-            "--workload",
-            "loop",
-            "--lines",
-            "64",
-            "--refs",
-            "20000",
-            "-q",
-            "--csv",
-        ])
-        .arg("-o")
-        .arg(tmp.path())
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let csv = String::from_utf8(out.stdout).unwrap();
+    let csv = String::from_utf8(summary("--csv")).unwrap();
     assert!(csv.starts_with("method,policy,size_bytes,miss_ratio\n"));
     // A loop over 64 lines (4 KiB): exact LRU misses only its 64 cold misses from 4 KiB on.
     assert!(csv.contains("exact,lru,4096,0.0032\n"), "{csv}");
+}
+
+/// `cachescope report TRACE -o DIR -q`.
+fn report_of(trace: &Path, dir: &Path) -> assert_cmd::assert::Assert {
+    cs().arg("report")
+        .arg(trace)
+        .arg("-o")
+        .arg(dir)
+        .arg("-q")
+        .assert()
 }
 
 #[test]
@@ -167,12 +158,7 @@ fn report_on_bad_input_names_file_and_line_and_writes_nothing() {
     let trace = tmp.path().join("bad.txt");
     std::fs::write(&trace, "0x1000\n0x1040\nnot an address\n").unwrap();
     let dir = tmp.path().join("out");
-    cs().arg("report")
-        .arg(&trace)
-        .arg("-o")
-        .arg(&dir)
-        .arg("-q")
-        .assert()
+    report_of(&trace, &dir)
         .failure()
         .stderr(predicate::str::contains("bad.txt").and(predicate::str::contains("3")));
     assert!(!dir.join("report.html").exists());
@@ -189,12 +175,7 @@ fn report_reads_a_trace_file() {
     .assert()
     .success();
     let dir = tmp.path().join("out");
-    cs().arg("report")
-        .arg(&trace)
-        .arg("-o")
-        .arg(&dir)
-        .arg("-q")
-        .assert()
+    report_of(&trace, &dir)
         .success()
         .stdout(predicate::str::contains("t.cst"));
     let v: Value =

@@ -3,12 +3,9 @@
 
 use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::prelude::*;
-use serde_json::Value;
 
-fn json(args: &[&str]) -> Value {
-    let out = cargo_bin_cmd!("cachescope").args(args).assert().success();
-    serde_json::from_slice(&out.get_output().stdout).unwrap()
-}
+mod common;
+use common::json;
 
 const ZIPF: [&str; 6] = ["--workload", "zipf", "--lines", "2048", "--refs", "300000"];
 

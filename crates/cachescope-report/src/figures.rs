@@ -8,7 +8,8 @@
 use std::sync::Once;
 
 use plotters::coord::Shift;
-use plotters::coord::ranged1d::SegmentedCoord;
+use plotters::coord::ranged1d::{AsRangedCoord, SegmentedCoord};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::error::{Error, Result};
@@ -182,7 +183,9 @@ pub fn heatmap(m: &Matrix) -> Result<Figure> {
     Ok(Figure { info, svg, png })
 }
 
-type Drawn = std::result::Result<(), Box<dyn std::error::Error>>;
+/// What drawing gives back: plotters' errors differ by backend, so they are boxed.
+type Plotted<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+type Drawn = Plotted<()>;
 
 fn plot_error(id: &str, e: Box<dyn std::error::Error>) -> Error {
     Error::Plot {
@@ -329,6 +332,86 @@ where
     Ok(())
 }
 
+/// A chart over two axes of plotters' coordinate types.
+type Chart<'a, DB, X, Y> = ChartContext<'a, DB, Cartesian2d<X, Y>>;
+
+/// A chart with the margins and label areas of every figure but the heatmap.
+fn chart_on<'a, DB: DrawingBackend, X: AsRangedCoord, Y: AsRangedCoord>(
+    root: &'a DrawingArea<DB, Shift>,
+    x: X,
+    y: Y,
+) -> Plotted<Chart<'a, DB, X::CoordDescType, Y::CoordDescType>>
+where
+    DB::ErrorType: 'static,
+{
+    Ok(ChartBuilder::on(root)
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(x, y)?)
+}
+
+/// One axis of a line chart.
+struct Axis<'f> {
+    desc: &'f str,
+    /// How many ticks, and the label of a tick at a whole number (the powers of a log axis;
+    /// ticks in between stay blank). `None` keeps plotters' default ticks and numbers.
+    ticks: Option<(usize, &'f dyn Fn(f64) -> String)>,
+}
+
+impl<'f> Axis<'f> {
+    fn plain(desc: &'f str) -> Self {
+        Axis { desc, ticks: None }
+    }
+
+    fn log(desc: &'f str, ticks: usize, label: &'f dyn Fn(f64) -> String) -> Self {
+        Axis {
+            desc,
+            ticks: Some((ticks, label)),
+        }
+    }
+}
+
+/// The set-up of a line chart: its area over `xs` × `ys` and its mesh with both axes labelled.
+fn line_chart<'a, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, Shift>,
+    xs: std::ops::Range<f64>,
+    ys: std::ops::Range<f64>,
+    x: Axis,
+    y: Axis,
+) -> Plotted<Chart<'a, DB, RangedCoordf64, RangedCoordf64>>
+where
+    DB::ErrorType: 'static,
+{
+    let mut chart = chart_on(root, xs, ys)?;
+    let whole = |label: &dyn Fn(f64) -> String, v: f64| {
+        if is_integer(v) {
+            label(v)
+        } else {
+            String::new()
+        }
+    };
+    let x_label = |v: &f64| x.ticks.map_or_else(String::new, |(_, f)| whole(f, *v));
+    let y_label = |v: &f64| y.ticks.map_or_else(String::new, |(_, f)| whole(f, *v));
+    let mut mesh = chart.configure_mesh();
+    if let Some((n, _)) = x.ticks {
+        mesh.x_labels(n).x_label_formatter(&x_label);
+    }
+    if let Some((n, _)) = y.ticks {
+        mesh.y_labels(n).y_label_formatter(&y_label);
+    }
+    mesh.x_desc(x.desc)
+        .y_desc(y.desc)
+        .label_style(("sans-serif", FONT_SIZE))
+        .draw()?;
+    Ok(chart)
+}
+
+/// The legend key of a line series.
+fn line_key(style: ShapeStyle) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new([(x, y), (x + 20, y)], style)
+}
+
 fn draw_mrc<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report) -> Drawn
 where
     DB::ErrorType: 'static,
@@ -341,25 +424,17 @@ where
     });
     let ymax = all.map(value).fold(0f64, f64::max).clamp(0.01, 1.0) * 1.05;
     let (lo, hi) = if lo < hi { (lo, hi) } else { (10.0, 20.0) };
-    let mut chart = ChartBuilder::on(root)
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(lo..hi, 0f64..ymax)?;
-    chart
-        .configure_mesh()
-        .x_labels(((hi - lo) as usize + 1).min(24))
-        .x_label_formatter(&|v| {
-            if is_integer(*v) {
-                human_bytes(v.exp2())
-            } else {
-                String::new()
-            }
-        })
-        .x_desc("cache size (log2)")
-        .y_desc("miss ratio")
-        .label_style(("sans-serif", FONT_SIZE))
-        .draw()?;
+    let mut chart = line_chart(
+        root,
+        lo..hi,
+        0f64..ymax,
+        Axis::log(
+            "cache size (log2)",
+            ((hi - lo) as usize + 1).min(24),
+            &|v| human_bytes(v.exp2()),
+        ),
+        Axis::plain("miss ratio"),
+    )?;
     let mut colour = PALETTE.iter().cycle();
     for m in &r.mrc {
         let points: Vec<(f64, f64)> = m
@@ -373,9 +448,7 @@ where
                 chart
                     .draw_series(LineSeries::new(points, BLACK.stroke_width(3)))?
                     .label(label)
-                    .legend(|(x, y)| {
-                        PathElement::new([(x, y), (x + 20, y)], BLACK.stroke_width(3))
-                    });
+                    .legend(line_key(BLACK.stroke_width(3)));
             }
             ("exact", _) => {
                 chart.draw_series(LineSeries::new(points.clone(), GREY.stroke_width(1)))?;
@@ -389,9 +462,7 @@ where
                 chart
                     .draw_series(DashedLineSeries::new(points, 6, 4, c.stroke_width(2)))?
                     .label(label)
-                    .legend(move |(x, y)| {
-                        PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2))
-                    });
+                    .legend(line_key(c.stroke_width(2)));
             }
         }
     }
@@ -409,37 +480,25 @@ where
         .map(|p| ((p.window as f64).log2(), p.bytes.log2()))
         .collect();
     let (xlo, xhi, ylo, yhi) = bounds(&points);
-    let mut chart = ChartBuilder::on(root)
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(xlo..xhi, ylo..yhi)?;
-    chart
-        .configure_mesh()
-        .x_labels(((xhi - xlo) as usize + 1).min(16))
-        .y_labels(((yhi - ylo) as usize + 1).min(12))
-        .x_label_formatter(&|v| {
-            if is_integer(*v) {
-                power_label(v.exp2() as u64)
-            } else {
-                String::new()
-            }
-        })
-        .y_label_formatter(&|v| {
-            if is_integer(*v) {
-                human_bytes(v.exp2())
-            } else {
-                String::new()
-            }
-        })
-        .x_desc("window length w (references, log2)")
-        .y_desc("working set fp(w) (bytes, log2)")
-        .label_style(("sans-serif", FONT_SIZE))
-        .draw()?;
+    let mut chart = line_chart(
+        root,
+        xlo..xhi,
+        ylo..yhi,
+        Axis::log(
+            "window length w (references, log2)",
+            ((xhi - xlo) as usize + 1).min(16),
+            &|v| power_label(v.exp2() as u64),
+        ),
+        Axis::log(
+            "working set fp(w) (bytes, log2)",
+            ((yhi - ylo) as usize + 1).min(12),
+            &|v| human_bytes(v.exp2()),
+        ),
+    )?;
     chart
         .draw_series(LineSeries::new(points, PALETTE[4].stroke_width(3)))?
         .label("average footprint")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], PALETTE[4].stroke_width(3)));
+        .legend(line_key(PALETTE[4].stroke_width(3)));
     legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
 
@@ -461,41 +520,29 @@ where
         .collect();
     let both: Vec<(f64, f64)> = fill.iter().chain(&inter).copied().collect();
     let (xlo, xhi, ylo, yhi) = bounds(&both);
-    let mut chart = ChartBuilder::on(root)
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(xlo..xhi, ylo..yhi)?;
-    chart
-        .configure_mesh()
-        .x_labels(((xhi - xlo) as usize + 1).min(20))
-        .y_labels(((yhi - ylo) as usize + 1).min(12))
-        .x_label_formatter(&|v| {
-            if is_integer(*v) {
-                human_bytes(v.exp2())
-            } else {
-                String::new()
-            }
-        })
-        .y_label_formatter(&|v| {
-            if is_integer(*v) {
-                human_count(10f64.powf(*v))
-            } else {
-                String::new()
-            }
-        })
-        .x_desc("cache size (log2)")
-        .y_desc("references (log10)")
-        .label_style(("sans-serif", FONT_SIZE))
-        .draw()?;
+    let mut chart = line_chart(
+        root,
+        xlo..xhi,
+        ylo..yhi,
+        Axis::log(
+            "cache size (log2)",
+            ((xhi - xlo) as usize + 1).min(20),
+            &|v| human_bytes(v.exp2()),
+        ),
+        Axis::log(
+            "references (log10)",
+            ((yhi - ylo) as usize + 1).min(12),
+            &|v| human_count(10f64.powf(v)),
+        ),
+    )?;
     chart
         .draw_series(LineSeries::new(fill, PALETTE[4].stroke_width(3)))?
         .label("fill time")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], PALETTE[4].stroke_width(3)));
+        .legend(line_key(PALETTE[4].stroke_width(3)));
     chart
         .draw_series(LineSeries::new(inter, PALETTE[5].stroke_width(3)))?
         .label("inter-miss time")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], PALETTE[5].stroke_width(3)));
+        .legend(line_key(PALETTE[5].stroke_width(3)));
     legend(&mut chart, SeriesLabelPosition::UpperLeft)
 }
 
@@ -535,11 +582,7 @@ where
 {
     let n = labels.len().max(1);
     let ymax = values.iter().copied().fold(1f64, f64::max) * 1.1;
-    let mut chart = ChartBuilder::on(root)
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(segments(n), 0f64..ymax)?;
+    let mut chart = chart_on(root, segments(n), 0f64..ymax)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -637,25 +680,15 @@ where
         .fold(0f64, f64::max)
         .clamp(0.01, 1.0)
         * 1.1;
-    let mut chart = ChartBuilder::on(root)
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(lo..hi, 0f64..ymax)?;
-    chart
-        .configure_mesh()
-        .x_labels(((hi - lo) as usize + 2).min(24))
-        .x_label_formatter(&|v| {
-            if is_integer(*v) {
-                human_bytes(v.round().exp2())
-            } else {
-                String::new()
-            }
-        })
-        .x_desc("L2 size (log2)")
-        .y_desc("local L2 miss ratio")
-        .label_style(("sans-serif", FONT_SIZE))
-        .draw()?;
+    let mut chart = line_chart(
+        root,
+        lo..hi,
+        0f64..ymax,
+        Axis::log("L2 size (log2)", ((hi - lo) as usize + 2).min(24), &|v| {
+            human_bytes(v.round().exp2())
+        }),
+        Axis::plain("local L2 miss ratio"),
+    )?;
     let points = |m: &cachescope::reuse::Mrc| -> Vec<(f64, f64)> {
         m.points
             .iter()
@@ -674,7 +707,7 @@ where
         chart
             .draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled())))?
             .label(format!("{} (model)", m.method))
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2)));
+            .legend(line_key(c.stroke_width(2)));
     }
     legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
@@ -721,12 +754,8 @@ where
         * 1.1;
     let mut labels: Vec<String> = los.iter().map(|&l| power_label(l)).collect();
     labels.push("cold".into());
-    let mut chart = ChartBuilder::on(root)
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        // Column i is centred on x = i, so the integer ticks carry its label.
-        .build_cartesian_2d(-0.5f64..n as f64 - 0.5, 0f64..ymax)?;
+    // Column i is centred on x = i, so the integer ticks carry its label.
+    let mut chart = chart_on(root, -0.5f64..n as f64 - 0.5, 0f64..ymax)?;
     chart
         .configure_mesh()
         .disable_x_mesh()
@@ -760,7 +789,7 @@ where
         chart
             .draw_series(pts.iter().map(|&q| Circle::new(q, 4, c.filled())))?
             .label(format!("{} (model)", p.method))
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], c.stroke_width(2)));
+            .legend(line_key(c.stroke_width(2)));
     }
     legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
@@ -784,11 +813,7 @@ where
         .map(|p| ratio(p.misses, p.refs).max(p.smith_miss_ratio))
         .fold(0.01f64, f64::max)
         * 1.1;
-    let mut chart = ChartBuilder::on(root)
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(segments(n), 0f64..ymax)?;
+    let mut chart = chart_on(root, segments(n), 0f64..ymax)?;
     let labels: Vec<String> = pts
         .iter()
         .map(|p| human_bytes(p.size_bytes as f64))
@@ -836,7 +861,7 @@ where
     chart
         .draw_series(LineSeries::new(smith.clone(), BLACK.stroke_width(2)))?
         .label("Smith's estimate")
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+        .legend(line_key(BLACK.stroke_width(2)));
     chart.draw_series(smith.into_iter().map(|p| Circle::new(p, 4, BLACK.filled())))?;
     legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
@@ -857,21 +882,18 @@ where
 {
     let Some(p) = &r.phases else { return Ok(()) };
     let n = p.intervals.len().max(1) as f64;
-    let mut chart = ChartBuilder::on(root)
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(64)
-        .build_cartesian_2d(0f64..n, 0f64..1.05)?;
-    chart
-        .configure_mesh()
-        .x_desc(format!(
-            "interval ({} {} each)",
-            human_count(p.interval as f64),
-            p.unit
-        ))
-        .y_desc("L2 hit rate")
-        .label_style(("sans-serif", FONT_SIZE))
-        .draw()?;
+    let x_desc = format!(
+        "interval ({} {} each)",
+        human_count(p.interval as f64),
+        p.unit
+    );
+    let mut chart = line_chart(
+        root,
+        0f64..n,
+        0f64..1.05,
+        Axis::plain(&x_desc),
+        Axis::plain("L2 hit rate"),
+    )?;
     chart.draw_series(p.intervals.iter().enumerate().map(|(i, iv)| {
         Rectangle::new(
             [(i as f64, 0.0), (i as f64 + 1.0, 1.05)],
@@ -894,7 +916,7 @@ where
             BLACK.stroke_width(2),
         ))?
         .label(format!("L2 hit rate ({})", p.l2))
-        .legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+        .legend(line_key(BLACK.stroke_width(2)));
     legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
 

@@ -22,9 +22,11 @@ use cachescope::Batch;
 use cachescope::analysis::Analysis;
 use cachescope::attribution::events::{Event, EventKind};
 use cachescope::attribution::{Attribution, CostModel, Options};
-use cachescope::trace::AccessReader;
-use cachescope::workloads::{Params, Workload, generator};
+use cachescope::workloads::{Params, Workload};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+#[path = "support/workload.rs"]
+mod workload;
 
 fn batches() -> Vec<Batch> {
     let p = Params {
@@ -32,15 +34,7 @@ fn batches() -> Vec<Batch> {
         instructions: true,
         ..Params::default()
     };
-    let mut g = generator(Workload::Stencil, &p).expect("valid parameters");
-    let mut out = Vec::new();
-    loop {
-        let mut b = Batch::new();
-        if g.read_batch(&mut b).expect("generators do not fail") == 0 {
-            return out;
-        }
-        out.push(b);
-    }
+    workload::batches(Workload::Stencil, &p)
 }
 
 fn events(batches: &[Batch]) -> Vec<Event> {

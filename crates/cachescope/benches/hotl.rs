@@ -31,43 +31,19 @@
 
 use std::hint::black_box;
 
-use cachescope::Batch;
-use cachescope::analysis::Analysis;
 use cachescope::models::hotl::{self, FootprintAnalysis};
-use cachescope::reuse::{Options, ReuseTimeAnalysis, StackDistanceAnalysis, sizes_log_range};
-use cachescope::trace::AccessReader;
-use cachescope::workloads::{Params, Workload, generator};
+use cachescope::reuse::{Options, sizes_log_range};
+use cachescope::workloads::Workload;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 #[path = "support/cpu_time.rs"]
 mod cpu_time;
 use cpu_time::CpuTime;
 
+#[path = "support/workload.rs"]
+mod workload;
+
 const REFS: u64 = 10_000_000;
-
-/// The whole trace of `w` over `lines` lines, in batches.
-fn batches(w: Workload, lines: u64) -> Vec<Batch> {
-    let p = Params {
-        lines,
-        refs: Some(REFS),
-        ..Params::default()
-    };
-    let mut g = generator(w, &p).unwrap();
-    let mut out = Vec::new();
-    loop {
-        let mut b = Batch::new();
-        if g.read_batch(&mut b).unwrap() == 0 {
-            return out;
-        }
-        out.push(b);
-    }
-}
-
-fn feed(a: &mut impl Analysis, batches: &[Batch]) {
-    for b in batches {
-        a.observe(b);
-    }
-}
 
 fn passes(c: &mut Criterion<CpuTime>) {
     let options = Options::default();
@@ -80,38 +56,25 @@ fn passes(c: &mut Criterion<CpuTime>) {
         (Workload::Zipf, 1 << 20),
         (Workload::Random, 1 << 20),
     ] {
-        let trace = batches(w, lines);
+        let trace = workload::loads(w, lines, REFS);
         let mut g = c.benchmark_group(format!("hotl/{}_{}Ki_lines", w.name(), lines >> 10));
         g.throughput(Throughput::Elements(REFS));
         g.sample_size(10);
         g.bench_function("footprint", |b| {
             b.iter(|| {
                 let mut a = FootprintAnalysis::new(options, &[]).unwrap();
-                feed(&mut a, &trace);
+                workload::feed(&mut a, &trace);
                 black_box(a.finish())
             })
         });
         g.bench_function("footprint_mrc_3073", |b| {
             b.iter(|| {
                 let mut a = FootprintAnalysis::new(options, &[]).unwrap();
-                feed(&mut a, &trace);
+                workload::feed(&mut a, &trace);
                 black_box(hotl::mrc(&a.finish(), &sizes))
             })
         });
-        g.bench_function("stack_distance_mrc_3073", |b| {
-            b.iter(|| {
-                let mut a = StackDistanceAnalysis::new(options);
-                feed(&mut a, &trace);
-                black_box(a.finish().mrc(&sizes))
-            })
-        });
-        g.bench_function("reuse_time", |b| {
-            b.iter(|| {
-                let mut a = ReuseTimeAnalysis::new(options);
-                feed(&mut a, &trace);
-                black_box(a.finish())
-            })
-        });
+        workload::exact_passes(&mut g, &trace, options, &sizes, "stack_distance_mrc_3073");
         g.finish();
     }
 }

@@ -19,9 +19,11 @@ use cachescope::analysis::Analysis;
 use cachescope::models::l2::{L1Histogram, TwoLevelAnalysis, Variant, l2_mrc};
 use cachescope::reuse::{Options, StackDistanceAnalysis};
 use cachescope::sim::Policy;
-use cachescope::trace::AccessReader;
-use cachescope::workloads::{Params, Workload, generator};
+use cachescope::workloads::{Params, Workload};
 use criterion::{Criterion, criterion_group, criterion_main};
+
+#[path = "support/workload.rs"]
+mod workload;
 
 const L2_SIZES: [u64; 5] = [128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20];
 
@@ -32,13 +34,7 @@ fn batches() -> Vec<Batch> {
         refs: Some(4_000_000),
         ..Params::default()
     };
-    let mut g = generator(Workload::Zipf, &p).expect("valid parameters");
-    let mut out = Vec::new();
-    let mut b = Batch::new();
-    while g.read_batch(&mut b).expect("in memory") > 0 {
-        out.push(b.clone());
-    }
-    out
+    workload::batches(Workload::Zipf, &p)
 }
 
 fn bench(c: &mut Criterion) {

@@ -54,25 +54,15 @@ use cachescope::phases::kmeans::{KMeansConfig, kmeans, kmeans_1d};
 use cachescope::phases::signature::{ActivityVectors, ReuseHistograms, Setvectors, WaveletImages};
 use cachescope::phases::{PhaseAnalysis, PhaseOptions};
 use cachescope::sim::{Cache, Geometry, Policy};
-use cachescope::trace::AccessReader;
-use cachescope::workloads::{Params, Workload, generator};
+use cachescope::workloads::{Params, Workload};
 use cachescope::{Batch, LineSize};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
+#[path = "support/workload.rs"]
+mod workload;
+
 /// Data references per interval.
 const INTERVAL: usize = 250_000;
-
-fn batches(w: Workload, p: &Params) -> Vec<Batch> {
-    let mut g = generator(w, p).expect("valid parameters");
-    let mut out = Vec::new();
-    loop {
-        let mut b = Batch::new();
-        if g.read_batch(&mut b).expect("generators do not fail") == 0 {
-            return out;
-        }
-        out.push(b);
-    }
-}
 
 fn inputs() -> Vec<(&'static str, Vec<Batch>)> {
     let phases = Params {
@@ -87,8 +77,8 @@ fn inputs() -> Vec<(&'static str, Vec<Batch>)> {
         ..Params::default()
     };
     vec![
-        ("phases", batches(Workload::Phases, &phases)),
-        ("zipf", batches(Workload::Zipf, &zipf)),
+        ("phases", workload::batches(Workload::Phases, &phases)),
+        ("zipf", workload::batches(Workload::Zipf, &zipf)),
     ]
 }
 

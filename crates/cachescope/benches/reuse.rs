@@ -21,71 +21,31 @@
 
 use std::hint::black_box;
 
-use cachescope::Batch;
-use cachescope::analysis::Analysis;
-use cachescope::reuse::{
-    Options, RandomReplacementAnalysis, ReuseTimeAnalysis, StackDistanceAnalysis, default_sizes,
-    sizes_log_range,
-};
-use cachescope::trace::AccessReader;
-use cachescope::workloads::{Params, Workload, generator};
+use cachescope::reuse::{Options, RandomReplacementAnalysis, default_sizes, sizes_log_range};
+use cachescope::workloads::Workload;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+#[path = "support/workload.rs"]
+mod workload;
 
 const LINES: u64 = 1 << 20;
 const REFS: u64 = 20_000_000;
-
-/// The whole trace of `w`, in batches.
-fn batches(w: Workload, refs: u64) -> Vec<Batch> {
-    let p = Params {
-        lines: LINES,
-        refs: Some(refs),
-        ..Params::default()
-    };
-    let mut g = generator(w, &p).unwrap();
-    let mut out = Vec::new();
-    loop {
-        let mut b = Batch::new();
-        if g.read_batch(&mut b).unwrap() == 0 {
-            return out;
-        }
-        out.push(b);
-    }
-}
-
-fn feed(a: &mut impl Analysis, batches: &[Batch]) {
-    for b in batches {
-        a.observe(b);
-    }
-}
 
 fn distances(c: &mut Criterion) {
     let sizes = default_sizes();
     let options = Options::default();
     for w in [Workload::Random, Workload::Zipf] {
-        let trace = batches(w, REFS);
+        let trace = workload::loads(w, LINES, REFS);
         let mut g = c.benchmark_group(format!("reuse/{}_1Mi_lines_20M_refs", w.name()));
         g.throughput(Throughput::Elements(REFS));
         g.sample_size(10);
-        g.bench_function("stack_distance_mrc", |b| {
-            b.iter(|| {
-                let mut a = StackDistanceAnalysis::new(options);
-                feed(&mut a, &trace);
-                black_box(a.finish().mrc(&sizes))
-            })
-        });
-        g.bench_function("reuse_time", |b| {
-            b.iter(|| {
-                let mut a = ReuseTimeAnalysis::new(options);
-                feed(&mut a, &trace);
-                black_box(a.finish())
-            })
-        });
+        workload::exact_passes(&mut g, &trace, options, &sizes, "stack_distance_mrc");
         g.finish();
     }
 
     // Random replacement: one cache per size, 1 per octave from 4 KiB to 64 MiB (15 sizes).
     let refs = 2_000_000;
-    let trace = batches(Workload::Zipf, refs);
+    let trace = workload::loads(Workload::Zipf, LINES, refs);
     let sizes = sizes_log_range(4 << 10, 64 << 20, 1).unwrap();
     let mut g = c.benchmark_group("reuse/zipf_1Mi_lines_2M_refs");
     g.throughput(Throughput::Elements(refs));
@@ -93,7 +53,7 @@ fn distances(c: &mut Criterion) {
     g.bench_function("random_replacement_15_sizes", |b| {
         b.iter(|| {
             let mut a = RandomReplacementAnalysis::new(options, &sizes, 1);
-            feed(&mut a, &trace);
+            workload::feed(&mut a, &trace);
             black_box(a.finish())
         })
     });

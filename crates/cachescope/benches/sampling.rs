@@ -40,30 +40,15 @@ use cachescope::reuse::{Options, StackDistanceAnalysis, default_sizes};
 use cachescope::sampling::{Sampler, SamplerOptions};
 use cachescope::trace::AccessReader;
 use cachescope::trace::native::{Header, Reader, Writer};
-use cachescope::workloads::{Params, Workload, generator};
+use cachescope::workloads::Workload;
 use cachescope::{Batch, Source};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
+#[path = "support/workload.rs"]
+mod workload;
+
 const LINES: u64 = 1 << 20;
 const REFS: u64 = 10_000_000;
-
-/// The whole trace of `w`, in batches.
-fn batches(w: Workload, refs: u64) -> Vec<Batch> {
-    let p = Params {
-        lines: LINES,
-        refs: Some(refs),
-        ..Params::default()
-    };
-    let mut g = generator(w, &p).unwrap();
-    let mut out = Vec::new();
-    loop {
-        let mut b = Batch::new();
-        if g.read_batch(&mut b).unwrap() == 0 {
-            return out;
-        }
-        out.push(b);
-    }
-}
 
 /// Decodes the native trace in `bytes`, handing every batch to `f`; returns the accesses read.
 fn decode(bytes: &[u8], batch: &mut Batch, mut f: impl FnMut(&Batch)) -> u64 {
@@ -77,7 +62,7 @@ fn decode(bytes: &[u8], batch: &mut Batch, mut f: impl FnMut(&Batch)) -> u64 {
 }
 
 fn sampling(c: &mut Criterion) {
-    let trace = batches(Workload::Zipf, REFS);
+    let trace = workload::loads(Workload::Zipf, LINES, REFS);
     let mut w = Writer::new(Vec::new(), Header::new()).unwrap();
     for b in &trace {
         w.write_batch(b).unwrap();

@@ -37,23 +37,12 @@ use cachescope::sim::{
     Cache, CachegrindSim, FullyAssoc, Geometry, HierarchyConfig, LineMapping, Policy, SetAssoc,
     SimAnalysis, SimOptions,
 };
-use cachescope::trace::AccessReader;
-use cachescope::workloads::{Params, Workload, generator};
+use cachescope::workloads::{Params, Workload};
 use cachescope::{AccessKind, Batch};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
-/// The batches of `w` under `p`, read to the end.
-fn batches(w: Workload, p: &Params) -> Vec<Batch> {
-    let mut g = generator(w, p).expect("valid parameters");
-    let mut out = Vec::new();
-    loop {
-        let mut b = Batch::new();
-        if g.read_batch(&mut b).expect("generators do not fail") == 0 {
-            return out;
-        }
-        out.push(b);
-    }
-}
+#[path = "support/workload.rs"]
+mod workload;
 
 /// Instruction sizes of the woven-in fetches, cycled (x86-like: 1 to 7 bytes, 4 on average).
 const SIZES: [u32; 11] = [3, 4, 2, 5, 7, 4, 3, 6, 1, 4, 5];
@@ -107,14 +96,14 @@ fn kernels() -> [Vec<Batch>; 3] {
         ..Params::default()
     };
     [
-        batches(
+        workload::batches(
             Workload::Stencil,
             &Params {
                 n: 48,
                 ..base.clone()
             },
         ),
-        batches(
+        workload::batches(
             Workload::MatmulTiled,
             &Params {
                 n: 96,
@@ -122,7 +111,7 @@ fn kernels() -> [Vec<Batch>; 3] {
                 ..base.clone()
             },
         ),
-        batches(
+        workload::batches(
             Workload::Zipf,
             &Params {
                 lines: 1 << 15,
@@ -157,7 +146,7 @@ fn loads(w: Workload, lines: u64, zipf_s: f64) -> Vec<u64> {
         zipf_s,
         ..Params::default()
     };
-    data_lines(&batches(w, &p))
+    data_lines(&workload::batches(w, &p))
 }
 
 fn geo(s: &str) -> Geometry {

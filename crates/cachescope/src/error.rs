@@ -147,14 +147,12 @@ impl Error {
     pub fn io(source_name: &Source, err: std::io::Error) -> Error {
         use std::io::ErrorKind;
         match err.kind() {
-            ErrorKind::UnexpectedEof => Error::Truncated {
-                source_name: source_name.clone(),
-                message: format!("the stream ends early ({err})"),
-            },
-            ErrorKind::InvalidData | ErrorKind::InvalidInput => Error::Corrupt {
-                source_name: source_name.clone(),
-                message: err.to_string(),
-            },
+            ErrorKind::UnexpectedEof => {
+                truncated(source_name, format!("the stream ends early ({err})"))
+            }
+            ErrorKind::InvalidData | ErrorKind::InvalidInput => {
+                corrupt(source_name, err.to_string())
+            }
             _ => Error::Io {
                 source_name: source_name.clone(),
                 err,
@@ -165,6 +163,22 @@ impl Error {
     /// True for a write to a closed pipe (`cachescope … | head`), which the CLI treats as success.
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Io { err, .. } if err.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+}
+
+/// [`Error::Corrupt`]: `source` is not what its format says.
+pub(crate) fn corrupt(source: &Source, message: impl Into<String>) -> Error {
+    Error::Corrupt {
+        source_name: source.clone(),
+        message: message.into(),
+    }
+}
+
+/// [`Error::Truncated`]: `source` ends before its format says it does.
+pub(crate) fn truncated(source: &Source, message: impl Into<String>) -> Error {
+    Error::Truncated {
+        source_name: source.clone(),
+        message: message.into(),
     }
 }
 

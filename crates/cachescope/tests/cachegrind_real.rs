@@ -15,11 +15,13 @@
 //! 4 + 0.1%; the test prints which counts were exact.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use cachescope::analysis;
 use cachescope::sim::{CachegrindSim, Geometry};
 use cachescope::trace::{OpenOptions, open};
+
+mod common;
 
 /// Cachegrind's event names, in its output order.
 const EVENTS: [&str; 9] = [
@@ -51,25 +53,6 @@ int main(void) {
     return 0;
 }
 "#;
-
-/// Runs valgrind with `args`; false when it is not installed.
-fn valgrind(args: &[&str], program: &[&str]) -> bool {
-    let status = Command::new("valgrind")
-        .args(args)
-        .args(program)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    match status {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        Err(e) => panic!("cannot run valgrind: {e}"),
-        Ok(s) => {
-            assert!(s.success(), "valgrind {args:?} {program:?} failed: {s}");
-            true
-        }
-    }
-}
 
 /// The totals of a Cachegrind output file, in [`EVENTS`] order.
 fn cachegrind_summary(path: &Path) -> [u64; 9] {
@@ -144,8 +127,7 @@ fn cachegrind_sim_reproduces_cachegrind_on_real_programs() {
     for (name, program) in &programs {
         let program: Vec<&str> = program.iter().map(String::as_str).collect();
         let log = d.join(format!("{name}.lackey"));
-        let log_arg = format!("--log-file={}", log.display());
-        if !valgrind(&["--tool=lackey", "--trace-mem=yes", &log_arg], &program) {
+        if !common::record_lackey(&log, &program, None) {
             eprintln!("skipping: valgrind not found");
             return;
         }
@@ -164,7 +146,7 @@ fn cachegrind_sim_reproduces_cachegrind_on_real_programs() {
                 &format!("--D1={d1}"),
                 &format!("--LL={ll}"),
             ];
-            assert!(valgrind(&args, &program));
+            assert!(common::valgrind(&args, &program, None));
             let want = cachegrind_summary(&out);
             let got = simulated(&log, caches);
             eprintln!("{name} {caches:?}\n  cachegrind {want:?}\n  simulated  {got:?}");

@@ -10,10 +10,11 @@ use cachescope::models::smith::Distances;
 use cachescope::reuse::{
     Mrc, Options, ReuseTimeAnalysis, StackDistanceAnalysis, StackDistances, sizes_log_range,
 };
-use cachescope::trace::AccessReader;
 use cachescope::workloads::{Params, Workload, generator};
 use cachescope::{Access, Batch};
 use proptest::prelude::*;
+
+mod common;
 
 /// Footprint, stack distances and reuse-time conversion curve of a trace of line numbers.
 fn analyse_lines(lines: &[u64]) -> (Footprint, StackDistances, ReuseTimeAnalysis) {
@@ -35,12 +36,7 @@ fn analyse(batches: impl Iterator<Item = Batch>) -> (Footprint, StackDistances, 
 }
 
 fn workload(w: Workload, p: &Params) -> (Footprint, StackDistances, ReuseTimeAnalysis) {
-    let mut g = generator(w, p).unwrap();
-    let batches = std::iter::from_fn(move || {
-        let mut b = Batch::new();
-        (g.read_batch(&mut b).unwrap() > 0).then_some(b)
-    });
-    analyse(batches)
+    analyse(common::batches_of(generator(w, p).unwrap()))
 }
 
 /// Mean and largest absolute difference of the `miss_ratio`s, in percentage points, and the
@@ -392,41 +388,11 @@ fn curves_and_profiles_round_trip() {
 /// Valgrind lackey (skipped, with a message, without Valgrind).
 #[test]
 fn hotl_curve_on_a_real_trace() {
-    use cachescope::Source;
-    use cachescope::trace::lackey;
-    use std::process::{Command, Stdio};
-
     let dir = tempfile::tempdir().unwrap();
-    let numbers: String = (0..3000u64)
-        .map(|i| format!("{}\n", (i * 7919) % 3001))
-        .collect();
-    std::fs::write(dir.path().join("numbers.txt"), numbers).unwrap();
-    let log = dir.path().join("sort.lackey");
-    let status = Command::new("valgrind")
-        .args(["--tool=lackey", "--trace-mem=yes"])
-        .arg(format!("--log-file={}", log.display()))
-        .args(["sort", "-n", "numbers.txt"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    match status {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("skipping: valgrind not found");
-            return;
-        }
-        Err(e) => panic!("cannot run valgrind: {e}"),
-        Ok(s) => assert!(s.success(), "valgrind failed: {s}"),
-    }
-    let file = std::fs::File::open(&log).unwrap();
-    let mut reader =
-        lackey::Reader::new(file, Source::File(log.clone()), lackey::Options::default());
-    let batches = std::iter::from_fn(move || {
-        let mut b = Batch::new();
-        (reader.read_batch(&mut b).unwrap() > 0).then_some(b)
-    });
-    let (fp, sd, rt) = analyse(batches);
+    let Some(log) = common::sort_trace(dir.path()) else {
+        return;
+    };
+    let (fp, sd, rt) = analyse(common::batches_of(common::lackey_reader(&log)));
     let small: Vec<u64> = (0..=2 * fp.distinct_lines).map(|c| c * 64).collect();
     let paper = sizes_log_range(16 << 10, 64 << 20, 256).unwrap();
     for (name, sizes) in [("3073 sizes", &paper), ("every size", &small)] {

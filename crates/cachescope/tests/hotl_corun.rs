@@ -1,7 +1,6 @@
 //! Co-run prediction (HOTL §4.5) against the exact simulation of interleaved traces, and the
 //! simulation's own behaviour.
 
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use cachescope::analysis::Analysis;
@@ -9,9 +8,11 @@ use cachescope::models::hotl::corun::{self, CorunProgram};
 use cachescope::models::hotl::{FootprintAnalysis, FootprintCurve};
 use cachescope::reuse::Options;
 use cachescope::sim::Geometry;
-use cachescope::trace::{AccessReader, lackey};
+use cachescope::trace::AccessReader;
 use cachescope::workloads::{Params, Workload, generator};
-use cachescope::{Access, AccessKind, Batch, Result, Source};
+use cachescope::{Access, AccessKind, Batch, Result};
+
+mod common;
 
 /// A trace in memory, data references only.
 #[derive(Clone)]
@@ -176,30 +177,12 @@ fn simulation_interleaves_by_rate_and_stops_at_the_first_end() {
 /// when Valgrind is missing.
 fn record(dir: &std::path::Path, name: &str, program: &[&str]) -> Option<Mem> {
     let log = dir.join(format!("{name}.lackey"));
-    let status = Command::new("valgrind")
-        .args(["--tool=lackey", "--trace-mem=yes"])
-        .arg(format!("--log-file={}", log.display()))
-        .args(program)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    match status {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => panic!("cannot run valgrind: {e}"),
-        Ok(s) => {
-            assert!(s.success(), "valgrind {program:?} failed: {s}");
-            let file = std::fs::File::open(&log).unwrap();
-            let m = load(lackey::Reader::new(
-                file,
-                Source::File(log.clone()),
-                lackey::Options::default(),
-            ));
-            std::fs::remove_file(&log).unwrap();
-            Some(m)
-        }
+    if !common::record_lackey(&log, program, Some(dir)) {
+        return None;
     }
+    let m = load(common::lackey_reader(&log));
+    std::fs::remove_file(&log).unwrap();
+    Some(m)
 }
 
 fn synthetic(w: Workload, p: Params) -> Mem {
@@ -258,10 +241,7 @@ fn prediction_against_simulation_for_every_pair() {
         ),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let numbers: String = (0..3000u64)
-        .map(|i| format!("{}\n", (i * 7919) % 3001))
-        .collect();
-    std::fs::write(dir.path().join("numbers.txt"), numbers).unwrap();
+    common::write_numbers(dir.path());
     let real: [(&str, &[&str]); 2] = [
         ("sort", &["sort", "-n", "numbers.txt"]),
         ("awk", &["awk", "{s += $1} END {print s}", "numbers.txt"]),

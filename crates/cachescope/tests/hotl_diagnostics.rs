@@ -9,22 +9,15 @@ use cachescope::models::hotl::{
     ReuseWindowAnalysis, ReuseWindowCheck, SamplingOptions,
 };
 use cachescope::reuse::{Options, sizes_log_range};
-use cachescope::trace::AccessReader;
-use cachescope::workloads::{Params, Workload, generator};
+use cachescope::workloads::{Params, Workload};
 use cachescope::{Access, Batch};
 use proptest::prelude::*;
 
+mod common;
+use common::workload_batches as batches;
+
 fn batch_of(lines: &[u64]) -> Batch {
     lines.iter().map(|&l| Access::load(l * 64, 8)).collect()
-}
-
-fn batches(w: Workload, p: &Params) -> Vec<Batch> {
-    let mut g = generator(w, p).unwrap();
-    std::iter::from_fn(|| {
-        let mut b = Batch::new();
-        (g.read_batch(&mut b).unwrap() > 0).then_some(b)
-    })
-    .collect()
 }
 
 fn footprint_of(batches: &[Batch]) -> Footprint {

@@ -11,6 +11,8 @@ use cachescope::workloads::{Params, Workload, generator};
 use cachescope::{Access, Batch};
 use proptest::prelude::*;
 
+mod common;
+
 /// The footprint of a trace of line numbers (64-byte lines).
 fn footprint(lines: &[u64], exact_bits: u32, windows: &[u64]) -> Footprint {
     let options = Options {
@@ -189,36 +191,11 @@ fn listed_windows_are_exact_on_long_traces() {
 /// with a message, when Valgrind is not installed).
 #[test]
 fn listed_windows_are_exact_on_a_real_trace() {
-    use cachescope::Source;
-    use cachescope::trace::lackey;
-    use std::process::{Command, Stdio};
-
     let dir = tempfile::tempdir().unwrap();
-    let numbers: String = (0..3000u64)
-        .map(|i| format!("{}\n", (i * 7919) % 3001))
-        .collect();
-    std::fs::write(dir.path().join("numbers.txt"), numbers).unwrap();
-    let log = dir.path().join("sort.lackey");
-    let status = Command::new("valgrind")
-        .args(["--tool=lackey", "--trace-mem=yes"])
-        .arg(format!("--log-file={}", log.display()))
-        .args(["sort", "-n", "numbers.txt"])
-        .current_dir(dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    match status {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("skipping: valgrind not found");
-            return;
-        }
-        Err(e) => panic!("cannot run valgrind: {e}"),
-        Ok(s) => assert!(s.success(), "valgrind failed: {s}"),
-    }
-    let file = std::fs::File::open(&log).unwrap();
-    let mut reader =
-        lackey::Reader::new(file, Source::File(log.clone()), lackey::Options::default());
+    let Some(log) = common::sort_trace(dir.path()) else {
+        return;
+    };
+    let mut reader = common::lackey_reader(&log);
     let (mut lines, mut b) = (Vec::new(), Batch::new());
     let listed = [70_001u64, 123_457, 500_001];
     let mut a = FootprintAnalysis::new(Options::default(), &listed).unwrap();

@@ -6,9 +6,11 @@ use cachescope::models::hotl::{Filmer, FootprintAnalysis};
 use cachescope::models::smith::{self, Distances};
 use cachescope::reuse::{Mrc, Options, StackDistanceAnalysis};
 use cachescope::sim::{Geometry, Policy, SetAssoc};
-use cachescope::trace::AccessReader;
-use cachescope::workloads::{Params, Workload, generator};
+use cachescope::workloads::{Params, Workload};
 use cachescope::{Access, Batch};
+
+mod common;
+use common::workload_batches as batches;
 
 /// Exact and HOTL distance distributions, and the simulated miss ratios (cold included) of
 /// `ways`-way LRU caches at `sizes`.
@@ -59,15 +61,6 @@ fn scattered(lines: u64, refs: u64) -> Vec<Batch> {
     refs.chunks(1 << 16)
         .map(|c| c.iter().copied().collect())
         .collect()
-}
-
-fn batches(w: Workload, p: &Params) -> Vec<Batch> {
-    let mut g = generator(w, p).unwrap();
-    std::iter::from_fn(|| {
-        let mut b = Batch::new();
-        (g.read_batch(&mut b).unwrap() > 0).then_some(b)
-    })
-    .collect()
 }
 
 /// Mean and largest absolute error in percentage points.

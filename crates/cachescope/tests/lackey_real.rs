@@ -7,33 +7,14 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-use cachescope::trace::{AccessReader, lackey};
-use cachescope::{AccessKind, Batch, Source};
+use cachescope::trace::AccessReader;
+use cachescope::{AccessKind, Batch};
+
+mod common;
 
 /// Per kind: records, sum of sizes, wrapping sums of addresses and of pcs.
 type Totals = BTreeMap<AccessKind, (u64, u64, u64, u64)>;
-
-/// Runs `program` under lackey, writing the trace to `log`. False when Valgrind is missing.
-fn record(log: &Path, program: &[&str]) -> bool {
-    let status = Command::new("valgrind")
-        .args(["--tool=lackey", "--trace-mem=yes"])
-        .arg(format!("--log-file={}", log.display()))
-        .args(program)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit())
-        .status();
-    match status {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        Err(e) => panic!("cannot run valgrind: {e}"),
-        Ok(s) => {
-            assert!(s.success(), "valgrind {program:?} failed: {s}");
-            true
-        }
-    }
-}
 
 /// The totals computed with `str` methods, independently of the reader.
 fn count_with_str(text: &str) -> Totals {
@@ -71,12 +52,7 @@ fn count_with_str(text: &str) -> Totals {
 
 /// The totals as the reader sees them.
 fn count_with_reader(path: &Path) -> Totals {
-    let file = std::fs::File::open(path).unwrap();
-    let mut reader = lackey::Reader::new(
-        file,
-        Source::File(path.to_owned()),
-        lackey::Options::default(),
-    );
+    let mut reader = common::lackey_reader(path);
     let mut batch = Batch::new();
     let mut totals = Totals::new();
     while reader.read_batch(&mut batch).unwrap() > 0 {
@@ -100,7 +76,7 @@ fn reader_agrees_with_an_independent_count_on_real_traces() {
         .enumerate()
     {
         let log = dir.path().join(format!("lackey{i}.txt"));
-        if !record(&log, program) {
+        if !common::record_lackey(&log, program, None) {
             eprintln!("skipping: valgrind not found");
             return;
         }

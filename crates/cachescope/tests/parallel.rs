@@ -8,40 +8,12 @@ use cachescope::parallel::{
 };
 use cachescope::reuse::{Layout, Options, ReuseTimeAnalysis, StackDistanceAnalysis};
 use cachescope::stats::StatsAnalysis;
-use cachescope::trace::native::{Header, Writer, WriterOptions};
 use cachescope::trace::{OpenOptions, Trace};
 use cachescope::{Access, AccessKind, Batch, LineSize, Source};
 use proptest::prelude::*;
 
-/// A trace from `(kind, line)` pairs: kind 0 is an instruction fetch.
-fn accesses(spec: &[(u8, u16)]) -> Vec<Access> {
-    spec.iter()
-        .map(|&(k, l)| Access {
-            addr: u64::from(l) * 64 + u64::from(k) * 8,
-            size: 8,
-            kind: match k % 4 {
-                0 => AccessKind::Instr,
-                1 => AccessKind::Load,
-                2 => AccessKind::Store,
-                _ => AccessKind::Modify,
-            },
-            pc: None,
-        })
-        .collect()
-}
-
-/// Cuts `a` at the sorted positions `cuts` into chunks of one batch each.
-fn chunked(a: &[Access], cuts: &[usize]) -> Vec<Vec<Batch>> {
-    let mut bounds: Vec<usize> = cuts.iter().map(|&c| c.min(a.len())).collect();
-    bounds.push(0);
-    bounds.push(a.len());
-    bounds.sort_unstable();
-    bounds.dedup();
-    bounds
-        .windows(2)
-        .map(|w| vec![a[w[0]..w[1]].iter().copied().collect()])
-        .collect()
-}
+mod common;
+use common::{accesses, chunked, lcg_trace, native_file};
 
 /// A small layout, so that binned distances are exercised on small traces.
 fn options(include_instructions: bool) -> Options {
@@ -90,7 +62,7 @@ proptest! {
         instr in any::<bool>(),
     ) {
         let trace = accesses(&spec);
-        check_all(&trace, &chunked(&trace, &cuts), instr);
+        check_all(&trace, &chunked(&trace, &cuts, usize::MAX), instr);
     }
 
     #[test]
@@ -99,7 +71,7 @@ proptest! {
         cuts in prop::collection::vec(0usize..600, 0..6),
     ) {
         let trace = accesses(&spec);
-        check_all(&trace, &chunked(&trace, &cuts), false);
+        check_all(&trace, &chunked(&trace, &cuts, usize::MAX), false);
     }
 }
 
@@ -112,51 +84,12 @@ fn one_access_per_chunk_and_a_reuse_across_every_chunk() {
     spec.extend((0..50).map(|i| (1, (i * 7 % 301) as u16)));
     let trace = accesses(&spec);
     let cuts: Vec<usize> = (1..trace.len()).collect();
-    check_all(&trace, &chunked(&trace, &cuts), false);
-    check_all(&trace, &chunked(&trace, &[1, 2, trace.len() - 51]), false);
-}
-
-/// A native trace of `trace` with `block_len` accesses per block, in a temporary file.
-fn native_file(trace: &[Access], block_len: usize) -> tempfile::NamedTempFile {
-    let file = tempfile::NamedTempFile::new().unwrap();
-    let opts = WriterOptions {
-        block_len,
-        ..WriterOptions::default()
-    };
-    let mut w = Writer::with_options(file.reopen().unwrap(), Header::new(), opts).unwrap();
-    for part in trace.chunks(1000) {
-        w.write_batch(&part.iter().copied().collect()).unwrap();
-    }
-    w.finish().unwrap();
-    file
-}
-
-fn lcg_trace(n: usize, lines: u64) -> Vec<Access> {
-    let mut x = 12345u64;
-    (0..n)
-        .map(|i| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            // Mostly a hot set, sometimes far away, every fifth access a fetch.
-            let line = if x >> 60 == 0 {
-                x >> 20
-            } else {
-                (x >> 33) % lines
-            };
-            let kind = if i % 5 == 0 {
-                AccessKind::Instr
-            } else {
-                AccessKind::Load
-            };
-            Access {
-                addr: line * 64,
-                size: 4,
-                kind,
-                pc: None,
-            }
-        })
-        .collect()
+    check_all(&trace, &chunked(&trace, &cuts, usize::MAX), false);
+    check_all(
+        &trace,
+        &chunked(&trace, &[1, 2, trace.len() - 51], usize::MAX),
+        false,
+    );
 }
 
 fn run_plan<P: Chunked>(path: &std::path::Path, plan: &P, chunking: Chunking) -> P::Output {
@@ -234,11 +167,8 @@ fn an_empty_trace_gives_the_empty_result() {
 fn a_damaged_block_is_an_error_naming_the_file() {
     let trace = lcg_trace(5000, 500);
     let file = native_file(&trace, 1000);
-    let mut bytes = std::fs::read(file.path()).unwrap();
-    // Flip a byte inside the third block's payload; the index still reads.
-    let at = bytes.len() / 2;
-    bytes[at] ^= 0x55;
-    std::fs::write(file.path(), &bytes).unwrap();
+    // A byte flipped inside the third block's payload; the index still reads.
+    common::damage_middle(file.path());
     for threads in [1, 2, 4] {
         let mut t = cachescope::trace::open(file.path(), &OpenOptions::default()).unwrap();
         let plan = StackDistancePlan::default();

@@ -5,46 +5,13 @@
 use cachescope::analysis::Analysis;
 use cachescope::parallel::{self, Chunking};
 use cachescope::sampling::{Profile, Sampler, SamplerOptions};
-use cachescope::trace::native::{Header, Writer, WriterOptions};
+use cachescope::trace::native::{Header, Writer};
 use cachescope::trace::{OpenOptions, Trace};
-use cachescope::{Access, AccessKind, Batch, LineSize, Source};
+use cachescope::{Access, Batch, LineSize, Source};
 use proptest::prelude::*;
 
-/// A trace from `(kind, line)` pairs: kind 0 is an instruction fetch.
-fn accesses(spec: &[(u8, u16)]) -> Vec<Access> {
-    spec.iter()
-        .map(|&(k, l)| Access {
-            addr: u64::from(l) * 64 + u64::from(k) * 8,
-            size: 8,
-            kind: match k % 4 {
-                0 => AccessKind::Instr,
-                1 => AccessKind::Load,
-                2 => AccessKind::Store,
-                _ => AccessKind::Modify,
-            },
-            pc: None,
-        })
-        .collect()
-}
-
-/// Cuts `a` at the positions `cuts` into chunks; each chunk split again into batches of at
-/// most `batch` accesses.
-fn chunked(a: &[Access], cuts: &[usize], batch: usize) -> Vec<Vec<Batch>> {
-    let mut bounds: Vec<usize> = cuts.iter().map(|&c| c.min(a.len())).collect();
-    bounds.push(0);
-    bounds.push(a.len());
-    bounds.sort_unstable();
-    bounds.dedup();
-    bounds
-        .windows(2)
-        .map(|w| {
-            a[w[0]..w[1]]
-                .chunks(batch.max(1))
-                .map(|c| c.iter().copied().collect())
-                .collect()
-        })
-        .collect()
-}
+mod common;
+use common::{accesses, chunked, lcg_trace, native_file};
 
 fn options(rate: f64, seed: u64, include_instructions: bool) -> SamplerOptions {
     SamplerOptions {
@@ -126,48 +93,6 @@ fn watchpoints_cross_many_chunks_and_fetch_only_chunks() {
     }
 }
 
-/// A native trace of `trace` with `block_len` accesses per block, in a temporary file.
-fn native_file(trace: &[Access], block_len: usize) -> tempfile::NamedTempFile {
-    let file = tempfile::NamedTempFile::new().unwrap();
-    let opts = WriterOptions {
-        block_len,
-        ..WriterOptions::default()
-    };
-    let mut w = Writer::with_options(file.reopen().unwrap(), Header::new(), opts).unwrap();
-    for part in trace.chunks(1000) {
-        w.write_batch(&part.iter().copied().collect()).unwrap();
-    }
-    w.finish().unwrap();
-    file
-}
-
-fn lcg_trace(n: usize, lines: u64) -> Vec<Access> {
-    let mut x = 12345u64;
-    (0..n)
-        .map(|i| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            // Mostly a hot set, sometimes far away, every fifth access a fetch.
-            let line = if x >> 60 == 0 {
-                x >> 20
-            } else {
-                (x >> 33) % lines
-            };
-            Access {
-                addr: line * 64,
-                size: 4,
-                kind: if i % 5 == 0 {
-                    AccessKind::Instr
-                } else {
-                    AccessKind::Load
-                },
-                pc: None,
-            }
-        })
-        .collect()
-}
-
 fn sample_file(path: &std::path::Path, o: SamplerOptions, c: Chunking) -> Profile {
     let mut t = cachescope::trace::open(path, &OpenOptions::default()).unwrap();
     parallel::sample(&mut t, o, &c, |_| {}).unwrap()
@@ -226,10 +151,7 @@ fn the_kept_native_fixture_samples_the_same_for_1_2_4_threads() {
 fn a_damaged_block_is_an_error_naming_the_file() {
     let trace = lcg_trace(5000, 500);
     let file = native_file(&trace, 500);
-    let mut bytes = std::fs::read(file.path()).unwrap();
-    let at = bytes.len() / 2;
-    bytes[at] ^= 0x55;
-    std::fs::write(file.path(), &bytes).unwrap();
+    common::damage_middle(file.path());
     for threads in [1, 2, 4] {
         let mut t = cachescope::trace::open(file.path(), &OpenOptions::default()).unwrap();
         let c = Chunking {

@@ -13,12 +13,13 @@
 //! `CACHESCOPE_PHASE_TRACES=a.lk,b.lk cargo test --release --test phases_real -- --ignored --nocapture`.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use cachescope::analysis;
 use cachescope::phases::{PhaseAnalysis, PhaseOptions, PhaseReport, Unit, poec_table};
 use cachescope::sim::Geometry;
 use cachescope::trace::{OpenOptions, open};
+
+mod common;
 
 fn analyse(path: &Path, options: PhaseOptions) -> PhaseReport {
     let mut a = PhaseAnalysis::new(options).unwrap();
@@ -36,21 +37,9 @@ fn analyse(path: &Path, options: PhaseOptions) -> PhaseReport {
 fn real_program_is_classified() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("ls.lk");
-    let status = Command::new("valgrind")
-        .args(["--tool=lackey", "--trace-mem=yes"])
-        .arg(format!("--log-file={}", log.display()))
-        .args(["ls", "-la", "/usr/bin"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    match status {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            println!("skipping: valgrind not found");
-            return;
-        }
-        Err(e) => panic!("cannot run valgrind: {e}"),
-        Ok(s) => assert!(s.success(), "valgrind failed: {s}"),
+    if !common::record_lackey(&log, &["ls", "-la", "/usr/bin"], None) {
+        eprintln!("skipping: valgrind not found");
+        return;
     }
     // Independent counts: `I` lines are fetches; ` L`, ` S`, ` M` lines are data references.
     let text = std::fs::read_to_string(&log).unwrap();

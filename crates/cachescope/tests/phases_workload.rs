@@ -7,9 +7,11 @@ use cachescope::phases::{
     IntervalUnit, KChoice, Method, PhaseAnalysis, PhaseOptions, PhaseReport, Unit, metrics,
 };
 use cachescope::sim::{Cache, Geometry, Policy};
-use cachescope::trace::{AccessReader, Trace};
+use cachescope::trace::Trace;
 use cachescope::workloads::{Params, Workload, generator};
-use cachescope::{AccessKind, Batch, Source};
+use cachescope::{AccessKind, Source};
+
+mod common;
 
 /// The planted workload: segments of 262 144 references (lines = 4096, natural length).
 const SEGMENT: u64 = 64 * 4096;
@@ -24,18 +26,6 @@ fn params(instructions: bool) -> Params {
 fn trace(p: &Params) -> Trace {
     let g = generator(Workload::Phases, p).expect("valid parameters");
     Trace::from_reader(Box::new(g), Source::Workload("phases".into()))
-}
-
-fn batches(p: &Params) -> Vec<Batch> {
-    let mut g = generator(Workload::Phases, p).expect("valid parameters");
-    let mut out = Vec::new();
-    loop {
-        let mut b = Batch::new();
-        if g.read_batch(&mut b).unwrap() == 0 {
-            return out;
-        }
-        out.push(b);
-    }
 }
 
 /// A 64 KiB, 8-way L2 (1024 lines): the loop phase (256 lines) fits, the random phase (4096
@@ -153,7 +143,7 @@ fn ground_truth_is_the_exact_warm_simulation() {
         let mut l1c = l1.map(|g| Cache::new(g, Policy::Lru).unwrap());
         let mut per = vec![(0u64, 0u64, 0u64); 15];
         let mut i = 0;
-        for b in batches(&p) {
+        for b in common::workload_batches(Workload::Phases, &p) {
             for a in b.iter() {
                 let iv = (i / 20_000) as usize;
                 i += 1;
@@ -186,10 +176,13 @@ fn instruction_intervals_count_fetches() {
     };
     let r = analyse(&p, o.clone(), 1);
     assert_eq!(r.settings.unit, Unit::Instructions);
-    let (fetches, data) = batches(&p).iter().fold((0, 0), |(f, d), b| {
-        let i = b.kinds.iter().filter(|&&k| k == AccessKind::Instr).count() as u64;
-        (f + i, d + b.len() as u64 - i)
-    });
+    let (fetches, data) =
+        common::workload_batches(Workload::Phases, &p)
+            .iter()
+            .fold((0, 0), |(f, d), b| {
+                let i = b.kinds.iter().filter(|&&k| k == AccessKind::Instr).count() as u64;
+                (f + i, d + b.len() as u64 - i)
+            });
     assert_eq!((r.instructions, r.data_refs), (fetches, data));
     let n = r.intervals.len() as u64;
     assert_eq!(n, fetches.div_ceil(50_000));
@@ -241,7 +234,10 @@ fn representatives_are_simulated_with_their_warm_up() {
     }
     // No warm-up: each representative from empty caches, as a fresh cache over its lines.
     let (r, runs) = run(0);
-    let all: Vec<u64> = batches(&p).iter().flat_map(|b| b.addrs.clone()).collect();
+    let all: Vec<u64> = common::workload_batches(Workload::Phases, &p)
+        .iter()
+        .flat_map(|b| b.addrs.clone())
+        .collect();
     for (&i, c) in &runs.counts {
         let mut cache = Cache::new(r.settings.l2, Policy::Lru).unwrap();
         let lines = &all[i as usize * 16_384..((i + 1) as usize * 16_384).min(all.len())];

@@ -199,6 +199,33 @@ fn ranks<K: Ord + Clone + std::hash::Hash>(items: &[(K, u64)]) -> HashMap<K, u32
         .collect()
 }
 
+/// The actual and the sampled ranks of the same keys, each as [`ranks`] gives them.
+struct Ranks<K> {
+    actual: HashMap<K, u32>,
+    sampled: HashMap<K, u32>,
+}
+
+impl<K: Ord + Clone + std::hash::Hash> Ranks<K> {
+    /// From `(key, actual count, sampled count)` rows.
+    fn new(rows: impl Iterator<Item = (K, u64, u64)>) -> Self {
+        let (mut act, mut smp) = (Vec::new(), Vec::new());
+        for (k, a, s) in rows {
+            act.push((k.clone(), a));
+            smp.push((k, s));
+        }
+        Ranks {
+            actual: ranks(&act),
+            sampled: ranks(&smp),
+        }
+    }
+
+    /// The actual and the sampled rank of `k` (0 where its count is zero).
+    fn of(&self, k: &K) -> (u32, u32) {
+        let get = |m: &HashMap<K, u32>| m.get(k).copied().unwrap_or(0);
+        (get(&self.actual), get(&self.sampled))
+    }
+}
+
 pub(super) fn build(
     a: &Attribution<'_>,
     monitor_cost: Vec<CostRow>,
@@ -249,25 +276,26 @@ pub(super) fn build(
 
     // Table 1.
     let name = |i: usize| names[i].0.clone();
-    let by_misses: Vec<(String, u64)> = (0..nb).map(|i| (name(i), misses[i])).collect();
-    let by_sampled: Vec<(String, u64)> = (0..nb).map(|i| (name(i), sampled[i])).collect();
-    let (r_act, r_smp) = (ranks(&by_misses), ranks(&by_sampled));
+    let rank = Ranks::new((0..nb).map(|i| (name(i), misses[i], sampled[i])));
     let data = a.data_refs;
     let mut buckets: Vec<BucketRow> = (0..nb)
         .filter(|&i| {
             misses[i] > 0 || sampled[i] > 0 || refs[i] as f64 >= data as f64 * 1e-4 && refs[i] > 0
         })
-        .map(|i| BucketRow {
-            name: name(i),
-            kind: names[i].1,
-            refs: refs[i],
-            misses: misses[i],
-            actual_rank: r_act.get(&name(i)).copied().unwrap_or(0),
-            actual_pct: pct(misses[i], a.exact.total),
-            sampled: sampled[i],
-            sampled_rank: r_smp.get(&name(i)).copied().unwrap_or(0),
-            sampled_pct: pct(sampled[i], a.sampled.total),
-            evicted: evicted[i],
+        .map(|i| {
+            let (actual_rank, sampled_rank) = rank.of(&name(i));
+            BucketRow {
+                name: name(i),
+                kind: names[i].1,
+                refs: refs[i],
+                misses: misses[i],
+                actual_rank,
+                actual_pct: pct(misses[i], a.exact.total),
+                sampled: sampled[i],
+                sampled_rank,
+                sampled_pct: pct(sampled[i], a.sampled.total),
+                evicted: evicted[i],
+            }
         })
         .collect();
     buckets.sort_by(|x, y| {
@@ -295,18 +323,17 @@ pub(super) fn build(
         per_victim.entry(v).or_default().push((e, n, s));
     }
     for (&v, rows) in &per_victim {
-        let act: Vec<(String, u64)> = rows.iter().map(|r| (name(r.0), r.1)).collect();
-        let smp: Vec<(String, u64)> = rows.iter().map(|r| (name(r.0), r.2)).collect();
-        let (ra, rs) = (ranks(&act), ranks(&smp));
+        let rank = Ranks::new(rows.iter().map(|r| (name(r.0), r.1, r.2)));
         for &(e, n, s) in rows {
+            let (actual_rank, sampled_rank) = rank.of(&name(e));
             evictions.push(EvictionRow {
                 victim: name(v),
                 evictor: name(e),
                 evictions: n,
-                actual_rank: ra.get(&name(e)).copied().unwrap_or(0),
+                actual_rank,
                 actual_pct: pct(n, evicted[v]),
                 sampled: s,
-                sampled_rank: rs.get(&name(e)).copied().unwrap_or(0),
+                sampled_rank,
                 sampled_pct: pct(s, evicted_s[v]),
             });
         }
@@ -340,25 +367,23 @@ pub(super) fn build(
     let mut lines = Vec::new();
     for (v, rows) in by_victim {
         let key = |r: &(usize, CodeLine, u64, u64)| (name(r.0), r.1.label());
-        let act: Vec<((String, String), u64)> = rows.iter().map(|r| (key(r), r.2)).collect();
-        let smp: Vec<((String, String), u64)> = rows.iter().map(|r| (key(r), r.3)).collect();
-        let (ra, rs) = (ranks(&act), ranks(&smp));
+        let rank = Ranks::new(rows.iter().map(|r| (key(r), r.2, r.3)));
         for r in rows {
             let share = pct(r.2, evicted[v]);
             if share < 0.1 && r.3 == 0 {
                 continue;
             }
-            let k = key(&r);
+            let (actual_rank, sampled_rank) = rank.of(&key(&r));
             lines.push(LineRow {
                 victim: name(v),
                 evictor: name(r.0),
                 location: r.1.label(),
                 code: r.1,
                 evictions: r.2,
-                actual_rank: ra.get(&k).copied().unwrap_or(0),
+                actual_rank,
                 actual_pct: share,
                 sampled: r.3,
-                sampled_rank: rs.get(&k).copied().unwrap_or(0),
+                sampled_rank,
                 sampled_pct: pct(r.3, evicted_s[v]),
             });
         }
@@ -496,9 +521,7 @@ fn miss_lines(
             }
         }
     }
-    let act: Vec<(String, u64)> = acc.iter().map(|(c, x)| (c.label(), x.misses)).collect();
-    let smp: Vec<(String, u64)> = acc.iter().map(|(c, x)| (c.label(), x.sampled)).collect();
-    let (ra, rs) = (ranks(&act), ranks(&smp));
+    let rank = Ranks::new(acc.iter().map(|(c, x)| (c.label(), x.misses, x.sampled)));
     let (total, samples) = (a.exact.total, a.sampled.total);
     let mut rows: Vec<MissLineRow> = acc
         .into_iter()
@@ -510,12 +533,13 @@ fn miss_lines(
                 .into_iter()
                 .max_by(|p, q| p.1.cmp(&q.1).then_with(|| q.0.cmp(&p.0)))
                 .unwrap_or_default();
+            let (actual_rank, sampled_rank) = rank.of(&location);
             MissLineRow {
                 misses: x.misses,
-                actual_rank: ra.get(&location).copied().unwrap_or(0),
+                actual_rank,
                 actual_pct: pct(x.misses, total),
                 sampled: x.sampled,
-                sampled_rank: rs.get(&location).copied().unwrap_or(0),
+                sampled_rank,
                 sampled_pct: pct(x.sampled, samples),
                 bucket_pct: pct(n, x.misses),
                 bucket,

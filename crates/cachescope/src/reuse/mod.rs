@@ -132,7 +132,10 @@ pub(crate) fn for_each_chunk(batch: &Batch, options: &Options, mut f: impl FnMut
 
 /// The lines of the references in `batch` that `options` counts, in order.
 #[inline]
-fn data_lines<'a>(batch: &'a Batch, options: &Options) -> impl Iterator<Item = LineAddr> + 'a {
+pub(crate) fn data_lines<'a>(
+    batch: &'a Batch,
+    options: &Options,
+) -> impl Iterator<Item = LineAddr> + use<'a> {
     let shift = options.line_size.shift();
     let all = options.include_instructions;
     batch

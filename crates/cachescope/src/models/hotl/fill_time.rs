@@ -18,11 +18,10 @@
 //! diagnostic and are not implemented.)
 
 use super::filmer::Filmer;
-use crate::access::AccessKind;
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::{Error, Result};
-use crate::reuse::Options;
+use crate::reuse::{Options, data_lines};
 
 /// Largest `max_volume` accepted: the work per reference grows with it.
 pub const MAX_VOLUME: usize = 1 << 16;
@@ -113,12 +112,8 @@ impl DirectFillTimeAnalysis {
 
 impl Analysis for DirectFillTimeAnalysis {
     fn observe(&mut self, batch: &Batch) {
-        let shift = self.options.line_size.shift();
-        let all = self.options.include_instructions;
-        for (&addr, &kind) in batch.addrs.iter().zip(&batch.kinds) {
-            if all || kind != AccessKind::Instr {
-                self.access(addr >> shift);
-            }
+        for line in data_lines(batch, &self.options) {
+            self.access(line.0);
         }
     }
 }

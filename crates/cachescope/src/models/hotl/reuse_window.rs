@@ -23,12 +23,12 @@
 //! et al., FAST 2015). Reuse times stay exact either way: they are positions in the whole trace.
 
 use super::footprint::Footprint;
-use crate::access::{AccessKind, LineAddr};
+use crate::access::LineAddr;
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::{Error, Result};
 use crate::reuse::table::LineTable;
-use crate::reuse::{Options, StackDistance};
+use crate::reuse::{Options, StackDistance, data_lines};
 
 /// Window lengths below this have a bin each; above, 16 bins per power of two.
 const EXACT_WINDOWS: u64 = 64;
@@ -130,12 +130,8 @@ impl ReuseWindowAnalysis {
 
 impl Analysis for ReuseWindowAnalysis {
     fn observe(&mut self, batch: &Batch) {
-        let shift = self.options.line_size.shift();
-        let all = self.options.include_instructions;
-        for (&addr, &kind) in batch.addrs.iter().zip(&batch.kinds) {
-            if all || kind != AccessKind::Instr {
-                self.access(addr >> shift);
-            }
+        for line in data_lines(batch, &self.options) {
+            self.access(line.0);
         }
     }
 }

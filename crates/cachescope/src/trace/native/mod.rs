@@ -63,7 +63,7 @@ use std::io::{self, Read};
 
 use crate::access::AccessKind;
 use crate::batch::BATCH_LEN;
-use crate::error::{Error, Source};
+use crate::error::{Error, Source, corrupt, truncated};
 
 /// The first bytes of every native trace (the same for every version; see [`VERSION`]).
 pub const MAGIC: [u8; 8] = *b"CSCOPE\x00\x01";
@@ -203,20 +203,6 @@ fn crc32(parts: &[&[u8]]) -> u32 {
         crc.update(p);
     }
     crc.sum()
-}
-
-fn corrupt(source: &Source, message: impl Into<String>) -> Error {
-    Error::Corrupt {
-        source_name: source.clone(),
-        message: message.into(),
-    }
-}
-
-fn truncated(source: &Source, message: impl Into<String>) -> Error {
-    Error::Truncated {
-        source_name: source.clone(),
-        message: message.into(),
-    }
 }
 
 /// Reads until `buf` is full or the input ends; returns the bytes read.

@@ -1,0 +1,99 @@
+//! Helpers shared by the CLI tests: running the binary, reading its JSON, generating traces
+//! and looking for system tools. Each test file takes it with `mod common;` and uses part of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use serde_json::Value;
+
+/// The `cachescope` binary under test.
+pub fn cs() -> assert_cmd::Command {
+    cargo_bin_cmd!("cachescope")
+}
+
+/// Runs `cachescope ARGS`, which must succeed, and parses its stdout as JSON.
+pub fn json(args: &[&str]) -> Value {
+    let out = cs().args(args).assert().success();
+    serde_json::from_slice(&out.get_output().stdout).unwrap()
+}
+
+/// `cachescope stats --json ARGS`.
+pub fn stats_json(args: &[&str]) -> Value {
+    let out = cs()
+        .arg("stats")
+        .arg("--json")
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    serde_json::from_slice(&out.stdout).expect("stats --json prints JSON")
+}
+
+/// The counts of `stats --json` every reader must agree on.
+pub fn counts(v: &Value) -> [u64; 6] {
+    [
+        "refs",
+        "loads",
+        "stores",
+        "modifies",
+        "instructions",
+        "distinct_lines",
+    ]
+    .map(|k| {
+        v[k].as_u64()
+            .unwrap_or_else(|| panic!("{k} missing in {v}"))
+    })
+}
+
+/// `cachescope generate ARGS -o dir/name`; returns the path written.
+pub fn generate(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+    let path = dir.join(name);
+    cs().arg("generate")
+        .args(args)
+        .arg("-o")
+        .arg(&path)
+        .assert()
+        .success();
+    path
+}
+
+/// Whether `tool` is installed (answers `--version`).
+pub fn have(tool: &str) -> bool {
+    std::process::Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Whether every one of `tools` is installed; if one is not, says which, for the test to skip.
+pub fn tools_or_skip(tools: &[&str]) -> bool {
+    for &tool in tools {
+        if !have(tool) {
+            eprintln!("skipping: {tool} is not installed");
+            return false;
+        }
+    }
+    true
+}
+
+/// The names of the buckets of an `attribute --json` report.
+pub fn names(r: &Value) -> Vec<String> {
+    r["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The bucket called `name` of an `attribute --json` report.
+pub fn bucket<'a>(r: &'a Value, name: &str) -> &'a Value {
+    r["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["name"] == name)
+        .unwrap_or_else(|| panic!("no bucket {name} in {:?}", names(r)))
+}
