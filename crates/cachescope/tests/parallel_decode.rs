@@ -3,8 +3,9 @@
 //! dropped half-way that does not hang. Files span several of its segments (2^16 accesses, or
 //! 4 MiB of text, each).
 
+mod common;
+
 use cachescope::parallel::decode_in_parallel;
-use cachescope::trace::native::{Header, Writer, WriterOptions};
 use cachescope::trace::{OpenOptions, Trace};
 use cachescope::{Access, AccessKind, Batch};
 
@@ -34,17 +35,7 @@ fn native_file(n: usize, block_len: usize) -> tempfile::NamedTempFile {
             pc: (i % 3 != 0).then(|| 0x40_0000 + next() % 4096),
         })
         .collect();
-    let file = tempfile::NamedTempFile::new().unwrap();
-    let opts = WriterOptions {
-        block_len,
-        ..WriterOptions::default()
-    };
-    let mut w = Writer::with_options(file.reopen().unwrap(), Header::new(), opts).unwrap();
-    for part in trace.chunks(5000) {
-        w.write_batch(&part.iter().copied().collect()).unwrap();
-    }
-    w.finish().unwrap();
-    file
+    common::native_file(&trace, block_len)
 }
 
 /// A lackey trace of about `n` records.

@@ -236,28 +236,9 @@ fn with_progress_and_notes<T>(
 /// `1234567` → `1,234,567`: the report's formatting, so terminal and HTML agree.
 pub use cachescope_report::html::thousands;
 
-/// A byte count in binary units: `512 B`, `1.5 KiB`, `20.0 MiB`, `3.25 GiB`.
+/// A byte count in binary units, three significant digits: `512 B`, `1.50 KiB`, `20.0 MiB`.
 pub fn human_bytes(n: u64) -> String {
-    const UNITS: [(u64, &str); 4] = [
-        (1 << 40, "TiB"),
-        (1 << 30, "GiB"),
-        (1 << 20, "MiB"),
-        (1 << 10, "KiB"),
-    ];
-    for (unit, name) in UNITS {
-        if n >= unit {
-            let v = n as f64 / unit as f64;
-            let digits = if v >= 100.0 {
-                0
-            } else if v >= 10.0 {
-                1
-            } else {
-                2
-            };
-            return format!("{v:.digits$} {name}");
-        }
-    }
-    format!("{n} B")
+    cachescope::budget::format_bytes(n, cachescope::budget::Precision::ThreeDigits)
 }
 
 /// A rate of references per second: `850 refs/s`, `12.3 K refs/s`, `45.6 M refs/s`.

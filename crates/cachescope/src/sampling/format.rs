@@ -23,7 +23,7 @@ use std::io::{BufReader, Read, Write};
 use super::profile::check;
 use super::{NextUse, Profile, Sample, SamplerOptions};
 use crate::access::LineSize;
-use crate::error::{Error, Result, Source};
+use crate::error::{Error, Result, Source, corrupt, truncated};
 
 /// The first 8 bytes of every profile (the same in every version).
 pub const MAGIC: [u8; 8] = *b"CSPROF\x00\x01";
@@ -279,18 +279,4 @@ fn crc32(bytes: &[u8]) -> u32 {
     let mut crc = flate2::Crc::new();
     crc.update(bytes);
     crc.sum()
-}
-
-fn corrupt(source: &Source, message: impl Into<String>) -> Error {
-    Error::Corrupt {
-        source_name: source.clone(),
-        message: message.into(),
-    }
-}
-
-fn truncated(source: &Source, message: impl Into<String>) -> Error {
-    Error::Truncated {
-        source_name: source.clone(),
-        message: message.into(),
-    }
 }
