@@ -120,7 +120,9 @@ fn record_streams_a_program_into_the_native_format() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let program = ["sort", "/etc/services"];
+    // A fixed buffer and one thread: by default GNU sort sizes its buffer from the memory
+    // free at the time, so two recordings on a busy machine differed by a few references.
+    let program = ["sort", "-S", "1M", "--parallel=1", "/etc/services"];
     // The reference recording writes its stdout into a pipe too: programs behave differently
     // (a few references) when stdout is /dev/null.
     let log = dir.path().join("sort.txt");
