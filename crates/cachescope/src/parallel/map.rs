@@ -1,8 +1,9 @@
 //! Independent computations over a list (a model's cache sizes), spread over threads.
 
-/// `items.iter().map(f).collect()`, computed on up to `threads` scoped threads, each taking a
-/// contiguous share of `items`; the result is in `items`' order and does not depend on
-/// `threads`.
+/// `items.iter().map(f).collect()`, computed on up to `threads` scoped threads, thread `t`
+/// taking items `t`, `t + threads`, … (so that costs growing along the list, such as a
+/// model's larger caches, spread evenly); the result is in `items`' order and does not
+/// depend on `threads`.
 pub fn map_in_order<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
@@ -12,18 +13,22 @@ pub fn map_in_order<T: Sync, R: Send>(
     if threads == 1 {
         return items.iter().map(f).collect();
     }
-    let per = items.len().div_ceil(threads);
     let f = &f;
-    std::thread::scope(|s| {
-        let parts: Vec<_> = items
-            .chunks(per)
-            .map(|part| s.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+    let mut parts: Vec<std::vec::IntoIter<R>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| s.spawn(move || items.iter().skip(t).step_by(threads).map(f).collect()))
             .collect();
-        parts
+        handles
             .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .map(|h| {
+                let part: Vec<R> = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                part.into_iter()
+            })
             .collect()
-    })
+    });
+    (0..items.len())
+        .map(|i| parts[i % threads].next().expect("one result per item"))
+        .collect()
 }
 
 #[cfg(test)]
