@@ -199,7 +199,8 @@ pub fn sample(trace: &Trace, options: SamplerOptions, threads: usize) -> Result<
     let mut samples = run.as_ref().map(|run| run.sample(offset, refs)).transpose();
     // Step 3: the lines watched before this run come from the rank before; this run's join
     // them for the rank after (whatever happened here, so that no rank waits forever).
-    let mut lines: Vec<u64> = if rank > 0 {
+    // Sorted and distinct: the rank before sends them so.
+    let lines: Vec<u64> = if rank > 0 {
         world.process_at_rank(rank - 1).receive_vec::<u64>().0
     } else {
         Vec::new()
@@ -213,8 +214,6 @@ pub fn sample(trace: &Trace, options: SamplerOptions, threads: usize) -> Result<
         next.dedup();
         world.process_at_rank(rank + 1).send(&next[..]);
     }
-    lines.sort_unstable();
-    lines.dedup();
     if let (Some(run), Ok(Some(s))) = (&run, &mut samples)
         && let Err(e) = run.resolve(s, &lines)
     {

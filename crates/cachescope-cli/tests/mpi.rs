@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use assert_cmd::cargo::cargo_bin_cmd;
 
+mod common;
+
 fn have_mpirun() -> bool {
     let ok = Command::new("mpirun")
         .arg("--version")
@@ -172,25 +174,10 @@ fn a_real_programs_trace_gives_the_single_process_output_on_2_and_3_ranks() {
     if !have_mpirun() {
         return;
     }
-    let have_valgrind = Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have_valgrind {
-        eprintln!("skipped: valgrind not installed (apt-get install valgrind)");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("ls.lackey");
-    // About 780 000 lackey lines, instruction fetches included: a dozen native blocks.
-    let status = Command::new("valgrind")
-        .args(["--tool=lackey", "--trace-mem=yes"])
-        .arg(format!("--log-file={}", log.display()))
-        .args(["ls", "/"])
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "valgrind failed");
+    let Some(log) = common::record_ls(dir.path()) else {
+        return;
+    };
     let native = dir.path().join("ls.cst");
     cargo_bin_cmd!("cachescope")
         .args(["convert", log.to_str().unwrap(), native.to_str().unwrap()])

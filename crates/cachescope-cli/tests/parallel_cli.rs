@@ -3,7 +3,6 @@
 //! gzip (read sequentially, dealt out in segments), and a real program's lackey trace.
 
 use std::path::Path;
-use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin_cmd;
 
@@ -108,25 +107,10 @@ fn synthetic_native_text_and_gzip_traces() {
 
 #[test]
 fn a_real_programs_lackey_trace_and_its_native_conversion() {
-    let have = Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have {
-        eprintln!("skipped: valgrind not installed (apt-get install valgrind)");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("ls.lackey");
-    // About 780 000 lackey lines: a dozen native blocks.
-    let status = Command::new("valgrind")
-        .args(["--tool=lackey", "--trace-mem=yes"])
-        .arg(format!("--log-file={}", log.display()))
-        .args(["ls", "/"])
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "valgrind failed");
+    let Some(log) = common::record_ls(dir.path()) else {
+        return;
+    };
     same_for_1_2_4_threads(&log);
     let native = dir.path().join("ls.cst");
     cargo_bin_cmd!("cachescope")

@@ -25,7 +25,7 @@ use cachescope::parallel::{
 use cachescope::reuse::Options;
 use cachescope::sampling::SamplerOptions;
 use cachescope::trace::native::{Header, Writer};
-use cachescope::trace::{AccessReader, OpenOptions};
+use cachescope::trace::{AccessReader, OpenOptions, Trace};
 use cachescope::workloads::{Params, Workload, generator};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -49,20 +49,33 @@ fn write_trace(path: &Path) {
     w.finish().unwrap();
 }
 
-fn bench_plan<P: Chunked>(c: &mut Criterion, name: &str, path: &Path, plan: &P) {
+/// Group `parallel/{name}`: for each thread count, `pass` run over the freshly opened trace at
+/// `path` (opening included), throughput in references.
+fn bench_threads<R>(
+    c: &mut Criterion,
+    name: &str,
+    path: &Path,
+    threads: &[usize],
+    pass: impl Fn(&mut Trace, usize) -> R,
+) {
     let mut group = c.benchmark_group(format!("parallel/{name}"));
     group.throughput(Throughput::Elements(REFS));
     group.sample_size(10);
-    for threads in [1, 2] {
-        group.bench_function(format!("{threads} threads"), |b| {
+    for &n in threads {
+        group.bench_function(format!("{n} threads"), |b| {
             b.iter(|| {
                 let mut t = cachescope::trace::open(path, &OpenOptions::default()).unwrap();
-                let chunking = Chunking::threads(threads);
-                black_box(parallel::run(&mut t, plan, &chunking, |_| {}).unwrap());
+                black_box(pass(&mut t, n))
             })
         });
     }
     group.finish();
+}
+
+fn bench_plan<P: Chunked>(c: &mut Criterion, name: &str, path: &Path, plan: &P) {
+    bench_threads(c, name, path, &[1, 2], |t, n| {
+        parallel::run(t, plan, &Chunking::threads(n), |_| {}).unwrap()
+    });
 }
 
 /// Lines of the merge benchmarks' trace.
@@ -119,43 +132,24 @@ where
 }
 
 fn bench_sample(c: &mut Criterion, path: &Path) {
-    let mut group = c.benchmark_group("parallel/sample");
-    group.throughput(Throughput::Elements(REFS));
-    group.sample_size(10);
     let options = SamplerOptions::default();
     // 2 threads: one sampler fed by parallel decoding; 4: by segments.
-    for threads in [1, 2, 4] {
-        group.bench_function(format!("{threads} threads"), |b| {
-            b.iter(|| {
-                let mut t = cachescope::trace::open(path, &OpenOptions::default()).unwrap();
-                let chunking = Chunking::threads(threads);
-                black_box(parallel::sample(&mut t, options, &chunking, |_| {}).unwrap());
-            })
-        });
-    }
-    group.finish();
+    bench_threads(c, "sample", path, &[1, 2, 4], |t, n| {
+        parallel::sample(t, options, &Chunking::threads(n), |_| {}).unwrap()
+    });
 }
 
 /// Reading the whole file, one thread against [`parallel::decode_in_parallel`].
 fn bench_decode(c: &mut Criterion, path: &Path) {
-    let mut group = c.benchmark_group("parallel/decode");
-    group.throughput(Throughput::Elements(REFS));
-    group.sample_size(10);
-    for threads in [1, 2] {
-        group.bench_function(format!("{threads} threads"), |b| {
-            b.iter(|| {
-                let mut t = cachescope::trace::open(path, &OpenOptions::default()).unwrap();
-                parallel::decode_in_parallel(&mut t, threads).unwrap();
-                let mut batch = Batch::new();
-                let mut n = 0;
-                while t.read_batch(&mut batch).unwrap() > 0 {
-                    n += batch.len();
-                }
-                black_box(n)
-            })
-        });
-    }
-    group.finish();
+    bench_threads(c, "decode", path, &[1, 2], |t, n| {
+        parallel::decode_in_parallel(t, n).unwrap();
+        let mut batch = Batch::new();
+        let mut refs = 0;
+        while t.read_batch(&mut batch).unwrap() > 0 {
+            refs += batch.len();
+        }
+        refs
+    });
 }
 
 fn benches(c: &mut Criterion) {

@@ -7,6 +7,24 @@ use std::path::{Path, PathBuf};
 use assert_cmd::cargo::cargo_bin_cmd;
 use serde_json::Value;
 
+/// Records `ls /` under Valgrind lackey (about 780 000 lines with instruction fetches: a dozen
+/// native blocks) into `dir/ls.lackey`; `None`, with a printed reason, without Valgrind.
+pub fn record_ls(dir: &Path) -> Option<PathBuf> {
+    if !tools_or_skip(&["valgrind"]) {
+        return None;
+    }
+    let log = dir.join("ls.lackey");
+    let status = std::process::Command::new("valgrind")
+        .args(["--tool=lackey", "--trace-mem=yes"])
+        .arg(format!("--log-file={}", log.display()))
+        .args(["ls", "/"])
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "valgrind failed");
+    Some(log)
+}
+
 /// The `cachescope` binary under test.
 pub fn cs() -> assert_cmd::Command {
     cargo_bin_cmd!("cachescope")
