@@ -464,10 +464,15 @@ pub struct RecordArgs {
     /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary.
     #[arg(long, default_value = "native", value_parser = parse_output_format)]
     pub to: cachescope::trace::Format,
-    /// Do not preload the allocation interposer: no TRACE.events (memory map, heap allocations
-    /// and frees) beside the trace.
+    /// Do not record allocation events: no TRACE.events (memory map, heap allocations and
+    /// frees) beside the trace.
     #[arg(long)]
     pub no_events: bool,
+    /// What records the references: `tool`, cachescope's own Valgrind tool (binary records,
+    /// ~50-100x faster than lackey), or `lackey`, Valgrind's lackey with the LD_PRELOAD
+    /// interposer (the fallback, with a printed reason, where the tool cannot run).
+    #[arg(long, value_enum, default_value_t = Backend::Tool)]
+    pub backend: Backend,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -475,6 +480,15 @@ pub struct RecordArgs {
     /// The program and its arguments, after `--`.
     #[arg(value_name = "PROGRAM", last = true, required = true, num_args = 1..)]
     pub command: Vec<std::ffi::OsString>,
+}
+
+/// What `record` runs the program under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// cachescope's own Valgrind tool.
+    Tool,
+    /// Valgrind's lackey (text), with the LD_PRELOAD allocation interposer.
+    Lackey,
 }
 
 #[derive(Debug, Args)]
@@ -755,9 +769,12 @@ pub struct ReportArgs {
     /// Print the summary table as CSV.
     #[arg(long)]
     pub csv: bool,
-    /// A program to record under Valgrind lackey and report on, after `--`.
+    /// A program to record under Valgrind and report on, after `--`.
     #[arg(value_name = "PROGRAM", last = true, num_args = 1.., conflicts_with = "trace")]
     pub program: Vec<std::ffi::OsString>,
+    /// With a program: what records it (`tool` or `lackey`, as `record --backend`).
+    #[arg(long, value_enum, default_value_t = Backend::Tool)]
+    pub backend: Backend,
 }
 
 #[derive(Debug, Args)]

@@ -25,6 +25,10 @@
 pub mod log;
 pub mod preload;
 pub mod sentinel;
+pub mod tool;
+mod tool_run;
+
+pub use tool_run::{ToolOptions, tool_status, valgrind};
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions as FsOpenOptions};
@@ -66,6 +70,8 @@ pub struct Recording {
     dir: PathBuf,
     description: String,
     events: Option<EventsSide>,
+    /// With the tool backend and events: what its reader counted.
+    tool_counts: Option<Arc<Mutex<EventCounts>>>,
 }
 
 /// How a recorded program ended.
@@ -120,11 +126,7 @@ impl Recording {
         args: &[OsString],
         preload: Option<&Path>,
     ) -> Result<(Recording, Trace, Option<crossbeam_channel::Receiver<Event>>)> {
-        let description = std::iter::once(program)
-            .chain(args.iter().map(OsString::as_os_str))
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join(" ");
+        let description = describe(program, args);
         let source = Source::Program(description.clone());
         let dir = private_dir().map_err(|e| Error::io(&source, e))?;
         let fifo = dir.join("lackey.fifo");
@@ -185,19 +187,7 @@ impl Recording {
             Ok(c) => Arc::new(Mutex::new(c)),
             Err(e) => {
                 let _ = fs::remove_dir_all(&dir);
-                return Err(if e.kind() == io::ErrorKind::NotFound {
-                    Error::InvalidParameter {
-                        name: "record",
-                        message: format!(
-                            "{} not found: recording runs the program under Valgrind's lackey; \
-                             install it (Debian/Ubuntu: apt-get install valgrind; Fedora: dnf \
-                             install valgrind; macOS is not supported by Valgrind)",
-                            valgrind.to_string_lossy()
-                        ),
-                    }
-                } else {
-                    Error::io(&source, e)
-                });
+                return Err(spawn_error(valgrind, &source, e));
             }
         };
         let mut recording = Recording {
@@ -205,6 +195,7 @@ impl Recording {
             dir,
             description,
             events: None,
+            tool_counts: None,
         };
         let mut channels = None;
         if let Some(end) = log_end {
@@ -269,6 +260,13 @@ impl Recording {
         &self.description
     }
 
+    /// Kills Valgrind if it still runs and returns its status (a recording that failed to
+    /// start).
+    fn finish_now(&mut self) -> Option<ExitStatus> {
+        let mut child = self.child.lock().ok()?;
+        child.wait().ok()
+    }
+
     /// Waits for Valgrind to exit (call after reading the trace to its end).
     pub fn finish(mut self) -> Result<Finished> {
         let status = self
@@ -277,10 +275,14 @@ impl Recording {
             .expect("not poisoned")
             .wait()
             .map_err(|e| Error::io(&Source::Program(self.description.clone()), e))?;
-        let events = self.events.as_mut().map(|side| {
-            side.stop();
-            side.counts.lock().map(|c| c.clone()).unwrap_or_default()
-        });
+        let events = match (&mut self.events, &self.tool_counts) {
+            (Some(side), _) => {
+                side.stop();
+                Some(side.counts.lock().map(|c| c.clone()).unwrap_or_default())
+            }
+            (None, Some(counts)) => Some(counts.lock().map(|c| c.clone()).unwrap_or_default()),
+            (None, None) => None,
+        };
         Ok(Finished { status, events })
     }
 }
@@ -331,6 +333,32 @@ fn drain_log(end: File, source: Source, tx: crossbeam_channel::Sender<Result<log
                 return;
             }
         }
+    }
+}
+
+/// The command line, for messages and the trace's metadata.
+fn describe(program: &OsStr, args: &[OsString]) -> String {
+    std::iter::once(program)
+        .chain(args.iter().map(OsString::as_os_str))
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The error of a Valgrind that could not be started.
+fn spawn_error(valgrind: &OsStr, source: &Source, e: io::Error) -> Error {
+    if e.kind() == io::ErrorKind::NotFound {
+        Error::InvalidParameter {
+            name: "record",
+            message: format!(
+                "{} not found: recording runs the program under Valgrind; install it \
+                 (Debian/Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind; \
+                 macOS is not supported by Valgrind)",
+                valgrind.to_string_lossy()
+            ),
+        }
+    } else {
+        Error::io(source, e)
     }
 }
 

@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use cachescope::Source;
 use cachescope::attribution::events::{EVENTS_VERSION, Event, EventWriter, Header, sidecar_path};
-use cachescope::record::{Recording, preload};
+use cachescope::record::{Recording, ToolOptions, preload, tool_status};
 
 use super::convert::{print_summary, write_trace};
-use crate::args::RecordArgs;
+use crate::args::{Backend, RecordArgs};
 
 pub fn run(args: RecordArgs) -> Result<()> {
     let (program, _) = args.command.split_first().expect("clap requires a program");
@@ -26,6 +26,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
         &args.run,
         !args.no_events,
         args.summary.wanted(),
+        args.backend,
     )?;
     if args.summary.wanted() {
         print_summary(&recorded.summary, &args.summary, &args.run)?;
@@ -50,9 +51,10 @@ pub struct Recorded {
     pub events: Option<PathBuf>,
 }
 
-/// Records `command` (program and arguments) under lackey into `out` in format `to`, with
-/// its event log in `out.events` when `events` is on and the interposer is found; notes on
-/// stderr unless quiet. `distinct` counts the distinct lines for the summary.
+/// Records `command` (program and arguments) under cachescope's Valgrind tool (or lackey,
+/// with `backend` or when the tool cannot run here) into `out` in format `to`, with its event
+/// log in `out.events` when `events` is on; notes on stderr unless quiet. `distinct` counts
+/// the distinct lines for the summary.
 pub fn record(
     command: &[std::ffi::OsString],
     out: &Path,
@@ -60,18 +62,83 @@ pub fn record(
     run: &crate::args::RunArgs,
     events: bool,
     distinct: bool,
+    backend: Backend,
 ) -> Result<Recorded> {
     let (program, rest) = command.split_first().context("no program to record")?;
     let quiet = run.quiet;
+    let events = events && out.as_os_str() != "-";
+    if !events && out.as_os_str() == "-" && !quiet {
+        eprintln!(
+            "cachescope: recording without allocation events: they are written beside the \
+             trace file (TRACE.events), so give one with -o"
+        );
+    }
+    let backend = match backend {
+        Backend::Tool => match tool_status() {
+            Ok(_) => Backend::Tool,
+            Err(why) => {
+                if !quiet {
+                    eprintln!("cachescope: recording with lackey (much slower): {why}");
+                }
+                Backend::Lackey
+            }
+        },
+        Backend::Lackey => Backend::Lackey,
+    };
+    let events_path = sidecar_path(out);
+    let (recording, trace, events_writer, recorded_with) = if backend == Backend::Tool {
+        let opts = ToolOptions {
+            events,
+            instr: true,
+        };
+        let (recording, trace, rx) = Recording::start_tool(program, rest, opts)?;
+        let writer = rx.map(|rx| {
+            let header = Header {
+                cachescope_events: EVENTS_VERSION,
+                program: recording.description().to_string(),
+            };
+            let path = events_path.clone();
+            std::thread::spawn(move || write_events(&path, &header, rx))
+        });
+        let with = "valgrind --tool=cachescope (cachescope's own tool)".to_string();
+        (recording, trace, writer, with)
+    } else {
+        start_lackey(program, rest, events, quiet, &events_path)?
+    };
+    let meta = vec![
+        ("source".to_string(), recording.description().to_string()),
+        ("source_format".into(), "lackey".into()),
+        ("recorded_with".into(), recorded_with),
+    ];
+    finish(
+        recording,
+        trace,
+        events_writer,
+        out,
+        to,
+        run,
+        meta,
+        distinct,
+        backend,
+    )
+}
+
+type EventsThread = std::thread::JoinHandle<Result<u64>>;
+
+/// Starts lackey, with the LD_PRELOAD interposer when `events` and it is found.
+fn start_lackey(
+    program: &std::ffi::OsStr,
+    rest: &[std::ffi::OsString],
+    events: bool,
+    quiet: bool,
+    events_path: &Path,
+) -> Result<(
+    Recording,
+    cachescope::trace::Trace,
+    Option<EventsThread>,
+    String,
+)> {
     let preload = if !events {
-        None
-    } else if out.as_os_str() == "-" {
-        if !quiet {
-            eprintln!(
-                "cachescope: recording without allocation events: they are written beside the \
-                 trace file (TRACE.events), so give one with -o"
-            );
-        }
         None
     } else {
         match preload::locate() {
@@ -90,15 +157,14 @@ pub fn record(
             }
         }
     };
-    let events_path = sidecar_path(out);
-    let (recording, mut trace, events_writer) = match &preload {
+    let (recording, trace, events_writer) = match &preload {
         Some(so) => {
             let (recording, trace, rx) = Recording::start_with_events(program, rest, so)?;
             let header = Header {
                 cachescope_events: EVENTS_VERSION,
                 program: recording.description().to_string(),
             };
-            let path = events_path.clone();
+            let path = events_path.to_owned();
             let writer = std::thread::spawn(move || write_events(&path, &header, rx));
             (recording, trace, Some(writer))
         }
@@ -107,20 +173,30 @@ pub fn record(
             (recording, trace, None)
         }
     };
-    let meta = vec![
-        ("source".to_string(), recording.description().to_string()),
-        ("source_format".into(), "lackey".into()),
-        (
-            "recorded_with".into(),
-            if preload.is_some() {
-                "valgrind --tool=lackey --trace-mem=yes, LD_PRELOAD=libcachescope_preload.so \
-                 (its own references removed)"
-                    .into()
-            } else {
-                "valgrind --tool=lackey --trace-mem=yes".into()
-            },
-        ),
-    ];
+    let with = if preload.is_some() {
+        "valgrind --tool=lackey --trace-mem=yes, LD_PRELOAD=libcachescope_preload.so \
+         (its own references removed)"
+    } else {
+        "valgrind --tool=lackey --trace-mem=yes"
+    };
+    Ok((recording, trace, events_writer, with.into()))
+}
+
+/// Streams the trace into `out`, waits for the program, and reports what was written.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    recording: Recording,
+    mut trace: cachescope::trace::Trace,
+    events_writer: Option<EventsThread>,
+    out: &Path,
+    to: cachescope::trace::Format,
+    run: &crate::args::RunArgs,
+    meta: Vec<(String, String)>,
+    distinct: bool,
+    backend: Backend,
+) -> Result<Recorded> {
+    let quiet = run.quiet;
+    let events_path = sidecar_path(out);
     let written = write_trace(&mut trace, out, to, run, meta, distinct);
     let source = trace.source().to_string();
     // Dropping the trace closes the event channel, which ends the writer thread.
@@ -153,6 +229,26 @@ pub fn record(
             kept_events = Some(events_path.clone());
             if !quiet {
                 let total = counts.kept + counts.dropped;
+                if backend == Backend::Tool {
+                    eprintln!(
+                        "cachescope: logged {} allocations, {} frees and {} mappings into {}{}",
+                        counts.allocs,
+                        counts.frees,
+                        counts.maps,
+                        events_path.display(),
+                        if counts.allocs + counts.frees == 0 {
+                            " (no heap events: a statically linked program, whose allocator \
+                             cannot be wrapped, or one that never called malloc)"
+                        } else {
+                            ""
+                        }
+                    );
+                    return Ok(Recorded {
+                        summary,
+                        status: finished.status,
+                        events: kept_events,
+                    });
+                }
                 eprintln!(
                     "cachescope: logged {} allocations, {} frees and {} mappings into {}; removed \
                      {} interposer references ({:.1} % of the {} recorded){}",

@@ -62,6 +62,7 @@ fn report_program(
         &args.run,
         true,
         false,
+        args.backend,
     )?;
     let events = match &recorded.events {
         Some(log) => Some(Box::new(EventReader::open(log)?) as EventSource<'static>),

@@ -1,0 +1,249 @@
+//! cachescope's Valgrind tool, ready to run.
+//!
+//! The tool (`tool/cs_main.c`, `tool/cs_events.c`; GPL-2.0-or-later because it links
+//! Valgrind's core) writes every memory reference of a program as an 8-byte binary record into
+//! a pipe; its preload library (`tool/cs_preload.c`) wraps the C library's allocator so that
+//! heap events land in the same stream. `build.rs` builds both when Valgrind's development
+//! files are present, and this crate embeds the results. [`locate`] writes them once into a
+//! per-user cache directory keyed by their content (`cargo install` installs only the
+//! `cachescope` binary, so the tool must travel inside it) beside a link to the installed
+//! Valgrind's `vgpreload_core`, and returns the directories to pass as `VALGRIND_LIB` to
+//! `valgrind --tool=cachescope`. The tool stays a separate program run as a separate process.
+//!
+//! The record format is decoded by `cachescope::record::tool` and documented in the
+//! repository's `docs/recording.md`.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The tool's name: `valgrind --tool=cachescope`.
+pub const TOOL_NAME: &str = "cachescope";
+/// File name of the tool executable in a `VALGRIND_LIB` directory.
+pub const TOOL_FILE: &str = "cachescope-amd64-linux";
+/// File name of the allocator-wrapper library Valgrind preloads for the tool.
+pub const PRELOAD_FILE: &str = "vgpreload_cachescope-amd64-linux.so";
+/// Environment variable naming a ready `VALGRIND_LIB` directory to use instead of the
+/// embedded tool (it must hold [`TOOL_FILE`] and `vgpreload_core-amd64-linux.so`, and
+/// [`PRELOAD_FILE`] for allocation events).
+pub const ENV_LIB: &str = "CACHESCOPE_VALGRIND_LIB";
+
+#[cfg(cachescope_tool)]
+mod embedded {
+    pub const TOOL: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/cachescope-amd64-linux"));
+    pub const PRELOAD: &[u8] = include_bytes!(concat!(
+        env!("OUT_DIR"),
+        "/vgpreload_cachescope-amd64-linux.so"
+    ));
+    pub const VALGRIND: &str = env!("CACHESCOPE_TOOL_VALGRIND");
+}
+
+/// The Valgrind version (`MAJOR.MINOR`) the embedded tool was built against, or why it was
+/// not built.
+pub fn built_for() -> Result<&'static str, &'static str> {
+    #[cfg(cachescope_tool)]
+    {
+        Ok(embedded::VALGRIND)
+    }
+    #[cfg(not(cachescope_tool))]
+    {
+        Err(env!("CACHESCOPE_TOOL_MISSING"))
+    }
+}
+
+/// Where the tool is ready to run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolDirs {
+    /// A `VALGRIND_LIB` with the tool alone: references only, and the program's memory
+    /// layout exactly as under lackey.
+    pub plain: PathBuf,
+    /// A `VALGRIND_LIB` with the tool and its preload library: references and allocation
+    /// events (the preload library is mapped into the program, so later libraries move).
+    pub events: PathBuf,
+}
+
+/// Makes the tool runnable with the `valgrind` executable given, or says why it cannot be.
+///
+/// Checks that the installed Valgrind is the version the tool was built against (the tool
+/// links Valgrind's core statically, so another version would not run it), finds that
+/// Valgrind's `vgpreload_core`, and writes the embedded files into
+/// `$XDG_CACHE_HOME/cachescope/valgrind-HASH/` (or `~/.cache/…`, or the temporary
+/// directory) unless they are there already. [`ENV_LIB`] overrides all of this.
+pub fn locate(valgrind: &OsStr) -> Result<ToolDirs, String> {
+    if let Some(dir) = std::env::var_os(ENV_LIB).filter(|d| !d.is_empty()) {
+        let dir = PathBuf::from(dir);
+        if !dir.join(TOOL_FILE).exists() {
+            return Err(format!("${ENV_LIB}={} holds no {TOOL_FILE}", dir.display()));
+        }
+        return Ok(ToolDirs {
+            plain: dir.clone(),
+            events: dir,
+        });
+    }
+    let wanted = built_for().map_err(|why| format!("the tool was not built ({why})"))?;
+    let installed = installed_version(valgrind)?;
+    if installed != wanted {
+        return Err(format!(
+            "the tool was built for Valgrind {wanted} but {} is {installed}; rebuild cachescope",
+            valgrind.to_string_lossy()
+        ));
+    }
+    let core = find_core(valgrind)?;
+    write_dirs(&core).map_err(|e| format!("cannot write the tool into the cache directory: {e}"))
+}
+
+/// `MAJOR.MINOR` of `valgrind --version` (`valgrind-3.19.0`).
+fn installed_version(valgrind: &OsStr) -> Result<String, String> {
+    let out = Command::new(valgrind)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", valgrind.to_string_lossy()))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v = text.trim().trim_start_matches("valgrind-");
+    let mut parts = v.split(['.', '-']);
+    match (parts.next(), parts.next()) {
+        (Some(a), Some(b)) if !a.is_empty() && !b.is_empty() => Ok(format!("{a}.{b}")),
+        _ => Err(format!(
+            "cannot read the version of {} from {:?}",
+            valgrind.to_string_lossy(),
+            text.trim()
+        )),
+    }
+}
+
+/// The installed Valgrind's `vgpreload_core-amd64-linux.so`, which must sit beside the tool.
+fn find_core(valgrind: &OsStr) -> Result<PathBuf, String> {
+    const CORE: &str = "vgpreload_core-amd64-linux.so";
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    // <prefix>/bin/valgrind → <prefix>/libexec/valgrind, <prefix>/lib/valgrind
+    let exe = which(valgrind);
+    if let Some(prefix) = exe.as_deref().and_then(Path::parent).and_then(Path::parent) {
+        dirs.push(prefix.join("libexec/valgrind"));
+        dirs.push(prefix.join("lib/x86_64-linux-gnu/valgrind"));
+        dirs.push(prefix.join("lib/valgrind"));
+        dirs.push(prefix.join("lib64/valgrind"));
+    }
+    for d in [
+        "/usr/libexec/valgrind",
+        "/usr/lib/x86_64-linux-gnu/valgrind",
+        "/usr/lib/valgrind",
+    ] {
+        dirs.push(PathBuf::from(d));
+    }
+    dirs.into_iter()
+        .map(|d| d.join(CORE))
+        .find(|p| p.exists())
+        .ok_or_else(|| format!("{CORE} of the installed Valgrind not found"))
+}
+
+fn which(program: &OsStr) -> Option<PathBuf> {
+    let p = Path::new(program);
+    if p.components().count() > 1 {
+        return fs::canonicalize(p).ok();
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(p))
+        .find(|c| c.is_file())
+        .and_then(|c| fs::canonicalize(c).ok())
+}
+
+#[cfg(cachescope_tool)]
+fn write_dirs(core: &Path) -> io::Result<ToolDirs> {
+    use std::hash::Hasher;
+    let mut h = twox_hash::XxHash64::with_seed(0);
+    h.write(embedded::TOOL);
+    h.write(embedded::PRELOAD);
+    h.write(core.as_os_str().as_encoded_bytes());
+    let dir = cache_base().join(format!("valgrind-{:016x}", h.finish()));
+    let dirs = ToolDirs {
+        plain: dir.join("plain"),
+        events: dir.join("events"),
+    };
+    if dirs.events.join(PRELOAD_FILE).exists() && dirs.plain.join(TOOL_FILE).exists() {
+        return Ok(dirs);
+    }
+    // Written under a temporary name and renamed, so concurrent runs never see half a tool.
+    fs::create_dir_all(cache_base())?;
+    let tmp = cache_base().join(format!("tmp-{}-{:016x}", std::process::id(), h.finish()));
+    let _ = fs::remove_dir_all(&tmp);
+    for sub in ["plain", "events"] {
+        let d = tmp.join(sub);
+        fs::create_dir_all(&d)?;
+        write_executable(&d.join(TOOL_FILE), embedded::TOOL)?;
+        std::os::unix::fs::symlink(core, d.join("vgpreload_core-amd64-linux.so"))?;
+    }
+    write_executable(&tmp.join("events").join(PRELOAD_FILE), embedded::PRELOAD)?;
+    match fs::rename(&tmp, &dir) {
+        Ok(()) => Ok(dirs),
+        Err(_) if dirs.events.join(PRELOAD_FILE).exists() => {
+            let _ = fs::remove_dir_all(&tmp);
+            Ok(dirs)
+        }
+        Err(e) => {
+            let _ = fs::remove_dir_all(&tmp);
+            Err(e)
+        }
+    }
+}
+
+#[cfg(not(cachescope_tool))]
+fn write_dirs(_core: &Path) -> io::Result<ToolDirs> {
+    Err(io::Error::other("the tool was not built"))
+}
+
+#[cfg(cachescope_tool)]
+fn write_executable(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::write(path, bytes)?;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755))
+}
+
+/// `$XDG_CACHE_HOME/cachescope`, `~/.cache/cachescope`, or the temporary directory's.
+#[cfg_attr(not(cachescope_tool), allow(dead_code))]
+fn cache_base() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|h| PathBuf::from(h).join(".cache"))
+        })
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("cachescope")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tool_is_written_once_and_found_again() {
+        if built_for().is_err() {
+            eprintln!("skipped: {}", built_for().unwrap_err());
+            return;
+        }
+        if Command::new("valgrind").arg("--version").output().is_err() {
+            eprintln!("skipped: valgrind not installed");
+            return;
+        }
+        let a = locate(OsStr::new("valgrind")).unwrap();
+        let b = locate(OsStr::new("valgrind")).unwrap();
+        assert_eq!(a, b);
+        assert!(a.plain.join(TOOL_FILE).exists());
+        assert!(!a.plain.join(PRELOAD_FILE).exists());
+        assert!(a.events.join(PRELOAD_FILE).exists());
+        assert!(a.plain.join("vgpreload_core-amd64-linux.so").exists());
+    }
+
+    #[test]
+    fn a_missing_valgrind_is_named() {
+        if built_for().is_err() {
+            return;
+        }
+        let err = locate(OsStr::new("/nonexistent/valgrind")).unwrap_err();
+        assert!(err.contains("/nonexistent/valgrind"), "{err}");
+    }
+}

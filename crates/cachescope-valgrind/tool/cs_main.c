@@ -1,0 +1,466 @@
+/* cachescope's Valgrind tool: every memory reference as an 8-byte binary record.
+ *
+ * Copyright (C) 2026 the cachescope authors.
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * This program is free software; you can redistribute it and/or modify it under the terms
+ * of the GNU General Public License as published by the Free Software Foundation; either
+ * version 2 of the License, or (at your option) any later version. It links Valgrind's core
+ * (GPL-2.0-or-later), so it is under the same licence; see ../LICENSE. cachescope runs it
+ * as a separate program (valgrind --tool=cachescope) and reads its output from a pipe.
+ *
+ * What is recorded is exactly what `valgrind --tool=lackey --trace-mem=yes` prints: one
+ * record per instruction (its address and length) and per load, store and modify (a load
+ * followed by a store of the same size to the same address in one instruction is one
+ * modify), in the same order, found the same way (dirty helpers' memory effects, CAS as a
+ * load and a store, LL/SC, guarded loads and stores). Unlike lackey, nothing is formatted:
+ * the instrumentation appends records to a buffer with inline IR (no call per reference)
+ * and a guarded call writes the buffer to the output pipe when it is full.
+ *
+ * Record layout (little-endian 64-bit words; docs/recording.md in the cachescope repository
+ * is the reference, and crates/cachescope/src/record/tool.rs the decoder):
+ *   bits  0-47  address (sign-extended from bit 47 when decoded: amd64 canonical addresses)
+ *   bits 48-57  size in bytes (1..1023)
+ *   bits 58-59  kind: 0 load, 1 store, 2 modify, 3 instruction
+ *   bits 60-63  tag: 0 for a reference; otherwise an escape (see CS_TAG_*), whose low 48
+ *               bits are its argument, possibly followed by more words.
+ */
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
+
+#include "cs_protocol.h"
+
+/* In Valgrind's core (pub_core_libcfile.h) but not in the tool headers; linked statically
+   from the same Valgrind. */
+extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
+#include "cs_events.h"
+
+/*------------------------------------------------------------------*/
+/*--- The output buffer                                          ---*/
+/*------------------------------------------------------------------*/
+
+/* Flushed when more than CS_BUF_WORDS are used; instrumentation appends at most
+   CS_MAX_SEGMENT words between checks and escapes check before appending. */
+#define CS_BUF_WORDS (128 * 1024) /* 1 MiB */
+#define CS_MAX_SEGMENT 64
+
+static ULong cs_buf[CS_BUF_WORDS + CS_MAX_SEGMENT];
+/* The next free word. Read and advanced by the generated code, so it is a plain global. */
+static ULong* cs_ptr = cs_buf;
+
+static const HChar* clo_out = NULL;  /* --cs-out=PATH: the pipe (or file) to write into */
+static Bool clo_instr = True;        /* --cs-instr=no: no instruction records */
+static Int out_fd = -1;
+static Bool out_broken = False;      /* a write failed: the reader has gone */
+static ULong words_written = 0;      /* words handed to the pipe, for the end record */
+static ThreadId current_tid = VG_INVALID_THREADID;
+
+static void cs_write_out(void)
+{
+   const HChar* p = (const HChar*)cs_buf;
+   Int left = (Int)((cs_ptr - cs_buf) * sizeof(ULong));
+   words_written += cs_ptr - cs_buf;
+   cs_ptr = cs_buf;
+   if (out_fd < 0 || out_broken)
+      return;
+   while (left > 0) {
+      Int n = VG_(write)(out_fd, p, left);
+      if (n <= 0) {
+         /* The reader closed the pipe (cachescope stopped early, or was killed): keep the
+            program running to its end without writing, as when output goes nowhere. */
+         out_broken = True;
+         return;
+      }
+      p += n;
+      left -= n;
+   }
+}
+
+/* Called by the generated code when the buffer is over its mark. */
+static VG_REGPARM(0) void cs_flush(void)
+{
+   cs_write_out();
+}
+
+void cs_append(ULong word)
+{
+   if (cs_ptr >= cs_buf + CS_BUF_WORDS)
+      cs_write_out();
+   *cs_ptr++ = word;
+}
+
+void cs_append_bytes(const void* data, SizeT len)
+{
+   const UChar* p = data;
+   while (len > 0) {
+      ULong w = 0;
+      SizeT n = len < 8 ? len : 8;
+      VG_(memcpy)(&w, p, n);
+      cs_append(w);
+      p += n;
+      len -= n;
+   }
+}
+
+/* A guarded load or store (rare on amd64): appended by a helper called under the guard. */
+static VG_REGPARM(1) void cs_append_guarded(ULong word)
+{
+   cs_append(word);
+}
+
+/*------------------------------------------------------------------*/
+/*--- Thread switches, fork and exec                             ---*/
+/*------------------------------------------------------------------*/
+
+static void cs_start_client_code(ThreadId tid, ULong blocks_dispatched)
+{
+   cs_events_first_run();
+   if (tid != current_tid) {
+      current_tid = tid;
+      cs_append(CS_ESCAPE(CS_TAG_THREAD, tid));
+   }
+}
+
+static void cs_pre_fork(ThreadId tid)
+{
+   /* Whatever the parent recorded goes out now, so the child has nothing to write twice. */
+   cs_write_out();
+}
+
+static void cs_fork_child(ThreadId tid)
+{
+   /* Children are not followed: the child runs on under Valgrind but never writes into
+      the parent's stream. */
+   out_fd = -1;
+   cs_ptr = cs_buf;
+   cs_events_forked_child();
+}
+
+static void cs_pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nArgs)
+{
+   if (sysno == __NR_execve || sysno == __NR_execveat) {
+      /* If the exec succeeds, this process is no longer traced (children and exec'd
+         programs are not followed): mark where its stream stops, and send it. */
+      cs_append(CS_ESCAPE(CS_TAG_EXEC, 0));
+      cs_write_out();
+   }
+}
+
+static void cs_post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nArgs, SysRes res)
+{
+   cs_events_post_syscall(tid, sysno, args, res);
+}
+
+/*------------------------------------------------------------------*/
+/*--- Instrumentation                                            ---*/
+/*------------------------------------------------------------------*/
+
+/* EV_HIDDEN: an instruction kept in the pending list without a record (--cs-instr=no). */
+/* An atom: an IRExpr that is a temporary or a constant (flat IR). */
+typedef IRExpr IRAtom;
+
+enum { EV_LOAD = 0, EV_STORE = 1, EV_MODIFY = 2, EV_INSTR = 3, EV_HIDDEN = 4 };
+
+#define CS_ADDR_MASK 0x0000FFFFFFFFFFFFULL
+
+typedef struct {
+   Int kind;
+   IRAtom* addr;   /* Ity_I64 atom */
+   Int size;
+   IRAtom* guard;  /* Ity_I1 atom, or NULL for always */
+} Event;
+
+/* Pending events, as lackey keeps them: the same buffer length and flush points give the
+   same load+store -> modify merges, hence the same records. */
+#define N_EVENTS 4
+static Event events[N_EVENTS];
+static Int events_used = 0;
+
+static IRAtom* assign(IRSB* sb, IRType ty, IRExpr* e)
+{
+   IRTemp t = newIRTemp(sb->tyenv, ty);
+   addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+   return IRExpr_RdTmp(t);
+}
+
+static ULong header_bits(Int kind, Int size)
+{
+   return ((ULong)(size & 0x3FF) << 48) | ((ULong)kind << 58);
+}
+
+/* The record of an event as an atom: a constant when the address is. */
+static IRAtom* record_of(IRSB* sb, Event* ev)
+{
+   ULong bits = header_bits(ev->kind, ev->size);
+   if (ev->addr->tag == Iex_Const)
+      return IRExpr_Const(IRConst_U64((ev->addr->Iex.Const.con->Ico.U64 & CS_ADDR_MASK) | bits));
+   IRAtom* masked = assign(sb, Ity_I64,
+      IRExpr_Binop(Iop_And64, ev->addr, IRExpr_Const(IRConst_U64(CS_ADDR_MASK))));
+   return assign(sb, Ity_I64, IRExpr_Binop(Iop_Or64, masked, IRExpr_Const(IRConst_U64(bits))));
+}
+
+/* Stores events[from..to) at cs_ptr, advances it, and flushes the buffer if past its mark. */
+static void emit_inline(IRSB* sb, Int from, Int to)
+{
+   if (from == to)
+      return;
+   Int n = 0;
+   for (Int i = from; i < to; i++)
+      n += events[i].kind != EV_HIDDEN;
+   if (n == 0)
+      return;
+   IRAtom* ptr_addr = mkIRExpr_HWord((HWord)&cs_ptr);
+   IRAtom* ptr = assign(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, ptr_addr));
+   Int k = 0;
+   for (Int i = from; i < to; i++) {
+      if (events[i].kind == EV_HIDDEN)
+         continue;
+      IRAtom* rec = record_of(sb, &events[i]);
+      IRAtom* at = ptr;
+      if (k > 0)
+         at = assign(sb, Ity_I64, IRExpr_Binop(Iop_Add64, ptr,
+                                               IRExpr_Const(IRConst_U64(8 * k))));
+      addStmtToIRSB(sb, IRStmt_Store(Iend_LE, at, rec));
+      k++;
+   }
+   IRAtom* next = assign(sb, Ity_I64, IRExpr_Binop(Iop_Add64, ptr,
+                                                   IRExpr_Const(IRConst_U64(8 * n))));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, ptr_addr, next));
+   IRAtom* full = assign(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U,
+      IRExpr_Const(IRConst_U64((HWord)(cs_buf + CS_BUF_WORDS))), next));
+   IRDirty* di = unsafeIRDirty_0_N(0, "cs_flush", VG_(fnptr_to_fnentry)(&cs_flush),
+                                   mkIRExprVec_0());
+   di->guard = full;
+   addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+static void flush_events(IRSB* sb)
+{
+   Int start = 0;
+   for (Int i = 0; i < events_used; i++) {
+      if (events[i].guard == NULL)
+         continue;
+      emit_inline(sb, start, i);
+      IRDirty* di = unsafeIRDirty_0_N(1, "cs_append_guarded",
+                                      VG_(fnptr_to_fnentry)(&cs_append_guarded),
+                                      mkIRExprVec_1(record_of(sb, &events[i])));
+      di->guard = events[i].guard;
+      addStmtToIRSB(sb, IRStmt_Dirty(di));
+      start = i + 1;
+   }
+   emit_inline(sb, start, events_used);
+   events_used = 0;
+}
+
+static void add_event(IRSB* sb, Int kind, IRAtom* addr, Int size, IRAtom* guard)
+{
+   tl_assert(size >= 1 && size <= 1023);
+   if (events_used == N_EVENTS)
+      flush_events(sb);
+   events[events_used] = (Event){ kind, addr, size, guard };
+   events_used++;
+}
+
+static void add_store(IRSB* sb, IRAtom* addr, Int size)
+{
+   /* A store right after an unguarded load of the same size from the same address atom is
+      one modify (lackey's rule). */
+   if (events_used > 0) {
+      Event* last = &events[events_used - 1];
+      if (last->kind == EV_LOAD && last->size == size && last->guard == NULL
+          && eqIRAtom(last->addr, addr)) {
+         last->kind = EV_MODIFY;
+         return;
+      }
+   }
+   add_event(sb, EV_STORE, addr, size, NULL);
+}
+
+static IRSB* cs_instrument(VgCallbackClosure* closure, IRSB* sbIn,
+                           const VexGuestLayout* layout, const VexGuestExtents* vge,
+                           const VexArchInfo* archinfo_host, IRType gWordTy, IRType hWordTy)
+{
+   IRTypeEnv* tyenv = sbIn->tyenv;
+   if (gWordTy != Ity_I64 || hWordTy != Ity_I64)
+      VG_(tool_panic)("cachescope: only 64-bit guests are supported");
+
+   IRSB* sbOut = deepCopyIRSBExceptStmts(sbIn);
+   Int i = 0;
+   while (i < sbIn->stmts_used && sbIn->stmts[i]->tag != Ist_IMark) {
+      addStmtToIRSB(sbOut, sbIn->stmts[i]);
+      i++;
+   }
+   events_used = 0;
+   Bool own = False; /* the current instruction is the preload library's: not recorded */
+
+   for (; i < sbIn->stmts_used; i++) {
+      IRStmt* st = sbIn->stmts[i];
+      if (!st || st->tag == Ist_NoOp)
+         continue;
+      if (st->tag == Ist_IMark)
+         own = cs_events_is_own_code(st->Ist.IMark.addr);
+      if (own) {
+         if (st->tag == Ist_IMark)
+            add_event(sbOut, EV_HIDDEN, mkIRExpr_HWord(0), 1, NULL);
+         if (st->tag == Ist_Exit)
+            flush_events(sbOut);
+         addStmtToIRSB(sbOut, st);
+         continue;
+      }
+      switch (st->tag) {
+      case Ist_IMark:
+         /* Kept in the pending list even without instruction records: they separate
+            instructions, so a load and a store of two instructions never merge. */
+         add_event(sbOut, clo_instr ? EV_INSTR : EV_HIDDEN,
+                   mkIRExpr_HWord((HWord)st->Ist.IMark.addr), st->Ist.IMark.len, NULL);
+         break;
+      case Ist_WrTmp: {
+         IRExpr* data = st->Ist.WrTmp.data;
+         if (data->tag == Iex_Load)
+            add_event(sbOut, EV_LOAD, data->Iex.Load.addr, sizeofIRType(data->Iex.Load.ty), NULL);
+         break;
+      }
+      case Ist_Store:
+         add_store(sbOut, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Store.data)));
+         break;
+      case Ist_StoreG: {
+         IRStoreG* sg = st->Ist.StoreG.details;
+         add_event(sbOut, EV_STORE, sg->addr, sizeofIRType(typeOfIRExpr(tyenv, sg->data)),
+                   sg->guard);
+         break;
+      }
+      case Ist_LoadG: {
+         IRLoadG* lg = st->Ist.LoadG.details;
+         IRType ty = Ity_INVALID, wide = Ity_INVALID;
+         typeOfIRLoadGOp(lg->cvt, &wide, &ty);
+         add_event(sbOut, EV_LOAD, lg->addr, sizeofIRType(ty), lg->guard);
+         break;
+      }
+      case Ist_Dirty: {
+         IRDirty* d = st->Ist.Dirty.details;
+         if (d->mFx != Ifx_None) {
+            if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
+               add_event(sbOut, EV_LOAD, d->mAddr, d->mSize, NULL);
+            if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
+               add_store(sbOut, d->mAddr, d->mSize);
+         }
+         break;
+      }
+      case Ist_CAS: {
+         IRCAS* cas = st->Ist.CAS.details;
+         Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo));
+         if (cas->dataHi != NULL)
+            size *= 2;
+         add_event(sbOut, EV_LOAD, cas->addr, size, NULL);
+         add_store(sbOut, cas->addr, size);
+         break;
+      }
+      case Ist_LLSC:
+         if (st->Ist.LLSC.storedata == NULL) {
+            add_event(sbOut, EV_LOAD, st->Ist.LLSC.addr,
+                      sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)), NULL);
+            flush_events(sbOut);
+         } else {
+            add_store(sbOut, st->Ist.LLSC.addr,
+                      sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)));
+         }
+         break;
+      case Ist_Exit:
+         flush_events(sbOut);
+         break;
+      default:
+         break;
+      }
+      addStmtToIRSB(sbOut, st);
+   }
+   flush_events(sbOut);
+   return sbOut;
+}
+
+/*------------------------------------------------------------------*/
+/*--- Options, start and end                                     ---*/
+/*------------------------------------------------------------------*/
+
+static Bool cs_process_cmd_line_option(const HChar* arg)
+{
+   if VG_STR_CLO(arg, "--cs-out", clo_out) {}
+   else if VG_BOOL_CLO(arg, "--cs-instr", clo_instr) {}
+   else if (cs_events_option(arg)) {}
+   else
+      return False;
+   return True;
+}
+
+static void cs_print_usage(void)
+{
+   VG_(printf)(
+"    --cs-out=PATH       write the records into PATH (a pipe cachescope reads) [none]\n"
+"    --cs-instr=no|yes   write instruction records [yes]\n"
+"    --cs-events=no|yes  record the memory map and heap allocations [no]\n");
+}
+
+static void cs_print_debug_usage(void)
+{
+   VG_(printf)("    (none)\n");
+}
+
+static void cs_post_clo_init(void)
+{
+   if (clo_out == NULL) {
+      VG_(umsg)("cachescope: no --cs-out=PATH given; records are counted, not written\n");
+      return;
+   }
+   out_fd = VG_(fd_open)(clo_out, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0600);
+   if (out_fd < 0) {
+      VG_(umsg)("cachescope: cannot open --cs-out=%s\n", clo_out);
+      VG_(exit)(1);
+   }
+   /* A pipe of 1 MiB lets the program run ahead of the reader by one buffer, no more.
+      (F_SETPIPE_SZ; ignored where it fails, e.g. a plain file.) */
+   VG_(fcntl)(out_fd, VKI_F_SETPIPE_SZ, sizeof cs_buf);
+   cs_append(CS_ESCAPE(CS_TAG_HEADER, CS_VERSION | ((ULong)clo_instr << 16)));
+   cs_events_start();
+}
+
+static void cs_fini(Int exitcode)
+{
+   /* The end record: how many words came before it, so that the reader can tell a
+      complete stream from one cut short (a killed Valgrind never writes it). */
+   cs_events_fini();
+   ULong before = words_written + (cs_ptr - cs_buf);
+   cs_append(CS_ESCAPE(CS_TAG_END, before & CS_ARG_MASK));
+   cs_write_out();
+   if (out_fd >= 0)
+      VG_(close)(out_fd);
+}
+
+static void cs_pre_clo_init(void)
+{
+   VG_(details_name)            ("cachescope");
+   VG_(details_version)         (NULL);
+   VG_(details_description)     ("memory references as binary records for cachescope");
+   VG_(details_copyright_author)("Copyright (C) 2026 the cachescope authors; GPL-2.0-or-later.");
+   VG_(details_bug_reports_to)  ("the cachescope issue tracker");
+   VG_(details_avg_translation_sizeB)(275);
+
+   VG_(basic_tool_funcs)        (cs_post_clo_init, cs_instrument, cs_fini);
+   VG_(needs_command_line_options)(cs_process_cmd_line_option, cs_print_usage,
+                                   cs_print_debug_usage);
+   VG_(needs_syscall_wrapper)   (cs_pre_syscall, cs_post_syscall);
+   VG_(track_start_client_code) (cs_start_client_code);
+   VG_(atfork)                  (cs_pre_fork, NULL, cs_fork_child);
+   cs_events_pre_clo_init();
+}
+
+VG_DETERMINE_INTERFACE_VERSION(cs_pre_clo_init)

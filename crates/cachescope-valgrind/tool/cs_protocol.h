@@ -1,0 +1,46 @@
+/* The record stream and client requests shared by the tool (cs_main.c, cs_events.c) and
+ * its preload library (cs_preload.c). The reader is crates/cachescope/src/record/tool.rs;
+ * docs/recording.md describes the format.
+ *
+ * Copyright (C) 2026 the cachescope authors. SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef CS_PROTOCOL_H
+#define CS_PROTOCOL_H
+
+/* Version of the record stream, in the header escape. */
+#define CS_VERSION 1
+
+/* Escapes: a word whose bits 60-63 (the tag) are not 0. Bits 0-47 are its argument. */
+#define CS_ARG_MASK 0x0000FFFFFFFFFFFFULL
+#define CS_ESCAPE(tag, arg) (((ULong)(tag) << 60) | ((ULong)(arg) & CS_ARG_MASK))
+
+/* First word of a stream: argument = CS_VERSION | instruction records on << 16. */
+#define CS_TAG_HEADER 0xE
+/* The running thread changed: argument = Valgrind's thread id (1 = the main thread). */
+#define CS_TAG_THREAD 0x1
+/* An event: argument bits 0-15 = number of payload words that follow, 16-23 = CS_EV_*. */
+#define CS_TAG_EVENT  0x2
+/* The program called execve: if that succeeds, its stream ends here (exec'd programs are
+   not followed). */
+#define CS_TAG_EXEC   0x3
+/* Last word of a complete stream: argument = number of words before it. */
+#define CS_TAG_END    0xF
+
+/* Event payloads (words):
+     CS_EV_ALLOC: address, size, then return addresses of the call path (innermost first)
+     CS_EV_FREE:  address
+     CS_EV_MAP:   start, end (one past), file offset, perms (4 bytes "rwxp"), name length
+                  in bytes, then the name in 8-byte words, zero-padded */
+#define CS_EV_ALLOC 1
+#define CS_EV_FREE  2
+#define CS_EV_MAP   3
+
+/* At most this many return addresses per allocation (as the LD_PRELOAD interposer). */
+#define CS_MAX_FRAMES 12
+
+/* Client requests from the preload library's allocator wrappers ('C','S'). */
+#define CS_REQ_BASE   (((unsigned int)'C' << 24) | ((unsigned int)'S' << 16))
+#define CS_REQ_ALLOC  (CS_REQ_BASE + 1) /* address, size */
+#define CS_REQ_FREE   (CS_REQ_BASE + 2) /* address */
+
+#endif

@@ -1,0 +1,369 @@
+//! Reading the record stream of cachescope's Valgrind tool (`crates/cachescope-valgrind`).
+//!
+//! The tool writes little-endian 64-bit words (the layout is in `docs/recording.md`):
+//!
+//! ```text
+//!  bits  0-47  address (sign-extended from bit 47: amd64 canonical addresses)
+//!  bits 48-57  size in bytes
+//!  bits 58-59  kind: 0 load, 1 store, 2 modify, 3 instruction
+//!  bits 60-63  tag: 0 for a reference, otherwise an escape whose bits 0-47 are its argument
+//! ```
+//!
+//! Escapes: the header (first word: the version), a thread switch, an event (allocation, free
+//! or mapping, with payload words after it), an `execve` mark, and the end record (last word:
+//! how many words came before it). [`ToolReader`] decodes references straight into [`Batch`]
+//! columns, giving data references the pc of the instruction record before them as the lackey
+//! reader does, and sends each event on a channel with its position in the stream. A stream
+//! without its end record was cut off (Valgrind killed, or the tool failed) and is an error,
+//! unless it stopped at an `execve` (the program replaced itself: exec'd programs are not
+//! followed).
+
+use std::io::Read;
+use std::sync::{Arc, Mutex};
+
+use crate::access::AccessKind;
+use crate::attribution::events::{Event, EventKind, Mapping};
+use crate::batch::{BATCH_LEN, Batch, NO_PC};
+use crate::error::{Error, Result, Source, corrupt, truncated};
+use crate::record::sentinel::EventCounts;
+use crate::trace::{AccessReader, Diagnostics};
+
+/// Version of the record stream this reader understands.
+pub const VERSION: u64 = 1;
+
+const TAG_THREAD: u64 = 0x1;
+const TAG_EVENT: u64 = 0x2;
+const TAG_EXEC: u64 = 0x3;
+const TAG_HEADER: u64 = 0xE;
+const TAG_END: u64 = 0xF;
+const ARG_MASK: u64 = (1 << 48) - 1;
+
+const EV_ALLOC: u64 = 1;
+const EV_FREE: u64 = 2;
+const EV_MAP: u64 = 3;
+
+const KINDS: [AccessKind; 4] = [
+    AccessKind::Load,
+    AccessKind::Store,
+    AccessKind::Modify,
+    AccessKind::Instr,
+];
+
+/// Bytes read from the pipe at a time: the tool writes 1 MiB chunks.
+const READ_CHUNK: usize = 1 << 20;
+
+/// Where the stream stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// Before the header word.
+    Start,
+    /// Between the header and the end record.
+    Open,
+    /// After the end record.
+    Ended,
+}
+
+/// An [`AccessReader`] over the tool's record stream.
+pub struct ToolReader<R> {
+    input: R,
+    source: Source,
+    /// Bytes read; `buf[pos..len]` not yet decoded.
+    buf: Vec<u8>,
+    pos: usize,
+    len: usize,
+    eof: bool,
+    state: State,
+    pc: u64,
+    /// Words decoded so far (checked against the end record).
+    words: u64,
+    /// References decoded so far: the position of the next event.
+    records: u64,
+    thread: u32,
+    threads: u32,
+    exec_seen: bool,
+    events: Option<crossbeam_channel::Sender<Event>>,
+    counts: EventCounts,
+    shared: Option<Arc<Mutex<EventCounts>>>,
+}
+
+impl<R: Read + Send> ToolReader<R> {
+    /// A reader of the stream on `input`; `source` names it in errors. Events are dropped
+    /// unless [`ToolReader::with_events`] gives a channel.
+    pub fn new(input: R, source: Source) -> Self {
+        ToolReader {
+            input,
+            source,
+            buf: vec![0; READ_CHUNK + 8],
+            pos: 0,
+            len: 0,
+            eof: false,
+            state: State::Start,
+            pc: NO_PC,
+            words: 0,
+            records: 0,
+            thread: 1,
+            threads: 1,
+            exec_seen: false,
+            events: None,
+            counts: EventCounts::default(),
+            shared: None,
+        }
+    }
+
+    /// Sends every event, in stream order and before the batch holding its position is
+    /// returned, on `tx`.
+    pub fn with_events(mut self, tx: crossbeam_channel::Sender<Event>) -> Self {
+        self.events = Some(tx);
+        self
+    }
+
+    /// Keeps `shared` up to date with the events counted (`brackets` = all events, `kept` =
+    /// references), after every batch.
+    pub fn with_shared_counts(mut self, shared: Arc<Mutex<EventCounts>>) -> Self {
+        self.shared = Some(shared);
+        self
+    }
+
+    /// Events and references so far (`brackets` counts every event).
+    pub fn counts(&self) -> EventCounts {
+        EventCounts {
+            brackets: self.counts.allocs + self.counts.frees + self.counts.maps,
+            kept: self.records,
+            ..self.counts.clone()
+        }
+    }
+
+    /// The highest thread id seen (1 for a single-threaded program).
+    pub fn threads(&self) -> u32 {
+        self.threads
+    }
+
+    /// Words available to decode.
+    #[inline]
+    fn available(&self) -> usize {
+        (self.len - self.pos) / 8
+    }
+
+    /// Reads until at least `want` words are available or the input ends; returns whether
+    /// they are.
+    fn fill(&mut self, want: usize) -> Result<bool> {
+        if self.available() >= want {
+            return Ok(true);
+        }
+        // Keep the undecoded tail at the front, then read after it.
+        self.buf.copy_within(self.pos..self.len, 0);
+        self.len -= self.pos;
+        self.pos = 0;
+        if self.buf.len() < want * 8 + 8 {
+            self.buf.resize(want * 8 + 8, 0);
+        }
+        while !self.eof && self.available() < want {
+            match self.input.read(&mut self.buf[self.len..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.len += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(&self.source, e)),
+            }
+        }
+        Ok(self.available() >= want)
+    }
+
+    #[inline]
+    fn word(&self, i: usize) -> u64 {
+        let at = self.pos + 8 * i;
+        u64::from_le_bytes(self.buf[at..at + 8].try_into().expect("8 bytes"))
+    }
+
+    /// Handles the escape at `pos`.
+    fn escape(&mut self, w: u64) -> Result<()> {
+        let arg = w & ARG_MASK;
+        match w >> 60 {
+            TAG_HEADER => {
+                return Err(corrupt(
+                    &self.source,
+                    format!("a second stream header at word {}", self.words),
+                ));
+            }
+            TAG_THREAD => {
+                let tid = arg as u32;
+                if tid > self.threads {
+                    self.threads = tid;
+                }
+                self.thread = tid;
+            }
+            TAG_EXEC => self.exec_seen = true,
+            TAG_END => {
+                if arg != self.words & ARG_MASK {
+                    return Err(corrupt(
+                        &self.source,
+                        format!(
+                            "the end record counts {arg} words before it, but {} arrived",
+                            self.words
+                        ),
+                    ));
+                }
+                self.state = State::Ended;
+            }
+            TAG_EVENT => return self.event(arg),
+            tag => {
+                return Err(corrupt(
+                    &self.source,
+                    format!("unknown record tag {tag:#x} at word {}", self.words),
+                ));
+            }
+        }
+        self.pos += 8;
+        self.words += 1;
+        Ok(())
+    }
+
+    /// The event escape at `pos` with its payload.
+    fn event(&mut self, arg: u64) -> Result<()> {
+        let n = (arg & 0xFFFF) as usize;
+        let kind = (arg >> 16) & 0xFF;
+        if !self.fill(1 + n)? {
+            return Err(truncated(
+                &self.source,
+                format!("an event of {n} words is cut off at word {}", self.words),
+            ));
+        }
+        let p: Vec<u64> = (1..=n).map(|i| self.word(i)).collect();
+        let bad = |what: &str| corrupt(&self.source, format!("{what} at word {}", self.words));
+        let event = match kind {
+            EV_ALLOC if n >= 2 => {
+                self.counts.allocs += 1;
+                EventKind::Alloc {
+                    addr: p[0],
+                    size: p[1],
+                    stack: p[2..].to_vec(),
+                }
+            }
+            EV_FREE if n == 1 => {
+                self.counts.frees += 1;
+                EventKind::Free { addr: p[0] }
+            }
+            EV_MAP if n >= 5 => {
+                self.counts.maps += 1;
+                let name_len = p[4] as usize;
+                if name_len.div_ceil(8) != n - 5 {
+                    return Err(bad("a mapping whose name length does not match its size"));
+                }
+                let mut name: Vec<u8> = p[5..].iter().flat_map(|w| w.to_le_bytes()).collect();
+                name.truncate(name_len);
+                EventKind::Map(Mapping {
+                    start: p[0],
+                    end: p[1],
+                    offset: p[2],
+                    perms: String::from_utf8_lossy(&p[3].to_le_bytes()[..4]).into_owned(),
+                    path: String::from_utf8_lossy(&name).into_owned(),
+                })
+            }
+            _ => return Err(bad(&format!("an event of kind {kind} with {n} words"))),
+        };
+        if let Some(tx) = &self.events {
+            let position = self.records;
+            // A closed channel means nobody wants the events any more.
+            let _ = tx.send(Event {
+                position,
+                kind: event,
+            });
+        }
+        self.pos += 8 * (1 + n);
+        self.words += 1 + n as u64;
+        Ok(())
+    }
+
+    /// Reads and checks the stream's header (blocks until the tool writes its first chunk or
+    /// exits). Called by the first [`AccessReader::read_batch`] if not before.
+    pub fn start(&mut self) -> Result<()> {
+        if self.state != State::Start {
+            return Ok(());
+        }
+        if !self.fill(1)? {
+            return Err(Error::Empty(self.source.clone()));
+        }
+        let w = self.word(0);
+        if w >> 60 != TAG_HEADER || (w & 0xFFFF) != VERSION {
+            return Err(corrupt(
+                &self.source,
+                format!("not a cachescope tool stream of version {VERSION} (first word {w:#018x})"),
+            ));
+        }
+        self.pos += 8;
+        self.words += 1;
+        self.state = State::Open;
+        Ok(())
+    }
+}
+
+impl<R: Read + Send> AccessReader for ToolReader<R> {
+    fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
+        batch.clear();
+        self.start()?;
+        while batch.len() < BATCH_LEN {
+            if self.state == State::Ended {
+                if self.fill(1)? {
+                    return Err(corrupt(&self.source, "words after the end record"));
+                }
+                break;
+            }
+            if !self.fill(1)? {
+                if self.len > self.pos {
+                    return Err(truncated(&self.source, "the stream ends inside a record"));
+                }
+                if self.exec_seen {
+                    break;
+                }
+                return Err(truncated(
+                    &self.source,
+                    "the record stream ended without its end record (Valgrind was killed or \
+                     failed); the references before the cut are incomplete",
+                ));
+            }
+            let room = BATCH_LEN - batch.len();
+            let n = self.available().min(room);
+            let start = self.pos;
+            let mut pc = self.pc;
+            let mut done = 0;
+            for chunk in self.buf[start..start + 8 * n].chunks_exact(8) {
+                let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+                if w >> 60 != 0 {
+                    break;
+                }
+                let addr = (((w << 16) as i64) >> 16) as u64;
+                let kind = KINDS[((w >> 58) & 3) as usize];
+                if kind == AccessKind::Instr {
+                    pc = addr;
+                }
+                batch.addrs.push(addr);
+                batch.sizes.push(((w >> 48) & 0x3FF) as u32);
+                batch.kinds.push(kind);
+                batch.pcs.push(pc);
+                done += 1;
+            }
+            self.pc = pc;
+            self.pos += 8 * done;
+            self.words += done as u64;
+            self.records += done as u64;
+            if done < n {
+                let w = self.word(0);
+                self.escape(w)?;
+            }
+        }
+        if let Some(shared) = &self.shared {
+            if let Ok(mut c) = shared.lock() {
+                *c = self.counts();
+            }
+        }
+        Ok(batch.len())
+    }
+
+    fn diagnostics(&self) -> Diagnostics {
+        let mut d = Diagnostics::default();
+        if self.exec_seen && self.state != State::Ended {
+            d.notes
+                .push("the program called execve: the new program it became was not traced".into());
+        }
+        d
+    }
+}

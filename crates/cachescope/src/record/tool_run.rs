@@ -1,0 +1,159 @@
+//! Starting a program under cachescope's own Valgrind tool (the default backend of
+//! `record`): the tool writes binary records into a FIFO that [`super::tool::ToolReader`]
+//! decodes as they arrive. Allocation events travel in the same stream, so no second pipe,
+//! preload interposer or sentinel filter is needed.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::{self, File};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::sentinel::EventCounts;
+use super::tool::ToolReader;
+use super::{Recording, private_dir, spawn_error, unblock_if_exited};
+use crate::attribution::events::Event;
+use crate::error::{Error, Result, Source};
+use crate::trace::Trace;
+
+/// What the tool records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToolOptions {
+    /// Allocation and memory-map events (the tool's preload library is loaded into the
+    /// program).
+    pub events: bool,
+    /// Instruction records (off: data references only, about twice as fast).
+    pub instr: bool,
+}
+
+impl Default for ToolOptions {
+    fn default() -> Self {
+        ToolOptions {
+            events: true,
+            instr: true,
+        }
+    }
+}
+
+/// The Valgrind executable: `$CACHESCOPE_VALGRIND` or `valgrind` on `PATH`.
+pub fn valgrind() -> OsString {
+    std::env::var_os("CACHESCOPE_VALGRIND").unwrap_or_else(|| "valgrind".into())
+}
+
+/// Whether the tool can run here, or why not (not built, another Valgrind version, Valgrind
+/// missing): the reason `record` prints when it falls back to lackey.
+pub fn tool_status() -> std::result::Result<cachescope_valgrind::ToolDirs, String> {
+    cachescope_valgrind::locate(&valgrind())
+}
+
+impl Recording {
+    /// Starts `valgrind --tool=cachescope PROGRAM ARGS…` and opens the trace it writes; with
+    /// `opts.events`, the receiver yields the memory map and every allocation and free, each
+    /// sent before the batch holding its position is returned.
+    pub fn start_tool(
+        program: &OsStr,
+        args: &[OsString],
+        opts: ToolOptions,
+    ) -> Result<(Recording, Trace, Option<crossbeam_channel::Receiver<Event>>)> {
+        let valgrind = valgrind();
+        let dirs =
+            cachescope_valgrind::locate(&valgrind).map_err(|why| Error::InvalidParameter {
+                name: "record",
+                message: format!("cachescope's Valgrind tool cannot run: {why}"),
+            })?;
+        let lib = if opts.events {
+            &dirs.events
+        } else {
+            &dirs.plain
+        };
+        let description = super::describe(program, args);
+        let source = Source::Program(description.clone());
+        let dir = private_dir().map_err(|e| Error::io(&source, e))?;
+        let fifo = dir.join("records.fifo");
+        let log = dir.join("valgrind.log");
+        if !matches!(Command::new("mkfifo").arg(&fifo).status(), Ok(s) if s.success()) {
+            let _ = fs::remove_dir_all(&dir);
+            return Err(Error::InvalidParameter {
+                name: "record",
+                message: "could not make a named pipe with mkfifo(1) (coreutils)".into(),
+            });
+        }
+        let yes_no = |b: bool| if b { "yes" } else { "no" };
+        let mut out = OsString::from("--cs-out=");
+        out.push(&fifo);
+        let mut log_file = OsString::from("--log-file=");
+        log_file.push(&log);
+        let spawned = Command::new(&valgrind)
+            .arg(format!("--tool={}", cachescope_valgrind::TOOL_NAME))
+            .arg(out)
+            .arg(log_file)
+            .arg(format!("--cs-events={}", yes_no(opts.events)))
+            .arg(format!("--cs-instr={}", yes_no(opts.instr)))
+            .arg(program)
+            .args(args)
+            .env("VALGRIND_LIB", lib)
+            .stdin(Stdio::inherit())
+            .stdout(Stdio::inherit())
+            .stderr(Stdio::inherit())
+            .spawn();
+        let child = match spawned {
+            Ok(c) => Arc::new(Mutex::new(c)),
+            Err(e) => {
+                let _ = fs::remove_dir_all(&dir);
+                return Err(spawn_error(&valgrind, &source, e));
+            }
+        };
+        let counts = Arc::new(Mutex::new(EventCounts::default()));
+        let mut recording = Recording {
+            child: child.clone(),
+            dir,
+            description,
+            events: None,
+            tool_counts: opts.events.then(|| counts.clone()),
+        };
+        let opened = Arc::new(AtomicBool::new(false));
+        let watcher = {
+            let (opened, fifo) = (opened.clone(), fifo.clone());
+            std::thread::spawn(move || unblock_if_exited(&child, &opened, &fifo))
+        };
+        let file = File::open(&fifo);
+        opened.store(true, Ordering::SeqCst);
+        let _ = watcher.join();
+        let file = file.map_err(|e| Error::io(&source, e))?;
+        let mut reader = ToolReader::new(file, source.clone()).with_shared_counts(counts);
+        let mut rx = None;
+        if opts.events {
+            let (tx, events) = crossbeam_channel::unbounded();
+            reader = reader.with_events(tx);
+            rx = Some(events);
+        }
+        if let Err(e) = reader.start() {
+            let log = read_log(&log);
+            let status = recording.finish_now();
+            return Err(match (e, status) {
+                (Error::Empty(_), Some(status)) => Error::InvalidParameter {
+                    name: "record",
+                    message: format!(
+                        "valgrind produced no trace ({status}); check the program name and \
+                         that valgrind runs it{log}"
+                    ),
+                },
+                (e, _) => e,
+            });
+        }
+        Ok((recording, Trace::from_reader(Box::new(reader), source), rx))
+    }
+}
+
+/// Valgrind's own messages, quoted in an error.
+fn read_log(path: &Path) -> String {
+    match fs::read_to_string(path) {
+        Ok(text) if !text.trim().is_empty() => {
+            let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+            let tail = &lines[lines.len().saturating_sub(8)..];
+            format!("; valgrind said:\n{}", tail.join("\n"))
+        }
+        _ => String::new(),
+    }
+}
