@@ -203,7 +203,14 @@ fn finish(
     drop(trace);
     let finished = recording.finish()?;
     let logged = events_writer.map(|w| w.join().expect("event writer thread"));
-    let summary = written?;
+    let summary = match written {
+        Ok(s) => s,
+        Err(e) => {
+            // No trace was left (a cut stream, a full disk): no event log without its trace.
+            let _ = std::fs::remove_file(&events_path);
+            return Err(e);
+        }
+    };
     if !quiet {
         eprintln!(
             "cachescope: recorded {source} into {} ({}; {} records, {})",

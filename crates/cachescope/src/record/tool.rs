@@ -322,26 +322,8 @@ impl<R: Read + Send> AccessReader for ToolReader<R> {
             }
             let room = BATCH_LEN - batch.len();
             let n = self.available().min(room);
-            let start = self.pos;
-            let mut pc = self.pc;
-            let mut done = 0;
-            for chunk in self.buf[start..start + 8 * n].chunks_exact(8) {
-                let w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-                if w >> 60 != 0 {
-                    break;
-                }
-                let addr = (((w << 16) as i64) >> 16) as u64;
-                let kind = KINDS[((w >> 58) & 3) as usize];
-                if kind == AccessKind::Instr {
-                    pc = addr;
-                }
-                batch.addrs.push(addr);
-                batch.sizes.push(((w >> 48) & 0x3FF) as u32);
-                batch.kinds.push(kind);
-                batch.pcs.push(pc);
-                done += 1;
-            }
-            self.pc = pc;
+            let bytes = &self.buf[self.pos..self.pos + 8 * n];
+            let done = decode_run(bytes, &mut self.pc, batch);
             self.pos += 8 * done;
             self.words += done as u64;
             self.records += done as u64;
@@ -366,4 +348,53 @@ impl<R: Read + Send> AccessReader for ToolReader<R> {
         }
         d
     }
+}
+
+#[inline]
+fn word_at(chunk: &[u8]) -> u64 {
+    u64::from_le_bytes(chunk.try_into().expect("8 bytes"))
+}
+
+/// The address of a reference word: bits 0-47, sign-extended from bit 47.
+#[inline]
+fn address(w: u64) -> u64 {
+    (((w << 16) as i64) >> 16) as u64
+}
+
+/// Decodes the references at the start of `bytes` (whole words) into `batch`, up to the first
+/// escape; returns how many. The columns are grown first and filled in one pass, so the loop
+/// has no capacity checks; they are cut back to what was decoded.
+fn decode_run(bytes: &[u8], pc: &mut u64, batch: &mut Batch) -> usize {
+    let n = bytes.len() / 8;
+    let base = batch.len();
+    batch.addrs.resize(base + n, 0);
+    batch.sizes.resize(base + n, 0);
+    batch.kinds.resize(base + n, AccessKind::Load);
+    batch.pcs.resize(base + n, 0);
+    let mut last = *pc;
+    let mut done = 0;
+    let columns = batch.addrs[base..]
+        .iter_mut()
+        .zip(&mut batch.sizes[base..])
+        .zip(&mut batch.kinds[base..])
+        .zip(&mut batch.pcs[base..]);
+    for (c, (((a, s), k), p)) in bytes.chunks_exact(8).zip(columns) {
+        let w = word_at(c);
+        if w >> 60 != 0 {
+            break;
+        }
+        let addr = address(w);
+        let kind = (w >> 58) & 3;
+        if kind == 3 {
+            last = addr;
+        }
+        *a = addr;
+        *s = ((w >> 48) & 0x3FF) as u32;
+        *k = KINDS[kind as usize];
+        *p = last;
+        done += 1;
+    }
+    *pc = last;
+    batch.truncate(base + done);
+    done
 }

@@ -135,8 +135,9 @@ impl Recording {
                 (Error::Empty(_), Some(status)) => Error::InvalidParameter {
                     name: "record",
                     message: format!(
-                        "valgrind produced no trace ({status}); check the program name and \
-                         that valgrind runs it{log}"
+                        "valgrind produced no trace of `{}` ({status}); check the program \
+                         name and that valgrind runs it{log}",
+                        recording.description
                     ),
                 },
                 (e, _) => e,

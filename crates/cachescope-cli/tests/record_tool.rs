@@ -1,0 +1,201 @@
+//! `cachescope record` on its own Valgrind tool, end to end: programs that fail, crash, fork,
+//! exec or kill Valgrind itself, the fallback to lackey, and `simulate --cachegrind` on the
+//! tool's recording against Cachegrind. Skips with a printed reason where Valgrind, a C
+//! compiler or the tool are missing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use cachescope::attribution::events::sidecar_path;
+
+mod common;
+use common::tools_or_skip;
+
+/// True (after printing why not) when the tool can run here.
+fn tool_or_skip() -> bool {
+    if !tools_or_skip(&["valgrind", "cc"]) {
+        return false;
+    }
+    match cachescope::record::tool_status() {
+        Ok(_) => true,
+        Err(why) => {
+            eprintln!("skipped: the tool cannot run: {why}");
+            false
+        }
+    }
+}
+
+fn compile(dir: &Path, name: &str, source: &str) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source).unwrap();
+    let exe = dir.join(name);
+    let ok = Command::new("cc")
+        .args(["-O1", "-o"])
+        .arg(&exe)
+        .arg(&c)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    exe
+}
+
+fn record(extra: &[&str], trace: &Path, command: &[&std::ffi::OsStr]) -> Output {
+    cargo_bin_cmd!("cachescope")
+        .arg("record")
+        .args(extra)
+        .arg("-o")
+        .arg(trace)
+        .arg("--")
+        .args(command)
+        .output()
+        .unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// `stats --json` of a trace.
+fn stats(trace: &Path) -> serde_json::Value {
+    let out = cargo_bin_cmd!("cachescope")
+        .args(["stats", "--json"])
+        .arg(trace)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_missing_program_is_named() {
+    if !tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.cst");
+    let out = record(&[], &trace, &["/nonexistent/prog".as_ref()]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("/nonexistent/prog"), "{err}");
+    assert!(err.contains("no trace"), "{err}");
+    assert!(!trace.exists() && !sidecar_path(&trace).exists());
+}
+
+#[test]
+fn failing_and_crashing_programs_leave_complete_traces() {
+    if !tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for (name, src, says) in [
+        ("exit3", "int main(void){ return 3; }", "exit status: 3"),
+        (
+            "segv",
+            "#include <signal.h>\nint main(void){ raise(SIGSEGV); return 0; }",
+            "SIGSEGV",
+        ),
+    ] {
+        let exe = compile(dir.path(), name, src);
+        let trace = dir.path().join(format!("{name}.cst"));
+        let out = record(&[], &trace, &[exe.as_os_str()]);
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(err.contains(says), "{err}");
+        assert!(err.contains("complete up to its exit"), "{err}");
+        assert!(stats(&trace)["instructions"].as_u64().unwrap() > 10_000);
+    }
+}
+
+#[test]
+fn valgrind_killed_leaves_no_trace_that_looks_complete() {
+    if !tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // Under Valgrind the program is the Valgrind process; a SIGKILL from another process (a
+    // forked child here) stops the tool before it writes its end record.
+    let exe = compile(
+        dir.path(),
+        "killed",
+        "#include <signal.h>\n#include <unistd.h>\nint main(void){ pid_t p = getpid(); \
+         if (fork() == 0) { kill(p, SIGKILL); _exit(0); } for (;;) sleep(1); }",
+    );
+    let trace = dir.path().join("k.cst");
+    let out = record(&[], &trace, &[exe.as_os_str()]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("without its end record"), "{err}");
+    assert!(!trace.exists(), "a cut trace was left as if complete");
+    assert!(!sidecar_path(&trace).exists());
+}
+
+#[test]
+fn a_forked_child_never_writes_into_the_parents_stream() {
+    if !tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(
+        dir.path(),
+        "fork",
+        r#"#include <stdio.h>
+#include <unistd.h>
+#include <sys/wait.h>
+static long a[100000];
+int main(void) {
+    pid_t p = fork();
+    if (p == 0) { for (int r = 0; r < 20; r++) for (int i = 0; i < 100000; i++) a[i] += i; _exit(0); }
+    long s = 0;
+    for (int i = 0; i < 100000; i++) s += a[i];
+    waitpid(p, 0, 0);
+    printf("%ld\n", s);
+    return 0;
+}"#,
+    );
+    let trace = dir.path().join("f.cst");
+    let out = record(&[], &trace, &[exe.as_os_str()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let s = stats(&trace);
+    // The child's 2 M modifies of `a` are not there; the parent's 100,000 loads of it are.
+    assert!(s["modifies"].as_u64().unwrap() < 100_000, "{s}");
+    assert!(s["loads"].as_u64().unwrap() > 100_000, "{s}");
+}
+
+#[test]
+fn an_exec_ends_the_stream_with_a_note() {
+    if !tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("sh.cst");
+    let out = record(
+        &[],
+        &trace,
+        &["sh".as_ref(), "-c".as_ref(), "exec true".as_ref()],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("execve"), "{}", stderr(&out));
+    assert!(stats(&trace)["instructions"].as_u64().unwrap() > 10_000);
+}
+
+#[test]
+fn without_the_tool_record_falls_back_to_lackey_and_says_why() {
+    if !tools_or_skip(&["valgrind"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.cst");
+    let out = cargo_bin_cmd!("cachescope")
+        .env("CACHESCOPE_VALGRIND_LIB", dir.path())
+        .args(["record", "--no-events", "-o"])
+        .arg(&trace)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("recording with lackey"), "{err}");
+    assert!(err.contains("CACHESCOPE_VALGRIND_LIB"), "{err}");
+    assert!(stats(&trace)["instructions"].as_u64().unwrap() > 10_000);
+}

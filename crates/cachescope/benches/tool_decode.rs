@@ -1,0 +1,77 @@
+//! Decode throughput of the Valgrind tool's record stream, in records per second.
+//!
+//! The input is 8 M records (64 MiB) generated in memory with a fixed seed, shaped like a
+//! real program's stream: about 65% instruction records at nearby pcs, then loads, stores and
+//! a few modifies on stack and heap addresses, a thread switch every ~100,000 records; the header first
+//! and the end record last, as the tool writes them. 64 MiB is far larger than the last-level
+//! cache, so the reader streams from memory as it does from the pipe.
+//!
+//! Run with `cargo bench -p cachescope --bench tool_decode -- --warm-up-time 1 --measurement-time 3`.
+
+use std::hint::black_box;
+
+use cachescope::record::tool::ToolReader;
+use cachescope::trace::AccessReader;
+use cachescope::{Batch, Source};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+const RECORDS: usize = 8 << 20;
+
+fn stream() -> (Vec<u8>, u64) {
+    let mut words: Vec<u64> = Vec::with_capacity(RECORDS + 64);
+    words.push((0xE << 60) | 1 | (1 << 16));
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut pc = 0x40_1000u64;
+    let mut refs = 0;
+    while words.len() < RECORDS {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let r = x % 100;
+        let (kind, addr, size) = if r < 65 {
+            pc = if r < 5 {
+                0x40_1000 + (x >> 20) % 0x10000
+            } else {
+                pc + 4
+            };
+            (3u64, pc, 4u64)
+        } else if r < 85 {
+            (0, 0x1f_ff00_0000 + (x >> 24) % 0x4000, 8)
+        } else if r < 97 {
+            (1, 0x4a_0000 + (x >> 24) % 0x10_0000, 8)
+        } else if r < 99 || (x >> 40) % 1000 != 0 {
+            (2, 0x4a_0000 + (x >> 24) % 0x10_0000, 4)
+        } else {
+            words.push((0x1 << 60) | ((x >> 32) % 4 + 1));
+            continue;
+        };
+        words.push(addr | (size << 48) | (kind << 58));
+        refs += 1;
+    }
+    let before = words.len() as u64;
+    words.push((0xF << 60) | before);
+    (words.iter().flat_map(|w| w.to_le_bytes()).collect(), refs)
+}
+
+fn decode(c: &mut Criterion) {
+    let (bytes, refs) = stream();
+    let mut group = c.benchmark_group("tool_decode");
+    group.throughput(Throughput::Elements(refs));
+    group.sample_size(10);
+    group.bench_function("records", |b| {
+        let mut batch = Batch::new();
+        b.iter(|| {
+            let mut r = ToolReader::new(bytes.as_slice(), Source::Memory);
+            let mut n = 0;
+            while r.read_batch(&mut batch).unwrap() > 0 {
+                n += batch.len();
+            }
+            assert_eq!(n as u64, refs);
+            black_box(n)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, decode);
+criterion_main!(benches);
