@@ -152,15 +152,23 @@ pub enum Command {
     Man(ManArgs),
 }
 
-/// Where accesses come from: a trace file, stdin, or a built-in workload.
+/// Where accesses come from: a trace file, stdin, a built-in workload, or a program run now.
 #[derive(Debug, Args)]
 pub struct InputArgs {
     /// The trace: a file, or `-` for stdin. Format and compression are detected from the content.
-    #[arg(value_name = "TRACE", required_unless_present = "workload")]
+    #[arg(value_name = "TRACE", required_unless_present_any = ["workload", "program"])]
     pub trace: Option<PathBuf>,
     /// Analyse a built-in workload instead of a trace (see `cachescope generate --list`).
-    #[arg(long, value_name = "NAME", conflicts_with = "trace", value_parser = parse_workload)]
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["trace", "program"], value_parser = parse_workload)]
     pub workload: Option<Workload>,
+    /// A program to run and analyse as it runs, after `--` (under cachescope's Valgrind tool,
+    /// as `record` runs it, without writing a trace unless --save is given).
+    #[arg(value_name = "PROGRAM", last = true, num_args = 1.., conflicts_with = "trace")]
+    pub program: Vec<std::ffi::OsString>,
+    /// With a program: also keep its trace in this native file (written as the references
+    /// pass).
+    #[arg(long, value_name = "TRACE", requires = "program")]
+    pub save: Option<PathBuf>,
     #[command(flatten)]
     pub params: WorkloadParams,
     #[command(flatten)]

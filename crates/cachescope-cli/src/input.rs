@@ -1,4 +1,5 @@
-//! Turns [`InputArgs`] into an open [`Trace`]: a file, stdin, or a built-in workload.
+//! Turns [`InputArgs`] into an open [`Trace`]: a file, stdin, a built-in workload, or a
+//! program run now ([`crate::program`]).
 
 use anyhow::Result;
 use cachescope::trace::{self, OpenOptions, Trace};
@@ -8,8 +9,25 @@ use std::path::Path;
 
 use crate::args::{InputArgs, ReadArgs};
 
-/// Opens the trace or starts the workload the flags name.
+/// Opens the trace or starts the workload or program the flags name. A program runs once per
+/// process: a second call reads the trace the first one saved (see [`open_twice`]).
 pub fn open(args: &InputArgs, line_size: LineSize) -> Result<Trace> {
+    if !args.program.is_empty() {
+        return crate::program::open(&args.program, args.save.as_deref(), false, false);
+    }
+    open_other(args, line_size)
+}
+
+/// [`open`] for a command that will open its input a second time: a program's trace is kept
+/// (in `--save`'s file, or a temporary one) for the second pass.
+pub fn open_twice(args: &InputArgs, line_size: LineSize) -> Result<Trace> {
+    if !args.program.is_empty() {
+        return crate::program::open(&args.program, args.save.as_deref(), true, false);
+    }
+    open_other(args, line_size)
+}
+
+fn open_other(args: &InputArgs, line_size: LineSize) -> Result<Trace> {
     if let Some(w) = args.workload {
         let generator = workloads::generator(w, &args.params.to_params(line_size))?;
         return Ok(Trace::from_reader(
@@ -20,7 +38,7 @@ pub fn open(args: &InputArgs, line_size: LineSize) -> Result<Trace> {
     let path = args
         .trace
         .as_deref()
-        .expect("clap requires TRACE unless --workload is given");
+        .expect("clap requires TRACE unless --workload or a program is given");
     open_path(path, &args.read)
 }
 

@@ -8,6 +8,7 @@ mod interrupt;
 #[cfg(feature = "mpi")]
 mod mpi;
 mod output;
+mod program;
 mod progress;
 
 use std::process::ExitCode;

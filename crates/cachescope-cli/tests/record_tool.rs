@@ -199,3 +199,76 @@ fn without_the_tool_record_falls_back_to_lackey_and_says_why() {
     assert!(err.contains("CACHESCOPE_VALGRIND_LIB"), "{err}");
     assert!(stats(&trace)["instructions"].as_u64().unwrap() > 10_000);
 }
+
+fn run_json(args: &[&std::ffi::OsStr]) -> serde_json::Value {
+    let out = cargo_bin_cmd!("cachescope").args(args).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: stdout is not JSON: {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+#[test]
+fn analyses_run_on_a_running_program_as_on_its_saved_trace() {
+    if !tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(
+        dir.path(),
+        "loop",
+        r#"#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+    long *a = malloc(1 << 20);
+    for (int r = 0; r < 3; r++) for (int i = 0; i < (1 << 17); i += 3) a[i] += i;
+    printf("program output %ld\n", a[300]);
+    return 0;
+}"#,
+    );
+    let saved = dir.path().join("saved.cst");
+    let e = exe.as_os_str();
+    let s = |x: &str| std::ffi::OsString::from(x);
+    // The program's output goes to stderr: stdout holds the JSON alone.
+    let live = run_json(&[
+        &s("mrc"),
+        &s("--method"),
+        &s("exact"),
+        &s("--json"),
+        &s("--save"),
+        saved.as_os_str(),
+        &s("--"),
+        e,
+    ]);
+    let from_file = run_json(&[
+        &s("mrc"),
+        &s("--method"),
+        &s("exact"),
+        &s("--json"),
+        saved.as_os_str(),
+    ]);
+    assert_eq!(live["points"], from_file["points"]);
+    let live_stats = run_json(&[&s("stats"), &s("--json"), &s("--"), e]);
+    let file_stats = stats(&saved);
+    for k in [
+        "loads",
+        "stores",
+        "modifies",
+        "instructions",
+        "distinct_lines",
+    ] {
+        // Two runs of a deterministic program under the same tool: the same counts.
+        assert_eq!(live_stats[k], file_stats[k], "{k}");
+    }
+    // phases reads its input twice: the program runs once, its trace kept for the second pass.
+    let out = cargo_bin_cmd!("cachescope")
+        .args(["phases", "--json", "--interval", "20000", "--"])
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stderr(&out).matches("program output").count(), 1);
+}

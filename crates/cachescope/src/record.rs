@@ -1,23 +1,28 @@
-//! Recording a real program: run it under Valgrind's lackey and read the trace as it is written.
+//! Recording a real program: run it under Valgrind and read its trace as it is written.
 //!
-//! `valgrind --tool=lackey --trace-mem=yes` prints one line per reference; a run of a second
-//! writes gigabytes of text. [`Recording::start`] never stores that text: lackey writes into a
-//! named pipe (a FIFO made with `mkfifo(1)` in a private temporary directory), and the returned
-//! [`Trace`] decodes it as it arrives, so the caller streams it straight into the native format
-//! ([`crate::trace::native::Writer`]) or into an analysis.
+//! Two backends. The default, [`Recording::start_tool`], runs cachescope's own Valgrind tool
+//! (crate `cachescope-valgrind`), which writes 8-byte binary records, allocation and memory-map
+//! events included, into a named pipe that [`tool::ToolReader`] decodes as they arrive (50-100x
+//! faster than lackey; `docs/recording.md`). [`tool_status`] says whether the tool can run
+//! here and, if not, why. The second runs `valgrind --tool=lackey --trace-mem=yes`, which
+//! prints one line per reference ([`Recording::start`]); it is the fallback. Neither stores
+//! the stream: it comes through a FIFO (made with `mkfifo(1)` in a private temporary
+//! directory), and the returned [`Trace`] decodes it as it arrives, so the caller streams it
+//! straight into the native format ([`crate::trace::native::Writer`]) or into an analysis.
 //!
-//! The program's own stdin, stdout and stderr are the caller's: only lackey's log goes through
-//! the pipe. Valgrind's own lines in that log (`==pid== …`) are skipped by the lackey reader.
+//! The program's own stdin, stdout and stderr are the caller's: only the records go through
+//! the pipe (Valgrind's own messages go to a log file, quoted in errors, with the tool; into
+//! lackey's log, where the lackey reader skips them, with lackey).
 //!
 //! If Valgrind exits before opening the pipe (a bad option, a program it cannot run), a watcher
 //! thread opens the pipe's write end itself so the reader sees an empty stream instead of
 //! waiting forever; [`Recording::finish`] then reports Valgrind's exit status.
 //!
-//! ## Allocation events
+//! ## Allocation events with lackey
 //! [`Recording::start_with_events`] also preloads the allocation interposer
 //! (`libcachescope_preload.so`, see [`preload`]) into the program. It logs the memory map and
 //! every heap allocation and free into a second FIFO (drained by a thread, parsed by [`log`])
-//! and marks each event in the reference stream with loads from a sentinel region;
+//! and marks each event in the reference stream with stores into a sentinel region;
 //! [`sentinel::SentinelFilter`] removes those marks and the interposer's own references from
 //! the trace and sends each [`Event`] on a channel, positioned in the filtered stream. See
 //! `docs/recording.md`.

@@ -31,6 +31,10 @@ fn shared_lib(dir: &Path) -> Result<PathBuf, String> {
         std::os::unix::fs::symlink(entry.path(), lib.join(entry.file_name())).unwrap();
     }
     std::os::unix::fs::symlink(&lackey, lib.join("lackey-amd64-linux")).unwrap();
+    let cachegrind = core.with_file_name("cachegrind-amd64-linux");
+    if cachegrind.exists() {
+        std::os::unix::fs::symlink(&cachegrind, lib.join("cachegrind-amd64-linux")).unwrap();
+    }
     Ok(lib)
 }
 
@@ -233,4 +237,68 @@ fn threads_are_marked_and_their_references_all_arrive() {
     for kind in [AccessKind::Load, AccessKind::Store, AccessKind::Modify] {
         assert_eq!(count(&lackey, kind), count(&tool, kind), "{kind:?}");
     }
+}
+
+/// `simulate --cachegrind`'s model on the tool's stream against Cachegrind itself, on the C
+/// kernel: references equal, D1 misses within 0.01 %.
+#[test]
+fn cachegrind_sim_on_the_tool_stream_equals_cachegrind() {
+    use cachescope::sim::{CachegrindSim, Geometry};
+    let Some((dir, lib)) = setup() else { return };
+    if !lib.join("cachegrind-amd64-linux").exists() {
+        eprintln!("skipped: cachegrind not installed");
+        return;
+    }
+    let Some(exe) = cc(dir.path(), "kernel", KERNEL, &[]) else {
+        eprintln!("skipped: no C compiler");
+        return;
+    };
+    let bin = dir.path().join("t.bin");
+    let cg = dir.path().join("cg.out");
+    let run = |args: Vec<String>| {
+        let ok = Command::new("valgrind")
+            .args(args)
+            .arg(&exe)
+            .env("VALGRIND_LIB", &lib)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    };
+    run(vec![
+        "--tool=cachescope".into(),
+        format!("--cs-out={}", bin.display()),
+    ]);
+    run(vec![
+        "--tool=cachegrind".into(),
+        "--cache-sim=yes".into(),
+        format!("--cachegrind-out-file={}", cg.display()),
+        "--I1=32768,8,64".into(),
+        "--D1=32768,8,64".into(),
+        "--LL=262144,8,64".into(),
+    ]);
+    let summary = std::fs::read_to_string(&cg).unwrap();
+    let want: Vec<u64> = summary
+        .lines()
+        .find_map(|l| l.strip_prefix("summary:"))
+        .unwrap()
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let g = |s: &str| Geometry::parse(s).unwrap();
+    let mut sim = CachegrindSim::new(g("32K,8,64"), g("32K,8,64"), g("256K,8,64")).unwrap();
+    let reader = ToolReader::new(std::fs::File::open(&bin).unwrap(), Source::Memory);
+    let mut trace = cachescope::trace::Trace::from_reader(Box::new(reader), Source::Memory);
+    cachescope::analysis::run(&mut trace, &mut [&mut sim], 1, |_| {}).unwrap();
+    let c = sim.finish();
+    // Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
+    assert_eq!(c.i_refs, want[0]);
+    assert_eq!(c.d_reads, want[3]);
+    assert_eq!(c.d_writes, want[6]);
+    let (got, exp) = (c.d1_read_misses + c.d1_write_misses, want[4] + want[7]);
+    assert!(
+        got.abs_diff(exp) as f64 <= 1e-4 * exp as f64,
+        "D1 misses {got}, Cachegrind {exp}"
+    );
 }

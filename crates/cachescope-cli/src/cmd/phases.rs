@@ -28,7 +28,7 @@ pub fn run(args: PhasesArgs) -> Result<()> {
         ..PhaseOptions::default()
     };
     let mut analysis = PhaseAnalysis::new(options)?;
-    let mut trace = input::open(&args.input, args.l2_line_size()?)?;
+    let mut trace = input::open_twice(&args.input, args.l2_line_size()?)?;
     drive(&mut trace, &mut [&mut analysis], &args.run)?;
     let source = trace.source().to_string();
     let mut report = analysis.finish()?;

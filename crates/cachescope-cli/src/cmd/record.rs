@@ -90,6 +90,7 @@ pub fn record(
         let opts = ToolOptions {
             events,
             instr: true,
+            stdout_to_stderr: false,
         };
         let (recording, trace, rx) = Recording::start_tool(program, rest, opts)?;
         let writer = rx.map(|rx| {

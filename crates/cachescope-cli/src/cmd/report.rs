@@ -26,6 +26,8 @@ pub fn run(args: ReportArgs) -> Result<()> {
         workload: args.workload,
         params: args.params,
         read: args.read,
+        program: Vec::new(),
+        save: None,
     };
     // A recorded trace's event log (TRACE.events) adds the data-structure attribution.
     let events = match &input.trace {

@@ -5,6 +5,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File};
+use std::io;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,6 +26,9 @@ pub struct ToolOptions {
     pub events: bool,
     /// Instruction records (off: data references only, about twice as fast).
     pub instr: bool,
+    /// The program's standard output goes to cachescope's standard error, so that an analysis
+    /// printed on standard output is not mixed with it.
+    pub stdout_to_stderr: bool,
 }
 
 impl Default for ToolOptions {
@@ -32,6 +36,7 @@ impl Default for ToolOptions {
         ToolOptions {
             events: true,
             instr: true,
+            stdout_to_stderr: false,
         }
     }
 }
@@ -94,7 +99,11 @@ impl Recording {
             .args(args)
             .env("VALGRIND_LIB", lib)
             .stdin(Stdio::inherit())
-            .stdout(Stdio::inherit())
+            .stdout(if opts.stdout_to_stderr {
+                io::stderr().into()
+            } else {
+                Stdio::inherit()
+            })
             .stderr(Stdio::inherit())
             .spawn();
         let child = match spawned {
