@@ -141,6 +141,12 @@ t_rec_lackey=$(timed "$cs" record -q --backend lackey -o "$work/s1.cst" -- ${cmd
 t_tool_null=$(timed vg --tool=cachescope --cs-out=/dev/null ${cmds[$p]})
 # shellcheck disable=SC2086
 t_rec_tool=$(timed "$cs" record -q -o "$work/s2.cst" -- ${cmds[$p]})
+# shellcheck disable=SC2086
+t_mrc_exact=$(timed "$cs" mrc -q --method exact -- ${cmds[$p]})
+# shellcheck disable=SC2086
+t_mrc_statstack=$(timed "$cs" mrc -q --method statstack -- ${cmds[$p]})
+# shellcheck disable=SC2086
+t_sample=$(timed "$cs" sample -q -o "$work/s.prof" -- ${cmds[$p]})
 row() { python3 -c "t=$2; print(f'| {\"$1\"} | {t:.2f} s | {$refs / t / 1e6:.1f} M/s | {t / $t_native:.0f}x |')"; }
 speed="| \`gzip -9\` of a 200 KB file, $(python3 -c "print(f'{$refs/1e6:.1f}')") M references | wall time | references/s | slowdown |
 | --- | ---: | ---: | ---: |
@@ -151,6 +157,9 @@ $(row 'valgrind --tool=lackey --trace-mem=yes, to /dev/null' "$t_lackey")
 $(row 'cachescope record --backend lackey (native trace, events)' "$t_rec_lackey")
 $(row 'valgrind --tool=cachescope, to /dev/null' "$t_tool_null")
 $(row 'cachescope record (the tool; native trace, events)' "$t_rec_tool")
+$(row 'cachescope mrc --method exact -- PROG (no file)' "$t_mrc_exact")
+$(row 'cachescope mrc --method statstack -- PROG (no file)' "$t_mrc_statstack")
+$(row 'cachescope sample -- PROG (no file)' "$t_sample")
 
 \`record\` with the tool is $(python3 -c "print(f'{$t_rec_lackey / $t_rec_tool:.0f}')")x faster than \`record --backend lackey\` here (load average $(cut -d' ' -f1 /proc/loadavg) at the end of the run)."
 

@@ -481,6 +481,11 @@ pub struct RecordArgs {
     /// interposer (the fallback, with a printed reason, where the tool cannot run).
     #[arg(long, value_enum, default_value_t = Backend::Tool)]
     pub backend: Backend,
+    /// Follow the programs the recorded one becomes with exec (a shell script's last
+    /// command, say): their references continue the trace. Forked children are never
+    /// recorded. Needs the tool backend.
+    #[arg(long)]
+    pub trace_children: bool,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]

@@ -53,6 +53,7 @@ pub fn open(command: &[OsString], save: Option<&Path>, twice: bool, quiet: bool)
                 events: false,
                 instr: true,
                 stdout_to_stderr: true,
+                trace_children: false,
             };
             let (recording, trace, _) = Recording::start_tool(program, args, opts)?;
             (recording, trace)

@@ -272,3 +272,59 @@ int main(void) {
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stderr(&out).matches("program output").count(), 1);
 }
+
+#[test]
+fn trace_children_follows_exec_but_never_forked_children() {
+    if !tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // 300,000 modifies of `a`: easy to tell in a trace.
+    let exe = compile(
+        dir.path(),
+        "busy",
+        "static long a[100000];\nint main(void){ for (int r = 0; r < 3; r++) \
+         for (int i = 0; i < 100000; i++) a[i] += i; return a[5] == 15 ? 0 : 2; }",
+    );
+    let modifies = |trace: &Path| stats(trace)["modifies"].as_u64().unwrap();
+    let exec = format!("exec {}", exe.display());
+    let followed = dir.path().join("exec.cst");
+    let out = record(
+        &["--trace-children"],
+        &followed,
+        &["sh".as_ref(), "-c".as_ref(), exec.as_ref()],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(modifies(&followed) >= 300_000, "{}", modifies(&followed));
+    // Without the flag the trace stops at the exec.
+    let stopped = dir.path().join("stop.cst");
+    let out = record(
+        &[],
+        &stopped,
+        &["sh".as_ref(), "-c".as_ref(), exec.as_ref()],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(modifies(&stopped) < 300_000);
+    // A child the shell forks (then execs) is never written, even with the flag.
+    let forked = dir.path().join("fork.cst");
+    let script = format!("{}; true", exe.display());
+    let out = record(
+        &["--trace-children"],
+        &forked,
+        &["sh".as_ref(), "-c".as_ref(), script.as_ref()],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(modifies(&forked) < 300_000, "{}", modifies(&forked));
+    // lackey cannot keep children apart.
+    let out = record(
+        &["--trace-children", "--backend", "lackey"],
+        &dir.path().join("l.cst"),
+        &[exe.as_os_str()],
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("needs the tool backend"),
+        "{}",
+        stderr(&out)
+    );
+}

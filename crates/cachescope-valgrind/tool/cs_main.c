@@ -61,6 +61,7 @@ static ULong* cs_ptr = cs_buf;
 
 static const HChar* clo_out = NULL;  /* --cs-out=PATH: the pipe (or file) to write into */
 static Bool clo_instr = True;        /* --cs-instr=no: no instruction records */
+static Long clo_parent = 0;          /* --cs-parent=PID: write only if our parent is PID */
 static Int out_fd = -1;
 static Bool out_broken = False;      /* a write failed: the reader has gone */
 static ULong words_written = 0;      /* words handed to the pipe, for the end record */
@@ -159,6 +160,9 @@ static void cs_pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nArgs)
 
 static void cs_post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nArgs, SysRes res)
 {
+   if (sysno == __NR_execve || sysno == __NR_execveat)
+      /* Still here: the exec failed and this program goes on. */
+      cs_append(CS_ESCAPE(CS_TAG_EXEC, 1));
    cs_events_post_syscall(tid, sysno, args, res);
 }
 
@@ -395,6 +399,7 @@ static IRSB* cs_instrument(VgCallbackClosure* closure, IRSB* sbIn,
 static Bool cs_process_cmd_line_option(const HChar* arg)
 {
    if VG_STR_CLO(arg, "--cs-out", clo_out) {}
+   else if VG_INT_CLO(arg, "--cs-parent", clo_parent) {}
    else if VG_BOOL_CLO(arg, "--cs-instr", clo_instr) {}
    else if (cs_events_option(arg)) {}
    else
@@ -407,6 +412,7 @@ static void cs_print_usage(void)
    VG_(printf)(
 "    --cs-out=PATH       write the records into PATH (a pipe cachescope reads) [none]\n"
 "    --cs-instr=no|yes   write instruction records [yes]\n"
+"    --cs-parent=PID     write only when started by process PID [any]\n"
 "    --cs-events=no|yes  record the memory map and heap allocations [no]\n");
 }
 
@@ -419,6 +425,14 @@ static void cs_post_clo_init(void)
 {
    if (clo_out == NULL) {
       VG_(umsg)("cachescope: no --cs-out=PATH given; records are counted, not written\n");
+      return;
+   }
+   /* With --trace-children=yes, Valgrind starts the tool again in every program a traced
+      process execs. The recorded process keeps its parent (cachescope) across an exec, and
+      its new program continues the stream; a forked child that execs has another parent and
+      writes nothing. */
+   if (clo_parent != 0 && VG_(getppid)() != clo_parent) {
+      cs_events_forked_child();
       return;
    }
    out_fd = VG_(fd_open)(clo_out, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0600);

@@ -20,8 +20,9 @@
 #define CS_TAG_THREAD 0x1
 /* An event: argument bits 0-15 = number of payload words that follow, 16-23 = CS_EV_*. */
 #define CS_TAG_EVENT  0x2
-/* The program called execve: if that succeeds, its stream ends here (exec'd programs are
-   not followed). */
+/* Argument 0: the program calls execve; if that succeeds, this program's stream ends here
+   (the new program's stream follows, from a new header, with --trace-children=yes).
+   Argument 1: the execve failed and this program goes on. */
 #define CS_TAG_EXEC   0x3
 /* Last word of a complete stream: argument = number of words before it. */
 #define CS_TAG_END    0xF

@@ -27,6 +27,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
         !args.no_events,
         args.summary.wanted(),
         args.backend,
+        args.trace_children,
     )?;
     if args.summary.wanted() {
         print_summary(&recorded.summary, &args.summary, &args.run)?;
@@ -63,8 +64,15 @@ pub fn record(
     events: bool,
     distinct: bool,
     backend: Backend,
+    trace_children: bool,
 ) -> Result<Recorded> {
     let (program, rest) = command.split_first().context("no program to record")?;
+    if trace_children && backend == Backend::Lackey {
+        bail!(
+            "--trace-children needs the tool backend: lackey would write every child into the \
+             same log"
+        );
+    }
     let quiet = run.quiet;
     let events = events && out.as_os_str() != "-";
     if !events && out.as_os_str() == "-" && !quiet {
@@ -76,6 +84,9 @@ pub fn record(
     let backend = match backend {
         Backend::Tool => match tool_status() {
             Ok(_) => Backend::Tool,
+            Err(why) if trace_children => {
+                bail!("--trace-children needs cachescope's Valgrind tool, which cannot run: {why}")
+            }
             Err(why) => {
                 if !quiet {
                     eprintln!("cachescope: recording with lackey (much slower): {why}");
@@ -91,6 +102,7 @@ pub fn record(
             events,
             instr: true,
             stdout_to_stderr: false,
+            trace_children,
         };
         let (recording, trace, rx) = Recording::start_tool(program, rest, opts)?;
         let writer = rx.map(|rx| {

@@ -65,6 +65,7 @@ fn report_program(
         true,
         false,
         args.backend,
+        false,
     )?;
     let events = match &recorded.events {
         Some(log) => Some(Box::new(EventReader::open(log)?) as EventSource<'static>),

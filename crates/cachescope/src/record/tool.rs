@@ -10,8 +10,9 @@
 //! ```
 //!
 //! Escapes: the header (first word: the version), a thread switch, an event (allocation, free
-//! or mapping, with payload words after it), an `execve` mark, and the end record (last word:
-//! how many words came before it). [`ToolReader`] decodes references straight into [`Batch`]
+//! or mapping, with payload words after it), an `execve` mark (or its failure), and the end
+//! record (last word: how many words came before it since the header). After an `execve` mark
+//! a new header may follow: the exec'd program, followed with `--trace-children`. [`ToolReader`] decodes references straight into [`Batch`]
 //! columns, giving data references the pc of the instruction record before them as the lackey
 //! reader does, and sends each event on a channel with its position in the stream. A stream
 //! without its end record was cut off (Valgrind killed, or the tool failed) and is an error,
@@ -81,6 +82,10 @@ pub struct ToolReader<R> {
     thread: u32,
     threads: u32,
     exec_seen: bool,
+    /// Programs followed across an exec.
+    execs: u32,
+    /// The word where the current program's stream began (its header).
+    instance_start: u64,
     events: Option<crossbeam_channel::Sender<Event>>,
     counts: EventCounts,
     shared: Option<Arc<Mutex<EventCounts>>>,
@@ -104,6 +109,8 @@ impl<R: Read + Send> ToolReader<R> {
             thread: 1,
             threads: 1,
             exec_seen: false,
+            execs: 0,
+            instance_start: 0,
             events: None,
             counts: EventCounts::default(),
             shared: None,
@@ -178,6 +185,13 @@ impl<R: Read + Send> ToolReader<R> {
     fn escape(&mut self, w: u64) -> Result<()> {
         let arg = w & ARG_MASK;
         match w >> 60 {
+            TAG_HEADER if self.exec_seen && arg & 0xFFFF == VERSION => {
+                // The program the recorded process exec'd, followed (--trace-children): its
+                // tool's stream continues this one.
+                self.exec_seen = false;
+                self.execs += 1;
+                self.instance_start = self.words;
+            }
             TAG_HEADER => {
                 return Err(corrupt(
                     &self.source,
@@ -191,15 +205,13 @@ impl<R: Read + Send> ToolReader<R> {
                 }
                 self.thread = tid;
             }
-            TAG_EXEC => self.exec_seen = true,
+            TAG_EXEC => self.exec_seen = arg == 0,
             TAG_END => {
-                if arg != self.words & ARG_MASK {
+                let words = self.words - self.instance_start;
+                if arg != words & ARG_MASK {
                     return Err(corrupt(
                         &self.source,
-                        format!(
-                            "the end record counts {arg} words before it, but {} arrived",
-                            self.words
-                        ),
+                        format!("the end record counts {arg} words before it, but {words} arrived"),
                     ));
                 }
                 self.state = State::Ended;

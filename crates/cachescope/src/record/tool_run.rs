@@ -29,6 +29,9 @@ pub struct ToolOptions {
     /// The program's standard output goes to cachescope's standard error, so that an analysis
     /// printed on standard output is not mixed with it.
     pub stdout_to_stderr: bool,
+    /// Follow the programs the recorded process becomes with `execve` (Valgrind's
+    /// `--trace-children=yes`); forked children are never written into the stream.
+    pub trace_children: bool,
 }
 
 impl Default for ToolOptions {
@@ -37,6 +40,7 @@ impl Default for ToolOptions {
             events: true,
             instr: true,
             stdout_to_stderr: false,
+            trace_children: false,
         }
     }
 }
@@ -95,6 +99,9 @@ impl Recording {
             .arg(log_file)
             .arg(format!("--cs-events={}", yes_no(opts.events)))
             .arg(format!("--cs-instr={}", yes_no(opts.instr)))
+            .arg(format!("--trace-children={}", yes_no(opts.trace_children)))
+            // Only the process cachescope starts (and what it execs) writes the stream.
+            .arg(format!("--cs-parent={}", std::process::id()))
             .arg(program)
             .args(args)
             .env("VALGRIND_LIB", lib)

@@ -228,9 +228,13 @@ impl Trace {
         self.format
     }
 
-    /// The format's name, or `workload` for generated traces.
+    /// The format's name, `program` for a running program, `workload` for generated traces.
     pub fn format_name(&self) -> &'static str {
-        self.format.map_or("workload", Format::name)
+        match (&self.format, &self.source) {
+            (Some(f), _) => f.name(),
+            (None, Source::Program(_)) => "program",
+            (None, _) => "workload",
+        }
     }
 
     /// The compression detected.
