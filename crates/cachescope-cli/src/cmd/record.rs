@@ -26,8 +26,10 @@ pub fn run(args: RecordArgs) -> Result<()> {
         &args.run,
         !args.no_events,
         args.summary.wanted(),
-        args.backend,
-        args.trace_children,
+        Capture {
+            backend: args.backend,
+            trace_children: args.trace_children,
+        },
     )?;
     if args.summary.wanted() {
         print_summary(&recorded.summary, &args.summary, &args.run)?;
@@ -40,6 +42,15 @@ pub fn run(args: RecordArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// How [`record`] captures the references.
+#[derive(Clone, Copy, Debug)]
+pub struct Capture {
+    /// The tool or lackey.
+    pub backend: Backend,
+    /// Follow the programs the recorded one execs (the tool only).
+    pub trace_children: bool,
 }
 
 /// What [`record`] wrote.
@@ -63,9 +74,12 @@ pub fn record(
     run: &crate::args::RunArgs,
     events: bool,
     distinct: bool,
-    backend: Backend,
-    trace_children: bool,
+    capture: Capture,
 ) -> Result<Recorded> {
+    let Capture {
+        backend,
+        trace_children,
+    } = capture;
     let (program, rest) = command.split_first().context("no program to record")?;
     if trace_children && backend == Backend::Lackey {
         bail!(

@@ -64,8 +64,10 @@ fn report_program(
         &args.run,
         true,
         false,
-        args.backend,
-        false,
+        super::record::Capture {
+            backend: args.backend,
+            trace_children: false,
+        },
     )?;
     let events = match &recorded.events {
         Some(log) => Some(Box::new(EventReader::open(log)?) as EventSource<'static>),
