@@ -136,9 +136,12 @@ fn record_streams_a_program_into_the_native_format() {
     let want = independent_count(&log);
     let out = dir.path().join("sort.cst");
     // Without the allocation interposer: its loading by ld.so would add references plain
-    // lackey does not see (tests/record_events.rs covers recording with it).
+    // lackey does not see (tests/record_events.rs covers recording with it). The lackey
+    // backend: the same tool as the reference run, in the same environment (the default
+    // backend, cachescope's tool, is checked against lackey in the cachescope crate's
+    // tests/tool_real.rs, with both run under one VALGRIND_LIB).
     let assert = cargo_bin_cmd!("cachescope")
-        .args(["record", "--no-events"])
+        .args(["record", "--no-events", "--backend", "lackey"])
         .arg("-o")
         .arg(&out)
         .arg("--")
