@@ -11,7 +11,7 @@ use cachescope::sim::Policy;
 
 use super::mrc::human_size;
 use super::{drive_chunked, drive_split, open_chunked};
-use crate::args::{L2Args, ReplacementPolicy};
+use crate::args::{L2Args, L2Variant, ReplacementPolicy};
 use crate::{input, output};
 use cachescope::parallel::StackDistancePlan;
 
@@ -31,10 +31,10 @@ pub fn run(args: L2Args) -> Result<()> {
             seed: args.input.params.seed,
         },
     };
-    let variant = match args.variant.as_str() {
-        "footprint" => Variant::Footprint,
-        "resident" => Variant::FootprintResident,
-        _ => Variant::Paper,
+    let variant = match args.variant {
+        L2Variant::Paper => Variant::Paper,
+        L2Variant::Footprint => Variant::Footprint,
+        L2Variant::Resident => Variant::FootprintResident,
     };
     let mut simulated: Option<Mrc> = None;
     let profile = input::profile(&args.input)?;

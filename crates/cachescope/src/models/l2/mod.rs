@@ -127,13 +127,14 @@ use crate::sim::Policy;
 pub enum Variant {
     /// Eqs. 3–9 as printed, with the slips read as intended (Eq. 3 turned right side up,
     /// Eqs. 5–7 clamped, Eq. 8 normalised, Eq. 9 summed over `x`). Method name `ji-l2`.
-    #[default]
     Paper,
     /// Expected L1 misses per epoch from the fill-time argument, `M(l)·Σ_{f≤k} 1/M(f)`, in
     /// place of Eqs. 5–8; cold references counted as misses. Method name `ji-l2-footprint`.
     Footprint,
     /// [`Variant::Footprint`] plus the misses the L2 sees while the line sits in the L1 before
-    /// the epoch. Method name `ji-l2-resident`.
+    /// the epoch. Method name `ji-l2-resident`. The default: the most accurate against an
+    /// exact two-level simulation (docs/accuracy/l2.md).
+    #[default]
     FootprintResident,
 }
 
