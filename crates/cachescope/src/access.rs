@@ -1,6 +1,6 @@
 //! The trace model: one memory access, its kind, and the mapping from byte addresses to cache lines.
 //!
-//! Conventions follow `shared/LOCALITY.md`: a reference maps to the line of its first byte;
+//! Conventions follow docs/definitions.md: a reference maps to the line of its first byte;
 //! simulators that mimic Cachegrind also touch the next line when an access straddles a boundary
 //! (see [`LineSize::lines_touched`]).
 

@@ -13,7 +13,7 @@
 //! - The trace model is in [`access`]: an [`Access`] has a byte address, a size, an
 //!   [`AccessKind`] and, where the format gives it, the address of the instruction that made it.
 //!   [`LineSize`] maps byte addresses to cache lines ([`LineAddr`]) following
-//!   `shared/LOCALITY.md`.
+//!   docs/definitions.md.
 //! - [`trace`] reads every supported format. Readers are *pulled*:
 //!   [`trace::AccessReader::read_batch`] fills a [`Batch`] (structure of arrays) with up to
 //!   [`batch::BATCH_LEN`] accesses. [`trace::open`] detects compression and format from the

@@ -1,7 +1,7 @@
 //! `stats`: reference counts by kind, distinct lines, bytes touched and address range.
 //!
 //! Data references are loads, stores and modifies; instruction fetches are counted apart. A
-//! reference counts toward the line of its first byte (`shared/LOCALITY.md`); accesses that
+//! reference counts toward the line of its first byte (docs/definitions.md); accesses that
 //! straddle a line boundary are counted separately so a Cachegrind-style view can be derived.
 //! Memory grows with the number of distinct lines, not with the trace length.
 

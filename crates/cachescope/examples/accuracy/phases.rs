@@ -24,7 +24,7 @@ pub fn table(inputs: &[Input]) -> String {
          Intervals of 1 M instructions (real traces; 65 536 data references for the synthetic \
          workloads, which have no instruction fetches), k = 2 (the paper's good and bad \
          intervals), ground truth the interval's hit rate in an exact LRU L2 fed every data \
-         reference, warm across intervals. PoEC as `shared/LOCALITY.md` reads it: 1 = the \
+         reference, warm across intervals. PoEC as docs/definitions.md reads it: 1 = the \
          phases match the hit-rate classes, 0 = chance; `–` = undefined (one class). The last \
          row is each method's mean.\n",
     );

@@ -5,7 +5,7 @@
 //! `P(miss | sd) = P(Binomial(sd, 1/S) ≥ A)`
 //!
 //! for a cache of `S` sets of `A` ways. `sd` is the LRU stack distance (distinct other lines
-//! since the previous reference to the line, `shared/LOCALITY.md`; HOTL's reuse distance is
+//! since the previous reference to the line, docs/definitions.md; HOTL's reuse distance is
 //! `sd + 1`). The assumption: each of those `sd` lines falls in the reused line's set
 //! independently with probability `1/S`, and the reuse misses iff at least `A` did. With
 //! `S = 1` this is the fully associative rule `sd ≥ A`.
@@ -153,7 +153,7 @@ impl SdMass {
     }
 }
 
-/// A distribution of LRU stack distances (`sd`, `shared/LOCALITY.md`) as fractions of the
+/// A distribution of LRU stack distances (`sd`, docs/definitions.md) as fractions of the
 /// counted references, plus the cold share.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Distances {

@@ -6,7 +6,7 @@
 //! In a random cache of `L` lines a line survives one miss with probability `1 − 1/L`, so it has
 //! been evicted after `n` misses with probability `f(n) = 1 − (1 − 1/L)^n`. A reference whose
 //! previous reference to the same line was `k` references earlier (StatCache reuse distance
-//! `k = i − j − 1`, references in between; `shared/LOCALITY.md`) misses with probability
+//! `k = i − j − 1`, references in between; docs/definitions.md) misses with probability
 //! `f(k·R)` if the miss ratio `R` is constant over those `k` references. Summing over the `N`
 //! reuse samples of a histogram `h` gives eq. 6, solved for `R` in `[0, 1]`:
 //!

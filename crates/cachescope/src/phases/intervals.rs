@@ -2,7 +2,7 @@
 //! wavelet matrix.
 //!
 //! With N units per interval (instruction fetches or data references, [`Unit`]), interval `j`
-//! holds units `j·N + 1 … (j + 1)·N` (1-based, as in `shared/LOCALITY.md`) and, when the unit is
+//! holds units `j·N + 1 … (j + 1)·N` (1-based, as in docs/definitions.md) and, when the unit is
 //! the instruction, every data reference that follows one of its instructions (a data reference
 //! belongs to the instruction before it; references before the first instruction go to interval
 //! 0). Column `c` of an interval holds the units at 0-based in-interval positions `p` with

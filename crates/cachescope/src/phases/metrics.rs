@@ -6,7 +6,7 @@
 //! - CoV (Eq. 1, Lau et al.): `Σ_i (σ_i / μ_i) · n_i / N`, a fraction (not a percentage); a
 //!   phase with `μ_i = 0` has every hit rate 0 and contributes 0.
 //! - weighted σ (Eq. 2, Huffmire & Sherwood): `Σ_i σ_i · n_i / N`, in hit-rate units.
-//! - PoEC (Eq. 3, in the reading of `shared/LOCALITY.md`; the printed equation can never be
+//! - PoEC (Eq. 3, in the reading of docs/definitions.md; the printed equation can never be
 //!   positive): the hit rates are clustered into the same number k of classes as the method
 //!   (optimal 1-D k-means, `kmeans::kmeans_1d`); the method's clusters are matched one-to-one
 //!   to the classes so that the most intervals agree (Hungarian algorithm, `matching`); with

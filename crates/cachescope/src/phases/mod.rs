@@ -28,7 +28,7 @@
 //! - PoEC = `(a − 1/k) / (1 − 1/k)` clipped to [0, 1], `a` the fraction of intervals on which
 //!   the method's phases and the hit-rate classes agree under the best one-to-one matching
 //!   (Hungarian algorithm, `matching`); `2·(max(a, 1 − a) − 0.5)` for k = 2. This is the
-//!   reading of `shared/LOCALITY.md`: the printed Eq. 3 can never be positive;
+//!   reading of docs/definitions.md: the printed Eq. 3 can never be positive;
 //! - CoV = `Σ_i (σ_i / μ_i) n_i / N` (Eq. 1) and weighted σ = `Σ_i σ_i n_i / N` (Eq. 2) of the
 //!   hit rates within each phase (population σ; fractions, not percentages).
 //!
@@ -39,7 +39,7 @@
 //! Data references only (loads, stores, modifies; instruction fetches only count intervals),
 //! each at the line of its first byte. Lines are `addr >> log2(L2 line size)`, sets the low
 //! bits of the line ([`crate::sim::Geometry::set_of`]). Stack distances follow
-//! `shared/LOCALITY.md` (`sd`, distinct other lines in between). Hit rates are hits over L2
+//! docs/definitions.md (`sd`, distinct other lines in between). Hit rates are hits over L2
 //! accesses, cold misses included.
 //!
 //! ## Defaults ([`PhaseOptions::default`])

@@ -2,7 +2,7 @@
 //! one streaming pass with memory that grows with distinct lines, not with trace length.
 //!
 //! ## Distances
-//! Definitions follow `shared/LOCALITY.md`. Internally, and in every histogram here:
+//! Definitions follow docs/definitions.md. Internally, and in every histogram here:
 //! - reuse time `rt = i − j ≥ 1` ([`ReuseTime`], [`ReuseTimeAnalysis`]);
 //! - stack distance `sd ≥ 0`, distinct other lines since the previous reference
 //!   ([`StackDistance`], [`StackDistanceAnalysis`]); LRU with `C` lines hits iff `sd < C`.

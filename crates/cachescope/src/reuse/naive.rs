@@ -1,5 +1,5 @@
 //! Brute-force references for the tests: every distance straight from its definition in
-//! `shared/LOCALITY.md`, and a fully-associative LRU cache simulated with a recency list.
+//! docs/definitions.md, and a fully-associative LRU cache simulated with a recency list.
 
 use std::collections::HashSet;
 

@@ -2,7 +2,7 @@
 //! histograms, [`ReuseTimes`] for the result.
 //!
 //! The reuse time of the reference at position `i` whose line was last referenced at `j` is
-//! `rt = i − j ≥ 1` (`shared/LOCALITY.md`; StatCache's reuse distance is `rt − 1`, see
+//! `rt = i − j ≥ 1` (docs/definitions.md; StatCache's reuse distance is `rt − 1`, see
 //! [`super::statcache_distance`]). Besides the reuse-time histogram the analysis keeps what the
 //! Xiang footprint formula needs: the histogram of first-reference positions `f` (1-based) and,
 //! at [`ReuseTimeAnalysis::finish`], of `l = n + 1 − (position of the line's last reference)`.

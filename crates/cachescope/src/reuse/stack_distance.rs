@@ -2,7 +2,7 @@
 //! [`StackDistanceAnalysis`] for the histogram, [`StackDistances`] for the miss-ratio curve.
 //!
 //! The stack distance `sd` of a reuse is the number of distinct other lines referenced since the
-//! line's previous reference (`shared/LOCALITY.md`); a fully-associative LRU cache of `C` lines
+//! line's previous reference (docs/definitions.md); a fully-associative LRU cache of `C` lines
 //! hits iff `sd < C` (Mattson et al. 1970), so one histogram of `sd` gives the LRU miss ratio of
 //! every cache size at once: `misses(C) = cold + #{reuses with sd ≥ C}`.
 //!

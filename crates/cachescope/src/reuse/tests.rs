@@ -9,7 +9,7 @@ use crate::analysis::Analysis;
 use crate::trace::AccessReader;
 use crate::workloads::{Params, Workload, generator};
 
-/// Lines named by letters, as in LOCALITY.md's examples.
+/// Lines named by letters, as in docs/definitions.md's examples.
 fn letters(s: &str) -> Vec<u64> {
     s.bytes().map(u64::from).collect()
 }
@@ -84,7 +84,7 @@ fn reuse_time_histograms_give_the_footprint_check() {
     assert_eq!(r.first.bins().map(|b| b.start).collect::<Vec<_>>(), [1, 2]);
     assert_eq!(r.last.bins().map(|b| b.start).collect::<Vec<_>>(), [1, 4]);
     let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
-    assert!(close(footprint(&r, 2), 4.0 / 3.0)); // LOCALITY.md's check
+    assert!(close(footprint(&r, 2), 4.0 / 3.0)); // docs/definitions.md's check
     assert!(close(footprint(&r, 1), 1.0));
     assert!(close(footprint(&r, 4), 2.0));
 }

@@ -8,7 +8,7 @@
 //! so a seed gives the same samples on every platform. A sampled reference at position `j`
 //! (1-based, counting only the references [`SamplerOptions`] counts) sets a *watchpoint* on its
 //! line; the line's next reference, at `i`, fires it and records the sample's **StatCache reuse
-//! distance** `k = i − j − 1`, the number of references in between (`shared/LOCALITY.md`; the
+//! distance** `k = i − j − 1`, the number of references in between (docs/definitions.md; the
 //! reuse time is `k + 1`). A sample whose line is never referenced again is **dangling**; its
 //! *age* is `n − j`, the references that followed it, so its distance is at least its age.
 //!

@@ -3,7 +3,7 @@
 //! Counts are kept at two grains. A *reference* is one trace access reaching the level; it
 //! misses when any line it touches misses (Cachegrind's rule: an access straddling two lines is
 //! one reference and at most one miss per level). A *line access* is one line looked up; with
-//! the first-byte mapping of `shared/LOCALITY.md` the two grains are equal. The 3C classes
+//! the first-byte mapping of docs/definitions.md the two grains are equal. The 3C classes
 //! count line misses.
 
 use super::Outcome;

@@ -13,7 +13,7 @@ use crate::error::Result;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LineMapping {
-    /// The line of its first byte only (`shared/LOCALITY.md`; the default).
+    /// The line of its first byte only (docs/definitions.md; the default).
     #[default]
     FirstByte,
     /// Also the next line when the access straddles a boundary, as Cachegrind does: one

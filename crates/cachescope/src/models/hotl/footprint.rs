@@ -1,6 +1,6 @@
 //! The average footprint of every window length in one linear pass: [`FootprintAnalysis`]
 //! builds a [`Footprint`], which answers `fp(w)` for any `w` by the Xiang formula
-//! (Xiang et al., PACT 2011; HOTL Lemma 2.1, in `shared/LOCALITY.md`'s conventions):
+//! (Xiang et al., PACT 2011; HOTL Lemma 2.1, in docs/definitions.md's conventions):
 //!
 //! `fp(w) = m − [ Σ_lines (f − w)⁺ + Σ_lines (l − w)⁺ + Σ_reuses (rt − w)⁺ ] / (n − w + 1)`
 //!

@@ -22,7 +22,7 @@
 //! length (the reuse-window hypothesis, §2.7), which [`ReuseWindowAnalysis`] measures.
 //!
 //! ## Conventions
-//! Following `shared/LOCALITY.md`: positions are 1-based; the reuse time is `rt = i − j ≥ 1`;
+//! Following docs/definitions.md: positions are 1-based; the reuse time is `rt = i − j ≥ 1`;
 //! `f` is a line's first position and `l = n + 1 −` its last; HOTL's reuse distance is
 //! `rd = sd + 1`, the LRU stack distance plus the line itself, so a cache of `c` lines hits
 //! iff `rd ≤ c` ([`Filmer::reuse_distance_probability`] takes `rd`; [`Filmer::stack_distances`]

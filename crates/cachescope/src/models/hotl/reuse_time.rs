@@ -3,7 +3,7 @@
 //! `mr_rt(c) = P(rt > vt(c))`, first references counted as misses (`rt = ∞`),
 //!
 //! with `vt = fp⁻¹` the Filmer fill time. A reuse is predicted to miss in a cache of `c` lines
-//! iff its window's average footprint exceeds `c`. With `rt = i − j` (`shared/LOCALITY.md`)
+//! iff its window's average footprint exceeds `c`. With `rt = i − j` (docs/definitions.md)
 //! this is the form that Theorem 2.2 proves equal to the footprint conversion for `n ≫ w`;
 //! the paper's worked example counts a reuse window's length as `i − j + 1`, one more.
 //!

@@ -5,7 +5,7 @@
 //!
 //! where `rfp(l)` averages the footprint of the *reuse windows* of length `l`: a reuse with
 //! reuse time `rt = i − j` spans positions `j ..= i`, `l = rt + 1` references, and holds
-//! `rd = sd + 1` distinct lines (HOTL's reuse distance; `shared/LOCALITY.md`). So `rfp(l)` is
+//! `rd = sd + 1` distinct lines (HOTL's reuse distance; docs/definitions.md). So `rfp(l)` is
 //! the mean `rd` of the reuses with `rt = l − 1` (HOTL's `wwwx`: `fp(2) = 4/3`, `rfp(2) = 1`).
 //!
 //! Where `rfp(l) > fp(l)` the reuses of that length see more data than a typical window, and

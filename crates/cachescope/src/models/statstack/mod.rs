@@ -1,6 +1,6 @@
 //! StatStack: LRU miss ratios from the same sampled reuse distances as StatCache (Eklöv &
 //! Hagersten, *StatStack: efficient modeling of LRU caches*, ISPASS 2010; the formula as fixed
-//! in `shared/LOCALITY.md`). [`mrc`] is the time-local version described below, which takes
+//! in docs/definitions.md). [`mrc`] is the time-local version described below, which takes
 //! the reuse-time distribution from the stretch of the trace each reference lies in;
 //! [`mrc_whole_trace`], [`expected_stack_distances`] and [`miss_ratios`] are the paper's model,
 //! with one distribution for the whole trace.
@@ -24,14 +24,14 @@
 //! ## Miss ratio
 //! A fully-associative LRU cache of `C` lines hits iff `sd < C`; StatStack predicts a miss for
 //! each reuse with `E[sd] ≥ C`. A binary search in the sorted expectations answers each size
-//! in O(log S). Stack distances are lines (`shared/LOCALITY.md`); `C` = `size / line_size`.
+//! in O(log S). Stack distances are lines (docs/definitions.md); `C` = `size / line_size`.
 //!
 //! ## Time-local StatStack (the default, [`mrc`])
 //! The formula above assumes that every reference of the trace draws its forward reuse time
 //! from one distribution. Programs run in phases, and then it is systematically off however
 //! many samples there are (gzip, 18 M references: 1.5 pp mean error at 10k and at 100k
 //! samples; a hash table filled then probed: 2.1 pp; see the table below). Written per
-//! position, the reading of `shared/LOCALITY.md` is: a reuse sampled at `j` whose line comes
+//! position, the reading of docs/definitions.md is: a reuse sampled at `j` whose line comes
 //! back at `i = j + d + 1` has the window `j+1 ..= e`, `e = i − 1`, and the reference at `v`
 //! in it adds a distinct line iff its own next reference falls after the window, `RT_v > e − v`
 //! (`v = e − u` above). So exactly `sd = Σ_{v=j+1}^{e} [RT_v > e − v]` and

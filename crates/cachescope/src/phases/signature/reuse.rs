@@ -1,7 +1,7 @@
 //! Stack reuse-distance histograms (Beyls & D'Hollander, as used by Zwick et al. §2.3): per
 //! interval, the distribution of the stack distances of its data references.
 //!
-//! Convention (`shared/LOCALITY.md`): the stack distance `sd` of a reference is the number of
+//! Convention (docs/definitions.md): the stack distance `sd` of a reference is the number of
 //! distinct *other* lines referenced since the previous reference to its line (`sd ≥ 0`; an
 //! LRU cache of `C` lines hits iff `sd < C`), at the L2's line size, measured over the whole
 //! trace (the stack is not reset between intervals). Bins are powers of two:
