@@ -1,4 +1,4 @@
-//! The sentinel region: where the interposer's loads mark events in the reference stream.
+//! The sentinel region: where the interposer's stores mark events in the reference stream.
 //!
 //! cachescope passes candidate base addresses in `CACHESCOPE_SENTINEL` (comma-separated hex,
 //! e.g. `0x3ca7e0000000,0x2ca7e0000000`); the interposer maps [`REGION_LEN`] bytes of
