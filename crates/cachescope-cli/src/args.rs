@@ -106,11 +106,13 @@ pub enum Command {
         cachescope phases --workload phases --lines 2048 --interval 4096 --k 3 --l2 64K,8,64\n  \
         cachescope phases trace.cst --json | jq '.methods[] | {name, poec}'")]
     Phases(PhasesArgs),
-    /// Record a real program's memory references (under Valgrind's lackey) straight into a trace.
+    /// Record a real program's memory references (under cachescope's Valgrind tool, or lackey)
+    /// straight into a trace.
     #[command(
         after_help = "Examples:\n  cachescope record -o ls.cst -- ls -l /usr\n  \
                             cachescope record --to lackey -o sort.txt.zst -- sort data.txt\n\n\
-                            The lackey text is decoded as it is written: no intermediate file. \
+                            The tool's binary records (or lackey's text, with --backend lackey) \
+                            are decoded as they are written: no intermediate file. \
                             The program's stdin, stdout and stderr stay the terminal's."
     )]
     Record(RecordArgs),

@@ -290,3 +290,43 @@ fn without_allocation_events_global_and_stack_buckets_remain() {
             .contains("global variables are unknown")
     );
 }
+
+#[test]
+fn a_program_after_dashes_is_recorded_with_events_then_attributed() {
+    if !tools_or_skip(&["valgrind", "cc"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(dir.path(), "prog", &["-fPIE", "-pie"]);
+    let saved = dir.path().join("saved.cst");
+    let out = cs()
+        .arg("attribute")
+        .args(["--cache", "1K,2,32", "--sample", "10", "--json", "-q"])
+        .arg("--save")
+        .arg(&saved)
+        .arg("--")
+        .arg(&exe)
+        .arg("2048")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The program's own output goes to stderr: stdout is the JSON alone.
+    let direct: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a string copied"));
+    check_sums(&direct);
+    let site = format!(
+        "make_block(prog.c:{})-main(prog.c:{})",
+        line_of("SITE_MALLOC"),
+        line_of("CALL_A")
+    );
+    assert_eq!(bucket(&direct, &site)["kind"], "heap");
+    // --save kept the trace and its event log: attributing them again gives the same answer.
+    assert!(dir.path().join("saved.cst.events").exists());
+    let again = attribute(&saved, &[]);
+    assert_eq!(direct["misses"], again["misses"]);
+    assert_eq!(names(&direct), names(&again));
+}

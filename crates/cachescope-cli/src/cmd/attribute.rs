@@ -13,12 +13,43 @@ use super::{drive, thousands};
 use crate::args::AttributeArgs;
 use crate::{input, output};
 
-pub fn run(args: AttributeArgs) -> Result<()> {
+pub fn run(mut args: AttributeArgs) -> Result<()> {
     let geometry =
         Geometry::parse(&args.cache).with_context(|| format!("--cache {}", args.cache))?;
     if args.sample == 0 {
         anyhow::bail!("--sample N needs N ≥ 1 (1 samples every miss)");
     }
+    // A program: recorded first, with its allocation events (which the attribution reads
+    // from the start of the pass, before the program could produce them), into --save's file
+    // or a temporary one; then attributed like any recorded trace.
+    let _recorded = if args.input.program.is_empty() {
+        None
+    } else {
+        let dir = tempfile::tempdir()?;
+        let path = match &args.input.save {
+            Some(p) => p.clone(),
+            None => dir.path().join("program.cst"),
+        };
+        let capture = super::record::Capture {
+            backend: crate::args::Backend::Tool,
+            trace_children: false,
+            stdout_to_stderr: true,
+        };
+        let format = cachescope::trace::Format::Native;
+        super::record::record(
+            &args.input.program,
+            &path,
+            format,
+            &args.run,
+            true,
+            false,
+            capture,
+        )?;
+        args.input.program.clear();
+        args.input.save = None;
+        args.input.trace = Some(path);
+        Some(dir)
+    };
     // The event log: --events, else TRACE.events beside a trace file.
     let events_path = args.events.clone().or_else(|| {
         let trace = args

@@ -29,6 +29,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
         Capture {
             backend: args.backend,
             trace_children: args.trace_children,
+            stdout_to_stderr: false,
         },
     )?;
     if args.summary.wanted() {
@@ -51,6 +52,9 @@ pub struct Capture {
     pub backend: Backend,
     /// Follow the programs the recorded one execs (the tool only).
     pub trace_children: bool,
+    /// The program's standard output goes to standard error (an analysis prints on standard
+    /// output after the recording).
+    pub stdout_to_stderr: bool,
 }
 
 /// What [`record`] wrote.
@@ -79,6 +83,7 @@ pub fn record(
     let Capture {
         backend,
         trace_children,
+        stdout_to_stderr,
     } = capture;
     let (program, rest) = command.split_first().context("no program to record")?;
     if trace_children && backend == Backend::Lackey {
@@ -115,7 +120,7 @@ pub fn record(
         let opts = ToolOptions {
             events,
             instr: true,
-            stdout_to_stderr: false,
+            stdout_to_stderr,
             trace_children,
         };
         let (recording, trace, rx) = Recording::start_tool(program, rest, opts)?;

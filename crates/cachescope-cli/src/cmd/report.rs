@@ -67,6 +67,7 @@ fn report_program(
         super::record::Capture {
             backend: args.backend,
             trace_children: false,
+            stdout_to_stderr: false,
         },
     )?;
     let events = match &recorded.events {
