@@ -507,7 +507,9 @@ pub struct SimulateArgs {
     /// associative). Repeat it to simulate several caches in the same pass.
     #[arg(long = "cache", value_name = "SPEC")]
     pub caches: Vec<String>,
-    /// Replacement policy: lru, fifo, random (seeded by --seed) or plru (tree pseudo-LRU).
+    /// Replacement policy: lru, fifo, random (seeded by --seed), plru (tree pseudo-LRU), or
+    /// RRIP (Jaleel et al. 2010, M = 2): srrip, brrip (ε = 1/32, seeded by --seed) or drrip
+    /// (32 leader sets per policy, 10-bit PSEL).
     #[arg(long, default_value = "lru")]
     pub policy: String,
     /// Valgrind Cachegrind's model, reference for reference: needs --I1, --D1 and --LL.

@@ -161,3 +161,53 @@ fn impossible_geometries_are_rejected_before_any_work() {
         .failure()
         .stderr(predicate::str::contains("--LL"));
 }
+
+#[test]
+fn rrip_policies_parse_and_report_their_name_and_seed() {
+    let v = json(&[
+        "simulate",
+        "--workload",
+        "matmul",
+        "--n",
+        "24",
+        "--cache",
+        "8K,8,64",
+        "--policy",
+        "drrip",
+        "--seed",
+        "9",
+    ]);
+    let level = &v["simulations"][0]["levels"][0];
+    assert_eq!(
+        level["policy"],
+        serde_json::json!({"name": "drrip", "seed": 9})
+    );
+    let srrip = json(&[
+        "simulate",
+        "--workload",
+        "matmul",
+        "--n",
+        "24",
+        "--cache",
+        "8K,8,64",
+        "--policy",
+        "srrip",
+    ]);
+    assert_eq!(
+        srrip["simulations"][0]["levels"][0]["policy"]["name"],
+        "srrip"
+    );
+    cargo_bin_cmd!("cachescope")
+        .args([
+            "simulate",
+            "--workload",
+            "matmul",
+            "--cache",
+            "8K,8,64",
+            "--policy",
+            "rrip",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("srrip, brrip, drrip"));
+}
