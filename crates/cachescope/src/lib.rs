@@ -65,6 +65,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod interrupt;
 pub mod models;
+pub mod opt;
 pub mod parallel;
 pub mod phases;
 pub mod record;
