@@ -509,7 +509,7 @@ pub struct SimulateArgs {
     pub caches: Vec<String>,
     /// Replacement policy: lru, fifo, random (seeded by --seed), plru (tree pseudo-LRU), or
     /// RRIP (Jaleel et al. 2010, M = 2): srrip, brrip (ε = 1/32, seeded by --seed) or drrip
-    /// (32 leader sets per policy, 10-bit PSEL).
+    /// (32 leader sets per policy, 10-bit PSEL); or opt (Belady's MIN, --cache only).
     #[arg(long, default_value = "lru")]
     pub policy: String,
     /// Valgrind Cachegrind's model, reference for reference: needs --I1, --D1 and --LL.
@@ -624,6 +624,8 @@ pub enum ReplacementPolicy {
     Lru,
     /// Random replacement (seeded).
     Random,
+    /// Belady's optimal replacement (MIN), the bound no policy beats: `mrc --method exact`.
+    Opt,
 }
 
 /// How results are printed.

@@ -95,6 +95,11 @@ pub fn run(args: MrcArgs) -> Result<()> {
                 None => distances.mrc(&sizes),
             }
         }
+        (MrcMethod::Exact, ReplacementPolicy::Opt) => {
+            let mut opt = cachescope::opt::OptAnalysis::new(options)?;
+            drive(&mut trace, &mut [&mut opt], &args.run)?;
+            opt.finish(&sizes)?
+        }
         (MrcMethod::Exact, ReplacementPolicy::Random) => {
             if sizes.len() > 4096 {
                 bail!(
@@ -174,6 +179,7 @@ fn policy_name(p: ReplacementPolicy) -> &'static str {
     match p {
         ReplacementPolicy::Lru => "LRU",
         ReplacementPolicy::Random => "random",
+        ReplacementPolicy::Opt => "OPT",
     }
 }
 

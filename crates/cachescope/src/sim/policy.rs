@@ -57,6 +57,9 @@ pub enum Policy {
         /// The generator's seed for the bimodal draws.
         seed: u64,
     },
+    /// Belady's optimal replacement (MIN): evict the line re-referenced farthest ahead. It needs
+    /// the future, so [`Cache`](super::Cache) refuses it; [`crate::opt`] simulates it.
+    Opt,
 }
 
 impl Policy {
@@ -64,7 +67,7 @@ impl Policy {
     pub const NAMES: [&'static str; 7] =
         ["lru", "fifo", "random", "plru", "srrip", "brrip", "drrip"];
 
-    /// `lru`, `fifo`, `random`, `plru`, `srrip`, `brrip` or `drrip`.
+    /// `lru`, `fifo`, `random`, `plru`, `srrip`, `brrip`, `drrip` or `opt`.
     pub fn name(self) -> &'static str {
         match self {
             Policy::Lru => "lru",
@@ -74,6 +77,7 @@ impl Policy {
             Policy::Srrip => "srrip",
             Policy::Brrip { .. } => "brrip",
             Policy::Drrip { .. } => "drrip",
+            Policy::Opt => "opt",
         }
     }
 
@@ -104,7 +108,7 @@ impl Policy {
     }
 
     /// The policy called `name` (`lru`, `fifo`, `random`, `plru` or `tree-plru`, `srrip`,
-    /// `brrip`, `drrip`, any case); `seed` is used by `random`, `brrip` and `drrip` only.
+    /// `brrip`, `drrip`, `opt` (or `min`, `belady`), any case); `seed` is used by `random`, `brrip` and `drrip` only.
     pub fn from_name(name: &str, seed: u64) -> Result<Policy> {
         match name.to_ascii_lowercase().as_str() {
             "lru" => Ok(Policy::Lru),
@@ -114,6 +118,7 @@ impl Policy {
             "srrip" => Ok(Policy::Srrip),
             "brrip" => Ok(Policy::Brrip { seed }),
             "drrip" => Ok(Policy::Drrip { seed }),
+            "opt" | "min" | "belady" => Ok(Policy::Opt),
             _ => Err(Error::InvalidParameter {
                 name: "replacement policy",
                 message: format!("{name:?} is not one of {}", Policy::NAMES.join(", ")),
@@ -225,6 +230,7 @@ mod tests {
             Policy::Srrip,
             Policy::Brrip { seed: 2 },
             Policy::Drrip { seed: 3 },
+            Policy::Opt,
         ] {
             assert_eq!(p.to_string().parse::<Policy>().unwrap(), p);
         }

@@ -52,6 +52,14 @@ impl SetAssoc {
             Policy::Srrip => rrip(Insertion::Static, 0),
             Policy::Brrip { seed } => rrip(Insertion::Bimodal, seed),
             Policy::Drrip { seed } => rrip(Insertion::Dueling, seed),
+            Policy::Opt => {
+                return Err(Error::InvalidParameter {
+                    name: "replacement policy",
+                    message: "OPT looks ahead in the trace: simulate it with cachescope::opt \
+                              (simulate --policy opt with --cache, mrc --policy opt)"
+                        .into(),
+                });
+            }
             Policy::Lru => State::Lru,
             Policy::Fifo => State::Fifo,
             Policy::Random { seed } => State::Random(VictimRng::new(seed)),

@@ -76,6 +76,7 @@ impl Brute {
                 Policy::Srrip | Policy::Brrip { .. } | Policy::Drrip { .. } => {
                     Set::Rrip(vec![None; assoc], vec![3; assoc])
                 }
+                Policy::Opt => unreachable!("OPT is tested in crate::opt"),
             })
             .collect();
         let rng = p.seed().map(VictimRng::new);
