@@ -7,8 +7,9 @@
 //! - `curve`: the whole of `mrc --method exact --policy opt` after decoding: [`OptAnalysis`]
 //!   spilling ids to a temporary file, the backward pass, the stack and the curve.
 //!
-//! Run: `cargo bench -p cachescope --bench opt -- --warm-up-time 1 --measurement-time 5`;
-//! figures in docs/accuracy/policies.md.
+//! Run: `cargo bench -p cachescope --bench opt -- --warm-up-time 1 --measurement-time 5`.
+//! The stack is slow today (see `opt::stack`): one iteration of `stack/zipf-256K` takes tens
+//! of seconds, so criterion's ten samples take long.
 
 use std::collections::HashMap;
 use std::hint::black_box;
