@@ -581,6 +581,9 @@ pub enum MrcMethod {
     Hotl,
     /// HOTL's reuse-time conversion (§2.7, augmented Denning-Schwartz).
     HotlRt,
+    /// Miniature simulation (Waldspurger et al. 2017): any policy `simulate` knows, in caches
+    /// scaled down by --mini-rate and fed the lines sampled at that rate.
+    Mini,
 }
 
 /// How sampled reuse distances are taken (`sample`, `mrc --method statcache|statstack`).
@@ -626,6 +629,16 @@ pub enum ReplacementPolicy {
     Random,
     /// Belady's optimal replacement (MIN), the bound no policy beats: `mrc --method exact`.
     Opt,
+    /// First in, first out (exact per size, or mini).
+    Fifo,
+    /// Tree pseudo-LRU (needs --ways).
+    Plru,
+    /// Static RRIP, Jaleel et al. 2010 (needs --ways).
+    Srrip,
+    /// Bimodal RRIP (needs --ways).
+    Brrip,
+    /// Dynamic RRIP, set dueling (needs --ways).
+    Drrip,
 }
 
 /// How results are printed.
@@ -684,6 +697,9 @@ pub struct MrcArgs {
     pub policy: Option<ReplacementPolicy>,
     #[command(flatten)]
     pub sampling: SamplingArgs,
+    /// Miniature simulation's sampling rate, in (0, 1] (`--method mini`).
+    #[arg(long, default_value_t = 0.01)]
+    pub mini_rate: f64,
     /// Models: also estimate cold misses (StatCache/StatStack from the samples whose line is
     /// never referenced again), so `miss_ratio` is printed too.
     #[arg(long)]

@@ -64,6 +64,7 @@ pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod interrupt;
+pub mod mini;
 pub mod models;
 pub mod opt;
 pub mod parallel;

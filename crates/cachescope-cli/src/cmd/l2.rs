@@ -30,9 +30,9 @@ pub fn run(args: L2Args) -> Result<()> {
         ReplacementPolicy::Random => Policy::Random {
             seed: args.input.params.seed,
         },
-        ReplacementPolicy::Opt => {
-            bail!("the L2 model covers LRU and random replacement; OPT's curve is mrc --policy opt")
-        }
+        _ => bail!(
+            "the L2 model covers LRU and random replacement; other policies' curves are mrc --policy"
+        ),
     };
     let variant = match args.variant.as_str() {
         "footprint" => Variant::Footprint,
