@@ -550,7 +550,9 @@ pub struct SimulateArgs {
     /// associative). Repeat it to simulate several caches in the same pass.
     #[arg(long = "cache", value_name = "SPEC")]
     pub caches: Vec<String>,
-    /// Replacement policy: lru, fifo, random (seeded by --seed) or plru (tree pseudo-LRU).
+    /// Replacement policy: lru, fifo, random (seeded by --seed), plru (tree pseudo-LRU), or
+    /// RRIP (Jaleel et al. 2010, M = 2): srrip, brrip (ε = 1/32, seeded by --seed) or drrip
+    /// (32 leader sets per policy, 10-bit PSEL); or opt (Belady's MIN, --cache only).
     #[arg(long, default_value = "lru")]
     pub policy: String,
     /// Valgrind Cachegrind's model, reference for reference: needs --I1, --D1 and --LL.
@@ -622,6 +624,9 @@ pub enum MrcMethod {
     Hotl,
     /// HOTL's reuse-time conversion (§2.7, augmented Denning-Schwartz).
     HotlRt,
+    /// Miniature simulation (Waldspurger et al. 2017): any policy `simulate` knows, in caches
+    /// scaled down by --mini-rate and fed the lines sampled at that rate.
+    Mini,
 }
 
 /// How sampled reuse distances are taken (`sample`, `mrc --method statcache|statstack`).
@@ -665,6 +670,18 @@ pub enum ReplacementPolicy {
     Lru,
     /// Random replacement (seeded).
     Random,
+    /// Belady's optimal replacement (MIN), the bound no policy beats: `mrc --method exact`.
+    Opt,
+    /// First in, first out (exact per size, or mini).
+    Fifo,
+    /// Tree pseudo-LRU (needs --ways).
+    Plru,
+    /// Static RRIP, Jaleel et al. 2010 (needs --ways).
+    Srrip,
+    /// Bimodal RRIP (needs --ways).
+    Brrip,
+    /// Dynamic RRIP, set dueling (needs --ways).
+    Drrip,
 }
 
 /// How results are printed.
@@ -723,6 +740,9 @@ pub struct MrcArgs {
     pub policy: Option<ReplacementPolicy>,
     #[command(flatten)]
     pub sampling: SamplingArgs,
+    /// Miniature simulation's sampling rate, in (0, 1] (`--method mini`).
+    #[arg(long, default_value_t = 0.01)]
+    pub mini_rate: f64,
     /// Models: also estimate cold misses (StatCache/StatStack from the samples whose line is
     /// never referenced again), so `miss_ratio` is printed too.
     #[arg(long)]

@@ -161,3 +161,108 @@ fn impossible_geometries_are_rejected_before_any_work() {
         .failure()
         .stderr(predicate::str::contains("--LL"));
 }
+
+#[test]
+fn rrip_policies_parse_and_report_their_name_and_seed() {
+    let v = json(&[
+        "simulate",
+        "--workload",
+        "matmul",
+        "--n",
+        "24",
+        "--cache",
+        "8K,8,64",
+        "--policy",
+        "drrip",
+        "--seed",
+        "9",
+    ]);
+    let level = &v["simulations"][0]["levels"][0];
+    assert_eq!(
+        level["policy"],
+        serde_json::json!({"name": "drrip", "seed": 9})
+    );
+    let srrip = json(&[
+        "simulate",
+        "--workload",
+        "matmul",
+        "--n",
+        "24",
+        "--cache",
+        "8K,8,64",
+        "--policy",
+        "srrip",
+    ]);
+    assert_eq!(
+        srrip["simulations"][0]["levels"][0]["policy"]["name"],
+        "srrip"
+    );
+    cargo_bin_cmd!("cachescope")
+        .args([
+            "simulate",
+            "--workload",
+            "matmul",
+            "--cache",
+            "8K,8,64",
+            "--policy",
+            "rrip",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("srrip, brrip, drrip"));
+}
+
+#[test]
+fn opt_is_never_above_lru_and_its_fully_associative_cache_equals_the_opt_curve() {
+    let run = |policy: &str| {
+        json(&[
+            "simulate",
+            "--workload",
+            "matmul",
+            "--n",
+            "24",
+            "--cache",
+            "2K,4,64",
+            "--cache",
+            "2K,full,64",
+            "--policy",
+            policy,
+        ])
+    };
+    let misses = |v: &Value, i: usize| v["simulations"][i]["levels"][0]["misses"].as_u64().unwrap();
+    let (opt, lru) = (run("opt"), run("lru"));
+    assert_eq!(opt["simulations"][0]["levels"][0]["policy"]["name"], "opt");
+    for i in 0..2 {
+        assert!(misses(&opt, i) <= misses(&lru, i), "cache {i}");
+    }
+    assert!(misses(&opt, 1) < misses(&lru, 1));
+    let curve = json(&[
+        "mrc",
+        "--workload",
+        "matmul",
+        "--n",
+        "24",
+        "--policy",
+        "opt",
+        "--sizes",
+        "2K",
+    ]);
+    let refs = opt["simulations"][1]["levels"][0]["refs"].as_f64().unwrap();
+    let ratio = curve["points"][0]["miss_ratio"].as_f64().unwrap();
+    assert_eq!((ratio * refs).round() as u64, misses(&opt, 1));
+    assert_eq!(curve["policy"], "opt");
+    cargo_bin_cmd!("cachescope")
+        .args([
+            "simulate",
+            "--workload",
+            "matmul",
+            "--L2",
+            "1M,8,64",
+            "--I1",
+            "32K,8,64",
+        ])
+        .args(["--D1", "32K,8,64", "--policy", "opt"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--cache caches only"));
+}

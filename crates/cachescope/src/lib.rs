@@ -64,7 +64,9 @@ pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod interrupt;
+pub mod mini;
 pub mod models;
+pub mod opt;
 pub mod parallel;
 pub mod phases;
 pub mod record;

@@ -30,6 +30,9 @@ pub fn run(args: L2Args) -> Result<()> {
         ReplacementPolicy::Random => Policy::Random {
             seed: args.input.params.seed,
         },
+        _ => bail!(
+            "the L2 model covers LRU and random replacement; other policies' curves are mrc --policy"
+        ),
     };
     let variant = match args.variant {
         L2Variant::Paper => Variant::Paper,

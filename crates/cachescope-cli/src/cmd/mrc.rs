@@ -49,7 +49,9 @@ pub fn run(args: MrcArgs) -> Result<()> {
         include_instructions: args.include_instructions,
         ..Options::default()
     };
+    let simulated = sim_policy(policy, args.input.params.seed);
     if args.ways.is_some()
+        && simulated.is_none()
         && !matches!(
             (args.method, policy),
             (MrcMethod::Exact | MrcMethod::Hotl, ReplacementPolicy::Lru)
@@ -95,7 +97,12 @@ pub fn run(args: MrcArgs) -> Result<()> {
                 None => distances.mrc(&sizes),
             }
         }
-        (MrcMethod::Exact, ReplacementPolicy::Random) => {
+        (MrcMethod::Exact, ReplacementPolicy::Opt) => {
+            let mut opt = cachescope::opt::OptAnalysis::new(options)?;
+            drive(&mut trace, &mut [&mut opt], &args.run)?;
+            opt.finish(&sizes)?
+        }
+        (MrcMethod::Exact, ReplacementPolicy::Random) if args.ways.is_none() => {
             if sizes.len() > 4096 {
                 bail!(
                     "exact random replacement simulates one cache per size; {} sizes is too many \
@@ -133,6 +140,28 @@ pub fn run(args: MrcArgs) -> Result<()> {
             };
             hotl::reuse_time_mrc(&rt, &sizes)
         }
+        // Every other policy, set-associative curves, and miniatures: one cache per size.
+        (MrcMethod::Exact | MrcMethod::Mini, _) => {
+            let Some(p) = simulated else {
+                bail!(
+                    "--method mini simulates caches: OPT's exact curve is --method exact --policy opt"
+                );
+            };
+            let rate = if args.method == MrcMethod::Mini {
+                args.mini_rate
+            } else {
+                1.0
+            };
+            let mut mini = cachescope::mini::MiniSim::new(options, p, args.ways, &sizes, rate)?;
+            drive(&mut trace, &mut [&mut mini], &args.run)?;
+            let mut mrc = mini.finish();
+            if args.method == MrcMethod::Exact {
+                mrc.method = "exact".into();
+            } else {
+                notes.push(format!("miniature caches at rate {rate}"));
+            }
+            mrc
+        }
     };
     output::print(&render(
         &mrc,
@@ -145,7 +174,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
 /// The policy a method models; an error when the user asks a model for another one.
 fn policy_of(method: MrcMethod, asked: Option<ReplacementPolicy>) -> Result<ReplacementPolicy> {
     let modelled = match method {
-        MrcMethod::Exact => return Ok(asked.unwrap_or(ReplacementPolicy::Lru)),
+        MrcMethod::Exact | MrcMethod::Mini => return Ok(asked.unwrap_or(ReplacementPolicy::Lru)),
         MrcMethod::Statcache => ReplacementPolicy::Random,
         MrcMethod::Statstack | MrcMethod::Hotl | MrcMethod::HotlRt => ReplacementPolicy::Lru,
     };
@@ -167,6 +196,7 @@ fn method_name(m: MrcMethod) -> &'static str {
         MrcMethod::Statstack => "statstack",
         MrcMethod::Hotl => "hotl",
         MrcMethod::HotlRt => "hotl-rt",
+        MrcMethod::Mini => "mini",
     }
 }
 
@@ -174,7 +204,28 @@ fn policy_name(p: ReplacementPolicy) -> &'static str {
     match p {
         ReplacementPolicy::Lru => "LRU",
         ReplacementPolicy::Random => "random",
+        ReplacementPolicy::Opt => "OPT",
+        ReplacementPolicy::Fifo => "FIFO",
+        ReplacementPolicy::Plru => "tree-PLRU",
+        ReplacementPolicy::Srrip => "SRRIP",
+        ReplacementPolicy::Brrip => "BRRIP",
+        ReplacementPolicy::Drrip => "DRRIP",
     }
+}
+
+/// The simulator policy of a curve's policy (`None` for OPT, which looks ahead).
+fn sim_policy(p: ReplacementPolicy, seed: u64) -> Option<cachescope::sim::Policy> {
+    use cachescope::sim::Policy;
+    Some(match p {
+        ReplacementPolicy::Lru => Policy::Lru,
+        ReplacementPolicy::Random => Policy::Random { seed },
+        ReplacementPolicy::Opt => return None,
+        ReplacementPolicy::Fifo => Policy::Fifo,
+        ReplacementPolicy::Plru => Policy::Plru,
+        ReplacementPolicy::Srrip => Policy::Srrip,
+        ReplacementPolicy::Brrip => Policy::Brrip { seed },
+        ReplacementPolicy::Drrip => Policy::Drrip { seed },
+    })
 }
 
 /// The sampler settings of the flags; the seed is the run's `--seed`.

@@ -56,6 +56,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         };
     }
 
+    if policy == Policy::Opt {
+        return run_opt(&args, opts);
+    }
     let mut sims: Vec<SimAnalysis> = Vec::new();
     if hierarchy_flags {
         let (Some(i1), Some(d1), Some(l2)) = (&args.i1, &args.d1, &args.l2) else {
@@ -88,13 +91,18 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         .collect();
     drive_split(&mut trace, &mut analyses, &args.run)?;
     let reports: Vec<SimReport> = sims.iter().map(SimAnalysis::finish).collect();
+    print(&args, &reports)
+}
+
+/// The reports as JSON, CSV or a table.
+fn print(args: &SimulateArgs, reports: &[SimReport]) -> Result<()> {
     if args.json {
-        let v = serde_json::json!({ "simulations": json_reports(&reports)? });
+        let v = serde_json::json!({ "simulations": json_reports(reports)? });
         output::print(&(serde_json::to_string_pretty(&v)? + "\n"))
     } else if args.csv {
         // One row per level of every simulation: its index, then the level's JSON fields.
         let mut rows = Vec::new();
-        for (i, r) in json_reports(&reports)?.into_iter().enumerate() {
+        for (i, r) in json_reports(reports)?.into_iter().enumerate() {
             for level in r["levels"].as_array().into_iter().flatten() {
                 let mut row = serde_json::json!({ "simulation": i });
                 if let (Some(row), Some(fields)) = (row.as_object_mut(), level.as_object()) {
@@ -105,8 +113,64 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         }
         output::print(&output::csv_records(&rows))
     } else {
-        output::print(&render(&reports))
+        output::print(&render(reports))
     }
+}
+
+/// `--policy opt`: every --cache under Belady's MIN, from one spilled pass (see cachescope::opt).
+fn run_opt(args: &SimulateArgs, opts: SimOptions) -> Result<()> {
+    if [&args.i1, &args.d1, &args.l2, &args.l3]
+        .iter()
+        .any(|f| f.is_some())
+        || args.three_c
+    {
+        bail!("--policy opt simulates independent --cache caches only (no hierarchy, no --3c)");
+    }
+    if opts.mapping == LineMapping::Straddle {
+        bail!("--policy opt maps each reference to the line of its first byte: drop --straddle");
+    }
+    let geometries = args
+        .caches
+        .iter()
+        .map(|spec| geometry(spec, "cache"))
+        .collect::<Result<Vec<_>>>()?;
+    let Some(first) = geometries.first() else {
+        bail!("nothing to simulate: give --cache SIZE,ASSOC,LINE (repeatable)");
+    };
+    let line_size = first.line_size();
+    if geometries.iter().any(|g| g.line_size() != line_size) {
+        bail!("--policy opt looks ahead over one line size: give every --cache the same line");
+    }
+    let options = cachescope::reuse::Options {
+        line_size,
+        ..Default::default()
+    };
+    let mut spill = cachescope::opt::NextUseSpill::new(options)?;
+    let mut trace = input::open(&args.input, args.run.line_size)?;
+    drive(&mut trace, &mut [&mut spill], &args.run)?;
+    let refs = spill.refs();
+    let misses = cachescope::opt::set_assoc_misses(&mut spill.finish()?, &geometries)?;
+    let reports: Vec<SimReport> = geometries
+        .iter()
+        .zip(misses)
+        .map(|(&geometry, misses)| SimReport {
+            mapping: LineMapping::FirstByte,
+            inclusion: None,
+            levels: vec![cachescope::sim::LevelReport {
+                name: "cache",
+                geometry,
+                policy: Policy::Opt,
+                stats: cachescope::sim::MissStats {
+                    refs,
+                    misses,
+                    line_accesses: refs,
+                    line_misses: misses,
+                    three_c: None,
+                },
+            }],
+        })
+        .collect();
+    print(args, &reports)
 }
 
 /// Independent caches and hierarchies as a table.

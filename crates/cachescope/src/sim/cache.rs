@@ -29,14 +29,17 @@ pub struct Cache {
 
 impl Cache {
     /// An empty cache. Fails for a policy the geometry cannot have (tree-PLRU needs a
-    /// power-of-two associativity up to 64).
+    /// power-of-two associativity up to 64). Tree-PLRU and RRIP caches of one large set scan
+    /// the set: O(ways) per access.
     pub fn new(geometry: Geometry, policy: Policy) -> Result<Cache> {
-        let inner =
-            if geometry.sets() == 1 && geometry.assoc() > SCAN_MAX_WAYS && policy != Policy::Plru {
-                Inner::Fully(FullyAssoc::new(geometry, policy)?)
-            } else {
-                Inner::Set(SetAssoc::new(geometry, policy)?)
-            };
+        let inner = if geometry.sets() == 1
+            && geometry.assoc() > SCAN_MAX_WAYS
+            && FullyAssoc::supports(policy)
+        {
+            Inner::Fully(FullyAssoc::new(geometry, policy)?)
+        } else {
+            Inner::Set(SetAssoc::new(geometry, policy)?)
+        };
         Ok(Cache { inner })
     }
 
@@ -71,6 +74,14 @@ impl Cache {
         match &mut self.inner {
             Inner::Set(c) => c.access_outcome(line),
             Inner::Fully(c) => c.access_outcome(line),
+        }
+    }
+
+    /// DRRIP's PSEL counter now (`None` under every other policy); see [`SetAssoc::psel`].
+    pub fn psel(&self) -> Option<u32> {
+        match &self.inner {
+            Inner::Set(c) => c.psel(),
+            Inner::Fully(_) => None,
         }
     }
 

@@ -6,7 +6,7 @@
 //! Random replacement keeps lines in numbered slots and overwrites a uniformly drawn one, so
 //! with the same seed it evicts exactly what a one-set [`SetAssoc`](super::SetAssoc) evicts:
 //! both fill the lowest empty slot first and draw `below(assoc)` from the same generator.
-//! Tree-PLRU is not offered here (use a one-set `SetAssoc`).
+//! Tree-PLRU and the RRIP family are not offered here (use a one-set `SetAssoc`).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -113,10 +113,10 @@ impl FullyAssoc {
                 holes: BinaryHeap::new(),
                 rng: VictimRng::new(seed),
             },
-            Policy::Plru => {
+            p => {
                 return Err(Error::InvalidParameter {
                     name: "replacement policy",
-                    message: "tree-PLRU is simulated set by set: use a one-set SetAssoc".into(),
+                    message: format!("{p} is simulated set by set: use a one-set SetAssoc"),
                 });
             }
         };
@@ -127,6 +127,11 @@ impl FullyAssoc {
             map: SlotMap::with_capacity_and_hasher(reserve, Default::default()),
             repl,
         })
+    }
+
+    /// True for the policies this simulator runs: LRU, FIFO and random.
+    pub fn supports(policy: Policy) -> bool {
+        matches!(policy, Policy::Lru | Policy::Fifo | Policy::Random { .. })
     }
 
     /// An LRU cache of `lines` lines, for 3C shadows and tests (the line size is irrelevant).

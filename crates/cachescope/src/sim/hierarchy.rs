@@ -102,11 +102,9 @@ pub struct Hierarchy {
 }
 
 fn level_policy(p: Policy, k: u64) -> Policy {
-    match p {
-        Policy::Random { seed } => Policy::Random {
-            seed: seed.wrapping_add(k),
-        },
-        p => p,
+    match p.seed() {
+        Some(seed) => p.with_seed(seed.wrapping_add(k)),
+        None => p,
     }
 }
 

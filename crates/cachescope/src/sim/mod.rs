@@ -3,7 +3,7 @@
 //! - [`Geometry`]: a validated cache shape (`32K,8,64` parses to 64 sets of 8 ways of 64-byte
 //!   lines); fully associative is the one-set case, with any number of lines.
 //! - [`Cache`]: one cache of any geometry under a [`Policy`] (LRU, FIFO, seeded random,
-//!   tree-PLRU). It runs [`SetAssoc`] (a scan of one set) or, for one large set,
+//!   tree-PLRU, and the RRIP family SRRIP, BRRIP, DRRIP of [`rrip`]). It runs [`SetAssoc`] (a scan of one set) or, for one large set,
 //!   [`FullyAssoc`] (hash map + linked list, O(1) per access); both are exact, and a one-set
 //!   `SetAssoc` gives the same hits as `FullyAssoc` under every policy they share.
 //! - [`ThreeC`]: classifies misses as cold, capacity or conflict against a fully associative
@@ -39,6 +39,7 @@ mod geometry;
 mod hierarchy;
 mod level;
 mod policy;
+pub mod rrip;
 mod set_assoc;
 mod simulate;
 mod three_c;

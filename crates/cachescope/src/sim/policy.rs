@@ -12,6 +12,11 @@
 //!   0 left, 1 right. Touching a way points every bit on its path away from it; the victim is
 //!   found by following the bits from the root. Needs a power-of-two associativity up to 64.
 //!
+//! - **SRRIP**, **BRRIP** and **DRRIP** (Jaleel et al., ISCA 2010): re-reference interval
+//!   prediction with an M-bit RRPV per line; see [`rrip`](super::rrip) for the rules and the
+//!   parameters (M = 2, ε = 1/32, 32 leader sets per policy, a 10-bit PSEL). BRRIP's
+//!   infrequent long insertions are drawn from the same seeded generator as random replacement.
+//!
 //! Every policy fills an empty way before evicting anything: LRU and FIFO the slot behind the
 //! oldest line, random and tree-PLRU the lowest-numbered empty way.
 
@@ -39,30 +44,84 @@ pub enum Policy {
     },
     /// Tree pseudo-LRU (power-of-two associativity up to 64).
     Plru,
+    /// Static RRIP with hit priority: insert at RRPV 2^M − 2, a hit sets RRPV 0.
+    Srrip,
+    /// Bimodal RRIP: insert at 2^M − 1, at 2^M − 2 with probability ε (drawn from `seed`).
+    Brrip {
+        /// The generator's seed for the bimodal draws.
+        seed: u64,
+    },
+    /// Dynamic RRIP: SRRIP and BRRIP leader sets duel through a PSEL counter; the other sets
+    /// follow the winner.
+    Drrip {
+        /// The generator's seed for the bimodal draws.
+        seed: u64,
+    },
+    /// Belady's optimal replacement (MIN): evict the line re-referenced farthest ahead. It needs
+    /// the future, so [`Cache`](super::Cache) refuses it; [`crate::opt`] simulates it.
+    Opt,
 }
 
 impl Policy {
-    /// `lru`, `fifo`, `random` or `plru`.
+    /// The names [`Policy::from_name`] accepts (aliases aside).
+    pub const NAMES: [&'static str; 7] =
+        ["lru", "fifo", "random", "plru", "srrip", "brrip", "drrip"];
+
+    /// `lru`, `fifo`, `random`, `plru`, `srrip`, `brrip`, `drrip` or `opt`.
     pub fn name(self) -> &'static str {
         match self {
             Policy::Lru => "lru",
             Policy::Fifo => "fifo",
             Policy::Random { .. } => "random",
             Policy::Plru => "plru",
+            Policy::Srrip => "srrip",
+            Policy::Brrip { .. } => "brrip",
+            Policy::Drrip { .. } => "drrip",
+            Policy::Opt => "opt",
         }
     }
 
-    /// The policy called `name` (`lru`, `fifo`, `random`, `plru` or `tree-plru`, any case);
-    /// `seed` is used by `random` only.
+    /// The seed of a policy that draws random numbers (random, BRRIP, DRRIP).
+    pub fn seed(self) -> Option<u64> {
+        match self {
+            Policy::Random { seed } | Policy::Brrip { seed } | Policy::Drrip { seed } => Some(seed),
+            _ => None,
+        }
+    }
+
+    /// The same policy drawing from `seed` (unchanged when it draws nothing).
+    pub fn with_seed(self, seed: u64) -> Policy {
+        match self {
+            Policy::Random { .. } => Policy::Random { seed },
+            Policy::Brrip { .. } => Policy::Brrip { seed },
+            Policy::Drrip { .. } => Policy::Drrip { seed },
+            p => p,
+        }
+    }
+
+    /// True for the RRIP family.
+    pub fn is_rrip(self) -> bool {
+        matches!(
+            self,
+            Policy::Srrip | Policy::Brrip { .. } | Policy::Drrip { .. }
+        )
+    }
+
+    /// The policy called `name` (`lru`, `fifo`, `random`, `plru` or `tree-plru`, `srrip`,
+    /// `brrip`, `drrip`, `opt` (or `min`, `belady`), any case); `seed` is used by `random`, `brrip` and `drrip` only.
     pub fn from_name(name: &str, seed: u64) -> Result<Policy> {
         match name.to_ascii_lowercase().as_str() {
             "lru" => Ok(Policy::Lru),
             "fifo" => Ok(Policy::Fifo),
             "random" | "rand" => Ok(Policy::Random { seed }),
             "plru" | "tree-plru" => Ok(Policy::Plru),
+            "srrip" => Ok(Policy::Srrip),
+            "brrip" => Ok(Policy::Brrip { seed }),
+            "drrip" => Ok(Policy::Drrip { seed }),
+            "opt" | "min" | "belady" => Ok(Policy::Opt),
             _ => Err(Error::InvalidParameter {
                 name: "replacement policy",
-                message: format!("{name:?} is not one of lru, fifo, random, plru"),
+                message: format!("{name:?} is not one of {}", Policy::NAMES.join(", ")),
             }),
         }
     }
@@ -71,15 +130,22 @@ impl Policy {
 impl FromStr for Policy {
     type Err = Error;
 
-    /// `lru`, `fifo`, `plru`, `random` (seed 1) or `random:SEED`.
+    /// A name of [`Policy::from_name`] (seed 1), or `random:SEED`, `brrip:SEED`, `drrip:SEED`.
     fn from_str(s: &str) -> Result<Policy> {
         match s.split_once(':') {
-            Some((name, seed)) if name.eq_ignore_ascii_case("random") => {
+            Some((name, seed)) => {
                 let seed = seed.trim().parse().map_err(|_| Error::InvalidParameter {
                     name: "replacement policy",
                     message: format!("seed {seed:?} in {s:?} is not a whole number"),
                 })?;
-                Ok(Policy::Random { seed })
+                let p = Policy::from_name(name.trim(), seed)?;
+                if p.seed().is_none() {
+                    return Err(Error::InvalidParameter {
+                        name: "replacement policy",
+                        message: format!("{name} draws no random numbers: give it no seed ({s:?})"),
+                    });
+                }
+                Ok(p)
             }
             _ => Policy::from_name(s.trim(), 1),
         }
@@ -88,9 +154,9 @@ impl FromStr for Policy {
 
 impl fmt::Display for Policy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Policy::Random { seed } => write!(f, "random:{seed}"),
-            p => f.write_str(p.name()),
+        match self.seed() {
+            Some(seed) => write!(f, "{}:{seed}", self.name()),
+            None => f.write_str(self.name()),
         }
     }
 }
@@ -161,6 +227,10 @@ mod tests {
             Policy::Fifo,
             Policy::Plru,
             Policy::Random { seed: 7 },
+            Policy::Srrip,
+            Policy::Brrip { seed: 2 },
+            Policy::Drrip { seed: 3 },
+            Policy::Opt,
         ] {
             assert_eq!(p.to_string().parse::<Policy>().unwrap(), p);
         }
@@ -170,6 +240,11 @@ mod tests {
         );
         assert!("mru".parse::<Policy>().is_err());
         assert!("random:x".parse::<Policy>().is_err());
+        assert!("srrip:4".parse::<Policy>().is_err());
+        assert_eq!(
+            "DRRIP".parse::<Policy>().unwrap(),
+            Policy::Drrip { seed: 1 }
+        );
         assert_eq!(
             serde_json::to_string(&Policy::Random { seed: 3 }).unwrap(),
             r#"{"name":"random","seed":3}"#

@@ -4,12 +4,14 @@
 //! For LRU and FIFO a set is kept in order, most recent first, with empty ways at the end: a
 //! hit at position `i` under LRU shifts positions `0..i` down by one (Cachegrind's own layout,
 //! cheap because most hits are at position 0); a miss shifts the whole set and drops the last
-//! line. Random and tree-PLRU keep lines in their ways. Each access is a scan of one set:
+//! line. Random, tree-PLRU and the RRIP family (see [`rrip`](super::rrip)) keep lines in their
+//! ways. Each access is a scan of one set:
 //! O(assoc), which is what hardware-like associativities want; large fully associative caches
 //! use [`FullyAssoc`](super::FullyAssoc) instead (see [`Cache`](super::Cache)).
 
 use super::geometry::Geometry;
 use super::policy::{Policy, VictimRng, plru_touch, plru_victim};
+use super::rrip::{Insertion, Rrip};
 use super::{EMPTY, Outcome};
 use crate::error::{Error, Result};
 
@@ -24,6 +26,7 @@ enum State {
     Random(VictimRng),
     /// Tree bits per set, log2(assoc), and per way the (keep, set) masks a touch applies.
     Plru(Vec<u64>, u32, Vec<(u64, u64)>),
+    Rrip(Box<Rrip>),
 }
 
 /// A set-associative cache. See the module documentation.
@@ -41,7 +44,22 @@ impl SetAssoc {
     /// An empty cache. Fails for tree-PLRU unless the associativity is a power of two up to 64.
     pub fn new(geometry: Geometry, policy: Policy) -> Result<SetAssoc> {
         let assoc = geometry.assoc();
+        let lines = usize::try_from(geometry.lines()).expect("lines fit in memory");
+        let rrip = |insertion, seed| {
+            State::Rrip(Box::new(Rrip::new(insertion, seed, geometry.sets(), lines)))
+        };
         let state = match policy {
+            Policy::Srrip => rrip(Insertion::Static, 0),
+            Policy::Brrip { seed } => rrip(Insertion::Bimodal, seed),
+            Policy::Drrip { seed } => rrip(Insertion::Dueling, seed),
+            Policy::Opt => {
+                return Err(Error::InvalidParameter {
+                    name: "replacement policy",
+                    message: "OPT looks ahead in the trace: simulate it with cachescope::opt \
+                              (simulate --policy opt with --cache, mrc --policy opt)"
+                        .into(),
+                });
+            }
             Policy::Lru => State::Lru,
             Policy::Fifo => State::Fifo,
             Policy::Random { seed } => State::Random(VictimRng::new(seed)),
@@ -70,7 +88,6 @@ impl SetAssoc {
                 State::Plru(vec![0; sets], depth, masks)
             }
         };
-        let lines = usize::try_from(geometry.lines()).expect("lines fit in memory");
         Ok(SetAssoc {
             geometry,
             policy,
@@ -136,6 +153,24 @@ impl SetAssoc {
                 }
                 Outcome::miss(std::mem::replace(&mut set[way], line))
             }
+            State::Rrip(r) => {
+                let (hit, empty) = scan(set, line);
+                if let Some(w) = hit {
+                    r.hit(start + w);
+                    return Outcome::Hit;
+                }
+                let way = r.miss(line & self.set_mask, start, set.len(), empty) - start;
+                Outcome::miss(std::mem::replace(&mut set[way], line))
+            }
+        }
+    }
+
+    /// DRRIP's policy selection counter PSEL now (`None` under every other policy): above
+    /// `2^(PSEL_BITS−1) − 1` the follower sets insert as BRRIP, otherwise as SRRIP.
+    pub fn psel(&self) -> Option<u32> {
+        match &self.state {
+            State::Rrip(r) => r.psel(),
+            _ => None,
         }
     }
 
@@ -151,7 +186,7 @@ impl SetAssoc {
             (State::Lru, 16) => self.lru_fixed::<16>(lines),
             (State::Lru, _) => self.run(lines, |set, line| ordered(set, line, true)),
             (State::Fifo, _) => self.run(lines, |set, line| ordered(set, line, false)),
-            (State::Random(_), _) | (State::Plru(..), _) => {
+            (State::Random(_) | State::Plru(..) | State::Rrip(_), _) => {
                 lines.map(|l| u64::from(!self.access(l))).sum()
             }
         }
@@ -206,7 +241,7 @@ impl SetAssoc {
                 set[i..].rotate_left(1);
                 set[set.len() - 1] = EMPTY;
             }
-            State::Random(_) | State::Plru(..) => set[i] = EMPTY,
+            State::Random(_) | State::Plru(..) | State::Rrip(_) => set[i] = EMPTY,
         }
         true
     }

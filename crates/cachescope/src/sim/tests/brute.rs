@@ -43,6 +43,17 @@ enum Set {
     Random(Vec<Option<u64>>),
     /// Ways and a 1-based heap of tree bits (`bits[n]` true: the victim is in the right half).
     Plru(Vec<Option<u64>>, Vec<bool>),
+    /// Ways and their RRPVs.
+    Rrip(Vec<Option<u64>>, Vec<u8>),
+}
+
+/// RRIP's insertion and duel, written from the paper's prose (M = 2, ε = 1/32, 32 leader sets
+/// of each kind, 10-bit PSEL starting at 511).
+struct Duel {
+    policy: Policy,
+    srrip_leaders: HashSet<u64>,
+    brrip_leaders: HashSet<u64>,
+    psel: u32,
 }
 
 /// A set-associative cache built from per-set vectors.
@@ -50,6 +61,7 @@ pub struct Brute {
     sets: Vec<Set>,
     assoc: usize,
     rng: Option<VictimRng>,
+    duel: Option<Duel>,
 }
 
 impl Brute {
@@ -61,20 +73,86 @@ impl Brute {
                 Policy::Fifo => Set::Fifo(VecDeque::new()),
                 Policy::Random { .. } => Set::Random(vec![None; assoc]),
                 Policy::Plru => Set::Plru(vec![None; assoc], vec![false; assoc]),
+                Policy::Srrip | Policy::Brrip { .. } | Policy::Drrip { .. } => {
+                    Set::Rrip(vec![None; assoc], vec![3; assoc])
+                }
+                Policy::Opt => unreachable!("OPT is tested in crate::opt"),
             })
             .collect();
-        let rng = match p {
-            Policy::Random { seed } => Some(VictimRng::new(seed)),
-            _ => None,
-        };
-        Brute { sets, assoc, rng }
+        let rng = p.seed().map(VictimRng::new);
+        let duel = p.is_rrip().then(|| {
+            let n = g.sets();
+            let (mut srrip_leaders, mut brrip_leaders) = (HashSet::new(), HashSet::new());
+            let k = (n / 2).min(32);
+            for i in 0..k {
+                let c = n / k;
+                srrip_leaders.insert(i * c + i % c);
+                brrip_leaders.insert(i * c + (i + c / 2) % c);
+            }
+            Duel {
+                policy: p,
+                srrip_leaders,
+                brrip_leaders,
+                psel: 511,
+            }
+        });
+        Brute {
+            sets,
+            assoc,
+            rng,
+            duel,
+        }
+    }
+
+    /// DRRIP's counter.
+    pub fn psel(&self) -> u32 {
+        self.duel.as_ref().unwrap().psel
     }
 
     /// True on a hit.
     pub fn access(&mut self, line: u64) -> bool {
         let n = self.sets.len() as u64;
         let assoc = self.assoc;
-        match &mut self.sets[(line % n) as usize] {
+        let set = line % n;
+        match &mut self.sets[set as usize] {
+            Set::Rrip(ways, rrpv) => {
+                if let Some(w) = ways.iter().position(|&w| w == Some(line)) {
+                    rrpv[w] = 0;
+                    return true;
+                }
+                let d = self.duel.as_mut().unwrap();
+                let (srrip_leader, brrip_leader) = (
+                    d.srrip_leaders.contains(&set),
+                    d.brrip_leaders.contains(&set),
+                );
+                let dueling = matches!(d.policy, Policy::Drrip { .. });
+                if dueling && srrip_leader && d.psel < 1023 {
+                    d.psel += 1;
+                }
+                if dueling && brrip_leader && d.psel > 0 {
+                    d.psel -= 1;
+                }
+                let w = match ways.iter().position(Option::is_none) {
+                    Some(w) => w,
+                    None => loop {
+                        if let Some(w) = rrpv.iter().position(|&v| v == 3) {
+                            break w;
+                        }
+                        rrpv.iter_mut().for_each(|v| *v += 1);
+                    },
+                };
+                let bimodal = match d.policy {
+                    Policy::Brrip { .. } => true,
+                    Policy::Drrip { .. } if srrip_leader => false,
+                    Policy::Drrip { .. } if brrip_leader => true,
+                    Policy::Drrip { .. } => d.psel >= 512,
+                    _ => false,
+                };
+                let long = !bimodal || self.rng.as_mut().unwrap().below(32) == 0;
+                ways[w] = Some(line);
+                rrpv[w] = if long { 2 } else { 3 };
+                false
+            }
             Set::Lru(s) => s.access(line),
             Set::Fifo(q) => {
                 if q.contains(&line) {

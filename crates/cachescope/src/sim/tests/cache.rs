@@ -109,6 +109,9 @@ fn invalidate_empties_a_way_under_every_policy() {
         Policy::Fifo,
         Policy::Random { seed: 1 },
         Policy::Plru,
+        Policy::Srrip,
+        Policy::Brrip { seed: 1 },
+        Policy::Drrip { seed: 1 },
     ] {
         for g in [geo(4, 4, 1), geo(8, 2, 1)] {
             let mut c = Cache::new(g, p).unwrap();
@@ -125,7 +128,7 @@ fn invalidate_empties_a_way_under_every_policy() {
             assert_eq!(r, [A, C]);
             assert!(!c.access(B) && c.access(B));
         }
-        if p != Policy::Plru {
+        if FullyAssoc::supports(p) {
             let mut f = FullyAssoc::new(geo(3, 3, 1), p).unwrap();
             for l in [A, B, C] {
                 f.access(l);
@@ -216,6 +219,9 @@ fn policy() -> impl Strategy<Value = Policy> {
         Just(Policy::Fifo),
         Just(Policy::Plru),
         any::<u64>().prop_map(|seed| Policy::Random { seed }),
+        Just(Policy::Srrip),
+        any::<u64>().prop_map(|seed| Policy::Brrip { seed }),
+        any::<u64>().prop_map(|seed| Policy::Drrip { seed }),
     ]
 }
 
@@ -242,8 +248,8 @@ proptest! {
 
     #[test]
     fn one_set_is_fully_associative(ways in 1u32..70, p in policy(), t in trace()) {
-        // Tree-PLRU has no fully associative twin; LRU is used in its place.
-        let p = if p == Policy::Plru { Policy::Lru } else { p };
+        // Tree-PLRU and RRIP have no fully associative twin; LRU is used in their place.
+        let p = if FullyAssoc::supports(p) { p } else { Policy::Lru };
         let g = geo(u64::from(ways), ways, 1);
         let mut set = SetAssoc::new(g, p).unwrap();
         let mut fully = FullyAssoc::new(g, p).unwrap();

@@ -4,6 +4,7 @@ mod brute;
 mod cache;
 mod cachegrind;
 mod hierarchy;
+mod rrip;
 
 use crate::access::{Access, AccessKind};
 use crate::batch::Batch;

@@ -1,0 +1,91 @@
+//! OPT's all-sizes curve, in references per second.
+//!
+//! Inputs: 8 M data loads of two built-in workloads, `zipf-256K` (Zipf(1.0) over 256 Ki lines)
+//! and `zipf-4M` (Zipf(0.8) over 4 Mi lines: a footprint beyond every CPU cache).
+//! - `stack`: [`OptStack`] alone, over ids and next uses prepared in memory: the all-sizes
+//!   algorithm itself.
+//! - `curve`: the whole of `mrc --method exact --policy opt` after decoding: [`OptAnalysis`]
+//!   spilling ids to a temporary file, the backward pass, the stack and the curve.
+//!
+//! Run: `cargo bench -p cachescope --bench opt -- --warm-up-time 1 --measurement-time 5`.
+//! The stack is slow today (see `opt::stack`): one iteration of `stack/zipf-256K` takes tens
+//! of seconds, so criterion's ten samples take long.
+
+use std::collections::HashMap;
+use std::hint::black_box;
+
+use cachescope::Batch;
+use cachescope::opt::{OptAnalysis, OptStack};
+use cachescope::reuse::{Options, default_sizes};
+use cachescope::workloads::{Params, Workload};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+#[path = "support/workload.rs"]
+mod workload;
+
+fn trace(lines: u64, zipf_s: f64) -> Vec<Batch> {
+    let p = Params {
+        refs: Some(8_000_000),
+        lines,
+        zipf_s,
+        ..Params::default()
+    };
+    workload::batches(Workload::Zipf, &p)
+}
+
+/// Dense ids and next uses of the data lines, computed in memory.
+fn prepared(batches: &[Batch]) -> (Vec<u32>, Vec<u64>) {
+    let lines: Vec<u64> = batches
+        .iter()
+        .flat_map(|b| b.addrs.iter().zip(&b.kinds))
+        .filter(|(_, k)| k.is_data())
+        .map(|(a, _)| a >> 6)
+        .collect();
+    let mut ids = HashMap::new();
+    let id = lines
+        .iter()
+        .map(|&l| {
+            let n = ids.len() as u32;
+            *ids.entry(l).or_insert(n)
+        })
+        .collect();
+    let mut next = vec![u64::MAX; lines.len()];
+    let mut last = HashMap::new();
+    for i in (0..lines.len()).rev() {
+        next[i] = last.insert(lines[i], i as u64).unwrap_or(u64::MAX);
+    }
+    (id, next)
+}
+
+fn bench_opt(c: &mut Criterion) {
+    let mut group = c.benchmark_group("opt");
+    group.sample_size(10);
+    let sizes = default_sizes();
+    for (name, batches) in [
+        ("zipf-256K", trace(1 << 18, 1.0)),
+        ("zipf-4M", trace(1 << 22, 0.8)),
+    ] {
+        let (id, next) = prepared(&batches);
+        group.throughput(Throughput::Elements(id.len() as u64));
+        group.bench_function(BenchmarkId::new("stack", name), |b| {
+            b.iter(|| {
+                let mut s = OptStack::new();
+                for (&i, &n) in id.iter().zip(&next) {
+                    s.access(i, n);
+                }
+                black_box(s.misses(1 << 14))
+            })
+        });
+        group.bench_function(BenchmarkId::new("curve", name), |b| {
+            b.iter(|| {
+                let mut a = OptAnalysis::new(Options::default()).unwrap();
+                workload::feed(&mut a, &batches);
+                black_box(a.finish(&sizes).unwrap())
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_opt);
+criterion_main!(benches);

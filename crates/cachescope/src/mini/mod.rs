@@ -1,0 +1,166 @@
+//! Miniature simulation (Waldspurger, Saemundsson, Ahmad & Park, "Cache Modeling and
+//! Optimization using Miniature Simulations", USENIX ATC 2017): the curve of any policy
+//! [`Cache`] simulates, from caches scaled down by a sampling rate.
+//!
+//! Lines are sampled spatially: line `L` is kept when `hash(L) < R · 2^64` (SplitMix64's
+//! output function as the hash), so every reference to a kept line is kept. A cache of `S`
+//! lines is emulated by a cache of `S · R` lines fed the kept references only; its miss ratio
+//! is the estimate. Our readings: `S · R` is rounded to a whole cache (`max(1, round(S·R))`
+//! lines fully associative; with `ways`, the number of sets rounded to a power of two), and
+//! each size then samples at its own exact rate (scaled size / size), so the miniature is
+//! exactly scaled; the hash is shared, so the sizes' samples nest. No SHARDS adjustment is
+//! applied. A policy whose state spans sets (DRRIP's duel) sees fewer sets in a miniature:
+//! with fewer than 64 sets it has fewer leader sets, with one set none (it is then SRRIP).
+//! Memory: the miniature caches and the kept distinct lines.
+
+#[cfg(test)]
+mod tests;
+
+use hashbrown::HashMap;
+
+use crate::analysis::Analysis;
+use crate::batch::Batch;
+use crate::error::{Error, Result};
+use crate::reuse::{Mrc, MrcPoint, Options, data_lines};
+use crate::sim::{Cache, Geometry, Policy};
+
+/// SplitMix64's output function: the sampling hash of a line.
+fn hash(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// One miniature cache standing for one size.
+#[derive(Clone, Debug)]
+struct Mini {
+    size_bytes: u64,
+    lines: u64,
+    /// Kept when `hash < threshold` (`None`: every line).
+    threshold: Option<u64>,
+    cache: Cache,
+    refs: u64,
+    misses: u64,
+}
+
+/// Miniature simulations of one policy at many sizes; see the module documentation.
+#[derive(Clone, Debug)]
+pub struct MiniSim {
+    options: Options,
+    policy: Policy,
+    caches: Vec<Mini>,
+    /// Kept distinct lines and their hashes (for cold misses per size).
+    seen: HashMap<u64, u64, foldhash::fast::FixedState>,
+    max_threshold: Option<u64>,
+}
+
+impl MiniSim {
+    /// Caches of `sizes_bytes` under `policy`, fully associative or of `ways` ways, sampled
+    /// at `rate` in (0, 1]. Fails for an absurd rate, a size no geometry fits, or a policy the
+    /// miniature geometry cannot have.
+    pub fn new(
+        options: Options,
+        policy: Policy,
+        ways: Option<u32>,
+        sizes_bytes: &[u64],
+        rate: f64,
+    ) -> Result<MiniSim> {
+        if !(rate > 0.0 && rate <= 1.0) {
+            return Err(Error::InvalidParameter {
+                name: "miniature sampling rate",
+                message: format!("{rate} is not in (0, 1]"),
+            });
+        }
+        let ls = options.line_size.bytes();
+        let mut caches = Vec::new();
+        for &size_bytes in sizes_bytes {
+            let lines = size_bytes / ls;
+            let (geometry, scale) = match ways {
+                None => {
+                    let mini = ((lines as f64 * rate).round() as u64).max(1);
+                    (
+                        Geometry::fully_associative(mini * ls, ls)?,
+                        mini as f64 / lines.max(1) as f64,
+                    )
+                }
+                Some(w) => {
+                    let sets = Geometry::new(size_bytes, w, ls)?.sets();
+                    let want = (sets as f64 * rate).max(1.0);
+                    let mini = 1u64 << want.log2().round() as u32;
+                    let mini = mini.min(sets);
+                    (
+                        Geometry::new(mini * u64::from(w) * ls, w, ls)?,
+                        mini as f64 / sets as f64,
+                    )
+                }
+            };
+            let threshold = (scale < 1.0).then(|| (scale * 2f64.powi(64)) as u64);
+            caches.push(Mini {
+                size_bytes,
+                lines,
+                threshold,
+                cache: Cache::new(geometry, policy)?,
+                refs: 0,
+                misses: 0,
+            });
+        }
+        let max_threshold = if caches.iter().any(|c| c.threshold.is_none()) {
+            None
+        } else {
+            caches.iter().filter_map(|c| c.threshold).max()
+        };
+        Ok(MiniSim {
+            options,
+            policy,
+            caches,
+            seen: HashMap::default(),
+            max_threshold,
+        })
+    }
+
+    /// The estimated curve: method `mini`, the policy's name, one point per size.
+    pub fn finish(&self) -> Mrc {
+        Mrc {
+            method: "mini".into(),
+            policy: self.policy.name().into(),
+            line_size: self.options.line_size.bytes(),
+            points: self
+                .caches
+                .iter()
+                .map(|c| {
+                    let cold = self
+                        .seen
+                        .values()
+                        .filter(|&&h| c.threshold.is_none_or(|t| h < t))
+                        .count() as u64;
+                    let refs = c.refs.max(1) as f64;
+                    MrcPoint {
+                        size_bytes: c.size_bytes,
+                        lines: c.lines,
+                        miss_ratio: Some(c.misses as f64 / refs),
+                        miss_ratio_warm: (c.misses - cold) as f64 / refs,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+impl Analysis for MiniSim {
+    fn observe(&mut self, batch: &Batch) {
+        for line in data_lines(batch, &self.options) {
+            let h = hash(line.0);
+            if self.max_threshold.is_some_and(|t| h >= t) {
+                continue;
+            }
+            self.seen.entry(line.0).or_insert(h);
+            for c in &mut self.caches {
+                if c.threshold.is_none_or(|t| h < t) {
+                    c.refs += 1;
+                    c.misses += u64::from(!c.cache.access(line.0));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,71 @@
+//! Miniature simulation: exact at rate 1, close to full simulation on a smooth trace.
+
+use super::*;
+use crate::access::Access;
+
+fn batch(trace: &[u64]) -> Batch {
+    trace.iter().map(|&l| Access::load(l * 64, 8)).collect()
+}
+
+fn full(policy: Policy, g: Geometry, trace: &[u64]) -> f64 {
+    let mut c = Cache::new(g, policy).unwrap();
+    c.access_all(trace.iter().copied()) as f64 / trace.len() as f64
+}
+
+#[test]
+fn rate_one_is_full_simulation() {
+    let trace: Vec<u64> = (0..20_000u64).map(|i| (i * i + 7 * i) % 900).collect();
+    for (policy, ways) in [
+        (Policy::Lru, None),
+        (Policy::Fifo, None),
+        (Policy::Srrip, Some(8)),
+        (Policy::Drrip { seed: 1 }, Some(4)),
+    ] {
+        let sizes = [64 * 64, 256 * 64];
+        let mut m = MiniSim::new(Options::default(), policy, ways, &sizes, 1.0).unwrap();
+        m.observe(&batch(&trace));
+        for (p, &s) in m.finish().points.iter().zip(&sizes) {
+            let g = match ways {
+                None => Geometry::fully_associative(s, 64).unwrap(),
+                Some(w) => Geometry::new(s, w, 64).unwrap(),
+            };
+            assert_eq!(p.miss_ratio, Some(full(policy, g, &trace)), "{policy} {s}");
+        }
+    }
+}
+
+#[test]
+fn a_sampled_miniature_tracks_the_full_cache() {
+    // Uniform loads over 50 000 lines; rate 0.05 keeps about 2 500 of them. (A few very hot
+    // lines make the estimate depend on whether they are kept: on log-uniform loads over
+    // 200 000 lines the same miniature was 3.8 points off at 32 Ki lines.)
+    let mut x = 12345u64;
+    let trace: Vec<u64> = (0..2_000_000)
+        .map(|_| {
+            x = hash(x);
+            let u = (x >> 11) as f64 / (1u64 << 53) as f64;
+            (u * 50_000.0) as u64
+        })
+        .collect();
+    let sizes = [4096 * 64, 32_768 * 64];
+    assert!(
+        full(
+            Policy::Lru,
+            Geometry::fully_associative(sizes[0], 64).unwrap(),
+            &trace
+        ) > 0.5
+    );
+    let mut m = MiniSim::new(Options::default(), Policy::Lru, None, &sizes, 0.05).unwrap();
+    m.observe(&batch(&trace));
+    for (p, &s) in m.finish().points.iter().zip(&sizes) {
+        let want = full(
+            Policy::Lru,
+            Geometry::fully_associative(s, 64).unwrap(),
+            &trace,
+        );
+        let got = p.miss_ratio.unwrap();
+        assert!((got - want).abs() < 0.02, "{s}: mini {got} full {want}");
+    }
+    assert!(MiniSim::new(Options::default(), Policy::Lru, None, &sizes, 0.0).is_err());
+    assert!(MiniSim::new(Options::default(), Policy::Lru, None, &sizes, f64::NAN).is_err());
+}

@@ -1,0 +1,164 @@
+//! [`NextUseSpill`]: each reference's next use, for the policies that look ahead (OPT).
+//!
+//! A forward pass gives every distinct line a dense id (a hash map and an id → line table:
+//! memory grows with distinct lines) and appends the reference's id, 4 bytes, to a temporary
+//! file, so pipes, workloads and running programs work like files. [`NextUseSpill::finish`]
+//! then reads that file backwards in blocks, computing each reference's next use (the time
+//! index of the next reference to the same line, `u64::MAX` for none) with one table of the
+//! last time seen per id, and writes them, block by block from the end, to a second file.
+//! [`Spilled::for_each`] reads both forward (the second one block-reversed). Disk: 12 bytes per
+//! counted reference, in the system's temporary directory; memory: the tables and two blocks.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+
+use hashbrown::HashMap;
+
+use crate::analysis::Analysis;
+use crate::batch::Batch;
+use crate::error::{Error, Result, Source};
+use crate::reuse::{Options, data_lines};
+
+/// References per block of the backward pass.
+const BLOCK: usize = 1 << 16;
+
+/// The forward half: dense ids spilled to a temporary file; see the module documentation.
+#[derive(Debug)]
+pub struct NextUseSpill {
+    options: Options,
+    id_of: HashMap<u64, u32, foldhash::fast::FixedState>,
+    lines: Vec<u64>,
+    ids: BufWriter<File>,
+    refs: u64,
+    error: Option<Error>,
+}
+
+/// A spilled trace with each reference's next use.
+#[derive(Debug)]
+pub struct Spilled {
+    /// The line of each id.
+    pub lines: Vec<u64>,
+    refs: u64,
+    ids: File,
+    next: File,
+}
+
+fn io(err: std::io::Error) -> Error {
+    Error::Io {
+        source_name: Source::File(std::env::temp_dir()),
+        err,
+    }
+}
+
+impl NextUseSpill {
+    /// An empty spill of the references `options` counts. Fails when no temporary file can be
+    /// made.
+    pub fn new(options: Options) -> Result<NextUseSpill> {
+        Ok(NextUseSpill {
+            options,
+            id_of: HashMap::default(),
+            lines: Vec::new(),
+            ids: BufWriter::with_capacity(1 << 20, tempfile::tempfile().map_err(io)?),
+            refs: 0,
+            error: None,
+        })
+    }
+
+    /// Counted references so far.
+    pub fn refs(&self) -> u64 {
+        self.refs
+    }
+
+    /// The backward pass: every reference's next use. Reports a write error of the forward
+    /// pass here.
+    pub fn finish(self) -> Result<Spilled> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let mut ids = self.ids.into_inner().map_err(|e| io(e.into_error()))?;
+        let mut next = BufWriter::with_capacity(1 << 20, tempfile::tempfile().map_err(io)?);
+        let mut last = vec![u64::MAX; self.lines.len()];
+        let n = self.refs;
+        let blocks = n.div_ceil(BLOCK as u64);
+        let mut buf = vec![0u8; BLOCK * 4];
+        let mut out = vec![0u64; BLOCK];
+        for b in (0..blocks).rev() {
+            let start = b * BLOCK as u64;
+            let len = (n - start).min(BLOCK as u64) as usize;
+            ids.seek(SeekFrom::Start(start * 4)).map_err(io)?;
+            ids.read_exact(&mut buf[..len * 4]).map_err(io)?;
+            for k in (0..len).rev() {
+                let id = u32::from_le_bytes(buf[k * 4..k * 4 + 4].try_into().expect("4 bytes"));
+                out[k] = std::mem::replace(&mut last[id as usize], start + k as u64);
+            }
+            for &t in &out[..len] {
+                next.write_all(&t.to_le_bytes()).map_err(io)?;
+            }
+        }
+        Ok(Spilled {
+            lines: self.lines,
+            refs: n,
+            ids,
+            next: next.into_inner().map_err(|e| io(e.into_error()))?,
+        })
+    }
+}
+
+impl Analysis for NextUseSpill {
+    fn observe(&mut self, batch: &Batch) {
+        if self.error.is_some() {
+            return;
+        }
+        for line in data_lines(batch, &self.options) {
+            let next_id = self.lines.len();
+            let id = *self.id_of.entry(line.0).or_insert_with(|| {
+                self.lines.push(line.0);
+                next_id as u32
+            });
+            if next_id > u32::MAX as usize - 1 {
+                self.error = Some(Error::InvalidParameter {
+                    name: "distinct lines",
+                    message: "more than 2^32 − 1 distinct lines: too many to look ahead over"
+                        .into(),
+                });
+                return;
+            }
+            if let Err(e) = self.ids.write_all(&id.to_le_bytes()) {
+                self.error = Some(io(e));
+                return;
+            }
+            self.refs += 1;
+        }
+    }
+}
+
+impl Spilled {
+    /// Counted references.
+    pub fn refs(&self) -> u64 {
+        self.refs
+    }
+
+    /// Calls `f(id, next_use)` for every reference in trace order; `next_use` is the time
+    /// index of the line's next reference, `u64::MAX` for none.
+    pub fn for_each(&mut self, mut f: impl FnMut(u32, u64)) -> Result<()> {
+        let n = self.refs;
+        let blocks = n.div_ceil(BLOCK as u64);
+        let (mut ibuf, mut nbuf) = (vec![0u8; BLOCK * 4], vec![0u8; BLOCK * 8]);
+        for b in 0..blocks {
+            let start = b * BLOCK as u64;
+            let len = (n - start).min(BLOCK as u64) as usize;
+            self.ids.seek(SeekFrom::Start(start * 4)).map_err(io)?;
+            self.ids.read_exact(&mut ibuf[..len * 4]).map_err(io)?;
+            // Block b was written after every later block: it starts where they end.
+            let later = n - start - len as u64;
+            self.next.seek(SeekFrom::Start(later * 8)).map_err(io)?;
+            self.next.read_exact(&mut nbuf[..len * 8]).map_err(io)?;
+            for k in 0..len {
+                let id = u32::from_le_bytes(ibuf[k * 4..k * 4 + 4].try_into().expect("4 bytes"));
+                let t = u64::from_le_bytes(nbuf[k * 8..k * 8 + 8].try_into().expect("8 bytes"));
+                f(id, t);
+            }
+        }
+        Ok(())
+    }
+}

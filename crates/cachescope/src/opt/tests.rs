@@ -1,0 +1,139 @@
+//! OPT against brute-force MIN, and against LRU.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::access::Access;
+use crate::sim::{Cache, Policy};
+
+/// Belady's MIN with demand fetch, written plainly: on a miss in a full cache, evict the
+/// resident line whose next reference (searched in the trace) is farthest.
+fn brute_min(trace: &[u64], capacity: usize) -> u64 {
+    let mut cache: Vec<u64> = Vec::new();
+    let mut misses = 0;
+    for (t, &line) in trace.iter().enumerate() {
+        if capacity == 0 {
+            misses += 1;
+            continue;
+        }
+        if cache.contains(&line) {
+            continue;
+        }
+        misses += 1;
+        if cache.len() == capacity {
+            let next = |l: u64| {
+                trace[t + 1..]
+                    .iter()
+                    .position(|&x| x == l)
+                    .unwrap_or(usize::MAX)
+            };
+            let far = (0..cache.len()).max_by_key(|&i| next(cache[i])).unwrap();
+            cache.remove(far);
+        }
+        cache.push(line);
+    }
+    misses
+}
+
+fn batch(trace: &[u64]) -> Batch {
+    trace.iter().map(|&l| Access::load(l * 64, 8)).collect()
+}
+
+/// OPT misses at 0..=max lines, through the spill and the stack, the trace cut in two batches.
+fn opt_misses(trace: &[u64], max: u64) -> Vec<u64> {
+    let mut opt = OptAnalysis::new(Options::default()).unwrap();
+    let half = trace.len() / 2;
+    opt.observe(&batch(&trace[..half]));
+    opt.observe(&batch(&trace[half..]));
+    let sizes: Vec<u64> = (0..=max).map(|l| l * 64).collect();
+    let mrc = opt.finish(&sizes).unwrap();
+    mrc.points
+        .iter()
+        .map(|p| (p.miss_ratio.unwrap() * trace.len().max(1) as f64).round() as u64)
+        .collect()
+}
+
+#[test]
+fn hand_worked_trace() {
+    // a b c d a b e a b c d e with 3 lines, Belady's textbook example: 7 misses (LRU: 10).
+    let t = [0, 1, 2, 3, 0, 1, 4, 0, 1, 2, 3, 4];
+    assert_eq!(brute_min(&t, 3), 7);
+    assert_eq!(opt_misses(&t, 5), [12, 12, 9, 7, 6, 5]);
+}
+
+#[test]
+fn spill_crosses_blocks() {
+    // More references than three blocks of the backward pass, against next uses computed in
+    // memory.
+    let t: Vec<u64> = (0..200_000u64)
+        .map(|i| ((i * 7919) % 50_021) ^ (i % 3))
+        .collect();
+    let mut opt = OptAnalysis::new(Options::default()).unwrap();
+    opt.observe(&batch(&t[..123_457]));
+    opt.observe(&batch(&t[123_457..]));
+    let sizes: Vec<u64> = [1, 100, 10_000, 40_000, 60_000].map(|l| l * 64).to_vec();
+    let got = opt.finish(&sizes).unwrap();
+    let mut ids = std::collections::HashMap::new();
+    let id: Vec<u32> = t
+        .iter()
+        .map(|&l| {
+            let n = ids.len() as u32;
+            *ids.entry(l).or_insert(n)
+        })
+        .collect();
+    let mut next = vec![u64::MAX; t.len()];
+    let mut last = std::collections::HashMap::new();
+    for i in (0..t.len()).rev() {
+        next[i] = last.insert(t[i], i as u64).unwrap_or(u64::MAX);
+    }
+    let mut stack = OptStack::new();
+    for i in 0..t.len() {
+        stack.access(id[i], next[i]);
+    }
+    assert_eq!(got, curve(&stack, Options::default(), &sizes));
+    assert!(got.points[0].miss_ratio > got.points[4].miss_ratio);
+}
+
+proptest! {
+    #[test]
+    fn opt_equals_brute_force_min_at_every_size(
+        trace in (1u64..24).prop_flat_map(|span| proptest::collection::vec(0..span, 0..200)),
+    ) {
+        let got = opt_misses(&trace, 25);
+        for (c, &m) in got.iter().enumerate() {
+            prop_assert_eq!(m, brute_min(&trace, c), "{} lines", c);
+        }
+    }
+
+    #[test]
+    fn opt_is_never_above_lru(
+        trace in (1u64..300).prop_flat_map(|span| proptest::collection::vec(0..span, 0..1500)),
+        lines in 1u64..200,
+    ) {
+        let opt = opt_misses(&trace, lines)[lines as usize];
+        let mut lru = Cache::new(Geometry::fully_associative(lines * 64, 64).unwrap(), Policy::Lru).unwrap();
+        let lru = lru.access_all(trace.iter().copied());
+        prop_assert!(opt <= lru, "OPT {} > LRU {}", opt, lru);
+    }
+
+    #[test]
+    fn set_associative_opt_equals_brute_force_per_set(
+        trace in proptest::collection::vec(0u64..64, 0..300),
+        log_sets in 0u32..3,
+        ways in 1u32..5,
+    ) {
+        let sets = 1u64 << log_sets;
+        let g = Geometry::new(sets * u64::from(ways), ways, 1).unwrap();
+        let mut spill = NextUseSpill::new(Options { line_size: crate::LineSize::new(1).unwrap(), ..Options::default() }).unwrap();
+        spill.observe(&trace.iter().map(|&l| Access::load(l, 1)).collect());
+        let got = set_assoc_misses(&mut spill.finish().unwrap(), &[g]).unwrap()[0];
+        // Sets are independent: MIN on each set's sub-trace.
+        let want: u64 = (0..sets)
+            .map(|s| {
+                let sub: Vec<u64> = trace.iter().copied().filter(|l| l % sets == s).collect();
+                brute_min(&sub, ways as usize)
+            })
+            .sum();
+        prop_assert_eq!(got, want);
+    }
+}
