@@ -147,6 +147,8 @@ t_mrc_exact=$(timed "$cs" mrc -q --method exact -- ${cmds[$p]})
 t_mrc_statstack=$(timed "$cs" mrc -q --method statstack -- ${cmds[$p]})
 # shellcheck disable=SC2086
 t_sample=$(timed "$cs" sample -q -o "$work/s.prof" -- ${cmds[$p]})
+# shellcheck disable=SC2086
+t_sample_full=$(timed "$cs" sample -q -o "$work/s.prof" --save "$work/s3.cst" -- ${cmds[$p]})
 row() { python3 -c "t=$2; print(f'| {\"$1\"} | {t:.2f} s | {$refs / t / 1e6:.1f} M/s | {t / $t_native:.0f}x |')"; }
 speed="| \`gzip -9\` of a 200 KB file, $(python3 -c "print(f'{$refs/1e6:.1f}')") M references | wall time | references/s | slowdown |
 | --- | ---: | ---: | ---: |
@@ -158,10 +160,11 @@ $(row 'cachescope record --backend lackey (native trace, events)' "$t_rec_lackey
 $(row 'valgrind --tool=cachescope, to /dev/null' "$t_tool_null")
 $(row 'cachescope record (the tool; native trace, events)' "$t_rec_tool")
 $(row 'cachescope mrc --method exact -- PROG (no file)' "$t_mrc_exact")
-$(row 'cachescope mrc --method statstack -- PROG (no file)' "$t_mrc_statstack")
-$(row 'cachescope sample -- PROG (no file)' "$t_sample")
+$(row 'cachescope mrc --method statstack -- PROG (sampled inside the tool)' "$t_mrc_statstack")
+$(row 'cachescope sample -- PROG (sampled inside the tool)' "$t_sample")
+$(row 'cachescope sample --save T -- PROG (every record sampled and saved)' "$t_sample_full")
 
-\`record\` with the tool is $(python3 -c "print(f'{$t_rec_lackey / $t_rec_tool:.0f}')")x faster than \`record --backend lackey\` here (load average $(cut -d' ' -f1 /proc/loadavg) at the end of the run)."
+\`record\` with the tool is $(python3 -c "print(f'{$t_rec_lackey / $t_rec_tool:.0f}')")x faster than \`record --backend lackey\` here; \`sample -- PROG\` takes $(python3 -c "print(f'{$t_sample / $t_none:.1f}')")x and \`mrc --method statstack -- PROG\` $(python3 -c "print(f'{$t_mrc_statstack / $t_none:.1f}')")x the time of \`valgrind --tool=none\` (load average $(cut -d' ' -f1 /proc/loadavg) at the end of the run)."
 
 tables="Measured by \`scripts/recording.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, $(valgrind --version).
 

@@ -8,7 +8,7 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: [&str; 2] = ["tool/cs_main.c", "tool/cs_events.c"];
+const SOURCES: [&str; 3] = ["tool/cs_main.c", "tool/cs_events.c", "tool/cs_sample.c"];
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(cachescope_tool)");
@@ -16,6 +16,8 @@ fn main() {
         "tool/cs_main.c",
         "tool/cs_events.c",
         "tool/cs_events.h",
+        "tool/cs_sample.c",
+        "tool/cs_sample.h",
         "tool/cs_protocol.h",
         "tool/cs_preload.c",
     ] {

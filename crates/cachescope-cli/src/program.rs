@@ -164,3 +164,27 @@ fn partial_path(path: &Path) -> PathBuf {
     name.push(".partial");
     PathBuf::from(name)
 }
+
+/// `sample -- PROG` and `mrc --method statcache|statstack -- PROG`: StatCache's sampler runs
+/// inside the tool and only the samples' reuses cross the pipe; the profile equals sampling the
+/// run's full trace. `None` (sample the full stream instead) when the input is not a program,
+/// when --save wants the trace, or where the tool cannot run.
+pub fn sample_in_tool(
+    input: &crate::args::InputArgs,
+    options: cachescope::sampling::SamplerOptions,
+    quiet: bool,
+) -> Result<Option<cachescope::sampling::Profile>> {
+    if input.program.is_empty() || input.save.is_some() || tool_status().is_err() {
+        return Ok(None);
+    }
+    let (program, args) = input.program.split_first().context("no program to run")?;
+    let (profile, finished) = cachescope::record::sample_program(program, args, options, true)?;
+    if !finished.status.success() && !quiet {
+        eprintln!(
+            "cachescope: note: {} exited with {}; its references up to the exit were sampled",
+            profile.source(),
+            finished.status
+        );
+    }
+    Ok(Some(profile))
+}

@@ -45,6 +45,7 @@
    from the same Valgrind. */
 extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 #include "cs_events.h"
+#include "cs_sample.h"
 
 /*------------------------------------------------------------------*/
 /*--- The output buffer                                          ---*/
@@ -146,6 +147,7 @@ static void cs_fork_child(ThreadId tid)
    out_fd = -1;
    cs_ptr = cs_buf;
    cs_events_forked_child();
+   cs_sample_forked_child();
 }
 
 static void cs_pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nArgs)
@@ -153,6 +155,8 @@ static void cs_pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nArgs)
    if (sysno == __NR_execve || sysno == __NR_execveat) {
       /* If the exec succeeds, this process is no longer traced (children and exec'd
          programs are not followed): mark where its stream stops, and send it. */
+      if (cs_sampling())
+         cs_sample_count();
       cs_append(CS_ESCAPE(CS_TAG_EXEC, 0));
       cs_write_out();
    }
@@ -219,6 +223,12 @@ static void emit_inline(IRSB* sb, Int from, Int to)
 {
    if (from == to)
       return;
+   if (cs_sampling()) {
+      for (Int i = from; i < to; i++)
+         if (events[i].kind != EV_HIDDEN)
+            cs_sample_emit(sb, events[i].addr);
+      return;
+   }
    Int n = 0;
    for (Int i = from; i < to; i++)
       n += events[i].kind != EV_HIDDEN;
@@ -256,12 +266,16 @@ static void flush_events(IRSB* sb)
       if (events[i].guard == NULL)
          continue;
       emit_inline(sb, start, i);
+      start = i + 1;
+      if (cs_sampling()) {
+         cs_sample_emit_guarded(sb, events[i].addr, events[i].guard);
+         continue;
+      }
       IRDirty* di = unsafeIRDirty_0_N(1, "cs_append_guarded",
                                       VG_(fnptr_to_fnentry)(&cs_append_guarded),
                                       mkIRExprVec_1(record_of(sb, &events[i])));
       di->guard = events[i].guard;
       addStmtToIRSB(sb, IRStmt_Dirty(di));
-      start = i + 1;
    }
    emit_inline(sb, start, events_used);
    events_used = 0;
@@ -402,6 +416,7 @@ static Bool cs_process_cmd_line_option(const HChar* arg)
    else if VG_INT_CLO(arg, "--cs-parent", clo_parent) {}
    else if VG_BOOL_CLO(arg, "--cs-instr", clo_instr) {}
    else if (cs_events_option(arg)) {}
+   else if (cs_sample_option(arg)) {}
    else
       return False;
    return True;
@@ -413,7 +428,10 @@ static void cs_print_usage(void)
 "    --cs-out=PATH       write the records into PATH (a pipe cachescope reads) [none]\n"
 "    --cs-instr=no|yes   write instruction records [yes]\n"
 "    --cs-parent=PID     write only when started by process PID [any]\n"
-"    --cs-events=no|yes  record the memory map and heap allocations [no]\n");
+"    --cs-events=no|yes  record the memory map and heap allocations [no]\n"
+"    --cs-sample-from=PATH  sample: read the positions to sample from PATH, write only\n"
+"                        the reuses of their lines and the count [no sampling]\n"
+"    --cs-line-shift=N   log2 of the line size, for sampling [6]\n");
 }
 
 static void cs_print_debug_usage(void)
@@ -443,8 +461,11 @@ static void cs_post_clo_init(void)
    /* A pipe of 1 MiB lets the program run ahead of the reader by one buffer, no more.
       (F_SETPIPE_SZ; ignored where it fails, e.g. a plain file.) */
    VG_(fcntl)(out_fd, VKI_F_SETPIPE_SZ, sizeof cs_buf);
-   cs_append(CS_ESCAPE(CS_TAG_HEADER, CS_VERSION | ((ULong)clo_instr << 16)));
+   cs_append(CS_ESCAPE(CS_TAG_HEADER, CS_VERSION | ((ULong)clo_instr << 16)
+                                         | ((ULong)cs_sampling() << 17)));
    cs_events_start();
+   if (cs_sampling())
+      cs_sample_start();
 }
 
 static void cs_fini(Int exitcode)
@@ -452,6 +473,8 @@ static void cs_fini(Int exitcode)
    /* The end record: how many words came before it, so that the reader can tell a
       complete stream from one cut short (a killed Valgrind never writes it). */
    cs_events_fini();
+   if (cs_sampling() && out_fd >= 0)
+      cs_sample_count();
    ULong before = words_written + (cs_ptr - cs_buf);
    cs_append(CS_ESCAPE(CS_TAG_END, before & CS_ARG_MASK));
    cs_write_out();

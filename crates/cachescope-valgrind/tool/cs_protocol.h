@@ -14,7 +14,8 @@
 #define CS_ARG_MASK 0x0000FFFFFFFFFFFFULL
 #define CS_ESCAPE(tag, arg) (((ULong)(tag) << 60) | ((ULong)(arg) & CS_ARG_MASK))
 
-/* First word of a stream: argument = CS_VERSION | instruction records on << 16. */
+/* First word of a stream: argument = CS_VERSION | instruction records on << 16 | sampled
+   capture << 17 (then references are counted, not written: only the escapes below). */
 #define CS_TAG_HEADER 0xE
 /* The running thread changed: argument = Valgrind's thread id (1 = the main thread). */
 #define CS_TAG_THREAD 0x1
@@ -24,6 +25,12 @@
    (the new program's stream follows, from a new header, with --trace-children=yes).
    Argument 1: the execve failed and this program goes on. */
 #define CS_TAG_EXEC   0x3
+/* Sampled capture: a watchpoint fired. Two words follow: the sampled reference's position
+   and its line's next reference's (1-based counts of the counted references). */
+#define CS_TAG_REUSE  0x4
+/* Sampled capture: one word follows, the references counted so far (before an exec record
+   and before the end record). */
+#define CS_TAG_COUNT  0x5
 /* Last word of a complete stream: argument = number of words before it. */
 #define CS_TAG_END    0xF
 

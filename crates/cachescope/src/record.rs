@@ -32,8 +32,10 @@ pub mod preload;
 pub mod sentinel;
 pub mod tool;
 mod tool_run;
+mod tool_sampled;
 
 pub use tool_run::{ToolOptions, tool_status, valgrind};
+pub use tool_sampled::sample_program;
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions as FsOpenOptions};

@@ -79,6 +79,20 @@ pub fn run(args: MrcArgs) -> Result<()> {
     {
         return Ok(());
     }
+    // A program sampled inside the tool: only the samples cross the pipe.
+    if matches!(args.method, MrcMethod::Statcache | MrcMethod::Statstack) {
+        let opts = sampler_options(&args.sampling, &args.input.params, &options);
+        if let Some(profile) = crate::program::sample_in_tool(&args.input, opts, args.run.quiet)? {
+            notes.push(sample_note(&profile));
+            let mrc = model(args.method, &profile, &sizes, cold, args.run.threads)?;
+            return output::print(&render(
+                &mrc,
+                args.output_format(),
+                args.include_instructions,
+                &notes,
+            ));
+        }
+    }
     let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
         return Ok(());
     };

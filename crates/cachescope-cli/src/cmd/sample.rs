@@ -17,13 +17,18 @@ pub fn run(args: SampleArgs) -> Result<()> {
         ..Options::default()
     };
     let opts = sampler_options(&args.sampling, &args.input.params, &options);
-    let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
-        return Ok(());
+    let profile = match crate::program::sample_in_tool(&args.input, opts, args.run.quiet)? {
+        Some(p) => p,
+        None => {
+            let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
+                return Ok(());
+            };
+            let Some(profile) = drive_sampled(&mut trace, opts, &args.run)? else {
+                return Ok(());
+            };
+            profile.with_source(trace.source().to_string())
+        }
     };
-    let Some(profile) = drive_sampled(&mut trace, opts, &args.run)? else {
-        return Ok(());
-    };
-    let profile = profile.with_source(trace.source().to_string());
     if args.output.as_os_str() == "-" {
         profile.write(std::io::stdout().lock(), &Source::Stdin)?;
     } else {

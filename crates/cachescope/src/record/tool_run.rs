@@ -6,7 +6,7 @@
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,6 +16,7 @@ use super::tool::ToolReader;
 use super::{Recording, private_dir, spawn_error, unblock_if_exited};
 use crate::attribution::events::Event;
 use crate::error::{Error, Result, Source};
+use crate::sampling::SamplerOptions;
 use crate::trace::Trace;
 
 /// What the tool records.
@@ -65,78 +66,16 @@ impl Recording {
         args: &[OsString],
         opts: ToolOptions,
     ) -> Result<(Recording, Trace, Option<crossbeam_channel::Receiver<Event>>)> {
-        let valgrind = valgrind();
-        let dirs =
-            cachescope_valgrind::locate(&valgrind).map_err(|why| Error::InvalidParameter {
-                name: "record",
-                message: format!("cachescope's Valgrind tool cannot run: {why}"),
-            })?;
-        let lib = if opts.events {
-            &dirs.events
-        } else {
-            &dirs.plain
-        };
-        let description = super::describe(program, args);
-        let source = Source::Program(description.clone());
-        let dir = private_dir().map_err(|e| Error::io(&source, e))?;
-        let fifo = dir.join("records.fifo");
-        let log = dir.join("valgrind.log");
-        if !matches!(Command::new("mkfifo").arg(&fifo).status(), Ok(s) if s.success()) {
-            let _ = fs::remove_dir_all(&dir);
-            return Err(Error::InvalidParameter {
-                name: "record",
-                message: "could not make a named pipe with mkfifo(1) (coreutils)".into(),
-            });
-        }
-        let yes_no = |b: bool| if b { "yes" } else { "no" };
-        let mut out = OsString::from("--cs-out=");
-        out.push(&fifo);
-        let mut log_file = OsString::from("--log-file=");
-        log_file.push(&log);
-        let spawned = Command::new(&valgrind)
-            .arg(format!("--tool={}", cachescope_valgrind::TOOL_NAME))
-            .arg(out)
-            .arg(log_file)
-            .arg(format!("--cs-events={}", yes_no(opts.events)))
-            .arg(format!("--cs-instr={}", yes_no(opts.instr)))
-            .arg(format!("--trace-children={}", yes_no(opts.trace_children)))
-            // Only the process cachescope starts (and what it execs) writes the stream.
-            .arg(format!("--cs-parent={}", std::process::id()))
-            .arg(program)
-            .args(args)
-            .env("VALGRIND_LIB", lib)
-            .stdin(Stdio::inherit())
-            .stdout(if opts.stdout_to_stderr {
-                io::stderr().into()
-            } else {
-                Stdio::inherit()
-            })
-            .stderr(Stdio::inherit())
-            .spawn();
-        let child = match spawned {
-            Ok(c) => Arc::new(Mutex::new(c)),
-            Err(e) => {
-                let _ = fs::remove_dir_all(&dir);
-                return Err(spawn_error(&valgrind, &source, e));
-            }
-        };
+        let Launched {
+            mut recording,
+            file,
+            log,
+            source,
+        } = launch(program, args, opts, None)?;
         let counts = Arc::new(Mutex::new(EventCounts::default()));
-        let mut recording = Recording {
-            child: child.clone(),
-            dir,
-            description,
-            events: None,
-            tool_counts: opts.events.then(|| counts.clone()),
-        };
-        let opened = Arc::new(AtomicBool::new(false));
-        let watcher = {
-            let (opened, fifo) = (opened.clone(), fifo.clone());
-            std::thread::spawn(move || unblock_if_exited(&child, &opened, &fifo))
-        };
-        let file = File::open(&fifo);
-        opened.store(true, Ordering::SeqCst);
-        let _ = watcher.join();
-        let file = file.map_err(|e| Error::io(&source, e))?;
+        if opts.events {
+            recording.tool_counts = Some(counts.clone());
+        }
         let mut reader = ToolReader::new(file, source.clone()).with_shared_counts(counts);
         let mut rx = None;
         if opts.events {
@@ -145,21 +84,139 @@ impl Recording {
             rx = Some(events);
         }
         if let Err(e) = reader.start() {
-            let log = read_log(&log);
-            let status = recording.finish_now();
-            return Err(match (e, status) {
-                (Error::Empty(_), Some(status)) => Error::InvalidParameter {
-                    name: "record",
-                    message: format!(
-                        "valgrind produced no trace of `{}` ({status}); check the program \
-                         name and that valgrind runs it{log}",
-                        recording.description
-                    ),
-                },
-                (e, _) => e,
-            });
+            return Err(no_trace(e, &mut recording, &log));
         }
         Ok((recording, Trace::from_reader(Box::new(reader), source), rx))
+    }
+}
+
+/// A started tool: the recording, the record stream's read end, Valgrind's log.
+pub(super) struct Launched {
+    pub recording: Recording,
+    pub file: File,
+    pub log: PathBuf,
+    pub source: Source,
+}
+
+/// Starts the tool on `program` and opens its record stream. With `sampling`, the tool samples
+/// (docs/recording.md): the positions to sample are to be written into
+/// `recording.dir/positions.fifo`.
+pub(super) fn launch(
+    program: &OsStr,
+    args: &[OsString],
+    opts: ToolOptions,
+    sampling: Option<&SamplerOptions>,
+) -> Result<Launched> {
+    let valgrind = valgrind();
+    let dirs = cachescope_valgrind::locate(&valgrind).map_err(|why| Error::InvalidParameter {
+        name: "record",
+        message: format!("cachescope's Valgrind tool cannot run: {why}"),
+    })?;
+    let lib = if opts.events {
+        &dirs.events
+    } else {
+        &dirs.plain
+    };
+    let description = super::describe(program, args);
+    let source = Source::Program(description.clone());
+    let dir = private_dir().map_err(|e| Error::io(&source, e))?;
+    let fifo = dir.join("records.fifo");
+    let log = dir.join("valgrind.log");
+    let mut fifos = vec![fifo.clone()];
+    let mut sample_args = Vec::new();
+    if let Some(s) = sampling {
+        let positions = dir.join(POSITIONS);
+        let mut from = OsString::from("--cs-sample-from=");
+        from.push(&positions);
+        sample_args = vec![
+            from,
+            format!("--cs-line-shift={}", s.line_size.shift()).into(),
+        ];
+        fifos.push(positions);
+    }
+    for f in &fifos {
+        if !matches!(Command::new("mkfifo").arg(f).status(), Ok(s) if s.success()) {
+            let _ = fs::remove_dir_all(&dir);
+            return Err(Error::InvalidParameter {
+                name: "record",
+                message: "could not make a named pipe with mkfifo(1) (coreutils)".into(),
+            });
+        }
+    }
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let mut out = OsString::from("--cs-out=");
+    out.push(&fifo);
+    let mut log_file = OsString::from("--log-file=");
+    log_file.push(&log);
+    let spawned = Command::new(&valgrind)
+        .arg(format!("--tool={}", cachescope_valgrind::TOOL_NAME))
+        .arg(out)
+        .arg(log_file)
+        .arg(format!("--cs-events={}", yes_no(opts.events)))
+        .arg(format!("--cs-instr={}", yes_no(opts.instr)))
+        .arg(format!("--trace-children={}", yes_no(opts.trace_children)))
+        // Only the process cachescope starts (and what it execs) writes the stream.
+        .arg(format!("--cs-parent={}", std::process::id()))
+        .args(sample_args)
+        .arg(program)
+        .args(args)
+        .env("VALGRIND_LIB", lib)
+        .stdin(Stdio::inherit())
+        .stdout(if opts.stdout_to_stderr {
+            io::stderr().into()
+        } else {
+            Stdio::inherit()
+        })
+        .stderr(Stdio::inherit())
+        .spawn();
+    let child = match spawned {
+        Ok(c) => Arc::new(Mutex::new(c)),
+        Err(e) => {
+            let _ = fs::remove_dir_all(&dir);
+            return Err(spawn_error(&valgrind, &source, e));
+        }
+    };
+    let recording = Recording {
+        child: child.clone(),
+        dir,
+        description,
+        events: None,
+        tool_counts: None,
+    };
+    let opened = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let (opened, fifo) = (opened.clone(), fifo.clone());
+        std::thread::spawn(move || unblock_if_exited(&child, &opened, &fifo))
+    };
+    let file = File::open(&fifo);
+    opened.store(true, Ordering::SeqCst);
+    let _ = watcher.join();
+    let file = file.map_err(|e| Error::io(&source, e))?;
+    Ok(Launched {
+        recording,
+        file,
+        log,
+        source,
+    })
+}
+
+/// The name of the sampled positions' pipe in the recording's directory.
+pub(super) const POSITIONS: &str = "positions.fifo";
+
+/// The error for a stream that did not start: the tool's, or why Valgrind produced nothing.
+pub(super) fn no_trace(e: Error, recording: &mut Recording, log: &Path) -> Error {
+    let log = read_log(log);
+    let status = recording.finish_now();
+    match (e, status) {
+        (Error::Empty(_), Some(status)) => Error::InvalidParameter {
+            name: "record",
+            message: format!(
+                "valgrind produced no trace of `{}` ({status}); check the program name and \
+                 that valgrind runs it{log}",
+                recording.description
+            ),
+        },
+        (e, _) => e,
     }
 }
 

@@ -67,6 +67,11 @@ impl SampleCursor {
         SampleCursor { gaps, next }
     }
 
+    /// The next position to sample.
+    pub fn next(&self) -> u64 {
+        self.next
+    }
+
     /// Draws gaps until the next sampled position is after `pos`.
     pub fn skip_to(&mut self, pos: u64) {
         while self.next <= pos {

@@ -1,0 +1,211 @@
+/* Sampled capture: StatCache's sampler (crates/cachescope/src/sampling/) inside the tool, so
+ * that only the reuses of sampled references cross the pipe instead of every reference.
+ *
+ * Copyright (C) 2026 the cachescope authors. SPDX-License-Identifier: GPL-2.0-or-later
+ *
+ * cachescope draws the sampled positions (1-based counts of the references it counts) from
+ * its seeded generator and writes them, in order, into the pipe --cs-sample-from names; the
+ * tool counts references as the trace would list them and, at each sampled position, sets a
+ * watchpoint on the reference's line. The line's next reference fires it: the tool writes a
+ * CS_TAG_REUSE record (the sample's position and the reuse's). At an exec and at the end a
+ * CS_TAG_COUNT record gives the references counted. cachescope knows the positions it drew,
+ * so it rebuilds the same profile as sampling the full trace of the run with the same seed:
+ * reuses from the records, the other samples dangling.
+ *
+ * Per reference the generated code adds one to the count and tests the position against the
+ * next sampled one and a table of 2^20 watch counters indexed by a hash of the line; only when
+ * either says so does it call cs_sample_hit, which looks the line up exactly.
+ */
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_hashtable.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_vki.h"
+
+#include "cs_protocol.h"
+#include "cs_events.h"
+#include "cs_sample.h"
+
+#define FILTER_BITS 20
+#define NEVER (~0ULL)
+
+static const HChar* clo_from = NULL; /* --cs-sample-from=PATH: the positions pipe */
+static Long clo_line_shift = 6;      /* --cs-line-shift=N: log2 of the line size */
+
+/* Counted references so far, and the position of the next one to sample: read and written
+   by the generated code, so plain globals. */
+static ULong pos = 0;
+static ULong next = NEVER;
+/* Watchpoints per hash slot (saturating: a full slot stays set, which only costs calls). */
+static UShort filter[1 << FILTER_BITS];
+
+typedef struct _Watch {
+   struct _Watch* next;
+   UWord line; /* the hash table's key */
+   ULong at;   /* the sampled position */
+} Watch;
+static VgHashTable* watches = NULL;
+
+static Int from_fd = -1;
+static ULong positions[512];
+static Int have = 0, used = 0;
+
+Bool cs_sampling(void)
+{
+   return clo_from != NULL;
+}
+
+Bool cs_sample_option(const HChar* arg)
+{
+   if VG_STR_CLO(arg, "--cs-sample-from", clo_from) {}
+   else if VG_BINT_CLO(arg, "--cs-line-shift", clo_line_shift, 0, 20) {}
+   else
+      return False;
+   return True;
+}
+
+/* The next sampled position from the pipe; NEVER once it is closed. */
+static ULong read_position(void)
+{
+   if (used == have) {
+      SizeT got = 0;
+      /* Whole words only: a pipe may return part of one. */
+      while (from_fd >= 0 && (got == 0 || got % sizeof(ULong) != 0)) {
+         Int n = VG_(read)(from_fd, (HChar*)positions + got, sizeof positions - got);
+         if (n <= 0)
+            break;
+         got += n;
+      }
+      have = got / sizeof(ULong);
+      used = 0;
+      if (have == 0)
+         return NEVER;
+   }
+   return positions[used++];
+}
+
+void cs_sample_start(void)
+{
+   from_fd = VG_(fd_open)(clo_from, VKI_O_RDONLY, 0);
+   if (from_fd < 0) {
+      VG_(umsg)("cachescope: cannot open --cs-sample-from=%s\n", clo_from);
+      VG_(exit)(1);
+   }
+   watches = VG_(HT_construct)("cachescope.watches");
+   next = read_position();
+}
+
+void cs_sample_count(void)
+{
+   cs_append(CS_ESCAPE(CS_TAG_COUNT, 0));
+   cs_append(pos);
+}
+
+void cs_sample_forked_child(void)
+{
+   /* A forked child must not take positions meant for the parent. */
+   if (from_fd >= 0)
+      VG_(close)(from_fd);
+   from_fd = -1;
+   next = NEVER;
+}
+
+static inline UInt slot_of(ULong line)
+{
+   return (UInt)((line * 0x9E3779B97F4A7C15ULL) >> (64 - FILTER_BITS));
+}
+
+/* The reference at `pos` touches `addr`: fire the watchpoint on its line, if any, then
+   sample it if its position was drawn (the order of cachescope's Sampler). */
+static VG_REGPARM(1) void cs_sample_hit(Addr addr)
+{
+   UWord line = addr >> clo_line_shift;
+   UInt slot = slot_of(line);
+   if (filter[slot] != 0) {
+      Watch* w = VG_(HT_remove)(watches, line);
+      if (w != NULL) {
+         cs_append(CS_ESCAPE(CS_TAG_REUSE, 0));
+         cs_append(w->at);
+         cs_append(pos);
+         VG_(free)(w);
+         if (filter[slot] != 0xFFFF)
+            filter[slot]--;
+      }
+   }
+   if (pos == next) {
+      Watch* w = VG_(malloc)("cachescope.watch", sizeof *w);
+      w->line = line;
+      w->at = pos;
+      VG_(HT_add_node)(watches, w);
+      if (filter[slot] != 0xFFFF)
+         filter[slot]++;
+      ULong p = read_position();
+      /* Positions increase; anything else means the pipe is not cachescope's. */
+      tl_assert(p > pos);
+      next = p;
+   }
+}
+
+/* A guarded reference: counted, and tested, only when its guard holds. */
+static VG_REGPARM(1) void cs_sample_guarded(Addr addr)
+{
+   pos++;
+   if (pos == next || filter[slot_of(addr >> clo_line_shift)] != 0)
+      cs_sample_hit(addr);
+}
+
+static IRExpr* tmp(IRSB* sb, IRType ty, IRExpr* e)
+{
+   IRTemp t = newIRTemp(sb->tyenv, ty);
+   addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+   return IRExpr_RdTmp(t);
+}
+
+static IRExpr* u64(ULong v)
+{
+   return IRExpr_Const(IRConst_U64(v));
+}
+
+static IRExpr* u8(UChar v)
+{
+   return IRExpr_Const(IRConst_U8(v));
+}
+
+void cs_sample_emit(IRSB* sb, IRExpr* addr)
+{
+   IRExpr* pos_at = mkIRExpr_HWord((HWord)&pos);
+   IRExpr* p = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, pos_at));
+   IRExpr* p1 = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, p, u64(1)));
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, pos_at, p1));
+   IRExpr* n = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&next)));
+   IRExpr* sampled = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, p1, n));
+   IRExpr* line = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, u8(clo_line_shift)));
+   IRExpr* hash = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Mul64, line, u64(0x9E3779B97F4A7C15ULL)));
+   IRExpr* slot = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, hash, u8(64 - FILTER_BITS)));
+   IRExpr* off = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, slot, u8(1)));
+   IRExpr* at = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, off, u64((HWord)filter)));
+   IRExpr* count = tmp(sb, Ity_I16, IRExpr_Load(Iend_LE, Ity_I16, at));
+   IRExpr* wide = tmp(sb, Ity_I64, IRExpr_Unop(Iop_16Uto64, count));
+   IRExpr* watched = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, wide, u64(0)));
+   IRExpr* call = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, sampled, watched));
+   IRDirty* di = unsafeIRDirty_0_N(1, "cs_sample_hit", VG_(fnptr_to_fnentry)(&cs_sample_hit),
+                                   mkIRExprVec_1(addr));
+   di->guard = call;
+   addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+void cs_sample_emit_guarded(IRSB* sb, IRExpr* addr, IRExpr* guard)
+{
+   IRDirty* di = unsafeIRDirty_0_N(1, "cs_sample_guarded",
+                                   VG_(fnptr_to_fnentry)(&cs_sample_guarded),
+                                   mkIRExprVec_1(addr));
+   di->guard = guard;
+   addStmtToIRSB(sb, IRStmt_Dirty(di));
+}

@@ -1,0 +1,24 @@
+/* Sampled capture of cachescope's Valgrind tool (cs_sample.c).
+ * Copyright (C) 2026 the cachescope authors. SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef CS_SAMPLE_H
+#define CS_SAMPLE_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+
+/* True with --cs-sample-from=PATH: references are counted and sampled, not written. */
+Bool cs_sampling(void);
+Bool cs_sample_option(const HChar* arg);
+/* Opens the positions pipe and reads the first sampled position. */
+void cs_sample_start(void);
+/* Appends the count of references so far (before an exec record and the end record). */
+void cs_sample_count(void);
+void cs_sample_forked_child(void);
+/* One counted reference at `addr`: inline IR, with a call only when it is sampled or may
+   touch a watched line. */
+void cs_sample_emit(IRSB* sb, IRExpr* addr);
+/* The same, for a reference made only when `guard` holds. */
+void cs_sample_emit_guarded(IRSB* sb, IRExpr* addr, IRExpr* guard);
+
+#endif

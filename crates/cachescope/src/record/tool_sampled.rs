@@ -1,0 +1,279 @@
+//! Sampled capture: StatCache's sampler run inside cachescope's Valgrind tool, so that only
+//! the reuses of the sampled references cross the pipe (`cachescope sample -- PROG`).
+//!
+//! cachescope draws the sampled positions from the same seeded generator as
+//! [`crate::sampling::Sampler`] and writes them into a second pipe; the tool counts the
+//! references the sampler would count (data references, and instructions when
+//! [`SamplerOptions::include_instructions`]), watches each sampled reference's line and writes
+//! a record when the line is referenced again, plus the final count. The profile rebuilt here
+//! equals sampling the full trace of the same run with the same options (the positions are
+//! the same draws; the tool counts what the trace would list, in the same order).
+
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::fs::{File, OpenOptions};
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use super::tool_run::{Launched, POSITIONS, launch, no_trace};
+use super::{Finished, ToolOptions};
+use crate::error::{Error, Result, Source, corrupt, truncated};
+use crate::sampling::{NextUse, Profile, Sample, SampleCursor, SamplerOptions};
+
+const TAG_THREAD: u64 = 0x1;
+const TAG_EXEC: u64 = 0x3;
+const TAG_REUSE: u64 = 0x4;
+const TAG_COUNT: u64 = 0x5;
+const TAG_HEADER: u64 = 0xE;
+const TAG_END: u64 = 0xF;
+const VERSION: u64 = 1;
+/// The header's flag for a sampled stream.
+const SAMPLED: u64 = 1 << 17;
+
+/// Runs `program` under the tool sampling with `options` (the program's standard output goes to
+/// standard error when `stdout_to_stderr`), and returns the profile of the run, whose source
+/// is the command line, and how the program ended.
+///
+/// Errors: the tool cannot run, the program cannot be started, or the run was cut short
+/// (Valgrind killed: no end record), as for [`super::Recording::start_tool`]'s stream.
+pub fn sample_program(
+    program: &OsStr,
+    args: &[OsString],
+    options: SamplerOptions,
+    stdout_to_stderr: bool,
+) -> Result<(Profile, Finished)> {
+    options.validate()?;
+    let opts = ToolOptions {
+        events: false,
+        instr: options.include_instructions,
+        stdout_to_stderr,
+        trace_children: false,
+    };
+    let Launched {
+        mut recording,
+        file,
+        log,
+        source,
+    } = launch(program, args, opts, Some(&options))?;
+    let positions = recording.dir.join(POSITIONS);
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (positions, stop) = (positions.clone(), stop.clone());
+        std::thread::spawn(move || write_positions(&positions, options, &stop))
+    };
+    let read = read_stream(BufReader::with_capacity(1 << 16, file), &source);
+    // The tool has closed the pipe (or never opened it): let the writer see that and end.
+    stop.store(true, Ordering::SeqCst);
+    while !writer.is_finished() {
+        drop(open_reader_nonblocking(&positions));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let _ = writer.join();
+    let stream = match read {
+        Ok(s) => s,
+        Err(e) => return Err(no_trace(e, &mut recording, &log)),
+    };
+    let profile = rebuild(options, &stream, &source)?.with_source(source.to_string());
+    Ok((profile, recording.finish()?))
+}
+
+/// What the tool reported: the reuses `(sampled position, reuse position)` and the count.
+#[derive(Debug, Default)]
+struct Stream {
+    reuses: Vec<(u64, u64)>,
+    count: u64,
+}
+
+/// Writes the sampled positions, in order, until the tool closes its end or `stop` is set.
+fn write_positions(path: &Path, options: SamplerOptions, stop: &AtomicBool) {
+    let Ok(file) = OpenOptions::new().write(true).open(path) else {
+        return;
+    };
+    let mut w = BufWriter::with_capacity(1 << 12, file);
+    let mut cursor = SampleCursor::new(&options);
+    while !stop.load(Ordering::SeqCst) {
+        let at = cursor.next();
+        if w.write_all(&at.to_le_bytes()).is_err() || at == u64::MAX {
+            return;
+        }
+        cursor.skip_to(at);
+    }
+}
+
+/// Opens the read end without blocking (unblocks a writer waiting in `open`).
+fn open_reader_nonblocking(path: &Path) -> Option<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .ok()
+}
+
+/// Decodes a sampled stream to its end record (or to an exec's count, when the program
+/// became another without being traced).
+fn read_stream(mut input: impl Read, source: &Source) -> Result<Stream> {
+    let mut words = 0u64;
+    let mut next = |words: &mut u64| -> Result<Option<u64>> {
+        let mut b = [0u8; 8];
+        let mut got = 0;
+        while got < 8 {
+            match input.read(&mut b[got..]) {
+                Ok(0) if got == 0 => return Ok(None),
+                Ok(0) => return Err(truncated(source, "the stream ends inside a word")),
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(source, e)),
+            }
+        }
+        *words += 1;
+        Ok(Some(u64::from_le_bytes(b)))
+    };
+    let Some(header) = next(&mut words)? else {
+        return Err(Error::Empty(source.clone()));
+    };
+    if header >> 60 != TAG_HEADER || header & 0xFFFF != VERSION || header & SAMPLED == 0 {
+        return Err(corrupt(source, "not a sampled stream of cachescope's tool"));
+    }
+    let mut stream = Stream::default();
+    let mut exec = false;
+    loop {
+        let before = words;
+        let Some(w) = next(&mut words)? else {
+            if exec {
+                return Ok(stream);
+            }
+            return Err(truncated(
+                source,
+                "the sampled stream ended without its end record (Valgrind was killed or \
+                 failed); no profile of a partial run is made",
+            ));
+        };
+        let mut payload = |n| -> Result<u64> {
+            next(&mut words)?.ok_or_else(|| truncated(source, format!("{n} ends early")))
+        };
+        match w >> 60 {
+            TAG_THREAD => {}
+            TAG_EXEC => exec = w & 1 == 0,
+            TAG_REUSE => {
+                let j = payload("a reuse record")?;
+                let i = payload("a reuse record")?;
+                stream.reuses.push((j, i));
+            }
+            TAG_COUNT => stream.count = payload("a count record")?,
+            TAG_END if w & 0xFFFF_FFFF_FFFF == before & 0xFFFF_FFFF_FFFF => return Ok(stream),
+            _ => return Err(corrupt(source, format!("unexpected word {w:#018x}"))),
+        }
+    }
+}
+
+/// The profile of sampling `stream`'s run: every position drawn up to the count, reused or
+/// dangling.
+fn rebuild(options: SamplerOptions, stream: &Stream, source: &Source) -> Result<Profile> {
+    let n = stream.count;
+    let reused: HashMap<u64, u64> = stream.reuses.iter().copied().collect();
+    let mut samples = Vec::new();
+    let mut cursor = SampleCursor::new(&options);
+    while cursor.next() <= n {
+        let j = cursor.next();
+        let next = match reused.get(&j) {
+            Some(&i) if i > j && i <= n => NextUse::Reuse {
+                distance: i - j - 1,
+            },
+            Some(_) => {
+                return Err(corrupt(
+                    source,
+                    format!("a reuse of sample {j} out of order"),
+                ));
+            }
+            None => NextUse::Dangling { age: n - j },
+        };
+        samples.push(Sample { position: j, next });
+        cursor.skip_to(j);
+    }
+    if samples.iter().filter(|s| s.distance().is_some()).count() != reused.len() {
+        return Err(corrupt(
+            source,
+            "a reuse of a position that was not sampled",
+        ));
+    }
+    Ok(Profile::from_sampler(options, n, samples))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(w: &[u64]) -> Vec<u8> {
+        w.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    const HEADER: u64 = (TAG_HEADER << 60) | SAMPLED | VERSION;
+
+    #[test]
+    fn a_stream_decodes_to_its_reuses_and_count() {
+        let bytes = words(&[
+            HEADER,
+            (TAG_THREAD << 60) | 1,
+            TAG_REUSE << 60,
+            3,
+            9,
+            TAG_COUNT << 60,
+            12,
+            (TAG_END << 60) | 7,
+        ]);
+        let s = read_stream(&bytes[..], &Source::Stdin).unwrap();
+        assert_eq!((s.reuses, s.count), (vec![(3, 9)], 12));
+    }
+
+    #[test]
+    fn a_cut_stream_or_a_wrong_end_count_is_an_error() {
+        let cut = words(&[HEADER, TAG_COUNT << 60, 12]);
+        assert!(read_stream(&cut[..], &Source::Stdin).is_err());
+        let wrong = words(&[HEADER, TAG_COUNT << 60, 12, (TAG_END << 60) | 2]);
+        assert!(read_stream(&wrong[..], &Source::Stdin).is_err());
+        let full = words(&[(TAG_HEADER << 60) | VERSION]);
+        assert!(read_stream(&full[..], &Source::Stdin).is_err());
+    }
+
+    #[test]
+    fn rebuilding_at_rate_one_gives_every_position() {
+        let options = SamplerOptions {
+            rate: 1.0,
+            ..SamplerOptions::default()
+        };
+        // Lines a b a: 1 reused at 3, 2 and 3 dangle.
+        let stream = Stream {
+            reuses: vec![(1, 3)],
+            count: 3,
+        };
+        let p = rebuild(options, &stream, &Source::Stdin).unwrap();
+        let expect = [
+            Sample {
+                position: 1,
+                next: NextUse::Reuse { distance: 1 },
+            },
+            Sample {
+                position: 2,
+                next: NextUse::Dangling { age: 1 },
+            },
+            Sample {
+                position: 3,
+                next: NextUse::Dangling { age: 0 },
+            },
+        ];
+        assert_eq!(p.samples(), expect);
+        let bad = Stream {
+            reuses: vec![(5, 6)],
+            count: 6,
+        };
+        let sparse = SamplerOptions {
+            rate: 1e-6,
+            ..options
+        };
+        assert!(rebuild(sparse, &bad, &Source::Stdin).is_err());
+    }
+}
