@@ -374,22 +374,24 @@ fn address(w: u64) -> u64 {
 }
 
 /// Decodes the references at the start of `bytes` (whole words) into `batch`, up to the first
-/// escape; returns how many. The columns are grown first and filled in one pass, so the loop
-/// has no capacity checks; they are cut back to what was decoded.
+/// escape; returns how many. The records are written straight into the columns' spare
+/// capacity, in one pass: the decoder is bound by memory traffic, and filling the columns
+/// first (`resize`) would write every byte twice.
+#[allow(unsafe_code)]
 fn decode_run(bytes: &[u8], pc: &mut u64, batch: &mut Batch) -> usize {
     let n = bytes.len() / 8;
     let base = batch.len();
-    batch.addrs.resize(base + n, 0);
-    batch.sizes.resize(base + n, 0);
-    batch.kinds.resize(base + n, AccessKind::Load);
-    batch.pcs.resize(base + n, 0);
+    batch.addrs.reserve(n);
+    batch.sizes.reserve(n);
+    batch.kinds.reserve(n);
+    batch.pcs.reserve(n);
     let mut last = *pc;
     let mut done = 0;
-    let columns = batch.addrs[base..]
+    let columns = batch.addrs.spare_capacity_mut()[..n]
         .iter_mut()
-        .zip(&mut batch.sizes[base..])
-        .zip(&mut batch.kinds[base..])
-        .zip(&mut batch.pcs[base..]);
+        .zip(&mut batch.sizes.spare_capacity_mut()[..n])
+        .zip(&mut batch.kinds.spare_capacity_mut()[..n])
+        .zip(&mut batch.pcs.spare_capacity_mut()[..n]);
     for (c, (((a, s), k), p)) in bytes.chunks_exact(8).zip(columns) {
         let w = word_at(c);
         if w >> 60 != 0 {
@@ -400,13 +402,20 @@ fn decode_run(bytes: &[u8], pc: &mut u64, batch: &mut Batch) -> usize {
         if kind == 3 {
             last = addr;
         }
-        *a = addr;
-        *s = ((w >> 48) & 0x3FF) as u32;
-        *k = KINDS[kind as usize];
-        *p = last;
+        a.write(addr);
+        s.write(((w >> 48) & 0x3FF) as u32);
+        k.write(KINDS[kind as usize]);
+        p.write(last);
         done += 1;
     }
+    // SAFETY: the loop initialised the first `done` elements of each column's spare
+    // capacity (reserved above for `n >= done`), and the elements are plain values.
+    unsafe {
+        batch.addrs.set_len(base + done);
+        batch.sizes.set_len(base + done);
+        batch.kinds.set_len(base + done);
+        batch.pcs.set_len(base + done);
+    }
     *pc = last;
-    batch.truncate(base + done);
     done
 }
