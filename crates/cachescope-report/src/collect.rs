@@ -18,11 +18,10 @@ use cachescope::models::l2::{self as l2model, L1Histogram, L2Model, TwoLevelAnal
 use cachescope::models::{smith, statcache, statstack};
 use cachescope::phases::{Method, PhaseAnalysis, PhaseOptions, PhaseReport, Unit};
 use cachescope::reuse::{
-    LogHistogram, Options, RandomReplacementAnalysis, ReuseTimeAnalysis, StackDistanceAnalysis,
-    sizes_log_range,
+    LogHistogram, Options, RandomReplacementAnalysis, ReuseTimeAnalysis, sizes_log_range,
 };
 use cachescope::sampling::{Cold, Sampler, SamplerOptions};
-use cachescope::sim::{Geometry, LineMapping, Policy, SimAnalysis, SimOptions};
+use cachescope::sim::{Geometry, Policy, ThreeCSweep};
 use cachescope::stats::StatsAnalysis;
 use cachescope::trace::Trace;
 use cachescope::{LineSize, Result};
@@ -78,12 +77,16 @@ pub struct Collector {
     options: CollectOptions,
     started: Instant,
     stats: StatsAnalysis,
-    sd: StackDistanceAnalysis,
     rt: ReuseTimeAnalysis,
     fp: FootprintAnalysis,
-    random: RandomReplacementAnalysis,
+    /// Random replacement, its sizes dealt alternately over two analyses so that the two
+    /// threads of [`Collector::analyses_split`] share its cost (each cache draws from its own
+    /// generator, so the curve does not depend on the dealing).
+    random: [RandomReplacementAnalysis; 2],
     sampler: Sampler,
-    three_c: Vec<SimAnalysis>,
+    /// The 3C caches, classified from one stack-distance computation, whose histogram gives
+    /// the exact LRU curve too.
+    three_c: ThreeCSweep,
     /// The exact L1 → L2 simulation the L2 model is checked against.
     two_level: TwoLevelAnalysis,
     phases: PhaseAnalysis,
@@ -104,19 +107,14 @@ impl Collector {
         };
         let line = options.line_size.bytes();
         let random_sizes = sizes_log_range(MIN_BYTES.max(line), MAX_BYTES, 1)?;
-        let three_c = three_c_sizes(line, options.ways)
+        let geometries = three_c_sizes(line, options.ways)
             .into_iter()
-            .map(|size| {
-                SimAnalysis::cache(
-                    Geometry::new(size, options.ways, line)?,
-                    Policy::Lru,
-                    SimOptions {
-                        mapping: LineMapping::FirstByte,
-                        three_c: true,
-                    },
-                )
-            })
+            .map(|size| Geometry::new(size, options.ways, line))
             .collect::<Result<Vec<_>>>()?;
+        let three_c = ThreeCSweep::new(reuse, &geometries, Policy::Lru)?;
+        let dealt = |half: usize| -> Vec<u64> {
+            random_sizes.iter().skip(half).step_by(2).copied().collect()
+        };
         let phases = PhaseAnalysis::new(PhaseOptions {
             interval: options.phase_interval,
             k: cachescope::phases::KChoice::Fixed(PHASES_K),
@@ -128,10 +126,9 @@ impl Collector {
         Ok(Collector {
             started: Instant::now(),
             stats: StatsAnalysis::new(options.line_size),
-            sd: StackDistanceAnalysis::new(reuse),
             rt: ReuseTimeAnalysis::new(reuse),
             fp: FootprintAnalysis::new(reuse, &[])?,
-            random: RandomReplacementAnalysis::new(reuse, &random_sizes, options.seed),
+            random: [0, 1].map(|h| RandomReplacementAnalysis::new(reuse, &dealt(h), options.seed)),
             sampler: Sampler::new(SamplerOptions {
                 rate: options.sample_rate,
                 seed: options.seed,
@@ -162,17 +159,18 @@ impl Collector {
 
     /// Every analysis, for one pass: `analysis::run(trace, &mut collector.analyses(), …)`.
     pub fn analyses(&mut self) -> Vec<&mut dyn Analysis> {
+        let [random_a, random_b] = &mut self.random;
         let mut all: Vec<&mut dyn Analysis> = vec![
             &mut self.stats,
-            &mut self.sd,
             &mut self.rt,
             &mut self.fp,
-            &mut self.random,
+            random_a,
+            random_b,
             &mut self.sampler,
             &mut self.phases,
             &mut self.two_level,
+            &mut self.three_c,
         ];
-        all.extend(self.three_c.iter_mut().map(|s| s as &mut dyn Analysis));
         if let Some(a) = &mut self.attribution {
             all.push(a);
         }
@@ -180,28 +178,27 @@ impl Collector {
     }
 
     /// Every analysis as `Send`, for [`cachescope::parallel::run_split`] (one decode, the
-    /// analyses dealt over the threads in two halves of about equal cost: the 3C caches and
-    /// random replacement, the two most expensive, on different sides). `None` with
+    /// analyses dealt over the threads in two halves of about equal cost: half of the
+    /// random-replacement caches each, the 3C sweep on one side and the phases, reuse times
+    /// and footprint on the other). `None` with
     /// attribution, whose event log is read on the thread that feeds it.
     pub fn analyses_split(&mut self) -> Option<Vec<&mut (dyn Analysis + Send)>> {
         if self.attribution.is_some() {
             return None;
         }
-        let mut all: Vec<&mut (dyn Analysis + Send)> = vec![
-            &mut self.random,
-            &mut self.sd,
+        let [random_a, random_b] = &mut self.random;
+        // run_split deals them in order: the first five, then the last four.
+        let all: Vec<&mut (dyn Analysis + Send)> = vec![
+            random_a,
+            &mut self.three_c,
             &mut self.two_level,
             &mut self.sampler,
             &mut self.stats,
+            random_b,
+            &mut self.rt,
+            &mut self.fp,
+            &mut self.phases,
         ];
-        let half = self.three_c.len().div_ceil(2);
-        let (first, second) = self.three_c.split_at_mut(half);
-        // Only the smaller caches join the first half: the large ones cost more per access.
-        all.extend(first.iter_mut().map(|s| s as &mut (dyn Analysis + Send)));
-        let mut rest: Vec<&mut (dyn Analysis + Send)> =
-            vec![&mut self.rt, &mut self.fp, &mut self.phases];
-        rest.extend(second.iter_mut().map(|s| s as &mut (dyn Analysis + Send)));
-        all.extend(rest);
         Some(all)
     }
 
@@ -222,9 +219,12 @@ impl Collector {
             Some(a) => Some(attribution_summary(&a.finish()?)),
         };
 
-        let distances = self.sd.finish();
+        let distances = self.three_c.distances();
         let mut mrc = vec![distances.mrc(&sizes)];
-        let mut random = self.random.finish();
+        let [random_a, random_b] = &self.random;
+        let mut random = random_a.finish();
+        random.points.extend(random_b.finish().points);
+        random.points.sort_by_key(|p| p.size_bytes);
         random.points.retain(|p| p.size_bytes <= max_bytes);
         mrc.push(random);
         let profile = self.sampler.finish();
@@ -269,8 +269,7 @@ impl Collector {
 
         let smith_distances = smith::Distances::from_stack_distances(&distances);
         let mut three_c_points = Vec::new();
-        for sim in &self.three_c {
-            let report = sim.finish();
+        for report in self.three_c.finish() {
             let level = &report.levels[0];
             let size = level.geometry.size_bytes();
             if size > max_bytes {

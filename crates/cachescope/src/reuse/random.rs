@@ -16,12 +16,12 @@
 //! of first reference, when line `L + 1` arrives, with the same contents and the same victims as
 //! if it had been simulated from the start. Caches larger than the trace's footprint cost nothing.
 //!
-//! Cost: once built, one hash lookup per reference per size, and per size a map entry and a slot
-//! per resident line (27–45 bytes per line of capacity). Shared: 8 bytes per distinct line for
-//! the order of first references, and a table of the lines seen.
+//! Lines are numbered in order of first reference (one shared table), so a cache keeps its
+//! resident lines as a bitset over those numbers: a lookup is one bit test, not a hash probe.
+//! Cost: once built, one bit test per reference per size, and a random draw, a slot write and
+//! two bit flips per miss. Memory per built cache: 8 bytes per line of capacity and one bit per
+//! distinct line of the trace; shared: the table of lines seen (21–43 bytes per line).
 
-use hashbrown::HashMap;
-use hashbrown::hash_map::Entry;
 use rand::Rng;
 use rand_pcg::Pcg64;
 
@@ -31,48 +31,72 @@ use super::{Options, data_lines};
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 
-/// One fully-associative random-replacement cache.
+/// One fully-associative random-replacement cache, over line numbers (order of first reference).
 #[derive(Clone, Debug)]
 struct RandomCache {
     size_bytes: u64,
     lines: u64,
     /// False while the cache has never had to evict (it holds every line seen so far).
     built: bool,
-    /// Resident lines; a victim is a random index.
+    /// Resident line numbers; a victim is a random index.
     slots: Vec<u64>,
-    /// Resident line → its index in `slots`.
-    slot_of: HashMap<u64, usize, foldhash::fast::RandomState>,
+    /// Bit `n` is set when line number `n` is resident.
+    resident: Vec<u64>,
     rng: Pcg64,
     misses: u64,
 }
 
 impl RandomCache {
-    /// Makes the cache hold `resident` (at most `lines` lines, in order of first reference).
-    fn build(&mut self, resident: &[u64]) {
-        self.slots = resident.to_vec();
-        self.slot_of = resident.iter().enumerate().map(|(i, &l)| (l, i)).collect();
+    /// Makes the cache hold lines `0..n` (the first `n` distinct lines, in order).
+    fn build(&mut self, n: u64) {
+        self.slots = (0..n).collect();
+        self.resident = vec![0; (n as usize).div_ceil(64)];
+        for id in 0..n {
+            self.set(id, true);
+        }
         self.built = true;
     }
 
     #[inline]
-    fn access(&mut self, line: u64) {
+    fn is_resident(&self, id: u64) -> bool {
+        self.resident
+            .get((id >> 6) as usize)
+            .is_some_and(|w| w >> (id & 63) & 1 == 1)
+    }
+
+    #[inline]
+    fn set(&mut self, id: u64, on: bool) {
+        let w = (id >> 6) as usize;
+        if w >= self.resident.len() {
+            // Line numbers only grow: grow geometrically.
+            self.resident.resize(w + 1 + w / 2, 0);
+        }
+        let bit = 1u64 << (id & 63);
+        if on {
+            self.resident[w] |= bit;
+        } else {
+            self.resident[w] &= !bit;
+        }
+    }
+
+    #[inline]
+    fn access(&mut self, id: u64) {
         if self.lines == 0 {
             self.misses += 1;
             return;
         }
-        let Entry::Vacant(e) = self.slot_of.entry(line) else {
+        if self.is_resident(id) {
             return;
-        };
+        }
         self.misses += 1;
         if (self.slots.len() as u64) < self.lines {
-            e.insert(self.slots.len());
-            self.slots.push(line);
+            self.slots.push(id);
         } else {
             let victim = below(&mut self.rng, self.lines) as usize;
-            e.insert(victim);
-            let old = std::mem::replace(&mut self.slots[victim], line);
-            self.slot_of.remove(&old);
+            let old = std::mem::replace(&mut self.slots[victim], id);
+            self.set(old, false);
         }
+        self.set(id, true);
     }
 }
 
@@ -94,13 +118,13 @@ fn below(rng: &mut Pcg64, n: u64) -> u64 {
 #[derive(Clone, Debug)]
 pub struct RandomReplacementAnalysis {
     options: Options,
-    /// Lines seen (the values are unused).
+    /// Line → its number, in order of first reference.
     seen: LineTable,
-    /// Distinct lines in order of first reference.
-    order: Vec<u64>,
+    /// Distinct lines so far (the next line number).
+    distinct: u64,
     refs: u64,
     caches: Vec<RandomCache>,
-    /// The current batch's lines, so each cache runs through them with its map hot.
+    /// The current batch's line numbers, so each cache runs through them with its bits hot.
     lines: Vec<u64>,
     /// Whether each of `lines` is a first reference.
     first: Vec<bool>,
@@ -120,7 +144,7 @@ impl RandomReplacementAnalysis {
                     lines,
                     built: false,
                     slots: Vec::new(),
-                    slot_of: HashMap::default(),
+                    resident: Vec::new(),
                     rng: Pcg64::new(state, u128::from(lines)),
                     misses: 0,
                 }
@@ -129,7 +153,7 @@ impl RandomReplacementAnalysis {
         RandomReplacementAnalysis {
             options,
             seen: LineTable::default(),
-            order: Vec::new(),
+            distinct: 0,
             refs: 0,
             caches,
             lines: Vec::new(),
@@ -140,13 +164,13 @@ impl RandomReplacementAnalysis {
     /// Builds every cache from the start instead of when it first evicts (for tests).
     #[cfg(test)]
     fn build_all(&mut self) {
-        self.caches.iter_mut().for_each(|c| c.build(&[]));
+        self.caches.iter_mut().for_each(|c| c.build(0));
     }
 
     /// The curve so far: method `exact`, policy `random`, one point per size in the order given.
     pub fn finish(&self) -> Mrc {
         let refs = self.refs.max(1) as f64;
-        let cold = self.order.len() as u64;
+        let cold = self.distinct;
         Mrc {
             method: "exact".into(),
             policy: "random".into(),
@@ -167,15 +191,20 @@ impl RandomReplacementAnalysis {
 
 impl Analysis for RandomReplacementAnalysis {
     fn observe(&mut self, batch: &Batch) {
-        let distinct_before = self.order.len() as u64;
+        let distinct_before = self.distinct;
         self.lines.clear();
         self.first.clear();
         for line in data_lines(batch, &self.options) {
-            let first = self.seen.replace(line.0, 0).is_none();
-            if first {
-                self.order.push(line.0);
-            }
-            self.lines.push(line.0);
+            let (id, first) = match self.seen.get(line.0) {
+                Some(id) => (id, false),
+                None => {
+                    let id = self.distinct;
+                    self.seen.replace(line.0, id);
+                    self.distinct += 1;
+                    (id, true)
+                }
+            };
+            self.lines.push(id);
             self.first.push(first);
         }
         self.refs += self.lines.len() as u64;
@@ -193,7 +222,7 @@ impl Analysis for RandomReplacementAnalysis {
                 if start == self.lines.len() {
                     continue;
                 }
-                c.build(&self.order[..c.lines as usize]);
+                c.build(c.lines);
             }
             for &line in &self.lines[start..] {
                 c.access(line);

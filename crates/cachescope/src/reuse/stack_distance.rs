@@ -152,26 +152,32 @@ impl StackDistanceAnalysis {
 
 impl Analysis for StackDistanceAnalysis {
     fn observe(&mut self, batch: &Batch) {
-        let options = self.options;
-        for_each_chunk(batch, &options, |chunk| {
-            self.stack.warm_slots(chunk);
-            self.run(chunk);
-        });
+        self.observe_each(batch, |_, _| {});
     }
 }
 
 impl StackDistanceAnalysis {
-    /// Processes one chunk whose table slots are already being loaded.
+    /// Observes `batch` and calls `each(line, sd)` for every counted reference, in order
+    /// (`None`: a first reference), so that another analysis can use the distances without
+    /// computing them again ([`crate::sim::ThreeCSweep`]).
     #[inline]
-    fn run(&mut self, chunk: &[u64]) {
-        self.stack.warm_live(chunk);
-        self.refs += chunk.len() as u64;
-        for &l in chunk {
-            match self.stack.access(LineAddr(l)) {
-                Some(sd) => self.histogram.record(sd),
-                None => self.cold += 1,
+    pub(crate) fn observe_each(&mut self, batch: &Batch, mut each: impl FnMut(u64, Option<u64>)) {
+        let options = self.options;
+        for_each_chunk(batch, &options, |chunk| {
+            // Load the chunk's table slots, then the timestamps they lead to, so that their
+            // cache misses overlap; then process it with its data in cache.
+            self.stack.warm_slots(chunk);
+            self.stack.warm_live(chunk);
+            self.refs += chunk.len() as u64;
+            for &l in chunk {
+                let d = self.stack.access(LineAddr(l));
+                match d {
+                    Some(sd) => self.histogram.record(sd),
+                    None => self.cold += 1,
+                }
+                each(l, d);
             }
-        }
+        });
     }
 }
 

@@ -43,6 +43,7 @@ pub mod rrip;
 mod set_assoc;
 mod simulate;
 mod three_c;
+mod three_c_sweep;
 
 #[cfg(test)]
 mod tests;
@@ -57,6 +58,7 @@ pub use policy::Policy;
 pub use set_assoc::SetAssoc;
 pub use simulate::{LevelReport, LineMapping, SimAnalysis, SimOptions, SimReport};
 pub use three_c::{MissClass, ThreeC, ThreeCCounts};
+pub use three_c_sweep::ThreeCSweep;
 
 /// The tag of an empty way.
 const EMPTY: u64 = u64::MAX;

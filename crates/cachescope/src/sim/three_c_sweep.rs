@@ -1,0 +1,183 @@
+//! [`ThreeCSweep`]: several caches with their 3C miss classes, the fully associative LRU
+//! shadows of all of them replaced by one stack-distance computation.
+//!
+//! A [`SimAnalysis`] with 3C classes keeps, per cache, a set of the lines seen and a fully
+//! associative LRU shadow of the cache's capacity (two hash-map operations per reference per
+//! cache). But a fully associative LRU cache of `C` lines hits exactly when the reference's
+//! stack distance is below `C` (Mattson et al. 1970; docs/definitions.md), and a first
+//! reference is one without a stack distance. So one [`StackDistance`] per reference classifies
+//! the misses of every cache: cold without a distance, conflict when the distance is below the
+//! cache's lines, capacity otherwise. The counts are those of [`SimAnalysis`] with
+//! [`SimOptions::three_c`] and the first-byte mapping, one [`SimReport`] per cache; and the
+//! distances' histogram is that of a [`StackDistanceAnalysis`], so a pass that wants both
+//! computes the distances once.
+//!
+//! [`SimAnalysis`]: super::SimAnalysis
+//! [`SimOptions::three_c`]: super::SimOptions::three_c
+
+use super::cache::Cache;
+use super::geometry::Geometry;
+use super::level::MissStats;
+use super::policy::Policy;
+use super::simulate::{LevelReport, LineMapping, SimReport};
+use super::three_c::{MissClass, ThreeCCounts};
+use crate::analysis::Analysis;
+use crate::batch::Batch;
+use crate::error::{Error, Result};
+use crate::reuse::{Options, StackDistanceAnalysis, StackDistances};
+
+/// Caches of one line size fed the data references, with 3C classes; see the
+/// [module documentation](self).
+#[derive(Clone, Debug)]
+pub struct ThreeCSweep {
+    sd: StackDistanceAnalysis,
+    caches: Vec<(Cache, MissStats)>,
+}
+
+impl ThreeCSweep {
+    /// One cache per geometry (all with `options`' line size), each with `policy`, fed the
+    /// references `options` counts (data references by default, as [`super::SimAnalysis`]).
+    pub fn new(options: Options, geometries: &[Geometry], policy: Policy) -> Result<ThreeCSweep> {
+        let Some(first) = geometries.first() else {
+            return Err(Error::InvalidParameter {
+                name: "3C caches",
+                message: "no cache given".into(),
+            });
+        };
+        if geometries
+            .iter()
+            .any(|g| g.line_size() != options.line_size)
+        {
+            return Err(Error::InvalidParameter {
+                name: "3C caches",
+                message: format!(
+                    "the caches of one sweep have its line size, {} bytes (first: {first})",
+                    options.line_size.bytes()
+                ),
+            });
+        }
+        let caches = geometries
+            .iter()
+            .map(|&g| {
+                let stats = MissStats {
+                    three_c: Some(ThreeCCounts::default()),
+                    ..MissStats::default()
+                };
+                Ok((Cache::new(g, policy)?, stats))
+            })
+            .collect::<Result<_>>()?;
+        Ok(ThreeCSweep {
+            sd: StackDistanceAnalysis::new(options),
+            caches,
+        })
+    }
+
+    /// The stack distances of the references seen, as [`StackDistanceAnalysis::finish`].
+    pub fn distances(&self) -> StackDistances {
+        self.sd.finish()
+    }
+
+    /// One report per cache, in the order given, as [`super::SimAnalysis::finish`] gives it.
+    pub fn finish(&self) -> Vec<SimReport> {
+        self.caches
+            .iter()
+            .map(|(cache, stats)| SimReport {
+                mapping: LineMapping::FirstByte,
+                inclusion: None,
+                levels: vec![LevelReport {
+                    name: "cache",
+                    geometry: cache.geometry(),
+                    policy: cache.policy(),
+                    stats: stats.clone(),
+                }],
+            })
+            .collect()
+    }
+}
+
+impl Analysis for ThreeCSweep {
+    fn observe(&mut self, batch: &Batch) {
+        let caches = &mut self.caches;
+        self.sd.observe_each(batch, |line, distance| {
+            for (cache, stats) in caches.iter_mut() {
+                let hit = cache.access_outcome(line).is_hit();
+                stats.refs += 1;
+                stats.line_accesses += 1;
+                if hit {
+                    continue;
+                }
+                stats.misses += 1;
+                stats.line_misses += 1;
+                let class = match distance {
+                    None => MissClass::Cold,
+                    Some(d) if d < cache.geometry().lines() => MissClass::Conflict,
+                    Some(_) => MissClass::Capacity,
+                };
+                if let Some(counts) = &mut stats.three_c {
+                    counts.add(class);
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::Access;
+    use crate::sim::{SimAnalysis, SimOptions};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The same reports as one SimAnalysis with 3C classes per cache.
+        #[test]
+        fn equals_one_three_c_simulation_per_cache(
+            trace in proptest::collection::vec((0u64..300, 0u8..3), 0..3000),
+            split in 0usize..3000,
+        ) {
+            let geometries: Vec<Geometry> = [(256, 1), (512, 2), (1024, 4), (4096, 8), (16384, 2)]
+                .iter()
+                .map(|&(size, ways)| Geometry::new(size, ways, 32).unwrap())
+                .collect();
+            let accesses: Vec<Access> = trace
+                .iter()
+                .map(|&(line, kind)| match kind {
+                    0 => Access::load(line * 32 + 3, 4),
+                    1 => Access::store(line * 32, 8),
+                    _ => Access { kind: crate::AccessKind::Instr, ..Access::load(line * 32, 4) },
+                })
+                .collect();
+            let split = split.min(accesses.len());
+            let batches: Vec<Batch> = [&accesses[..split], &accesses[split..]]
+                .iter()
+                .map(|part| part.iter().copied().collect())
+                .collect();
+            let options = Options { line_size: crate::LineSize::new(32).unwrap(), ..Options::default() };
+            let mut sweep = ThreeCSweep::new(options, &geometries, Policy::Lru).unwrap();
+            let mut sd = StackDistanceAnalysis::new(options);
+            let opts = SimOptions { mapping: LineMapping::FirstByte, three_c: true };
+            let mut sims: Vec<SimAnalysis> = geometries
+                .iter()
+                .map(|&g| SimAnalysis::cache(g, Policy::Lru, opts).unwrap())
+                .collect();
+            for b in &batches {
+                sweep.observe(b);
+                sd.observe(b);
+                sims.iter_mut().for_each(|s| s.observe(b));
+            }
+            let expect: Vec<SimReport> = sims.iter().map(|s| s.finish()).collect();
+            prop_assert_eq!(sweep.finish(), expect);
+            prop_assert_eq!(sweep.distances(), sd.finish());
+        }
+    }
+
+    #[test]
+    fn mixed_line_sizes_or_no_cache_are_refused() {
+        let a = Geometry::new(1024, 2, 32).unwrap();
+        let b = Geometry::new(1024, 2, 64).unwrap();
+        let options = Options::default(); // 64-byte lines
+        assert!(ThreeCSweep::new(options, &[a, b], Policy::Lru).is_err());
+        assert!(ThreeCSweep::new(options, &[b], Policy::Lru).is_ok());
+        assert!(ThreeCSweep::new(options, &[], Policy::Lru).is_err());
+    }
+}
