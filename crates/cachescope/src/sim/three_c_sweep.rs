@@ -26,8 +26,11 @@ use crate::batch::Batch;
 use crate::error::{Error, Result};
 use crate::reuse::{Options, StackDistanceAnalysis, StackDistances};
 
-/// Caches of one line size fed the data references, with 3C classes; see the
-/// [module documentation](self).
+/// Caches of one line size fed the data references, with their 3C classes from one stack
+/// distance per reference: cold without a distance, conflict when the distance is below the
+/// cache's lines (a fully associative LRU cache of that size would have hit), capacity
+/// otherwise. Reports as one [`super::SimAnalysis`] with 3C classes per cache gives, and the
+/// distances' histogram as [`StackDistanceAnalysis`] gives.
 #[derive(Clone, Debug)]
 pub struct ThreeCSweep {
     sd: StackDistanceAnalysis,
