@@ -152,16 +152,20 @@ impl StackDistanceAnalysis {
 
 impl Analysis for StackDistanceAnalysis {
     fn observe(&mut self, batch: &Batch) {
-        self.observe_each(batch, |_, _| {});
+        self.observe_each(batch, |_, _, _| {});
     }
 }
 
 impl StackDistanceAnalysis {
-    /// Observes `batch` and calls `each(line, sd)` for every counted reference, in order
-    /// (`None`: a first reference), so that another analysis can use the distances without
-    /// computing them again ([`crate::sim::ThreeCSweep`]).
+    /// Observes `batch` and calls `each(stack, line, sd)` for every counted reference, in order
+    /// (`None`: a first reference; `stack` has taken the reference), so that another analysis
+    /// can use the distances without computing them again ([`crate::sim::ThreeCSweep`]).
     #[inline]
-    pub(crate) fn observe_each(&mut self, batch: &Batch, mut each: impl FnMut(u64, Option<u64>)) {
+    pub(crate) fn observe_each(
+        &mut self,
+        batch: &Batch,
+        mut each: impl FnMut(&StackDistance, u64, Option<u64>),
+    ) {
         let options = self.options;
         for_each_chunk(batch, &options, |chunk| {
             // Load the chunk's table slots, then the timestamps they lead to, so that their
@@ -175,7 +179,7 @@ impl StackDistanceAnalysis {
                     Some(sd) => self.histogram.record(sd),
                     None => self.cold += 1,
                 }
-                each(l, d);
+                each(&self.stack, l, d);
             }
         });
     }

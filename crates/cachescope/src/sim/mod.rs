@@ -37,6 +37,7 @@ mod cachegrind;
 mod fully;
 mod geometry;
 mod hierarchy;
+mod lazy_cache;
 mod level;
 mod policy;
 pub mod rrip;

@@ -15,8 +15,8 @@
 //! [`SimAnalysis`]: super::SimAnalysis
 //! [`SimOptions::three_c`]: super::SimOptions::three_c
 
-use super::cache::Cache;
 use super::geometry::Geometry;
+use super::lazy_cache::LazyCache;
 use super::level::MissStats;
 use super::policy::Policy;
 use super::simulate::{LevelReport, LineMapping, SimReport};
@@ -34,7 +34,7 @@ use crate::reuse::{Options, StackDistanceAnalysis, StackDistances};
 #[derive(Clone, Debug)]
 pub struct ThreeCSweep {
     sd: StackDistanceAnalysis,
-    caches: Vec<(Cache, MissStats)>,
+    caches: Vec<(LazyCache, MissStats)>,
 }
 
 impl ThreeCSweep {
@@ -66,7 +66,7 @@ impl ThreeCSweep {
                     three_c: Some(ThreeCCounts::default()),
                     ..MissStats::default()
                 };
-                Ok((Cache::new(g, policy)?, stats))
+                Ok((LazyCache::new(g, policy)?, stats))
             })
             .collect::<Result<_>>()?;
         Ok(ThreeCSweep {
@@ -101,9 +101,9 @@ impl ThreeCSweep {
 impl Analysis for ThreeCSweep {
     fn observe(&mut self, batch: &Batch) {
         let caches = &mut self.caches;
-        self.sd.observe_each(batch, |line, distance| {
+        self.sd.observe_each(batch, |stack, line, distance| {
             for (cache, stats) in caches.iter_mut() {
-                let hit = cache.access_outcome(line).is_hit();
+                let hit = cache.access(line, distance.is_none(), || stack.lines_by_recency());
                 stats.refs += 1;
                 stats.line_accesses += 1;
                 if hit {
