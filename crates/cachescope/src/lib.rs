@@ -22,7 +22,8 @@
 //!   [`analysis::run`] makes one decode feed all of them. Each analysis has its own `finish`.
 //! - [`stats`] is the first analysis; [`workloads`] are synthetic traces that behave like any
 //!   other reader; [`trace::write`] and [`trace::native`] write traces; [`record`] runs a real
-//!   program under Valgrind lackey and reads its trace as it is written.
+//!   program under cachescope's Valgrind tool (or lackey) and reads its trace as it is
+//!   written, or samples it inside the tool ([`record::sample_program`]).
 //! - Exact ground truth: [`sim`] (cache simulators, Cachegrind's model) and [`reuse`] (reuse
 //!   times, LRU stack distances, exact miss-ratio curves, the [`reuse::Mrc`] points model
 //!   every method shares).

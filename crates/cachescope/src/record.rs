@@ -71,7 +71,8 @@ impl EventsSide {
     }
 }
 
-/// A program running under lackey, and the trace it is producing.
+/// A program running under Valgrind (cachescope's tool or lackey), and the trace it is
+/// producing.
 pub struct Recording {
     child: Arc<Mutex<Child>>,
     dir: PathBuf,
