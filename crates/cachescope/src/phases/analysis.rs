@@ -12,7 +12,7 @@ use super::report::{
     IntervalReport, KScore, MethodReport, PhaseReport, PhaseSettings, PhaseSummary,
 };
 use super::signature::{
-    ActivityVectors, REUSE_BINS, ReuseHistograms, Setvectors, Signer, WaveletImages,
+    ActivityVectors, REUSE_BINS, ReuseHistograms, Setvectors, Signer, WaveletImages, log_scale,
 };
 use super::truth::{GroundTruth, L2Counts};
 use crate::analysis::Analysis;
@@ -243,12 +243,15 @@ impl PhaseAnalysis {
         match m {
             Method::Setvector => {
                 let s = self.setvectors.as_ref().expect(built);
-                (s.magnitudes().to_vec(), 1)
+                (s.magnitudes().iter().map(|&m| log_scale(m)).collect(), 1)
             }
             Method::SetvectorVector => {
                 let s = self.setvectors.as_ref().expect(built);
                 let v = s.vectors().expect("kept for setvector-vector");
-                (v.iter().map(|&x| f64::from(x)).collect(), s.sets())
+                (
+                    v.iter().map(|&x| log_scale(f64::from(x))).collect(),
+                    s.sets(),
+                )
             }
             Method::Activity | Method::ActivityMagnitude => {
                 let a = self.activity.as_ref().expect(built);

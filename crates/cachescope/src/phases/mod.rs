@@ -92,6 +92,8 @@ pub mod kmeans;
 pub mod matching;
 pub mod metrics;
 mod options;
+#[cfg(test)]
+mod planted_tests;
 mod report;
 pub mod signature;
 mod simpoint;

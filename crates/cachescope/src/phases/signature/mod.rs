@@ -3,14 +3,14 @@
 //!
 //! | builder | signature | methods | stored per interval |
 //! |---|---|---|---|
-//! | [`Setvectors`] | distinct lines per L2 set, saturated (§3) | `setvector` (magnitude), `setvector-vector` | 8 bytes (+ 1 byte per set for the vector) |
+//! | [`Setvectors`] | distinct lines per L2 set, saturated (§3) | `setvector` (magnitude), `setvector-vector`, both on a log scale | 8 bytes (+ 1 byte per set for the vector) |
 //! | [`ActivityVectors`] | accesses per super-set (§2.2) | `activity`, `activity-magnitude` | 4 bytes per super-set |
 //! | [`ReuseHistograms`] | stack-distance histogram (§2.3) | `reuse-distance` | 34 × 4 bytes |
 //! | [`WaveletImages`] | Haar / SVD of the address-histogram image (§2.1) | `wavelet`, `wavelet-dc`, `wavelet-svd` | 256 × 4 + 16·r × 4 bytes |
 //!
 //! Every builder sees data references only (loads, stores, modifies), each at the byte address
 //! of its first byte. Dimension reductions, where the paper leaves room, are documented in each
-//! module: magnitudes for `setvector` and `activity-magnitude`, log₂ bins for reuse distances,
+//! module: magnitudes for `setvector` and `activity-magnitude` (the setvectors' on a log scale), log₂ bins for reuse distances,
 //! the box-filter image scaling and the rank-r SVD for the wavelet family.
 
 mod activity;
@@ -20,7 +20,7 @@ mod wavelet;
 
 pub use activity::ActivityVectors;
 pub use reuse::{COLD_BIN, REUSE_BINS, ReuseHistograms, reuse_bin};
-pub use setvector::Setvectors;
+pub use setvector::{Setvectors, log_scale};
 pub use wavelet::{HAAR_WEIGHTS, Image, SIDE, WaveletImages, haar_1d, haar_2d, haar_weight, svd};
 
 /// The common shape of the builders, for the analysis's driver loop.
