@@ -39,7 +39,7 @@ static unsigned long random_phase(const long *r, unsigned long n, unsigned long 
 int main(int argc, char **argv) {
     unsigned long kib = argc > 1 ? strtoul(argv[1], NULL, 10) : 1024;
     unsigned long l2 = kib << 10, words = l2 / sizeof(long);
-    unsigned long refs = 1536 * kib;
+    unsigned long refs = 1464 * kib; /* 1.5 M at 1 MiB */
     long *s = malloc(64 * l2), *w = malloc(l2 / 2), *r = malloc(2 * l2);
     if (kib < 4 || !s || !w || !r) return 1;
     /* The sweep's and random's arrays are written once; the stream is never written. */

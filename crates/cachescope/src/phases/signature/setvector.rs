@@ -5,7 +5,8 @@
 //!
 //! with `r` the line size and `set(a) = (a / r) mod sets` (the same mapping as
 //! [`Geometry::set_of`]). Lines are counted afresh in every interval. The method clusters the
-//! vector's Euclidean magnitude `|s| = (Σ s_s²)^½` (§5.1), on the log scale of [`log_scale`].
+//! vector's Euclidean magnitude `|s| = (Σ s_s²)^½` (§5.1), on the scale of
+//! [`log_scale`](super::log_scale).
 //!
 //! Cost per data reference: a probe of a 1024-entry direct-mapped filter of lines already
 //! counted in this interval, and on a filter miss an insert into an open-addressing set of the
@@ -16,20 +17,6 @@
 //! set when the vectors are kept).
 
 use crate::sim::Geometry;
-
-/// What k-means sees of a setvector magnitude or element `x`: `ln(1 + x)`.
-///
-/// Setvector entries count lines, and what they say about the L2 is relative to its capacity:
-/// 4 against 16 lines per set (a sweep that fits, random reads over twice the cache) is as
-/// decisive as 32 against 128. k-means on raw counts weighs absolute differences, so a third
-/// phase with a far larger footprint (a stream of new lines; the intervals that straddle it)
-/// stretches the axis until the small phases' gap costs less than splitting the stream's
-/// transitions, and the sweep and random intervals end up in one class (issue 20). On a log
-/// axis distances are ratios, the same whatever else the trace does. Monotone, so phases stay
-/// ranges of `|s|`; `+ 1` keeps empty intervals and sets at 0.
-pub fn log_scale(x: f64) -> f64 {
-    x.ln_1p()
-}
 
 /// Entries of the filter of recently counted lines: 8 KiB, inside any L1 data cache. Measured
 /// (benches/phases.rs): 256, 1024 and 4096 within noise on `phases`; 1024 best on `zipf`, by
@@ -150,6 +137,7 @@ pub struct Setvectors {
     /// that cannot be a line of its slot (`slot + 1`) means empty.
     recent: Box<[u64]>,
     counts: Vec<u32>,
+    ways: u32,
     magnitudes: Vec<f64>,
     vectors: Option<Vec<u8>>,
 }
@@ -170,6 +158,7 @@ impl Setvectors {
             seen: IntervalSet::new(),
             recent: empty_recent(),
             counts: vec![0; l2.sets() as usize],
+            ways: l2.assoc(),
             magnitudes: Vec::new(),
             vectors: keep_vectors.then(Vec::new),
         }
@@ -214,6 +203,11 @@ impl Setvectors {
         for (slot, r) in self.recent.iter_mut().enumerate() {
             *r = slot as u64 + 1;
         }
+    }
+
+    /// Ways of the L2 (the unit of a setvector element on the log scale).
+    pub fn ways(&self) -> u32 {
+        self.ways
     }
 
     /// Number of sets (elements per setvector).
