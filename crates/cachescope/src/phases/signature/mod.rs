@@ -10,8 +10,9 @@
 //!
 //! Every builder sees data references only (loads, stores, modifies), each at the byte address
 //! of its first byte. Dimension reductions, where the paper leaves room, are documented in each
-//! module: magnitudes for `setvector` and `activity-magnitude` (the setvectors' on a log scale), log₂ bins for reuse distances,
-//! the box-filter image scaling and the rank-r SVD for the wavelet family.
+//! module: magnitudes for `setvector` and `activity-magnitude` (setvectors on the log scale of
+//! `scale`), log₂ bins for reuse distances, the box-filter image scaling and the rank-r SVD for
+//! the wavelet family.
 
 mod activity;
 mod reuse;
