@@ -40,4 +40,27 @@ mod tests {
         // Monotone.
         assert!(d(100.0, 101.0) > 0.0 && d(1e6, 1e6 + 1.0) > 0.0);
     }
+
+    /// The magnitudes of issue 20's program (1 MiB, 16-way L2): sweep 8 lines per set, random
+    /// 31, the stream saturated at 255, and intervals straddling the stream. Optimal 1-D
+    /// k-means on raw magnitudes merges sweep and random; on the scale it keeps them apart.
+    #[test]
+    fn a_far_larger_third_phase_no_longer_merges_the_other_two() {
+        use crate::phases::kmeans::kmeans_1d;
+        let mut raw = vec![256.0; 24];
+        raw.extend([1000.0; 36]);
+        raw.extend([8160.0; 11]);
+        raw.extend([2500.0, 3000.0, 4500.0, 5000.0, 6000.0, 7000.0]);
+        let separated = |labels: &[usize]| labels[0] != labels[24];
+        assert!(!separated(&kmeans_1d(&raw, 3).labels));
+        let unit = full_magnitude(16, 1024);
+        let scaled: Vec<f64> = raw.iter().map(|&m| log_scale(m, unit)).collect();
+        let c = kmeans_1d(&scaled, 3);
+        assert!(separated(&c.labels));
+        // Three classes, one per phase; each transition joins the phase nearest by ratio.
+        let (sweep, random, stream) = (c.labels[0], c.labels[24], c.labels[60]);
+        assert!(stream != sweep && stream != random);
+        assert!(c.labels[..24].iter().all(|&l| l == sweep));
+        assert!(c.labels[24..60].iter().all(|&l| l == random));
+    }
 }
