@@ -6,16 +6,22 @@
 #   scripts/accuracy.sh                 # every table
 #   scripts/accuracy.sh sampling hotl   # some of them: sampling, hotl, corun, phases, l2
 #
-# TRACES=DIR reuses traces recorded elsewhere (default target/real-traces). Without Valgrind the
+# TRACES=DIR reuses lackey traces recorded elsewhere (default target/real-traces), RECORDED=DIR
+# the native ones of the phases table (default target/recorded-traces). Without Valgrind the
 # tables cover the synthetic workloads only, and say so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 traces=${TRACES:-target/real-traces}
-scripts/real-traces.sh "$traces"
+# The phases table reads native traces from `cachescope record` (NAME.cst), the recorder users
+# run; the other tables keep their lackey traces.
+recorded=${RECORDED:-target/recorded-traces}
+tables="${*:-sampling hotl corun phases l2}"
+if [ "$tables" != phases ]; then scripts/real-traces.sh "$traces"; fi
+case " $tables " in *" phases "*) RECORDER=cachescope scripts/real-traces.sh "$recorded" ;; esac
 cargo build --release -q -p cachescope --example accuracy
 mkdir -p docs/accuracy
-for table in "${@:-sampling hotl corun phases l2}"; do
-    for t in $table; do
-        target/release/examples/accuracy "$t" "$traces" "docs/accuracy/$t.md"
-    done
+for t in $tables; do
+    dir=$traces
+    [ "$t" = phases ] && dir=$recorded
+    target/release/examples/accuracy "$t" "$dir" "docs/accuracy/$t.md"
 done

@@ -5,9 +5,11 @@
 #
 #   scripts/real-traces.sh [OUTDIR]     (default: target/real-traces)
 #
-# Traces already present are kept. Needs valgrind and zstd; exits 0 with a printed reason when
-# valgrind is missing, so callers can skip.
+# RECORDER=cachescope records native traces (NAME.cst) with `cachescope record` (target/release,
+# built first) instead of lackey's (NAME.lackey.zst). Traces already present are kept. Needs
+# valgrind and zstd; exits 0 with a printed reason when valgrind is missing, so callers can skip.
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-target/real-traces}
 mkdir -p "$out"
 if ! command -v valgrind >/dev/null; then
@@ -65,14 +67,23 @@ int main(void) {
 C
 cc -O2 -g -o "$work/mm" "$work/mm.c"
 cc -O2 -g -o "$work/hash" "$work/hash.c"
+# Three planted phases that recur (issue 20), sized for a 1 MiB L2.
+cc -O2 -g -o "$work/planted" "$root/examples/phases/planted.c"
+recorder=${RECORDER:-lackey}
+if [ "$recorder" = cachescope ]; then (cd "$root" && cargo build --release -q -p cachescope-cli); fi
 
 record() {
     local name=$1; shift
     local dest="$out/$name.lackey.zst"
+    [ "$recorder" = cachescope ] && dest="$out/$name.cst"
     if [ -s "$dest" ]; then echo "real-traces: $dest exists, kept" >&2; return; fi
     echo "real-traces: recording $name: $*" >&2
-    valgrind --tool=lackey --trace-mem=yes --log-fd=3 "$@" 3>&1 >/dev/null 2>/dev/null \
-        | zstd -q -3 -o "$dest.tmp"
+    if [ "$recorder" = cachescope ]; then
+        "$root/target/release/cachescope" record -q --no-events -o "$dest.tmp" -- "$@" >/dev/null
+    else
+        valgrind --tool=lackey --trace-mem=yes --log-fd=3 "$@" 3>&1 >/dev/null 2>/dev/null \
+            | zstd -q -3 -o "$dest.tmp"
+    fi
     mv "$dest.tmp" "$dest"
 }
 
@@ -84,4 +95,6 @@ record sqlite sqlite3 :memory: "create table t(a, b); with recursive r(i) as (se
 record awk awk '{ for (i = 1; i <= NF; i++) n[$i]++ } END { for (w in n) print w, n[w] }' "$work/text.txt"
 record mm "$work/mm"
 record hash "$work/hash"
+# The phases table's planted program; the lackey tables keep their eight programs.
+if [ "$recorder" = cachescope ]; then record planted "$work/planted"; fi
 ls -la "$out" >&2

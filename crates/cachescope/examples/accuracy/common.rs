@@ -12,7 +12,7 @@ use cachescope::{LineSize, Source};
 pub struct Input {
     /// Short name for the table.
     pub name: String,
-    /// `real` (a lackey trace of a real program) or `synthetic`.
+    /// `real` (a recorded trace of a real program) or `synthetic`.
     pub kind: &'static str,
     open: Opener,
 }
@@ -35,25 +35,21 @@ impl Input {
     }
 }
 
-/// The real traces in `dir` (`NAME.lackey.zst`, from scripts/real-traces.sh) and a fixed set of
-/// synthetic workloads sized to have interesting curves between 1 KiB and a few MiB.
+/// The real traces in `dir` (`NAME.lackey.zst`, or `NAME.cst` with `RECORDER=cachescope`, from
+/// scripts/real-traces.sh) and a fixed set of synthetic workloads sized to have interesting
+/// curves between 1 KiB and a few MiB.
 pub fn inputs(dir: &Path) -> Vec<Input> {
     let mut v = Vec::new();
     let mut real: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|d| {
             d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.to_string_lossy().ends_with(".lackey.zst"))
+                .filter(|p| real_name(p).is_some())
                 .collect()
         })
         .unwrap_or_default();
     real.sort();
     for p in real {
-        let name = p
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .trim_end_matches(".lackey.zst")
-            .to_string();
+        let name = real_name(&p).expect("filtered");
         v.push(Input {
             name,
             kind: "real",
@@ -107,6 +103,14 @@ pub fn inputs(dir: &Path) -> Vec<Input> {
         });
     }
     v
+}
+
+/// The program name of a real trace file, `NAME.lackey.zst` or `NAME.cst`.
+fn real_name(p: &Path) -> Option<String> {
+    let file = p.file_name()?.to_string_lossy().into_owned();
+    [".lackey.zst", ".cst"]
+        .iter()
+        .find_map(|ext| file.strip_suffix(ext).map(str::to_string))
 }
 
 /// The sweep of a working-set graph: every eighth of an octave from 1 KiB, up to the first size

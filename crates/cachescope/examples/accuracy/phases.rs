@@ -21,17 +21,20 @@ fn analyse(input: &Input, options: PhaseOptions) -> PhaseReport {
 pub fn table(inputs: &[Input]) -> String {
     let mut o = String::from(
         "# Phase classification: PoEC of every method\n\n\
-         Intervals of 1 M instructions (real traces; 65 536 data references for the synthetic \
+         Real programs recorded with `cachescope record` (scripts/real-traces.sh with \
+         `RECORDER=cachescope`). Intervals of 1 M instructions (real traces; 65 536 data \
+         references for the synthetic \
          workloads, which have no instruction fetches), k = 2 (the paper's good and bad \
-         intervals), ground truth the interval's hit rate in an exact LRU L2 fed every data \
+         intervals) and, with the 1 MiB L2, k = 3 (`planted`: examples/phases/planted.c, three \
+         planted phases), ground truth the interval's hit rate in an exact LRU L2 fed every data \
          reference, warm across intervals. PoEC as docs/definitions.md reads it: 1 = the \
          phases match the hit-rate classes, 0 = chance; `–` = undefined (one class). The last \
          row is each method's mean.\n",
     );
-    for l2 in ["1M,16,64", "64K,8,64"] {
+    for (l2, k) in [("1M,16,64", 2), ("64K,8,64", 2), ("1M,16,64", 3)] {
         let mut reports = Vec::new();
         for input in inputs {
-            eprintln!("accuracy phases: {} (L2 {l2})", input.name);
+            eprintln!("accuracy phases: {} (L2 {l2}, k = {k})", input.name);
             let interval = if input.kind == "real" {
                 1_000_000
             } else {
@@ -39,13 +42,13 @@ pub fn table(inputs: &[Input]) -> String {
             };
             let options = PhaseOptions {
                 interval,
-                k: KChoice::Fixed(2),
+                k: KChoice::Fixed(k),
                 l2: Geometry::parse(l2).expect("valid"),
                 ..PhaseOptions::default()
             };
             reports.push((input.name.clone(), analyse(input, options)));
         }
-        let _ = write!(o, "\n## L2 {l2}\n");
+        let _ = write!(o, "\n## L2 {l2}, k = {k}\n");
         for (kind, title) in [
             ("real", "Real programs"),
             ("synthetic", "Synthetic workloads"),

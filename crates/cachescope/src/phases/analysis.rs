@@ -13,6 +13,7 @@ use super::report::{
 };
 use super::signature::{
     ActivityVectors, REUSE_BINS, ReuseHistograms, Setvectors, Signer, WaveletImages,
+    full_magnitude, log_scale,
 };
 use super::truth::{GroundTruth, L2Counts};
 use crate::analysis::Analysis;
@@ -243,12 +244,19 @@ impl PhaseAnalysis {
         match m {
             Method::Setvector => {
                 let s = self.setvectors.as_ref().expect(built);
-                (s.magnitudes().to_vec(), 1)
+                let unit = full_magnitude(s.ways(), s.sets());
+                let v = s.magnitudes().iter().map(|&m| log_scale(m, unit));
+                (v.collect(), 1)
             }
             Method::SetvectorVector => {
                 let s = self.setvectors.as_ref().expect(built);
                 let v = s.vectors().expect("kept for setvector-vector");
-                (v.iter().map(|&x| f64::from(x)).collect(), s.sets())
+                (
+                    v.iter()
+                        .map(|&x| log_scale(f64::from(x), f64::from(s.ways())))
+                        .collect(),
+                    s.sets(),
+                )
             }
             Method::Activity | Method::ActivityMagnitude => {
                 let a = self.activity.as_ref().expect(built);

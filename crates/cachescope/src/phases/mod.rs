@@ -8,7 +8,9 @@
 //!
 //! - signatures (`signature`), one per [`Method`]:
 //!   - `setvector` (§3): `s_s = min(2^n − 1, |{distinct lines of set s}|)` for every set `s` of
-//!     the L2, clustered on `|s|` (§5.1); `setvector-vector` clusters the vector itself;
+//!     the L2, clustered on `|s|` (§5.1); `setvector-vector` clusters the vector itself; both
+//!     on the scale `ln(1 + x / unit)`, unit the ways for an element and `ways·√sets` for
+//!     `|s|` (`signature::log_scale`: footprints beyond the cache compare by ratio);
 //!   - `activity`, `activity-magnitude` (§2.2): accesses per super-set of L2 sets, clustered as
 //!     a vector and as its magnitude;
 //!   - `reuse-distance` (§2.3): the stack-distance histogram in log₂ bins, as fractions;
@@ -92,6 +94,8 @@ pub mod kmeans;
 pub mod matching;
 pub mod metrics;
 mod options;
+#[cfg(test)]
+mod planted_tests;
 mod report;
 pub mod signature;
 mod simpoint;

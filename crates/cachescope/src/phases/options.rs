@@ -15,7 +15,8 @@ fn invalid(name: &'static str, message: String) -> Error {
 /// (§5.1 of Zwick et al. says, for each method, whether the vector or its magnitude).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Method {
-    /// Setvectors (§3), clustered on their Euclidean magnitude, as §5.1 does.
+    /// Setvectors (§3), clustered on their Euclidean magnitude, as §5.1 does (on a log scale,
+    /// [`log_scale`](super::signature::log_scale)).
     Setvector,
     /// Setvectors clustered as vectors (one dimension per set): not in the paper, for contrast.
     SetvectorVector,

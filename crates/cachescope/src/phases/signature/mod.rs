@@ -3,23 +3,26 @@
 //!
 //! | builder | signature | methods | stored per interval |
 //! |---|---|---|---|
-//! | [`Setvectors`] | distinct lines per L2 set, saturated (§3) | `setvector` (magnitude), `setvector-vector` | 8 bytes (+ 1 byte per set for the vector) |
+//! | [`Setvectors`] | distinct lines per L2 set, saturated (§3) | `setvector` (magnitude), `setvector-vector`, both on the log scale of [`log_scale`] | 8 bytes (+ 1 byte per set for the vector) |
 //! | [`ActivityVectors`] | accesses per super-set (§2.2) | `activity`, `activity-magnitude` | 4 bytes per super-set |
 //! | [`ReuseHistograms`] | stack-distance histogram (§2.3) | `reuse-distance` | 34 × 4 bytes |
 //! | [`WaveletImages`] | Haar / SVD of the address-histogram image (§2.1) | `wavelet`, `wavelet-dc`, `wavelet-svd` | 256 × 4 + 16·r × 4 bytes |
 //!
 //! Every builder sees data references only (loads, stores, modifies), each at the byte address
 //! of its first byte. Dimension reductions, where the paper leaves room, are documented in each
-//! module: magnitudes for `setvector` and `activity-magnitude`, log₂ bins for reuse distances,
-//! the box-filter image scaling and the rank-r SVD for the wavelet family.
+//! module: magnitudes for `setvector` and `activity-magnitude` (setvectors on the log scale of
+//! `scale`), log₂ bins for reuse distances, the box-filter image scaling and the rank-r SVD for
+//! the wavelet family.
 
 mod activity;
 mod reuse;
+mod scale;
 mod setvector;
 mod wavelet;
 
 pub use activity::ActivityVectors;
 pub use reuse::{COLD_BIN, REUSE_BINS, ReuseHistograms, reuse_bin};
+pub use scale::{full_magnitude, log_scale};
 pub use setvector::Setvectors;
 pub use wavelet::{HAAR_WEIGHTS, Image, SIDE, WaveletImages, haar_1d, haar_2d, haar_weight, svd};
 

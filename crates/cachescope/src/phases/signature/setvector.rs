@@ -5,7 +5,8 @@
 //!
 //! with `r` the line size and `set(a) = (a / r) mod sets` (the same mapping as
 //! [`Geometry::set_of`]). Lines are counted afresh in every interval. The method clusters the
-//! vector's Euclidean magnitude `|s| = (Σ s_s²)^½` (§5.1).
+//! vector's Euclidean magnitude `|s| = (Σ s_s²)^½` (§5.1), on the scale of
+//! [`log_scale`](super::log_scale).
 //!
 //! Cost per data reference: a probe of a 1024-entry direct-mapped filter of lines already
 //! counted in this interval, and on a filter miss an insert into an open-addressing set of the
@@ -136,6 +137,7 @@ pub struct Setvectors {
     /// that cannot be a line of its slot (`slot + 1`) means empty.
     recent: Box<[u64]>,
     counts: Vec<u32>,
+    ways: u32,
     magnitudes: Vec<f64>,
     vectors: Option<Vec<u8>>,
 }
@@ -156,6 +158,7 @@ impl Setvectors {
             seen: IntervalSet::new(),
             recent: empty_recent(),
             counts: vec![0; l2.sets() as usize],
+            ways: l2.assoc(),
             magnitudes: Vec::new(),
             vectors: keep_vectors.then(Vec::new),
         }
@@ -200,6 +203,11 @@ impl Setvectors {
         for (slot, r) in self.recent.iter_mut().enumerate() {
             *r = slot as u64 + 1;
         }
+    }
+
+    /// Ways of the L2 (the unit of a setvector element on the log scale).
+    pub fn ways(&self) -> u32 {
+        self.ways
     }
 
     /// Number of sets (elements per setvector).
