@@ -35,14 +35,18 @@ impl Input {
     }
 }
 
-/// The real traces in `dir` (`NAME.lackey.zst`, from scripts/real-traces.sh) and a fixed set of
+/// The real traces in `dir` (`NAME.lackey.zst` from scripts/real-traces.sh, or `NAME.cst` from
+/// `cachescope record` as scripts/l2-accuracy.sh records them) and a fixed set of
 /// synthetic workloads sized to have interesting curves between 1 KiB and a few MiB.
 pub fn inputs(dir: &Path) -> Vec<Input> {
     let mut v = Vec::new();
     let mut real: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|d| {
             d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.to_string_lossy().ends_with(".lackey.zst"))
+                .filter(|p| {
+                    let s = p.to_string_lossy();
+                    s.ends_with(".lackey.zst") || s.ends_with(".cst")
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -53,6 +57,7 @@ pub fn inputs(dir: &Path) -> Vec<Input> {
             .unwrap()
             .to_string_lossy()
             .trim_end_matches(".lackey.zst")
+            .trim_end_matches(".cst")
             .to_string();
         v.push(Input {
             name,
