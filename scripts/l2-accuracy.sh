@@ -12,7 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-target/l2-traces}
 mkdir -p "$out"
-cargo build --release -q -p cachescope-cli -p cachescope --example accuracy
+cargo build --release -q -p cachescope-cli
+cargo build --release -q -p cachescope --example accuracy
 cs=target/release/cachescope
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
