@@ -31,8 +31,11 @@ fn item() -> impl Strategy<Value = Item> {
     ]
 }
 
-/// The stream's bytes and the accesses a naive decoder finds in it: (addr, size, kind, pc).
-fn encode(items: &[Item]) -> (Vec<u8>, Vec<(u64, u32, AccessKind, u64)>) {
+/// One decoded access: (addr, size, kind, pc).
+type Decoded = (u64, u32, AccessKind, u64);
+
+/// The stream's bytes and the accesses a naive decoder finds in it.
+fn encode(items: &[Item]) -> (Vec<u8>, Vec<Decoded>) {
     let mut words = vec![HEADER];
     let mut expect = Vec::new();
     let mut pc = cachescope::batch::NO_PC;
@@ -69,7 +72,7 @@ impl Read for Pieces<'_> {
     }
 }
 
-fn decode(bytes: &[u8], step: usize) -> cachescope::Result<Vec<(u64, u32, AccessKind, u64)>> {
+fn decode(bytes: &[u8], step: usize) -> cachescope::Result<Vec<Decoded>> {
     let mut r = ToolReader::new(Pieces { data: bytes, step }, Source::Memory);
     let mut batch = Batch::new();
     let mut out = Vec::new();
