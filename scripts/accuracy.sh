@@ -21,6 +21,10 @@ case " $tables " in *" phases "*) RECORDER=cachescope scripts/real-traces.sh "$r
 cargo build --release -q -p cachescope --example accuracy
 mkdir -p docs/accuracy
 for t in $tables; do
+    if [ "$t" = l2 ]; then
+        scripts/l2-accuracy.sh # records its own traces with cachescope's tool
+        continue
+    fi
     dir=$traces
     [ "$t" = phases ] && dir=$recorded
     target/release/examples/accuracy "$t" "$dir" "docs/accuracy/$t.md"

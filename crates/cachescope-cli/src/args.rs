@@ -409,12 +409,14 @@ pub struct L2Args {
     /// L2 replacement policy.
     #[arg(long, value_enum, default_value = "lru")]
     pub policy: ReplacementPolicy,
-    /// Reading of the equations: `resident` (the default: the corrected epoch-miss counts plus
-    /// the misses while a line sits in the L1, the most accurate against an exact two-level
-    /// simulation, 0.1 pp mean error for LRU on real programs), `footprint` (the corrected
-    /// counts alone), or `paper` (Eqs. 3-9 as the paper prints them, read as intended: several
-    /// pp off; for comparison with the paper).
-    #[arg(long, value_enum, default_value_t = L2Variant::Resident)]
+    /// Reading of the equations: `fills` (the default: `resident`'s epochs, and for a random
+    /// L2 the survival averaged over the whole distribution of L2 fills between two uses of a
+    /// line, counting only fills that evict; LRU as `resident`), `resident` (the corrected
+    /// epoch-miss counts plus the misses while a line sits in the L1, 0.1 pp mean error for
+    /// LRU on real programs; random through StatCache), `footprint` (the corrected counts
+    /// alone), or `paper` (Eqs. 3-9 as the paper prints them, read as intended: several pp
+    /// off; for comparison with the paper).
+    #[arg(long, value_enum, default_value_t = L2Variant::Fills)]
     pub variant: L2Variant,
     /// Also simulate the two levels exactly in the same pass and print both (traces only).
     #[arg(long)]
@@ -509,6 +511,8 @@ pub enum L2Variant {
     Footprint,
     /// `footprint` plus the misses while the line sits in the L1 before the epoch.
     Resident,
+    /// `resident`, with random replacement over the whole distribution of L2 fills.
+    Fills,
 }
 
 /// What `record` runs the program under.

@@ -26,6 +26,7 @@ fn model_against_two_level_simulation() {
         ("lru", "resident", 0.02),
         ("lru", "paper", 0.25),
         ("random", "footprint", 0.04),
+        ("random", "fills", 0.03),
     ] {
         let v = json(
             &[
@@ -111,6 +112,42 @@ fn a_sampling_profile_feeds_the_model() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("needs the trace"));
+}
+
+/// `fills` is the default; a random L2 that holds the whole loop never evicts, and it knows.
+#[test]
+fn fills_is_the_default_and_counts_only_evicting_fills() {
+    let args = [
+        "l2",
+        "--json",
+        "--simulate",
+        "--policy",
+        "random",
+        "--l1",
+        "32K",
+        "--l2",
+        "128K",
+        "--workload",
+        "loop",
+        "--lines",
+        "1000",
+        "--refs",
+        "100000",
+    ];
+    let ratios = |v: &serde_json::Value| {
+        let r = |p: &serde_json::Value| p[0]["miss_ratio"].as_f64().unwrap();
+        (r(&v["points"]), r(&v["simulated"]["points"]))
+    };
+    let v = json(&args);
+    assert_eq!(v["method"], "ji-l2-fills");
+    let (model, sim) = ratios(&v);
+    assert!(
+        (sim - 0.01).abs() < 1e-12,
+        "1000 cold misses in 100 000: {sim}"
+    );
+    assert!((model - sim).abs() < 1e-9, "fills {model} simulated {sim}");
+    let (old, _) = ratios(&json(&[&args[..], &["--variant", "resident"]].concat()));
+    assert!(old > sim + 0.01, "resident (StatCache) {old}");
 }
 
 #[test]

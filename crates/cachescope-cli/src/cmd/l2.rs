@@ -38,6 +38,7 @@ pub fn run(args: L2Args) -> Result<()> {
         L2Variant::Paper => Variant::Paper,
         L2Variant::Footprint => Variant::Footprint,
         L2Variant::Resident => Variant::FootprintResident,
+        L2Variant::Fills => Variant::Fills,
     };
     let mut simulated: Option<Mrc> = None;
     let profile = input::profile(&args.input)?;

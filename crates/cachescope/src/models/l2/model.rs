@@ -66,7 +66,7 @@ impl<'a> L2Model<'a> {
         }
         let extra = match variant {
             Variant::Paper => 0.0,
-            Variant::Footprint | Variant::FootprintResident => hist.cold,
+            Variant::Footprint | Variant::FootprintResident | Variant::Fills => hist.cold,
         };
         let mut model = L2Model {
             hist,
@@ -100,6 +100,11 @@ impl<'a> L2Model<'a> {
     /// The L1 size in lines.
     pub fn l1_lines(&self) -> u64 {
         self.l1_lines
+    }
+
+    /// The L1 histogram.
+    pub fn histogram(&self) -> &L1Histogram {
+        self.hist
     }
 
     /// `T(s)`: reuse weight (references) with stack distance `≥ s`, cold references left out;
@@ -295,12 +300,12 @@ impl<'a> L2Model<'a> {
     }
 
     /// Misses the line itself may have gathered in L2 before the epoch, while it sat in the
-    /// L1 (only [`Variant::FootprintResident`]; 0 otherwise): `Σ_{f=1}^{l−1} (T(f) −
+    /// L1 (only [`Variant::FootprintResident`] and [`Variant::Fills`]; 0 otherwise): `Σ_{f=1}^{l−1} (T(f) −
     /// T(l))/M(f)`, the expected misses of the chain of L1-hitting epochs before an
     /// L1-missing one, their stack distances drawn independently from the histogram.
     pub fn resident_misses(&self) -> f64 {
         let l = self.l1_lines;
-        if self.variant != Variant::FootprintResident || l <= 1 {
+        if matches!(self.variant, Variant::Paper | Variant::Footprint) || l <= 1 {
             return 0.0;
         }
         // Σ_{f<l} T(f)/M(f) − T(l)·Σ_{f<l} 1/M(f), with T(f)/M(f) = 1 − cold/M(f).
