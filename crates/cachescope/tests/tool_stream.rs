@@ -31,19 +31,11 @@ fn item() -> impl Strategy<Value = Item> {
     ]
 }
 
-<<<<<<< HEAD
 /// Decoded accesses: (addr, size, kind, pc).
 type Decoded = Vec<(u64, u32, AccessKind, u64)>;
 
 /// The stream's bytes and the accesses a naive decoder finds in it.
 fn encode(items: &[Item]) -> (Vec<u8>, Decoded) {
-=======
-/// One decoded access: (addr, size, kind, pc).
-type Decoded = (u64, u32, AccessKind, u64);
-
-/// The stream's bytes and the accesses a naive decoder finds in it.
-fn encode(items: &[Item]) -> (Vec<u8>, Vec<Decoded>) {
->>>>>>> refactor
     let mut words = vec![HEADER];
     let mut expect = Vec::new();
     let mut pc = cachescope::batch::NO_PC;
@@ -80,11 +72,7 @@ impl Read for Pieces<'_> {
     }
 }
 
-<<<<<<< HEAD
 fn decode(bytes: &[u8], step: usize) -> cachescope::Result<Decoded> {
-=======
-fn decode(bytes: &[u8], step: usize) -> cachescope::Result<Vec<Decoded>> {
->>>>>>> refactor
     let mut r = ToolReader::new(Pieces { data: bytes, step }, Source::Memory);
     let mut batch = Batch::new();
     let mut out = Vec::new();
