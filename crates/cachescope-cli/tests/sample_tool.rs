@@ -1,7 +1,10 @@
 //! Sampled capture: `sample -- PROG` and `mrc --method statstack|statcache -- PROG` sample
 //! inside cachescope's Valgrind tool. The profile must equal sampling the full trace of the
-//! same run with the same options; two runs of a deterministic program under the tool make the
-//! same references (record_tool.rs checks that), so a recorded run stands for the sampled one.
+//! same run with the same options. The kernel is linked statically so that two runs make the
+//! same references and a recorded run stands for the sampled one: a dynamically linked program
+//! is not deterministic under Valgrind, because ld.so's word-at-a-time `strcspn` reads past the
+//! end of the last string on the stack into bytes that change per run and indexes a table
+//! with them (a handful of loads whose lines differ, enough to change a curve's last digits).
 //! Skips with a printed reason where Valgrind, a C compiler or the tool are missing.
 
 use std::ffi::OsStr;
@@ -49,7 +52,7 @@ fn compile(dir: &Path) -> PathBuf {
     std::fs::write(&c, PROGRAM).unwrap();
     let exe = dir.join("kernel");
     let ok = Command::new("cc")
-        .args(["-O1", "-o"])
+        .args(["-O1", "-static", "-o"])
         .arg(&exe)
         .arg(&c)
         .status()
