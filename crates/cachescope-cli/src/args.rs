@@ -615,23 +615,8 @@ impl From<InclusionArg> for cachescope::sim::Inclusion {
     }
 }
 
-/// How a miss-ratio curve is obtained.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum MrcMethod {
-    /// Exact: LRU stack distances (every size at once) or random-replacement simulation.
-    Exact,
-    /// StatCache (random replacement) from sampled reuse distances, or from a profile.
-    Statcache,
-    /// StatStack (LRU) from sampled reuse distances, or from a profile.
-    Statstack,
-    /// HOTL (LRU) from the average footprint (Xiang formula, one linear pass).
-    Hotl,
-    /// HOTL's reuse-time conversion (§2.7, augmented Denning-Schwartz).
-    HotlRt,
-    /// Miniature simulation (Waldspurger et al. 2017): any policy `simulate` knows, in caches
-    /// scaled down by --mini-rate and fed the lines sampled at that rate.
-    Mini,
-}
+/// How a miss-ratio curve is obtained: the library's methods, taken by name.
+pub use cachescope::method::Method as MrcMethod;
 
 /// How sampled reuse distances are taken (`sample`, `mrc --method statcache|statstack`).
 #[derive(Debug, Args)]
@@ -667,26 +652,8 @@ pub struct SampleArgs {
     pub csv: bool,
 }
 
-/// The replacement policy a curve models.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ReplacementPolicy {
-    /// Least recently used.
-    Lru,
-    /// Random replacement (seeded).
-    Random,
-    /// Belady's optimal replacement (MIN), the bound no policy beats: `mrc --method exact`.
-    Opt,
-    /// First in, first out (exact per size, or mini).
-    Fifo,
-    /// Tree pseudo-LRU (needs --ways).
-    Plru,
-    /// Static RRIP, Jaleel et al. 2010 (needs --ways).
-    Srrip,
-    /// Bimodal RRIP (needs --ways).
-    Brrip,
-    /// Dynamic RRIP, set dueling (needs --ways).
-    Drrip,
-}
+/// The replacement policy a curve models: the library's, taken by name.
+pub use cachescope::method::CurvePolicy as ReplacementPolicy;
 
 /// How results are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -65,6 +65,7 @@ pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod interrupt;
+pub mod method;
 pub mod mini;
 pub mod models;
 pub mod opt;

@@ -165,6 +165,34 @@ pub fn drive_sampled(
     .map(Some)
 }
 
+/// The library's methods run their passes through [`drive`], [`drive_chunked`] and
+/// [`drive_sampled`]: the progress bar, the notes and, with `--features mpi`, the ranks.
+pub struct Passes<'a>(pub &'a RunArgs);
+
+impl cachescope::method::Executor for Passes<'_> {
+    type Error = anyhow::Error;
+
+    fn analyses(
+        &mut self,
+        trace: &mut Trace,
+        analyses: &mut [&mut dyn Analysis],
+    ) -> Result<Option<u64>> {
+        drive(trace, analyses, self.0).map(Some)
+    }
+
+    fn chunked<P: Wire>(&mut self, trace: &mut Trace, plan: &P) -> Result<Option<P::Output>> {
+        drive_chunked(trace, plan, self.0)
+    }
+
+    fn sampled(
+        &mut self,
+        trace: &mut Trace,
+        options: cachescope::sampling::SamplerOptions,
+    ) -> Result<Option<cachescope::sampling::Profile>> {
+        drive_sampled(trace, options, self.0)
+    }
+}
+
 /// The chunking of `--threads`.
 fn chunking(run: &RunArgs) -> Chunking {
     let mut chunking = Chunking::threads(run.threads);

@@ -2,244 +2,106 @@
 
 use std::fmt::Write as _;
 
-use anyhow::{Result, bail};
-use cachescope::models::{hotl, smith, statcache, statstack};
-use cachescope::parallel::{FootprintPlan, ReuseTimePlan, StackDistancePlan};
-use cachescope::reuse::{Mrc, Options, RandomReplacementAnalysis};
+use anyhow::Result;
+use cachescope::method::{self, MrcOptions, MrcRun};
+use cachescope::reuse::{Mrc, Options};
 use cachescope::sampling::{Cold, Profile, SamplerOptions};
 
-use super::{drive, drive_chunked, drive_sampled, open_chunked};
-use crate::args::{MrcArgs, MrcMethod, OutputFormat, ReplacementPolicy, SamplingArgs};
+use super::{Passes, open_chunked};
+use crate::args::{MrcArgs, MrcMethod, OutputFormat, SamplingArgs};
 use crate::{input, output};
 
+/// The curve the flags ask for: the library's [`method::mrc`] decides the passes, [`Passes`]
+/// runs them (progress bar, MPI ranks); a profile is modelled without a pass.
 pub fn run(args: MrcArgs) -> Result<()> {
-    let sizes = args.sizes.resolve()?;
-    let policy = policy_of(args.method, args.policy)?;
-    let cold = if args.estimate_cold {
-        Cold::Estimate
-    } else {
-        Cold::Exclude
-    };
-    let mut notes = Vec::new();
-    if let Some(profile) = input::profile(&args.input)? {
-        // A profile needs no pass: rank 0 alone models it under MPI.
-        #[cfg(feature = "mpi")]
-        if crate::mpi::is_secondary_rank() {
-            return Ok(());
-        }
-        if !matches!(args.method, MrcMethod::Statcache | MrcMethod::Statstack) {
-            bail!(
-                "{} is a sampling profile: model it with --method statcache or --method statstack \
-                 (the other methods need the trace)",
-                profile.source()
-            );
-        }
-        profile.expect_line_size(args.run.line_size)?;
-        notes.push(sample_note(&profile));
-        let mrc = model(args.method, &profile, &sizes, cold, args.run.threads)?;
-        return output::print(&render(
-            &mrc,
-            args.output_format(),
-            args.include_instructions,
-            &notes,
-        ));
-    }
     let options = Options {
         line_size: args.run.line_size,
         include_instructions: args.include_instructions,
         ..Options::default()
     };
-    let simulated = sim_policy(policy, args.input.params.seed);
-    if args.ways.is_some()
-        && simulated.is_none()
-        && !matches!(
-            (args.method, policy),
-            (MrcMethod::Exact | MrcMethod::Hotl, ReplacementPolicy::Lru)
-        )
-    {
-        bail!(
-            "--ways (Smith's formula) needs an LRU stack-distance distribution: --method exact or hotl"
-        );
-    }
-    // Under MPI the exact LRU curve, the HOTL curves and the sampled curves distribute; exact
-    // random replacement runs on rank 0 alone.
-    #[cfg(feature = "mpi")]
-    if crate::mpi::is_secondary_rank()
-        && !matches!(
-            (args.method, policy),
-            (MrcMethod::Exact, ReplacementPolicy::Lru)
-                | (
-                    MrcMethod::Hotl
-                        | MrcMethod::HotlRt
-                        | MrcMethod::Statcache
-                        | MrcMethod::Statstack,
-                    _
-                )
-        )
-    {
-        return Ok(());
-    }
-    // A program sampled inside the tool: only the samples cross the pipe.
-    if matches!(args.method, MrcMethod::Statcache | MrcMethod::Statstack) {
-        let opts = sampler_options(&args.sampling, &args.input.params, &options);
-        if let Some(profile) = crate::program::sample_in_tool(&args.input, opts, args.run.quiet)? {
-            notes.push(sample_note(&profile));
-            let mrc = model(args.method, &profile, &sizes, cold, args.run.threads)?;
-            return output::print(&render(
-                &mrc,
-                args.output_format(),
-                args.include_instructions,
-                &notes,
-            ));
-        }
-    }
-    let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
-        return Ok(());
+    let opts = MrcOptions {
+        method: args.method,
+        policy: args.policy,
+        sizes: args.sizes.resolve()?,
+        options,
+        seed: args.input.params.seed,
+        rate: args.sampling.rate,
+        slot: args.sampling.slot,
+        ways: args.ways,
+        cold: if args.estimate_cold {
+            Cold::Estimate
+        } else {
+            Cold::Exclude
+        },
+        mini_rate: args.mini_rate,
+        threads: args.run.threads,
     };
-    let mrc = match (args.method, policy) {
-        (MrcMethod::Exact, ReplacementPolicy::Lru) => {
-            let plan = StackDistancePlan { options };
-            let Some(distances) = drive_chunked(&mut trace, &plan, &args.run)? else {
-                return Ok(()); // another MPI rank: rank 0 prints
-            };
-            match args.ways {
-                Some(ways) => smith::set_associative_mrc(
-                    &smith::Distances::from_stack_distances(&distances),
-                    ways,
-                    &sizes,
-                )?,
-                None => distances.mrc(&sizes),
+    // Asking a model for another policy fails before any program runs.
+    opts.policy()?;
+    let run = if let Some(profile) = input::profile(&args.input)? {
+        // A profile needs no pass: rank 0 alone models it under MPI.
+        #[cfg(feature = "mpi")]
+        if crate::mpi::is_secondary_rank() {
+            return Ok(());
+        }
+        method::mrc_of_profile(profile, &opts)?
+    } else {
+        // Under MPI the exact LRU curve, the HOTL curves and the sampled curves distribute;
+        // exact simulation runs on rank 0 alone.
+        #[cfg(feature = "mpi")]
+        if crate::mpi::is_secondary_rank()
+            && !matches!(
+                (args.method, opts.policy()?),
+                (MrcMethod::Exact, crate::args::ReplacementPolicy::Lru)
+                    | (
+                        MrcMethod::Hotl
+                            | MrcMethod::HotlRt
+                            | MrcMethod::Statcache
+                            | MrcMethod::Statstack,
+                        _
+                    )
+            )
+        {
+            return Ok(());
+        }
+        // A program sampled inside the tool: only the samples cross the pipe.
+        let live = if opts.method.is_sampled() {
+            crate::program::sample_in_tool(&args.input, opts.sampler(), args.run.quiet)?
+        } else {
+            None
+        };
+        match live {
+            Some(profile) => method::mrc_of_profile(profile, &opts)?,
+            None => {
+                let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
+                    return Ok(());
+                };
+                match method::mrc(&mut trace, &opts, &mut Passes(&args.run))? {
+                    Some(run) => run,
+                    None => return Ok(()), // another MPI rank: rank 0 prints
+                }
             }
-        }
-        (MrcMethod::Exact, ReplacementPolicy::Opt) => {
-            let mut opt = cachescope::opt::OptAnalysis::new(options)?;
-            drive(&mut trace, &mut [&mut opt], &args.run)?;
-            opt.finish(&sizes)?
-        }
-        (MrcMethod::Exact, ReplacementPolicy::Random) if args.ways.is_none() => {
-            if sizes.len() > 4096 {
-                bail!(
-                    "exact random replacement simulates one cache per size; {} sizes is too many \
-                     (at most 4096)",
-                    sizes.len()
-                );
-            }
-            let mut rr = RandomReplacementAnalysis::new(options, &sizes, args.input.params.seed);
-            drive(&mut trace, &mut [&mut rr], &args.run)?;
-            rr.finish()
-        }
-        (MrcMethod::Statcache | MrcMethod::Statstack, _) => {
-            let opts = sampler_options(&args.sampling, &args.input.params, &options);
-            let Some(profile) = drive_sampled(&mut trace, opts, &args.run)? else {
-                return Ok(());
-            };
-            let profile = profile.with_source(trace.source().to_string());
-            notes.push(sample_note(&profile));
-            model(args.method, &profile, &sizes, cold, args.run.threads)?
-        }
-        (MrcMethod::Hotl, _) => {
-            let plan = FootprintPlan::new(options, &[])?;
-            let Some(fp) = drive_chunked(&mut trace, &plan, &args.run)? else {
-                return Ok(());
-            };
-            let filmer = hotl::Filmer::new(&fp);
-            match args.ways {
-                Some(ways) => smith::set_associative_mrc(&filmer.stack_distances(), ways, &sizes)?,
-                None => filmer.mrc(&sizes),
-            }
-        }
-        (MrcMethod::HotlRt, _) => {
-            let Some(rt) = drive_chunked(&mut trace, &ReuseTimePlan { options }, &args.run)? else {
-                return Ok(());
-            };
-            hotl::reuse_time_mrc(&rt, &sizes)
-        }
-        // Every other policy, set-associative curves, and miniatures: one cache per size.
-        (MrcMethod::Exact | MrcMethod::Mini, _) => {
-            let Some(p) = simulated else {
-                bail!(
-                    "--method mini simulates caches: OPT's exact curve is --method exact --policy opt"
-                );
-            };
-            let rate = if args.method == MrcMethod::Mini {
-                args.mini_rate
-            } else {
-                1.0
-            };
-            let mut mini = cachescope::mini::MiniSim::new(options, p, args.ways, &sizes, rate)?;
-            drive(&mut trace, &mut [&mut mini], &args.run)?;
-            let mut mrc = mini.finish();
-            if args.method == MrcMethod::Exact {
-                mrc.method = "exact".into();
-            } else {
-                notes.push(format!("miniature caches at rate {rate}"));
-            }
-            mrc
         }
     };
+    let notes = notes(&run, &opts);
     output::print(&render(
-        &mrc,
+        &run.mrc,
         args.output_format(),
         args.include_instructions,
         &notes,
     ))
 }
 
-/// The policy a method models; an error when the user asks a model for another one.
-fn policy_of(method: MrcMethod, asked: Option<ReplacementPolicy>) -> Result<ReplacementPolicy> {
-    let modelled = match method {
-        MrcMethod::Exact | MrcMethod::Mini => return Ok(asked.unwrap_or(ReplacementPolicy::Lru)),
-        MrcMethod::Statcache => ReplacementPolicy::Random,
-        MrcMethod::Statstack | MrcMethod::Hotl | MrcMethod::HotlRt => ReplacementPolicy::Lru,
-    };
-    match asked {
-        Some(p) if p != modelled => bail!(
-            "--method {} models {} replacement only; use --method exact for {}",
-            method_name(method),
-            policy_name(modelled),
-            policy_name(p)
-        ),
-        _ => Ok(modelled),
+/// The comment lines of the table: the samples behind a model, the miniatures' rate.
+fn notes(run: &MrcRun, opts: &MrcOptions) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(p) = &run.profile {
+        notes.push(sample_note(p));
     }
-}
-
-fn method_name(m: MrcMethod) -> &'static str {
-    match m {
-        MrcMethod::Exact => "exact",
-        MrcMethod::Statcache => "statcache",
-        MrcMethod::Statstack => "statstack",
-        MrcMethod::Hotl => "hotl",
-        MrcMethod::HotlRt => "hotl-rt",
-        MrcMethod::Mini => "mini",
+    if opts.method == MrcMethod::Mini {
+        notes.push(format!("miniature caches at rate {}", opts.mini_rate));
     }
-}
-
-fn policy_name(p: ReplacementPolicy) -> &'static str {
-    match p {
-        ReplacementPolicy::Lru => "LRU",
-        ReplacementPolicy::Random => "random",
-        ReplacementPolicy::Opt => "OPT",
-        ReplacementPolicy::Fifo => "FIFO",
-        ReplacementPolicy::Plru => "tree-PLRU",
-        ReplacementPolicy::Srrip => "SRRIP",
-        ReplacementPolicy::Brrip => "BRRIP",
-        ReplacementPolicy::Drrip => "DRRIP",
-    }
-}
-
-/// The simulator policy of a curve's policy (`None` for OPT, which looks ahead).
-fn sim_policy(p: ReplacementPolicy, seed: u64) -> Option<cachescope::sim::Policy> {
-    use cachescope::sim::Policy;
-    Some(match p {
-        ReplacementPolicy::Lru => Policy::Lru,
-        ReplacementPolicy::Random => Policy::Random { seed },
-        ReplacementPolicy::Opt => return None,
-        ReplacementPolicy::Fifo => Policy::Fifo,
-        ReplacementPolicy::Plru => Policy::Plru,
-        ReplacementPolicy::Srrip => Policy::Srrip,
-        ReplacementPolicy::Brrip => Policy::Brrip { seed },
-        ReplacementPolicy::Drrip => Policy::Drrip { seed },
-    })
+    notes
 }
 
 /// The sampler settings of the flags; the seed is the run's `--seed`.
@@ -255,21 +117,6 @@ pub fn sampler_options(
         line_size: options.line_size,
         include_instructions: options.include_instructions,
     }
-}
-
-/// Runs a sampled model on a profile.
-fn model(
-    method: MrcMethod,
-    profile: &Profile,
-    sizes: &[u64],
-    cold: Cold,
-    threads: usize,
-) -> Result<Mrc> {
-    Ok(match method {
-        MrcMethod::Statcache => statcache::mrc_on(profile, sizes, cold, threads)?,
-        MrcMethod::Statstack => statstack::mrc(profile, sizes, cold)?,
-        _ => unreachable!("only sampled models take a profile"),
-    })
 }
 
 /// One comment line describing the samples behind a modelled curve.

@@ -1,0 +1,298 @@
+//! Miss-ratio methods: one function from a trace (or a sampling profile), the sizes and the
+//! options to a curve, whichever method computes it. The command-line tool's `mrc`, the
+//! Python package and any library user call [`mrc`]; which passes a method needs is decided
+//! here, and how they run is the caller's [`Executor`] ([`Local`] for this process).
+//!
+//! ```
+//! use cachescope::method::{self, Local, Method, MrcOptions};
+//! use cachescope::workloads::{self, Workload};
+//! # fn main() -> cachescope::Result<()> {
+//! let w = workloads::generator(Workload::Loop, &workloads::Params::default())?;
+//! let source = cachescope::Source::Workload("loop".into());
+//! let mut trace = cachescope::trace::Trace::from_reader(Box::new(w), source);
+//! let opts = MrcOptions { method: Method::Statstack, sizes: vec![4096, 65536], ..MrcOptions::default() };
+//! let run = method::mrc(&mut trace, &opts, &mut Local::threads(2))?.expect("one process");
+//! assert_eq!(run.mrc.points.len(), 2);
+//! # Ok(()) }
+//! ```
+
+mod executor;
+mod names;
+
+pub use executor::{Executor, Local};
+
+use crate::error::{Error, Result};
+use crate::models::{hotl, smith, statcache, statstack};
+use crate::parallel::{FootprintPlan, ReuseTimePlan, StackDistancePlan};
+use crate::reuse::{Mrc, Options, RandomReplacementAnalysis};
+use crate::sampling::{Cold, Profile, SamplerOptions};
+use crate::trace::Trace;
+
+/// How a miss-ratio curve is obtained.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum Method {
+    /// Exact: LRU stack distances (every size at once) or random-replacement simulation.
+    #[default]
+    Exact,
+    /// StatCache (random replacement) from sampled reuse distances, or from a profile.
+    Statcache,
+    /// StatStack (LRU) from sampled reuse distances, or from a profile.
+    Statstack,
+    /// HOTL (LRU) from the average footprint (Xiang formula, one linear pass).
+    Hotl,
+    /// HOTL's reuse-time conversion (§2.7, augmented Denning-Schwartz).
+    HotlRt,
+    /// Miniature simulation (Waldspurger et al. 2017): any policy `simulate` knows, in caches
+    /// scaled down by --mini-rate and fed the lines sampled at that rate.
+    Mini,
+}
+
+/// The replacement policy a curve models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+pub enum CurvePolicy {
+    /// Least recently used.
+    Lru,
+    /// Random replacement (seeded).
+    Random,
+    /// Belady's optimal replacement (MIN), the bound no policy beats: `mrc --method exact`.
+    Opt,
+    /// First in, first out (exact per size, or mini).
+    Fifo,
+    /// Tree pseudo-LRU (needs --ways).
+    Plru,
+    /// Static RRIP, Jaleel et al. 2010 (needs --ways).
+    Srrip,
+    /// Bimodal RRIP (needs --ways).
+    Brrip,
+    /// Dynamic RRIP, set dueling (needs --ways).
+    Drrip,
+}
+
+/// Everything a curve depends on besides its input. The defaults are the command line's.
+#[derive(Clone, Debug)]
+pub struct MrcOptions {
+    /// The method.
+    pub method: Method,
+    /// The policy; `None` is the method's own (LRU, or random for StatCache).
+    pub policy: Option<CurvePolicy>,
+    /// Cache sizes in bytes (each holds `size / line_size` lines).
+    pub sizes: Vec<u64>,
+    /// Line size and whether instruction fetches count.
+    pub options: Options,
+    /// Seed of random replacement, of BRRIP's draws and of the sampler.
+    pub seed: u64,
+    /// Sampling rate of StatCache and StatStack.
+    pub rate: f64,
+    /// The sampler's time slot in counted references (the models solve each slot alone).
+    pub slot: u64,
+    /// Set-associative caches of this many ways (Smith's formula for exact LRU and HOTL; a
+    /// simulated geometry for the other policies).
+    pub ways: Option<u32>,
+    /// Whether the models estimate cold misses too.
+    pub cold: Cold,
+    /// Miniature simulation's sampling rate in (0, 1].
+    pub mini_rate: f64,
+    /// Threads for the models' own work (StatCache solves sizes side by side).
+    pub threads: usize,
+}
+
+impl Default for MrcOptions {
+    fn default() -> Self {
+        MrcOptions {
+            method: Method::Exact,
+            policy: None,
+            sizes: crate::sampling::working_set_sizes(),
+            options: Options::default(),
+            seed: 1,
+            rate: crate::sampling::DEFAULT_RATE,
+            slot: crate::sampling::DEFAULT_SLOT_REFS,
+            ways: None,
+            cold: Cold::Exclude,
+            mini_rate: 0.01,
+            threads: 1,
+        }
+    }
+}
+
+impl MrcOptions {
+    /// The sampler settings of a sampled method.
+    pub fn sampler(&self) -> SamplerOptions {
+        SamplerOptions {
+            rate: self.rate,
+            seed: self.seed,
+            slot_refs: self.slot,
+            line_size: self.options.line_size,
+            include_instructions: self.options.include_instructions,
+        }
+    }
+
+    /// The policy the curve models: the method's own unless asked; an error when a model is
+    /// asked for another policy, or `ways` for a curve that cannot have them.
+    pub fn policy(&self) -> Result<CurvePolicy> {
+        let modelled = match self.method {
+            Method::Exact | Method::Mini => None,
+            Method::Statcache => Some(CurvePolicy::Random),
+            Method::Statstack | Method::Hotl | Method::HotlRt => Some(CurvePolicy::Lru),
+        };
+        let policy = match (modelled, self.policy) {
+            (Some(m), Some(p)) if p != m => {
+                return Err(invalid(format!(
+                    "--method {} models {} replacement only; use --method exact for {}",
+                    self.method.name(),
+                    m.long_name(),
+                    p.long_name()
+                )));
+            }
+            (Some(m), _) => m,
+            (None, p) => p.unwrap_or(CurvePolicy::Lru),
+        };
+        if self.ways.is_some() && policy == CurvePolicy::Opt {
+            return Err(invalid(
+                "--ways (Smith's formula) needs an LRU stack-distance distribution: \
+                 --method exact or hotl",
+            ));
+        }
+        Ok(policy)
+    }
+}
+
+/// A curve and, for the sampled methods, the profile it was modelled from.
+#[derive(Debug)]
+pub struct MrcRun {
+    /// The curve.
+    pub mrc: Mrc,
+    /// The samples behind a StatCache or StatStack curve.
+    pub profile: Option<Profile>,
+}
+
+/// The curve of `trace` by `opts.method`, its passes run by `exec`. `Ok(None)` when the
+/// executor says another process gets the result (MPI ranks other than 0).
+pub fn mrc<E: Executor>(
+    trace: &mut Trace,
+    opts: &MrcOptions,
+    exec: &mut E,
+) -> Result<Option<MrcRun>, E::Error> {
+    let policy = opts.policy()?;
+    let options = opts.options;
+    let sizes = &opts.sizes;
+    let curve = |mrc| Ok(Some(MrcRun { mrc, profile: None }));
+    let sizes = sizes.as_slice();
+    match (opts.method, policy) {
+        (Method::Exact, CurvePolicy::Lru) => {
+            let Some(d) = exec.chunked(trace, &StackDistancePlan { options })? else {
+                return Ok(None);
+            };
+            curve(match opts.ways {
+                Some(w) => smith::set_associative_mrc(
+                    &smith::Distances::from_stack_distances(&d),
+                    w,
+                    sizes,
+                )?,
+                None => d.mrc(sizes),
+            })
+        }
+        (Method::Exact, CurvePolicy::Opt) => {
+            let mut opt = crate::opt::OptAnalysis::new(options)?;
+            if exec.analyses(trace, &mut [&mut opt])?.is_none() {
+                return Ok(None);
+            }
+            curve(opt.finish(sizes)?)
+        }
+        (Method::Exact, CurvePolicy::Random) if opts.ways.is_none() => {
+            if sizes.len() > 4096 {
+                return Err(invalid(format!(
+                    "exact random replacement simulates one cache per size; {} sizes is too many \
+                     (at most 4096)",
+                    sizes.len()
+                ))
+                .into());
+            }
+            let mut rr = RandomReplacementAnalysis::new(options, sizes, opts.seed);
+            if exec.analyses(trace, &mut [&mut rr])?.is_none() {
+                return Ok(None);
+            }
+            curve(rr.finish())
+        }
+        (Method::Statcache | Method::Statstack, _) => {
+            let Some(profile) = exec.sampled(trace, opts.sampler())? else {
+                return Ok(None);
+            };
+            let profile = profile.with_source(trace.source().to_string());
+            Ok(Some(mrc_of_profile(profile, opts)?))
+        }
+        (Method::Hotl, _) => {
+            let Some(fp) = exec.chunked(trace, &FootprintPlan::new(options, &[])?)? else {
+                return Ok(None);
+            };
+            let filmer = hotl::Filmer::new(&fp);
+            curve(match opts.ways {
+                Some(w) => smith::set_associative_mrc(&filmer.stack_distances(), w, sizes)?,
+                None => filmer.mrc(sizes),
+            })
+        }
+        (Method::HotlRt, _) => {
+            let Some(rt) = exec.chunked(trace, &ReuseTimePlan { options })? else {
+                return Ok(None);
+            };
+            curve(hotl::reuse_time_mrc(&rt, sizes))
+        }
+        // Every other policy, set-associative curves, and miniatures: one cache per size.
+        (Method::Exact | Method::Mini, p) => {
+            let Some(sim) = p.simulated(opts.seed) else {
+                return Err(invalid(
+                    "--method mini simulates caches: OPT's exact curve is --method exact --policy opt",
+                )
+                .into());
+            };
+            let rate = if opts.method == Method::Mini {
+                opts.mini_rate
+            } else {
+                1.0
+            };
+            let mut mini = crate::mini::MiniSim::new(options, sim, opts.ways, sizes, rate)?;
+            if exec.analyses(trace, &mut [&mut mini])?.is_none() {
+                return Ok(None);
+            }
+            let mut mrc = mini.finish();
+            if opts.method == Method::Exact {
+                mrc.method = "exact".into();
+            }
+            curve(mrc)
+        }
+    }
+}
+
+/// The curve a sampled method (StatCache or StatStack) models from `profile`, which must have
+/// been sampled with `opts`' line size.
+pub fn mrc_of_profile(profile: Profile, opts: &MrcOptions) -> Result<MrcRun> {
+    opts.policy()?;
+    profile.expect_line_size(opts.options.line_size)?;
+    let mrc = match opts.method {
+        Method::Statcache => statcache::mrc_on(&profile, &opts.sizes, opts.cold, opts.threads)?,
+        Method::Statstack => statstack::mrc(&profile, &opts.sizes, opts.cold)?,
+        m => {
+            return Err(invalid(format!(
+                "{} is a sampling profile: model it with --method statcache or --method statstack \
+                 (the other methods need the trace; --method {} does)",
+                profile.source(),
+                m.name()
+            )));
+        }
+    };
+    Ok(MrcRun {
+        mrc,
+        profile: Some(profile),
+    })
+}
+
+#[cfg(test)]
+mod tests;
+
+fn invalid(message: impl Into<String>) -> Error {
+    Error::InvalidParameter {
+        name: "method",
+        message: message.into(),
+    }
+}

@@ -1,0 +1,102 @@
+//! Each method through [`mrc`] equals the analysis it names run by hand, and the policy
+//! checks refuse what the command line refuses.
+
+use super::*;
+use crate::access::LineSize;
+use crate::analysis;
+use crate::sampling::Sampler;
+use crate::workloads::{self, Params, Workload};
+
+const SIZES: [u64; 5] = [1024, 4096, 16384, 65536, 262144];
+
+fn trace() -> Trace {
+    let p = Params {
+        refs: Some(60_000),
+        ..Params::default()
+    };
+    let w = workloads::generator(Workload::Zipf, &p).unwrap();
+    Trace::from_reader(Box::new(w), crate::Source::Workload("zipf".into()))
+}
+
+fn opts(method: Method, policy: Option<CurvePolicy>) -> MrcOptions {
+    MrcOptions {
+        method,
+        policy,
+        sizes: SIZES.to_vec(),
+        rate: 0.05,
+        ..MrcOptions::default()
+    }
+}
+
+fn curve(o: &MrcOptions, threads: usize) -> MrcRun {
+    mrc(&mut trace(), o, &mut Local::threads(threads))
+        .unwrap()
+        .unwrap()
+}
+
+#[test]
+fn exact_lru_is_the_stack_distance_curve_on_any_thread_count() {
+    let mut sd = crate::reuse::StackDistanceAnalysis::new(Options::default());
+    analysis::run(&mut trace(), &mut [&mut sd], 1, |_| {}).unwrap();
+    let want = sd.finish().mrc(&SIZES);
+    for threads in [1, 2] {
+        let got = curve(&opts(Method::Exact, None), threads).mrc;
+        assert_eq!(got.points, want.points);
+        assert_eq!((got.method.as_str(), got.policy.as_str()), ("exact", "lru"));
+    }
+}
+
+#[test]
+fn sampled_methods_model_the_samplers_profile() {
+    let o = opts(Method::Statstack, None);
+    let mut sampler = Sampler::new(o.sampler()).unwrap();
+    analysis::run(&mut trace(), &mut [&mut sampler], 1, |_| {}).unwrap();
+    let profile = sampler.finish();
+    for method in [Method::Statstack, Method::Statcache] {
+        let o = opts(method, None);
+        let got = curve(&o, 2);
+        assert_eq!(got.profile.as_ref().unwrap().samples(), profile.samples());
+        let want = mrc_of_profile(profile.clone(), &o).unwrap().mrc;
+        assert_eq!(got.mrc.points, want.points, "{method:?}");
+    }
+    assert_eq!(
+        curve(&opts(Method::Statcache, None), 1).mrc.policy,
+        "random"
+    );
+}
+
+#[test]
+fn opt_is_never_above_lru_and_mini_at_rate_one_is_exact_simulation() {
+    let lru = curve(&opts(Method::Exact, None), 1).mrc;
+    let opt = curve(&opts(Method::Exact, Some(CurvePolicy::Opt)), 1).mrc;
+    for (o, l) in opt.points.iter().zip(&lru.points) {
+        assert!(o.miss_ratio_warm <= l.miss_ratio_warm + 1e-12);
+    }
+    let mut exact = opts(Method::Exact, Some(CurvePolicy::Fifo));
+    exact.ways = Some(4);
+    let mut mini = exact.clone();
+    mini.method = Method::Mini;
+    mini.mini_rate = 1.0;
+    let (e, m) = (curve(&exact, 1).mrc, curve(&mini, 1).mrc);
+    assert_eq!(e.points, m.points);
+    assert_eq!((e.method.as_str(), m.method.as_str()), ("exact", "mini"));
+}
+
+#[test]
+fn models_refuse_other_policies_and_profiles_other_methods() {
+    let e = opts(Method::Statcache, Some(CurvePolicy::Lru))
+        .policy()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("models random replacement only"), "{e}");
+    let mut o = opts(Method::Exact, Some(CurvePolicy::Opt));
+    o.ways = Some(8);
+    assert!(o.policy().is_err());
+    let run = curve(&opts(Method::Statstack, None), 1);
+    let e = mrc_of_profile(run.profile.unwrap(), &opts(Method::Hotl, None)).unwrap_err();
+    assert!(e.to_string().contains("is a sampling profile"), "{e}");
+    let mut o = opts(Method::Statstack, None);
+    o.options.line_size = LineSize::new(32).unwrap();
+    let p = curve(&opts(Method::Statstack, None), 1).profile.unwrap();
+    assert!(mrc_of_profile(p, &o).is_err());
+}
