@@ -876,23 +876,7 @@ fn parse_output_format(s: &str) -> Result<cachescope::trace::Format> {
 
 /// Parses a byte size: a number with an optional K, M or G (powers of 1024, optional `iB`/`B`).
 pub fn parse_size(s: &str) -> Result<u64> {
-    let t = s.trim();
-    let digits_end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (num, unit) = t.split_at(digits_end);
-    let n: u64 = num.parse().with_context(|| {
-        format!(
-            "{s:?} is not a size; expected a number with an optional K, M or G, e.g. 64, 32K, 8MiB"
-        )
-    })?;
-    let shift = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        u => bail!("{s:?}: unknown unit {u:?}; expected K, M or G (powers of 1024)"),
-    };
-    n.checked_mul(1 << shift)
-        .with_context(|| format!("{s:?} is too large"))
+    Ok(cachescope::units::parse_bytes(s, "size")?)
 }
 
 /// Parses a count: a number with an optional K, M or G (powers of 1000), e.g. 1M = 1000000.

@@ -77,6 +77,7 @@ pub mod sampling;
 pub mod sim;
 pub mod stats;
 pub mod trace;
+pub mod units;
 pub mod workloads;
 
 pub use access::{Access, AccessKind, LineAddr, LineSize};

@@ -182,10 +182,10 @@ impl Geometry {
         let [size, assoc, line] = fields[..] else {
             return Err(bad(format!("{} fields", fields.len())));
         };
-        let size_bytes =
-            parse_bytes(size).ok_or_else(|| bad(format!("size {size:?} is not a byte count")))?;
-        let line_bytes =
-            parse_bytes(line).ok_or_else(|| bad(format!("line {line:?} is not a byte count")))?;
+        let size_bytes = crate::units::parse_bytes(size, "size")
+            .map_err(|_| bad(format!("size {size:?} is not a byte count")))?;
+        let line_bytes = crate::units::parse_bytes(line, "line")
+            .map_err(|_| bad(format!("line {line:?} is not a byte count")))?;
         if assoc.eq_ignore_ascii_case("full") {
             return Geometry::fully_associative(size_bytes, line_bytes);
         }
@@ -230,22 +230,6 @@ impl Geometry {
     pub fn set_of(&self, line: u64) -> u64 {
         line & (self.sets - 1)
     }
-}
-
-/// Parses `32768`, `32K`, `32KiB`, `8M`, `1g`, `64B`: bytes, powers of 1024.
-fn parse_bytes(s: &str) -> Option<u64> {
-    let digits = s.len() - s.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let (number, unit) = s.split_at(digits);
-    let number: u64 = number.parse().ok()?;
-    let unit = unit.trim().to_ascii_lowercase();
-    let shift = match unit.as_str() {
-        "" | "b" => 0,
-        "k" | "kb" | "kib" => 10,
-        "m" | "mb" | "mib" => 20,
-        "g" | "gb" | "gib" => 30,
-        _ => return None,
-    };
-    number.checked_mul(1 << shift)
 }
 
 impl FromStr for Geometry {
