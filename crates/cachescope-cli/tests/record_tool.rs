@@ -328,3 +328,42 @@ fn trace_children_follows_exec_but_never_forked_children() {
         stderr(&out)
     );
 }
+
+/// A signal cachescope was started ignoring (SIGHUP under nohup, SIGINT in a script's
+/// background job) stays ignored in the recorded program: cachescope's own Ctrl-C handling
+/// must not hand the program a default disposition it would not otherwise have.
+#[test]
+fn ignored_signals_stay_ignored_in_the_recorded_program() {
+    if !tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(
+        dir.path(),
+        "disposition",
+        r#"#include <signal.h>
+#include <stdio.h>
+int main(void) {
+    struct sigaction hup, term;
+    sigaction(SIGHUP, 0, &hup);
+    sigaction(SIGTERM, 0, &term);
+    printf("hup %s term %s\n", hup.sa_handler == SIG_IGN ? "ignored" : "default",
+           term.sa_handler == SIG_IGN ? "ignored" : "default");
+    return 0;
+}"#,
+    );
+    let trace = dir.path().join("t.cst");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(r#"trap '' HUP; exec "$0" record -q --no-events -o "$1" -- "$2""#)
+        .arg(assert_cmd::cargo::cargo_bin!("cachescope"))
+        .arg(&trace)
+        .arg(&exe)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "hup ignored term default\n"
+    );
+}
