@@ -1,0 +1,271 @@
+"""cachescope: cache-locality analysis of memory-access traces, from Python.
+
+A source (a trace file, a built-in workload or a recorded program) gives miss-ratio curves
+for every cache size by any method, footprints, sampling profiles and HTML reports. Keyword
+names and defaults are the command line's flags (``sizes``, ``policy``, ``line_size``,
+``seed``, ``rate``, ``threads``, ...), and every result carries the JSON the command line
+prints for the same request, so the two agree number for number.
+
+>>> import cachescope as cs
+>>> t = cs.workload("zipf", refs=100_000)
+>>> curve = t.mrc(method="statstack", sizes=["4K", "32K", "256K"])
+>>> curve.sizes.tolist()
+[4096, 32768, 262144]
+
+Passes release the GIL, so threads analyse several traces at once; errors raise
+:class:`CachescopeError` with the library's message (the file and line of bad input).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
+
+from . import _native
+from ._native import CachescopeError
+from ._results import Curve, Document, Footprint, Profile
+
+__all__ = [
+    "CachescopeError",
+    "Curve",
+    "Document",
+    "Footprint",
+    "Profile",
+    "Trace",
+    "analyse",
+    "load_profile",
+    "open",
+    "record",
+    "sizes",
+    "workload",
+]
+
+Size = Union[int, str]
+Progress = Union[bool, Callable[[int], None], None]
+
+#: The sampling rate of StatCache and StatStack by default (the command line's ``--rate``).
+DEFAULT_RATE = 1e-4
+#: References per sampling time slot by default (``--slot``).
+DEFAULT_SLOT = 200_000
+
+
+def _sizes(sizes: Optional[Iterable[Size]]) -> List[int]:
+    """Byte counts from ints or strings like ``"32K"``; the command line's 1K..1G sweep
+    (8 sizes per power of two) when None."""
+    if sizes is None:
+        return _native.size_range()
+    if isinstance(sizes, (str, int)):
+        sizes = [sizes]
+    out = [s if isinstance(s, int) else _native.parse_size(s) for s in sizes]
+    if any(s <= 0 for s in out):
+        raise CachescopeError("a cache size of 0 bytes holds nothing; give sizes of at least one line")
+    return out
+
+
+def sizes(lo: Size = "1K", hi: Size = "1G", per_octave: int = 8) -> List[int]:
+    """Cache sizes from ``lo`` to ``hi`` bytes, ``per_octave`` per power of two (the command
+    line's ``--range LO..HI --per-octave N``; its default sweep without arguments)."""
+    return _native.size_range(_size(lo), _size(hi), per_octave)
+
+
+def _size(s: Size) -> int:
+    return s if isinstance(s, int) else _native.parse_size(s)
+
+
+def _threads(threads: Optional[int]) -> int:
+    return max(1, threads or os.cpu_count() or 1)
+
+
+def _progress(progress: Progress):
+    """A callback for the native pass: tqdm's bar when ``True`` (and tqdm is installed)."""
+    if progress is None or progress is False:
+        return None
+    if callable(progress):
+        return progress
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    bar = tqdm(unit=" refs", unit_scale=True)
+
+    def update(n: int) -> None:
+        bar.update(n - bar.n)
+
+    return update
+
+
+class Trace:
+    """A source of references: every method reads it afresh (a file is reopened, a workload
+    regenerated), so one object serves many analyses."""
+
+    def __init__(self, native):
+        self._native = native
+
+    @property
+    def name(self) -> str:
+        """The source as results name it (a path, or a workload's name)."""
+        return self._native.name
+
+    def stats(self, line_size: Size = 64, threads: Optional[int] = None, progress: Progress = None) -> Document:
+        """Reference counts by kind, distinct lines, bytes touched (``cachescope stats``)."""
+        return Document(_native.stats(self._native, _size(line_size), _threads(threads), _progress(progress)))
+
+    def mrc(
+        self,
+        method: str = "exact",
+        sizes: Optional[Iterable[Size]] = None,
+        policy: Optional[str] = None,
+        line_size: Size = 64,
+        seed: int = 1,
+        rate: float = DEFAULT_RATE,
+        slot: int = DEFAULT_SLOT,
+        ways: Optional[int] = None,
+        estimate_cold: bool = False,
+        mini_rate: float = 0.01,
+        include_instructions: bool = False,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Curve:
+        """A miss-ratio curve (``cachescope mrc``).
+
+        method: ``exact`` (LRU stack distances for every size, or per-size simulation for
+        other policies), ``statstack``, ``statcache``, ``hotl``, ``hotl-rt`` or ``mini``
+        (miniature simulation at ``mini_rate``). policy: ``lru`` (default), ``random``,
+        ``opt``, ``fifo``, ``plru``, ``srrip``, ``brrip``, ``drrip``; the models take only the
+        policy they model. ways: set-associative caches (Smith's formula for exact LRU and
+        HOTL, simulation otherwise).
+        """
+        doc = _native.mrc(
+            self._native, method, policy, _sizes(sizes), _size(line_size), include_instructions,
+            seed, rate, slot, ways, estimate_cold, mini_rate, _threads(threads), _progress(progress),
+        )
+        return Curve(doc)
+
+    def footprint(
+        self,
+        windows: Optional[Sequence[int]] = None,
+        per_octave: int = 256,
+        line_size: Size = 64,
+        include_instructions: bool = False,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Footprint:
+        """The average footprint for every window length (``cachescope footprint``)."""
+        doc = _native.footprint(
+            self._native, _size(line_size), include_instructions,
+            None if windows is None else list(windows), per_octave, _threads(threads), _progress(progress),
+        )
+        return Footprint(doc)
+
+    def sample(
+        self,
+        rate: float = DEFAULT_RATE,
+        seed: int = 1,
+        slot: int = DEFAULT_SLOT,
+        line_size: Size = 64,
+        include_instructions: bool = False,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Profile:
+        """Sampled reuse distances (``cachescope sample``): a :class:`Profile`."""
+        native = _native.sample(
+            self._native, rate, seed, slot, _size(line_size), include_instructions,
+            _threads(threads), _progress(progress),
+        )
+        return Profile(native)
+
+    def report(
+        self,
+        dir,
+        rate: float = 1e-3,
+        interval: int = 100_000,
+        ways: int = 8,
+        seed: int = 1,
+        line_size: Size = 64,
+        threads: Optional[int] = None,
+    ) -> Document:
+        """Every analysis as a self-contained HTML report in ``dir`` (``cachescope report``);
+        returns the summary (paths of report.html, report.json and the figures)."""
+        return Document(
+            _native.report(self._native, str(dir), _size(line_size), seed, rate, interval, ways, _threads(threads))
+        )
+
+    def __repr__(self) -> str:
+        return f"<Trace {self.name}>"
+
+
+def open(path, format: str = "auto") -> Trace:  # noqa: A001 - the package's verb, as in the issue
+    """A trace file of any format cachescope reads (lackey, plain, din, binary, native, each
+    optionally gzip/zstd/xz-compressed); ``format`` forces one."""
+    return Trace(_native.open_file(str(path), format))
+
+
+def workload(name: str, seed: int = 1, refs: Optional[int] = None, **params) -> Trace:
+    """A built-in synthetic workload (``cachescope generate --list``): sequential, stride,
+    loop, random, zipf, matmul, ... with their parameters (``lines``, ``stride``, ``n``,
+    ``tile``, ``zipf_s``, ``instructions``)."""
+    return Trace(_native.workload(name, seed=seed, refs=refs, **params))
+
+
+def record(argv: Sequence[str], output=None) -> Trace:
+    """Runs a program under cachescope's Valgrind tool and returns its trace as a source.
+
+    The trace goes to ``output`` (a native ``.cst`` file), or a temporary file removed when
+    the interpreter exits. The program's standard output goes to standard error. A program
+    that exits non-zero raises :class:`CachescopeError`; its trace up to the exit is kept.
+    """
+    if output is None:
+        d = tempfile.mkdtemp(prefix="cachescope-")
+        import atexit
+        import shutil
+
+        atexit.register(shutil.rmtree, d, True)
+        output = os.path.join(d, "trace.cst")
+    native, code = _native.record([str(a) for a in argv], str(output))
+    if code != 0:
+        raise CachescopeError(
+            f"{argv[0]} exited with {'a signal' if code is None else code}; its trace up to the exit is in {output}"
+        )
+    return Trace(native)
+
+
+def load_profile(path) -> Profile:
+    """A profile written by ``cachescope sample`` or :meth:`Profile.save`."""
+    return Profile(_native.load_profile(str(path)))
+
+
+def analyse(
+    source: Trace,
+    analyses: Sequence[str],
+    sizes: Optional[Iterable[Size]] = None,
+    line_size: Size = 64,
+    seed: int = 1,
+    rate: float = DEFAULT_RATE,
+    slot: int = DEFAULT_SLOT,
+    include_instructions: bool = False,
+    threads: Optional[int] = None,
+    progress: Progress = None,
+) -> Dict[str, object]:
+    """Several analyses from one reading of ``source``: a dict from each name to its result.
+
+    Names: ``stats`` (a :class:`Document`), ``mrc`` (the exact LRU :class:`Curve` at
+    ``sizes``), ``footprint`` (a :class:`Footprint` on the logarithmic grid) and ``sample``
+    (a :class:`Profile`).
+    """
+    names = list(analyses)
+    docs, profile = _native.analyse(
+        source._native, names, _sizes(sizes), _size(line_size), include_instructions, seed,
+        rate, slot, _threads(threads), _progress(progress),
+    )
+    out: Dict[str, object] = {}
+    for name, doc in zip(names, docs):
+        if name == "stats":
+            out[name] = Document(doc)
+        elif name == "mrc":
+            out[name] = Curve(doc)
+        elif name == "footprint":
+            out[name] = Footprint(doc)
+        else:
+            out[name] = Profile(profile)
+    return out

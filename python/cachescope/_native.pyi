@@ -1,0 +1,93 @@
+"""Type stubs of the Rust extension (``python/src/lib.rs``). Functions return the command
+line's JSON documents; ``cachescope`` wraps them in result objects."""
+
+from typing import Callable, List, Optional, Tuple
+
+class CachescopeError(Exception): ...
+
+class NativeSource:
+    @property
+    def name(self) -> str: ...
+
+class NativeProfile:
+    def summary(self) -> str: ...
+    def mrc(self, method: str, sizes: List[int], estimate_cold: bool = ..., threads: int = ...) -> str: ...
+    def save(self, path: str) -> None: ...
+    def samples(self) -> List[Tuple[int, int]]: ...
+
+Progress = Optional[Callable[[int], None]]
+
+def open_file(path: str, format: str = ...) -> NativeSource: ...
+def workload(
+    name: str,
+    seed: int = ...,
+    refs: Optional[int] = ...,
+    lines: Optional[int] = ...,
+    stride: Optional[int] = ...,
+    n: Optional[int] = ...,
+    tile: Optional[int] = ...,
+    zipf_s: Optional[float] = ...,
+    instructions: bool = ...,
+) -> NativeSource: ...
+def stats(source: NativeSource, line_size: int = ..., threads: int = ..., progress_cb: Progress = ...) -> str: ...
+def mrc(
+    source: NativeSource,
+    method: str,
+    policy: Optional[str],
+    sizes: List[int],
+    line_size: int,
+    include_instructions: bool,
+    seed: int,
+    rate: float,
+    slot: int,
+    ways: Optional[int],
+    estimate_cold: bool,
+    mini_rate: float,
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...
+def sample(
+    source: NativeSource,
+    rate: float,
+    seed: int,
+    slot: int,
+    line_size: int,
+    include_instructions: bool,
+    threads: int,
+    progress_cb: Progress = ...,
+) -> NativeProfile: ...
+def load_profile(path: str) -> NativeProfile: ...
+def footprint(
+    source: NativeSource,
+    line_size: int,
+    include_instructions: bool,
+    windows: Optional[List[int]],
+    per_octave: int,
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...
+def analyse(
+    source: NativeSource,
+    names: List[str],
+    sizes: List[int],
+    line_size: int,
+    include_instructions: bool,
+    seed: int,
+    rate: float,
+    slot: int,
+    threads: int,
+    progress_cb: Progress = ...,
+) -> Tuple[List[str], Optional[NativeProfile]]: ...
+def report(
+    source: NativeSource,
+    dir: str,
+    line_size: int,
+    seed: int,
+    rate: float,
+    interval: int,
+    ways: int,
+    threads: int,
+) -> str: ...
+def parse_size(s: str) -> int: ...
+def size_range(lo: int = ..., hi: int = ..., per_octave: int = ...) -> List[int]: ...
+def record(argv: List[str], output: str) -> Tuple[NativeSource, Optional[int]]: ...

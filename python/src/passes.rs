@@ -1,0 +1,208 @@
+//! The passes behind the Python functions. Each returns the JSON document the command line
+//! prints for the same request (`cachescope stats --json`, `mrc --json`, …), so the two agree
+//! byte for byte; the Python side turns it into numpy arrays.
+
+use cachescope::analysis::{self, Analysis};
+use cachescope::method::{self, Local, MrcOptions};
+use cachescope::models::hotl::FootprintAnalysis;
+use cachescope::parallel::{Chunking, FootprintPlan, StatsPlan};
+use cachescope::reuse::{Options, StackDistanceAnalysis};
+use cachescope::sampling::{Profile, Sampler, SamplerOptions};
+use cachescope::stats::{StatsAnalysis, StatsReport};
+use cachescope::{LineSize, Result};
+use serde_json::{Value, json};
+
+use crate::source::Spec;
+
+/// Called now and then with the references read so far.
+pub type Progress<'a> = Box<dyn FnMut(u64) + 'a>;
+
+fn local<'a>(threads: usize, progress: Progress<'a>) -> Local<'a> {
+    Local {
+        chunking: Chunking::threads(threads),
+        progress,
+    }
+}
+
+/// `cachescope stats --json`.
+pub fn stats(
+    spec: &Spec,
+    line_size: LineSize,
+    threads: usize,
+    progress: Progress,
+) -> Result<String> {
+    let mut trace = spec.open(line_size)?;
+    let plan = StatsPlan { line_size };
+    let stats =
+        cachescope::parallel::run(&mut trace, &plan, &Chunking::threads(threads), progress)?;
+    Ok(pretty(&StatsReport::new(&trace, stats)))
+}
+
+/// `cachescope mrc --json`: the curve of any method.
+pub fn mrc(spec: &Spec, opts: &MrcOptions, progress: Progress) -> Result<String> {
+    let mut trace = spec.open(opts.options.line_size)?;
+    let run = method::mrc(&mut trace, opts, &mut local(opts.threads, progress))?
+        .expect("a local executor always returns the curve");
+    Ok(pretty(&run.mrc))
+}
+
+/// `cachescope sample`: the profile of sampling the source.
+pub fn sample(
+    spec: &Spec,
+    options: SamplerOptions,
+    threads: usize,
+    progress: Progress,
+) -> Result<Profile> {
+    let mut trace = spec.open(options.line_size)?;
+    let profile =
+        cachescope::parallel::sample(&mut trace, options, &Chunking::threads(threads), progress)?;
+    Ok(profile.with_source(trace.source().to_string()))
+}
+
+/// `cachescope footprint --json` (listed windows, or the logarithmic grid).
+pub fn footprint(
+    spec: &Spec,
+    options: Options,
+    windows: Option<&[u64]>,
+    per_octave: u64,
+    threads: usize,
+    progress: Progress,
+) -> Result<String> {
+    let mut trace = spec.open(options.line_size)?;
+    let plan = FootprintPlan::new(options, windows.unwrap_or_default())?;
+    let fp = cachescope::parallel::run(&mut trace, &plan, &Chunking::threads(threads), progress)?;
+    if let Some(&w) = windows.unwrap_or_default().iter().find(|&&w| w > fp.refs) {
+        return Err(cachescope::Error::InvalidParameter {
+            name: "windows",
+            message: format!(
+                "{w} is longer than the trace ({} counted references)",
+                fp.refs
+            ),
+        });
+    }
+    let points = match windows {
+        Some(_) => fp.listed(),
+        None => fp.points(per_octave)?,
+    };
+    Ok(pretty(&json!({
+        "line_size": fp.line_size,
+        "refs": fp.refs,
+        "distinct_lines": fp.distinct_lines,
+        "points": points,
+    })))
+}
+
+/// Several analyses from one reading of the source: each name's JSON, in order. Names:
+/// `stats`, `mrc` (exact LRU at `opts.sizes`), `footprint` (its logarithmic grid) and
+/// `sample` (the profile's summary; the profile itself is returned too).
+pub fn analyse(
+    spec: &Spec,
+    names: &[String],
+    opts: &MrcOptions,
+    progress: Progress,
+) -> Result<(Vec<String>, Option<Profile>)> {
+    let options = opts.options;
+    let mut trace = spec.open(options.line_size)?;
+    let mut stats = StatsAnalysis::new(options.line_size);
+    let mut sd = StackDistanceAnalysis::new(options);
+    let mut fp = FootprintAnalysis::new(options, &[])?;
+    let mut sampler = Sampler::new(opts.sampler())?;
+    let mut chosen: Vec<&mut dyn Analysis> = Vec::new();
+    let has = |n: &str| names.iter().any(|x| x == n);
+    if let Some(bad) = names
+        .iter()
+        .find(|n| !["stats", "mrc", "footprint", "sample"].contains(&n.as_str()))
+    {
+        return Err(cachescope::Error::InvalidParameter {
+            name: "analyses",
+            message: format!("unknown analysis {bad:?}: one of stats, mrc, footprint, sample"),
+        });
+    }
+    if has("stats") {
+        chosen.push(&mut stats);
+    }
+    if has("mrc") {
+        chosen.push(&mut sd);
+    }
+    if has("footprint") {
+        chosen.push(&mut fp);
+    }
+    if has("sample") {
+        chosen.push(&mut sampler);
+    }
+    analysis::run(&mut trace, &mut chosen, opts.threads, progress)?;
+    let profile = has("sample").then(|| sampler.finish().with_source(trace.source().to_string()));
+    let mut out = Vec::new();
+    for name in names {
+        out.push(match name.as_str() {
+            "stats" => pretty(&StatsReport::new(&trace, stats.finish())),
+            "mrc" => pretty(&sd.finish().mrc(&opts.sizes)),
+            "footprint" => {
+                let f = fp.finish();
+                pretty(&json!({
+                    "line_size": f.line_size,
+                    "refs": f.refs,
+                    "distinct_lines": f.distinct_lines,
+                    "points": f.points(256)?,
+                }))
+            }
+            _ => profile_summary(profile.as_ref().expect("sampled"), None),
+        });
+    }
+    Ok((out, profile))
+}
+
+/// `cachescope sample --json`'s summary of a profile (`path`: where it was written).
+pub fn profile_summary(p: &Profile, path: Option<&str>) -> String {
+    let mut v = json!({
+        "source": p.source(),
+        "refs": p.refs(),
+        "samples": p.samples().len(),
+        "reuses": p.reuses(),
+        "dangling": p.dangling(),
+        "rate": p.rate(),
+        "seed": p.seed(),
+        "slot_refs": p.slot_refs(),
+        "slots": p.slot_count(),
+        "line_size": p.line_size().bytes(),
+    });
+    if let (Some(path), Value::Object(m)) = (path, &mut v) {
+        m.insert("profile".into(), path.into());
+    }
+    pretty(&v)
+}
+
+/// `cachescope report DIR`'s pass: the report written into `dir`; its `--json` summary.
+pub fn report(
+    spec: &Spec,
+    dir: &std::path::Path,
+    options: cachescope_report::collect::CollectOptions,
+    threads: usize,
+) -> Result<String> {
+    let mut trace = spec.open(options.line_size)?;
+    let report = cachescope_report::collect::collect(&mut trace, options, threads)
+        .map_err(|e| invalid_report(e.to_string()))?;
+    let written =
+        cachescope_report::write::write(&report, dir).map_err(|e| invalid_report(e.to_string()))?;
+    Ok(pretty(&json!({
+        "source": report.source,
+        "html": written.html,
+        "json": written.json,
+        "figures": written.figures,
+        "refs": report.stats.refs,
+        "distinct_lines": report.stats.distinct_lines,
+        "elapsed_seconds": report.elapsed_seconds,
+    })))
+}
+
+fn invalid_report(message: String) -> cachescope::Error {
+    cachescope::Error::InvalidParameter {
+        name: "report",
+        message,
+    }
+}
+
+/// The command line's JSON layout: pretty, with a final newline.
+pub fn pretty(v: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(v).expect("serializable") + "\n"
+}

@@ -1,0 +1,189 @@
+"""The Python package against the command line: the same request gives the same JSON, byte
+for byte. The CLI is $CACHESCOPE_CLI (scripts/test-python.sh builds it); without it the
+comparisons skip with the reason printed."""
+
+import os
+import shutil
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import cachescope as cs
+
+CLI = os.environ.get("CACHESCOPE_CLI")
+needs_cli = pytest.mark.skipif(
+    not (CLI and os.path.exists(CLI)),
+    reason="CACHESCOPE_CLI does not name the cachescope binary (scripts/test-python.sh sets it)",
+)
+SIZES = ["1K", "4K", "16K", "64K", "256K"]
+
+
+def cli(*args):
+    return subprocess.run([CLI, *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory):
+    """A 200,000-reference zipf trace written by the CLI's generate (native format)."""
+    if not (CLI and os.path.exists(CLI)):
+        path = tmp_path_factory.mktemp("t") / "none.cst"
+        pytest.skip("CACHESCOPE_CLI is not set")
+    path = tmp_path_factory.mktemp("t") / "zipf.cst"
+    cli("generate", "zipf", "--refs", "200000", "--seed", "3", "-o", str(path))
+    return path
+
+
+@needs_cli
+@pytest.mark.parametrize(
+    "method,policy,extra",
+    [
+        ("exact", None, {}),
+        ("exact", "random", {}),
+        ("exact", "opt", {}),
+        ("exact", "fifo", {"ways": 4}),
+        ("exact", "lru", {"ways": 8}),
+        ("statstack", None, {"rate": 0.01}),
+        ("statcache", None, {"rate": 0.01, "estimate_cold": True}),
+        ("hotl", None, {}),
+        ("hotl-rt", None, {}),
+        ("mini", "srrip", {"ways": 4, "mini_rate": 0.1}),
+    ],
+)
+def test_every_method_equals_the_cli(trace, method, policy, extra):
+    args = ["mrc", str(trace), "--json", "--method", method, "--sizes", ",".join(SIZES)]
+    if policy:
+        args += ["--policy", policy]
+    flags = {"rate": "--rate", "ways": "--ways", "mini_rate": "--mini-rate"}
+    for k, v in extra.items():
+        if k == "estimate_cold":
+            args.append("--estimate-cold")
+        else:
+            args += [flags[k], str(v)]
+    want = cli(*args)
+    got = cs.open(trace).mrc(method=method, policy=policy, sizes=SIZES, **extra)
+    assert got.json == want
+    assert got.sizes.tolist() == [cs._native.parse_size(s) for s in SIZES]
+    assert got.miss_ratio_warm.dtype == np.float64
+    if method == "statcache":
+        assert not np.isnan(got.miss_ratio).any()
+
+
+@needs_cli
+def test_stats_footprint_and_the_default_sizes_equal_the_cli(trace):
+    t = cs.open(trace)
+    assert t.stats().json == cli("stats", str(trace), "--json")
+    assert t.footprint().json == cli("footprint", str(trace), "--json")
+    assert t.footprint(windows=[1, 10, 1000]).json == cli(
+        "footprint", str(trace), "--json", "--windows", "1,10,1000"
+    )
+    assert t.mrc().json == cli("mrc", str(trace), "--json")
+
+
+@needs_cli
+def test_a_profile_models_like_the_clis_profile(trace, tmp_path):
+    prof = tmp_path / "cli.prof"
+    cli("sample", str(trace), "-o", str(prof), "--rate", "0.02", "--seed", "5")
+    p = cs.open(trace).sample(rate=0.02, seed=5)
+    for method in ["statstack", "statcache"]:
+        want = cli("mrc", str(prof), "--json", "--method", method, "--sizes", ",".join(SIZES))
+        assert p.mrc(method, sizes=SIZES).json == want
+        assert cs.load_profile(prof).mrc(method, sizes=SIZES).json == want
+    saved = tmp_path / "py.prof"
+    p.save(saved)
+    assert cs.load_profile(saved).summary == p.summary
+    s = p.samples()
+    assert s.shape == (p.summary["samples"], 2)
+    assert (np.diff(s[:, 0]) > 0).all()
+
+
+@needs_cli
+def test_analyse_gives_what_the_separate_calls_give(trace):
+    t = cs.open(trace)
+    r = cs.analyse(t, ["stats", "mrc", "footprint", "sample"], sizes=SIZES, rate=0.01)
+    assert r["stats"].json == t.stats().json
+    assert r["mrc"].json == t.mrc(sizes=SIZES).json
+    assert r["footprint"].json == t.footprint().json
+    assert r["sample"].summary == t.sample(rate=0.01).summary
+    with pytest.raises(cs.CachescopeError, match="unknown analysis"):
+        cs.analyse(t, ["nonsense"])
+
+
+def test_bad_input_raises_with_the_file_and_line(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("I  04000000,3\n L 1fff000340,8\n L zzzz,8\n")
+    with pytest.raises(cs.CachescopeError) as e:
+        cs.open(bad).stats()
+    assert f"{bad}:3: expected a lackey record" in str(e.value)
+    with pytest.raises(cs.CachescopeError, match="no such file"):
+        cs.open(tmp_path / "missing.cst")
+    with pytest.raises(cs.CachescopeError, match="unknown unit"):
+        cs.workload("loop").mrc(sizes=["3T"])
+    with pytest.raises(cs.CachescopeError, match="models random replacement only"):
+        cs.workload("loop").mrc(method="statcache", policy="lru")
+    with pytest.raises(cs.CachescopeError, match="unknown workload"):
+        cs.workload("nope")
+
+
+def test_passes_release_the_gil():
+    """While one thread runs a pass, another runs Python: with the GIL held it could not."""
+    t = cs.workload("zipf", refs=3_000_000)
+    done = threading.Event()
+    ticks = 0
+
+    def work():
+        t.mrc(sizes=["4K"], threads=1)
+        done.set()
+
+    th = threading.Thread(target=work)
+    th.start()
+    # Let the pass start, then count how often this thread runs before it ends.
+    time.sleep(0.05)
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    th.join()
+    assert ticks > 10, ticks
+
+
+def test_progress_is_reported():
+    seen = []
+    cs.workload("zipf", refs=10_000_000).stats(progress=seen.append, threads=1)
+    assert seen and seen == sorted(seen) and seen[-1] <= 10_000_000
+
+
+def test_curves_as_pandas_frames():
+    pd = pytest.importorskip("pandas")
+    c = cs.workload("loop", lines=256, refs=20_000).mrc(sizes=["8K", "32K"])
+    df = c.to_pandas()
+    assert list(df.columns) == ["size_bytes", "lines", "miss_ratio", "miss_ratio_warm"]
+    # 256 lines looped over: an 8K cache (128 lines) misses all but the 256 cold misses.
+    assert df["miss_ratio_warm"].tolist() == [1 - 256 / 20_000, 0.0]
+    assert isinstance(df, pd.DataFrame)
+
+
+def test_report_writes_the_html(tmp_path):
+    s = cs.workload("loop", lines=300, refs=50_000).report(tmp_path / "r", threads=1)
+    assert os.path.exists(s["html"]) and os.path.exists(s["json"])
+    assert s["refs"] == 50_000
+
+
+@pytest.mark.skipif(not shutil.which("valgrind") or not shutil.which("cc"), reason="valgrind or cc missing")
+def test_record_a_program(tmp_path):
+    src = tmp_path / "p.c"
+    src.write_text("static long a[4096]; int main(void){for(int r=0;r<4;r++)for(int i=0;i<4096;i++)a[i]+=i;return 0;}")
+    exe = tmp_path / "p"
+    subprocess.run(["cc", "-O1", "-o", str(exe), str(src)], check=True)
+    try:
+        t = cs.record([str(exe)], output=tmp_path / "p.cst")
+    except cs.CachescopeError as e:
+        if "tool" in str(e):
+            pytest.skip(f"cachescope's Valgrind tool cannot run here: {e}")
+        raise
+    st = t.stats()
+    # 4 x 4096 read-modify-writes of a[] at least.
+    assert st["modifies"] + st["loads"] >= 4 * 4096
+    with pytest.raises(cs.CachescopeError, match="exited with 3"):
+        cs.record(["sh", "-c", "exit 3"], output=tmp_path / "q.cst")

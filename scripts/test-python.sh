@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The Python package's tests: builds it from python/ into a virtualenv (target/python-venv),
+# then runs pytest on python/tests (each curve against the CLI's JSON) and the docstrings'
+# examples. Skips, saying why, where python3 with venv or PyPI is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+  echo "skipped: the Python package's tests need python3 with venv (apt-get install python3-venv)"
+  exit 0
+fi
+venv=target/python-venv
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+# The build backend and the test tools come from PyPI; without it there is nothing to test with.
+if ! "$venv/bin/pip" install -q "maturin>=1.8,<2" numpy pytest pandas; then
+  echo "skipped: could not install maturin, numpy, pytest and pandas from PyPI"
+  exit 0
+fi
+# From here on a failure is the package's own.
+"$venv/bin/pip" install -q --no-build-isolation --force-reinstall --no-deps ./python
+cargo fmt --manifest-path python/Cargo.toml -- --check
+cargo clippy --manifest-path python/Cargo.toml --locked -q -- -D warnings
+cargo build -q -p cachescope-cli --locked
+CACHESCOPE_CLI="$PWD/target/debug/cachescope" "$venv/bin/pytest" -q python/tests
+package=$("$venv/bin/python" -c 'import cachescope, os; print(os.path.dirname(cachescope.__file__))')
+(cd "$venv" && bin/pytest -q --doctest-modules "$package")
