@@ -22,10 +22,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     // Created before the run, so an unwritable path fails at once; renamed into place at the
     // end, removed if anything fails.
     let cachegrind_out = match &args.cachegrind_out {
-        Some(p) => Some(
-            output::Pending::create(p)
-                .with_context(|| format!("--cachegrind-out {}", p.display()))?,
-        ),
+        Some(p) => Some(output::Pending::create(p).context("--cachegrind-out")?),
         None => None,
     };
     // What the file's `cmd:` line names: the program's command line, else the trace.

@@ -2,8 +2,10 @@
 //! for every resident line, the bucket it was filled for. On every miss it counts the missing
 //! reference's bucket, the evicted line's bucket (the victim), the pair, and the instruction;
 //! a [`Sampler`] picks the misses the hardware monitor would see and counts them again apart.
-//! Alongside run the per-bucket stack distances (`BucketMrc`) and one perturbed cache per
-//! modelled sampling rate (`Perturbed`).
+//! Alongside run the per-bucket stack distances (`BucketMrc`), one perturbed cache per
+//! modelled sampling rate (`Perturbed`) and, with [`Options::per_instruction`], counts per
+//! instruction address (fetches, reads, writes, their misses and samples) for the
+//! Cachegrind-format output.
 //!
 //! Which references: data references (loads, stores, modifies; a modify is one lookup), each
 //! on the line of its first byte, as in [`crate::sim`]. Instruction fetches are not simulated
