@@ -122,7 +122,8 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         cachescope record -o t.cst -- ./prog && cachescope attribute t.cst     events from t.cst.events\n  \
         cachescope attribute t.cst --cache 32K,8,64 --sample 2500 --json\n  \
-        cachescope attribute lackey.txt --exe ./prog      a lackey trace of a non-PIE program, no events")]
+        cachescope attribute lackey.txt --exe ./prog      a lackey trace of a non-PIE program, no events\n  \
+        cachescope attribute t.cst --cachegrind-out t.cg && cg_annotate t.cg     misses on the source")]
     Attribute(AttributeArgs),
     /// Every analysis in one pass over a trace, a workload or a program, written as a
     /// self-contained HTML report with figures (SVG, PNG) and report.json.
@@ -999,6 +1000,11 @@ pub struct AttributeArgs {
     /// empty. With --no-cost, about three times faster: for repeated runs (several --seed).
     #[arg(long)]
     pub no_mrc: bool,
+    /// Also write the counts per source line as a Cachegrind output file (events Ir, Dr,
+    /// D1mr, Dw, D1mw and the sampled misses SD1mr, SD1mw) for `cg_annotate FILE` or
+    /// KCachegrind.
+    #[arg(long, value_name = "FILE")]
+    pub cachegrind_out: Option<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON: buckets, evictions, lines, lines_by_misses, monitor_cost, mrc, notes.

@@ -19,6 +19,27 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     if args.sample == 0 {
         anyhow::bail!("--sample N needs N ≥ 1 (1 samples every miss)");
     }
+    // Created before the run, so an unwritable path fails at once; renamed into place at the
+    // end, removed if anything fails.
+    let cachegrind_out = match &args.cachegrind_out {
+        Some(p) => Some(output::Pending::create(p).context("--cachegrind-out")?),
+        None => None,
+    };
+    // What the file's `cmd:` line names: the program's command line, else the trace.
+    let cmd = if args.input.program.is_empty() {
+        match (&args.input.trace, &args.input.workload) {
+            (Some(t), _) => t.display().to_string(),
+            (None, Some(w)) => format!("workload {w}"),
+            (None, None) => "-".into(),
+        }
+    } else {
+        args.input
+            .program
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     // A program: recorded first, with its allocation events (which the attribution reads
     // from the start of the pass, before the program could produce them), into --save's file
     // or a temporary one; then attributed like any recorded trace.
@@ -73,6 +94,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         }),
         mrc: !args.no_mrc,
         exe: args.exe.clone(),
+        per_instruction: cachegrind_out.is_some(),
     };
     let mut attribution = Attribution::new(opts, events)?;
     let mut trace = input::open(&args.input, args.run.line_size)?;
@@ -86,6 +108,15 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
             0,
             "no event log (TRACE.events): no memory map and no allocation events".into(),
         );
+    }
+    if let (Some((pending, mut file)), Some(path)) = (cachegrind_out, &args.cachegrind_out) {
+        use std::io::Write as _;
+        let text = cachescope::attribution::cachegrind_out::render(&report, &cmd);
+        file.write_all(text.as_bytes())
+            .and_then(|()| file.sync_all())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        drop(file);
+        pending.commit()?;
     }
     if args.json {
         output::print(&(serde_json::to_string_pretty(&report)? + "\n"))

@@ -337,6 +337,11 @@ impl BucketMap {
         symbolizer.code_line(pc, self.module_of(pc))
     }
 
+    /// The full source path of the instruction at `pc` (see [`Module::source_path`]).
+    pub fn source_path(&self, pc: u64) -> Option<String> {
+        self.module_of(pc)?.source_path(pc)
+    }
+
     /// Every bucket's final name and kind: heap paths get named by their first frames
     /// outside allocator wrappers (which can make two paths one name: the caller merges).
     pub fn finish_names(&self, symbolizer: &mut Symbolizer) -> Vec<(String, BucketKind)> {

@@ -2,8 +2,10 @@
 //! for every resident line, the bucket it was filled for. On every miss it counts the missing
 //! reference's bucket, the evicted line's bucket (the victim), the pair, and the instruction;
 //! a [`Sampler`] picks the misses the hardware monitor would see and counts them again apart.
-//! Alongside run the per-bucket stack distances (`BucketMrc`) and one perturbed cache per
-//! modelled sampling rate (`Perturbed`).
+//! Alongside run the per-bucket stack distances (`BucketMrc`), one perturbed cache per
+//! modelled sampling rate (`Perturbed`) and, with [`Options::per_instruction`], counts per
+//! instruction address (fetches, reads, writes, their misses and samples) for the
+//! Cachegrind-format output.
 //!
 //! Which references: data references (loads, stores, modifies; a modify is one lookup), each
 //! on the line of its first byte, as in [`crate::sim`]. Instruction fetches are not simulated
@@ -19,6 +21,7 @@ use std::path::PathBuf;
 use super::Map;
 use super::bucket_mrc::BucketMrc;
 use super::buckets::BucketMap;
+use super::cachegrind_out::LineCounts;
 use super::cost::{CostModel, Perturbed};
 use super::events::{Event, EventKind};
 use super::report::{self, Report};
@@ -55,6 +58,10 @@ pub struct Options {
     /// The program, for traces without a memory map: loaded at its link addresses (right for
     /// a non-PIE executable).
     pub exe: Option<PathBuf>,
+    /// Count fetches, data references, misses and samples per instruction, for the
+    /// Cachegrind-format output ([`Report::source_lines`], [`super::cachegrind_out`]).
+    /// Default: off.
+    pub per_instruction: bool,
 }
 
 impl Default for Options {
@@ -66,6 +73,7 @@ impl Default for Options {
             cost: Some(CostModel::default()),
             mrc: true,
             exe: None,
+            per_instruction: false,
         }
     }
 }
@@ -92,6 +100,8 @@ pub struct Attribution<'e> {
     pub(super) data_refs: u64,
     pub(super) instructions: u64,
     pub(super) bucket_refs: Vec<u64>,
+    /// Counts per instruction address, with [`Options::per_instruction`].
+    pub(super) per_pc: Option<Map<u64, LineCounts>>,
 }
 
 impl<'e> Attribution<'e> {
@@ -123,6 +133,7 @@ impl<'e> Attribution<'e> {
             data_refs: 0,
             instructions: 0,
             bucket_refs: Vec::new(),
+            per_pc: options.per_instruction.then(Map::default),
             options,
         };
         a.start_up_map();
@@ -174,7 +185,7 @@ impl<'e> Attribution<'e> {
     }
 
     #[inline]
-    fn reference(&mut self, addr: u64, pc: u64) {
+    fn reference(&mut self, addr: u64, pc: u64, write: bool) {
         self.data_refs += 1;
         let bucket = self.buckets.lookup(addr);
         let b = bucket as usize;
@@ -186,13 +197,19 @@ impl<'e> Attribution<'e> {
         if let Some(m) = &mut self.mrc {
             m.access(line, bucket);
         }
+        let (mut miss, mut sampled) = (false, false);
         if let Outcome::Miss { evicted } = self.cache.access_outcome(line) {
             let victim = evicted.and_then(|l| self.resident.remove(&l));
             self.resident.insert(line, bucket);
             self.exact.record(bucket, victim, pc);
+            miss = true;
             if self.sampler.tick() {
                 self.sampled.record(bucket, victim, pc);
+                sampled = true;
             }
+        }
+        if let Some(m) = &mut self.per_pc {
+            m.entry(pc).or_default().data(write, miss, sampled);
         }
         for p in &mut self.perturbed {
             p.access(line);
@@ -243,10 +260,15 @@ impl Analysis for Attribution<'_> {
                 None => n,
             };
             for j in i..stop {
-                if batch.kinds[j] == AccessKind::Instr {
-                    self.instructions += 1;
-                } else {
-                    self.reference(batch.addrs[j], batch.pcs[j]);
+                match batch.kinds[j] {
+                    AccessKind::Instr => {
+                        self.instructions += 1;
+                        if let Some(m) = &mut self.per_pc {
+                            m.entry(batch.addrs[j]).or_default().ir += 1;
+                        }
+                    }
+                    // A modify is one lookup, counted as a read (as Cachegrind counts it).
+                    kind => self.reference(batch.addrs[j], batch.pcs[j], kind == AccessKind::Store),
                 }
             }
             self.position += (stop - i) as u64;

@@ -15,6 +15,7 @@
 //! | [`sampler`] | the monitor's 1-in-N randomized-interval sampling |
 //! | [`cost`] | the monitor's own cost: its footprint injected per sample |
 //! | [`report`] | [`Report`]: Tables 1–5, the cost table, per-bucket curves, notes |
+//! | [`cachegrind_out`] | the counts per source line as a `cachegrind.out` file (`cg_annotate`) |
 //!
 //! ```
 //! use cachescope::analysis::Analysis;
@@ -38,6 +39,7 @@
 
 mod bucket_mrc;
 pub mod buckets;
+pub mod cachegrind_out;
 pub mod cost;
 pub mod events;
 pub mod measure;
@@ -50,6 +52,7 @@ mod tally;
 mod tests;
 
 pub use buckets::{BucketKind, BucketMap};
+pub use cachegrind_out::{LineCounts, SourceLine};
 pub use cost::{CostModel, CostRow};
 pub use measure::{Attribution, DEFAULT_SAMPLE_EVERY, EventSource, Options, PAPER_CACHE};
 pub use report::{BucketCurve, BucketRow, CurvePoint, EvictionRow, LineRow, MissLineRow, Report};

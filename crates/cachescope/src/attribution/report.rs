@@ -12,6 +12,7 @@
 use hashbrown::HashMap;
 
 use super::buckets::BucketKind;
+use super::cachegrind_out::{LineCounts, SourceLine};
 use super::cost::CostRow;
 use super::measure::Attribution;
 use super::symbols::{CodeLine, Symbolizer};
@@ -179,6 +180,11 @@ pub struct Report {
     pub mrc: Vec<BucketCurve>,
     /// What was missing or assumed.
     pub notes: Vec<String>,
+    /// Counts per source line, for the Cachegrind-format output
+    /// ([`super::cachegrind_out::render`]), sorted by file, function and line; empty unless
+    /// [`Options::per_instruction`](super::Options::per_instruction). Not in the JSON.
+    #[serde(skip)]
+    pub source_lines: Vec<SourceLine>,
 }
 
 fn pct(n: u64, d: u64) -> f64 {
@@ -398,6 +404,11 @@ pub(super) fn build(
     });
 
     let lines_by_misses = miss_lines(a, &mut sym, &|raw| name(m(raw)));
+    let source_lines = a
+        .per_pc
+        .as_ref()
+        .map(|per_pc| source_lines(a, &mut sym, per_pc))
+        .unwrap_or_default();
 
     // Per-bucket curves.
     let mut curves = Vec::new();
@@ -494,7 +505,36 @@ pub(super) fn build(
         monitor_cost,
         mrc: curves,
         notes,
+        source_lines,
     }
+}
+
+/// The per-instruction counts merged by source file (full path), function and line.
+fn source_lines(
+    a: &Attribution<'_>,
+    sym: &mut Symbolizer,
+    per_pc: &super::Map<u64, LineCounts>,
+) -> Vec<SourceLine> {
+    let mut acc: std::collections::BTreeMap<(Option<String>, Option<String>, u32), LineCounts> =
+        std::collections::BTreeMap::new();
+    for (&pc, counts) in per_pc {
+        let code = a.buckets.code_line(sym, pc);
+        let file = code
+            .file
+            .as_ref()
+            .map(|f| a.buckets.source_path(pc).unwrap_or_else(|| f.clone()));
+        acc.entry((file, code.function, code.line.unwrap_or(0)))
+            .or_default()
+            .add(counts);
+    }
+    acc.into_iter()
+        .map(|((file, function, line), counts)| SourceLine {
+            file,
+            function,
+            line,
+            counts,
+        })
+        .collect()
 }
 
 /// Misses by code line (instructions on one source line merged), exact beside sampled.

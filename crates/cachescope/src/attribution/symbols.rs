@@ -271,6 +271,15 @@ impl Module {
         out
     }
 
+    /// The source file of the instruction at run-time address `pc` as its DWARF line table
+    /// names it (compilation directory joined: usually an absolute path), for tools that open
+    /// the source (`cg_annotate`). [`CodeLine::file`] is this path's last component.
+    pub fn source_path(&self, pc: u64) -> Option<String> {
+        let loader = self.loader.as_ref()?;
+        let location = loader.find_location(pc.wrapping_sub(self.bias)).ok()??;
+        location.file.map(str::to_owned)
+    }
+
     /// The function whose symbol covers link-time address `probe`.
     fn function_at(&self, probe: u64) -> Option<&str> {
         let i = self.functions.partition_point(|f| f.0 <= probe);
