@@ -175,6 +175,64 @@ class Trace:
         )
         return Profile(native)
 
+    def simulate(
+        self,
+        caches: Union[str, Sequence[str]],
+        policy: str = "lru",
+        seed: int = 1,
+        line_size: Size = 64,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Document:
+        """Exact simulation of independent caches side by side (``cachescope simulate
+        --cache SIZE,ASSOC,LINE … --policy P``): ``{"simulations": [...]}``, each with its
+        levels' hits, misses and miss_ratio."""
+        caches = [caches] if isinstance(caches, str) else list(caches)
+        return Document(
+            _native.simulate(self._native, caches, policy, seed, _size(line_size), _threads(threads), _progress(progress))
+        )
+
+    def l2(
+        self,
+        l1: Size = "32K",
+        l2: Iterable[Size] = ("128K", "256K", "512K", "1M", "2M"),
+        policy: str = "lru",
+        variant: str = "fills",
+        simulate: bool = False,
+        seed: int = 1,
+        line_size: Size = 64,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Document:
+        """L2 miss ratios predicted from the L1 stack distances (Ji et al.; ``cachescope
+        l2``), beside an exact two-level simulation when ``simulate``."""
+        return Document(
+            _native.l2(
+                self._native, _size(l1), _sizes(l2), policy, variant, simulate, seed,
+                _size(line_size), _threads(threads), _progress(progress),
+            )
+        )
+
+    def phases(
+        self,
+        interval: int = 1_000_000,
+        unit: str = "auto",
+        k: Union[int, str] = 2,
+        method: str = "all",
+        l2: str = "1M,16,64",
+        l1: Optional[str] = None,
+        bits: int = 8,
+        seed: int = 1,
+        no_simpoint: bool = False,
+        threads: Optional[int] = None,
+    ) -> Document:
+        """Memory phases per interval and every method's scores (``cachescope phases``)."""
+        return Document(
+            _native.phases(
+                self._native, interval, unit, str(k), method, l2, l1, bits, seed, no_simpoint, _threads(threads)
+            )
+        )
+
     def report(
         self,
         dir,

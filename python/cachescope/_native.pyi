@@ -91,3 +91,37 @@ def report(
 def parse_size(s: str) -> int: ...
 def size_range(lo: int = ..., hi: int = ..., per_octave: int = ...) -> List[int]: ...
 def record(argv: List[str], output: str) -> Tuple[NativeSource, Optional[int]]: ...
+def simulate(
+    source: NativeSource,
+    caches: List[str],
+    policy: str,
+    seed: int,
+    line_size: int,
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...
+def l2(
+    source: NativeSource,
+    l1: int,
+    l2: List[int],
+    policy: str,
+    variant: str,
+    simulate: bool,
+    seed: int,
+    line_size: int,
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...
+def phases(
+    source: NativeSource,
+    interval: int,
+    unit: str,
+    k: str,
+    method: str,
+    l2: str,
+    l1: Optional[str],
+    bits: int,
+    seed: int,
+    no_simpoint: bool,
+    threads: int,
+) -> str: ...

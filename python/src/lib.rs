@@ -4,6 +4,7 @@
 //! and pandas frames of it. Errors become `cachescope.CachescopeError` with the library's text
 //! (the file and line of bad input).
 
+mod models;
 mod passes;
 mod record;
 mod source;
@@ -418,6 +419,109 @@ fn report(
         .map_err(err)
 }
 
+/// `cachescope simulate --cache SPEC… --json`.
+#[pyfunction]
+#[pyo3(signature = (source, caches, policy, seed, line_size, threads, progress_cb = None))]
+#[allow(clippy::too_many_arguments)]
+fn simulate(
+    py: Python<'_>,
+    source: &NativeSource,
+    caches: Vec<String>,
+    policy: String,
+    seed: u64,
+    line_size: u64,
+    threads: usize,
+    progress_cb: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let ls = self::line_size(line_size)?;
+    let spec = source.spec.clone();
+    py.detach(move || {
+        models::simulate(
+            &spec,
+            &caches,
+            &policy,
+            seed,
+            ls,
+            threads.max(1),
+            progress(progress_cb),
+        )
+    })
+    .map_err(err)
+}
+
+/// `cachescope l2 --json`.
+#[pyfunction]
+#[pyo3(signature = (source, l1, l2, policy, variant, simulate, seed, line_size, threads, progress_cb = None))]
+#[allow(clippy::too_many_arguments)]
+fn l2(
+    py: Python<'_>,
+    source: &NativeSource,
+    l1: u64,
+    l2: Vec<u64>,
+    policy: String,
+    variant: String,
+    simulate: bool,
+    seed: u64,
+    line_size: u64,
+    threads: usize,
+    progress_cb: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let ls = self::line_size(line_size)?;
+    let spec = source.spec.clone();
+    py.detach(move || {
+        models::l2(
+            &spec,
+            l1,
+            &l2,
+            &policy,
+            &variant,
+            simulate,
+            seed,
+            ls,
+            threads.max(1),
+            progress(progress_cb),
+        )
+    })
+    .map_err(err)
+}
+
+/// `cachescope phases --json`.
+#[pyfunction]
+#[pyo3(signature = (source, interval, unit, k, method, l2, l1, bits, seed, no_simpoint, threads))]
+#[allow(clippy::too_many_arguments)]
+fn phases(
+    py: Python<'_>,
+    source: &NativeSource,
+    interval: u64,
+    unit: String,
+    k: String,
+    method: String,
+    l2: String,
+    l1: Option<String>,
+    bits: u32,
+    seed: u64,
+    no_simpoint: bool,
+    threads: usize,
+) -> PyResult<String> {
+    let spec = source.spec.clone();
+    py.detach(move || {
+        models::phases(
+            &spec,
+            interval,
+            &unit,
+            &k,
+            &method,
+            &l2,
+            l1.as_deref(),
+            bits,
+            seed,
+            no_simpoint,
+            threads.max(1),
+        )
+    })
+    .map_err(err)
+}
+
 /// Bytes from `32K`, `8MiB`, `64`: the command line's size syntax.
 #[pyfunction]
 fn parse_size(s: &str) -> PyResult<u64> {
@@ -446,6 +550,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(footprint, m)?,
         wrap_pyfunction!(analyse, m)?,
         wrap_pyfunction!(report, m)?,
+        wrap_pyfunction!(simulate, m)?,
+        wrap_pyfunction!(l2, m)?,
+        wrap_pyfunction!(phases, m)?,
         wrap_pyfunction!(parse_size, m)?,
         wrap_pyfunction!(size_range, m)?,
         wrap_pyfunction!(record::record, m)?,

@@ -2,6 +2,7 @@
 for byte. The CLI is $CACHESCOPE_CLI (scripts/test-python.sh builds it); without it the
 comparisons skip with the reason printed."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -19,6 +20,15 @@ needs_cli = pytest.mark.skipif(
     reason="CACHESCOPE_CLI does not name the cachescope binary (scripts/test-python.sh sets it)",
 )
 SIZES = ["1K", "4K", "16K", "64K", "256K"]
+
+
+def untimed(v):
+    """`v` without the fields measured in time (`clustering_ms`, `…_ns_per_ref`, `measured_speedup`)."""
+    if isinstance(v, dict):
+        return {k: untimed(x) for k, x in v.items() if not k.endswith(("_ms", "_ns_per_ref", "_speedup"))}
+    if isinstance(v, list):
+        return [untimed(x) for x in v]
+    return v
 
 
 def cli(*args):
@@ -187,3 +197,20 @@ def test_record_a_program(tmp_path):
     assert st["modifies"] + st["loads"] >= 4 * 4096
     with pytest.raises(cs.CachescopeError, match="exited with 3"):
         cs.record(["sh", "-c", "exit 3"], output=tmp_path / "q.cst")
+
+
+@needs_cli
+def test_simulate_l2_and_phases_equal_the_cli(trace):
+    t = cs.open(trace)
+    want = cli("simulate", str(trace), "--json", "--cache", "32K,8,64", "--cache", "4K,1,32", "--policy", "fifo")
+    assert t.simulate(["32K,8,64", "4K,1,32"], policy="fifo").json == want
+    want = cli("l2", str(trace), "--json", "--l1", "4K", "--l2", "16K,64K", "--simulate", "--policy", "random")
+    got = t.l2(l1="4K", l2=["16K", "64K"], simulate=True, policy="random")
+    assert got.json == want and "simulated" in got
+    args = ["--interval", "20000", "--k", "3", "--l2", "64K,8,64"]
+    got = t.phases(interval=20000, k=3, l2="64K,8,64")
+    want = json.loads(cli("phases", str(trace), "--json", *args))
+    # Everything but the methods' measured running times.
+    assert untimed(got) == untimed(want) and len(got["methods"]) >= 3
+    with pytest.raises(cs.CachescopeError, match="OPT needs the future"):
+        t.simulate("32K,8,64", policy="opt")

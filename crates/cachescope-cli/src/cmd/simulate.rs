@@ -238,17 +238,7 @@ fn render(reports: &[SimReport]) -> String {
 
 /// The reports as JSON, each level with its `miss_ratio` (misses per reference) added.
 fn json_reports(reports: &[SimReport]) -> Result<Vec<serde_json::Value>> {
-    let mut out = Vec::new();
-    for r in reports {
-        let mut v = serde_json::to_value(r)?;
-        if let Some(levels) = v["levels"].as_array_mut() {
-            for (json, level) in levels.iter_mut().zip(&r.levels) {
-                json["miss_ratio"] = level.stats.miss_ratio().into();
-            }
-        }
-        out.push(v);
-    }
-    Ok(out)
+    Ok(reports.iter().map(SimReport::to_json).collect())
 }
 
 /// Cachegrind's summary layout (`cg_main.c`), without the `==pid==` prefixes.

@@ -73,6 +73,20 @@ pub struct SimReport {
     pub levels: Vec<LevelReport>,
 }
 
+impl SimReport {
+    /// The `--json` document of one simulation: the report with each level's `miss_ratio`
+    /// (misses per reference) added.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).expect("serializable");
+        if let Some(levels) = v["levels"].as_array_mut() {
+            for (json, level) in levels.iter_mut().zip(&self.levels) {
+                json["miss_ratio"] = level.stats.miss_ratio().into();
+            }
+        }
+        v
+    }
+}
+
 impl SimAnalysis {
     /// One cache fed the data references.
     pub fn cache(geometry: Geometry, policy: Policy, opts: SimOptions) -> Result<SimAnalysis> {
