@@ -17,7 +17,7 @@ if ! "$venv/bin/pip" install -q "maturin>=1.8,<2" numpy pytest pandas; then
   exit 0
 fi
 # From here on a failure is the package's own.
-"$venv/bin/pip" install -q --no-build-isolation --force-reinstall --no-deps ./python
+PATH="$PWD/$venv/bin:$PATH" "$venv/bin/pip" install -q --no-build-isolation --force-reinstall --no-deps ./python
 cargo fmt --manifest-path python/Cargo.toml -- --check
 cargo clippy --manifest-path python/Cargo.toml --locked -q -- -D warnings
 cargo build -q -p cachescope-cli --locked
