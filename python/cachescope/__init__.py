@@ -233,6 +233,33 @@ class Trace:
             )
         )
 
+    def attribute(
+        self,
+        cache: str = "64K,4,32",
+        sample: int = 25_000,
+        events=None,
+        exe=None,
+        handler_lines: int = 32,
+        no_cost: bool = False,
+        no_mrc: bool = False,
+        cachegrind_out=None,
+        seed: int = 1,
+        line_size: Size = 64,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Document:
+        """Misses and evictions by variable, heap allocation site and code line (Buck &
+        Hollingsworth; ``cachescope attribute``): the exact simulation beside the sampled
+        monitor's view. ``events`` defaults to ``TRACE.events`` beside a trace file;
+        ``cachegrind_out`` also writes a file ``cg_annotate`` and KCachegrind read."""
+        opt = lambda p: None if p is None else str(p)  # noqa: E731
+        return Document(
+            _native.attribute(
+                self._native, cache, sample, opt(events), opt(exe), handler_lines, no_cost, no_mrc,
+                opt(cachegrind_out), seed, _size(line_size), _threads(threads), _progress(progress),
+            )
+        )
+
     def report(
         self,
         dir,

@@ -125,3 +125,18 @@ def phases(
     no_simpoint: bool,
     threads: int,
 ) -> str: ...
+def attribute(
+    source: NativeSource,
+    cache: str,
+    sample: int,
+    events: Optional[str],
+    exe: Optional[str],
+    handler_lines: int,
+    no_cost: bool,
+    no_mrc: bool,
+    cachegrind_out: Optional[str],
+    seed: int,
+    line_size: int,
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...

@@ -4,16 +4,17 @@
 //! and pandas frames of it. Errors become `cachescope.CachescopeError` with the library's text
 //! (the file and line of bad input).
 
+mod attribution;
 mod models;
 mod passes;
+mod py_curves;
+mod py_models;
+mod py_profile;
 mod record;
 mod source;
 
 use std::path::PathBuf;
 
-use cachescope::method::{CurvePolicy, Method, MrcOptions};
-use cachescope::reuse::Options;
-use cachescope::sampling::{Cold, Profile, SamplerOptions};
 use cachescope::trace::FormatChoice;
 use cachescope::workloads::{Params, Workload};
 use cachescope::{LineSize, Source};
@@ -124,404 +125,6 @@ fn line_size(bytes: u64) -> PyResult<LineSize> {
     LineSize::new(bytes).map_err(err)
 }
 
-/// `cachescope stats --json`.
-#[pyfunction]
-#[pyo3(signature = (source, line_size = 64, threads = 2, progress_cb = None))]
-fn stats(
-    py: Python<'_>,
-    source: &NativeSource,
-    line_size: u64,
-    threads: usize,
-    progress_cb: Option<Py<PyAny>>,
-) -> PyResult<String> {
-    let ls = self::line_size(line_size)?;
-    let spec = source.spec.clone();
-    py.detach(move || passes::stats(&spec, ls, threads, progress(progress_cb)))
-        .map_err(err)
-}
-
-/// The options of `mrc` and `analyse`, from the flags' names.
-#[allow(clippy::too_many_arguments)]
-fn mrc_options(
-    method: &str,
-    policy: Option<&str>,
-    sizes: Vec<u64>,
-    line_size: u64,
-    include_instructions: bool,
-    seed: u64,
-    rate: f64,
-    slot: u64,
-    ways: Option<u32>,
-    estimate_cold: bool,
-    mini_rate: f64,
-    threads: usize,
-) -> PyResult<MrcOptions> {
-    Ok(MrcOptions {
-        method: method.parse::<Method>().map_err(err)?,
-        policy: policy
-            .map(str::parse::<CurvePolicy>)
-            .transpose()
-            .map_err(err)?,
-        sizes,
-        options: Options {
-            line_size: self::line_size(line_size)?,
-            include_instructions,
-            ..Options::default()
-        },
-        seed,
-        rate,
-        slot,
-        ways,
-        cold: if estimate_cold {
-            Cold::Estimate
-        } else {
-            Cold::Exclude
-        },
-        mini_rate,
-        threads: threads.max(1),
-    })
-}
-
-/// `cachescope mrc --json`: any method's curve.
-#[pyfunction]
-#[pyo3(signature = (source, method, policy, sizes, line_size, include_instructions, seed, rate, slot, ways, estimate_cold, mini_rate, threads, progress_cb = None))]
-#[allow(clippy::too_many_arguments)]
-fn mrc(
-    py: Python<'_>,
-    source: &NativeSource,
-    method: &str,
-    policy: Option<&str>,
-    sizes: Vec<u64>,
-    line_size: u64,
-    include_instructions: bool,
-    seed: u64,
-    rate: f64,
-    slot: u64,
-    ways: Option<u32>,
-    estimate_cold: bool,
-    mini_rate: f64,
-    threads: usize,
-    progress_cb: Option<Py<PyAny>>,
-) -> PyResult<String> {
-    let opts = mrc_options(
-        method,
-        policy,
-        sizes,
-        line_size,
-        include_instructions,
-        seed,
-        rate,
-        slot,
-        ways,
-        estimate_cold,
-        mini_rate,
-        threads,
-    )?;
-    let spec = source.spec.clone();
-    py.detach(move || passes::mrc(&spec, &opts, progress(progress_cb)))
-        .map_err(err)
-}
-
-/// A sampling profile: StatCache's and StatStack's input, modelled without the trace.
-#[pyclass(frozen, module = "cachescope._native")]
-struct NativeProfile {
-    profile: Profile,
-}
-
-#[pymethods]
-impl NativeProfile {
-    /// `cachescope sample --json`'s summary.
-    fn summary(&self) -> String {
-        passes::profile_summary(&self.profile, None)
-    }
-
-    /// The curve of `method` (`statstack` or `statcache`) at `sizes`.
-    #[pyo3(signature = (method, sizes, estimate_cold = false, threads = 2))]
-    fn mrc(
-        &self,
-        py: Python<'_>,
-        method: &str,
-        sizes: Vec<u64>,
-        estimate_cold: bool,
-        threads: usize,
-    ) -> PyResult<String> {
-        let opts = mrc_options(
-            method,
-            None,
-            sizes,
-            self.profile.line_size().bytes(),
-            false,
-            1,
-            1.0,
-            1,
-            None,
-            estimate_cold,
-            0.01,
-            threads,
-        )?;
-        let profile = self.profile.clone();
-        py.detach(move || cachescope::method::mrc_of_profile(profile, &opts))
-            .map(|run| passes::pretty(&run.mrc))
-            .map_err(err)
-    }
-
-    /// Writes the profile file `cachescope mrc PROFILE` reads.
-    fn save(&self, path: PathBuf) -> PyResult<()> {
-        let dest = Source::File(path.clone());
-        let file =
-            std::fs::File::create(&path).map_err(|e| err(cachescope::Error::io(&dest, e)))?;
-        let mut w = std::io::BufWriter::new(file);
-        self.profile.write(&mut w, &dest).map_err(err)?;
-        std::io::Write::flush(&mut w).map_err(|e| err(cachescope::Error::io(&dest, e)))
-    }
-
-    /// `(position, distance)` of every sample; distance −1 for a sample never reused.
-    fn samples(&self) -> Vec<(u64, i64)> {
-        self.profile
-            .samples()
-            .iter()
-            .map(|s| (s.position, s.distance().map_or(-1, |d| d as i64)))
-            .collect()
-    }
-}
-
-/// Reads a profile written by `cachescope sample` or `Profile.save`.
-#[pyfunction]
-fn load_profile(path: PathBuf) -> PyResult<NativeProfile> {
-    let source = Source::File(path.clone());
-    let file = std::fs::File::open(&path).map_err(|e| err(cachescope::Error::io(&source, e)))?;
-    let profile = Profile::read(std::io::BufReader::new(file), &source).map_err(err)?;
-    Ok(NativeProfile { profile })
-}
-
-/// `cachescope sample`: the profile of sampling the source.
-#[pyfunction]
-#[pyo3(signature = (source, rate, seed, slot, line_size, include_instructions, threads, progress_cb = None))]
-#[allow(clippy::too_many_arguments)]
-fn sample(
-    py: Python<'_>,
-    source: &NativeSource,
-    rate: f64,
-    seed: u64,
-    slot: u64,
-    line_size: u64,
-    include_instructions: bool,
-    threads: usize,
-    progress_cb: Option<Py<PyAny>>,
-) -> PyResult<NativeProfile> {
-    let options = SamplerOptions {
-        rate,
-        seed,
-        slot_refs: slot,
-        line_size: self::line_size(line_size)?,
-        include_instructions,
-    };
-    let spec = source.spec.clone();
-    py.detach(move || passes::sample(&spec, options, threads.max(1), progress(progress_cb)))
-        .map(|profile| NativeProfile { profile })
-        .map_err(err)
-}
-
-/// `cachescope footprint --json`.
-#[pyfunction]
-#[pyo3(signature = (source, line_size, include_instructions, windows, per_octave, threads, progress_cb = None))]
-#[allow(clippy::too_many_arguments)]
-fn footprint(
-    py: Python<'_>,
-    source: &NativeSource,
-    line_size: u64,
-    include_instructions: bool,
-    windows: Option<Vec<u64>>,
-    per_octave: u64,
-    threads: usize,
-    progress_cb: Option<Py<PyAny>>,
-) -> PyResult<String> {
-    let options = Options {
-        line_size: self::line_size(line_size)?,
-        include_instructions,
-        ..Options::default()
-    };
-    let spec = source.spec.clone();
-    py.detach(move || {
-        passes::footprint(
-            &spec,
-            options,
-            windows.as_deref(),
-            per_octave,
-            threads.max(1),
-            progress(progress_cb),
-        )
-    })
-    .map_err(err)
-}
-
-/// Several analyses from one pass: their JSON documents, and the profile when `sample` is one.
-#[pyfunction]
-#[pyo3(signature = (source, names, sizes, line_size, include_instructions, seed, rate, slot, threads, progress_cb = None))]
-#[allow(clippy::too_many_arguments)]
-fn analyse(
-    py: Python<'_>,
-    source: &NativeSource,
-    names: Vec<String>,
-    sizes: Vec<u64>,
-    line_size: u64,
-    include_instructions: bool,
-    seed: u64,
-    rate: f64,
-    slot: u64,
-    threads: usize,
-    progress_cb: Option<Py<PyAny>>,
-) -> PyResult<(Vec<String>, Option<NativeProfile>)> {
-    let opts = mrc_options(
-        "exact",
-        None,
-        sizes,
-        line_size,
-        include_instructions,
-        seed,
-        rate,
-        slot,
-        None,
-        false,
-        0.01,
-        threads,
-    )?;
-    let spec = source.spec.clone();
-    py.detach(move || passes::analyse(&spec, &names, &opts, progress(progress_cb)))
-        .map(|(docs, profile)| (docs, profile.map(|profile| NativeProfile { profile })))
-        .map_err(err)
-}
-
-/// `cachescope report --json`: every analysis written as an HTML report into `dir`.
-#[pyfunction]
-#[pyo3(signature = (source, dir, line_size, seed, rate, interval, ways, threads))]
-#[allow(clippy::too_many_arguments)]
-fn report(
-    py: Python<'_>,
-    source: &NativeSource,
-    dir: PathBuf,
-    line_size: u64,
-    seed: u64,
-    rate: f64,
-    interval: u64,
-    ways: u32,
-    threads: usize,
-) -> PyResult<String> {
-    let options = cachescope_report::collect::CollectOptions {
-        line_size: self::line_size(line_size)?,
-        seed,
-        sample_rate: rate,
-        phase_interval: interval,
-        ways,
-    };
-    let spec = source.spec.clone();
-    py.detach(move || passes::report(&spec, &dir, options, threads.max(1)))
-        .map_err(err)
-}
-
-/// `cachescope simulate --cache SPEC… --json`.
-#[pyfunction]
-#[pyo3(signature = (source, caches, policy, seed, line_size, threads, progress_cb = None))]
-#[allow(clippy::too_many_arguments)]
-fn simulate(
-    py: Python<'_>,
-    source: &NativeSource,
-    caches: Vec<String>,
-    policy: String,
-    seed: u64,
-    line_size: u64,
-    threads: usize,
-    progress_cb: Option<Py<PyAny>>,
-) -> PyResult<String> {
-    let ls = self::line_size(line_size)?;
-    let spec = source.spec.clone();
-    py.detach(move || {
-        models::simulate(
-            &spec,
-            &caches,
-            &policy,
-            seed,
-            ls,
-            threads.max(1),
-            progress(progress_cb),
-        )
-    })
-    .map_err(err)
-}
-
-/// `cachescope l2 --json`.
-#[pyfunction]
-#[pyo3(signature = (source, l1, l2, policy, variant, simulate, seed, line_size, threads, progress_cb = None))]
-#[allow(clippy::too_many_arguments)]
-fn l2(
-    py: Python<'_>,
-    source: &NativeSource,
-    l1: u64,
-    l2: Vec<u64>,
-    policy: String,
-    variant: String,
-    simulate: bool,
-    seed: u64,
-    line_size: u64,
-    threads: usize,
-    progress_cb: Option<Py<PyAny>>,
-) -> PyResult<String> {
-    let ls = self::line_size(line_size)?;
-    let spec = source.spec.clone();
-    py.detach(move || {
-        models::l2(
-            &spec,
-            l1,
-            &l2,
-            &policy,
-            &variant,
-            simulate,
-            seed,
-            ls,
-            threads.max(1),
-            progress(progress_cb),
-        )
-    })
-    .map_err(err)
-}
-
-/// `cachescope phases --json`.
-#[pyfunction]
-#[pyo3(signature = (source, interval, unit, k, method, l2, l1, bits, seed, no_simpoint, threads))]
-#[allow(clippy::too_many_arguments)]
-fn phases(
-    py: Python<'_>,
-    source: &NativeSource,
-    interval: u64,
-    unit: String,
-    k: String,
-    method: String,
-    l2: String,
-    l1: Option<String>,
-    bits: u32,
-    seed: u64,
-    no_simpoint: bool,
-    threads: usize,
-) -> PyResult<String> {
-    let spec = source.spec.clone();
-    py.detach(move || {
-        models::phases(
-            &spec,
-            interval,
-            &unit,
-            &k,
-            &method,
-            &l2,
-            l1.as_deref(),
-            bits,
-            seed,
-            no_simpoint,
-            threads.max(1),
-        )
-    })
-    .map_err(err)
-}
-
 /// Bytes from `32K`, `8MiB`, `64`: the command line's size syntax.
 #[pyfunction]
 fn parse_size(s: &str) -> PyResult<u64> {
@@ -539,20 +142,21 @@ fn size_range(lo: u64, hi: u64, per_octave: u64) -> PyResult<Vec<u64>> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CachescopeError", m.py().get_type::<CachescopeError>())?;
     m.add_class::<NativeSource>()?;
-    m.add_class::<NativeProfile>()?;
+    m.add_class::<py_profile::NativeProfile>()?;
     for f in [
         wrap_pyfunction!(open_file, m)?,
         wrap_pyfunction!(workload, m)?,
-        wrap_pyfunction!(stats, m)?,
-        wrap_pyfunction!(mrc, m)?,
-        wrap_pyfunction!(sample, m)?,
-        wrap_pyfunction!(load_profile, m)?,
-        wrap_pyfunction!(footprint, m)?,
-        wrap_pyfunction!(analyse, m)?,
-        wrap_pyfunction!(report, m)?,
-        wrap_pyfunction!(simulate, m)?,
-        wrap_pyfunction!(l2, m)?,
-        wrap_pyfunction!(phases, m)?,
+        wrap_pyfunction!(py_curves::stats, m)?,
+        wrap_pyfunction!(py_curves::mrc, m)?,
+        wrap_pyfunction!(py_curves::sample, m)?,
+        wrap_pyfunction!(py_profile::load_profile, m)?,
+        wrap_pyfunction!(py_curves::footprint, m)?,
+        wrap_pyfunction!(py_curves::analyse, m)?,
+        wrap_pyfunction!(py_curves::report, m)?,
+        wrap_pyfunction!(py_models::simulate, m)?,
+        wrap_pyfunction!(py_models::l2, m)?,
+        wrap_pyfunction!(py_models::phases, m)?,
+        wrap_pyfunction!(py_models::attribute, m)?,
         wrap_pyfunction!(parse_size, m)?,
         wrap_pyfunction!(size_range, m)?,
         wrap_pyfunction!(record::record, m)?,

@@ -214,3 +214,13 @@ def test_simulate_l2_and_phases_equal_the_cli(trace):
     assert untimed(got) == untimed(want) and len(got["methods"]) >= 3
     with pytest.raises(cs.CachescopeError, match="OPT needs the future"):
         t.simulate("32K,8,64", policy="opt")
+
+
+@needs_cli
+def test_attribute_equals_the_cli(trace, tmp_path):
+    t = cs.open(trace)
+    want = cli("attribute", str(trace), "--json", "--cache", "16K,4,64", "--sample", "100")
+    got = t.attribute(cache="16K,4,64", sample=100, cachegrind_out=tmp_path / "cg.out")
+    assert got.json == want
+    text = (tmp_path / "cg.out").read_text()
+    assert text.startswith("desc:") or "events:" in text

@@ -1,0 +1,151 @@
+//! The Python functions of the simulators and the other models: `simulate`, `l2`, `phases`,
+//! `attribute` (each the CLI's `--json` for the same request).
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+
+use crate::{NativeSource, err, progress};
+use crate::{attribution, models};
+
+/// `cachescope simulate --cache SPEC… --json`.
+#[pyfunction]
+#[pyo3(signature = (source, caches, policy, seed, line_size, threads, progress_cb = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn simulate(
+    py: Python<'_>,
+    source: &NativeSource,
+    caches: Vec<String>,
+    policy: String,
+    seed: u64,
+    line_size: u64,
+    threads: usize,
+    progress_cb: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let ls = crate::line_size(line_size)?;
+    let spec = source.spec.clone();
+    py.detach(move || {
+        models::simulate(
+            &spec,
+            &caches,
+            &policy,
+            seed,
+            ls,
+            threads.max(1),
+            progress(progress_cb),
+        )
+    })
+    .map_err(err)
+}
+
+/// `cachescope l2 --json`.
+#[pyfunction]
+#[pyo3(signature = (source, l1, l2, policy, variant, simulate, seed, line_size, threads, progress_cb = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn l2(
+    py: Python<'_>,
+    source: &NativeSource,
+    l1: u64,
+    l2: Vec<u64>,
+    policy: String,
+    variant: String,
+    simulate: bool,
+    seed: u64,
+    line_size: u64,
+    threads: usize,
+    progress_cb: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let ls = crate::line_size(line_size)?;
+    let spec = source.spec.clone();
+    py.detach(move || {
+        models::l2(
+            &spec,
+            l1,
+            &l2,
+            &policy,
+            &variant,
+            simulate,
+            seed,
+            ls,
+            threads.max(1),
+            progress(progress_cb),
+        )
+    })
+    .map_err(err)
+}
+
+/// `cachescope phases --json`.
+#[pyfunction]
+#[pyo3(signature = (source, interval, unit, k, method, l2, l1, bits, seed, no_simpoint, threads))]
+#[allow(clippy::too_many_arguments)]
+pub fn phases(
+    py: Python<'_>,
+    source: &NativeSource,
+    interval: u64,
+    unit: String,
+    k: String,
+    method: String,
+    l2: String,
+    l1: Option<String>,
+    bits: u32,
+    seed: u64,
+    no_simpoint: bool,
+    threads: usize,
+) -> PyResult<String> {
+    let spec = source.spec.clone();
+    py.detach(move || {
+        models::phases(
+            &spec,
+            interval,
+            &unit,
+            &k,
+            &method,
+            &l2,
+            l1.as_deref(),
+            bits,
+            seed,
+            no_simpoint,
+            threads.max(1),
+        )
+    })
+    .map_err(err)
+}
+
+/// `cachescope attribute --json` (and `--cachegrind-out`).
+#[pyfunction]
+#[pyo3(signature = (source, cache, sample, events, exe, handler_lines, no_cost, no_mrc, cachegrind_out, seed, line_size, threads, progress_cb = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn attribute(
+    py: Python<'_>,
+    source: &NativeSource,
+    cache: String,
+    sample: u64,
+    events: Option<PathBuf>,
+    exe: Option<PathBuf>,
+    handler_lines: u64,
+    no_cost: bool,
+    no_mrc: bool,
+    cachegrind_out: Option<PathBuf>,
+    seed: u64,
+    line_size: u64,
+    threads: usize,
+    progress_cb: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let req = attribution::Request {
+        cache,
+        sample,
+        events,
+        exe,
+        handler_lines,
+        no_cost,
+        no_mrc,
+        cachegrind_out,
+        seed,
+    };
+    let ls = crate::line_size(line_size)?;
+    let spec = source.spec.clone();
+    py.detach(move || {
+        attribution::attribute(&spec, &req, ls, threads.max(1), progress(progress_cb))
+    })
+    .map_err(err)
+}
