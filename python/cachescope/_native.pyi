@@ -45,6 +45,7 @@ def mrc(
     mini_rate: float,
     threads: int,
     progress_cb: Progress = ...,
+    mini_min_sets: int = ...,
 ) -> str: ...
 def sample(
     source: NativeSource,

@@ -66,13 +66,14 @@ pub(crate) fn mrc_options(
             Cold::Exclude
         },
         mini_rate,
+        mini_min_sets: cachescope::method::DEFAULT_MINI_MIN_SETS,
         threads: threads.max(1),
     })
 }
 
 /// `cachescope mrc --json`: any method's curve.
 #[pyfunction]
-#[pyo3(signature = (source, method, policy, sizes, line_size, include_instructions, seed, rate, slot, ways, estimate_cold, mini_rate, threads, progress_cb = None))]
+#[pyo3(signature = (source, method, policy, sizes, line_size, include_instructions, seed, rate, slot, ways, estimate_cold, mini_rate, threads, progress_cb = None, mini_min_sets = cachescope::method::DEFAULT_MINI_MIN_SETS))]
 #[allow(clippy::too_many_arguments)]
 pub fn mrc(
     py: Python<'_>,
@@ -90,8 +91,9 @@ pub fn mrc(
     mini_rate: f64,
     threads: usize,
     progress_cb: Option<Py<PyAny>>,
+    mini_min_sets: u64,
 ) -> PyResult<String> {
-    let opts = mrc_options(
+    let mut opts = mrc_options(
         method,
         policy,
         sizes,
@@ -105,6 +107,7 @@ pub fn mrc(
         mini_rate,
         threads,
     )?;
+    opts.mini_min_sets = mini_min_sets;
     let spec = source.spec.clone();
     py.detach(move || passes::mrc(&spec, &opts, progress(progress_cb)))
         .map_err(err)

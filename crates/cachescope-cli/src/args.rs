@@ -715,6 +715,10 @@ pub struct MrcArgs {
     /// Miniature simulation's sampling rate, in (0, 1] (`--method mini`).
     #[arg(long, default_value_t = 0.01)]
     pub mini_rate: f64,
+    /// Miniature simulation with --ways: every miniature keeps at least this many sets
+    /// (caches with no more are simulated whole); 1 scales every cache by --mini-rate alone.
+    #[arg(long, default_value_t = cachescope::method::DEFAULT_MINI_MIN_SETS)]
+    pub mini_min_sets: u64,
     /// Models: also estimate cold misses (StatCache/StatStack from the samples whose line is
     /// never referenced again), so `miss_ratio` is printed too.
     #[arg(long)]

@@ -28,6 +28,7 @@ use cachescope::{LineSize, Result};
 
 use crate::figures;
 use crate::model::*;
+use crate::policies::PolicyCurves;
 
 /// What the report measures. [`CollectOptions::default`] documents every default.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,6 +91,8 @@ pub struct Collector {
     /// The exact L1 → L2 simulation the L2 model is checked against.
     two_level: TwoLevelAnalysis,
     phases: PhaseAnalysis,
+    /// FIFO, SRRIP, DRRIP in the 3C caches, and OPT: the policies figure.
+    policies: PolicyCurves,
     /// Data-structure attribution, only for traces with an event log (without one every
     /// reference of a synthetic trace is "other", which says nothing).
     attribution: Option<attribution::Attribution<'static>>,
@@ -112,6 +115,8 @@ impl Collector {
             .map(|size| Geometry::new(size, options.ways, line))
             .collect::<Result<Vec<_>>>()?;
         let three_c = ThreeCSweep::new(reuse, &geometries, Policy::Lru)?;
+        let policy_sizes: Vec<u64> = geometries.iter().map(|g| g.size_bytes()).collect();
+        let policies = PolicyCurves::new(reuse, &policy_sizes, options.ways, options.seed)?;
         let dealt = |half: usize| -> Vec<u64> {
             random_sizes.iter().skip(half).step_by(2).copied().collect()
         };
@@ -139,6 +144,7 @@ impl Collector {
             three_c,
             two_level: TwoLevelAnalysis::new(line, l1_lines(line), &L2_BYTES, Policy::Lru)?,
             phases,
+            policies,
             attribution: None,
             options,
         })
@@ -171,6 +177,9 @@ impl Collector {
             &mut self.two_level,
             &mut self.three_c,
         ];
+        for group in self.policies.analyses() {
+            all.extend(group.into_iter().map(|a| a as &mut dyn Analysis));
+        }
         if let Some(a) = &mut self.attribution {
             all.push(a);
         }
@@ -187,18 +196,23 @@ impl Collector {
             return None;
         }
         let [random_a, random_b] = &mut self.random;
-        // run_split deals them in order: the first five, then the last four.
-        let all: Vec<&mut (dyn Analysis + Send)> = vec![
+        let [policies_a, policies_b] = self.policies.analyses();
+        // run_split deals them in order: the first seven, then the last six.
+        let mut all: Vec<&mut (dyn Analysis + Send)> = vec![
             random_a,
             &mut self.three_c,
             &mut self.two_level,
             &mut self.sampler,
             &mut self.stats,
-            random_b,
+        ];
+        all.extend(policies_a);
+        all.extend([
+            random_b as &mut (dyn Analysis + Send),
             &mut self.rt,
             &mut self.fp,
             &mut self.phases,
-        ];
+        ]);
+        all.extend(policies_b);
         Some(all)
     }
 
@@ -269,7 +283,8 @@ impl Collector {
 
         let smith_distances = smith::Distances::from_stack_distances(&distances);
         let mut three_c_points = Vec::new();
-        for report in self.three_c.finish() {
+        let three_c_reports = self.three_c.finish();
+        for report in &three_c_reports {
             let level = &report.levels[0];
             let size = level.geometry.size_bytes();
             if size > max_bytes {
@@ -287,6 +302,8 @@ impl Collector {
                 smith_miss_ratio: smith.points[0].miss_ratio.unwrap_or(f64::NAN),
             });
         }
+
+        let policies = self.policies.finish(&three_c_reports, &sizes, max_bytes)?;
 
         let l2 = match l2_report(&distances, &self.two_level, line) {
             Ok(r) => Some(r),
@@ -331,6 +348,7 @@ impl Collector {
                 bytes_touched: stats.bytes_touched,
             },
             mrc,
+            policies,
             sampling: SamplingSummary {
                 rate: self.options.sample_rate,
                 seed: self.options.seed,

@@ -38,6 +38,7 @@ pub struct Figure {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Mrc,
+    Policies,
     WorkingSet,
     FillTime,
     ReuseTime,
@@ -58,6 +59,15 @@ impl Kind {
                 "Misses per data reference (cold misses included) of a fully associative cache of each size, \
                  log2 axis; solid black is exact LRU, grey dots exact random replacement, dashed lines the models: \
                  the closer a model follows the exact curve of its policy, the better it predicts.",
+            ),
+            Kind::Policies => (
+                "policies",
+                "Replacement policies against the optimal bound",
+                "Misses per data reference (cold misses included) by cache size, log2 axis: LRU in the \
+                 3C section's set-associative caches (exact simulation), FIFO, SRRIP and DRRIP (Jaleel et \
+                 al. 2010) in the same caches (miniature simulations of at least 256 sets, exact below), \
+                 and Belady's OPT for a fully associative cache (exact), which no policy beats: the gap \
+                 between a policy and OPT is what a better replacement policy could still win.",
             ),
             Kind::WorkingSet => (
                 "working-set",
@@ -132,14 +142,17 @@ impl Kind {
 
 /// The figures a report has, in page order: optional sections only when they have data.
 fn kinds(r: &Report) -> Vec<Kind> {
-    let mut k = vec![
-        Kind::Mrc,
+    let mut k = vec![Kind::Mrc];
+    if r.policies.iter().any(|m| !m.points.is_empty()) {
+        k.push(Kind::Policies);
+    }
+    k.extend([
         Kind::WorkingSet,
         Kind::FillTime,
         Kind::ReuseTime,
         Kind::StackDistance,
         Kind::ThreeC,
-    ];
+    ]);
     if r.l2.as_ref().is_some_and(|l| l.l2_refs > 0) {
         k.push(Kind::L2Mrc);
         k.push(Kind::L2Reuse);
@@ -244,6 +257,7 @@ where
 {
     match kind {
         Kind::Mrc => draw_mrc(root, r),
+        Kind::Policies => draw_policies(root, r),
         Kind::WorkingSet => draw_working_set(root, r),
         Kind::FillTime => draw_fill_time(root, r),
         Kind::ReuseTime => draw_histogram(root, &r.reuse_time, "reuse time (references)"),
@@ -416,8 +430,51 @@ fn draw_mrc<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report) -> Dr
 where
     DB::ErrorType: 'static,
 {
+    draw_curves(root, &r.mrc, |m| {
+        let label = format!("{} {}", m.method, m.policy.to_uppercase());
+        let style = match (m.method.as_str(), m.policy.as_str()) {
+            ("exact", "lru") => Style::Reference,
+            ("exact", _) => Style::Dots,
+            _ => Style::Dashed,
+        };
+        (label, style)
+    })
+}
+
+/// LRU, the policies real caches use, and the optimal bound.
+fn draw_policies<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, r: &Report) -> Drawn
+where
+    DB::ErrorType: 'static,
+{
+    let ways = r.three_c.ways;
+    draw_curves(root, &r.policies, |m| match m.policy.as_str() {
+        "lru" => (format!("LRU, {ways}-way (exact)"), Style::Reference),
+        "opt" => ("OPT, fully associative (exact)".into(), Style::Dots),
+        p => (
+            format!("{}, {ways}-way (miniature)", p.to_uppercase()),
+            Style::Dashed,
+        ),
+    })
+}
+
+/// How a curve is drawn: the reference (bold black), grey dots, or a dashed colour.
+enum Style {
+    Reference,
+    Dots,
+    Dashed,
+}
+
+/// Miss-ratio curves on a log2 size axis, each labelled and styled by `style`.
+fn draw_curves<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    curves: &[cachescope::reuse::Mrc],
+    style: impl Fn(&cachescope::reuse::Mrc) -> (String, Style),
+) -> Drawn
+where
+    DB::ErrorType: 'static,
+{
     let value = |p: &cachescope::reuse::MrcPoint| p.miss_ratio.unwrap_or(p.miss_ratio_warm);
-    let all = r.mrc.iter().flat_map(|m| m.points.iter());
+    let all = curves.iter().flat_map(|m| m.points.iter());
     let (lo, hi) = all.clone().fold((f64::MAX, 0f64), |(lo, hi), p| {
         let x = (p.size_bytes as f64).log2();
         (lo.min(x), hi.max(x))
@@ -436,28 +493,28 @@ where
         Axis::plain("miss ratio"),
     )?;
     let mut colour = PALETTE.iter().cycle();
-    for m in &r.mrc {
+    for m in curves {
         let points: Vec<(f64, f64)> = m
             .points
             .iter()
             .map(|p| ((p.size_bytes as f64).log2(), value(p)))
             .collect();
-        let label = format!("{} {}", m.method, m.policy.to_uppercase());
-        match (m.method.as_str(), m.policy.as_str()) {
-            ("exact", "lru") => {
+        let (label, style) = style(m);
+        match style {
+            Style::Reference => {
                 chart
                     .draw_series(LineSeries::new(points, BLACK.stroke_width(3)))?
                     .label(label)
                     .legend(line_key(BLACK.stroke_width(3)));
             }
-            ("exact", _) => {
+            Style::Dots => {
                 chart.draw_series(LineSeries::new(points.clone(), GREY.stroke_width(1)))?;
                 chart
                     .draw_series(points.iter().map(|&p| Circle::new(p, 4, GREY.filled())))?
                     .label(label)
                     .legend(|(x, y)| Circle::new((x + 10, y), 4, GREY.filled()));
             }
-            _ => {
+            Style::Dashed => {
                 let c = *colour.next().expect("cycle");
                 chart
                     .draw_series(DashedLineSeries::new(points, 6, 4, c.stroke_width(2)))?

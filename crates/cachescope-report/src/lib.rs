@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! Trace ─▶ collect::Collector (one pass: stats, stack distances, reuse times, footprint,
-//!          random replacement, sampling, 3C simulation, two-level L1/L2 simulation, phases)
+//!          random replacement, sampling, 3C simulation, two-level L1/L2 simulation, phases,
+//!          policies: FIFO/SRRIP/DRRIP miniatures and OPT)
 //!          ─▶ model::Report (= report.json)
 //!                                                              ├─▶ figures (SVG + PNG)
 //!                                                              └─▶ html (report.html)
@@ -11,6 +12,7 @@
 //! - [`model`]: the one data model, serialised as `report.json`; everything else renders it.
 //! - [`collect`]: the analyses of one pass ([`collect::Collector::analyses`] for a driver
 //!   with progress, or [`collect::collect`]) and the models run on their results.
+//! - [`policies`]: the policy curves (miniature simulations and OPT) of the policies figure.
 //! - [`figures`]: plotters drawings of the model, each as SVG and PNG, with the embedded
 //!   DejaVu Sans font (no system fonts), and the evicted-by heatmap of any percentage matrix.
 //! - [`html`]: the page, one file with inline SVG and CSS, no script and no network.
@@ -45,6 +47,7 @@ pub mod error;
 pub mod figures;
 pub mod html;
 pub mod model;
+pub mod policies;
 pub mod write;
 
 pub use error::{Error, Result};

@@ -31,6 +31,11 @@ pub struct Report {
     /// replacement (one size per octave: it simulates each size), then each model (the exact
     /// LRU curve's sizes, eight per octave).
     pub mrc: Vec<Mrc>,
+    /// Curves by replacement policy: LRU, FIFO, SRRIP and DRRIP in the 3C section's
+    /// set-associative caches (LRU exact, the others miniature simulations with at least 256
+    /// sets), and OPT (Belady's MIN, fully associative, exact), the bound none beats.
+    #[serde(default)]
+    pub policies: Vec<Mrc>,
     /// How the sampled models' reuse distances were taken.
     pub sampling: SamplingSummary,
     /// The working-set graph: average footprint fp(w) (distinct lines) of windows of `w`

@@ -45,6 +45,7 @@ fn every_figure_renders_non_blank_png_and_parsable_svg_with_text() {
         ids,
         [
             "mrc",
+            "policies",
             "working-set",
             "fill-time",
             "reuse-time",
@@ -85,6 +86,7 @@ fn every_figure_renders_non_blank_png_and_parsable_svg_with_text() {
         assert!(shapes > 10, "{}: {shapes} shapes", f.info.id);
         let expected = match f.info.id.as_str() {
             "mrc" => "exact LRU",
+            "policies" => "OPT, fully associative",
             "working-set" => "window length",
             "fill-time" => "inter-miss time",
             "reuse-time" => "cold",
@@ -149,5 +151,44 @@ fn heatmap_puts_each_percentage_in_its_cell() {
             text.iter().any(|t| t.trim() == label),
             "{label} missing from {text:?}"
         );
+    }
+}
+
+/// The policies figure's curves: OPT is at or below LRU's fully associative curve at every
+/// size, and the set-associative LRU curve equals the 3C section's simulations.
+#[test]
+fn policy_curves_are_bounded_by_opt_and_lru_matches_the_3c_caches() {
+    let report = report_of(
+        Workload::Zipf,
+        Params {
+            lines: 4096,
+            ..Params::default()
+        },
+        4096,
+    );
+    let names: Vec<(&str, &str)> = report
+        .policies
+        .iter()
+        .map(|m| (m.method.as_str(), m.policy.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("exact", "lru"),
+            ("mini", "fifo"),
+            ("mini", "srrip"),
+            ("mini", "drrip"),
+            ("exact", "opt")
+        ]
+    );
+    let lru_fa = &report.mrc[0];
+    let opt = &report.policies[4];
+    for (o, l) in opt.points.iter().zip(&lru_fa.points) {
+        assert_eq!(o.size_bytes, l.size_bytes);
+        assert!(o.miss_ratio.unwrap() <= l.miss_ratio.unwrap() + 1e-12);
+    }
+    for (p, c) in report.policies[0].points.iter().zip(&report.three_c.points) {
+        assert_eq!(p.size_bytes, c.size_bytes);
+        assert_eq!(p.miss_ratio.unwrap(), c.misses as f64 / c.refs as f64);
     }
 }

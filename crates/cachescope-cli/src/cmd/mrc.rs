@@ -34,6 +34,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
             Cold::Exclude
         },
         mini_rate: args.mini_rate,
+        mini_min_sets: args.mini_min_sets,
         threads: args.run.threads,
     };
     // Asking a model for another policy fails before any program runs.
@@ -99,7 +100,10 @@ fn notes(run: &MrcRun, opts: &MrcOptions) -> Vec<String> {
         notes.push(sample_note(p));
     }
     if opts.method == MrcMethod::Mini {
-        notes.push(format!("miniature caches at rate {}", opts.mini_rate));
+        notes.push(format!(
+            "miniature caches at rate {}, at least {} sets each",
+            opts.mini_rate, opts.mini_min_sets
+        ));
     }
     notes
 }

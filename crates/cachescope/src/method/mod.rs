@@ -70,6 +70,10 @@ pub enum CurvePolicy {
     Drrip,
 }
 
+/// [`MrcOptions::mini_min_sets`]'s default: 64 sets, DRRIP's leader sets, and the floor that
+/// took the mean error on real programs from 2.2 pp to docs/accuracy/mini.md's figures.
+pub const DEFAULT_MINI_MIN_SETS: u64 = 64;
+
 /// Everything a curve depends on besides its input. The defaults are the command line's.
 #[derive(Clone, Debug)]
 pub struct MrcOptions {
@@ -94,6 +98,9 @@ pub struct MrcOptions {
     pub cold: Cold,
     /// Miniature simulation's sampling rate in (0, 1].
     pub mini_rate: f64,
+    /// Sets every set-associative miniature keeps at least (exact below that many): the
+    /// sampled sets of a small cache are too few for its miss ratio.
+    pub mini_min_sets: u64,
     /// Threads for the models' own work (StatCache solves sizes side by side).
     pub threads: usize,
 }
@@ -111,6 +118,7 @@ impl Default for MrcOptions {
             ways: None,
             cold: Cold::Exclude,
             mini_rate: 0.01,
+            mini_min_sets: DEFAULT_MINI_MIN_SETS,
             threads: 1,
         }
     }
@@ -251,7 +259,14 @@ pub fn mrc<E: Executor>(
             } else {
                 1.0
             };
-            let mut mini = crate::mini::MiniSim::new(options, sim, opts.ways, sizes, rate)?;
+            let min_sets = if opts.method == Method::Mini {
+                opts.mini_min_sets
+            } else {
+                1
+            };
+            let mut mini = crate::mini::MiniSim::with_min_sets(
+                options, sim, opts.ways, sizes, rate, min_sets,
+            )?;
             if exec.analyses(trace, &mut [&mut mini])?.is_none() {
                 return Ok(None);
             }

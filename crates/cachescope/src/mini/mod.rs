@@ -66,6 +66,21 @@ impl MiniSim {
         sizes_bytes: &[u64],
         rate: f64,
     ) -> Result<MiniSim> {
+        MiniSim::with_min_sets(options, policy, ways, sizes_bytes, rate, 1)
+    }
+
+    /// [`MiniSim::new`] where every set-associative miniature keeps at least `min_sets` sets
+    /// (all of them, unsampled, for a cache that has no more): small caches are then simulated
+    /// exactly and the miniatures of large ones are big enough for set dueling (DRRIP's 64
+    /// leader sets) and for the sets' law of large numbers. Fully associative caches ignore it.
+    pub fn with_min_sets(
+        options: Options,
+        policy: Policy,
+        ways: Option<u32>,
+        sizes_bytes: &[u64],
+        rate: f64,
+        min_sets: u64,
+    ) -> Result<MiniSim> {
         if !(rate > 0.0 && rate <= 1.0) {
             return Err(Error::InvalidParameter {
                 name: "miniature sampling rate",
@@ -86,7 +101,7 @@ impl MiniSim {
                 }
                 Some(w) => {
                     let sets = Geometry::new(size_bytes, w, ls)?.sets();
-                    let want = (sets as f64 * rate).max(1.0);
+                    let want = (sets as f64 * rate).max(min_sets.max(1) as f64);
                     let mini = 1u64 << want.log2().round() as u32;
                     let mini = mini.min(sets);
                     (

@@ -69,3 +69,28 @@ fn a_sampled_miniature_tracks_the_full_cache() {
     assert!(MiniSim::new(Options::default(), Policy::Lru, None, &sizes, 0.0).is_err());
     assert!(MiniSim::new(Options::default(), Policy::Lru, None, &sizes, f64::NAN).is_err());
 }
+
+#[test]
+fn min_sets_keeps_small_caches_exact_and_scales_large_ones() {
+    use crate::workloads::{self, Params, Workload};
+    let p = Params {
+        refs: Some(200_000),
+        ..Params::default()
+    };
+    let sizes = [4096, 32768, 1 << 20];
+    let run = |sim: &mut MiniSim| {
+        let w = workloads::generator(Workload::Zipf, &p).unwrap();
+        let mut t =
+            crate::trace::Trace::from_reader(Box::new(w), crate::Source::Workload("z".into()));
+        crate::analysis::run(&mut t, &mut [sim], 1, |_| {}).unwrap();
+        sim.finish()
+    };
+    let o = Options::default();
+    let exact = run(&mut MiniSim::new(o, Policy::Srrip, Some(8), &sizes, 1.0).unwrap());
+    let mut floor = MiniSim::with_min_sets(o, Policy::Srrip, Some(8), &sizes, 0.01, 64).unwrap();
+    let got = run(&mut floor);
+    // 4 KiB (8 sets) and 32 KiB (64 sets) are exact; 1 MiB (2048 sets) runs with 64 of them.
+    assert_eq!(got.points[..2], exact.points[..2]);
+    assert_eq!(floor.caches[2].cache.geometry().sets(), 64);
+    assert!((got.points[2].miss_ratio_warm - exact.points[2].miss_ratio_warm).abs() < 0.05);
+}
