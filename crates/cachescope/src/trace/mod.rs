@@ -11,6 +11,7 @@
 //! decompression ([`Compression`]) and detection ([`Format`]) to the right reader.
 
 pub mod binary;
+pub mod champsim;
 mod compress;
 mod detect;
 pub mod din;
@@ -84,6 +85,8 @@ pub enum Format {
     Binary,
     /// cachescope's native block format ([`native`]).
     Native,
+    /// ChampSim's 64-byte instruction records ([`champsim`]).
+    Champsim,
 }
 
 impl Format {
@@ -96,12 +99,14 @@ impl Format {
             Format::Din => "din",
             Format::Binary => "binary",
             Format::Native => "native",
+            Format::Champsim => "champsim",
         }
     }
 
     /// Every format, in the order detection tries them.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::Native,
+        Format::Champsim,
         Format::Lackey,
         Format::Din,
         Format::Plain(Radix::Hex),
