@@ -73,8 +73,7 @@ fn trace() -> Vec<u8> {
 }
 
 fn decode(bytes: &[u8]) -> u64 {
-    let mut reader =
-        champsim::Reader::new(bytes, Source::Memory, champsim::Options::default());
+    let mut reader = champsim::Reader::new(bytes, Source::Memory, champsim::Options::default());
     let mut batch = Batch::new();
     let mut n = 0;
     loop {
