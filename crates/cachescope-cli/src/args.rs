@@ -39,6 +39,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         cachescope convert trace.txt trace.cst            lackey text to native (~24x smaller)\n  \
         cachescope convert trace.cst trace.din --to din\n  \
+        cachescope convert trace.cst trace.champsimtrace.xz --to champsim\n  \
         cachescope convert trace.cst - --to plain-hex | head")]
     Convert(ConvertArgs),
     /// Write a built-in synthetic workload as a trace.
@@ -181,7 +182,7 @@ pub struct InputArgs {
 /// How to read a trace file.
 #[derive(Debug, Args)]
 pub struct ReadArgs {
-    /// Trace format: auto, lackey, plain, plain-hex, plain-dec, din, binary, native.
+    /// Trace format: auto, lackey, plain, plain-hex, plain-dec, din, binary, native, champsim.
     #[arg(long, default_value = "auto", value_parser = parse_format)]
     pub format: FormatChoice,
     /// Skip text lines that do not parse, warn once and report how many, instead of failing.
@@ -292,7 +293,7 @@ pub struct ConvertArgs {
     /// Where to write (`-` for stdout). A `.gz`, `.zst` or `.xz` ending compresses text output.
     #[arg(value_name = "OUT")]
     pub output: PathBuf,
-    /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary.
+    /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary, champsim.
     #[arg(long, default_value = "native", value_parser = parse_output_format)]
     pub to: cachescope::trace::Format,
     #[command(flatten)]
@@ -477,7 +478,7 @@ pub struct RecordArgs {
     /// Where to write the trace (`-` for stdout) [default: PROGRAM.cst in the current directory].
     #[arg(short, long, value_name = "TRACE")]
     pub output: Option<PathBuf>,
-    /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary.
+    /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary, champsim.
     #[arg(long, default_value = "native", value_parser = parse_output_format)]
     pub to: cachescope::trace::Format,
     /// Do not record allocation events: no TRACE.events (memory map, heap allocations and
@@ -536,7 +537,7 @@ pub struct GenerateArgs {
     /// Where to write (`-` for stdout).
     #[arg(short, long, value_name = "OUT", required_unless_present = "list")]
     pub output: Option<PathBuf>,
-    /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary.
+    /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary, champsim.
     #[arg(long, default_value = "native", value_parser = parse_output_format)]
     pub to: cachescope::trace::Format,
     #[command(flatten)]
@@ -873,8 +874,8 @@ fn parse_output_format(s: &str) -> Result<cachescope::trace::Format> {
     match Format::from_name(s) {
         Some(f) => Ok(f),
         None => bail!(
-            "{s:?} is not an output format; expected native, lackey, plain-hex, plain-dec, din \
-             or binary"
+            "{s:?} is not an output format; expected native, lackey, plain-hex, plain-dec, din, \
+             binary or champsim"
         ),
     }
 }

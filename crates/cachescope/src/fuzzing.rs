@@ -14,11 +14,12 @@ use crate::trace::{self, Format, FormatChoice, OpenOptions, Radix};
 const MAX_ACCESSES: u64 = 1 << 20;
 
 /// The fuzz targets, by the name of their directory under `fuzz/corpus/`.
-pub const TARGETS: [&str; 9] = [
+pub const TARGETS: [&str; 10] = [
     "lackey",
     "plain",
     "din",
     "binary",
+    "champsim",
     "native",
     "open",
     "native_index",
@@ -40,6 +41,7 @@ pub fn run(name: &str, data: &[u8]) {
         }
         "din" => reader(Format::Din, data),
         "binary" => reader(Format::Binary, data),
+        "champsim" => reader(Format::Champsim, data),
         "native" => reader(Format::Native, data),
         "open" => open(data),
         "native_index" => native_index(data),

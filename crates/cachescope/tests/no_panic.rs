@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use cachescope::batch::Batch;
-use cachescope::trace::{OpenOptions, Trace, native};
+use cachescope::trace::{OpenOptions, Trace, champsim, native};
 use cachescope::{Access, AccessKind, Source};
 use proptest::prelude::*;
 
@@ -62,6 +62,14 @@ fn native_bytes() -> Vec<u8> {
     w.finish().unwrap().0
 }
 
+/// The sample as ChampSim records (modifies become a load and a store: 3750 references).
+fn champsim_bytes() -> Vec<u8> {
+    let batch: Batch = sample_accesses().into_iter().collect();
+    let mut w = champsim::Writer::new(Vec::new(), Source::Memory);
+    w.write_batch(&batch).unwrap();
+    w.finish().unwrap()
+}
+
 fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     e.write_all(bytes).unwrap();
@@ -77,6 +85,18 @@ fn valid_inputs_read_completely() {
         drain(zstd::encode_all(&native_bytes()[..], 1).unwrap(), false).unwrap(),
         3000
     );
+    assert_eq!(drain(champsim_bytes(), false).unwrap(), 3750);
+    assert_eq!(drain(gzip(&champsim_bytes()), false).unwrap(), 3750);
+}
+
+#[test]
+fn every_cut_of_a_champsim_trace_inside_a_record_is_an_error() {
+    let full = champsim_bytes();
+    // Detection needs one whole record; less is read as another format or refused.
+    for cut in (64..full.len()).step_by(7) {
+        let got = drain(full[..cut].to_vec(), false);
+        assert_eq!(got.is_err(), cut % 64 != 0, "cut at {cut}: {got:?}");
+    }
 }
 
 #[test]
@@ -100,7 +120,7 @@ proptest! {
 
     #[test]
     fn damaged_traces_never_panic(
-        which in 0..4usize,
+        which in 0..6usize,
         cut in 0.0..1.0f64,
         flips in proptest::collection::vec((0.0..1.0f64, 1..=255u8), 0..4),
         skip in any::<bool>(),
@@ -109,7 +129,9 @@ proptest! {
             0 => lackey_text(),
             1 => native_bytes(),
             2 => gzip(&lackey_text()),
-            _ => zstd::encode_all(&native_bytes()[..], 1).unwrap(),
+            3 => zstd::encode_all(&native_bytes()[..], 1).unwrap(),
+            4 => champsim_bytes(),
+            _ => gzip(&champsim_bytes()),
         };
         for (at, x) in flips {
             let i = ((bytes.len() - 1) as f64 * at) as usize;

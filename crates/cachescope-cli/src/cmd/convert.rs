@@ -92,7 +92,8 @@ pub fn print_summary(summary: &WriteSummary, how: &SummaryFormat, run: &RunArgs)
 }
 
 /// Writes every access of `trace` to `out` (`-` = stdout) in `format`; files appear only when
-/// complete. With `distinct`, also counts the distinct lines for the summary.
+/// complete. With `distinct`, also counts the distinct lines for the summary. What the format
+/// could not hold (ChampSim's losses) is printed as warnings on stderr unless quiet.
 pub fn write_trace(
     trace: &mut Trace,
     out: &std::path::Path,
@@ -122,12 +123,13 @@ pub fn write_trace(
             written: Arc::clone(&written),
         });
         let w = write::writer(stdout, Source::Stdin, format, compression, header)?;
-        pump(trace, w, run, &mut counts)?;
+        let notes = pump(trace, w, run, &mut counts)?;
+        warn(out, &notes, run);
         return Ok(counts.summary(trace, out, format, run, written.load(Ordering::Relaxed)));
     }
     let (pending, file) = Pending::create(out)?;
     let sink = Source::File(out.to_owned());
-    if format == Format::Native && compression == cachescope::trace::Compression::None {
+    let notes = if format == Format::Native && compression == cachescope::trace::Compression::None {
         // A plain native file is seekable: its header gets the final counts.
         let opts = native::WriterOptions {
             source: sink.clone(),
@@ -140,11 +142,13 @@ pub fn write_trace(
             .map_err(|e| e.into_error())
             .and_then(|f| f.sync_all())
             .with_context(|| format!("cannot write {}", out.display()))?;
+        Vec::new()
     } else {
         let w = write::writer(Box::new(file), sink, format, compression, header)?;
-        pump(trace, w, run, &mut counts)?;
-    }
+        pump(trace, w, run, &mut counts)?
+    };
     pending.commit()?;
+    warn(out, &notes, run);
     let bytes = std::fs::metadata(out).map_or(0, |m| m.len());
     Ok(counts.summary(trace, out, format, run, bytes))
 }
@@ -209,15 +213,28 @@ impl<W: Write> Write for Counting<W> {
     }
 }
 
-/// Streams `trace` into `w` through the shared driver, then completes it.
+/// Prints what writing `out` could not represent, unless quiet.
+fn warn(out: &std::path::Path, notes: &[String], run: &RunArgs) {
+    if run.quiet {
+        return;
+    }
+    for note in notes {
+        eprintln!("cachescope: warning: {}: {note}", out.display());
+    }
+}
+
+/// Streams `trace` into `w` through the shared driver, then completes it; returns the
+/// writer's notes on what it could not represent.
 fn pump(
     trace: &mut Trace,
     mut w: Box<dyn AccessWriter>,
     run: &RunArgs,
     counts: &mut Counts,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     write_all(trace, run, counts, |b| w.write_batch(b))?;
-    Ok(w.finish()?)
+    let notes = w.notes();
+    w.finish()?;
+    Ok(notes)
 }
 
 /// One pass over `trace`, each batch handed to `write`; the first write error stops further

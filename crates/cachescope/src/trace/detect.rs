@@ -2,11 +2,12 @@
 //!
 //! The answer is yes / no / need-more-bytes in spirit (inferno's `guess`): the opener hands over
 //! up to [`SNIFF_LEN`] bytes, or fewer when the input ends. Native traces are known by their
-//! magic; raw binary by bytes no text trace contains; text by sniffing each text format over the
+//! magic; ChampSim by records that pass [`champsim::sniff`]; raw binary by bytes no text trace
+//! contains; text by sniffing each text format over the
 //! sample's whole lines and taking the one under which the most lines hold an access, ties going
 //! to the stricter format (lackey, then din, then plain).
 
-use super::{Format, Radix, Sniff, din, lackey, native, plain};
+use super::{Format, Radix, Sniff, champsim, din, lackey, native, plain};
 
 /// Bytes of content examined.
 pub(crate) const SNIFF_LEN: usize = 64 * 1024;
@@ -19,7 +20,7 @@ pub(crate) struct Detected {
 }
 
 /// The formats tried, for "unknown format" errors.
-pub(crate) const TRIED: &str = "native, lackey, din, plain (hex and decimal), binary";
+pub(crate) const TRIED: &str = "native, champsim, lackey, din, plain (hex and decimal), binary";
 
 /// Detects the format of `head`; `at_eof` says whether `head` is the whole input.
 /// `None`: nothing matched.
@@ -27,6 +28,12 @@ pub(crate) fn detect(head: &[u8], at_eof: bool) -> Option<Detected> {
     if head.starts_with(&native::MAGIC) {
         return Some(Detected {
             format: Format::Native,
+            note: None,
+        });
+    }
+    if champsim::sniff(head) {
+        return Some(Detected {
+            format: Format::Champsim,
             note: None,
         });
     }
@@ -114,6 +121,12 @@ mod tests {
             Some(Format::Plain(Radix::Hex))
         );
         assert_eq!(fmt(&[0x00, 0x10, 0, 0, 0, 0, 0, 0]), Some(Format::Binary));
+        let champsim = champsim::Record {
+            ip: 0x40_1000,
+            source_memory: [0x7ffd_0000, 0, 0, 0],
+            ..Default::default()
+        };
+        assert_eq!(fmt(&champsim.encode()), Some(Format::Champsim));
         let mut native = native::MAGIC.to_vec();
         native.extend([0; 16]);
         assert_eq!(fmt(&native), Some(Format::Native));

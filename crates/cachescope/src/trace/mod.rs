@@ -7,10 +7,12 @@
 //!
 //! Each format module has the same shape: an `Options` struct with documented defaults, a
 //! `Reader` over any [`std::io::Read`], and a `sniff` function used by detection that says how
-//! many lines of a sample parse ([`Sniff`]). [`open`] wires a file or stdin through
+//! many lines of a sample parse ([`Sniff`]; for [`champsim`], whether every record of the sample
+//! is plausible). [`open`] wires a file or stdin through
 //! decompression ([`Compression`]) and detection ([`Format`]) to the right reader.
 
 pub mod binary;
+pub mod champsim;
 mod compress;
 mod detect;
 pub mod din;
@@ -84,6 +86,8 @@ pub enum Format {
     Binary,
     /// cachescope's native block format ([`native`]).
     Native,
+    /// ChampSim's 64-byte instruction records ([`champsim`]).
+    Champsim,
 }
 
 impl Format {
@@ -96,12 +100,14 @@ impl Format {
             Format::Din => "din",
             Format::Binary => "binary",
             Format::Native => "native",
+            Format::Champsim => "champsim",
         }
     }
 
     /// Every format, in the order detection tries them.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::Native,
+        Format::Champsim,
         Format::Lackey,
         Format::Din,
         Format::Plain(Radix::Hex),

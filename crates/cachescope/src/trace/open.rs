@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::compress::{Compression, MAGIC_LEN};
 use super::detect::{self, SNIFF_LEN};
-use super::{AccessReader, Diagnostics, Format, binary, din, lackey, native, pipe, plain};
+use super::{
+    AccessReader, Diagnostics, Format, binary, champsim, din, lackey, native, pipe, plain,
+};
 use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 
@@ -36,7 +38,7 @@ impl std::str::FromStr for FormatChoice {
                     name: "format",
                     message: format!(
                         "{s:?} is not a format; expected one of auto, lackey, plain, plain-hex, \
-                         plain-dec, din, binary, native"
+                         plain-dec, din, binary, native, champsim"
                     ),
                 }),
         }
@@ -159,6 +161,11 @@ impl Trace {
             )),
             Format::Binary => Box::new(binary::Reader::new(input, src, binary::Options::default())),
             Format::Native => Box::new(native::Reader::new(input, src)?),
+            Format::Champsim => Box::new(champsim::Reader::new(
+                input,
+                src,
+                champsim::Options::default(),
+            )),
         };
         Ok(Trace {
             source,
@@ -353,7 +360,7 @@ pub(crate) fn open_text_range(
             },
         )),
         Format::Din => Box::new(din::Reader::new(input, src, din::Options::default())),
-        Format::Binary | Format::Native => {
+        Format::Binary | Format::Native | Format::Champsim => {
             return Err(Error::InvalidParameter {
                 name: "format",
                 message: format!("{} traces are not cut at line boundaries", format.name()),
