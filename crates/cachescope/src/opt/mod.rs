@@ -25,6 +25,8 @@
 //! # Ok::<(), cachescope::Error>(())
 //! ```
 
+#[cfg(test)]
+mod mattson;
 mod next_use;
 mod stack;
 

@@ -1,7 +1,8 @@
-//! OPT against brute-force MIN, and against LRU.
+//! OPT against brute-force MIN, against LRU, and the run stack against Mattson's update.
 
 use proptest::prelude::*;
 
+use super::mattson::MattsonStack;
 use super::*;
 use crate::access::Access;
 use crate::sim::{Cache, Policy};
@@ -94,7 +95,70 @@ fn spill_crosses_blocks() {
     assert!(got.points[0].miss_ratio > got.points[4].miss_ratio);
 }
 
+/// Dense ids and next uses (time indices, `u64::MAX` for none) of a trace of lines.
+fn ids_and_next(trace: &[u64]) -> (Vec<u32>, Vec<u64>) {
+    let mut ids = std::collections::HashMap::new();
+    let id = trace
+        .iter()
+        .map(|&l| {
+            let n = ids.len() as u32;
+            *ids.entry(l).or_insert(n)
+        })
+        .collect();
+    let mut next = vec![u64::MAX; trace.len()];
+    let mut last = std::collections::HashMap::new();
+    for i in (0..trace.len()).rev() {
+        next[i] = last.insert(trace[i], i as u64).unwrap_or(u64::MAX);
+    }
+    (id, next)
+}
+
+/// Misses at every size from 0 to past the footprint, of the run stack and of Mattson's.
+fn both_stacks(trace: &[u64]) -> (Vec<u64>, Vec<u64>) {
+    let (id, next) = ids_and_next(trace);
+    let (mut runs, mut mattson) = (OptStack::new(), MattsonStack::new());
+    for (&i, &n) in id.iter().zip(&next) {
+        runs.access(i, n);
+        mattson.access(i, n);
+    }
+    assert_eq!((runs.refs(), runs.cold()), (mattson.refs(), mattson.cold()));
+    let sizes: Vec<u64> = (0..=id.len() as u64 + 1).collect();
+    (runs.misses_at(&sizes), mattson.misses_at(&sizes))
+}
+
+#[test]
+fn run_stack_equals_mattson_on_skewed_traces() {
+    // Zipf-like draws, loops and phases over a few thousand lines: many runs, many references
+    // into the first run, stale entries compacted.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut rand = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut trace = Vec::new();
+    for i in 0..60_000u64 {
+        let r = rand();
+        trace.push(match (i / 10_000) % 3 {
+            0 => 4096 / (1 + r % 4096),
+            1 => i % 700,
+            _ => (r % 64) * (r % 50),
+        });
+    }
+    let (runs, mattson) = both_stacks(&trace);
+    assert_eq!(runs, mattson);
+}
+
 proptest! {
+    #[test]
+    fn run_stack_equals_mattson(
+        trace in (1u64..40).prop_flat_map(|span| proptest::collection::vec(0..span, 0..600)),
+    ) {
+        let (runs, mattson) = both_stacks(&trace);
+        prop_assert_eq!(runs, mattson);
+    }
+
     #[test]
     fn opt_equals_brute_force_min_at_every_size(
         trace in (1u64..24).prop_flat_map(|span| proptest::collection::vec(0..span, 0..200)),
