@@ -135,16 +135,6 @@ impl MattsonStack {
         self.cold
     }
 
-    /// Misses of a cache of `lines` lines under OPT, cold misses included.
-    pub fn misses(&self, lines: u64) -> u64 {
-        let hits: u64 = self
-            .hist
-            .iter()
-            .take(lines.min(usize::MAX as u64) as usize)
-            .sum();
-        self.refs - hits
-    }
-
     /// Misses for each of `lines` (any order), from one cumulative sum.
     pub fn misses_at(&self, lines: &[u64]) -> Vec<u64> {
         let mut cumulative = Vec::with_capacity(self.hist.len() + 1);
