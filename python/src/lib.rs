@@ -128,7 +128,7 @@ fn line_size(bytes: u64) -> PyResult<LineSize> {
 /// Bytes from `32K`, `8MiB`, `64`: the command line's size syntax.
 #[pyfunction]
 fn parse_size(s: &str) -> PyResult<u64> {
-    cachescope::units::parse_bytes(s, "size").map_err(err)
+    cachescope::units::parse_bytes(s, "size").map_err(|e| err(e.into()))
 }
 
 /// The command line's default sizes: `per_octave` per power of two from `lo` to `hi` bytes.

@@ -882,23 +882,13 @@ fn parse_output_format(s: &str) -> Result<cachescope::trace::Format> {
 
 /// Parses a byte size: a number with an optional K, M or G (powers of 1024, optional `iB`/`B`).
 pub fn parse_size(s: &str) -> Result<u64> {
-    Ok(cachescope::units::parse_bytes(s, "size")?)
+    // Through the library's error, which names the parameter: `invalid size: …`.
+    Ok(cachescope::units::parse_bytes(s, "size").map_err(cachescope::Error::from)?)
 }
 
 /// Parses a count: a number with an optional K, M or G (powers of 1000), e.g. 1M = 1000000.
 pub fn parse_count(s: &str) -> Result<u64> {
-    let t = s.trim();
-    let (num, mult) = match t.char_indices().last() {
-        Some((i, 'k' | 'K')) => (&t[..i], 1_000),
-        Some((i, 'm' | 'M')) => (&t[..i], 1_000_000),
-        Some((i, 'g' | 'G')) => (&t[..i], 1_000_000_000),
-        _ => (t, 1),
-    };
-    let n: u64 = num
-        .parse()
-        .with_context(|| format!("{s:?} is not a count; expected e.g. 1000, 64K or 2M"))?;
-    n.checked_mul(mult)
-        .with_context(|| format!("{s:?} is too large"))
+    Ok(cachescope::units::parse_count(s)?)
 }
 
 /// Parses `LO..HI` sizes.

@@ -79,42 +79,6 @@ pub fn check() -> Result<()> {
     })
 }
 
-/// `1536` → `1.5 KiB`: sizes in messages.
-pub fn human_bytes(bytes: u64) -> String {
-    format_bytes(bytes, Precision::Decimals(1))
-}
-
-/// How many digits [`format_bytes`] keeps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Precision {
-    /// This many decimals in every unit above bytes: `1.5 KiB`, `20.0 MiB` with 1.
-    Decimals(usize),
-    /// Three significant digits: `1.50 KiB`, `20.0 MiB`, `300 GiB` (the CLI's summaries).
-    ThreeDigits,
-}
-
-/// `bytes` in binary units: whole bytes below 1 KiB (`512 B`), else KiB, MiB, GiB or TiB with
-/// the digits `precision` says.
-pub fn format_bytes(bytes: u64, precision: Precision) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = bytes as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit + 1 < UNITS.len() {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        return format!("{bytes} B");
-    }
-    let digits = match precision {
-        Precision::Decimals(d) => d,
-        Precision::ThreeDigits if v >= 100.0 => 0,
-        Precision::ThreeDigits if v >= 10.0 => 1,
-        Precision::ThreeDigits => 2,
-    };
-    format!("{v:.digits$} {}", UNITS[unit])
-}
-
 /// What one growing structure has charged to the budget; returned when dropped. For structures
 /// that grow on their own (hash sets): report their size after growing with [`Charge::set`].
 #[derive(Debug, Default)]
@@ -152,24 +116,5 @@ impl Clone for Charge {
 impl Drop for Charge {
     fn drop(&mut self) {
         release(self.bytes);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bytes_in_binary_units() {
-        assert_eq!(human_bytes(512), "512 B");
-        assert_eq!(human_bytes(1536), "1.5 KiB");
-        assert_eq!(human_bytes(20 << 20), "20.0 MiB");
-        assert_eq!(human_bytes(3 << 50), "3072.0 TiB");
-        let three = |b| format_bytes(b, Precision::ThreeDigits);
-        assert_eq!(three(512), "512 B");
-        assert_eq!(three(1536), "1.50 KiB");
-        assert_eq!(three(20 << 20), "20.0 MiB");
-        assert_eq!(three(300 << 30), "300 GiB");
-        assert_eq!(three((1 << 20) - 1), "1024 KiB");
     }
 }

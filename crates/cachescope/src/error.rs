@@ -94,13 +94,13 @@ pub enum Error {
     /// The run was stopped by [`crate::interrupt::request`] (Ctrl-C in the CLI).
     #[error("interrupted")]
     Interrupted,
-    /// The structures that grow with the distinct lines would pass the memory limit set with
-    /// [`crate::budget::set_limit`].
+    /// The structures that grow with the distinct lines would pass the memory limit (set with
+    /// `budget::set_limit`, which depends on this module and not the other way).
     #[error(
         "memory limit of {} exceeded: holding the trace's distinct lines needs at least {}; \
          raise the limit (--max-memory), use a larger line size, or a sampled model",
-        crate::budget::human_bytes(*limit),
-        crate::budget::human_bytes(*needed)
+        crate::units::format_bytes(*limit, crate::units::Precision::Decimals(1)),
+        crate::units::format_bytes(*needed, crate::units::Precision::Decimals(1))
     )]
     MemoryLimit {
         /// The limit, in bytes.
@@ -163,6 +163,16 @@ impl Error {
     /// True for a write to a closed pipe (`cachescope … | head`), which the CLI treats as success.
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Io { err, .. } if err.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+}
+
+impl From<crate::units::ParseError> for Error {
+    /// `invalid {what}: {reason}`.
+    fn from(e: crate::units::ParseError) -> Error {
+        Error::InvalidParameter {
+            name: e.what,
+            message: e.message,
+        }
     }
 }
 

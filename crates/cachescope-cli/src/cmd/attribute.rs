@@ -1,6 +1,7 @@
 //! `cachescope attribute`: misses and evictions by stat bucket and code line, exact beside
 //! sampled (Buck & Hollingsworth Tables 1–5), the monitor's cost, per-bucket curves.
 
+use cachescope::units::{size_label, thousands};
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
@@ -8,8 +9,7 @@ use cachescope::attribution::events::{EventReader, sidecar_path};
 use cachescope::attribution::{Attribution, CostModel, EventSource, Options, Report};
 use cachescope::sim::Geometry;
 
-use super::mrc::human_size;
-use super::{drive, thousands};
+use super::drive;
 use crate::args::AttributeArgs;
 use crate::{input, output};
 
@@ -154,7 +154,7 @@ pub fn render(r: &Report, top: usize) -> String {
     let _ = writeln!(
         o,
         "cache {} {}-way {}B LRU · {} data refs · {} misses ({:.2}%) · 1 in {} misses sampled: {} samples",
-        human_size(g.size_bytes()),
+        size_label(g.size_bytes()),
         if g.is_fully_associative() {
             "full".to_string()
         } else {
@@ -336,7 +336,7 @@ pub fn render(r: &Report, top: usize) -> String {
         );
         let mut head = format!("{:<w$}", "bucket");
         for s in SIZES {
-            let _ = write!(head, " {:>6}", human_size(s));
+            let _ = write!(head, " {:>6}", size_label(s));
         }
         let _ = writeln!(o, "{head}");
         for c in r.mrc.iter().take(top) {

@@ -1,5 +1,6 @@
 //! `cachescope convert IN OUT`: any format in, native (or another format) out.
 
+use cachescope::units::{Precision, format_bytes, thousands};
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -74,12 +75,12 @@ pub fn print_summary(summary: &WriteSummary, how: &SummaryFormat, run: &RunArgs)
             eprintln!(
                 "cachescope: wrote {} records ({} data references, {} instruction fetches) to \
                  {} as {}, {}",
-                super::thousands(summary.records),
-                super::thousands(summary.refs),
-                super::thousands(summary.instructions),
+                thousands(summary.records),
+                thousands(summary.refs),
+                thousands(summary.instructions),
                 summary.output,
                 summary.format,
-                super::human_bytes(summary.bytes)
+                format_bytes(summary.bytes, Precision::ThreeDigits)
             );
         }
         return Ok(());

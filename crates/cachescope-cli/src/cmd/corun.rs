@@ -1,6 +1,7 @@
 //! `cachescope corun`: each program's miss ratio in a shared cache, predicted from solo
 //! footprints (HOTL §4.5), optionally checked against an interleaved simulation.
 
+use cachescope::units::size_label;
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
@@ -16,7 +17,6 @@ use cachescope::models::hotl::{
 use cachescope::reuse::Options;
 use cachescope::sim::Geometry;
 
-use super::mrc::human_size;
 use super::{drive, drive_again};
 use crate::args::CorunArgs;
 use crate::{input, output};
@@ -107,7 +107,7 @@ pub fn run(args: CorunArgs) -> Result<()> {
     let mut o = format!(
         "# co-run in a shared {} LRU cache ({}): miss ratios per reference of each program, \
          cold misses included (warm: left out)\n",
-        human_size(cache.size_bytes()),
+        size_label(cache.size_bytes()),
         cache
     );
     let _ = writeln!(

@@ -1,5 +1,6 @@
 //! `cachescope footprint`: fp(w) on the logarithmic grid or at listed windows.
 
+use cachescope::units::thousands;
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
@@ -67,8 +68,8 @@ pub fn run(args: FootprintArgs) -> Result<()> {
              ({} references, {} distinct lines)\n{:>16} {:>16}\n",
             trace.source(),
             doc.line_size,
-            super::thousands(doc.refs),
-            super::thousands(doc.distinct_lines),
+            thousands(doc.refs),
+            thousands(doc.distinct_lines),
             "window",
             "footprint"
         );

@@ -1,6 +1,7 @@
 //! `cachescope hotl`: the Filmer metrics per cache size from one footprint pass, and the
 //! diagnostics that explain them (reuse windows, direct fill time, footprint sampling).
 
+use cachescope::units::{size_label, thousands};
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
@@ -12,7 +13,6 @@ use cachescope::models::hotl::{
 use cachescope::parallel::FootprintPlan;
 use cachescope::reuse::Options;
 
-use super::mrc::human_size;
 use super::{drive_chunked, drive_split, open_chunked};
 use crate::args::HotlArgs;
 use crate::output;
@@ -161,8 +161,8 @@ fn table(doc: &Document, source: &str) -> String {
          # fill_time: references to fill the cache; inter_miss_time: references between misses \
          once full;\n# miss_ratio: per reference, cold misses included (warm: left out); \
          P(rd=c): share of references with HOTL reuse distance c\n",
-        super::thousands(doc.refs),
-        super::thousands(doc.distinct_lines),
+        thousands(doc.refs),
+        thousands(doc.distinct_lines),
         doc.line_size
     );
     let _ = writeln!(
@@ -174,7 +174,7 @@ fn table(doc: &Document, source: &str) -> String {
         let _ = writeln!(
             o,
             "{:>10} {:>10} {:>14.1} {:>15.2} {:>11.6} {:>16.6} {:>11.3e}",
-            human_size(p.size_bytes),
+            size_label(p.size_bytes),
             p.lines,
             p.fill_time,
             p.inter_miss_time,
@@ -240,8 +240,8 @@ fn table(doc: &Document, source: &str) -> String {
              references analysed: coverage {:.2}%",
             s.samples,
             s.filled_samples,
-            super::thousands(s.sampled_refs),
-            super::thousands(s.refs),
+            thousands(s.sampled_refs),
+            thousands(s.refs),
             100.0 * s.coverage
         );
         let _ = writeln!(
@@ -253,7 +253,7 @@ fn table(doc: &Document, source: &str) -> String {
             let _ = writeln!(
                 o,
                 "{:>10} {:>22.6} {:>24.6}",
-                human_size(a.size_bytes),
+                size_label(a.size_bytes),
                 a.miss_ratio_warm,
                 b.miss_ratio_warm
             );

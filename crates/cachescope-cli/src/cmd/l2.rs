@@ -1,6 +1,7 @@
 //! `cachescope l2`: local L2 miss ratios predicted from the L1 stack-distance histogram
 //! (Ji, Ling & Liu), optionally beside an exact two-level simulation of the same pass.
 
+use cachescope::units::size_label;
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
@@ -9,7 +10,6 @@ use cachescope::models::l2::{L1Histogram, TwoLevelAnalysis, Variant, l2_mrc};
 use cachescope::reuse::{Mrc, Options, StackDistanceAnalysis};
 use cachescope::sim::Policy;
 
-use super::mrc::human_size;
 use super::{drive_chunked, drive_split, open_chunked};
 use crate::args::{L2Args, L2Variant, ReplacementPolicy};
 use crate::{input, output};
@@ -121,7 +121,7 @@ pub fn run(args: L2Args) -> Result<()> {
              # local ratios: L2 misses per L2 reference (per L1 miss); miss_ratio counts cold misses\n",
             model.method,
             model.policy,
-            human_size(args.l1),
+            size_label(args.l1),
             l1_lines,
             line.bytes()
         );
@@ -136,7 +136,7 @@ pub fn run(args: L2Args) -> Result<()> {
             let _ = writeln!(
                 o,
                 "{:>10} {:>10} {:>12} {:>16.6} {:>12} {:>10}",
-                human_size(p.size_bytes),
+                size_label(p.size_bytes),
                 p.lines,
                 mr.map_or("-".into(), |r| format!("{r:.6}")),
                 p.miss_ratio_warm,

@@ -1,5 +1,6 @@
 //! `cachescope mrc`: a miss-ratio curve for many cache sizes from one pass over the trace.
 
+use cachescope::units::{size_label, thousands};
 use std::fmt::Write as _;
 
 use anyhow::Result;
@@ -127,10 +128,10 @@ pub fn sampler_options(
 fn sample_note(p: &Profile) -> String {
     format!(
         "from {} samples ({} reuses, {} dangling) of {} references at rate {}, {} time slots",
-        super::thousands(p.samples().len() as u64),
-        super::thousands(p.reuses()),
-        super::thousands(p.dangling()),
-        super::thousands(p.refs()),
+        thousands(p.samples().len() as u64),
+        thousands(p.reuses()),
+        thousands(p.dangling()),
+        thousands(p.refs()),
         p.rate(),
         p.slot_count()
     )
@@ -182,7 +183,7 @@ pub fn render(mrc: &Mrc, format: OutputFormat, unified: bool, notes: &[String]) 
                 let _ = writeln!(
                     o,
                     "{:>12} {:>12} {:>12} {:>16.6}",
-                    human_size(p.size_bytes),
+                    size_label(p.size_bytes),
                     p.lines,
                     p.miss_ratio.map_or("-".into(), |r| format!("{r:.6}")),
                     p.miss_ratio_warm
@@ -190,34 +191,5 @@ pub fn render(mrc: &Mrc, format: OutputFormat, unified: bool, notes: &[String]) 
             }
             o
         }
-    }
-}
-
-/// `32768` → `32K`, `1536` → `1.5K`, `100` → `100B`.
-pub fn human_size(bytes: u64) -> String {
-    const UNITS: [(u64, &str); 3] = [(1 << 30, "G"), (1 << 20, "M"), (1 << 10, "K")];
-    for (unit, name) in UNITS {
-        if bytes >= unit {
-            let v = bytes as f64 / unit as f64;
-            return if bytes % unit == 0 {
-                format!("{}{name}", bytes / unit)
-            } else {
-                format!("{v:.2}{name}").replace(".00", "")
-            };
-        }
-    }
-    format!("{bytes}B")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::human_size;
-
-    #[test]
-    fn human_sizes() {
-        assert_eq!(human_size(32768), "32K");
-        assert_eq!(human_size(1536), "1.50K");
-        assert_eq!(human_size(100), "100B");
-        assert_eq!(human_size(64 << 20), "64M");
     }
 }

@@ -1,13 +1,14 @@
 //! `cachescope phases`: phase ids per interval, per-phase summaries, a timeline, and every
 //! method's PoEC / CoV / weighted σ against the intervals' L2 hit rates.
 
+use cachescope::units::thousands;
 use std::fmt::Write as _;
 
 use anyhow::Result;
 use cachescope::phases::{IntervalUnit, KChoice, Method, PhaseAnalysis, PhaseOptions, PhaseReport};
 use cachescope::sim::Geometry;
 
-use super::{drive, drive_again, thousands};
+use super::{drive, drive_again};
 use crate::args::PhasesArgs;
 use crate::{input, output};
 

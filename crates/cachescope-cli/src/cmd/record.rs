@@ -1,6 +1,7 @@
 //! `cachescope record -- PROGRAM ARGS…`: a real program's references, straight into a trace,
 //! with its memory map and heap events beside it in `TRACE.events`.
 
+use cachescope::units::{Precision, format_bytes, thousands};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -248,8 +249,8 @@ fn finish(
             "cachescope: recorded {source} into {} ({}; {} records, {})",
             out.display(),
             finished.status,
-            super::thousands(summary.records),
-            super::human_bytes(summary.bytes)
+            thousands(summary.records),
+            format_bytes(summary.bytes, Precision::ThreeDigits)
         );
     }
     let mut kept_events = None;

@@ -1,6 +1,7 @@
 //! `cachescope report`: every analysis in one pass over a trace, a workload or a recorded
 //! program, written as report.html, report.json and figures/ (the `cachescope-report` crate).
 
+use cachescope::units::{self, Precision, format_bytes, size_label, thousands};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -208,16 +209,16 @@ pub fn print_summary(report: &Report, written: &Written, json: bool, csv: bool) 
         "{}: {} data references, {} distinct {}-B lines ({}), analysed in {:.1} s ({})\n\n\
          {:<20}",
         report.source,
-        super::thousands(s.refs),
-        super::thousands(s.distinct_lines),
+        thousands(s.refs),
+        thousands(s.distinct_lines),
         report.line_size,
-        super::human_bytes(s.bytes_touched),
+        format_bytes(s.bytes_touched, Precision::ThreeDigits),
         report.elapsed_seconds,
-        super::human_rate(s.refs, report.elapsed_seconds),
+        units::rate(s.refs, report.elapsed_seconds),
         "miss ratio (%)"
     );
     for size in SIZES {
-        let _ = write!(o, " {:>8}", super::mrc::human_size(size));
+        let _ = write!(o, " {:>8}", size_label(size));
     }
     o.push('\n');
     for (name, values) in rows {

@@ -1,12 +1,13 @@
 //! `cachescope sample TRACE -o PROFILE`: StatCache's run-time part, stored for the models.
 
+use cachescope::units::thousands;
 use std::io::Write;
 
 use anyhow::{Context, Result};
 use cachescope::Source;
 use cachescope::reuse::Options;
 
-use super::{drive_sampled, mrc::sampler_options, open_chunked, thousands};
+use super::{drive_sampled, mrc::sampler_options, open_chunked};
 use crate::args::SampleArgs;
 use crate::output::{self, Pending};
 

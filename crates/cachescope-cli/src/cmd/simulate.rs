@@ -1,6 +1,7 @@
 //! `cachescope simulate`: exact cache simulation — independent caches, a hierarchy, or
 //! Valgrind Cachegrind's I1/D1/LL model — all fed by one pass over the trace.
 
+use cachescope::units::{size_label, thousands};
 use std::fmt::Write as _;
 
 use anyhow::{Context, Result, bail};
@@ -10,7 +11,7 @@ use cachescope::sim::{
     SimOptions, SimReport,
 };
 
-use super::{drive, drive_split, thousands};
+use super::{drive, drive_split};
 use crate::args::SimulateArgs;
 use crate::{input, output};
 
@@ -201,7 +202,7 @@ fn render(reports: &[SimReport]) -> String {
             let g = &l.geometry;
             let shape = format!(
                 "{} {}-way {}B",
-                crate::cmd::mrc::human_size(g.size_bytes()),
+                size_label(g.size_bytes()),
                 if g.is_fully_associative() {
                     "full".into()
                 } else {

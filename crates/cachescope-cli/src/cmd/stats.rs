@@ -1,12 +1,13 @@
 //! `cachescope stats`.
 
+use cachescope::units::{Precision, format_bytes, thousands};
 use std::fmt::Write as _;
 
 use anyhow::Result;
 use cachescope::parallel::StatsPlan;
 use cachescope::stats::StatsReport;
 
-use super::{drive_chunked, open_chunked, thousands};
+use super::{drive_chunked, open_chunked};
 use crate::args::StatsArgs;
 use crate::output;
 
@@ -61,7 +62,7 @@ pub fn render(r: &StatsReport) -> String {
         o,
         "distinct lines     {}  ({} touched)",
         thousands(s.distinct_lines),
-        super::human_bytes(s.bytes_touched)
+        format_bytes(s.bytes_touched, Precision::ThreeDigits)
     );
     let _ = writeln!(
         o,
