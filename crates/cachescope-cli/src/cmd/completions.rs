@@ -2,12 +2,30 @@
 //! definition, so they never disagree with `--help`.
 
 use std::io::Write as _;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::CommandFactory;
 
-use crate::args::{Cli, CompletionsArgs, ManArgs};
+use clap::Args;
+
+use crate::args::Cli;
 use crate::output;
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write cachescope.1 and one page per subcommand into this directory (created if
+    /// needed) instead of printing cachescope.1.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+}
 
 pub fn completions(args: CompletionsArgs) -> Result<()> {
     let mut out = Vec::new();

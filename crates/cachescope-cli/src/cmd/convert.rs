@@ -2,6 +2,7 @@
 
 use cachescope::units::{Precision, format_bytes, thousands};
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -13,10 +14,31 @@ use cachescope::stats::StatsAnalysis;
 use cachescope::trace::write::{self, AccessWriter};
 use cachescope::trace::{Format, Trace, native};
 
+use clap::Args;
+
 use super::drive;
-use crate::args::{ConvertArgs, RunArgs, SummaryFormat};
+use crate::args::{ReadArgs, RunArgs, SummaryFormat, values};
 use crate::input;
-use crate::output::{self, Pending};
+use crate::output::{self, Output, Pending};
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The trace to convert: a file, or `-` for stdin.
+    #[arg(value_name = "IN")]
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Where to write (`-` for stdout). A `.gz`, `.zst` or `.xz` ending compresses text output.
+    #[arg(value_name = "OUT")]
+    pub output: PathBuf,
+    /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary, champsim.
+    #[arg(long, default_value = "native", value_parser = values::output_format)]
+    pub to: cachescope::trace::Format,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub summary: SummaryFormat,
+}
 
 pub fn run(args: ConvertArgs) -> Result<()> {
     let mut trace = input::open_path(&args.input, &args.read)?;
@@ -56,40 +78,34 @@ pub struct WriteSummary {
     pub bytes: u64,
 }
 
-impl SummaryFormat {
-    /// Whether a machine-readable summary was asked for (it needs the distinct lines).
-    pub fn wanted(&self) -> bool {
-        self.json || self.csv
+/// The one-line note on stderr (the table form), `--json`, `--csv`.
+impl Output for WriteSummary {
+    fn table(&self) -> String {
+        format!(
+            "cachescope: wrote {} records ({} data references, {} instruction fetches) to {} \
+             as {}, {}\n",
+            thousands(self.records),
+            thousands(self.refs),
+            thousands(self.instructions),
+            self.output,
+            self.format,
+            format_bytes(self.bytes, Precision::ThreeDigits)
+        )
+    }
+
+    fn json(&self) -> Result<String> {
+        output::json(self)
+    }
+
+    fn csv(&self) -> Result<String> {
+        Ok(output::csv_records(&[serde_json::to_value(self)?]))
     }
 }
 
 /// Prints `summary` as JSON or CSV (on stderr when the trace went to stdout), or a one-line
 /// note on stderr unless quiet.
 pub fn print_summary(summary: &WriteSummary, how: &SummaryFormat, run: &RunArgs) -> Result<()> {
-    let text = if how.json {
-        serde_json::to_string_pretty(summary)? + "\n"
-    } else if how.csv {
-        output::csv_records(&[serde_json::to_value(summary)?])
-    } else {
-        if !run.quiet {
-            eprintln!(
-                "cachescope: wrote {} records ({} data references, {} instruction fetches) to \
-                 {} as {}, {}",
-                thousands(summary.records),
-                thousands(summary.refs),
-                thousands(summary.instructions),
-                summary.output,
-                summary.format,
-                format_bytes(summary.bytes, Precision::ThreeDigits)
-            );
-        }
-        return Ok(());
-    };
-    if summary.output == "-" {
-        std::io::stderr().write_all(text.as_bytes())?;
-        return Ok(());
-    }
-    output::print(&text)
+    output::emit_summary(summary, how.format(), summary.output == "-", run.quiet)
 }
 
 /// Writes every access of `trace` to `out` (`-` = stdout) in `format`; files appear only when

@@ -5,6 +5,7 @@ use cachescope::units::size_label;
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use cachescope::AccessKind;
@@ -17,9 +18,42 @@ use cachescope::models::hotl::{
 use cachescope::reuse::Options;
 use cachescope::sim::Geometry;
 
+use clap::Args;
+
 use super::{drive, drive_again};
-use crate::args::CorunArgs;
-use crate::{input, output};
+use crate::args::{ReadArgs, RunArgs, values};
+use crate::input;
+use crate::output::{self, Format, Output};
+
+#[derive(Debug, Args)]
+pub struct CorunArgs {
+    /// Each program: a trace, or a footprint saved by `cachescope footprint --json`.
+    #[arg(value_name = "PROFILE_OR_TRACE", required = true, num_args = 2..)]
+    pub inputs: Vec<PathBuf>,
+    /// The shared cache's size (e.g. 8MiB).
+    #[arg(long, value_parser = values::size)]
+    pub cache: u64,
+    /// Ways of the shared cache [default: fully associative].
+    #[arg(long)]
+    pub ways: Option<u32>,
+    /// Access rates (references per unit time), one per program [default: all equal].
+    #[arg(long, value_delimiter = ',')]
+    pub rates: Option<Vec<f64>>,
+    /// Also simulate the programs interleaved in proportion to their rates in the shared cache
+    /// (traces only), and print the prediction's error.
+    #[arg(long)]
+    pub simulate: bool,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print JSON.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV: one row per program, the JSON's fields (`predicted_miss_ratio`, …).
+    #[arg(long)]
+    pub csv: bool,
+}
 
 #[derive(serde::Serialize)]
 struct Row {
@@ -93,55 +127,78 @@ pub fn run(args: CorunArgs) -> Result<()> {
     if args.simulate {
         simulate(&args, options, cache, &rates, &mut rows)?;
     }
-    if args.json {
-        let doc = serde_json::json!({ "cache": cache.to_string(), "programs": rows });
-        return output::print(&(serde_json::to_string_pretty(&doc)? + "\n"));
+    let out = Table { cache, rows };
+    output::emit(&out, Format::from_flags(args.json, args.csv))
+}
+
+/// Each program's prediction in the shared cache.
+struct Table {
+    cache: Geometry,
+    rows: Vec<Row>,
+}
+
+impl Output for Table {
+    fn json(&self) -> Result<String> {
+        output::json(&serde_json::json!({ "cache": self.cache.to_string(), "programs": self.rows }))
     }
-    if args.csv {
-        let records = rows
+
+    /// One row per program, the JSON's fields (`predicted_miss_ratio`, …).
+    fn csv(&self) -> Result<String> {
+        let records = self
+            .rows
             .iter()
             .map(serde_json::to_value)
             .collect::<serde_json::Result<Vec<_>>>()?;
-        return output::print(&output::csv_records(&records));
+        Ok(output::csv_records(&records))
     }
-    let mut o = format!(
-        "# co-run in a shared {} LRU cache ({}): miss ratios per reference of each program, \
+
+    fn table(&self) -> String {
+        let Table { cache, rows } = self;
+        let mut o = format!(
+            "# co-run in a shared {} LRU cache ({}): miss ratios per reference of each program, \
          cold misses included (warm: left out)\n",
-        size_label(cache.size_bytes()),
-        cache
-    );
-    let _ = writeln!(
-        o,
-        "{:<28} {:>6} {:>12} {:>11} {:>11} {:>24} {:>10}",
-        "program", "rate", "share lines", "predicted", "warm", "simulated vs predicted", "rel. err"
-    );
-    for r in &rows {
-        let (sim, err) = match &r.simulated {
-            Some(s) => (
-                format!("{:.6}", s.miss_ratio),
-                format!("{:+.1}%", 100.0 * s.relative_error),
-            ),
-            None => ("-".into(), "-".into()),
-        };
+            size_label(cache.size_bytes()),
+            cache
+        );
         let _ = writeln!(
             o,
-            "{:<28} {:>6} {:>12.1} {:>11} {:>11.6} {:>24} {:>10}",
-            r.program,
-            r.rate,
-            r.share_lines,
-            r.predicted
-                .miss_ratio
-                .map_or("-".into(), |m| format!("{m:.6}")),
-            r.predicted.miss_ratio_warm,
-            sim,
-            err
+            "{:<28} {:>6} {:>12} {:>11} {:>11} {:>24} {:>10}",
+            "program",
+            "rate",
+            "share lines",
+            "predicted",
+            "warm",
+            "simulated vs predicted",
+            "rel. err"
         );
-    }
-    if rows.iter().any(|r| r.simulated.is_some()) {
-        o += "# the simulation stops when the first program ends: it is compared with the \
+        for r in rows {
+            let (sim, err) = match &r.simulated {
+                Some(s) => (
+                    format!("{:.6}", s.miss_ratio),
+                    format!("{:+.1}%", 100.0 * s.relative_error),
+                ),
+                None => ("-".into(), "-".into()),
+            };
+            let _ = writeln!(
+                o,
+                "{:<28} {:>6} {:>12.1} {:>11} {:>11.6} {:>24} {:>10}",
+                r.program,
+                r.rate,
+                r.share_lines,
+                r.predicted
+                    .miss_ratio
+                    .map_or("-".into(), |m| format!("{m:.6}")),
+                r.predicted.miss_ratio_warm,
+                sim,
+                err
+            );
+        }
+        if rows.iter().any(|r| r.simulated.is_some()) {
+            o += "# the simulation stops when the first program ends: it is compared with the \
               prediction from the footprints of the prefixes it ran\n";
+        }
+        o
     }
-    output::print(&o)
 }
 
 /// A footprint saved by `cachescope footprint --json`, told from a trace by its first byte.

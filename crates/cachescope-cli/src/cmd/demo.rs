@@ -4,10 +4,35 @@
 use anyhow::Result;
 use cachescope::Source;
 use cachescope::trace::Trace;
-use cachescope::workloads;
+use cachescope::workloads::{self, Workload};
+use std::path::PathBuf;
 
 use super::report::{collect_options, make, print_summary};
-use crate::args::DemoArgs;
+use clap::Args;
+
+use crate::args::{ReportOptions, RunArgs, WorkloadParams, values};
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// The built-in workload to generate (see `cachescope generate --list`).
+    #[arg(long, value_name = "NAME", default_value = "phases", value_parser = values::workload)]
+    pub workload: Workload,
+    /// The directory to write the report into.
+    #[arg(short, long, value_name = "DIR", default_value = "cachescope-demo")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub report: ReportOptions,
+    #[command(flatten)]
+    pub params: WorkloadParams,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print what was written as one JSON object instead of the summary table.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the summary table as CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
 
 pub fn run(args: DemoArgs) -> Result<()> {
     let params = args.params.to_params(args.run.line_size);

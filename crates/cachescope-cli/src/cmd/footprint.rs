@@ -9,8 +9,33 @@ use cachescope::parallel::FootprintPlan;
 use cachescope::reuse::Options;
 
 use super::{drive_chunked, open_chunked};
-use crate::args::FootprintArgs;
-use crate::output;
+use clap::Args;
+
+use crate::args::{InputArgs, RunArgs, values};
+use crate::output::{self, Format, Output};
+
+#[derive(Debug, Args)]
+pub struct FootprintArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Exact footprints of these window lengths only (references, with K/M/G), comma separated.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = values::count)]
+    pub windows: Option<Vec<u64>>,
+    /// Windows per power of two on the logarithmic grid (a power of two up to 256).
+    #[arg(long, default_value_t = 256)]
+    pub per_octave: u64,
+    /// Count instruction fetches too (a unified cache).
+    #[arg(long)]
+    pub include_instructions: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print one JSON object: {"line_size", "refs", "distinct_lines", "points": [{"window", "footprint"}]}.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
 
 /// The JSON document: also a co-run profile (`cachescope corun`).
 #[derive(serde::Serialize)]
@@ -54,19 +79,38 @@ pub fn run(args: FootprintArgs) -> Result<()> {
         distinct_lines: fp.distinct_lines,
         points,
     };
-    let text = if args.json {
-        serde_json::to_string_pretty(&doc)? + "\n"
-    } else if args.csv {
+    let out = Table {
+        doc,
+        source: trace.source().to_string(),
+    };
+    output::emit(&out, Format::from_flags(args.json, args.csv))
+}
+
+/// The document and the name of what was read, for the table's heading.
+struct Table {
+    doc: Document,
+    source: String,
+}
+
+impl Output for Table {
+    fn json(&self) -> Result<String> {
+        output::json(&self.doc)
+    }
+
+    fn csv(&self) -> Result<String> {
         let mut o = String::from("window,footprint\n");
-        for p in &doc.points {
+        for p in &self.doc.points {
             let _ = writeln!(o, "{},{}", p.window, p.footprint);
         }
-        o
-    } else {
+        Ok(o)
+    }
+
+    fn table(&self) -> String {
+        let doc = &self.doc;
         let mut o = format!(
             "# average footprint fp(w) of {}: distinct {}-B lines per window of w references \
              ({} references, {} distinct lines)\n{:>16} {:>16}\n",
-            trace.source(),
+            self.source,
             doc.line_size,
             thousands(doc.refs),
             thousands(doc.distinct_lines),
@@ -77,6 +121,5 @@ pub fn run(args: FootprintArgs) -> Result<()> {
             let _ = writeln!(o, "{:>16} {:>16.3}", p.window, p.footprint);
         }
         o
-    };
-    output::print(&text)
+    }
 }

@@ -4,10 +4,35 @@ use anyhow::Result;
 use cachescope::Source;
 use cachescope::trace::Trace;
 use cachescope::workloads::{self, Workload};
+use std::path::PathBuf;
 
 use super::convert::{print_summary, write_trace};
-use crate::args::GenerateArgs;
+use clap::Args;
+
+use crate::args::{RunArgs, SummaryFormat, WorkloadParams, values};
 use crate::output;
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// The workload (see --list).
+    #[arg(value_name = "WORKLOAD", required_unless_present = "list", value_parser = values::workload)]
+    pub workload: Option<Workload>,
+    /// List the workloads and their parameters.
+    #[arg(long)]
+    pub list: bool,
+    /// Where to write (`-` for stdout).
+    #[arg(short, long, value_name = "OUT", required_unless_present = "list")]
+    pub output: Option<PathBuf>,
+    /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary, champsim.
+    #[arg(long, default_value = "native", value_parser = values::output_format)]
+    pub to: cachescope::trace::Format,
+    #[command(flatten)]
+    pub params: WorkloadParams,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub summary: SummaryFormat,
+}
 
 pub fn run(args: GenerateArgs) -> Result<()> {
     if args.list {

@@ -14,8 +14,41 @@ use cachescope::parallel::FootprintPlan;
 use cachescope::reuse::Options;
 
 use super::{drive_chunked, drive_split, open_chunked};
-use crate::args::HotlArgs;
-use crate::output;
+use clap::Args;
+
+use crate::args::{InputArgs, RunArgs, SizeArgs, values};
+use crate::output::{self, Format, Output};
+
+#[derive(Debug, Args)]
+pub struct HotlArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub sizes: SizeArgs,
+    /// Count instruction fetches too (a unified cache).
+    #[arg(long)]
+    pub include_instructions: bool,
+    /// Also measure the footprint of reuse windows, rfp(l), against fp(l) (§2.7), sampling
+    /// reuses at this rate (1 = every reuse).
+    #[arg(long, value_name = "RATE", num_args = 0..=1, default_missing_value = "1")]
+    pub reuse_windows: Option<f64>,
+    /// Also measure the direct fill time of volumes 1..=N (Appendix A; quadratic in the
+    /// trace's distinct lines at worst: keep N small), next to the Filmer fill time.
+    #[arg(long, value_name = "N")]
+    pub direct_fill_time: Option<usize>,
+    /// Also run footprint sampling (§3) with one sample per this many references, each until
+    /// it fills the largest size; prints its coverage and both designs' curves.
+    #[arg(long, value_name = "PERIOD", value_parser = values::count)]
+    pub sample: Option<u64>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print one JSON object.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV (the per-size metrics).
+    #[arg(long)]
+    pub csv: bool,
+}
 
 /// One cache size's five metrics (sizes in lines, times in references).
 #[derive(serde::Serialize)]
@@ -129,9 +162,26 @@ pub fn run(args: HotlArgs) -> Result<()> {
         direct_fill_time: direct.map(|a| a.finish().compare(&filmer)),
         sampling: sampler.map(|s| s.finish()),
     };
-    let text = if args.json {
-        serde_json::to_string_pretty(&doc)? + "\n"
-    } else if args.csv {
+    let out = Table {
+        doc,
+        source: trace.source().to_string(),
+    };
+    output::emit(&out, Format::from_flags(args.json, args.csv))
+}
+
+/// The document and the name of what was read, for the table's heading.
+struct Table {
+    doc: Document,
+    source: String,
+}
+
+impl Output for Table {
+    fn json(&self) -> Result<String> {
+        output::json(&self.doc)
+    }
+
+    fn csv(&self) -> Result<String> {
+        let doc = &self.doc;
         let mut o = String::from(
             "size_bytes,lines,fill_time,inter_miss_time,miss_ratio,miss_ratio_warm,reuse_distance_probability\n",
         );
@@ -148,11 +198,12 @@ pub fn run(args: HotlArgs) -> Result<()> {
                 p.reuse_distance_probability
             );
         }
-        o
-    } else {
-        table(&doc, &trace.source().to_string())
-    };
-    output::print(&text)
+        Ok(o)
+    }
+
+    fn table(&self) -> String {
+        table(&self.doc, &self.source)
+    }
 }
 
 fn table(doc: &Document, source: &str) -> String {

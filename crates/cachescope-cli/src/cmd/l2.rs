@@ -10,10 +10,73 @@ use cachescope::models::l2::{L1Histogram, TwoLevelAnalysis, Variant, l2_mrc};
 use cachescope::reuse::{Mrc, Options, StackDistanceAnalysis};
 use cachescope::sim::Policy;
 
-use super::{drive_chunked, drive_split, open_chunked};
-use crate::args::{L2Args, L2Variant, ReplacementPolicy};
-use crate::{input, output};
 use cachescope::parallel::StackDistancePlan;
+use clap::Args;
+
+use super::mrc::ReplacementPolicy;
+use super::{drive_chunked, drive_split, open_chunked};
+use crate::args::{InputArgs, RunArgs, values};
+use crate::input;
+use crate::output::{self, Format, Output};
+
+#[derive(Debug, Args)]
+pub struct L2Args {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// L1 size (fully-associative LRU).
+    #[arg(long = "l1", default_value = "32K", value_parser = values::size)]
+    pub l1: u64,
+    /// L2 sizes, comma separated (fully associative).
+    #[arg(long = "l2", value_delimiter = ',', default_value = "128K,256K,512K,1M,2M", value_parser = values::size)]
+    pub l2: Vec<u64>,
+    /// L2 replacement policy.
+    #[arg(long, value_enum, default_value = "lru")]
+    pub policy: ReplacementPolicy,
+    /// Reading of the equations: `fills` (the default: `resident`'s epochs, and for a random
+    /// L2 the survival averaged over the whole distribution of L2 fills between two uses of a
+    /// line, counting only fills that evict; LRU as `resident`), `resident` (the corrected
+    /// epoch-miss counts plus the misses while a line sits in the L1, 0.1 pp mean error for
+    /// LRU on real programs; random through StatCache), `footprint` (the corrected counts
+    /// alone), or `paper` (Eqs. 3-9 as the paper prints them, read as intended: several pp
+    /// off; for comparison with the paper).
+    #[arg(long, value_enum, default_value_t = L2Variant::Fills)]
+    pub variant: L2Variant,
+    /// Also simulate the two levels exactly in the same pass and print both (traces only).
+    #[arg(long)]
+    pub simulate: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print JSON (the `points` shape; with --simulate also `simulated`).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// The reading of Ji et al.'s L2 equations (`l2 --variant`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum L2Variant {
+    /// Eqs. 3-9 as printed, read as intended.
+    Paper,
+    /// Expected L1 misses per epoch from the fill-time argument.
+    Footprint,
+    /// `footprint` plus the misses while the line sits in the L1 before the epoch.
+    Resident,
+    /// `resident`, with random replacement over the whole distribution of L2 fills.
+    Fills,
+}
+
+impl From<L2Variant> for Variant {
+    fn from(v: L2Variant) -> Variant {
+        match v {
+            L2Variant::Paper => Variant::Paper,
+            L2Variant::Footprint => Variant::Footprint,
+            L2Variant::Resident => Variant::FootprintResident,
+            L2Variant::Fills => Variant::Fills,
+        }
+    }
+}
 
 pub fn run(args: L2Args) -> Result<()> {
     let line = args.run.line_size;
@@ -33,12 +96,6 @@ pub fn run(args: L2Args) -> Result<()> {
         _ => bail!(
             "the L2 model covers LRU and random replacement; other policies' curves are mrc --policy"
         ),
-    };
-    let variant = match args.variant {
-        L2Variant::Paper => Variant::Paper,
-        L2Variant::Footprint => Variant::Footprint,
-        L2Variant::Resident => Variant::FootprintResident,
-        L2Variant::Fills => Variant::Fills,
     };
     let mut simulated: Option<Mrc> = None;
     let profile = input::profile(&args.input)?;
@@ -88,15 +145,46 @@ pub fn run(args: L2Args) -> Result<()> {
         simulated = sim.map(|s| s.finish().mrc());
         L1Histogram::from_stack_distances(&distances)
     };
-    let model = l2_mrc(&hist, l1_lines, &args.l2, policy, variant)?;
-    let text = if args.json {
+    let model = l2_mrc(&hist, l1_lines, &args.l2, policy, args.variant.into())?;
+    let out = Prediction {
+        model,
+        simulated,
+        l1: args.l1,
+        l1_lines,
+        line_size: line.bytes(),
+    };
+    output::emit(&out, Format::from_flags(args.json, args.csv))
+}
+
+/// The predicted curve, beside the simulated one with --simulate.
+struct Prediction {
+    model: Mrc,
+    simulated: Option<Mrc>,
+    l1: u64,
+    l1_lines: u64,
+    line_size: u64,
+}
+
+impl Output for Prediction {
+    fn json(&self) -> Result<String> {
+        let Prediction {
+            model,
+            simulated,
+            l1_lines,
+            ..
+        } = self;
         let mut v = serde_json::to_value(&model)?;
-        v["l1_lines"] = l1_lines.into();
+        v["l1_lines"] = (*l1_lines).into();
         if let Some(s) = &simulated {
             v["simulated"] = serde_json::to_value(s)?;
         }
-        serde_json::to_string_pretty(&v)? + "\n"
-    } else if args.csv {
+        output::json(&v)
+    }
+
+    fn csv(&self) -> Result<String> {
+        let Prediction {
+            model, simulated, ..
+        } = self;
         let mut o =
             String::from("size_bytes,lines,miss_ratio,miss_ratio_warm,simulated_miss_ratio\n");
         for (i, p) in model.points.iter().enumerate() {
@@ -114,16 +202,24 @@ pub fn run(args: L2Args) -> Result<()> {
                 p.miss_ratio_warm
             );
         }
-        o
-    } else {
+        Ok(o)
+    }
+
+    fn table(&self) -> String {
+        let Prediction {
+            model,
+            simulated,
+            l1_lines,
+            ..
+        } = self;
         let mut o = format!(
             "# {} L2 miss ratios ({} replacement), L1 {} = {} lines fully-associative LRU, {}-B lines\n\
              # local ratios: L2 misses per L2 reference (per L1 miss); miss_ratio counts cold misses\n",
             model.method,
             model.policy,
-            size_label(args.l1),
+            size_label(self.l1),
             l1_lines,
-            line.bytes()
+            self.line_size
         );
         let _ = writeln!(
             o,
@@ -148,6 +244,5 @@ pub fn run(args: L2Args) -> Result<()> {
             );
         }
         o
-    };
-    output::print(&text)
+    }
 }

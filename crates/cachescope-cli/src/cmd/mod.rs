@@ -1,21 +1,21 @@
 //! One file per subcommand; [`drive`] is the one streaming pass they share.
 
-mod attribute;
-mod completions;
+pub(crate) mod attribute;
+pub(crate) mod completions;
 pub(crate) mod convert;
-mod corun;
-mod demo;
-mod footprint;
-mod generate;
-mod hotl;
-mod l2;
+pub(crate) mod corun;
+pub(crate) mod demo;
+pub(crate) mod footprint;
+pub(crate) mod generate;
+pub(crate) mod hotl;
+pub(crate) mod l2;
 pub(crate) mod mrc;
-mod phases;
+pub(crate) mod phases;
 pub(crate) mod record;
-mod report;
-mod sample;
-mod simulate;
-mod stats;
+pub(crate) mod report;
+pub(crate) mod sample;
+pub(crate) mod simulate;
+pub(crate) mod stats;
 
 use anyhow::Result;
 use cachescope::LineSize;

@@ -8,9 +8,60 @@ use cachescope::method::{self, MrcOptions, MrcRun};
 use cachescope::reuse::{Mrc, Options};
 use cachescope::sampling::{Cold, Profile, SamplerOptions};
 
+use clap::Args;
+
 use super::{Passes, open_chunked};
-use crate::args::{MrcArgs, MrcMethod, OutputFormat, SamplingArgs};
-use crate::{input, output};
+use crate::args::{InputArgs, RunArgs, SamplingArgs, SizeArgs};
+use crate::input;
+use crate::output::{self, Format, Output};
+
+/// The replacement policy a curve models: the library's, taken by name.
+pub use cachescope::method::CurvePolicy as ReplacementPolicy;
+/// How a miss-ratio curve is obtained: the library's methods, taken by name.
+pub use cachescope::method::Method as MrcMethod;
+
+#[derive(Debug, Args)]
+pub struct MrcArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// How the curve is obtained.
+    #[arg(long, value_enum, default_value = "exact")]
+    pub method: MrcMethod,
+    /// Replacement policy [default: lru; random for statcache]. StatCache models random
+    /// replacement, StatStack and HOTL model LRU.
+    #[arg(long, value_enum)]
+    pub policy: Option<ReplacementPolicy>,
+    #[command(flatten)]
+    pub sampling: SamplingArgs,
+    /// Miniature simulation's sampling rate, in (0, 1] (`--method mini`).
+    #[arg(long, default_value_t = 0.01)]
+    pub mini_rate: f64,
+    /// Miniature simulation with --ways: every miniature keeps at least this many sets
+    /// (caches with no more are simulated whole); 1 scales every cache by --mini-rate alone.
+    #[arg(long, default_value_t = cachescope::method::DEFAULT_MINI_MIN_SETS)]
+    pub mini_min_sets: u64,
+    /// Models: also estimate cold misses (StatCache/StatStack from the samples whose line is
+    /// never referenced again), so `miss_ratio` is printed too.
+    #[arg(long)]
+    pub estimate_cold: bool,
+    /// Set-associative caches of this many ways, estimated with Smith's formula from the
+    /// stack-distance distribution (exact LRU or HOTL's), instead of fully associative ones.
+    #[arg(long, value_name = "WAYS")]
+    pub ways: Option<u32>,
+    #[command(flatten)]
+    pub sizes: SizeArgs,
+    /// Count instruction fetches too (a unified cache).
+    #[arg(long)]
+    pub include_instructions: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print one JSON object: {"method", "policy", "line_size", "points": [...]}.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
 
 /// The curve the flags ask for: the library's [`method::mrc`] decides the passes, [`Passes`]
 /// runs them (progress bar, MPI ranks); a profile is modelled without a pass.
@@ -54,7 +105,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
         if crate::mpi::is_secondary_rank()
             && !matches!(
                 (args.method, opts.policy()?),
-                (MrcMethod::Exact, crate::args::ReplacementPolicy::Lru)
+                (MrcMethod::Exact, ReplacementPolicy::Lru)
                     | (
                         MrcMethod::Hotl
                             | MrcMethod::HotlRt
@@ -86,12 +137,12 @@ pub fn run(args: MrcArgs) -> Result<()> {
         }
     };
     let notes = notes(&run, &opts);
-    output::print(&render(
-        &run.mrc,
-        args.output_format(),
-        args.include_instructions,
-        &notes,
-    ))
+    let curve = Curve {
+        mrc: &run.mrc,
+        unified: args.include_instructions,
+        notes,
+    };
+    output::emit(&curve, Format::from_flags(args.json, args.csv))
 }
 
 /// The comment lines of the table: the samples behind a model, the miniatures' rate.
@@ -137,59 +188,69 @@ fn sample_note(p: &Profile) -> String {
     )
 }
 
-/// The curve as a table, CSV or JSON; `notes` become comment lines of the table.
-pub fn render(mrc: &Mrc, format: OutputFormat, unified: bool, notes: &[String]) -> String {
-    match format {
-        OutputFormat::Json => serde_json::to_string_pretty(mrc).expect("serializable") + "\n",
-        OutputFormat::Csv => {
-            let mut o = String::from("size_bytes,lines,miss_ratio,miss_ratio_warm\n");
-            for p in &mrc.points {
-                let _ = writeln!(
-                    o,
-                    "{},{},{},{}",
-                    p.size_bytes,
-                    p.lines,
-                    p.miss_ratio.map(|r| r.to_string()).unwrap_or_default(),
-                    p.miss_ratio_warm
-                );
-            }
-            o
-        }
-        OutputFormat::Table => {
-            let refs = if unified {
-                "data and instruction"
-            } else {
-                "data"
-            };
-            let mut o = format!(
-                "# {} {} miss-ratio curve, {}-B lines, per {refs} reference\n\
-                 # miss_ratio counts cold (first-reference) misses; miss_ratio_warm leaves them out\n",
-                mrc.method,
-                mrc.policy.to_uppercase(),
-                mrc.line_size
-            );
-            if mrc.points.iter().all(|p| p.miss_ratio.is_none()) {
-                o += "# this model does not estimate cold misses (see --estimate-cold): miss_ratio is -\n";
-            }
-            for n in notes {
-                let _ = writeln!(o, "# {n}");
-            }
+/// A curve as the three outputs: `notes` become comment lines of the table; `unified` says
+/// instruction fetches were counted.
+pub struct Curve<'a> {
+    pub mrc: &'a Mrc,
+    pub unified: bool,
+    pub notes: Vec<String>,
+}
+
+impl Output for Curve<'_> {
+    fn json(&self) -> Result<String> {
+        output::json(self.mrc)
+    }
+
+    fn csv(&self) -> Result<String> {
+        let mut o = String::from("size_bytes,lines,miss_ratio,miss_ratio_warm\n");
+        for p in &self.mrc.points {
             let _ = writeln!(
                 o,
-                "{:>12} {:>12} {:>12} {:>16}",
-                "size", "lines", "miss_ratio", "miss_ratio_warm"
+                "{},{},{},{}",
+                p.size_bytes,
+                p.lines,
+                p.miss_ratio.map(|r| r.to_string()).unwrap_or_default(),
+                p.miss_ratio_warm
             );
-            for p in &mrc.points {
-                let _ = writeln!(
-                    o,
-                    "{:>12} {:>12} {:>12} {:>16.6}",
-                    size_label(p.size_bytes),
-                    p.lines,
-                    p.miss_ratio.map_or("-".into(), |r| format!("{r:.6}")),
-                    p.miss_ratio_warm
-                );
-            }
-            o
         }
+        Ok(o)
+    }
+
+    fn table(&self) -> String {
+        let mrc = self.mrc;
+        let refs = if self.unified {
+            "data and instruction"
+        } else {
+            "data"
+        };
+        let mut o = format!(
+            "# {} {} miss-ratio curve, {}-B lines, per {refs} reference\n\
+             # miss_ratio counts cold (first-reference) misses; miss_ratio_warm leaves them out\n",
+            mrc.method,
+            mrc.policy.to_uppercase(),
+            mrc.line_size
+        );
+        if mrc.points.iter().all(|p| p.miss_ratio.is_none()) {
+            o += "# this model does not estimate cold misses (see --estimate-cold): miss_ratio is -\n";
+        }
+        for n in &self.notes {
+            let _ = writeln!(o, "# {n}");
+        }
+        let _ = writeln!(
+            o,
+            "{:>12} {:>12} {:>12} {:>16}",
+            "size", "lines", "miss_ratio", "miss_ratio_warm"
+        );
+        for p in &mrc.points {
+            let _ = writeln!(
+                o,
+                "{:>12} {:>12} {:>12} {:>16.6}",
+                size_label(p.size_bytes),
+                p.lines,
+                p.miss_ratio.map_or("-".into(), |r| format!("{r:.6}")),
+                p.miss_ratio_warm
+            );
+        }
+        o
     }
 }

@@ -5,31 +5,89 @@ use cachescope::units::thousands;
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use cachescope::phases::{IntervalUnit, KChoice, Method, PhaseAnalysis, PhaseOptions, PhaseReport};
+use cachescope::phases::{IntervalUnit, KChoice, PhaseAnalysis, PhaseOptions, PhaseReport};
 use cachescope::sim::Geometry;
 
+use clap::Args;
+
 use super::{drive, drive_again};
-use crate::args::PhasesArgs;
-use crate::{input, output};
+use crate::args::values::{self, Methods};
+use crate::args::{InputArgs, RunArgs};
+use crate::input;
+use crate::output::{self, Format, Output};
+
+#[derive(Debug, Args)]
+pub struct PhasesArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Interval length, in instructions (data references when the trace has no instruction
+    /// fetches; see --unit).
+    #[arg(long, default_value_t = 1_000_000)]
+    pub interval: u64,
+    /// What the interval length counts: auto, instructions or data-refs.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub unit: UnitArg,
+    /// Number of phases: a number (e.g. 4), or a range LO..HI chosen per method by BIC.
+    #[arg(long, default_value = "2", value_parser = values::k)]
+    pub k: KChoice,
+    /// Methods, comma separated, or `all`: setvector, setvector-vector, activity,
+    /// activity-magnitude, reuse-distance, wavelet, wavelet-dc, wavelet-svd.
+    #[arg(long, default_value = "all", value_parser = values::methods)]
+    pub method: Methods,
+    /// The L2 (SIZE,ASSOC,LINE): the ground truth's cache and the setvectors' geometry.
+    #[arg(long = "l2", default_value = "1M,16,64", value_parser = values::geometry)]
+    pub l2: Geometry,
+    /// An optional L1 (SIZE,ASSOC,LINE) in front of the L2; its misses feed the L2.
+    #[arg(long = "l1", value_parser = values::geometry)]
+    pub l1: Option<Geometry>,
+    /// Setvector elements saturate at 2^BITS - 1 (1 to 8).
+    #[arg(long, default_value_t = 8)]
+    pub bits: u32,
+    /// Skip the second pass that simulates one representative interval per phase.
+    #[arg(long)]
+    pub no_simpoint: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print one JSON object: {"methods": [...], "intervals": [...], ...}.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV: one row per method (the JSON's `methods`, without their per-phase lists).
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// What `--interval` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum UnitArg {
+    Auto,
+    Instructions,
+    DataRefs,
+}
+
+impl From<UnitArg> for IntervalUnit {
+    fn from(u: UnitArg) -> IntervalUnit {
+        match u {
+            UnitArg::Auto => IntervalUnit::Auto,
+            UnitArg::Instructions => IntervalUnit::Instructions,
+            UnitArg::DataRefs => IntervalUnit::DataRefs,
+        }
+    }
+}
 
 pub fn run(args: PhasesArgs) -> Result<()> {
     let options = PhaseOptions {
         interval: args.interval,
-        unit: match args.unit.as_str() {
-            "instructions" => IntervalUnit::Instructions,
-            "data-refs" => IntervalUnit::DataRefs,
-            _ => IntervalUnit::Auto,
-        },
-        k: KChoice::parse(&args.k)?,
-        methods: Method::parse_list(&args.method)?,
-        l2: Geometry::parse(&args.l2)?,
-        l1: args.l1.as_deref().map(Geometry::parse).transpose()?,
+        unit: args.unit.into(),
+        k: args.k,
+        methods: args.method.0.clone(),
+        l2: args.l2,
+        l1: args.l1,
         setvector_bits: args.bits,
         seed: args.input.params.seed,
         ..PhaseOptions::default()
     };
     let mut analysis = PhaseAnalysis::new(options)?;
-    let mut trace = input::open_twice(&args.input, args.l2_line_size()?)?;
+    let mut trace = input::open_twice(&args.input, args.l2.line_size())?;
     drive(&mut trace, &mut [&mut analysis], &args.run)?;
     let source = trace.source().to_string();
     let mut report = analysis.finish()?;
@@ -41,26 +99,35 @@ pub fn run(args: PhasesArgs) -> Result<()> {
         .is_none_or(|p| p.as_os_str() != "-");
     if !args.no_simpoint && reopenable {
         let mut reps = report.representative_simulation()?;
-        let mut again = input::open(&args.input, args.l2_line_size()?)?;
+        let mut again = input::open(&args.input, args.l2.line_size())?;
         drive_again(&mut again, &mut [&mut reps], &args.run)?;
         report.apply_representatives(&reps.finish())?;
     }
-    if args.json {
-        return output::print(&(serde_json::to_string_pretty(&report)? + "\n"));
-    }
-    if args.csv {
-        let v = serde_json::to_value(&report)?;
-        return output::print(&output::csv_records(
-            v["methods"].as_array().map_or(&[][..], Vec::as_slice),
-        ));
-    }
-    output::print(&render(&report, &source))
+    let out = Table { report, source };
+    output::emit(&out, Format::from_flags(args.json, args.csv))
 }
 
-impl PhasesArgs {
-    /// The line size the trace is read at: the L2's.
-    fn l2_line_size(&self) -> Result<cachescope::LineSize> {
-        Ok(Geometry::parse(&self.l2)?.line_size())
+/// The report and the name of what was read, for the table's heading.
+struct Table {
+    report: PhaseReport,
+    source: String,
+}
+
+impl Output for Table {
+    fn json(&self) -> Result<String> {
+        output::json(&self.report)
+    }
+
+    /// One row per method (the JSON's `methods`, without their per-phase lists).
+    fn csv(&self) -> Result<String> {
+        let v = serde_json::to_value(&self.report)?;
+        Ok(output::csv_records(
+            v["methods"].as_array().map_or(&[][..], Vec::as_slice),
+        ))
+    }
+
+    fn table(&self) -> String {
+        render(&self.report, &self.source)
     }
 }
 

@@ -10,7 +10,49 @@ use cachescope::attribution::events::{EVENTS_VERSION, Event, EventWriter, Header
 use cachescope::record::{Recording, ToolOptions, preload, tool_status};
 
 use super::convert::{print_summary, write_trace};
-use crate::args::{Backend, RecordArgs};
+use clap::Args;
+
+use crate::args::{RunArgs, SummaryFormat, values};
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// Where to write the trace (`-` for stdout) [default: PROGRAM.cst in the current directory].
+    #[arg(short, long, value_name = "TRACE")]
+    pub output: Option<PathBuf>,
+    /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary, champsim.
+    #[arg(long, default_value = "native", value_parser = values::output_format)]
+    pub to: cachescope::trace::Format,
+    /// Do not record allocation events: no TRACE.events (memory map, heap allocations and
+    /// frees) beside the trace.
+    #[arg(long)]
+    pub no_events: bool,
+    /// What records the references: `tool`, cachescope's own Valgrind tool (binary records,
+    /// ~50-100x faster than lackey), or `lackey`, Valgrind's lackey with the LD_PRELOAD
+    /// interposer (the fallback, with a printed reason, where the tool cannot run).
+    #[arg(long, value_enum, default_value_t = Backend::Tool)]
+    pub backend: Backend,
+    /// Follow the programs the recorded one becomes with exec (a shell script's last
+    /// command, say): their references continue the trace. Forked children are never
+    /// recorded. Needs the tool backend.
+    #[arg(long)]
+    pub trace_children: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+    #[command(flatten)]
+    pub summary: SummaryFormat,
+    /// The program and its arguments, after `--`.
+    #[arg(value_name = "PROGRAM", last = true, required = true, num_args = 1..)]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+/// What `record` runs the program under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// cachescope's own Valgrind tool.
+    Tool,
+    /// Valgrind's lackey (text), with the LD_PRELOAD allocation interposer.
+    Lackey,
+}
 
 pub fn run(args: RecordArgs) -> Result<()> {
     let (program, _) = args.command.split_first().expect("clap requires a program");

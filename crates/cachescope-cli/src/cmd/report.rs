@@ -2,8 +2,10 @@
 //! program, written as report.html, report.json and figures/ (the `cachescope-report` crate).
 
 use cachescope::units::{self, Precision, format_bytes, size_label, thousands};
+use cachescope::workloads::Workload;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use cachescope::attribution::EventSource;
@@ -13,9 +15,46 @@ use cachescope_report::collect::{CollectOptions, Collector};
 use cachescope_report::write::Written;
 use cachescope_report::{Report, write};
 
+use clap::Args;
+
+use super::record::Backend;
 use super::{drive, drive_split};
-use crate::args::{InputArgs, ReportArgs, ReportOptions, RunArgs, WorkloadParams};
-use crate::{input, output};
+use crate::args::{InputArgs, ReadArgs, ReportOptions, RunArgs, WorkloadParams, values};
+use crate::input;
+use crate::output::{self, Format, Output};
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The trace: a file, or `-` for stdin. Format and compression are detected from the content.
+    #[arg(value_name = "TRACE", required_unless_present_any = ["workload", "program"])]
+    pub trace: Option<PathBuf>,
+    /// Report on a built-in workload instead of a trace (see `cachescope generate --list`).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["trace", "program"], value_parser = values::workload)]
+    pub workload: Option<Workload>,
+    /// The directory to write report.html, report.json and figures/ into (created if needed).
+    #[arg(short, long, value_name = "DIR", default_value = "cachescope-report")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub report: ReportOptions,
+    #[command(flatten)]
+    pub params: WorkloadParams,
+    #[command(flatten)]
+    pub read: ReadArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print what was written as one JSON object instead of the summary table.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the summary table as CSV.
+    #[arg(long)]
+    pub csv: bool,
+    /// A program to record under Valgrind and report on, after `--`.
+    #[arg(value_name = "PROGRAM", last = true, num_args = 1.., conflicts_with = "trace")]
+    pub program: Vec<std::ffi::OsString>,
+    /// With a program: what records it (`tool` or `lackey`, as `record --backend`).
+    #[arg(long, value_enum, default_value_t = Backend::Tool)]
+    pub backend: Backend,
+}
 
 pub fn run(args: ReportArgs) -> Result<()> {
     let options = collect_options(&args.report, &args.params, &args.run);
@@ -160,7 +199,19 @@ const SIZES: [u64; 5] = [4 << 10, 32 << 10, 256 << 10, 2 << 20, 16 << 20];
 
 /// The short terminal summary (table, CSV, or what was written as JSON).
 pub fn print_summary(report: &Report, written: &Written, json: bool, csv: bool) -> Result<()> {
-    if json {
+    output::emit(&Summary { report, written }, Format::from_flags(json, csv))
+}
+
+/// A report and the files it was written into.
+struct Summary<'a> {
+    report: &'a Report,
+    written: &'a Written,
+}
+
+impl Output for Summary<'_> {
+    /// What was written.
+    fn json(&self) -> Result<String> {
+        let Summary { report, written } = self;
         let v = serde_json::json!({
             "source": report.source,
             "html": written.html,
@@ -170,25 +221,12 @@ pub fn print_summary(report: &Report, written: &Written, json: bool, csv: bool) 
             "distinct_lines": report.stats.distinct_lines,
             "elapsed_seconds": report.elapsed_seconds,
         });
-        return output::print(&(serde_json::to_string_pretty(&v)? + "\n"));
+        output::json(&v)
     }
-    let rows: Vec<(String, Vec<Option<f64>>)> = report
-        .mrc
-        .iter()
-        .map(|m| {
-            let at = SIZES
-                .iter()
-                .map(|&s| {
-                    m.points
-                        .iter()
-                        .find(|p| p.size_bytes == s)
-                        .map(|p| p.miss_ratio.unwrap_or(p.miss_ratio_warm))
-                })
-                .collect();
-            (format!("{} {}", m.method, m.policy), at)
-        })
-        .collect();
-    if csv {
+
+    /// The miss ratios at the summary's sizes.
+    fn csv(&self) -> Result<String> {
+        let report = self.report;
         let mut o = String::from("method,policy,size_bytes,miss_ratio\n");
         for m in &report.mrc {
             for p in m.points.iter().filter(|p| SIZES.contains(&p.size_bytes)) {
@@ -202,52 +240,72 @@ pub fn print_summary(report: &Report, written: &Written, json: bool, csv: bool) 
                 );
             }
         }
-        return output::print(&o);
+        Ok(o)
     }
-    let s = &report.stats;
-    let mut o = format!(
-        "{}: {} data references, {} distinct {}-B lines ({}), analysed in {:.1} s ({})\n\n\
+
+    fn table(&self) -> String {
+        let Summary { report, written } = self;
+        let rows: Vec<(String, Vec<Option<f64>>)> = report
+            .mrc
+            .iter()
+            .map(|m| {
+                let at = SIZES
+                    .iter()
+                    .map(|&s| {
+                        m.points
+                            .iter()
+                            .find(|p| p.size_bytes == s)
+                            .map(|p| p.miss_ratio.unwrap_or(p.miss_ratio_warm))
+                    })
+                    .collect();
+                (format!("{} {}", m.method, m.policy), at)
+            })
+            .collect();
+        let s = &report.stats;
+        let mut o = format!(
+            "{}: {} data references, {} distinct {}-B lines ({}), analysed in {:.1} s ({})\n\n\
          {:<20}",
-        report.source,
-        thousands(s.refs),
-        thousands(s.distinct_lines),
-        report.line_size,
-        format_bytes(s.bytes_touched, Precision::ThreeDigits),
-        report.elapsed_seconds,
-        units::rate(s.refs, report.elapsed_seconds),
-        "miss ratio (%)"
-    );
-    for size in SIZES {
-        let _ = write!(o, " {:>8}", size_label(size));
-    }
-    o.push('\n');
-    for (name, values) in rows {
-        let _ = write!(o, "{name:<20}");
-        for v in values {
-            match v {
-                Some(v) => {
-                    let _ = write!(o, " {:>8.3}", 100.0 * v);
-                }
-                None => o += &format!(" {:>8}", "-"),
-            }
+            report.source,
+            thousands(s.refs),
+            thousands(s.distinct_lines),
+            report.line_size,
+            format_bytes(s.bytes_touched, Precision::ThreeDigits),
+            report.elapsed_seconds,
+            units::rate(s.refs, report.elapsed_seconds),
+            "miss ratio (%)"
+        );
+        for size in SIZES {
+            let _ = write!(o, " {:>8}", size_label(size));
         }
         o.push('\n');
+        for (name, values) in rows {
+            let _ = write!(o, "{name:<20}");
+            for v in values {
+                match v {
+                    Some(v) => {
+                        let _ = write!(o, " {:>8.3}", 100.0 * v);
+                    }
+                    None => o += &format!(" {:>8}", "-"),
+                }
+            }
+            o.push('\n');
+        }
+        let _ = writeln!(
+            o,
+            "\nWrote {} ({} figures as SVG and PNG in {}, data in {}).",
+            written.html.display(),
+            written.figures.len() / 2,
+            written.html.parent().map_or_else(
+                || "figures".into(),
+                |d| d.join("figures").display().to_string()
+            ),
+            written.json.display()
+        );
+        let _ = writeln!(
+            o,
+            "Open it in a browser: xdg-open {}",
+            written.html.display()
+        );
+        o
     }
-    let _ = writeln!(
-        o,
-        "\nWrote {} ({} figures as SVG and PNG in {}, data in {}).",
-        written.html.display(),
-        written.figures.len() / 2,
-        written.html.parent().map_or_else(
-            || "figures".into(),
-            |d| d.join("figures").display().to_string()
-        ),
-        written.json.display()
-    );
-    let _ = writeln!(
-        o,
-        "Open it in a browser: xdg-open {}",
-        written.html.display()
-    );
-    output::print(&o)
 }

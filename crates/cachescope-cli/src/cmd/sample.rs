@@ -1,15 +1,39 @@
 //! `cachescope sample TRACE -o PROFILE`: StatCache's run-time part, stored for the models.
 
 use cachescope::units::thousands;
-use std::io::Write;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use cachescope::Source;
 use cachescope::reuse::Options;
 
 use super::{drive_sampled, mrc::sampler_options, open_chunked};
-use crate::args::SampleArgs;
-use crate::output::{self, Pending};
+use clap::Args;
+
+use crate::args::{InputArgs, RunArgs, SamplingArgs};
+use crate::output::{self, Format, Output, Pending};
+
+#[derive(Debug, Args)]
+pub struct SampleArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub sampling: SamplingArgs,
+    /// Sample instruction fetches too (a unified cache).
+    #[arg(long)]
+    pub include_instructions: bool,
+    /// Where to write the profile (`-` for stdout).
+    #[arg(short, long, value_name = "PROFILE")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print the summary as JSON (on stderr when the profile goes to stdout).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the summary as a CSV header and one row (stderr when the profile goes to stdout).
+    #[arg(long)]
+    pub csv: bool,
+}
 
 pub fn run(args: SampleArgs) -> Result<()> {
     let options = Options {
@@ -55,28 +79,39 @@ pub fn run(args: SampleArgs) -> Result<()> {
         "slots": profile.slot_count(),
         "line_size": profile.line_size().bytes(),
     });
-    if args.json || args.csv {
-        let text = if args.json {
-            serde_json::to_string_pretty(&summary)? + "\n"
-        } else {
-            output::csv_records(&[summary])
-        };
-        if args.output.as_os_str() == "-" {
-            std::io::stderr().write_all(text.as_bytes())?;
-            return Ok(());
-        }
-        return output::print(&text);
+    let note = format!(
+        "cachescope: sampled {} of {} references ({} reuses, {} dangling) at rate {} into {}\n",
+        thousands(profile.samples().len() as u64),
+        thousands(profile.refs()),
+        thousands(profile.reuses()),
+        thousands(profile.dangling()),
+        profile.rate(),
+        args.output.display()
+    );
+    output::emit_summary(
+        &Summary { summary, note },
+        Format::from_flags(args.json, args.csv),
+        args.output.as_os_str() == "-",
+        args.run.quiet,
+    )
+}
+
+/// What was sampled: the note on stderr (the table form), `--json`, `--csv`.
+struct Summary {
+    summary: serde_json::Value,
+    note: String,
+}
+
+impl Output for Summary {
+    fn table(&self) -> String {
+        self.note.clone()
     }
-    if !args.run.quiet {
-        eprintln!(
-            "cachescope: sampled {} of {} references ({} reuses, {} dangling) at rate {} into {}",
-            thousands(profile.samples().len() as u64),
-            thousands(profile.refs()),
-            thousands(profile.reuses()),
-            thousands(profile.dangling()),
-            profile.rate(),
-            args.output.display()
-        );
+
+    fn json(&self) -> Result<String> {
+        output::json(&self.summary)
     }
-    Ok(())
+
+    fn csv(&self) -> Result<String> {
+        Ok(output::csv_records(std::slice::from_ref(&self.summary)))
+    }
 }

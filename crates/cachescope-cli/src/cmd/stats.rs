@@ -7,9 +7,25 @@ use anyhow::Result;
 use cachescope::parallel::StatsPlan;
 use cachescope::stats::StatsReport;
 
+use clap::Args;
+
 use super::{drive_chunked, open_chunked};
-use crate::args::StatsArgs;
-use crate::output;
+use crate::args::{InputArgs, RunArgs};
+use crate::output::{self, Format, Output, csv_field};
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print one JSON object instead of a table.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print a CSV header and one row.
+    #[arg(long)]
+    pub csv: bool,
+}
 
 pub fn run(args: StatsArgs) -> Result<()> {
     let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
@@ -22,12 +38,20 @@ pub fn run(args: StatsArgs) -> Result<()> {
         return Ok(()); // another MPI rank: rank 0 prints
     };
     let report = StatsReport::new(&trace, stats);
-    if args.json {
-        output::print(&(serde_json::to_string_pretty(&report)? + "\n"))
-    } else if args.csv {
-        output::print(&render_csv(&report))
-    } else {
-        output::print(&render(&report))
+    output::emit(&report, Format::from_flags(args.json, args.csv))
+}
+
+impl Output for StatsReport {
+    fn table(&self) -> String {
+        render(self)
+    }
+
+    fn json(&self) -> Result<String> {
+        output::json(self)
+    }
+
+    fn csv(&self) -> Result<String> {
+        Ok(render_csv(self))
     }
 }
 
@@ -101,13 +125,4 @@ pub fn render_csv(r: &StatsReport) -> String {
         s.straddling_refs,
         r.skipped_lines
     )
-}
-
-/// Quotes a CSV field when it holds a comma, a quote or a line break.
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }

@@ -1,132 +1,35 @@
-//! `cachescope attribute`: misses and evictions by stat bucket and code line, exact beside
-//! sampled (Buck & Hollingsworth Tables 1–5), the monitor's cost, per-bucket curves.
+//! `attribute`'s output: the terminal tables (Buck & Hollingsworth Tables 1-5), `--json`
+//! and `--csv`.
 
-use cachescope::units::{size_label, thousands};
 use std::fmt::Write as _;
 
-use anyhow::{Context, Result};
-use cachescope::attribution::events::{EventReader, sidecar_path};
-use cachescope::attribution::{Attribution, CostModel, EventSource, Options, Report};
-use cachescope::sim::Geometry;
+use anyhow::Result;
+use cachescope::attribution::Report;
+use cachescope::units::{size_label, thousands};
 
-use super::drive;
-use crate::args::AttributeArgs;
-use crate::{input, output};
+use crate::output::{self, Output};
 
-pub fn run(mut args: AttributeArgs) -> Result<()> {
-    let geometry =
-        Geometry::parse(&args.cache).with_context(|| format!("--cache {}", args.cache))?;
-    if args.sample == 0 {
-        anyhow::bail!("--sample N needs N ≥ 1 (1 samples every miss)");
+/// The report and how many rows each terminal table shows (`--top`).
+pub struct Table {
+    pub report: Report,
+    pub top: usize,
+}
+
+impl Output for Table {
+    fn json(&self) -> Result<String> {
+        output::json(&self.report)
     }
-    // Created before the run, so an unwritable path fails at once; renamed into place at the
-    // end, removed if anything fails.
-    let cachegrind_out = match &args.cachegrind_out {
-        Some(p) => Some(output::Pending::create(p).context("--cachegrind-out")?),
-        None => None,
-    };
-    // What the file's `cmd:` line names: the program's command line, else the trace.
-    let cmd = if args.input.program.is_empty() {
-        match (&args.input.trace, &args.input.workload) {
-            (Some(t), _) => t.display().to_string(),
-            (None, Some(w)) => format!("workload {w}"),
-            (None, None) => "-".into(),
-        }
-    } else {
-        args.input
-            .program
-            .iter()
-            .map(|a| a.to_string_lossy())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    // A program: recorded first, with its allocation events (which the attribution reads
-    // from the start of the pass, before the program could produce them), into --save's file
-    // or a temporary one; then attributed like any recorded trace.
-    let _recorded = if args.input.program.is_empty() {
-        None
-    } else {
-        let dir = tempfile::tempdir()?;
-        let path = match &args.input.save {
-            Some(p) => p.clone(),
-            None => dir.path().join("program.cst"),
-        };
-        let capture = super::record::Capture {
-            backend: crate::args::Backend::Tool,
-            trace_children: false,
-            stdout_to_stderr: true,
-        };
-        let format = cachescope::trace::Format::Native;
-        super::record::record(
-            &args.input.program,
-            &path,
-            format,
-            &args.run,
-            true,
-            false,
-            capture,
-        )?;
-        args.input.program.clear();
-        args.input.save = None;
-        args.input.trace = Some(path);
-        Some(dir)
-    };
-    // The event log: --events, else TRACE.events beside a trace file.
-    let events_path = args.events.clone().or_else(|| {
-        let trace = args
-            .input
-            .trace
-            .as_deref()
-            .filter(|p| p.as_os_str() != "-")?;
-        Some(sidecar_path(trace)).filter(|p| p.exists())
-    });
-    let events: Option<EventSource<'static>> = match &events_path {
-        Some(p) => Some(Box::new(EventReader::open(p)?)),
-        None => None,
-    };
-    let opts = Options {
-        geometry,
-        sample_every: args.sample,
-        seed: args.input.params.seed,
-        cost: (!args.no_cost).then(|| CostModel {
-            handler_lines: args.handler_lines,
-            ..CostModel::default()
-        }),
-        mrc: !args.no_mrc,
-        exe: args.exe.clone(),
-        per_instruction: cachegrind_out.is_some(),
-    };
-    let mut attribution = Attribution::new(opts, events)?;
-    let mut trace = input::open(&args.input, args.run.line_size)?;
-    drive(&mut trace, &mut [&mut attribution], &args.run)?;
-    let mut report = attribution.finish().with_context(|| match &events_path {
-        Some(p) => format!("reading the event log {}", p.display()),
-        None => "attributing".into(),
-    })?;
-    if events_path.is_none() {
-        report.notes.insert(
-            0,
-            "no event log (TRACE.events): no memory map and no allocation events".into(),
-        );
-    }
-    if let (Some((pending, mut file)), Some(path)) = (cachegrind_out, &args.cachegrind_out) {
-        use std::io::Write as _;
-        let text = cachescope::attribution::cachegrind_out::render(&report, &cmd);
-        file.write_all(text.as_bytes())
-            .and_then(|()| file.sync_all())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        drop(file);
-        pending.commit()?;
-    }
-    if args.json {
-        output::print(&(serde_json::to_string_pretty(&report)? + "\n"))
-    } else if args.csv {
-        let v = serde_json::to_value(&report)?;
-        output::print(&output::csv_records(
+
+    /// One row per bucket (the JSON's `buckets`).
+    fn csv(&self) -> Result<String> {
+        let v = serde_json::to_value(&self.report)?;
+        Ok(output::csv_records(
             v["buckets"].as_array().map_or(&[][..], Vec::as_slice),
         ))
-    } else {
-        output::print(&render(&report, args.top))
+    }
+
+    fn table(&self) -> String {
+        render(&self.report, self.top)
     }
 }
 
@@ -148,7 +51,7 @@ fn cut(s: &str, w: usize) -> String {
 }
 
 /// The terminal tables.
-pub fn render(r: &Report, top: usize) -> String {
+fn render(r: &Report, top: usize) -> String {
     let mut o = String::new();
     let g = &r.cache;
     let _ = writeln!(

@@ -1,0 +1,212 @@
+//! Flags shared by many subcommands, flattened into each command's arguments: where the
+//! accesses come from (`InputArgs`), how a trace is read, the workload parameters, the run
+//! (`--line-size`, `--threads`, `--quiet`), the cache sizes of a curve, sampling, and what a
+//! report measures.
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use cachescope::LineSize;
+use cachescope::trace::FormatChoice;
+use cachescope::workloads::{self, Workload};
+use clap::Args;
+
+use super::values;
+use crate::output::Format;
+
+/// Where accesses come from: a trace file, stdin, a built-in workload, or a program run now.
+#[derive(Debug, Args)]
+pub struct InputArgs {
+    /// The trace: a file, or `-` for stdin. Format and compression are detected from the content.
+    #[arg(value_name = "TRACE", required_unless_present_any = ["workload", "program"])]
+    pub trace: Option<PathBuf>,
+    /// Analyse a built-in workload instead of a trace (see `cachescope generate --list`).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["trace", "program"], value_parser = values::workload)]
+    pub workload: Option<Workload>,
+    /// A program to run and analyse as it runs, after `--` (under cachescope's Valgrind tool,
+    /// as `record` runs it, without writing a trace unless --save is given).
+    #[arg(value_name = "PROGRAM", last = true, num_args = 1.., conflicts_with = "trace")]
+    pub program: Vec<std::ffi::OsString>,
+    /// With a program: also keep its trace in this native file (written as the references
+    /// pass).
+    #[arg(long, value_name = "TRACE", requires = "program")]
+    pub save: Option<PathBuf>,
+    #[command(flatten)]
+    pub params: WorkloadParams,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// How to read a trace file.
+#[derive(Debug, Args)]
+pub struct ReadArgs {
+    /// Trace format: auto, lackey, plain, plain-hex, plain-dec, din, binary, native, champsim.
+    #[arg(long, default_value = "auto", value_parser = values::input_format)]
+    pub format: FormatChoice,
+    /// Skip text lines that do not parse, warn once and report how many, instead of failing.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+}
+
+/// Parameters of the built-in workloads (each uses those that apply).
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Workload parameters")]
+pub struct WorkloadParams {
+    /// Random seed: of the workload, and of anything random in the analysis (random
+    /// replacement, sampling), so one seed fixes the whole run.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Number of data references (default: the workload's natural length).
+    #[arg(long)]
+    pub refs: Option<u64>,
+    /// Working set / loop length in lines.
+    #[arg(long)]
+    pub lines: Option<u64>,
+    /// Stride in bytes (stride workload).
+    #[arg(long)]
+    pub stride: Option<u64>,
+    /// Matrix or grid dimension (matmul, matmul-tiled, stencil).
+    #[arg(long)]
+    pub n: Option<u64>,
+    /// Tile size (matmul-tiled).
+    #[arg(long)]
+    pub tile: Option<u64>,
+    /// Zipf exponent (zipf).
+    #[arg(long)]
+    pub zipf_s: Option<f64>,
+    /// Also emit instruction fetches, with pcs on data accesses.
+    #[arg(long)]
+    pub instructions: bool,
+}
+
+impl Default for WorkloadParams {
+    /// The flags' defaults: seed 1, every other parameter the workload's own default.
+    fn default() -> Self {
+        WorkloadParams {
+            seed: 1,
+            refs: None,
+            lines: None,
+            stride: None,
+            n: None,
+            tile: None,
+            zipf_s: None,
+            instructions: false,
+        }
+    }
+}
+
+impl WorkloadParams {
+    /// The library's parameters: defaults overridden by the flags given.
+    pub fn to_params(&self, line_size: LineSize) -> workloads::Params {
+        let d = workloads::Params::default();
+        workloads::Params {
+            seed: self.seed,
+            refs: self.refs,
+            lines: self.lines.unwrap_or(d.lines),
+            line_size: line_size.bytes(),
+            stride: self.stride.unwrap_or(d.stride),
+            n: self.n.unwrap_or(d.n),
+            tile: self.tile.unwrap_or(d.tile),
+            zipf_s: self.zipf_s.unwrap_or(d.zipf_s),
+            instructions: self.instructions,
+        }
+    }
+}
+
+/// Flags every analysing command takes.
+#[derive(Clone, Debug, Args)]
+pub struct RunArgs {
+    /// Cache line size in bytes, a power of two (e.g. 64, 128, 4K).
+    #[arg(long, default_value = "64", value_parser = values::line_size)]
+    pub line_size: LineSize,
+    /// Threads to use (default: all cores).
+    #[arg(long, default_value_t = values::default_threads(), value_parser = values::threads)]
+    pub threads: usize,
+    /// No progress bar, no warnings: only results and errors.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// How `convert`, `generate` and `record` print the summary of what they wrote.
+#[derive(Debug, Args)]
+pub struct SummaryFormat {
+    /// Print the summary (records, data references, distinct lines, bytes written) as one
+    /// JSON object; on stderr when the trace goes to stdout.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print the summary as a CSV header and one row (stderr when the trace goes to stdout).
+    #[arg(long)]
+    pub csv: bool,
+}
+
+impl SummaryFormat {
+    /// Whether a machine-readable summary was asked for (it needs the distinct lines).
+    pub fn wanted(&self) -> bool {
+        self.json || self.csv
+    }
+
+    /// The summary's form.
+    pub fn format(&self) -> Format {
+        Format::from_flags(self.json, self.csv)
+    }
+}
+
+/// Which cache sizes a curve is evaluated at.
+#[derive(Debug, Args)]
+pub struct SizeArgs {
+    /// Cache sizes, comma separated, with units: 32K,256K,8MiB.
+    #[arg(long, value_name = "LIST", conflicts_with = "range", value_delimiter = ',', value_parser = values::size)]
+    pub sizes: Option<Vec<u64>>,
+    /// A range of sizes LO..HI (e.g. 4K..64M), `--per-octave` per power of two
+    /// [default: 1K..1G].
+    #[arg(long, value_name = "LO..HI", value_parser = values::size_range)]
+    pub range: Option<(u64, u64)>,
+    /// Sizes per power of two in a range: a power of two from 1 to 256.
+    #[arg(long, default_value_t = 8)]
+    pub per_octave: u64,
+}
+
+impl SizeArgs {
+    /// The sizes in bytes.
+    pub fn resolve(&self) -> Result<Vec<u64>> {
+        if let Some(list) = &self.sizes {
+            if list.contains(&0) {
+                bail!("a cache size of 0 bytes holds nothing; give sizes of at least one line");
+            }
+            return Ok(list.clone());
+        }
+        let (lo, hi) = self.range.unwrap_or((
+            cachescope::reuse::mrc::DEFAULT_MIN_BYTES,
+            cachescope::reuse::mrc::DEFAULT_MAX_BYTES,
+        ));
+        Ok(cachescope::reuse::sizes_log_range(lo, hi, self.per_octave)?)
+    }
+}
+
+/// How sampled reuse distances are taken (`sample`, `mrc --method statcache|statstack`).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Sampling")]
+pub struct SamplingArgs {
+    /// Probability that a reference is sampled, in (0, 1].
+    #[arg(long, default_value_t = cachescope::sampling::DEFAULT_RATE)]
+    pub rate: f64,
+    /// References per time slot (the models solve each slot on its own).
+    #[arg(long, default_value_t = cachescope::sampling::DEFAULT_SLOT_REFS)]
+    pub slot: u64,
+}
+
+/// What a report measures (`report`, `demo`).
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Report")]
+pub struct ReportOptions {
+    /// StatCache/StatStack sampling rate, in (0, 1].
+    #[arg(long, default_value_t = 1e-3)]
+    pub rate: f64,
+    /// Phase interval: instructions when the trace has instruction fetches, data references
+    /// otherwise (with K/M/G). Fewer than 4 intervals leave the phase timeline out.
+    #[arg(long, default_value = "100K", value_parser = values::count)]
+    pub interval: u64,
+    /// Ways of the set-associative caches of the 3C breakdown.
+    #[arg(long, default_value_t = 8)]
+    pub ways: u32,
+}

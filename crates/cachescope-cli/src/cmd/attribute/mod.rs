@@ -1,0 +1,175 @@
+//! `cachescope attribute`: misses and evictions by stat bucket and code line, exact beside
+//! sampled (Buck & Hollingsworth Tables 1–5), the monitor's cost, per-bucket curves.
+
+use anyhow::{Context, Result};
+use cachescope::attribution::events::{EventReader, sidecar_path};
+use cachescope::attribution::{Attribution, CostModel, EventSource, Options};
+use cachescope::sim::Geometry;
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::drive;
+use crate::args::{InputArgs, RunArgs, values};
+use crate::input;
+use crate::output::{self, Format};
+
+mod table;
+use table::Table;
+
+#[derive(Debug, Args)]
+pub struct AttributeArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// The simulated cache, SIZE,ASSOC,LINE (LRU); the default is the paper's.
+    #[arg(long, value_name = "SPEC", default_value = "64K,4,32", value_parser = values::geometry)]
+    pub cache: Geometry,
+    /// The monitor samples 1 in N misses on average (randomized intervals, seeded by --seed).
+    #[arg(long, value_name = "N", default_value_t = 25_000)]
+    pub sample: u64,
+    /// The event log (memory map, allocations, frees) [default: TRACE.events if present].
+    #[arg(long, value_name = "FILE")]
+    pub events: Option<PathBuf>,
+    /// The program, for a trace without an event log: its variables are taken at their link
+    /// addresses (right for a non-PIE executable) and its code lines resolve.
+    #[arg(long, value_name = "PROGRAM")]
+    pub exe: Option<PathBuf>,
+    /// Cache lines the monitor's handler touches per sample (the cost model's footprint).
+    #[arg(long, value_name = "K", default_value_t = 32)]
+    pub handler_lines: u64,
+    /// Rows per table on the terminal.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+    /// Skip the monitor-cost simulations (four more caches): `monitor_cost` stays empty.
+    #[arg(long)]
+    pub no_cost: bool,
+    /// Skip the per-bucket miss-ratio curves (per-reference stack distances): `mrc` stays
+    /// empty. With --no-cost, about three times faster: for repeated runs (several --seed).
+    #[arg(long)]
+    pub no_mrc: bool,
+    /// Also write the counts per source line as a Cachegrind output file (events Ir, Dr,
+    /// D1mr, Dw, D1mw and the sampled misses SD1mr, SD1mw) for `cg_annotate FILE` or
+    /// KCachegrind.
+    #[arg(long, value_name = "FILE")]
+    pub cachegrind_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print JSON: buckets, evictions, lines, lines_by_misses, monitor_cost, mrc, notes.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV: one row per bucket (the JSON's `buckets`).
+    #[arg(long)]
+    pub csv: bool,
+}
+
+pub fn run(mut args: AttributeArgs) -> Result<()> {
+    let geometry = args.cache;
+    if args.sample == 0 {
+        anyhow::bail!("--sample N needs N ≥ 1 (1 samples every miss)");
+    }
+    // Created before the run, so an unwritable path fails at once; renamed into place at the
+    // end, removed if anything fails.
+    let cachegrind_out = match &args.cachegrind_out {
+        Some(p) => Some(output::Pending::create(p).context("--cachegrind-out")?),
+        None => None,
+    };
+    // What the file's `cmd:` line names: the program's command line, else the trace.
+    let cmd = if args.input.program.is_empty() {
+        match (&args.input.trace, &args.input.workload) {
+            (Some(t), _) => t.display().to_string(),
+            (None, Some(w)) => format!("workload {w}"),
+            (None, None) => "-".into(),
+        }
+    } else {
+        args.input
+            .program
+            .iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // A program: recorded first, with its allocation events (which the attribution reads
+    // from the start of the pass, before the program could produce them), into --save's file
+    // or a temporary one; then attributed like any recorded trace.
+    let _recorded = if args.input.program.is_empty() {
+        None
+    } else {
+        let dir = tempfile::tempdir()?;
+        let path = match &args.input.save {
+            Some(p) => p.clone(),
+            None => dir.path().join("program.cst"),
+        };
+        let capture = super::record::Capture {
+            backend: super::record::Backend::Tool,
+            trace_children: false,
+            stdout_to_stderr: true,
+        };
+        let format = cachescope::trace::Format::Native;
+        super::record::record(
+            &args.input.program,
+            &path,
+            format,
+            &args.run,
+            true,
+            false,
+            capture,
+        )?;
+        args.input.program.clear();
+        args.input.save = None;
+        args.input.trace = Some(path);
+        Some(dir)
+    };
+    // The event log: --events, else TRACE.events beside a trace file.
+    let events_path = args.events.clone().or_else(|| {
+        let trace = args
+            .input
+            .trace
+            .as_deref()
+            .filter(|p| p.as_os_str() != "-")?;
+        Some(sidecar_path(trace)).filter(|p| p.exists())
+    });
+    let events: Option<EventSource<'static>> = match &events_path {
+        Some(p) => Some(Box::new(EventReader::open(p)?)),
+        None => None,
+    };
+    let opts = Options {
+        geometry,
+        sample_every: args.sample,
+        seed: args.input.params.seed,
+        cost: (!args.no_cost).then(|| CostModel {
+            handler_lines: args.handler_lines,
+            ..CostModel::default()
+        }),
+        mrc: !args.no_mrc,
+        exe: args.exe.clone(),
+        per_instruction: cachegrind_out.is_some(),
+    };
+    let mut attribution = Attribution::new(opts, events)?;
+    let mut trace = input::open(&args.input, args.run.line_size)?;
+    drive(&mut trace, &mut [&mut attribution], &args.run)?;
+    let mut report = attribution.finish().with_context(|| match &events_path {
+        Some(p) => format!("reading the event log {}", p.display()),
+        None => "attributing".into(),
+    })?;
+    if events_path.is_none() {
+        report.notes.insert(
+            0,
+            "no event log (TRACE.events): no memory map and no allocation events".into(),
+        );
+    }
+    if let (Some((pending, mut file)), Some(path)) = (cachegrind_out, &args.cachegrind_out) {
+        use std::io::Write as _;
+        let text = cachescope::attribution::cachegrind_out::render(&report, &cmd);
+        file.write_all(text.as_bytes())
+            .and_then(|()| file.sync_all())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        drop(file);
+        pending.commit()?;
+    }
+    let out = Table {
+        report,
+        top: args.top,
+    };
+    output::emit(&out, Format::from_flags(args.json, args.csv))
+}

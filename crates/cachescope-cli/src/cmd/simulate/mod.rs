@@ -1,0 +1,211 @@
+//! `cachescope simulate`: exact cache simulation — independent caches, a hierarchy, or
+//! Valgrind Cachegrind's I1/D1/LL model — all fed by one pass over the trace.
+
+use anyhow::{Result, bail};
+use cachescope::analysis::Analysis;
+use cachescope::sim::{
+    CachegrindSim, Geometry, HierarchyConfig, LineMapping, Policy, SimAnalysis, SimOptions,
+    SimReport,
+};
+use clap::Args;
+
+use super::{drive, drive_split};
+use crate::args::{InputArgs, RunArgs, values};
+use crate::input;
+use crate::output::{self, Format};
+
+mod table;
+use table::Simulations;
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// A cache SIZE,ASSOC,LINE fed the data references, e.g. 32K,8,64 (ASSOC `full` for fully
+    /// associative). Repeat it to simulate several caches in the same pass.
+    #[arg(long = "cache", value_name = "SPEC", value_parser = values::geometry)]
+    pub caches: Vec<Geometry>,
+    /// Replacement policy: lru, fifo, random (seeded by --seed), plru (tree pseudo-LRU), or
+    /// RRIP (Jaleel et al. 2010, M = 2): srrip, brrip (ε = 1/32, seeded by --seed) or drrip
+    /// (32 leader sets per policy, 10-bit PSEL); or opt (Belady's MIN, --cache only).
+    #[arg(long, default_value = "lru", value_parser = values::policy)]
+    pub policy: Policy,
+    /// Valgrind Cachegrind's model, reference for reference: needs --I1, --D1 and --LL.
+    #[arg(long)]
+    pub cachegrind: bool,
+    /// L1 instruction cache of a hierarchy (SIZE,ASSOC,LINE).
+    #[arg(long = "I1", value_name = "SPEC", value_parser = values::geometry)]
+    pub i1: Option<Geometry>,
+    /// L1 data cache of a hierarchy (SIZE,ASSOC,LINE).
+    #[arg(long = "D1", value_name = "SPEC", value_parser = values::geometry)]
+    pub d1: Option<Geometry>,
+    /// Unified L2 / last-level cache of a hierarchy (SIZE,ASSOC,LINE).
+    #[arg(long = "L2", visible_alias = "LL", value_name = "SPEC", value_parser = values::geometry)]
+    pub l2: Option<Geometry>,
+    /// Optional unified L3 (SIZE,ASSOC,LINE).
+    #[arg(long = "L3", value_name = "SPEC", value_parser = values::geometry)]
+    pub l3: Option<Geometry>,
+    /// How hierarchy levels share lines.
+    #[arg(long, value_enum, default_value = "non-inclusive")]
+    pub inclusion: InclusionArg,
+    /// Classify misses as cold, capacity or conflict (3C).
+    #[arg(long = "3c")]
+    pub three_c: bool,
+    /// An access that straddles a line boundary also touches the next line (Cachegrind's
+    /// convention); by default a reference touches the line of its first byte.
+    #[arg(long)]
+    pub straddle: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print JSON.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV, one row per simulated level (not with --cachegrind).
+    #[arg(long, conflicts_with = "cachegrind")]
+    pub csv: bool,
+}
+
+/// How the levels of a hierarchy share lines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InclusionArg {
+    /// Each level fills on its own misses (Cachegrind's model).
+    NonInclusive,
+    /// Lower levels hold everything above them.
+    Inclusive,
+    /// A line lives in one level at a time.
+    Exclusive,
+}
+
+impl From<InclusionArg> for cachescope::sim::Inclusion {
+    fn from(a: InclusionArg) -> Self {
+        match a {
+            InclusionArg::NonInclusive => Self::NonInclusive,
+            InclusionArg::Inclusive => Self::Inclusive,
+            InclusionArg::Exclusive => Self::Exclusive,
+        }
+    }
+}
+
+pub fn run(args: SimulateArgs) -> Result<()> {
+    let seed = args.input.params.seed;
+    let policy = values::seeded(args.policy, seed);
+    let opts = SimOptions {
+        mapping: if args.straddle {
+            LineMapping::Straddle
+        } else {
+            LineMapping::FirstByte
+        },
+        three_c: args.three_c,
+    };
+    let hierarchy_flags = [&args.i1, &args.d1, &args.l2, &args.l3]
+        .iter()
+        .any(|f| f.is_some());
+
+    // Validate every geometry before reading anything.
+    if args.cachegrind {
+        let (Some(i1), Some(d1), Some(ll)) = (&args.i1, &args.d1, &args.l2) else {
+            bail!("--cachegrind needs --I1, --D1 and --LL, each SIZE,ASSOC,LINE (e.g. 32K,8,64)");
+        };
+        if args.l3.is_some() || !args.caches.is_empty() {
+            bail!("--cachegrind simulates exactly I1, D1 and LL; drop --L3 and --cache");
+        }
+        let mut sim = CachegrindSim::new(*i1, *d1, *ll)?;
+        let mut trace = input::open(&args.input, args.run.line_size)?;
+        drive(&mut trace, &mut [&mut sim], &args.run)?;
+        let counts = sim.finish();
+        return output::emit(&counts, Format::from_flags(args.json, args.csv));
+    }
+
+    if policy == Policy::Opt {
+        return run_opt(&args, opts);
+    }
+    let mut sims: Vec<SimAnalysis> = Vec::new();
+    if hierarchy_flags {
+        let (Some(i1), Some(d1), Some(l2)) = (&args.i1, &args.d1, &args.l2) else {
+            bail!("a hierarchy needs --I1, --D1 and --L2 (or --LL); --L3 is optional");
+        };
+        let mut config = HierarchyConfig::new(*i1, *d1, *l2);
+        config.l3 = args.l3;
+        config.policy = policy;
+        config.inclusion = args.inclusion.into();
+        sims.push(SimAnalysis::hierarchy(&config, opts)?);
+    }
+    for &geometry in &args.caches {
+        sims.push(SimAnalysis::cache(geometry, policy, opts)?);
+    }
+    if sims.is_empty() {
+        bail!(
+            "nothing to simulate: give --cache SIZE,ASSOC,LINE (repeatable), a hierarchy \
+             (--I1, --D1, --L2 [--L3]), or --cachegrind --I1 --D1 --LL"
+        );
+    }
+    let mut trace = input::open(&args.input, args.run.line_size)?;
+    // Independent configurations: side by side on the threads, one decode.
+    let mut analyses: Vec<&mut (dyn Analysis + Send)> = sims
+        .iter_mut()
+        .map(|s| s as &mut (dyn Analysis + Send))
+        .collect();
+    drive_split(&mut trace, &mut analyses, &args.run)?;
+    let reports: Vec<SimReport> = sims.iter().map(SimAnalysis::finish).collect();
+    print(&args, reports)
+}
+
+/// The reports as JSON, CSV or a table.
+fn print(args: &SimulateArgs, reports: Vec<SimReport>) -> Result<()> {
+    output::emit(
+        &Simulations(reports),
+        Format::from_flags(args.json, args.csv),
+    )
+}
+
+/// `--policy opt`: every --cache under Belady's MIN, from one spilled pass (see cachescope::opt).
+fn run_opt(args: &SimulateArgs, opts: SimOptions) -> Result<()> {
+    if [&args.i1, &args.d1, &args.l2, &args.l3]
+        .iter()
+        .any(|f| f.is_some())
+        || args.three_c
+    {
+        bail!("--policy opt simulates independent --cache caches only (no hierarchy, no --3c)");
+    }
+    if opts.mapping == LineMapping::Straddle {
+        bail!("--policy opt maps each reference to the line of its first byte: drop --straddle");
+    }
+    let geometries = &args.caches;
+    let Some(first) = geometries.first() else {
+        bail!("nothing to simulate: give --cache SIZE,ASSOC,LINE (repeatable)");
+    };
+    let line_size = first.line_size();
+    if geometries.iter().any(|g| g.line_size() != line_size) {
+        bail!("--policy opt looks ahead over one line size: give every --cache the same line");
+    }
+    let options = cachescope::reuse::Options {
+        line_size,
+        ..Default::default()
+    };
+    let mut spill = cachescope::opt::NextUseSpill::new(options)?;
+    let mut trace = input::open(&args.input, args.run.line_size)?;
+    drive(&mut trace, &mut [&mut spill], &args.run)?;
+    let refs = spill.refs();
+    let misses = cachescope::opt::set_assoc_misses(&mut spill.finish()?, geometries)?;
+    let reports: Vec<SimReport> = geometries
+        .iter()
+        .zip(misses)
+        .map(|(&geometry, misses)| SimReport {
+            mapping: LineMapping::FirstByte,
+            inclusion: None,
+            levels: vec![cachescope::sim::LevelReport {
+                name: "cache",
+                geometry,
+                policy: Policy::Opt,
+                stats: cachescope::sim::MissStats {
+                    refs,
+                    misses,
+                    line_accesses: refs,
+                    line_misses: misses,
+                    three_c: None,
+                },
+            }],
+        })
+        .collect();
+    print(args, reports)
+}
