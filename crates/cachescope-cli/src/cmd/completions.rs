@@ -5,9 +5,8 @@ use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use clap::CommandFactory;
-
 use clap::Args;
+use clap::CommandFactory;
 
 use crate::args::Cli;
 use crate::output;

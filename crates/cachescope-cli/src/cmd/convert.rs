@@ -1,6 +1,5 @@
 //! `cachescope convert IN OUT`: any format in, native (or another format) out.
 
-use cachescope::units::{Precision, format_bytes, thousands};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,7 +12,7 @@ use cachescope::batch::Batch;
 use cachescope::stats::StatsAnalysis;
 use cachescope::trace::write::{self, AccessWriter};
 use cachescope::trace::{Format, Trace, native};
-
+use cachescope::units::{Precision, format_bytes, thousands};
 use clap::Args;
 
 use super::drive;

@@ -1,7 +1,6 @@
 //! `cachescope corun`: each program's miss ratio in a shared cache, predicted from solo
 //! footprints (HOTL §4.5), optionally checked against an interleaved simulation.
 
-use cachescope::units::size_label;
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
@@ -17,7 +16,7 @@ use cachescope::models::hotl::{
 };
 use cachescope::reuse::Options;
 use cachescope::sim::Geometry;
-
+use cachescope::units::size_label;
 use clap::Args;
 
 use super::{drive, drive_again};

@@ -1,15 +1,15 @@
 //! `cachescope demo`: the README's first command. Generates a built-in workload, writes its
 //! report (as `cachescope report --workload` would) and prints where it is.
 
+use std::path::PathBuf;
+
 use anyhow::Result;
 use cachescope::Source;
 use cachescope::trace::Trace;
 use cachescope::workloads::{self, Workload};
-use std::path::PathBuf;
-
-use super::report::{collect_options, make, print_summary};
 use clap::Args;
 
+use super::report::{collect_options, make, print_summary};
 use crate::args::{ReportOptions, RunArgs, WorkloadParams, values};
 
 #[derive(Debug, Args)]

@@ -1,16 +1,15 @@
 //! `cachescope footprint`: fp(w) on the logarithmic grid or at listed windows.
 
-use cachescope::units::thousands;
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
 use cachescope::models::hotl::FootprintPoint;
 use cachescope::parallel::FootprintPlan;
 use cachescope::reuse::Options;
-
-use super::{drive_chunked, open_chunked};
+use cachescope::units::thousands;
 use clap::Args;
 
+use super::{drive_chunked, open_chunked};
 use crate::args::{InputArgs, RunArgs, values};
 use crate::output::{self, Format, Output};
 

@@ -1,14 +1,14 @@
 //! `cachescope generate WORKLOAD -o OUT`: a built-in synthetic workload written as a trace.
 
+use std::path::PathBuf;
+
 use anyhow::Result;
 use cachescope::Source;
 use cachescope::trace::Trace;
 use cachescope::workloads::{self, Workload};
-use std::path::PathBuf;
-
-use super::convert::{print_summary, write_trace};
 use clap::Args;
 
+use super::convert::{print_summary, write_trace};
 use crate::args::{RunArgs, SummaryFormat, WorkloadParams, values};
 use crate::output;
 

@@ -1,7 +1,6 @@
 //! `cachescope hotl`: the Filmer metrics per cache size from one footprint pass, and the
 //! diagnostics that explain them (reuse windows, direct fill time, footprint sampling).
 
-use cachescope::units::{size_label, thousands};
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
@@ -12,10 +11,10 @@ use cachescope::models::hotl::{
 };
 use cachescope::parallel::FootprintPlan;
 use cachescope::reuse::Options;
-
-use super::{drive_chunked, drive_split, open_chunked};
+use cachescope::units::{size_label, thousands};
 use clap::Args;
 
+use super::{drive_chunked, drive_split, open_chunked};
 use crate::args::{InputArgs, RunArgs, SizeArgs, values};
 use crate::output::{self, Format, Output};
 

@@ -1,16 +1,14 @@
 //! `cachescope l2`: local L2 miss ratios predicted from the L1 stack-distance histogram
 //! (Ji, Ling & Liu), optionally beside an exact two-level simulation of the same pass.
 
-use cachescope::units::size_label;
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
-
 use cachescope::models::l2::{L1Histogram, TwoLevelAnalysis, Variant, l2_mrc};
+use cachescope::parallel::StackDistancePlan;
 use cachescope::reuse::{Mrc, Options, StackDistanceAnalysis};
 use cachescope::sim::Policy;
-
-use cachescope::parallel::StackDistancePlan;
+use cachescope::units::size_label;
 use clap::Args;
 
 use super::mrc::ReplacementPolicy;
@@ -173,9 +171,9 @@ impl Output for Prediction {
             l1_lines,
             ..
         } = self;
-        let mut v = serde_json::to_value(&model)?;
+        let mut v = serde_json::to_value(model)?;
         v["l1_lines"] = (*l1_lines).into();
-        if let Some(s) = &simulated {
+        if let Some(s) = simulated {
             v["simulated"] = serde_json::to_value(s)?;
         }
         output::json(&v)

@@ -1,4 +1,5 @@
-//! One file per subcommand; [`drive`] is the one streaming pass they share.
+//! One module per subcommand (its arguments at the top, then `run`); [`drive`] and its
+//! siblings are the streaming passes they share.
 
 pub(crate) mod attribute;
 pub(crate) mod completions;

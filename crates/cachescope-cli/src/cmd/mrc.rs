@@ -1,13 +1,12 @@
 //! `cachescope mrc`: a miss-ratio curve for many cache sizes from one pass over the trace.
 
-use cachescope::units::{size_label, thousands};
 use std::fmt::Write as _;
 
 use anyhow::Result;
 use cachescope::method::{self, MrcOptions, MrcRun};
 use cachescope::reuse::{Mrc, Options};
 use cachescope::sampling::{Cold, Profile, SamplerOptions};
-
+use cachescope::units::{size_label, thousands};
 use clap::Args;
 
 use super::{Passes, open_chunked};

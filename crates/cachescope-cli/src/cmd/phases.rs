@@ -1,13 +1,12 @@
 //! `cachescope phases`: phase ids per interval, per-phase summaries, a timeline, and every
 //! method's PoEC / CoV / weighted σ against the intervals' L2 hit rates.
 
-use cachescope::units::thousands;
 use std::fmt::Write as _;
 
 use anyhow::Result;
 use cachescope::phases::{IntervalUnit, KChoice, PhaseAnalysis, PhaseOptions, PhaseReport};
 use cachescope::sim::Geometry;
-
+use cachescope::units::thousands;
 use clap::Args;
 
 use super::{drive, drive_again};

@@ -1,17 +1,16 @@
 //! `cachescope record -- PROGRAM ARGS…`: a real program's references, straight into a trace,
 //! with its memory map and heap events beside it in `TRACE.events`.
 
-use cachescope::units::{Precision, format_bytes, thousands};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use cachescope::Source;
 use cachescope::attribution::events::{EVENTS_VERSION, Event, EventWriter, Header, sidecar_path};
 use cachescope::record::{Recording, ToolOptions, preload, tool_status};
-
-use super::convert::{print_summary, write_trace};
+use cachescope::units::{Precision, format_bytes, thousands};
 use clap::Args;
 
+use super::convert::{print_summary, write_trace};
 use crate::args::{RunArgs, SummaryFormat, values};
 
 #[derive(Debug, Args)]

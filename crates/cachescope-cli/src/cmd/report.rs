@@ -1,8 +1,6 @@
 //! `cachescope report`: every analysis in one pass over a trace, a workload or a recorded
 //! program, written as report.html, report.json and figures/ (the `cachescope-report` crate).
 
-use cachescope::units::{self, Precision, format_bytes, size_label, thousands};
-use cachescope::workloads::Workload;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::path::PathBuf;
@@ -11,10 +9,11 @@ use anyhow::{Context, Result, bail};
 use cachescope::attribution::EventSource;
 use cachescope::attribution::events::{EventReader, sidecar_path};
 use cachescope::trace::Trace;
+use cachescope::units::{self, Precision, format_bytes, size_label, thousands};
+use cachescope::workloads::Workload;
 use cachescope_report::collect::{CollectOptions, Collector};
 use cachescope_report::write::Written;
 use cachescope_report::{Report, write};
-
 use clap::Args;
 
 use super::record::Backend;

@@ -1,15 +1,14 @@
 //! `cachescope sample TRACE -o PROFILE`: StatCache's run-time part, stored for the models.
 
-use cachescope::units::thousands;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use cachescope::Source;
 use cachescope::reuse::Options;
-
-use super::{drive_sampled, mrc::sampler_options, open_chunked};
+use cachescope::units::thousands;
 use clap::Args;
 
+use super::{drive_sampled, mrc::sampler_options, open_chunked};
 use crate::args::{InputArgs, RunArgs, SamplingArgs};
 use crate::output::{self, Format, Output, Pending};
 

@@ -1,12 +1,11 @@
 //! `cachescope stats`.
 
-use cachescope::units::{Precision, format_bytes, thousands};
 use std::fmt::Write as _;
 
 use anyhow::Result;
 use cachescope::parallel::StatsPlan;
 use cachescope::stats::StatsReport;
-
+use cachescope::units::{Precision, format_bytes, thousands};
 use clap::Args;
 
 use super::{drive_chunked, open_chunked};

@@ -1,13 +1,12 @@
 //! `cachescope attribute`: misses and evictions by stat bucket and code line, exact beside
 //! sampled (Buck & Hollingsworth Tables 1–5), the monitor's cost, per-bucket curves.
 
+use std::path::PathBuf;
+
 use anyhow::{Context, Result};
 use cachescope::attribution::events::{EventReader, sidecar_path};
 use cachescope::attribution::{Attribution, CostModel, EventSource, Options};
 use cachescope::sim::Geometry;
-
-use std::path::PathBuf;
-
 use clap::Args;
 
 use super::drive;
