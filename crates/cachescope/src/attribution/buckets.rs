@@ -20,9 +20,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod names;
+
+use names::is_valgrind_file;
+
 use super::Map;
 use super::events::{EventKind, Mapping};
-use super::symbols::{CodeLine, Module, Symbolizer};
+use super::symbols::Module;
 
 /// What a bucket holds. Serialized as `global`, `heap`, `stack`, `other` (a public contract).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -296,104 +300,6 @@ impl BucketMap {
         let &(_, e, m) = self.ranges.get(i.checked_sub(1)?)?;
         (pc < e).then(|| &self.modules[m])
     }
-
-    /// Notes naming the modules without a symbol table and those without debug information
-    /// (one note each; Valgrind's own files left out).
-    pub fn module_notes(&self) -> Vec<String> {
-        let names = |f: &dyn Fn(&Module) -> bool| -> Vec<String> {
-            self.modules
-                .iter()
-                .filter(|m| m.loaded() && !is_valgrind_file(&m.path) && f(m))
-                .map(|m| m.path.display().to_string())
-                .collect()
-        };
-        let mut notes = Vec::new();
-        let stripped = names(&|m| !m.has_symbols);
-        if !stripped.is_empty() {
-            notes.push(format!(
-                "no symbol table (stripped) in {}: only exported functions and variables have \
-                 names; other code is named module+offset, unnamed static data is the bucket \
-                 \"MODULE static data (no symbol)\"",
-                stripped.join(", ")
-            ));
-        }
-        let no_debug = names(&|m| !m.has_debug_info);
-        if !no_debug.is_empty() {
-            notes.push(format!(
-                "no debug information in {}: code lines there are by function and module offset",
-                no_debug.join(", ")
-            ));
-        }
-        notes
-    }
-
-    /// Any loaded module lacks debug information or symbols.
-    pub fn modules(&self) -> &[Module] {
-        &self.modules
-    }
-
-    /// The code line of `pc`.
-    pub fn code_line(&self, symbolizer: &mut Symbolizer, pc: u64) -> CodeLine {
-        symbolizer.code_line(pc, self.module_of(pc))
-    }
-
-    /// The full source path of the instruction at `pc` (see [`Module::source_path`]).
-    pub fn source_path(&self, pc: u64) -> Option<String> {
-        self.module_of(pc)?.source_path(pc)
-    }
-
-    /// Every bucket's final name and kind: heap paths get named by their first frames
-    /// outside allocator wrappers (which can make two paths one name: the caller merges).
-    pub fn finish_names(&self, symbolizer: &mut Symbolizer) -> Vec<(String, BucketKind)> {
-        self.infos
-            .iter()
-            .map(|info| match info.kind {
-                BucketKind::Heap => (self.site_name(symbolizer, &info.path), BucketKind::Heap),
-                kind => (info.name.clone(), kind),
-            })
-            .collect()
-    }
-
-    fn site_name(&self, symbolizer: &mut Symbolizer, path: &[u64]) -> String {
-        // Return addresses point after the call: look up the call instruction itself, and
-        // expand it into its inlined frames (a static helper inlined into its caller is still
-        // a frame of the path, at the line of the inlined call).
-        let mut frames: Vec<(CodeLine, bool)> = Vec::new();
-        for &ra in path {
-            let pc = ra.saturating_sub(1);
-            let module = self.module_of(pc);
-            let runtime = module.is_some_and(|m| is_runtime_library(&m.path));
-            for line in symbolizer.frames(pc, module) {
-                let wrapper = runtime
-                    || line
-                        .function
-                        .as_deref()
-                        .is_some_and(|f| is_allocator_wrapper(f) || is_start_up(f));
-                frames.push((line, wrapper));
-            }
-        }
-        let mut own = frames.iter().filter(|f| !f.1).map(|f| f.0.site());
-        match (own.next(), own.next()) {
-            (Some(a), Some(b)) => format!("{a}-{b}"),
-            (Some(a), None) => a,
-            (None, _) => match frames.first() {
-                Some(f) => format!("{} (heap)", f.0.site()),
-                None => "heap (no call path)".into(),
-            },
-        }
-    }
-}
-
-/// The program's start-up code below `main`: never who wants the memory.
-fn is_start_up(function: &str) -> bool {
-    ["_start", "__libc_start_main", "__libc_start_call_main"].contains(&function)
-}
-
-/// Valgrind's own files mapped into a recorded program (its tool, its preloads, vgdb's
-/// shared memory): not the program's, so no notes about them.
-fn is_valgrind_file(path: &Path) -> bool {
-    let p = path.to_string_lossy();
-    p.contains("/valgrind/") || p.contains("vgdb-pipe") || p.contains("vgpreload")
 }
 
 /// The range of sorted, disjoint `ranges` holding `addr`.
@@ -401,42 +307,4 @@ fn within(ranges: &[(u64, u64, u32)], addr: u64) -> Option<(u64, u64, u32)> {
     let i = ranges.partition_point(|g| g.0 <= addr);
     let &(s, e, id) = ranges.get(i.checked_sub(1)?)?;
     (addr < e).then_some((s, e, id))
-}
-
-/// The C library, the dynamic loader, the C++ runtime and the recording interposer: frames
-/// there are how memory gets allocated, not who wants it.
-fn is_runtime_library(path: &Path) -> bool {
-    let name = path
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    [
-        "libc.so",
-        "libc-",
-        "ld-linux",
-        "libstdc++",
-        "libcachescope",
-        "vgpreload",
-    ]
-    .iter()
-    .any(|p| name.starts_with(p))
-}
-
-/// Allocation wrappers commonly defined in programs themselves.
-fn is_allocator_wrapper(function: &str) -> bool {
-    const WRAPPERS: [&str; 12] = [
-        "malloc",
-        "calloc",
-        "realloc",
-        "xmalloc",
-        "xcalloc",
-        "xrealloc",
-        "xzalloc",
-        "xcharalloc",
-        "xmemdup",
-        "ximemdup",
-        "xnmalloc",
-        "xstrdup",
-    ];
-    WRAPPERS.contains(&function) || function.starts_with("operator new")
 }
