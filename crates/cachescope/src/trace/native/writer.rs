@@ -121,13 +121,12 @@ impl<W: Write> Writer<W> {
             let take = (self.opts.block_len - self.enc.len()).min(n - i);
             let range = i..i + take;
             self.block_counts.add_all(&batch.kinds[range.clone()]);
-            let accesses = (batch.addrs[range.clone()].iter())
-                .zip(&batch.sizes[range.clone()])
-                .zip(&batch.kinds[range.clone()])
-                .zip(&batch.pcs[range]);
-            for (((&addr, &size), &kind), &pc) in accesses {
-                self.enc.push(addr, size, kind, pc);
-            }
+            self.enc.push_run(
+                &batch.addrs[range.clone()],
+                &batch.sizes[range.clone()],
+                &batch.kinds[range.clone()],
+                &batch.pcs[range],
+            );
             i += take;
             if self.enc.len() == self.opts.block_len {
                 self.flush_block()?;
