@@ -7,6 +7,8 @@
 //! stack slot, or a random place in a 64 MiB table; data-dependent branches skip parts of a loop
 //! body. Every data access carries the pc of its instruction, as lackey's do.
 //!
+//! Also the encoding throughput of the same stream (`encode_lackey_like_10M`).
+//!
 //! Run: `cargo bench -p cachescope --bench native -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
@@ -132,6 +134,7 @@ fn lackey_like(n: usize) -> Vec<Batch> {
 
 fn native_decode(c: &mut Criterion) {
     let batches = lackey_like(ACCESSES);
+    encode(c, &batches);
     let n: usize = batches.iter().map(Batch::len).sum();
     let mut w = Writer::new(Vec::new(), Header::new()).unwrap();
     for b in &batches {
@@ -162,6 +165,25 @@ fn native_decode(c: &mut Criterion) {
                 black_box(&batch);
             }
             assert_eq!(total, n);
+        })
+    });
+    g.finish();
+}
+
+/// Writing the same stream: encoding on the caller's thread, zstd on the writer's helper
+/// thread one block behind (wall time, so both cores count).
+fn encode(c: &mut Criterion, batches: &[Batch]) {
+    let n: usize = batches.iter().map(Batch::len).sum();
+    let mut g = c.benchmark_group("native");
+    g.throughput(Throughput::Elements(n as u64));
+    g.sample_size(10);
+    g.bench_function("encode_lackey_like_10M", |b| {
+        b.iter(|| {
+            let mut w = Writer::new(Vec::with_capacity(4 << 20), Header::new()).unwrap();
+            for batch in batches {
+                w.write_batch(batch).unwrap();
+            }
+            black_box(w.finish().unwrap())
         })
     });
     g.finish();

@@ -31,6 +31,7 @@ pub mod log;
 pub mod preload;
 pub mod sentinel;
 pub mod tool;
+mod tool_decode;
 mod tool_run;
 mod tool_sampled;
 

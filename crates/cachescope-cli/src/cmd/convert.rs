@@ -177,8 +177,12 @@ struct Counts {
 
 impl Analysis for Counts {
     fn observe(&mut self, batch: &Batch) {
-        for &k in &batch.kinds {
-            self.kinds[k as usize] += 1;
+        for (total, n) in self
+            .kinds
+            .iter_mut()
+            .zip(cachescope::AccessKind::count(&batch.kinds))
+        {
+            *total += n;
         }
         if let Some(s) = &mut self.stats {
             s.observe(batch);

@@ -22,11 +22,11 @@
 use std::io::Read;
 use std::sync::{Arc, Mutex};
 
-use crate::access::AccessKind;
 use crate::attribution::events::{Event, EventKind, Mapping};
 use crate::batch::{BATCH_LEN, Batch, NO_PC};
 use crate::error::{Error, Result, Source, corrupt, truncated};
 use crate::record::sentinel::EventCounts;
+use crate::record::tool_decode::decode_run;
 use crate::trace::{AccessReader, Diagnostics};
 
 /// Version of the record stream this reader understands.
@@ -42,13 +42,6 @@ const ARG_MASK: u64 = (1 << 48) - 1;
 const EV_ALLOC: u64 = 1;
 const EV_FREE: u64 = 2;
 const EV_MAP: u64 = 3;
-
-const KINDS: [AccessKind; 4] = [
-    AccessKind::Load,
-    AccessKind::Store,
-    AccessKind::Modify,
-    AccessKind::Instr,
-];
 
 /// Bytes read from the pipe at a time: the tool writes 1 MiB chunks.
 const READ_CHUNK: usize = 1 << 20;
@@ -360,62 +353,4 @@ impl<R: Read + Send> AccessReader for ToolReader<R> {
         }
         d
     }
-}
-
-#[inline]
-fn word_at(chunk: &[u8]) -> u64 {
-    u64::from_le_bytes(chunk.try_into().expect("8 bytes"))
-}
-
-/// The address of a reference word: bits 0-47, sign-extended from bit 47.
-#[inline]
-fn address(w: u64) -> u64 {
-    (((w << 16) as i64) >> 16) as u64
-}
-
-/// Decodes the references at the start of `bytes` (whole words) into `batch`, up to the first
-/// escape; returns how many. The records are written straight into the columns' spare
-/// capacity, in one pass: the decoder is bound by memory traffic, and filling the columns
-/// first (`resize`) would write every byte twice.
-#[allow(unsafe_code)]
-fn decode_run(bytes: &[u8], pc: &mut u64, batch: &mut Batch) -> usize {
-    let n = bytes.len() / 8;
-    let base = batch.len();
-    batch.addrs.reserve(n);
-    batch.sizes.reserve(n);
-    batch.kinds.reserve(n);
-    batch.pcs.reserve(n);
-    let mut last = *pc;
-    let mut done = 0;
-    let columns = batch.addrs.spare_capacity_mut()[..n]
-        .iter_mut()
-        .zip(&mut batch.sizes.spare_capacity_mut()[..n])
-        .zip(&mut batch.kinds.spare_capacity_mut()[..n])
-        .zip(&mut batch.pcs.spare_capacity_mut()[..n]);
-    for (c, (((a, s), k), p)) in bytes.chunks_exact(8).zip(columns) {
-        let w = word_at(c);
-        if w >> 60 != 0 {
-            break;
-        }
-        let addr = address(w);
-        let kind = (w >> 58) & 3;
-        if kind == 3 {
-            last = addr;
-        }
-        a.write(addr);
-        s.write(((w >> 48) & 0x3FF) as u32);
-        k.write(KINDS[kind as usize]);
-        p.write(last);
-        done += 1;
-    }
-    // SAFETY: the loop initialised the first `done` elements of each column's spare
-    // capacity (reserved above for `n >= done`), and the elements are plain values.
-    unsafe {
-        batch.addrs.set_len(base + done);
-        batch.sizes.set_len(base + done);
-        batch.kinds.set_len(base + done);
-        batch.pcs.set_len(base + done);
-    }
-    *pc = last;
-    done
 }

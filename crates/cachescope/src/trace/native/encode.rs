@@ -31,6 +31,7 @@
 //! columns"; neither means "no pc"; both is invalid. Every delta chain starts from 0 at the
 //! block's first access, so blocks decode independently.
 
+use super::MAX_BLOCK_LEN;
 use crate::access::AccessKind;
 use crate::batch::NO_PC;
 
@@ -62,13 +63,12 @@ const KEY_CACHE: usize = 4096;
 /// Operand numbers above this share a slot (e.g. long `rep movs` sequences).
 const MAX_OPERAND: u64 = 7;
 
-/// Appends the `len` low bytes of `value`: a fixed 8-byte copy then a cut, cheaper than a
-/// variable-length copy.
-#[inline]
-fn push_low_bytes(col: &mut Vec<u8>, value: u64, len: usize) {
-    let end = col.len() + len;
-    col.extend_from_slice(&value.to_le_bytes());
-    col.truncate(end);
+/// Writes `value`'s 8 bytes at `*at` and moves `*at` on by `len`: a fixed 8-byte copy then a
+/// cut, cheaper than a variable-length copy (the columns have 8 bytes of slack for it).
+#[inline(always)]
+fn put_low_bytes(col: &mut [u8], at: &mut usize, value: u64, len: usize) {
+    col[*at..*at + 8].copy_from_slice(&value.to_le_bytes());
+    *at += len;
 }
 
 /// Fewest bytes from which `delta` sign-extends back (0 for 0).
@@ -99,43 +99,55 @@ impl Default for SlotPolicy {
     }
 }
 
-impl SlotPolicy {
-    #[inline]
-    fn slot(&mut self, kind: AccessKind, addr: u64, pc: u64) -> u8 {
-        if kind == AccessKind::Instr {
-            self.operand = 0;
-            return 0;
-        }
-        let key = if pc == NO_PC {
-            (addr >> 16) | 1 << 63
-        } else {
-            pc.wrapping_mul(MAX_OPERAND + 1).wrapping_add(self.operand) & !(1 << 63)
-        };
-        self.operand = (self.operand + 1).min(MAX_OPERAND);
-        let h = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize % KEY_CACHE;
-        let entry = &mut self.keys[h];
-        if entry.0 != key {
-            *entry = (key, self.next);
-            self.next = if self.next == u8::MAX {
-                1
-            } else {
-                self.next + 1
-            };
-        }
-        entry.1
+/// The slot of one access under [`SlotPolicy`], its state passed apart so the encoder's loop
+/// keeps `next` and `operand` in registers.
+#[inline(always)]
+fn slot(
+    keys: &mut [(u64, u8)],
+    next: &mut u8,
+    operand: &mut u64,
+    kind: AccessKind,
+    addr: u64,
+    pc: u64,
+) -> u8 {
+    if kind == AccessKind::Instr {
+        *operand = 0;
+        return 0;
     }
+    let key = if pc == NO_PC {
+        (addr >> 16) | 1 << 63
+    } else {
+        pc.wrapping_mul(MAX_OPERAND + 1).wrapping_add(*operand) & !(1 << 63)
+    };
+    *operand = (*operand + 1).min(MAX_OPERAND);
+    let h = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize % KEY_CACHE;
+    let entry = &mut keys[h];
+    if entry.0 != key {
+        *entry = (key, *next);
+        *next = if *next == u8::MAX { 1 } else { *next + 1 };
+    }
+    entry.1
 }
 
-/// The columns of the block being built.
+/// The columns of the block being built. Each is a buffer sized for the largest block (plus
+/// 8 bytes of slack) with a fill level, so the encoding loop ([`BlockEncoder::push_run`])
+/// holds the buffers' addresses and levels in registers: with a `Vec` per column, every byte
+/// stored might have aliased the vectors' lengths, and each push reloaded and rewrote them.
 #[derive(Debug)]
 pub(super) struct BlockEncoder {
-    meta: Vec<u8>,
-    sizes: Vec<u8>,
-    slots: Vec<u8>,
-    addrs: Vec<u8>,
-    escapes: Vec<u8>,
-    pc_lens: Vec<u8>,
-    pc_bytes: Vec<u8>,
+    meta: Box<[u8]>,
+    sizes: Box<[u8]>,
+    slots: Box<[u8]>,
+    addrs: Box<[u8]>,
+    escapes: Box<[u8]>,
+    pc_lens: Box<[u8]>,
+    pc_bytes: Box<[u8]>,
+    /// Accesses in the block; bytes used in `addrs`, `escapes` and `pc_bytes`; explicit pcs.
+    n: usize,
+    addrs_len: usize,
+    escapes_len: usize,
+    pcs: usize,
+    pc_bytes_len: usize,
     /// The decoder's slot table, mirrored.
     table: [u64; SLOTS],
     policy: SlotPolicy,
@@ -147,14 +159,22 @@ pub(super) struct BlockEncoder {
 
 impl Default for BlockEncoder {
     fn default() -> Self {
+        // Zeroed allocations: pages a small trace never touches are never mapped.
+        let column =
+            |per_access: usize| vec![0u8; per_access * MAX_BLOCK_LEN + 8].into_boxed_slice();
         BlockEncoder {
-            meta: Vec::new(),
-            sizes: Vec::new(),
-            slots: Vec::new(),
-            addrs: Vec::new(),
-            escapes: Vec::new(),
-            pc_lens: Vec::new(),
-            pc_bytes: Vec::new(),
+            meta: column(1),
+            sizes: column(1),
+            slots: column(1),
+            addrs: column(8),
+            escapes: column(4),
+            pc_lens: column(1),
+            pc_bytes: column(8),
+            n: 0,
+            addrs_len: 0,
+            escapes_len: 0,
+            pcs: 0,
+            pc_bytes_len: 0,
             table: [0; SLOTS],
             policy: SlotPolicy::default(),
             last_instr: 0,
@@ -166,70 +186,120 @@ impl Default for BlockEncoder {
 impl BlockEncoder {
     /// Accesses in the block so far.
     pub(super) fn len(&self) -> usize {
-        self.meta.len()
+        self.n
     }
 
     /// Appends one access.
-    #[inline]
+    #[cfg(test)]
     pub(super) fn push(&mut self, addr: u64, size: u32, kind: AccessKind, pc: u64) {
-        let slot = self.policy.slot(kind, addr, pc);
-        let prev = &mut self.table[usize::from(slot)];
-        let delta = addr.wrapping_sub(*prev);
-        *prev = addr;
-        let len = byte_len(delta);
-        push_low_bytes(&mut self.addrs, delta, len);
-        self.slots.push(slot);
-        if kind == AccessKind::Instr {
-            self.last_instr = addr;
-        }
+        self.push_run(&[addr], &[size], &[kind], &[pc]);
+    }
 
-        let mode = if pc == NO_PC {
-            0
-        } else if pc == self.last_instr {
-            PC_LAST_INSTR
-        } else {
-            let delta = pc.wrapping_sub(self.prev_pc);
-            self.prev_pc = pc;
+    /// Appends the accesses given by four columns of one length; the block must have room
+    /// for them (at most [`MAX_BLOCK_LEN`] accesses in all).
+    pub(super) fn push_run(
+        &mut self,
+        addrs: &[u64],
+        sizes: &[u32],
+        kinds: &[AccessKind],
+        pcs: &[u64],
+    ) {
+        assert!(
+            self.n + addrs.len() <= MAX_BLOCK_LEN,
+            "a block holds at most {MAX_BLOCK_LEN} accesses"
+        );
+        let (meta, size_col, slots) =
+            (&mut self.meta[..], &mut self.sizes[..], &mut self.slots[..]);
+        let (addr_col, escapes) = (&mut self.addrs[..], &mut self.escapes[..]);
+        let (pc_lens, pc_bytes) = (&mut self.pc_lens[..], &mut self.pc_bytes[..]);
+        let table = &mut self.table;
+        let keys = &mut self.policy.keys[..];
+        let (mut next, mut operand) = (self.policy.next, self.policy.operand);
+        let mut n = self.n;
+        let (mut al, mut el, mut pn, mut pl) = (
+            self.addrs_len,
+            self.escapes_len,
+            self.pcs,
+            self.pc_bytes_len,
+        );
+        let (mut last_instr, mut prev_pc) = (self.last_instr, self.prev_pc);
+        let accesses = addrs.iter().zip(sizes).zip(kinds).zip(pcs);
+        for (((&addr, &size), &kind), &pc) in accesses {
+            let slot = slot(keys, &mut next, &mut operand, kind, addr, pc);
+            let prev = &mut table[usize::from(slot)];
+            let delta = addr.wrapping_sub(*prev);
+            *prev = addr;
             let len = byte_len(delta);
-            self.pc_lens.push(len as u8);
-            push_low_bytes(&mut self.pc_bytes, delta, len);
-            PC_EXPLICIT
-        };
-        self.meta
-            .push(len as u8 | (3 - kind as u8) << KIND_SHIFT | mode);
-
-        if (1..=255).contains(&size) {
-            self.sizes.push(size as u8);
-        } else {
-            self.sizes.push(0);
-            self.escapes.extend_from_slice(&size.to_le_bytes());
+            put_low_bytes(addr_col, &mut al, delta, len);
+            slots[n] = slot;
+            if kind == AccessKind::Instr {
+                last_instr = addr;
+            }
+            let mode = if pc == NO_PC {
+                0
+            } else if pc == last_instr {
+                PC_LAST_INSTR
+            } else {
+                let delta = pc.wrapping_sub(prev_pc);
+                prev_pc = pc;
+                let len = byte_len(delta);
+                pc_lens[pn] = len as u8;
+                pn += 1;
+                put_low_bytes(pc_bytes, &mut pl, delta, len);
+                PC_EXPLICIT
+            };
+            meta[n] = len as u8 | (3 - kind as u8) << KIND_SHIFT | mode;
+            if (1..=255).contains(&size) {
+                size_col[n] = size as u8;
+            } else {
+                size_col[n] = 0;
+                escapes[el..el + 4].copy_from_slice(&size.to_le_bytes());
+                el += 4;
+            }
+            n += 1;
         }
+        (self.policy.next, self.policy.operand) = (next, operand);
+        self.n = n;
+        (
+            self.addrs_len,
+            self.escapes_len,
+            self.pcs,
+            self.pc_bytes_len,
+        ) = (al, el, pn, pl);
+        (self.last_instr, self.prev_pc) = (last_instr, prev_pc);
     }
 
     /// Appends the block's columns to `raw` and starts a new block. The slot policy carries
     /// over (it is only a choice); the state the decoder mirrors is reset.
     pub(super) fn take(&mut self, raw: &mut Vec<u8>) {
         let directory = [
-            self.addrs.len(),
-            self.escapes.len() / 4,
-            self.pc_lens.len(),
-            self.pc_bytes.len(),
+            self.addrs_len,
+            self.escapes_len / 4,
+            self.pcs,
+            self.pc_bytes_len,
         ];
         for len in directory {
             raw.extend_from_slice(&(len as u32).to_le_bytes());
         }
+        let n = self.n;
         for col in [
-            &mut self.meta,
-            &mut self.sizes,
-            &mut self.slots,
-            &mut self.addrs,
-            &mut self.escapes,
-            &mut self.pc_lens,
-            &mut self.pc_bytes,
+            &self.meta[..n],
+            &self.sizes[..n],
+            &self.slots[..n],
+            &self.addrs[..self.addrs_len],
+            &self.escapes[..self.escapes_len],
+            &self.pc_lens[..self.pcs],
+            &self.pc_bytes[..self.pc_bytes_len],
         ] {
             raw.extend_from_slice(col);
-            col.clear();
         }
+        self.n = 0;
+        (
+            self.addrs_len,
+            self.escapes_len,
+            self.pcs,
+            self.pc_bytes_len,
+        ) = (0, 0, 0, 0);
         self.table = [0; SLOTS];
         self.last_instr = 0;
         self.prev_pc = 0;

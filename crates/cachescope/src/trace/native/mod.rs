@@ -45,6 +45,7 @@
 //! `version` field, keeps a decoder for every older version, and adds a sample file next to
 //! `tests/fixtures/native-v1.cst`, which `tests/native_fixture.rs` decodes exactly.
 
+mod compress;
 mod decode;
 mod encode;
 mod header;
@@ -158,6 +159,16 @@ impl Counts {
             AccessKind::Modify => self.modifies += 1,
             AccessKind::Instr => self.instrs += 1,
         }
+    }
+
+    /// Counts every access of `kinds`.
+    pub fn add_all(&mut self, kinds: &[AccessKind]) {
+        let [loads, stores, modifies, instrs] = AccessKind::count(kinds);
+        self.accesses += kinds.len() as u64;
+        self.loads += loads;
+        self.stores += stores;
+        self.modifies += modifies;
+        self.instrs += instrs;
     }
 
     /// Adds `other` to these counts.

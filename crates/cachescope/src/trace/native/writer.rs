@@ -2,6 +2,7 @@
 
 use std::io::{Seek, SeekFrom, Write};
 
+use super::compress::{BlockCompressor, Job};
 use super::decode::{BLOCK_HEADER_LEN, CODEC_STORED, CODEC_ZSTD};
 use super::encode::BlockEncoder;
 use super::index::{self, BlockEntry};
@@ -47,9 +48,11 @@ pub struct Writer<W: Write> {
     header: Header,
     header_len: u64,
     enc: BlockEncoder,
-    cctx: zstd::bulk::Compressor<'static>,
-    raw: Vec<u8>,
-    comp: Vec<u8>,
+    zstd: BlockCompressor,
+    /// The block being compressed: its access count and counts.
+    pending: Option<(usize, Counts)>,
+    /// Buffers of the last block written, for the next one.
+    spare: Job,
     /// Bytes written since the start of the header.
     offset: u64,
     entries: Vec<BlockEntry>,
@@ -84,11 +87,10 @@ impl<W: Write> Writer<W> {
         header.version = super::VERSION;
         header.counts = None;
         let bytes = header::encode(&header, None)?;
-        let cctx =
-            zstd::bulk::Compressor::new(opts.level).map_err(|e| Error::InvalidParameter {
-                name: "zstd level",
-                message: format!("{}: {e}", opts.level),
-            })?;
+        let zstd = BlockCompressor::new(opts.level).map_err(|e| Error::InvalidParameter {
+            name: "zstd level",
+            message: format!("{}: {e}", opts.level),
+        })?;
         out.write_all(&bytes)
             .map_err(|e| Error::io(&opts.source, e))?;
         Ok(Writer {
@@ -96,9 +98,9 @@ impl<W: Write> Writer<W> {
             header,
             header_len: bytes.len() as u64,
             enc: BlockEncoder::default(),
-            cctx,
-            raw: Vec::new(),
-            comp: Vec::new(),
+            zstd,
+            pending: None,
+            spare: Job::default(),
             offset: bytes.len() as u64,
             entries: Vec::new(),
             counts: Counts::default(),
@@ -118,14 +120,13 @@ impl<W: Write> Writer<W> {
         while i < n {
             let take = (self.opts.block_len - self.enc.len()).min(n - i);
             let range = i..i + take;
-            let accesses = (batch.addrs[range.clone()].iter())
-                .zip(&batch.sizes[range.clone()])
-                .zip(&batch.kinds[range.clone()])
-                .zip(&batch.pcs[range]);
-            for (((&addr, &size), &kind), &pc) in accesses {
-                self.enc.push(addr, size, kind, pc);
-                self.block_counts.add(kind);
-            }
+            self.block_counts.add_all(&batch.kinds[range.clone()]);
+            self.enc.push_run(
+                &batch.addrs[range.clone()],
+                &batch.sizes[range.clone()],
+                &batch.kinds[range.clone()],
+                &batch.pcs[range],
+            );
             i += take;
             if self.enc.len() == self.opts.block_len {
                 self.flush_block()?;
@@ -137,6 +138,9 @@ impl<W: Write> Writer<W> {
     /// Counts of the accesses written so far.
     pub fn counts(&self) -> Counts {
         let mut c = self.counts;
+        if let Some((_, pending)) = &self.pending {
+            c.merge(pending);
+        }
         c.merge(&self.block_counts);
         c
     }
@@ -149,6 +153,7 @@ impl<W: Write> Writer<W> {
 
     fn finish_inner(&mut self) -> Result<()> {
         self.flush_block()?;
+        self.write_pending()?;
         let bytes = index::encode(&self.entries, &self.counts, self.offset);
         self.write(&bytes)?;
         self.out
@@ -164,29 +169,39 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
+    /// Hands the block being encoded to the compressor, after writing the one before it.
     fn flush_block(&mut self) -> Result<()> {
         let n = self.enc.len();
         if n == 0 {
             return Ok(());
         }
-        self.raw.clear();
-        self.enc.take(&mut self.raw);
-        self.comp.clear();
-        self.comp
-            .reserve(zstd::zstd_safe::compress_bound(self.raw.len()));
-        let compressed = self.cctx.compress_to_buffer(&self.raw[..], &mut self.comp);
-        // A block zstd shrinks by less than 1/8 is mostly noise, which zstd can only
-        // Huffman-code; decoding that runs several times slower than copying a stored block.
-        let zstd_ok = compressed.is_ok_and(|len| len < self.raw.len() - self.raw.len() / 8);
-        let (codec, payload) = if zstd_ok {
-            (CODEC_ZSTD, &self.comp)
+        let mut job = std::mem::take(&mut self.spare);
+        job.raw.clear();
+        self.enc.take(&mut job.raw);
+        self.write_pending()?;
+        self.zstd.submit(job);
+        self.pending = Some((n, std::mem::take(&mut self.block_counts)));
+        Ok(())
+    }
+
+    /// Writes the block being compressed, if any, when its compression is done.
+    fn write_pending(&mut self) -> Result<()> {
+        let Some((n, counts)) = self.pending.take() else {
+            return Ok(());
+        };
+        let job = self.zstd.collect().ok_or_else(|| Error::Io {
+            source_name: self.opts.source.clone(),
+            err: std::io::Error::other("the block compression thread stopped"),
+        })?;
+        let (codec, payload) = if job.zstd_ok {
+            (CODEC_ZSTD, &job.comp)
         } else {
-            (CODEC_STORED, &self.raw)
+            (CODEC_STORED, &job.raw)
         };
         let mut head = [0u8; BLOCK_HEADER_LEN];
         head[..4].copy_from_slice(&BLOCK_TAG);
         head[4..8].copy_from_slice(&(n as u32).to_le_bytes());
-        head[8..12].copy_from_slice(&(self.raw.len() as u32).to_le_bytes());
+        head[8..12].copy_from_slice(&(job.raw.len() as u32).to_le_bytes());
         head[12..16].copy_from_slice(&(payload.len() as u32).to_le_bytes());
         head[16] = codec;
         let crc = crc32(&[&head[..20], payload]);
@@ -203,8 +218,8 @@ impl<W: Write> Writer<W> {
             .map_err(|e| Error::io(&self.opts.source, e))?;
         self.offset += (BLOCK_HEADER_LEN + payload.len()) as u64;
         self.entries.push(entry);
-        self.counts.merge(&self.block_counts);
-        self.block_counts = Counts::default();
+        self.counts.merge(&counts);
+        self.spare = job;
         Ok(())
     }
 }
