@@ -85,9 +85,10 @@ impl RunHeap {
         }
     }
 
-    /// Drops everything, and the memory too unless it is small (it is reused for a new run).
+    /// Drops everything, and the memory too unless it is small: small runs come and go with
+    /// most references, and their memory is reused for the next run.
     pub fn clear(&mut self) {
-        if self.next.capacity() > 64 {
+        if self.next.capacity() > 4096 {
             (self.next, self.id) = (Vec::new(), Vec::new());
         } else {
             self.next.clear();

@@ -181,7 +181,8 @@ impl OptStack {
         self.run_of[e.id as usize] = slot;
     }
 
-    /// Frees an emptied run; compacts `slots` when an eighth of it is emptied runs.
+    /// Frees an emptied run; compacts `slots` in place when an eighth of it is emptied runs
+    /// (runs near the top come and go with most references: nothing is allocated for them).
     fn remove(&mut self, slot: u32) {
         let r = &mut self.runs[slot as usize];
         r.heap.clear();
@@ -193,15 +194,18 @@ impl OptStack {
         self.free.push(slot);
         self.empty += 1;
         if 8 * self.empty > self.slots.len() {
-            let (mut slots, mut maxes) = (Vec::new(), Vec::new());
-            for (&s, &m) in self.slots.iter().zip(&self.maxes) {
+            let mut k = 0;
+            for j in 0..self.slots.len() {
+                let s = self.slots[j];
                 if s != EMPTY {
-                    self.runs[s as usize].pos = slots.len();
-                    slots.push(s);
-                    maxes.push(m);
+                    self.runs[s as usize].pos = k;
+                    (self.slots[k], self.maxes[k]) = (s, self.maxes[j]);
+                    k += 1;
                 }
             }
-            (self.slots, self.maxes, self.empty) = (slots, maxes, 0);
+            self.slots.truncate(k);
+            self.maxes.truncate(k);
+            self.empty = 0;
         }
     }
 
@@ -259,13 +263,15 @@ impl OptStack {
     }
 }
 
-/// The last index of `maxes` whose value is later than `t`, scanned eight at a time.
+/// The last index of `maxes` whose value is later than `t`, eight at a time: the eight
+/// comparisons make a mask without branches (vector compares), one branch per eight.
 fn last_above(maxes: &[u64], t: u64) -> Option<usize> {
     let mut hi = maxes.len();
     while hi >= 8 {
-        let chunk = &maxes[hi - 8..hi];
-        if chunk.iter().fold(false, |any, &m| any | (m > t)) {
-            return chunk.iter().rposition(|&m| m > t).map(|k| hi - 8 + k);
+        let chunk: &[u64; 8] = maxes[hi - 8..hi].try_into().expect("eight");
+        let mask = (0..8).fold(0u32, |m, j| m | u32::from(chunk[j] > t) << j);
+        if mask != 0 {
+            return Some(hi - 8 + (31 - mask.leading_zeros()) as usize);
         }
         hi -= 8;
     }
