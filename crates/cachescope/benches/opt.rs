@@ -1,21 +1,25 @@
-//! OPT's all-sizes curve, in references per second.
+//! OPT's all-sizes curve, in references per second (criterion's `thrpt`, elements = counted
+//! references).
 //!
-//! Inputs: 8 M data loads of two built-in workloads, `zipf-256K` (Zipf(1.0) over 256 Ki lines)
-//! and `zipf-4M` (Zipf(0.8) over 4 Mi lines: a footprint beyond every CPU cache).
+//! Inputs: 8 M data loads of three built-in workloads: `zipf-256K` (Zipf(1.0) over 256 Ki
+//! lines), `zipf-4M` (Zipf(0.8) over 4 Mi lines: a footprint beyond every CPU cache) and
+//! `phases-64K` (loop, stream and random phases over 64 Ki lines).
+//! - `curve`: the whole of `mrc --method exact --policy opt` after decoding: [`OptAnalysis`]
+//!   spilling ids to a temporary file, the backward pass for next uses, the stack and the
+//!   curve.
 //! - `stack`: [`OptStack`] alone, over ids and next uses prepared in memory: the all-sizes
 //!   algorithm itself.
-//! - `curve`: the whole of `mrc --method exact --policy opt` after decoding: [`OptAnalysis`]
-//!   spilling ids to a temporary file, the backward pass, the stack and the curve.
+//! - `spill`: the spill and the backward pass read back with nothing done per reference: what
+//!   `curve` costs besides the stack.
 //!
-//! Run: `cargo bench -p cachescope --bench opt -- --warm-up-time 1 --measurement-time 5`.
-//! The stack is slow today (see `opt::stack`): one iteration of `stack/zipf-256K` takes tens
-//! of seconds, so criterion's ten samples take long.
+//! Run: `cargo bench -p cachescope --bench opt -- --warm-up-time 1 --measurement-time 10`.
+//! Figures are in the module documentation of `src/opt/stack.rs`.
 
 use std::collections::HashMap;
 use std::hint::black_box;
 
 use cachescope::Batch;
-use cachescope::opt::{OptAnalysis, OptStack};
+use cachescope::opt::{NextUseSpill, OptAnalysis, OptStack};
 use cachescope::reuse::{Options, default_sizes};
 use cachescope::workloads::{Params, Workload};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -23,14 +27,14 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 #[path = "support/workload.rs"]
 mod workload;
 
-fn trace(lines: u64, zipf_s: f64) -> Vec<Batch> {
+fn trace(w: Workload, lines: u64, zipf_s: f64) -> Vec<Batch> {
     let p = Params {
         refs: Some(8_000_000),
         lines,
         zipf_s,
         ..Params::default()
     };
-    workload::batches(Workload::Zipf, &p)
+    workload::batches(w, &p)
 }
 
 /// Dense ids and next uses of the data lines, computed in memory.
@@ -62,11 +66,19 @@ fn bench_opt(c: &mut Criterion) {
     group.sample_size(10);
     let sizes = default_sizes();
     for (name, batches) in [
-        ("zipf-256K", trace(1 << 18, 1.0)),
-        ("zipf-4M", trace(1 << 22, 0.8)),
+        ("zipf-256K", trace(Workload::Zipf, 1 << 18, 1.0)),
+        ("zipf-4M", trace(Workload::Zipf, 1 << 22, 0.8)),
+        ("phases-64K", trace(Workload::Phases, 1 << 16, 1.0)),
     ] {
         let (id, next) = prepared(&batches);
         group.throughput(Throughput::Elements(id.len() as u64));
+        group.bench_function(BenchmarkId::new("curve", name), |b| {
+            b.iter(|| {
+                let mut a = OptAnalysis::new(Options::default()).unwrap();
+                workload::feed(&mut a, &batches);
+                black_box(a.finish(&sizes).unwrap())
+            })
+        });
         group.bench_function(BenchmarkId::new("stack", name), |b| {
             b.iter(|| {
                 let mut s = OptStack::new();
@@ -76,11 +88,16 @@ fn bench_opt(c: &mut Criterion) {
                 black_box(s.misses(1 << 14))
             })
         });
-        group.bench_function(BenchmarkId::new("curve", name), |b| {
+        group.bench_function(BenchmarkId::new("spill", name), |b| {
             b.iter(|| {
-                let mut a = OptAnalysis::new(Options::default()).unwrap();
-                workload::feed(&mut a, &batches);
-                black_box(a.finish(&sizes).unwrap())
+                let mut s = NextUseSpill::new(Options::default()).unwrap();
+                workload::feed(&mut s, &batches);
+                let mut sum = 0u64;
+                s.finish()
+                    .unwrap()
+                    .for_each(|i, n| sum = sum.wrapping_add(u64::from(i) ^ n))
+                    .unwrap();
+                black_box(sum)
             })
         });
     }

@@ -25,6 +25,7 @@
 //! # Ok::<(), cachescope::Error>(())
 //! ```
 
+mod heap;
 #[cfg(test)]
 mod mattson;
 mod next_use;

@@ -9,32 +9,51 @@
 //! least `d` lines. Their update on a reference to the line at depth `d`: it goes to the top;
 //! the old top is carried down, and at each depth from 2 to `d − 1` the carried line and the
 //! line there are compared: the one referenced sooner stays, the other is carried on; the line
-//! carried last fills depth `d`. Done depth by depth this costs O(d) per reference, and even
-//! jumping between the depths where the carried line changes (the *records*) costs hundreds of
-//! steps on Zipf loads: the 0.16 M references/s of the previous implementation (kept in
-//! `opt::mattson` as the tests' reference).
+//! carried last fills depth `d`. Done depth by depth this is O(d) per reference, and jumping
+//! between the depths where the carried line changes (the *records*) still takes hundreds of
+//! steps on Zipf loads: 0.16 M references/s for the previous implementation, kept as
+//! `opt::mattson`, the tests' reference.
 //!
-//! Below the top we keep the stack cut into *runs*, stretches of consecutive depths whose next
-//! references increase with depth, each stored as a max-heap of (next reference, line). On an
-//! ascending run the update is "insert the carried line, carry on the run's latest line" (every
-//! depth from the carried line's place down is a record): one heap operation, and none at all
-//! when the run's latest line is sooner than the carried one (it passes through). The referenced
-//! line is the one referenced soonest of all, so it always begins its run, and the run's first
-//! depth is its stack distance; the line carried last ends the run above (it is later than
-//! everything carried past), or starts a new run when there is none. So run boundaries stay
-//! put and a run's first depth changes only when its first line is referenced: a reference
-//! costs O(runs above it) comparisons of cached maxima plus O(log) per run it changes, and the
-//! stacks, so the curves, are Mattson's exactly. The number of runs is not bounded by anything
-//! better than the footprint (Bilardi, Ekanadham & Pattnaik, "Optimal on-line computation of
-//! stack distances for MIN and OPT", CF 2017, give O(log V) per reference with balanced trees),
-//! but it stays small on real loads: tens to about a hundred runs, and about three runs changed
-//! per reference on Zipf traces (`benches/opt.rs`, `docs/scale.md`).
+//! Here the stack below the top is cut into *runs*, stretches of consecutive depths whose next
+//! references increase with depth, each a max-heap (`opt::heap`). Carried through an ascending
+//! run, Mattson's update inserts the carried line at its place and carries on the run's latest
+//! line (every depth from that place down is a record): one heap operation, and none when the
+//! run's latest line is sooner than the carried one. So a reference changes only the runs whose
+//! latest line is later than the old top's and than those of all runs above: about three on
+//! Zipf traces, found by scanning the runs' latest times. The referenced line is referenced
+//! sooner than any other, so it begins its run, whose first depth is its stack distance; the
+//! line carried last is later than everything it passed, so it ends the run above (or starts a
+//! run at depth 1). Run boundaries thus stay put, and a run's first depth grows by one exactly
+//! when its first line is referenced: the distance histogram follows from the runs' first
+//! depths, with nothing counted per reference. The stacks, so the curves, are Mattson's
+//! exactly (proptests against `opt::mattson` and brute-force MIN).
 //!
-//! A referenced line's old heap entry is left in place (it is its run's smallest, so never its
-//! maximum) and dropped when stale entries outnumber live ones, so memory stays proportional
-//! to the distinct lines: about 40 bytes per line at most, plus the depth histogram.
+//! A reference costs O(runs above the line + log of a run's size per run changed). Runs are
+//! small near the top and grow with depth, and nothing bounds their number below the
+//! footprint; counted per reference (runs in all, runs scanned, runs changed, mean entries of a
+//! changed run's heap): Zipf(1.0) over 256 Ki lines 114, 42, 2.8, 2 332; gzip 42, 8.6, 1.1, 126;
+//! xz 35, 3.5, 0.9, 35; sqlite 31, 3.0, 0.9, 16. So the time goes to the scan, the heap walks
+//! and the misses on the per-line table, not to any search of the stack. Related work, not
+//! used here: Sugumar & Abraham, "Efficient simulation of caches under optimal replacement with
+//! applications to miss characterization" (SIGMETRICS 1993), and Bilardi, Ekanadham &
+//! Pattnaik, "Optimal on-line computation of stack distances for MIN and OPT" (Computing
+//! Frontiers 2017, O(log V) per reference with balanced trees). Bounding the stack at the
+//! largest size asked would cut nothing by default: the default sizes reach 1 GiB (16 Mi
+//! lines), beyond the footprint of every trace measured.
+//!
+//! Speed, on a machine with 2 cores shared by several jobs (load average 10 to 17 on 25 Nov
+//! 2026, so wall-clock figures are two to three times an idle core's): CPU time of
+//! `mrc --method exact --policy opt` (decode, spill, backward pass, stack) 6.7 s for gzip's
+//! 45.6 M references (6.8 M references/s), 3.0 s for xz's 28.9 M (9.6 M/s), 6.3 s for
+//! sqlite's 64.1 M (10.3 M/s); the stack alone, reading ids and next uses from a file, 4.3 s
+//! for gzip (10.6 M/s) and 1.8 s for `benches/opt.rs`'s Zipf(1.0) load over 256 Ki lines
+//! (8 M references, 4.4 M/s).
+//!
+//! A referenced line's heap entry is left in place (it is its run's earliest, never its
+//! latest) and dropped when a run's stale entries outnumber its lines, so memory stays
+//! proportional to the distinct lines: at most about 36 bytes per line.
 
-use std::collections::BinaryHeap;
+use super::heap::{Entry, RunHeap};
 
 /// `run_of` of a line not yet seen, and of the line on top.
 const ABSENT: u32 = u32::MAX;
@@ -42,18 +61,11 @@ const ON_TOP: u32 = u32::MAX - 1;
 /// `slots` of a run emptied (its `maxes` is 0, below every next reference).
 const EMPTY: u32 = u32::MAX;
 
-/// A line and the time of its next reference; the heap order is by time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Entry {
-    next: u64,
-    id: u32,
-}
-
 /// Consecutive depths whose next references increase with depth.
 #[derive(Clone, Debug, Default)]
 struct Run {
     /// Its lines, and stale entries of lines referenced since (all earlier than the present).
-    heap: BinaryHeap<Entry>,
+    heap: RunHeap,
     /// Lines in the run (entries not stale).
     live: usize,
     /// The run's first depth (0 is the top).
@@ -77,8 +89,12 @@ pub struct OptStack {
     empty: usize,
     /// The run slot of each line id, or [`ABSENT`] or [`ON_TOP`].
     run_of: Vec<u32>,
-    /// `hist[d]`: references found at depth `d` (0-based), hits in caches of more than d lines.
-    hist: Vec<u64>,
+    /// References to the line on top (depth 0).
+    top_hits: u64,
+    /// `ends[s]`: runs freed with first depth `s`. A run begins at depth 1 and its first depth
+    /// grows by one each time its first line is referenced, there and only there: so a run
+    /// whose first depth is `s` has had one reference at each depth from 1 to `s − 1`.
+    ends: Vec<u64>,
     cold: u64,
     refs: u64,
 }
@@ -107,7 +123,7 @@ impl OptStack {
         };
         let run = std::mem::replace(&mut self.run_of[i], ON_TOP);
         if run == ON_TOP {
-            self.count(0);
+            self.top_hits += 1;
             return;
         }
         // Carry the old top down through the runs above the line's (all runs for a new line):
@@ -117,14 +133,15 @@ impl OptStack {
             _ => self.runs[run as usize].pos + 1,
         };
         let mut hi = self.maxes.len();
-        while let Some(k) = last_above(&self.maxes[lo..hi], carried.next) {
+        // Nothing is later than a line never referenced again.
+        while carried.next != u64::MAX
+            && let Some(k) = last_above(&self.maxes[lo..hi], carried.next)
+        {
             hi = lo + k;
             let slot = self.slots[hi];
             let heap = &mut self.runs[slot as usize].heap;
-            let mut root = heap.peek_mut().expect("runs are not empty");
-            let out = std::mem::replace(&mut *root, carried);
-            drop(root);
-            self.maxes[hi] = heap.peek().expect("not empty").next;
+            let out = heap.replace_max(carried);
+            self.maxes[hi] = heap.max().next;
             self.run_of[carried.id as usize] = slot;
             carried = out;
         }
@@ -134,25 +151,18 @@ impl OptStack {
             self.place(0, carried);
             return;
         }
+        // Found at the run's first depth.
         let r = &mut self.runs[run as usize];
-        let (depth, pos) = (r.start, r.pos);
         r.start += 1;
         r.live -= 1;
         if r.live > 0 && r.heap.len() > 2 * r.live + 16 {
             r.heap.retain(|e| e.next > now);
         }
-        self.count(depth);
+        let pos = r.pos;
         self.place(pos + 1, carried);
         if self.runs[run as usize].live == 0 {
             self.remove(run);
         }
-    }
-
-    fn count(&mut self, depth: usize) {
-        if depth >= self.hist.len() {
-            self.hist.resize(depth + 1, 0);
-        }
-        self.hist[depth] += 1;
     }
 
     /// Puts `e`, the line carried last, at the end of the first run at or above index `from`,
@@ -182,23 +192,31 @@ impl OptStack {
         self.run_of[e.id as usize] = slot;
     }
 
-    /// Frees an emptied run; compacts `slots` when half of it is emptied runs.
+    /// Frees an emptied run; compacts `slots` in place when an eighth of it is emptied runs
+    /// (runs near the top come and go with most references: nothing is allocated for them).
     fn remove(&mut self, slot: u32) {
         let r = &mut self.runs[slot as usize];
-        r.heap = BinaryHeap::new();
+        r.heap.clear();
+        if r.start >= self.ends.len() {
+            self.ends.resize(r.start + 1, 0);
+        }
+        self.ends[r.start] += 1;
         (self.slots[r.pos], self.maxes[r.pos]) = (EMPTY, 0);
         self.free.push(slot);
         self.empty += 1;
-        if self.empty > 16 && 2 * self.empty > self.slots.len() {
-            let (mut slots, mut maxes) = (Vec::new(), Vec::new());
-            for (&s, &m) in self.slots.iter().zip(&self.maxes) {
+        if 8 * self.empty > self.slots.len() {
+            let mut k = 0;
+            for j in 0..self.slots.len() {
+                let s = self.slots[j];
                 if s != EMPTY {
-                    self.runs[s as usize].pos = slots.len();
-                    slots.push(s);
-                    maxes.push(m);
+                    self.runs[s as usize].pos = k;
+                    (self.slots[k], self.maxes[k]) = (s, self.maxes[j]);
+                    k += 1;
                 }
             }
-            (self.slots, self.maxes, self.empty) = (slots, maxes, 0);
+            self.slots.truncate(k);
+            self.maxes.truncate(k);
+            self.empty = 0;
         }
     }
 
@@ -212,39 +230,59 @@ impl OptStack {
         self.cold
     }
 
+    /// `hist[d]`: references found at depth `d` (0-based), hits in caches of more than `d`
+    /// lines; from the first depths of the runs, freed and in use.
+    fn hist(&self) -> Vec<u64> {
+        let mut ends = self.ends.clone();
+        for &s in self.slots.iter().filter(|&&s| s != EMPTY) {
+            let start = self.runs[s as usize].start;
+            if start >= ends.len() {
+                ends.resize(start + 1, 0);
+            }
+            ends[start] += 1;
+        }
+        // hist[d] for d ≥ 1: the runs whose first depth is now beyond d.
+        let mut hist = vec![0; ends.len().max(1)];
+        let mut beyond = 0;
+        for d in (1..ends.len()).rev() {
+            hist[d] = beyond;
+            beyond += ends[d];
+        }
+        hist[0] = self.top_hits;
+        hist
+    }
+
     /// Misses of a cache of `lines` lines under OPT, cold misses included.
     pub fn misses(&self, lines: u64) -> u64 {
-        let hits: u64 = self
-            .hist
-            .iter()
-            .take(lines.min(usize::MAX as u64) as usize)
-            .sum();
-        self.refs - hits
+        self.misses_at(&[lines])[0]
     }
 
     /// Misses for each of `lines` (any order), from one cumulative sum.
     pub fn misses_at(&self, lines: &[u64]) -> Vec<u64> {
-        let mut cumulative = Vec::with_capacity(self.hist.len() + 1);
+        let hist = self.hist();
+        let mut cumulative = Vec::with_capacity(hist.len() + 1);
         let mut sum = 0;
         cumulative.push(0);
-        for &h in &self.hist {
+        for &h in &hist {
             sum += h;
             cumulative.push(sum);
         }
         lines
             .iter()
-            .map(|&l| self.refs - cumulative[(l.min(self.hist.len() as u64)) as usize])
+            .map(|&l| self.refs - cumulative[(l.min(hist.len() as u64)) as usize])
             .collect()
     }
 }
 
-/// The last index of `maxes` whose value is later than `t`, scanned eight at a time.
+/// The last index of `maxes` whose value is later than `t`, eight at a time: the eight
+/// comparisons make a mask without branches (vector compares), one branch per eight.
 fn last_above(maxes: &[u64], t: u64) -> Option<usize> {
     let mut hi = maxes.len();
     while hi >= 8 {
-        let chunk = &maxes[hi - 8..hi];
-        if chunk.iter().fold(false, |any, &m| any | (m > t)) {
-            return chunk.iter().rposition(|&m| m > t).map(|k| hi - 8 + k);
+        let chunk: &[u64; 8] = maxes[hi - 8..hi].try_into().expect("eight");
+        let mask = (0..8).fold(0u32, |m, j| m | u32::from(chunk[j] > t) << j);
+        if mask != 0 {
+            return Some(hi - 8 + (31 - mask.leading_zeros()) as usize);
         }
         hi -= 8;
     }

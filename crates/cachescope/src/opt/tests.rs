@@ -113,6 +113,31 @@ fn ids_and_next(trace: &[u64]) -> (Vec<u32>, Vec<u64>) {
     (id, next)
 }
 
+#[test]
+fn spilled_next_uses_are_exact_in_4_and_8_bytes() {
+    // Past three blocks, lines never referenced again among them, against next uses computed
+    // in memory; both widths of the spilled next uses.
+    let t: Vec<u64> = (0..150_000u64)
+        .map(|i| (i * 2_654_435_761) % 70_001)
+        .collect();
+    let want = ids_and_next(&t);
+    for wide in [false, true] {
+        let mut spill = NextUseSpill::new(Options::default()).unwrap();
+        spill.observe(&batch(&t[..70_000]));
+        spill.observe(&batch(&t[70_000..]));
+        let mut got = (Vec::new(), Vec::new());
+        let mut spilled = spill.finish_as(wide).unwrap();
+        spilled
+            .for_each(|id, next| {
+                got.0.push(id);
+                got.1.push(next);
+            })
+            .unwrap();
+        assert_eq!(got, want, "wide: {wide}");
+        assert!(got.1.contains(&u64::MAX));
+    }
+}
+
 /// Misses at every size from 0 to past the footprint, of the run stack and of Mattson's.
 fn both_stacks(trace: &[u64]) -> (Vec<u64>, Vec<u64>) {
     let (id, next) = ids_and_next(trace);
