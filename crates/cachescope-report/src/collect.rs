@@ -96,6 +96,20 @@ pub struct Collector {
     /// Data-structure attribution, only for traces with an event log (without one every
     /// reference of a synthetic trace is "other", which says nothing).
     attribution: Option<attribution::Attribution<'static>>,
+    /// Threads [`Collector::finish`] may use (OPT's curve beside the other models).
+    threads: usize,
+}
+
+/// Analyses fed one after the other on one thread: one of the two halves of
+/// [`Collector::analyses_split`].
+pub struct Group<'a>(Vec<&'a mut (dyn Analysis + Send)>);
+
+impl Analysis for Group<'_> {
+    fn observe(&mut self, batch: &cachescope::batch::Batch) {
+        for a in &mut self.0 {
+            a.observe(batch);
+        }
+    }
 }
 
 /// Buckets shown in the attribution table and the evicted-by heatmap.
@@ -146,8 +160,16 @@ impl Collector {
             phases,
             policies,
             attribution: None,
+            threads: 1,
             options,
         })
+    }
+
+    /// Lets [`Collector::finish`] use `threads` threads (default 1); the report is the same
+    /// for any number.
+    pub fn with_threads(mut self, threads: usize) -> Collector {
+        self.threads = threads.max(1);
+        self
     }
 
     /// Adds data-structure attribution (the paper's default cache, the monitor's cost left
@@ -177,49 +199,49 @@ impl Collector {
             &mut self.two_level,
             &mut self.three_c,
         ];
-        for group in self.policies.analyses() {
-            all.extend(group.into_iter().map(|a| a as &mut dyn Analysis));
-        }
+        all.extend(
+            self.policies
+                .analyses()
+                .into_iter()
+                .map(|a| a as &mut dyn Analysis),
+        );
         if let Some(a) = &mut self.attribution {
             all.push(a);
         }
         all
     }
 
-    /// Every analysis as `Send`, for [`cachescope::parallel::run_split`] (one decode, the
-    /// analyses dealt over the threads in two halves of about equal cost: half of the
-    /// random-replacement caches each, the 3C sweep on one side and the phases, reuse times
-    /// and footprint on the other). `None` with
-    /// attribution, whose event log is read on the thread that feeds it.
-    pub fn analyses_split(&mut self) -> Option<Vec<&mut (dyn Analysis + Send)>> {
+    /// Every analysis as `Send`, in two groups of about equal cost for
+    /// [`cachescope::parallel::run_split`] (one decode, each group on its own thread): the
+    /// policies' miniatures, OPT's spill, StatCache's sampler and the statistics on one side;
+    /// random replacement, the 3C sweep, the two-level simulation, reuse times, footprint and
+    /// phases on the other. `None` with attribution, whose event log is read on the thread
+    /// that feeds it.
+    pub fn analyses_split(&mut self) -> Option<[Group<'_>; 2]> {
         if self.attribution.is_some() {
             return None;
         }
+        let mut first = self.policies.analyses();
+        first.extend([
+            &mut self.sampler as &mut (dyn Analysis + Send),
+            &mut self.stats,
+        ]);
         let [random_a, random_b] = &mut self.random;
-        let [policies_a, policies_b] = self.policies.analyses();
-        // run_split deals them in order: the first seven, then the last six.
-        let mut all: Vec<&mut (dyn Analysis + Send)> = vec![
+        let second: Vec<&mut (dyn Analysis + Send)> = vec![
             random_a,
+            random_b,
             &mut self.three_c,
             &mut self.two_level,
-            &mut self.sampler,
-            &mut self.stats,
-        ];
-        all.extend(policies_a);
-        all.extend([
-            random_b as &mut (dyn Analysis + Send),
             &mut self.rt,
             &mut self.fp,
             &mut self.phases,
-        ]);
-        all.extend(policies_b);
-        Some(all)
+        ];
+        Some([Group(first), Group(second)])
     }
 
     /// Runs the models on what the pass measured and builds the report. `trace` is the trace
     /// that was read (for its name and format).
-    pub fn finish(self, trace: &Trace) -> Result<Report> {
-        let mut notes = Vec::new();
+    pub fn finish(mut self, trace: &Trace) -> Result<Report> {
         let line = self.options.line_size.bytes();
         let stats = self.stats.finish();
         // Curves stop at twice the footprint: beyond it every method is flat at the cold ratio.
@@ -227,6 +249,40 @@ impl Collector {
             .next_power_of_two()
             .clamp(4 * MIN_BYTES.max(line), MAX_BYTES);
         let sizes = sizes_log_range(MIN_BYTES.max(line), max_bytes, 8)?;
+        let opt = self.policies.take_opt();
+        let opt_curve = |sizes: &[u64]| match opt {
+            Some(opt) => opt.finish(sizes),
+            None => Err(cachescope::Error::InvalidParameter {
+                name: "report",
+                message: "OPT's analysis was already finished".into(),
+            }),
+        };
+        if self.threads > 1 {
+            std::thread::scope(|s| {
+                let opt = s.spawn(|| opt_curve(&sizes));
+                self.models(trace, stats, max_bytes, &sizes, || match opt.join() {
+                    Ok(r) => r,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                })
+            })
+        } else {
+            self.models(trace, stats, max_bytes, &sizes, || opt_curve(&sizes))
+        }
+    }
+
+    /// The models and the report; `opt` gives OPT's curve (called once, last, so that it can
+    /// be computed on another thread meanwhile).
+    fn models(
+        self,
+        trace: &Trace,
+        stats: cachescope::stats::TraceStats,
+        max_bytes: u64,
+        sizes: &[u64],
+        opt: impl FnOnce() -> Result<cachescope::reuse::Mrc>,
+    ) -> Result<Report> {
+        let mut notes = Vec::new();
+        let line = self.options.line_size.bytes();
+        let sizes = sizes.to_vec();
 
         let attribution = match self.attribution {
             None => None,
@@ -303,7 +359,6 @@ impl Collector {
             });
         }
 
-        let policies = self.policies.finish(&three_c_reports, &sizes, max_bytes)?;
 
         let l2 = match l2_report(&distances, &self.two_level, line) {
             Ok(r) => Some(r),
@@ -331,6 +386,7 @@ impl Collector {
             }
         };
 
+        let policies = self.policies.finish(&three_c_reports, opt()?, max_bytes);
         let mut report = Report {
             version: FORMAT_VERSION,
             generator: concat!("cachescope-report ", env!("CARGO_PKG_VERSION")).into(),
@@ -586,7 +642,7 @@ fn phases_summary(r: &PhaseReport) -> PhasesSummary {
 /// A convenience for library users: reads `trace` once with `threads` threads and returns
 /// its report.
 pub fn collect(trace: &mut Trace, options: CollectOptions, threads: usize) -> Result<Report> {
-    let mut collector = Collector::new(options)?;
+    let mut collector = Collector::new(options)?.with_threads(threads);
     cachescope::analysis::run(trace, &mut collector.analyses(), threads, |_| {})?;
     collector.finish(trace)
 }
