@@ -27,12 +27,22 @@ impl Analysis for Timed<'_> {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).ok_or("usage: report_stages TRACE")?;
+    let path = std::env::args()
+        .nth(1)
+        .ok_or("usage: report_stages TRACE")?;
     let mut trace = open(path.as_ref(), &OpenOptions::default())?;
     let mut collector = Collector::new(CollectOptions::default())?;
     let names = [
-        "stats", "reuse-time", "footprint", "random-a", "random-b", "sampler", "phases",
-        "two-level", "three-c", "fifo+srrip+drrip", "opt spill",
+        "kinds",
+        "reuse-time",
+        "footprint",
+        "random-a",
+        "random-b",
+        "sampler",
+        "phases",
+        "three-c+two-level",
+        "fifo+srrip+drrip",
+        "opt spill",
     ];
     let started = Instant::now();
     let (spent, refs) = {
@@ -63,8 +73,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (name, s) in names.iter().zip(&spent) {
         println!("{name:<24} {:>8.2} s", s.as_secs_f64());
     }
-    println!("{:<24} {:>8.2} s", "decode (rest of pass)", (pass - observed).as_secs_f64());
+    println!(
+        "{:<24} {:>8.2} s",
+        "decode (rest of pass)",
+        (pass - observed).as_secs_f64()
+    );
     println!("{:<24} {:>8.2} s", "models (finish)", models.as_secs_f64());
-    println!("{:<24} {:>8.2} s ({} B of html)", "figures + html", drawing.as_secs_f64(), html.len());
+    println!(
+        "{:<24} {:>8.2} s ({} B of html)",
+        "figures + html",
+        drawing.as_secs_f64(),
+        html.len()
+    );
     Ok(())
 }
