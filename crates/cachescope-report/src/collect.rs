@@ -14,19 +14,19 @@ use std::time::Instant;
 use cachescope::analysis::Analysis;
 use cachescope::attribution::measure::{self as attribution, EventSource};
 use cachescope::models::hotl::{self, FootprintAnalysis};
-use cachescope::models::l2::{self as l2model, L1Histogram, L2Model, TwoLevelAnalysis, Variant};
+use cachescope::models::l2::{self as l2model, L1Histogram, L2Model, TwoLevelResult, Variant};
 use cachescope::models::{smith, statcache, statstack};
 use cachescope::phases::{Method, PhaseAnalysis, PhaseOptions, PhaseReport, Unit};
 use cachescope::reuse::{
     LogHistogram, Options, RandomReplacementAnalysis, ReuseTimeAnalysis, sizes_log_range,
 };
 use cachescope::sampling::{Cold, Sampler, SamplerOptions};
-use cachescope::sim::{Geometry, Policy, ThreeCSweep};
-use cachescope::stats::StatsAnalysis;
+use cachescope::sim::{Geometry, Policy, ThreeCSweep, TwoLevelLru};
 use cachescope::trace::Trace;
 use cachescope::{LineSize, Result};
 
 use crate::figures;
+use crate::kinds::KindCounts;
 use crate::model::*;
 use crate::policies::PolicyCurves;
 
@@ -77,7 +77,8 @@ const L2_VARIANTS: [Variant; 2] = [Variant::Paper, Variant::FootprintResident];
 pub struct Collector {
     options: CollectOptions,
     started: Instant,
-    stats: StatsAnalysis,
+    /// Accesses per kind (the distinct lines come from the stack distances).
+    kinds: KindCounts,
     rt: ReuseTimeAnalysis,
     fp: FootprintAnalysis,
     /// Random replacement, its sizes dealt alternately over two analyses so that the two
@@ -86,16 +87,29 @@ pub struct Collector {
     random: [RandomReplacementAnalysis; 2],
     sampler: Sampler,
     /// The 3C caches, classified from one stack-distance computation, whose histogram gives
-    /// the exact LRU curve too.
+    /// the exact LRU curve too; and, from the same distances, the exact L1 → L2 simulation
+    /// the L2 model is checked against.
     three_c: ThreeCSweep,
-    /// The exact L1 → L2 simulation the L2 model is checked against.
-    two_level: TwoLevelAnalysis,
     phases: PhaseAnalysis,
     /// FIFO, SRRIP, DRRIP in the 3C caches, and OPT: the policies figure.
     policies: PolicyCurves,
     /// Data-structure attribution, only for traces with an event log (without one every
     /// reference of a synthetic trace is "other", which says nothing).
     attribution: Option<attribution::Attribution<'static>>,
+    /// Threads [`Collector::finish`] may use (OPT's curve beside the other models).
+    threads: usize,
+}
+
+/// Analyses fed one after the other on one thread: one of the two halves of
+/// [`Collector::analyses_split`].
+pub struct Group<'a>(Vec<&'a mut (dyn Analysis + Send)>);
+
+impl Analysis for Group<'_> {
+    fn observe(&mut self, batch: &cachescope::batch::Batch) {
+        for a in &mut self.0 {
+            a.observe(batch);
+        }
+    }
 }
 
 /// Buckets shown in the attribution table and the evicted-by heatmap.
@@ -114,7 +128,10 @@ impl Collector {
             .into_iter()
             .map(|size| Geometry::new(size, options.ways, line))
             .collect::<Result<Vec<_>>>()?;
-        let three_c = ThreeCSweep::new(reuse, &geometries, Policy::Lru)?;
+        // Checks the L2 sizes as `cachescope l2` does.
+        l2model::TwoLevelAnalysis::new(line, l1_lines(line), &L2_BYTES, Policy::Lru)?;
+        let three_c = ThreeCSweep::new(reuse, &geometries, Policy::Lru)?
+            .with_two_level(TwoLevelLru::new(line, l1_lines(line), &L2_BYTES));
         let policy_sizes: Vec<u64> = geometries.iter().map(|g| g.size_bytes()).collect();
         let policies = PolicyCurves::new(reuse, &policy_sizes, options.ways, options.seed)?;
         let dealt = |half: usize| -> Vec<u64> {
@@ -130,7 +147,7 @@ impl Collector {
         })?;
         Ok(Collector {
             started: Instant::now(),
-            stats: StatsAnalysis::new(options.line_size),
+            kinds: KindCounts::default(),
             rt: ReuseTimeAnalysis::new(reuse),
             fp: FootprintAnalysis::new(reuse, &[])?,
             random: [0, 1].map(|h| RandomReplacementAnalysis::new(reuse, &dealt(h), options.seed)),
@@ -142,12 +159,19 @@ impl Collector {
                 include_instructions: false,
             })?,
             three_c,
-            two_level: TwoLevelAnalysis::new(line, l1_lines(line), &L2_BYTES, Policy::Lru)?,
             phases,
             policies,
             attribution: None,
+            threads: 1,
             options,
         })
+    }
+
+    /// Lets [`Collector::finish`] use `threads` threads (default 1); the report is the same
+    /// for any number.
+    pub fn with_threads(mut self, threads: usize) -> Collector {
+        self.threads = threads.max(1);
+        self
     }
 
     /// Adds data-structure attribution (the paper's default cache, the monitor's cost left
@@ -167,66 +191,99 @@ impl Collector {
     pub fn analyses(&mut self) -> Vec<&mut dyn Analysis> {
         let [random_a, random_b] = &mut self.random;
         let mut all: Vec<&mut dyn Analysis> = vec![
-            &mut self.stats,
+            &mut self.kinds,
             &mut self.rt,
             &mut self.fp,
             random_a,
             random_b,
             &mut self.sampler,
             &mut self.phases,
-            &mut self.two_level,
             &mut self.three_c,
         ];
-        for group in self.policies.analyses() {
-            all.extend(group.into_iter().map(|a| a as &mut dyn Analysis));
-        }
+        all.extend(
+            self.policies
+                .analyses()
+                .into_iter()
+                .map(|a| a as &mut dyn Analysis),
+        );
         if let Some(a) = &mut self.attribution {
             all.push(a);
         }
         all
     }
 
-    /// Every analysis as `Send`, for [`cachescope::parallel::run_split`] (one decode, the
-    /// analyses dealt over the threads in two halves of about equal cost: half of the
-    /// random-replacement caches each, the 3C sweep on one side and the phases, reuse times
-    /// and footprint on the other). `None` with
-    /// attribution, whose event log is read on the thread that feeds it.
-    pub fn analyses_split(&mut self) -> Option<Vec<&mut (dyn Analysis + Send)>> {
+    /// Every analysis as `Send`, in two groups of about equal cost for
+    /// [`cachescope::parallel::run_split`] (one decode, each group on its own thread): the
+    /// policies' miniatures, OPT's spill, StatCache's sampler and the access counts on one side;
+    /// random replacement, the 3C sweep (with the two-level simulation), reuse times, footprint
+    /// and phases on the other. `None` with attribution, whose event log is read on the thread
+    /// that feeds it.
+    pub fn analyses_split(&mut self) -> Option<[Group<'_>; 2]> {
         if self.attribution.is_some() {
             return None;
         }
+        let mut first = self.policies.analyses();
+        first.extend([
+            &mut self.sampler as &mut (dyn Analysis + Send),
+            &mut self.kinds,
+        ]);
         let [random_a, random_b] = &mut self.random;
-        let [policies_a, policies_b] = self.policies.analyses();
-        // run_split deals them in order: the first seven, then the last six.
-        let mut all: Vec<&mut (dyn Analysis + Send)> = vec![
+        let second: Vec<&mut (dyn Analysis + Send)> = vec![
             random_a,
+            random_b,
             &mut self.three_c,
-            &mut self.two_level,
-            &mut self.sampler,
-            &mut self.stats,
-        ];
-        all.extend(policies_a);
-        all.extend([
-            random_b as &mut (dyn Analysis + Send),
             &mut self.rt,
             &mut self.fp,
             &mut self.phases,
-        ]);
-        all.extend(policies_b);
-        Some(all)
+        ];
+        Some([Group(first), Group(second)])
     }
 
     /// Runs the models on what the pass measured and builds the report. `trace` is the trace
     /// that was read (for its name and format).
-    pub fn finish(self, trace: &Trace) -> Result<Report> {
-        let mut notes = Vec::new();
+    pub fn finish(mut self, trace: &Trace) -> Result<Report> {
         let line = self.options.line_size.bytes();
-        let stats = self.stats.finish();
+        let distinct = self.three_c.distances().cold;
+        let stats = self.kinds.summary(distinct, line);
         // Curves stop at twice the footprint: beyond it every method is flat at the cold ratio.
         let max_bytes = (2 * stats.bytes_touched)
             .next_power_of_two()
             .clamp(4 * MIN_BYTES.max(line), MAX_BYTES);
         let sizes = sizes_log_range(MIN_BYTES.max(line), max_bytes, 8)?;
+        let opt = self.policies.take_opt();
+        let opt_curve = |sizes: &[u64]| match opt {
+            Some(opt) => opt.finish(sizes),
+            None => Err(cachescope::Error::InvalidParameter {
+                name: "report",
+                message: "OPT's analysis was already finished".into(),
+            }),
+        };
+        if self.threads > 1 {
+            std::thread::scope(|s| {
+                let opt = s.spawn(|| opt_curve(&sizes));
+                self.models(trace, stats, max_bytes, &sizes, || match opt.join() {
+                    Ok(r) => r,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                })
+            })
+        } else {
+            self.models(trace, stats, max_bytes, &sizes, || opt_curve(&sizes))
+        }
+    }
+
+    /// The models and the report; `opt` gives OPT's curve (called once, last, so that it can
+    /// be computed on another thread meanwhile).
+    fn models(
+        self,
+        trace: &Trace,
+        stats: TraceSummary,
+        max_bytes: u64,
+        sizes: &[u64],
+        opt: impl FnOnce() -> Result<cachescope::reuse::Mrc>,
+    ) -> Result<Report> {
+        let mut notes = Vec::new();
+        let line = self.options.line_size.bytes();
+        let sizes = sizes.to_vec();
 
         let attribution = match self.attribution {
             None => None,
@@ -303,9 +360,14 @@ impl Collector {
             });
         }
 
-        let policies = self.policies.finish(&three_c_reports, &sizes, max_bytes)?;
-
-        let l2 = match l2_report(&distances, &self.two_level, line) {
+        let two_level = self
+            .three_c
+            .two_level()
+            .ok_or(cachescope::Error::InvalidParameter {
+                name: "report",
+                message: "the 3C sweep has no two-level simulation".into(),
+            })?;
+        let l2 = match l2_report(&distances, two_level, line) {
             Ok(r) => Some(r),
             Err(e) => {
                 notes.push(format!("L2 model left out: {e}"));
@@ -331,6 +393,7 @@ impl Collector {
             }
         };
 
+        let policies = self.policies.finish(&three_c_reports, opt()?, max_bytes);
         let mut report = Report {
             version: FORMAT_VERSION,
             generator: concat!("cachescope-report ", env!("CARGO_PKG_VERSION")).into(),
@@ -338,15 +401,7 @@ impl Collector {
             format: trace.format_name().to_string(),
             line_size: line,
             elapsed_seconds: self.started.elapsed().as_secs_f64(),
-            stats: TraceSummary {
-                refs: stats.refs,
-                loads: stats.loads,
-                stores: stats.stores,
-                modifies: stats.modifies,
-                instructions: stats.instructions,
-                distinct_lines: stats.distinct_lines,
-                bytes_touched: stats.bytes_touched,
-            },
+            stats,
             mrc,
             policies,
             sampling: SamplingSummary {
@@ -393,12 +448,11 @@ fn l1_lines(line: u64) -> u64 {
 /// two-level simulation.
 fn l2_report(
     distances: &cachescope::reuse::StackDistances,
-    sim: &TwoLevelAnalysis,
+    exact: TwoLevelResult,
     line: u64,
 ) -> Result<L2Report> {
     let hist = L1Histogram::from_stack_distances(distances);
     let l1 = l1_lines(line);
-    let exact = sim.finish();
     let mut predicted = Vec::new();
     let mut reuse_predicted = Vec::new();
     for variant in L2_VARIANTS {
@@ -586,7 +640,7 @@ fn phases_summary(r: &PhaseReport) -> PhasesSummary {
 /// A convenience for library users: reads `trace` once with `threads` threads and returns
 /// its report.
 pub fn collect(trace: &mut Trace, options: CollectOptions, threads: usize) -> Result<Report> {
-    let mut collector = Collector::new(options)?;
+    let mut collector = Collector::new(options)?.with_threads(threads);
     cachescope::analysis::run(trace, &mut collector.analyses(), threads, |_| {})?;
     collector.finish(trace)
 }

@@ -12,6 +12,7 @@
 //! - [`model`]: the one data model, serialised as `report.json`; everything else renders it.
 //! - [`collect`]: the analyses of one pass ([`collect::Collector::analyses`] for a driver
 //!   with progress, or [`collect::collect`]) and the models run on their results.
+//! - [`kinds`]: the accesses of each kind (the trace summary's counts).
 //! - [`policies`]: the policy curves (miniature simulations and OPT) of the policies figure.
 //! - [`figures`]: plotters drawings of the model, each as SVG and PNG, with the embedded
 //!   DejaVu Sans font (no system fonts), and the evicted-by heatmap of any percentage matrix.
@@ -46,6 +47,7 @@ pub mod collect;
 pub mod error;
 pub mod figures;
 pub mod html;
+pub mod kinds;
 pub mod model;
 pub mod policies;
 pub mod write;

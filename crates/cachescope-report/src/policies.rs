@@ -21,41 +21,45 @@ const RATE: f64 = 1e-3;
 
 /// The policies' simulations and OPT, fed by the report's pass.
 pub struct PolicyCurves {
-    minis: Vec<MiniSim>,
-    opt: OptAnalysis,
+    /// FIFO, SRRIP and DRRIP in one miniature simulation: the sampling is shared.
+    minis: MiniSim,
+    /// OPT until [`PolicyCurves::take_opt`] hands it over to be finished on its own.
+    opt: Option<OptAnalysis>,
     line_size: u64,
 }
 
 impl PolicyCurves {
     /// FIFO, SRRIP and DRRIP in `ways`-way caches of `sizes` bytes, and OPT.
     pub fn new(options: Options, sizes: &[u64], ways: u32, seed: u64) -> Result<PolicyCurves> {
-        let minis = [Policy::Fifo, Policy::Srrip, Policy::Drrip { seed }]
-            .into_iter()
-            .map(|p| MiniSim::with_min_sets(options, p, Some(ways), sizes, RATE, MIN_SETS))
-            .collect::<Result<Vec<_>>>()?;
+        let policies = [Policy::Fifo, Policy::Srrip, Policy::Drrip { seed }];
+        let minis = MiniSim::with_policies(options, &policies, Some(ways), sizes, RATE, MIN_SETS)?;
         Ok(PolicyCurves {
             minis,
-            opt: OptAnalysis::new(options)?,
+            opt: Some(OptAnalysis::new(options)?),
             line_size: options.line_size.bytes(),
         })
     }
 
-    /// The miniature simulations, and OPT's spill of the references: two groups of about
-    /// equal cost for the report's two threads.
-    pub fn analyses(&mut self) -> [Vec<&mut (dyn Analysis + Send)>; 2] {
-        let (first, rest) = self.minis.split_at_mut(1);
-        let mut a: Vec<&mut (dyn Analysis + Send)> = vec![&mut self.opt];
-        a.extend(first.iter_mut().map(|m| m as &mut (dyn Analysis + Send)));
-        let b = rest
-            .iter_mut()
-            .map(|m| m as &mut (dyn Analysis + Send))
-            .collect();
-        [a, b]
+    /// The miniature simulations and OPT's spill of the references, for the report's pass
+    /// (after [`PolicyCurves::take_opt`], the miniatures alone).
+    pub fn analyses(&mut self) -> Vec<&mut (dyn Analysis + Send)> {
+        let mut all: Vec<&mut (dyn Analysis + Send)> = vec![&mut self.minis];
+        if let Some(opt) = &mut self.opt {
+            all.push(opt);
+        }
+        all
+    }
+
+    /// Hands over OPT, whose `finish` (the backward pass and the OPT stack) is the longest
+    /// model of the report, so that it can run beside the others; its curve comes back to
+    /// [`PolicyCurves::finish`]. `None` once taken.
+    pub fn take_opt(&mut self) -> Option<OptAnalysis> {
+        self.opt.take()
     }
 
     /// The curves: LRU (from `lru`, the 3C section's exact simulations of the same caches),
-    /// FIFO, SRRIP, DRRIP, then OPT at `opt_sizes`; sizes above `max_bytes` left out.
-    pub fn finish(self, lru: &[SimReport], opt_sizes: &[u64], max_bytes: u64) -> Result<Vec<Mrc>> {
+    /// FIFO, SRRIP, DRRIP, then `opt` (OPT's curve); sizes above `max_bytes` left out.
+    pub fn finish(self, lru: &[SimReport], opt: Mrc, max_bytes: u64) -> Vec<Mrc> {
         let line_size = self.line_size;
         let lru_points = lru
             .iter()
@@ -77,11 +81,11 @@ impl PolicyCurves {
             line_size,
             points: lru_points,
         }];
-        curves.extend(self.minis.iter().map(MiniSim::finish));
-        curves.push(self.opt.finish(opt_sizes)?);
+        curves.extend(self.minis.finish_all());
+        curves.push(opt);
         for c in &mut curves {
             c.points.retain(|p| p.size_bytes <= max_bytes);
         }
-        Ok(curves)
+        curves
     }
 }

@@ -165,15 +165,15 @@ pub fn make(
     dir: &Path,
     run: &RunArgs,
 ) -> Result<(Report, Written)> {
-    let mut collector = Collector::new(options)?;
+    let mut collector = Collector::new(options)?.with_threads(run.threads);
     if let Some(events) = events {
         collector = collector.with_attribution(events)?;
     }
     // Independent analyses side by side on the threads (one decode); with attribution, one
     // thread feeds them all.
     match collector.analyses_split() {
-        Some(mut analyses) if run.threads > 1 => {
-            drive_split(trace, &mut analyses, run)?;
+        Some([mut a, mut b]) if run.threads > 1 => {
+            drive_split(trace, &mut [&mut a, &mut b], run)?;
         }
         _ => {
             drive(trace, &mut collector.analyses(), run)?;

@@ -32,23 +32,25 @@ fn hash(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// One miniature cache standing for one size.
+/// The miniature caches standing for one size, one per policy.
 #[derive(Clone, Debug)]
 struct Mini {
     size_bytes: u64,
     lines: u64,
     /// Kept when `hash < threshold` (`None`: every line).
     threshold: Option<u64>,
-    cache: Cache,
+    /// One cache per policy, in the order given, with its misses.
+    caches: Vec<(Cache, u64)>,
     refs: u64,
-    misses: u64,
 }
 
-/// Miniature simulations of one policy at many sizes; see the module documentation.
+/// Miniature simulations of one or more policies at many sizes; see the module documentation.
+/// Several policies in one `MiniSim` share the sampling (one hash, one set of kept lines and
+/// one threshold test per reference and size) and give the curves separate `MiniSim`s give.
 #[derive(Clone, Debug)]
 pub struct MiniSim {
     options: Options,
-    policy: Policy,
+    policies: Vec<Policy>,
     caches: Vec<Mini>,
     /// Kept distinct lines and their hashes (for cold misses per size).
     seen: HashMap<u64, u64, foldhash::fast::FixedState>,
@@ -81,6 +83,25 @@ impl MiniSim {
         rate: f64,
         min_sets: u64,
     ) -> Result<MiniSim> {
+        MiniSim::with_policies(options, &[policy], ways, sizes_bytes, rate, min_sets)
+    }
+
+    /// [`MiniSim::with_min_sets`] for every one of `policies` (at least one) at once, sharing
+    /// the sampling: [`MiniSim::finish_all`] gives the curve each policy's own `MiniSim` gives.
+    pub fn with_policies(
+        options: Options,
+        policies: &[Policy],
+        ways: Option<u32>,
+        sizes_bytes: &[u64],
+        rate: f64,
+        min_sets: u64,
+    ) -> Result<MiniSim> {
+        if policies.is_empty() {
+            return Err(Error::InvalidParameter {
+                name: "miniature policies",
+                message: "no policy given".into(),
+            });
+        }
         if !(rate > 0.0 && rate <= 1.0) {
             return Err(Error::InvalidParameter {
                 name: "miniature sampling rate",
@@ -115,9 +136,11 @@ impl MiniSim {
                 size_bytes,
                 lines,
                 threshold,
-                cache: Cache::new(geometry, policy)?,
+                caches: policies
+                    .iter()
+                    .map(|&p| Ok((Cache::new(geometry, p)?, 0)))
+                    .collect::<Result<_>>()?,
                 refs: 0,
-                misses: 0,
             });
         }
         let max_threshold = if caches.iter().any(|c| c.threshold.is_none()) {
@@ -127,18 +150,28 @@ impl MiniSim {
         };
         Ok(MiniSim {
             options,
-            policy,
+            policies: policies.to_vec(),
             caches,
             seen: HashMap::default(),
             max_threshold,
         })
     }
 
-    /// The estimated curve: method `mini`, the policy's name, one point per size.
+    /// The estimated curve of the first policy: method `mini`, the policy's name, one point
+    /// per size.
     pub fn finish(&self) -> Mrc {
+        self.curve(0)
+    }
+
+    /// The estimated curve of every policy, in the order given.
+    pub fn finish_all(&self) -> Vec<Mrc> {
+        (0..self.policies.len()).map(|i| self.curve(i)).collect()
+    }
+
+    fn curve(&self, policy: usize) -> Mrc {
         Mrc {
             method: "mini".into(),
-            policy: self.policy.name().into(),
+            policy: self.policies[policy].name().into(),
             line_size: self.options.line_size.bytes(),
             points: self
                 .caches
@@ -150,11 +183,12 @@ impl MiniSim {
                         .filter(|&&h| c.threshold.is_none_or(|t| h < t))
                         .count() as u64;
                     let refs = c.refs.max(1) as f64;
+                    let misses = c.caches[policy].1;
                     MrcPoint {
                         size_bytes: c.size_bytes,
                         lines: c.lines,
-                        miss_ratio: Some(c.misses as f64 / refs),
-                        miss_ratio_warm: (c.misses - cold) as f64 / refs,
+                        miss_ratio: Some(misses as f64 / refs),
+                        miss_ratio_warm: (misses - cold) as f64 / refs,
                     }
                 })
                 .collect(),
@@ -173,7 +207,9 @@ impl Analysis for MiniSim {
             for c in &mut self.caches {
                 if c.threshold.is_none_or(|t| h < t) {
                     c.refs += 1;
-                    c.misses += u64::from(!c.cache.access(line.0));
+                    for (cache, misses) in &mut c.caches {
+                        *misses += u64::from(!cache.access(line.0));
+                    }
                 }
             }
         }

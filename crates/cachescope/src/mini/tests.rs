@@ -91,6 +91,41 @@ fn min_sets_keeps_small_caches_exact_and_scales_large_ones() {
     let got = run(&mut floor);
     // 4 KiB (8 sets) and 32 KiB (64 sets) are exact; 1 MiB (2048 sets) runs with 64 of them.
     assert_eq!(got.points[..2], exact.points[..2]);
-    assert_eq!(floor.caches[2].cache.geometry().sets(), 64);
+    assert_eq!(floor.caches[2].caches[0].0.geometry().sets(), 64);
     assert!((got.points[2].miss_ratio_warm - exact.points[2].miss_ratio_warm).abs() < 0.05);
+}
+
+proptest::proptest! {
+    /// Several policies in one MiniSim give each policy's own MiniSim's curve, exactly.
+    #[test]
+    fn shared_policies_equal_one_sim_per_policy(
+        trace in proptest::collection::vec(0u64..2000, 0..4000),
+        split in 0usize..4000,
+        rate in 0.01f64..1.0,
+        fully in proptest::bool::ANY,
+    ) {
+        let policies = [Policy::Lru, Policy::Fifo, Policy::Srrip, Policy::Drrip { seed: 3 }];
+        let ways = (!fully).then_some(4);
+        let sizes = [1024, 4096, 16384, 65536];
+        let split = split.min(trace.len());
+        let batches = [batch(&trace[..split]), batch(&trace[split..])];
+        let o = Options::default();
+        let mut shared = MiniSim::with_policies(o, &policies, ways, &sizes, rate, 4).unwrap();
+        let mut alone: Vec<MiniSim> = policies
+            .iter()
+            .map(|&p| MiniSim::with_min_sets(o, p, ways, &sizes, rate, 4).unwrap())
+            .collect();
+        for b in &batches {
+            shared.observe(b);
+            alone.iter_mut().for_each(|m| m.observe(b));
+        }
+        let want: Vec<Mrc> = alone.iter().map(MiniSim::finish).collect();
+        proptest::prop_assert_eq!(shared.finish_all(), want);
+        proptest::prop_assert_eq!(shared.finish(), alone[0].finish());
+    }
+}
+
+#[test]
+fn no_policy_is_refused() {
+    assert!(MiniSim::with_policies(Options::default(), &[], Some(8), &[4096], 1.0, 1).is_err());
 }

@@ -45,6 +45,7 @@ mod set_assoc;
 mod simulate;
 mod three_c;
 mod three_c_sweep;
+mod two_level_lru;
 
 #[cfg(test)]
 mod tests;
@@ -60,6 +61,7 @@ pub use set_assoc::SetAssoc;
 pub use simulate::{LevelReport, LineMapping, SimAnalysis, SimOptions, SimReport};
 pub use three_c::{MissClass, ThreeC, ThreeCCounts};
 pub use three_c_sweep::ThreeCSweep;
+pub use two_level_lru::TwoLevelLru;
 
 /// The tag of an empty way.
 const EMPTY: u64 = u64::MAX;

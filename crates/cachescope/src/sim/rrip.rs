@@ -73,19 +73,26 @@ pub(super) struct Rrip {
     /// Sets per constituency (0: no leaders).
     constituency: u64,
     leaders: u64,
+    /// DRRIP: each set's [`Role`], computed once (a miss would otherwise divide twice).
+    roles: Vec<Role>,
 }
 
 impl Rrip {
     pub(super) fn new(insertion: Insertion, seed: u64, sets: u64, lines: usize) -> Rrip {
         let leaders = LEADER_SETS.min(sets / 2);
-        Rrip {
+        let mut rrip = Rrip {
             rrpv: vec![RRPV_DISTANT; lines],
             insertion,
             rng: VictimRng::new(seed),
             psel: PSEL_HALF,
             constituency: sets.checked_div(leaders).unwrap_or(0),
             leaders,
+            roles: Vec::new(),
+        };
+        if insertion == Insertion::Dueling {
+            rrip.roles = (0..sets).map(|s| rrip.role(s)).collect();
         }
+        rrip
     }
 
     /// The part set `set` plays in the duel.
@@ -124,7 +131,11 @@ impl Rrip {
         assoc: usize,
         empty: Option<usize>,
     ) -> usize {
-        let role = self.role(set);
+        let role = self
+            .roles
+            .get(set as usize)
+            .copied()
+            .unwrap_or(Role::Follower);
         match role {
             Role::SrripLeader => self.psel = (self.psel + 1).min(PSEL_MAX),
             Role::BrripLeader => self.psel = self.psel.saturating_sub(1),

@@ -21,9 +21,11 @@ use super::level::MissStats;
 use super::policy::Policy;
 use super::simulate::{LevelReport, LineMapping, SimReport};
 use super::three_c::{MissClass, ThreeCCounts};
+use super::two_level_lru::TwoLevelLru;
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::{Error, Result};
+use crate::models::l2::TwoLevelResult;
 use crate::reuse::{Options, StackDistanceAnalysis, StackDistances};
 
 /// Caches of one line size fed the data references, with their 3C classes from one stack
@@ -35,6 +37,8 @@ use crate::reuse::{Options, StackDistanceAnalysis, StackDistances};
 pub struct ThreeCSweep {
     sd: StackDistanceAnalysis,
     caches: Vec<(LazyCache, MissStats)>,
+    /// A two-level simulation fed the same distances ([`ThreeCSweep::with_two_level`]).
+    two_level: Option<TwoLevelLru>,
 }
 
 impl ThreeCSweep {
@@ -72,7 +76,20 @@ impl ThreeCSweep {
         Ok(ThreeCSweep {
             sd: StackDistanceAnalysis::new(options),
             caches,
+            two_level: None,
         })
+    }
+
+    /// Also feeds `two_level` every reference with its stack distance, so that the two-level
+    /// simulation's L1 comes from the distances computed here.
+    pub fn with_two_level(mut self, two_level: TwoLevelLru) -> ThreeCSweep {
+        self.two_level = Some(two_level);
+        self
+    }
+
+    /// The two-level simulation's counts, when [`ThreeCSweep::with_two_level`] added one.
+    pub fn two_level(&self) -> Option<TwoLevelResult> {
+        self.two_level.as_ref().map(TwoLevelLru::finish)
     }
 
     /// The stack distances of the references seen, as [`StackDistanceAnalysis::finish`].
@@ -101,7 +118,11 @@ impl ThreeCSweep {
 impl Analysis for ThreeCSweep {
     fn observe(&mut self, batch: &Batch) {
         let caches = &mut self.caches;
+        let two_level = &mut self.two_level;
         self.sd.observe_each(batch, |stack, line, distance| {
+            if let Some(t) = two_level.as_mut() {
+                t.access(line, distance);
+            }
             for (cache, stats) in caches.iter_mut() {
                 let hit = cache.access(line, distance.is_none(), || stack.lines_by_recency());
                 stats.refs += 1;
@@ -128,15 +149,18 @@ impl Analysis for ThreeCSweep {
 mod tests {
     use super::*;
     use crate::access::Access;
+    use crate::models::l2::TwoLevelAnalysis;
     use crate::sim::{SimAnalysis, SimOptions};
     use proptest::prelude::*;
 
     proptest! {
-        /// The same reports as one SimAnalysis with 3C classes per cache.
+        /// The same reports as one SimAnalysis with 3C classes per cache, and the same
+        /// two-level counts as TwoLevelAnalysis (LRU).
         #[test]
         fn equals_one_three_c_simulation_per_cache(
             trace in proptest::collection::vec((0u64..300, 0u8..3), 0..3000),
             split in 0usize..3000,
+            l1_lines in 1u64..40,
         ) {
             let geometries: Vec<Geometry> = [(256, 1), (512, 2), (1024, 4), (4096, 8), (16384, 2)]
                 .iter()
@@ -156,7 +180,12 @@ mod tests {
                 .map(|part| part.iter().copied().collect())
                 .collect();
             let options = Options { line_size: crate::LineSize::new(32).unwrap(), ..Options::default() };
-            let mut sweep = ThreeCSweep::new(options, &geometries, Policy::Lru).unwrap();
+            let l2_sizes = [512, 1024, 4096, 8192];
+            let mut sweep = ThreeCSweep::new(options, &geometries, Policy::Lru)
+                .unwrap()
+                .with_two_level(TwoLevelLru::new(32, l1_lines, &l2_sizes));
+            let mut two_level =
+                TwoLevelAnalysis::new(32, l1_lines, &l2_sizes, Policy::Lru).unwrap();
             let mut sd = StackDistanceAnalysis::new(options);
             let opts = SimOptions { mapping: LineMapping::FirstByte, three_c: true };
             let mut sims: Vec<SimAnalysis> = geometries
@@ -166,11 +195,13 @@ mod tests {
             for b in &batches {
                 sweep.observe(b);
                 sd.observe(b);
+                two_level.observe(b);
                 sims.iter_mut().for_each(|s| s.observe(b));
             }
             let expect: Vec<SimReport> = sims.iter().map(|s| s.finish()).collect();
             prop_assert_eq!(sweep.finish(), expect);
             prop_assert_eq!(sweep.distances(), sd.finish());
+            prop_assert_eq!(sweep.two_level(), Some(two_level.finish()));
         }
     }
 

@@ -1,0 +1,81 @@
+//! Throughput of the report's collection (`cachescope report` without the drawing), in data
+//! references per second: every analysis of the one pass, then the models
+//! (`Collector::finish`, OPT's curve included).
+//!
+//! Input: the built-in `phases` workload (three recurring memory phases, 2 M data references
+//! with instruction fetches), built in memory, so decoding is not measured.
+//!
+//! Groups (`report_collect`):
+//! - `one_thread`: every analysis on one thread, the models on one thread;
+//! - `two_threads`: the two halves of `Collector::analyses_split` on two threads, the models
+//!   with OPT's curve beside them (what `report` does on two cores).
+//!
+//! Run: `cargo bench -p cachescope-report --bench collect -- --warm-up-time 1 --measurement-time 10`.
+
+use std::hint::black_box;
+
+use cachescope::analysis::Analysis;
+use cachescope::trace::{AccessReader, Trace};
+use cachescope::workloads::{Params, Workload, generator};
+use cachescope::{Batch, Source};
+use cachescope_report::collect::{CollectOptions, Collector};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+fn params() -> Params {
+    Params {
+        refs: Some(2_000_000),
+        instructions: true,
+        ..Params::default()
+    }
+}
+
+fn batches() -> Vec<Batch> {
+    let mut g = generator(Workload::Phases, &params()).expect("valid parameters");
+    let mut out = Vec::new();
+    loop {
+        let mut b = Batch::new();
+        if g.read_batch(&mut b).expect("generators do not fail") == 0 {
+            return out;
+        }
+        out.push(b);
+    }
+}
+
+/// One report's collection over `batches`; returns the data references counted.
+fn collect(batches: &[Batch], threads: usize) -> u64 {
+    let mut c = Collector::new(CollectOptions::default())
+        .expect("default options")
+        .with_threads(threads);
+    match c.analyses_split() {
+        Some(groups) if threads > 1 => std::thread::scope(|s| {
+            for mut g in groups {
+                s.spawn(move || batches.iter().for_each(|b| g.observe(b)));
+            }
+        }),
+        _ => {
+            let mut all = c.analyses();
+            for b in batches {
+                all.iter_mut().for_each(|a| a.observe(b));
+            }
+        }
+    }
+    let g = generator(Workload::Phases, &params()).expect("valid parameters");
+    let trace = Trace::from_reader(Box::new(g), Source::Workload("phases".into()));
+    c.finish(&trace).expect("a report").stats.refs
+}
+
+fn bench(c: &mut Criterion) {
+    let batches = batches();
+    let refs = collect(&batches, 1);
+    let mut g = c.benchmark_group("report_collect");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(refs));
+    g.bench_function("one_thread", |b| b.iter(|| black_box(collect(&batches, 1))));
+    g.bench_function("two_threads", |b| {
+        b.iter(|| black_box(collect(&batches, 2)))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,95 @@
+//! [`TwoLevelLru`]: the exact two-level simulation of [`TwoLevelAnalysis`] (a fully
+//! associative LRU L1 feeding fully associative LRU L2s that see only its misses), from stack
+//! distances instead of one cache per level.
+//!
+//! A fully associative LRU cache of `C` lines hits exactly when the reference's stack distance
+//! is below `C` (Mattson et al. 1970; docs/definitions.md). So the L1's misses are the
+//! references whose distance (in the whole stream) is at least the L1's lines, or that have
+//! none; and every L2 size is answered by one stack distance in the stream of L1 misses. A pass
+//! that already computes the stack distances ([`super::ThreeCSweep`]) hands them over, so the
+//! L1 costs a comparison and the L2s one stack-distance computation per L1 miss, instead of
+//! one hash-map cache per level.
+//!
+//! [`TwoLevelAnalysis`]: crate::models::l2::TwoLevelAnalysis
+
+use hashbrown::HashMap;
+
+use crate::LineAddr;
+use crate::models::l2::TwoLevelResult;
+use crate::reuse::{Layout, LogHistogram, StackDistance};
+
+/// The two-level LRU simulation fed stack distances; see the module documentation.
+#[derive(Clone, Debug)]
+pub struct TwoLevelLru {
+    line_size: u64,
+    l1_lines: u64,
+    l2_sizes: Vec<u64>,
+    l2_lines: Vec<u64>,
+    l2_misses: Vec<u64>,
+    /// Stack distances in the stream of L1 misses.
+    l2: StackDistance,
+    /// Line → index of its last L2 reference (for the L2 reuse distances).
+    last_l2: HashMap<u64, u64, foldhash::fast::FixedState>,
+    /// `last_l2` grows with the distinct lines: charged to the [`crate::budget`].
+    charge: crate::budget::Charge,
+    refs: u64,
+    l2_refs: u64,
+    reuse: LogHistogram,
+}
+
+impl TwoLevelLru {
+    /// An L1 of `l1_lines` lines and one L2 per size of `l2_sizes_bytes` (rounded down to
+    /// lines of `line_size` bytes), as [`crate::models::l2::TwoLevelAnalysis::new`] with LRU.
+    pub fn new(line_size: u64, l1_lines: u64, l2_sizes_bytes: &[u64]) -> TwoLevelLru {
+        TwoLevelLru {
+            line_size,
+            l1_lines,
+            l2_sizes: l2_sizes_bytes.to_vec(),
+            l2_lines: l2_sizes_bytes.iter().map(|s| s / line_size).collect(),
+            l2_misses: vec![0; l2_sizes_bytes.len()],
+            l2: StackDistance::new(),
+            last_l2: HashMap::default(),
+            charge: crate::budget::Charge::default(),
+            refs: 0,
+            l2_refs: 0,
+            reuse: LogHistogram::new(Layout::DEFAULT),
+        }
+    }
+
+    /// One data reference to `line`, whose LRU stack distance in the whole stream is
+    /// `distance` (`None`: its first reference).
+    #[inline]
+    pub fn access(&mut self, line: u64, distance: Option<u64>) {
+        self.refs += 1;
+        if distance.is_some_and(|d| d < self.l1_lines) {
+            return;
+        }
+        let now = self.l2_refs;
+        self.l2_refs += 1;
+        if let Some(prev) = self.last_l2.insert(line, now) {
+            self.reuse.record(now - prev - 1);
+        } else if self.last_l2.len() == self.last_l2.capacity() {
+            // The next new line reallocates: a limit stops the pass at the next batch.
+            self.charge.set(self.last_l2.allocation_size() * 2);
+        }
+        let d = self.l2.access(LineAddr(line));
+        for (&lines, m) in self.l2_lines.iter().zip(&mut self.l2_misses) {
+            *m += u64::from(d.is_none_or(|d| d >= lines));
+        }
+    }
+
+    /// The counts so far, as [`crate::models::l2::TwoLevelAnalysis::finish`] gives them.
+    pub fn finish(&self) -> TwoLevelResult {
+        TwoLevelResult {
+            line_size: self.line_size,
+            policy: "lru".into(),
+            l1_lines: self.l1_lines,
+            refs: self.refs,
+            l1_misses: self.l2_refs,
+            cold: self.last_l2.len() as u64,
+            l2_sizes_bytes: self.l2_sizes.clone(),
+            l2_misses: self.l2_misses.clone(),
+            l2_reuse: self.reuse.clone(),
+        }
+    }
+}
