@@ -728,6 +728,11 @@ pub struct MrcArgs {
     /// stack-distance distribution (exact LRU or HOTL's), instead of fully associative ones.
     #[arg(long, value_name = "WAYS")]
     pub ways: Option<u32>,
+    /// `--method hotl`'s reading. `local` (the default): each reuse's window footprint from
+    /// the stretch of the trace it ends in, closer at the cliffs of programs in phases
+    /// (docs/accuracy/hotl.md); `paper`: HOTL's conversion of the whole trace's footprint.
+    #[arg(long, value_enum, default_value = "local")]
+    pub hotl_variant: cachescope::models::hotl::HotlVariant,
     #[command(flatten)]
     pub sizes: SizeArgs,
     /// Count instruction fetches too (a unified cache).

@@ -36,6 +36,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
         mini_rate: args.mini_rate,
         mini_min_sets: args.mini_min_sets,
         threads: args.run.threads,
+        hotl_variant: args.hotl_variant,
     };
     // Asking a model for another policy fails before any program runs.
     opts.policy()?;
@@ -47,21 +48,18 @@ pub fn run(args: MrcArgs) -> Result<()> {
         }
         method::mrc_of_profile(profile, &opts)?
     } else {
-        // Under MPI the exact LRU curve, the HOTL curves and the sampled curves distribute;
-        // exact simulation runs on rank 0 alone.
+        // Under MPI the exact LRU curve, the paper's HOTL curves and the sampled curves
+        // distribute; exact simulation and time-local HOTL (one ordered pass) run on rank 0.
         #[cfg(feature = "mpi")]
         if crate::mpi::is_secondary_rank()
-            && !matches!(
-                (args.method, opts.policy()?),
-                (MrcMethod::Exact, crate::args::ReplacementPolicy::Lru)
-                    | (
-                        MrcMethod::Hotl
-                            | MrcMethod::HotlRt
-                            | MrcMethod::Statcache
-                            | MrcMethod::Statstack,
-                        _
-                    )
-            )
+            && !match (args.method, opts.policy()?) {
+                (MrcMethod::Exact, crate::args::ReplacementPolicy::Lru) => true,
+                (MrcMethod::Hotl, _) => {
+                    args.hotl_variant == cachescope::models::hotl::HotlVariant::Paper
+                }
+                (MrcMethod::HotlRt | MrcMethod::Statcache | MrcMethod::Statstack, _) => true,
+                _ => false,
+            }
         {
             return Ok(());
         }
