@@ -115,6 +115,19 @@ pub fn table(inputs: &[Input]) -> String {
         worst_real.0,
         worst_real.1,
     );
+    o.push_str(
+        "\nWhere the time-local reading still errs (figures from `cachescope hotl gzip.cst \
+         --reuse-windows` and the curves above, 25 Nov 2026): `gzip`'s cliff at 36–44 KiB. The \
+         reuses that fall there have reuse times of about 900–1300 references, and their windows \
+         hold 590–710 lines against 480–630 for the average window of the same length: sweeps \
+         over a buffer of about 40 KiB, bursts far shorter than a stretch (2^18 references on \
+         this 45.6 M-reference trace, at most 256 stretches), so the stretch's footprint is the average \
+         one again. Stretches short enough to see them (a few thousand references) would make \
+         memory grow with the trace's length; within a stretch the gap is the reuse-window \
+         hypothesis itself, which only stack distances (the exact pass) resolve. `sort`'s worst \
+         point is the first size, 16 lines, on a cliff between 16 and 17 lines that any \
+         expected distance blurs.\n",
+    );
     o
 }
 

@@ -23,6 +23,7 @@ pub(crate) fn bin_of(v: u64) -> usize {
 }
 
 /// First value and width of bin `b`.
+#[cfg(test)]
 pub(crate) fn bin_range(b: usize) -> (u64, u64) {
     let b = b as u64;
     if b < EXACT {

@@ -1,8 +1,24 @@
 //! [`LocalFootprint`]: the stretches' histograms of a trace, and the miss ratios they predict
 //! (the [module documentation](super) gives the estimate).
 
-use super::bins::{BINS, bin_of, bin_range};
+use super::bins::{BINS, bin_of};
 use super::{Bin, SPAN};
+
+/// `Σ (x − w)⁺` over the values of histogram `h`.
+fn excess(h: &[Bin], w: f64) -> f64 {
+    let t = w.floor() as u64;
+    let b = bin_of(t);
+    let above: f64 = h[b + 1..].iter().map(|x| x.sum - x.count * w).sum();
+    // A bin's values taken at their mean: exact for a bin of one value, or of a loop's one
+    // reuse time.
+    let Bin { count, sum } = h[b];
+    let inside = if count > 0.0 {
+        count * (sum / count - w).max(0.0)
+    } else {
+        0.0
+    };
+    above + inside
+}
 use crate::models::smith::{Distances, SdMass};
 use crate::reuse::{Mrc, MrcPoint};
 
@@ -19,6 +35,8 @@ pub struct LocalFootprint {
     pub(super) forward: Vec<Bin>,
     pub(super) ending: Vec<Bin>,
     pub(super) dangling: Vec<f64>,
+    /// First positions `f` and `l = n + 1 −` last positions, for the Xiang footprint.
+    pub(super) ends: [Vec<Bin>; 2],
 }
 
 /// The miss ratios a [`LocalFootprint`] predicts ([`LocalFootprint::curve`]).
@@ -59,20 +77,18 @@ impl Stretch {
         }
     }
 
-    /// `E[min(RT, y)]` for real `y ≥ 0`; values inside a bin taken as evenly spread.
+    /// `E[min(RT, y)]` for real `y ≥ 0`.
     fn g(&self, y: f64) -> f64 {
         if y <= 0.0 || self.total <= 0.0 {
             return 0.0;
         }
-        let t = y.floor() as u64;
-        let b = bin_of(t);
-        let (start, len) = bin_range(b);
+        let b = bin_of(y.floor() as u64);
+        // The bin's values taken at their mean, as in `excess`.
         let Bin { count, sum } = self.bins[b];
-        let inside = if len == 1 {
-            sum
+        let inside = if count > 0.0 {
+            count * (sum / count).min(y)
         } else {
-            let q = (t - start + 1) as f64 / len as f64;
-            q * count * (start + t) as f64 / 2.0 + (1.0 - q) * count * y
+            0.0
         };
         let above = self.total - self.counts[b + 1];
         (self.sums[b] + inside + above * y) / self.total
@@ -90,6 +106,7 @@ impl LocalFootprint {
         forward: Vec<Bin>,
         ending: Vec<Bin>,
         dangling: Vec<f64>,
+        ends: [Vec<Bin>; 2],
     ) -> LocalFootprint {
         LocalFootprint {
             line_size,
@@ -99,7 +116,36 @@ impl LocalFootprint {
             forward,
             ending,
             dangling,
+            ends,
         }
+    }
+
+    /// The whole trace's footprint at real `w ≥ 1` by the Xiang formula (docs/definitions.md),
+    /// `m − [Σ (f − w)⁺ + Σ (l − w)⁺ + Σ (rt − w)⁺] / (n − w + 1)`: exact where `w` falls in
+    /// a bin of its own (below 64), the values of a wider bin taken at their mean.
+    pub fn xiang_fp(&self, w: f64) -> f64 {
+        self.xiang_with(&self.reuse_times(), w)
+    }
+
+    /// Every reuse time, from the stretches' histograms.
+    fn reuse_times(&self) -> Vec<Bin> {
+        let mut reuse = vec![Bin::default(); BINS];
+        for (b, x) in self.ending.iter().enumerate() {
+            reuse[b % BINS].merge(x);
+        }
+        reuse
+    }
+
+    fn xiang_with(&self, reuse: &[Bin], w: f64) -> f64 {
+        let n = self.refs as f64;
+        if w >= n {
+            return self.distinct_lines as f64;
+        }
+        let excess: f64 = [&self.ends[0][..], &self.ends[1][..], reuse]
+            .iter()
+            .map(|h| excess(h, w))
+            .sum();
+        self.distinct_lines as f64 - excess / (n - w + 1.0)
     }
 
     /// The miss-ratio curve at `sizes_bytes` (method `hotl`, policy `lru`), cold misses
@@ -139,6 +185,7 @@ impl LocalFootprint {
             }
             width *= 2;
         }
+        let reuse = self.reuse_times();
         let mut predicted = Vec::new();
         for f in 0..used {
             for x in &ending[f * BINS..(f + 1) * BINS] {
@@ -151,7 +198,11 @@ impl LocalFootprint {
                 while k + 1 < levels.len() && (((1u64 << bits) << k) as f64) < span as f64 * rt {
                     k += 1;
                 }
-                let rd = levels[k][f >> k].g(rt);
+                let rd = if k + 1 == levels.len() {
+                    self.xiang_with(&reuse, rt)
+                } else {
+                    levels[k][f >> k].g(rt)
+                };
                 // No window holds more than the trace's lines.
                 let rd = rd.min(self.distinct_lines as f64);
                 predicted.push((rd, x.count));
