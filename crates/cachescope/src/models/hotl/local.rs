@@ -38,7 +38,7 @@
 //! ## Cost
 //! One table lookup per reference (line → latest position) and two histogram increments: the
 //! reuse time into the histogram of the stretch it ends in, and, as the forward reuse time of
-//! `j`, into that of `j`'s stretch. Histograms are log-bucketed ([`bins`]); there are at most
+//! `j`, into that of `j`'s stretch. Histograms are log-bucketed (one bin per reuse time below 64, then 16 per octave); there are at most
 //! [`MAX_STRETCHES`] stretches, which double in length (neighbours' histograms added) when the
 //! trace outgrows them. Memory: the line table, plus `MAX_STRETCHES × bins × 32` bytes.
 
@@ -181,16 +181,16 @@ impl LocalFootprintAnalysis {
             let l = self.now + 1 - p;
             last[bin_of(l)].add(l);
         }
-        LocalFootprint::new(
-            self.options.line_size.bytes(),
-            self.now,
-            self.table.len() as u64,
-            self.bits,
-            self.forward[..used * BINS].to_vec(),
-            self.ending[..used * BINS].to_vec(),
+        LocalFootprint {
+            line_size: self.options.line_size.bytes(),
+            refs: self.now,
+            distinct_lines: self.table.len() as u64,
+            bits: self.bits,
+            forward: self.forward[..used * BINS].to_vec(),
+            ending: self.ending[..used * BINS].to_vec(),
             dangling,
-            [self.first.clone(), last],
-        )
+            ends: [self.first.clone(), last],
+        }
     }
 }
 

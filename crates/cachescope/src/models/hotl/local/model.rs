@@ -31,6 +31,8 @@ pub struct LocalFootprint {
     pub refs: u64,
     /// Distinct lines `m` (the cold misses).
     pub distinct_lines: u64,
+    /// Stretches of `1 << bits` references; `forward` and `ending` hold `BINS` bins per
+    /// stretch, `dangling` the last references per stretch.
     pub(super) bits: u32,
     pub(super) forward: Vec<Bin>,
     pub(super) ending: Vec<Bin>,
@@ -96,30 +98,6 @@ impl Stretch {
 }
 
 impl LocalFootprint {
-    /// The model of `forward` and `ending` (`stretches × BINS` each, stretches of
-    /// `1 << bits` references) with `dangling` last references per stretch.
-    pub(super) fn new(
-        line_size: u64,
-        refs: u64,
-        distinct_lines: u64,
-        bits: u32,
-        forward: Vec<Bin>,
-        ending: Vec<Bin>,
-        dangling: Vec<f64>,
-        ends: [Vec<Bin>; 2],
-    ) -> LocalFootprint {
-        LocalFootprint {
-            line_size,
-            refs,
-            distinct_lines,
-            bits,
-            forward,
-            ending,
-            dangling,
-            ends,
-        }
-    }
-
     /// The whole trace's footprint at real `w ≥ 1` by the Xiang formula (docs/definitions.md),
     /// `m − [Σ (f − w)⁺ + Σ (l − w)⁺ + Σ (rt − w)⁺] / (n − w + 1)`: exact where `w` falls in
     /// a bin of its own (below 64), the values of a wider bin taken at their mean.
