@@ -38,9 +38,9 @@
 //! ## Cost
 //! One table lookup per reference (line → latest position) and two histogram increments: the
 //! reuse time into the histogram of the stretch it ends in, and, as the forward reuse time of
-//! `j`, into that of `j`'s stretch. Histograms are log-bucketed (one bin per reuse time below 64, then 16 per octave); there are at most
-//! [`MAX_STRETCHES`] stretches, which double in length (neighbours' histograms added) when the
-//! trace outgrows them. Memory: the line table, plus `MAX_STRETCHES × bins × 32` bytes.
+//! `j`, into that of `j`'s stretch. Histograms are log-bucketed (one bin per reuse time below
+//! 64, then 16 per octave); there are at most [`MAX_STRETCHES`] stretches, which double in
+//! length (neighbours' histograms added) when the trace outgrows them. Memory: the line table, plus `MAX_STRETCHES × bins × 32` bytes.
 
 mod bins;
 mod model;
