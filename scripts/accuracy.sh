@@ -12,12 +12,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 traces=${TRACES:-target/real-traces}
-# The phases table reads native traces from `cachescope record` (NAME.cst), the recorder users
-# run; the other tables keep their lackey traces.
+# The phases and hotl tables read native traces from `cachescope record` (NAME.cst), the
+# recorder users run; the other tables keep their lackey traces.
 recorded=${RECORDED:-target/recorded-traces}
 tables="${*:-sampling hotl corun phases l2}"
-if [ "$tables" != phases ]; then scripts/real-traces.sh "$traces"; fi
-case " $tables " in *" phases "*) RECORDER=cachescope scripts/real-traces.sh "$recorded" ;; esac
+native() { [ "$1" = phases ] || [ "$1" = hotl ]; }
+lackey=no
+for t in $tables; do native "$t" || lackey=yes; done
+if [ $lackey = yes ]; then scripts/real-traces.sh "$traces"; fi
+case " $tables " in *" phases "* | *" hotl "*) RECORDER=cachescope scripts/real-traces.sh "$recorded" ;; esac
 cargo build --release -q -p cachescope --example accuracy
 mkdir -p docs/accuracy
 for t in $tables; do
@@ -26,6 +29,6 @@ for t in $tables; do
         continue
     fi
     dir=$traces
-    [ "$t" = phases ] && dir=$recorded
+    if native "$t"; then dir=$recorded; fi
     target/release/examples/accuracy "$t" "$dir" "docs/accuracy/$t.md"
 done

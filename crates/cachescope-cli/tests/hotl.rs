@@ -226,3 +226,64 @@ fn corun_from_saved_footprints_and_traces() {
         .failure()
         .stderr(predicate::str::contains("one rate per program"));
 }
+
+/// Mean absolute difference of `miss_ratio_warm` between two curves at the same sizes, in pp.
+fn mean_error_pp(a: &Value, b: &Value) -> f64 {
+    let (a, b) = (
+        a["points"].as_array().unwrap(),
+        b["points"].as_array().unwrap(),
+    );
+    assert_eq!(a.len(), b.len());
+    100.0
+        * a.iter()
+            .zip(b)
+            .map(|(x, y)| {
+                (x["miss_ratio_warm"].as_f64().unwrap() - y["miss_ratio_warm"].as_f64().unwrap())
+                    .abs()
+            })
+            .sum::<f64>()
+        / a.len() as f64
+}
+
+#[test]
+fn hotl_is_time_local_by_default_and_the_paper_on_request() {
+    // Phases: a loop's reuses hold all its lines, the average window far fewer (the stream
+    // phase's), which the paper's whole-trace conversion misplaces and the stretches do not.
+    let args = [
+        "--workload",
+        "phases",
+        "--lines",
+        "8192",
+        "--range",
+        "1K..1M",
+    ];
+    let exact = json(&[&["mrc", "--json"][..], &args].concat());
+    let local = json(&[&["mrc", "--json", "--method", "hotl"][..], &args].concat());
+    let paper = json(
+        &[
+            &[
+                "mrc",
+                "--json",
+                "--method",
+                "hotl",
+                "--hotl-variant",
+                "paper",
+            ][..],
+            &args,
+        ]
+        .concat(),
+    );
+    assert_eq!(local["method"], "hotl");
+    assert_eq!(paper["method"], "hotl");
+    let (l, p) = (mean_error_pp(&local, &exact), mean_error_pp(&paper, &exact));
+    assert!(l < 0.5 && p > 2.0, "local {l} pp, paper {p} pp");
+    // Smith's formula (8 ways) on the time-local distances, against Smith on the exact ones.
+    let smith =
+        |extra: &[&str]| json(&[&["mrc", "--json", "--ways", "8"][..], extra, &args].concat());
+    let exact = smith(&[]);
+    let local = smith(&["--method", "hotl"]);
+    let paper = smith(&["--method", "hotl", "--hotl-variant", "paper"]);
+    assert_eq!(local["method"], "hotl+smith");
+    let (l, p) = (mean_error_pp(&local, &exact), mean_error_pp(&paper, &exact));
+    assert!(l < 0.5 && l < p, "8-way: local {l} pp, paper {p} pp");
+}

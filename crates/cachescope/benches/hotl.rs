@@ -31,7 +31,7 @@
 
 use std::hint::black_box;
 
-use cachescope::models::hotl::{self, FootprintAnalysis};
+use cachescope::models::hotl::{self, FootprintAnalysis, LocalFootprintAnalysis};
 use cachescope::reuse::{Options, sizes_log_range};
 use cachescope::workloads::Workload;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -72,6 +72,14 @@ fn passes(c: &mut Criterion<CpuTime>) {
                 let mut a = FootprintAnalysis::new(options, &[]).unwrap();
                 workload::feed(&mut a, &trace);
                 black_box(hotl::mrc(&a.finish(), &sizes))
+            })
+        });
+        // The time-local reading, `mrc --method hotl`'s default: pass and curve.
+        g.bench_function("local_mrc_3073", |b| {
+            b.iter(|| {
+                let mut a = LocalFootprintAnalysis::new(options);
+                workload::feed(&mut a, &trace);
+                black_box(a.finish().mrc(&sizes))
             })
         });
         workload::exact_passes(&mut g, &trace, options, &sizes, "stack_distance_mrc_3073");

@@ -47,6 +47,11 @@ pub struct MrcArgs {
     /// stack-distance distribution (exact LRU or HOTL's), instead of fully associative ones.
     #[arg(long, value_name = "WAYS")]
     pub ways: Option<u32>,
+    /// `--method hotl`'s reading. `local` (the default): each reuse's window footprint from
+    /// the stretch of the trace it ends in, closer at the cliffs of programs in phases
+    /// (docs/accuracy/hotl.md); `paper`: HOTL's conversion of the whole trace's footprint.
+    #[arg(long, value_enum, default_value = "local")]
+    pub hotl_variant: cachescope::models::hotl::HotlVariant,
     #[command(flatten)]
     pub sizes: SizeArgs,
     /// Count instruction fetches too (a unified cache).
@@ -87,6 +92,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
         mini_rate: args.mini_rate,
         mini_min_sets: args.mini_min_sets,
         threads: args.run.threads,
+        hotl_variant: args.hotl_variant,
     };
     // Asking a model for another policy fails before any program runs.
     opts.policy()?;
@@ -98,21 +104,18 @@ pub fn run(args: MrcArgs) -> Result<()> {
         }
         method::mrc_of_profile(profile, &opts)?
     } else {
-        // Under MPI the exact LRU curve, the HOTL curves and the sampled curves distribute;
-        // exact simulation runs on rank 0 alone.
+        // Under MPI the exact LRU curve, the paper's HOTL curves and the sampled curves
+        // distribute; exact simulation and time-local HOTL (one ordered pass) run on rank 0.
         #[cfg(feature = "mpi")]
         if crate::mpi::is_secondary_rank()
-            && !matches!(
-                (args.method, opts.policy()?),
-                (MrcMethod::Exact, ReplacementPolicy::Lru)
-                    | (
-                        MrcMethod::Hotl
-                            | MrcMethod::HotlRt
-                            | MrcMethod::Statcache
-                            | MrcMethod::Statstack,
-                        _
-                    )
-            )
+            && !match (args.method, opts.policy()?) {
+                (MrcMethod::Exact, ReplacementPolicy::Lru) => true,
+                (MrcMethod::Hotl, _) => {
+                    args.hotl_variant == cachescope::models::hotl::HotlVariant::Paper
+                }
+                (MrcMethod::HotlRt | MrcMethod::Statcache | MrcMethod::Statstack, _) => true,
+                _ => false,
+            }
         {
             return Ok(());
         }

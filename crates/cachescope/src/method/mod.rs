@@ -103,6 +103,8 @@ pub struct MrcOptions {
     pub mini_min_sets: u64,
     /// Threads for the models' own work (StatCache solves sizes side by side).
     pub threads: usize,
+    /// HOTL's reading: time-local (the default) or the paper's whole-trace conversion.
+    pub hotl_variant: hotl::HotlVariant,
 }
 
 impl Default for MrcOptions {
@@ -120,6 +122,7 @@ impl Default for MrcOptions {
             mini_rate: 0.01,
             mini_min_sets: DEFAULT_MINI_MIN_SETS,
             threads: 1,
+            hotl_variant: hotl::HotlVariant::default(),
         }
     }
 }
@@ -229,6 +232,18 @@ pub fn mrc<E: Executor>(
             };
             let profile = profile.with_source(trace.source().to_string());
             Ok(Some(mrc_of_profile(profile, opts)?))
+        }
+        (Method::Hotl, _) if opts.hotl_variant == hotl::HotlVariant::Local => {
+            // One sequential pass: the stretches' histograms follow the trace's order.
+            let mut local = hotl::LocalFootprintAnalysis::new(options);
+            if exec.analyses(trace, &mut [&mut local])?.is_none() {
+                return Ok(None);
+            }
+            let model = local.finish().curve(hotl::local::SPAN);
+            curve(match opts.ways {
+                Some(w) => smith::set_associative_mrc(&model.stack_distances(), w, sizes)?,
+                None => model.mrc(sizes),
+            })
         }
         (Method::Hotl, _) => {
             let Some(fp) = exec.chunked(trace, &FootprintPlan::new(options, &[])?)? else {

@@ -1,0 +1,171 @@
+use super::*;
+use crate::{Access, Batch};
+
+fn batch(lines: &[u64]) -> Batch {
+    lines.iter().map(|&l| Access::load(l * 64, 8)).collect()
+}
+
+fn model(lines: &[u64]) -> LocalFootprint {
+    let mut a = LocalFootprintAnalysis::new(Options::default());
+    a.observe(&batch(lines));
+    a.finish()
+}
+
+/// A deterministic xorshift stream.
+fn rng(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed | 1;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
+#[test]
+fn a_loop_is_exact_whatever_the_span() {
+    // Every reuse has rt = 100 and every window 99 other lines: rd = 100.
+    let lines: Vec<u64> = (0..6000).map(|i| i % 100).collect();
+    let m = model(&lines);
+    let reuses = (6000 - 100) as f64 / 6000.0;
+    for span in [1, 8, 64, 1 << 40] {
+        let c = m.curve(span);
+        assert_eq!(c.miss_ratio_warm(99.0), reuses, "span {span}");
+        assert_eq!(c.miss_ratio_warm(100.0), 0.0, "span {span}");
+    }
+    assert_eq!(m.distinct_lines, 100);
+}
+
+/// The estimate computed from its definition: each reuse at `i` with reuse time `rt` predicts
+/// `rd = mean_v min(RT_v, rt)` over the positions `v` of the stretch picked for it.
+fn brute(lines: &[u64], span: u64, c: f64) -> f64 {
+    let n = lines.len();
+    let next: Vec<u64> = (0..n)
+        .map(|v| {
+            (v + 1..n)
+                .find(|&u| lines[u] == lines[v])
+                .map_or(u64::MAX, |u| (u - v) as u64)
+        })
+        .collect();
+    let stretches = n.div_ceil(1 << MIN_STRETCH_BITS);
+    let mut misses = 0;
+    for i in 0..n {
+        let Some(j) = (0..i).rev().find(|&j| lines[j] == lines[i]) else {
+            continue;
+        };
+        let rt = (i - j) as u64;
+        let mut len = 1usize << MIN_STRETCH_BITS;
+        while len < stretches << MIN_STRETCH_BITS && (len as u64) < span * rt {
+            len *= 2;
+        }
+        let s = i / len;
+        let range = s * len..((s + 1) * len).min(n);
+        let g: f64 =
+            range.clone().map(|v| next[v].min(rt) as f64).sum::<f64>() / range.len() as f64;
+        misses += usize::from(g.min(distinct(lines)) > c);
+    }
+    misses as f64 / n as f64
+}
+
+fn distinct(lines: &[u64]) -> f64 {
+    let mut v = lines.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    v.len() as f64
+}
+
+#[test]
+fn short_reuses_match_the_definition_in_every_stretch() {
+    // Two phases over different pools, each a run of shuffled blocks of 16 lines, so every
+    // reuse time is below 64 (one bin each): the model has nothing to approximate.
+    let mut r = rng(7);
+    let mut lines = Vec::new();
+    for phase in 0..4u64 {
+        let pool = if phase % 2 == 0 { 16 } else { 8 };
+        for _ in 0..(900 / pool) {
+            let mut block: Vec<u64> = (0..pool).map(|l| l + 100 * phase).collect();
+            for k in (1..block.len()).rev() {
+                block.swap(k, (r() % (k as u64 + 1)) as usize);
+            }
+            lines.extend(block);
+        }
+    }
+    let m = model(&lines);
+    for span in [8, 64] {
+        let curve = m.curve(span);
+        for c in 0..40 {
+            let want = brute(&lines, span, c as f64);
+            let got = curve.miss_ratio_warm(c as f64);
+            assert!(
+                (got - want).abs() < 1e-12,
+                "span {span}, c {c}: {got} vs {want}"
+            );
+        }
+    }
+}
+
+#[test]
+fn stretches_coarsen_by_adding_neighbours() {
+    // Past MAX_STRETCHES stretches the length doubles; the whole-trace level sees the same
+    // histograms either way, so a span covering the trace gives the same curve.
+    let mut r = rng(3);
+    let n = (MAX_STRETCHES << MIN_STRETCH_BITS) * 3;
+    let lines: Vec<u64> = (0..n).map(|_| r() % 3000).collect();
+    let m = model(&lines);
+    assert!(m.bits > MIN_STRETCH_BITS);
+    let whole = m.curve(1 << 50);
+    // The same trace with every reuse forced to the top level: forward histograms summed.
+    let total: f64 =
+        m.forward.iter().map(|b| b.count).sum::<f64>() + m.dangling.iter().sum::<f64>();
+    assert_eq!(total, n as f64);
+    let ends: f64 = m.ending.iter().map(|b| b.count).sum();
+    assert_eq!(ends, (n - m.distinct_lines as usize) as f64);
+    assert!(whole.miss_ratio_warm(0.0) > 0.0);
+    assert_eq!(whole.miss_ratio_warm(3000.0), 0.0);
+}
+
+#[test]
+fn an_empty_trace_misses_nothing() {
+    let m = model(&[]);
+    let c = m.curve(SPAN);
+    assert_eq!(c.miss_ratio_warm(0.0), 0.0);
+    assert_eq!(m.mrc(&[4096]).points[0].miss_ratio_warm, 0.0);
+}
+
+#[test]
+fn the_whole_trace_level_is_the_xiang_footprint() {
+    // Reuse times below 64 (exact bins): the footprint is exact, and a span that sends every
+    // reuse to the whole trace predicts rd = fp(rt), the paper's reuse-time conversion.
+    let mut r = rng(11);
+    let mut lines: Vec<u64> = Vec::new();
+    while lines.len() < 5000 {
+        let mut block: Vec<u64> = (0..16).collect();
+        for k in (1..block.len()).rev() {
+            block.swap(k, (r() % (k as u64 + 1)) as usize);
+        }
+        lines.extend(block);
+    }
+    lines.truncate(5000);
+    let m = model(&lines);
+    let mut fp = crate::models::hotl::FootprintAnalysis::new(Options::default(), &[]).unwrap();
+    fp.observe(&batch(&lines));
+    let fp = fp.finish();
+    for w in 1..64 {
+        let (a, b) = (m.xiang_fp(w as f64), fp.fp(w));
+        assert!((a - b).abs() < 1e-9, "w {w}: {a} vs {b}");
+    }
+    let curve = m.curve(1 << 40);
+    let mut rts = Vec::new();
+    let mut last = std::collections::HashMap::new();
+    for (i, &l) in lines.iter().enumerate() {
+        if let Some(j) = last.insert(l, i) {
+            rts.push((i - j) as u64);
+        }
+    }
+    assert!(rts.iter().all(|&t| t < 64));
+    for c in 0..30 {
+        let want = rts.iter().filter(|&&t| fp.fp(t) > c as f64).count() as f64 / 5000.0;
+        let got = curve.miss_ratio_warm(c as f64);
+        assert!((got - want).abs() < 1e-12, "c {c}: {got} vs {want}");
+    }
+}
