@@ -292,27 +292,8 @@ const PALETTE: [RGBColor; 6] = [
 ];
 const GREY: RGBColor = RGBColor(120, 120, 120);
 
-/// `32768` → `32K`: byte sizes on axes.
-pub fn human_bytes(b: f64) -> String {
-    const UNITS: [(f64, &str); 4] = [
-        (1e0, "B"),
-        (1024.0, "K"),
-        (1048576.0, "M"),
-        (1073741824.0, "G"),
-    ];
-    let mut out = format!("{b:.0}B");
-    for (unit, name) in UNITS {
-        if b >= unit {
-            let v = b / unit;
-            out = if (v - v.round()).abs() < 1e-9 {
-                format!("{v:.0}{name}")
-            } else {
-                format!("{v:.1}{name}")
-            };
-        }
-    }
-    out
-}
+/// `32768` → `32K`: byte sizes on axes (one definition with the CLI's, in the library).
+pub use cachescope::units::axis_bytes as human_bytes;
 
 /// `1e6` → `1M`: counts on axes.
 pub fn human_count(n: f64) -> String {

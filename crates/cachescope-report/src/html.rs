@@ -64,18 +64,8 @@ fn inline_svg(doc: &str) -> &str {
     doc.find("<svg").map_or(doc, |i| &doc[i..])
 }
 
-/// `1234567` → `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+/// `1234567` → `1,234,567`, as the CLI prints counts.
+pub use cachescope::units::thousands;
 
 fn summary(r: &Report) -> Vec<[String; 2]> {
     let s = &r.stats;
