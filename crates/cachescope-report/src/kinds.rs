@@ -4,8 +4,8 @@
 //! data and instruction lines: a hash insertion per access, instruction fetches included, for
 //! numbers the report does not show.
 
-use cachescope::Batch;
 use cachescope::analysis::Analysis;
+use cachescope::{AccessKind, Batch};
 
 use crate::model::TraceSummary;
 
@@ -31,8 +31,8 @@ impl KindCounts {
 
 impl Analysis for KindCounts {
     fn observe(&mut self, batch: &Batch) {
-        for &k in &batch.kinds {
-            self.0[k as usize] += 1;
+        for (total, n) in self.0.iter_mut().zip(AccessKind::count(&batch.kinds)) {
+            *total += n;
         }
     }
 }
