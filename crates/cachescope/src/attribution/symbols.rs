@@ -19,7 +19,11 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use hashbrown::HashMap;
-use object::{Object, ObjectKind, ObjectSection, ObjectSegment, ObjectSymbol, SectionKind};
+use object::{Object, ObjectKind, ObjectSection, ObjectSegment};
+
+mod tables;
+pub use tables::demangle;
+use tables::{file_name, functions, variables};
 
 /// A global or static variable: its run-time address range.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -286,89 +290,6 @@ impl Module {
         let (_, end, name) = self.functions.get(i.checked_sub(1)?)?;
         (probe < *end).then_some(name.as_str())
     }
-}
-
-/// The sized function symbols of `file` (static and dynamic), at link-time addresses, sorted.
-fn functions(file: &object::File<'_>) -> Vec<(u64, u64, String)> {
-    let mut out: Vec<(u64, u64, String)> = file
-        .symbols()
-        .chain(file.dynamic_symbols())
-        .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
-        .filter_map(|s| {
-            Some((
-                s.address(),
-                s.address() + s.size(),
-                s.name().ok()?.to_owned(),
-            ))
-        })
-        .collect();
-    out.sort_by_key(|f| (f.0, std::cmp::Reverse(f.1)));
-    // Aliases share a start: keep the first (widest); a symbol inside another is dropped.
-    let mut kept: Vec<(u64, u64, String)> = Vec::with_capacity(out.len());
-    for f in out {
-        if kept.last().is_none_or(|k| f.0 >= k.1) {
-            kept.push(f);
-        }
-    }
-    kept
-}
-
-/// Demangles Rust (`_R`, legacy `_ZN…E`) and C++ (`_Z`) symbol names; C names stay as they
-/// are (a C++ demangler would read the C variable `n` as the type `__int128`).
-pub fn demangle(name: &str) -> String {
-    if name.starts_with("_Z") || name.starts_with("_R") || name.starts_with("__Z") {
-        addr2line::demangle_auto(Cow::Borrowed(name), None).into_owned()
-    } else {
-        name.to_owned()
-    }
-}
-
-/// `/a/b/c.rs` → `c.rs`: tables stay narrow; the function name disambiguates.
-fn file_name(path: &str) -> String {
-    path.rsplit('/').next().unwrap_or(path).to_owned()
-}
-
-/// The sized data objects of `file`, at run-time addresses, sorted and without overlaps.
-fn variables(file: &object::File<'_>, bias: u64) -> Vec<Variable> {
-    let mut seen = hashbrown::HashSet::new();
-    let mut out: Vec<Variable> = file
-        .symbols()
-        .chain(file.dynamic_symbols())
-        .filter(|s| s.kind() == object::SymbolKind::Data && s.size() > 0)
-        .filter(|s| {
-            let Some(index) = s.section_index() else {
-                return false;
-            };
-            file.section_by_index(index).is_ok_and(|sec| {
-                matches!(
-                    sec.kind(),
-                    SectionKind::Data
-                        | SectionKind::UninitializedData
-                        | SectionKind::ReadOnlyData
-                        | SectionKind::ReadOnlyDataWithRel
-                        | SectionKind::ReadOnlyString
-                )
-            })
-        })
-        .filter_map(|s| {
-            let name = s.name().ok()?;
-            seen.insert((s.address(), name.to_owned()))
-                .then(|| Variable {
-                    name: demangle(name),
-                    start: s.address().wrapping_add(bias),
-                    end: s.address().wrapping_add(bias).wrapping_add(s.size()),
-                })
-        })
-        .collect();
-    out.sort_by_key(|v| (v.start, std::cmp::Reverse(v.end)));
-    // Aliases (a symbol and its versioned twin) share a start: keep the first, drop overlaps.
-    let mut kept: Vec<Variable> = Vec::with_capacity(out.len());
-    for v in out {
-        if kept.last().is_none_or(|k| v.start >= k.end) {
-            kept.push(v);
-        }
-    }
-    kept
 }
 
 /// Instruction address → [`CodeLine`], over a set of modules, cached per address.

@@ -125,6 +125,8 @@
 //! # Ok::<(), cachescope::Error>(())
 //! ```
 
+mod binomial;
+mod bins;
 mod fills;
 mod histogram;
 mod model;

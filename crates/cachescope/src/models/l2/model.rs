@@ -2,29 +2,10 @@
 //! reuse-distance histogram `H_r,L2` (Eq. 2). See the [module documentation](super) for the
 //! reading of each equation.
 
+use super::binomial::binomial_terms;
+use super::bins::{Accumulator, Group, bin_index};
 use super::{L1Histogram, Variant};
 use crate::error::{Error, Result};
-
-/// Bernstein exponent of the binomial truncation: the mass left out of each binomial is below
-/// `2·e^−40 < 10⁻¹⁷`.
-const TAIL_EXPONENT: f64 = 40.0;
-
-/// Distances below this are their own bin in the output histogram and in the model's groups
-/// of L1 distances; above, 256 bins per octave (relative width below 1/256).
-const EXACT_LIMIT: u64 = 1 << 8;
-
-/// Sub-bins per octave above [`EXACT_LIMIT`].
-const SUB_BITS: u32 = 8;
-
-/// Index of the log bin holding `d`: exact below [`EXACT_LIMIT`], then 256 per octave.
-fn bin_index(d: u64) -> usize {
-    if d < EXACT_LIMIT {
-        return d as usize;
-    }
-    let k = 63 - d.leading_zeros();
-    let sub = (d >> (k - SUB_BITS)) - (1 << SUB_BITS);
-    (EXACT_LIMIT + u64::from(k - SUB_BITS) * (1 << SUB_BITS) + sub) as usize
-}
 
 /// The L2 model for one L1 histogram and one L1 size. Building it precomputes every tail sum
 /// the equations need (O(B) for B masses); [`L2Model::reuse_histogram`] evaluates Eq. 2.
@@ -389,119 +370,4 @@ impl<'a> L2Model<'a> {
         }
         out.finish()
     }
-}
-
-/// L1 masses of one log bin of `k`.
-struct Group {
-    bin: usize,
-    w: f64,
-    /// Σ w·k.
-    k: f64,
-    /// Σ w·shift.
-    shift: f64,
-}
-
-impl Group {
-    fn new(bin: usize, w: f64, k: u64, shift: f64) -> Group {
-        Group {
-            bin,
-            w,
-            k: w * k as f64,
-            shift: w * shift,
-        }
-    }
-
-    fn add(&mut self, w: f64, k: u64, shift: f64) {
-        self.w += w;
-        self.k += w * k as f64;
-        self.shift += w * shift;
-    }
-}
-
-/// Output histogram: weight and weighted distance per log bin.
-#[derive(Default)]
-struct Accumulator {
-    w: Vec<f64>,
-    wr: Vec<f64>,
-}
-
-impl Accumulator {
-    fn add(&mut self, r: u64, w: f64) {
-        if w <= 0.0 {
-            return;
-        }
-        let i = bin_index(r);
-        if i >= self.w.len() {
-            self.w.resize(i + 1, 0.0);
-            self.wr.resize(i + 1, 0.0);
-        }
-        self.w[i] += w;
-        self.wr[i] += w * r as f64;
-    }
-
-    fn finish(self) -> Vec<(u64, f64)> {
-        self.w
-            .iter()
-            .zip(&self.wr)
-            .filter(|&(&w, _)| w > 0.0)
-            .map(|(&w, &wr)| ((wr / w).round() as u64, w))
-            .collect()
-    }
-}
-
-/// `ln(n!)`: a table below 256, Stirling's series (error below 10⁻¹⁵ relative) above.
-pub(crate) fn ln_factorial(n: u64) -> f64 {
-    if n < 256 {
-        return (2..=n).map(|i| (i as f64).ln()).sum();
-    }
-    let x = n as f64;
-    let x2 = x * x;
-    x * x.ln() - x + 0.5 * (2.0 * std::f64::consts::PI * x).ln() + 1.0 / (12.0 * x)
-        - 1.0 / (360.0 * x * x2)
-        + 1.0 / (1260.0 * x * x2 * x2)
-}
-
-/// `ln P(Binomial(n, p) = j)`, `0 < p < 1`.
-pub(crate) fn ln_binomial_pmf(n: u64, j: u64, p: f64) -> f64 {
-    ln_factorial(n) - ln_factorial(j) - ln_factorial(n - j)
-        + j as f64 * p.ln()
-        + (n - j) as f64 * (-p).ln_1p()
-}
-
-/// The probabilities of `Binomial(n, p)` within the Bernstein window around the mean (mass
-/// left out below `2·e^−40`), into `terms`; returns the first `j`. Computed from the mode in
-/// log space, then by the ratio recurrence outwards, so nothing overflows for any `n`.
-pub(crate) fn binomial_terms(n: u64, p: f64, terms: &mut Vec<f64>) -> u64 {
-    terms.clear();
-    if p <= 0.0 || n == 0 {
-        terms.push(1.0);
-        return 0;
-    }
-    if p >= 1.0 {
-        terms.push(1.0);
-        return n;
-    }
-    let nf = n as f64;
-    let mean = nf * p;
-    let var = mean * (1.0 - p);
-    let e3 = TAIL_EXPONENT / 3.0;
-    let t = e3 + (e3 * e3 + 2.0 * TAIL_EXPONENT * var).sqrt();
-    let lo = (mean - t).floor().max(0.0) as u64;
-    let hi = ((mean + t).ceil() as u64).min(n);
-    let mode = (((nf + 1.0) * p).floor() as u64).clamp(lo, hi);
-    terms.resize((hi - lo + 1) as usize, 0.0);
-    let ratio = p / (1.0 - p);
-    let at_mode = ln_binomial_pmf(n, mode, p).exp();
-    terms[(mode - lo) as usize] = at_mode;
-    let mut v = at_mode;
-    for j in mode..hi {
-        v *= (nf - j as f64) / (j + 1) as f64 * ratio;
-        terms[(j + 1 - lo) as usize] = v;
-    }
-    let mut v = at_mode;
-    for j in (lo + 1..=mode).rev() {
-        v *= j as f64 / (nf - j as f64 + 1.0) / ratio;
-        terms[(j - 1 - lo) as usize] = v;
-    }
-    lo
 }

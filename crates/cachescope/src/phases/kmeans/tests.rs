@@ -1,0 +1,150 @@
+use super::*;
+use proptest::prelude::*;
+
+/// Every way to cut sorted distinct values into k contiguous groups: the minimum
+/// within-group sum of squares.
+fn brute_1d(values: &[f64], k: usize) -> f64 {
+    let mut s = values.to_vec();
+    s.sort_by(f64::total_cmp);
+    s.dedup();
+    let n = s.len();
+    let k = k.min(n);
+    let counts: Vec<usize> = s
+        .iter()
+        .map(|x| values.iter().filter(|v| *v == x).count())
+        .collect();
+    let mut best = f64::INFINITY;
+    // Cut positions: bitmask over the n - 1 gaps with exactly k - 1 cuts.
+    for mask in 0u32..(1 << (n - 1)) {
+        if mask.count_ones() as usize != k - 1 {
+            continue;
+        }
+        let mut total = 0.0;
+        let mut start = 0;
+        for end in 1..=n {
+            if end == n || mask & (1 << (end - 1)) != 0 {
+                let w: f64 = counts[start..end].iter().map(|&c| c as f64).sum();
+                let m: f64 = (start..end).map(|i| s[i] * counts[i] as f64).sum::<f64>() / w;
+                total += (start..end)
+                    .map(|i| counts[i] as f64 * (s[i] - m) * (s[i] - m))
+                    .sum::<f64>();
+                start = end;
+            }
+        }
+        best = best.min(total);
+    }
+    best
+}
+
+#[test]
+fn one_dimension_hand_example() {
+    let c = kmeans_1d(&[10.0, 1.0, 2.0, 11.0, 1.0, 30.0], 3);
+    assert_eq!(c.labels, [0, 1, 1, 0, 1, 2]);
+    for (m, want) in c.centroids.iter().zip([10.5, 4.0 / 3.0, 30.0]) {
+        assert!((m - want).abs() < 1e-12, "{m} {want}");
+    }
+    assert!((c.inertia - (0.5 + 2.0 / 3.0)).abs() < 1e-12);
+    // Fewer distinct values than k: one cluster per value.
+    let c = kmeans_1d(&[5.0, 5.0, 7.0], 4);
+    assert_eq!((c.k(), c.labels.clone()), (2, vec![0, 0, 1]));
+    assert_eq!(kmeans_1d(&[], 3).k(), 0);
+}
+
+proptest! {
+    #[test]
+    fn one_dimension_is_optimal(values in prop::collection::vec(0u8..40, 1..11), k in 1usize..5) {
+        let v: Vec<f64> = values.iter().map(|&x| f64::from(x) / 4.0).collect();
+        let c = kmeans_1d(&v, k);
+        let brute = brute_1d(&v, k);
+        prop_assert!((c.inertia - brute).abs() < 1e-9, "{} vs {}", c.inertia, brute);
+        // Each point sits with the nearest centre (optimal clusters are Voronoi cells).
+        for (x, &l) in v.iter().zip(&c.labels) {
+            let d = (x - c.centroids[l]).abs();
+            for m in 0..c.k() {
+                prop_assert!(d <= (x - c.centroids[m]).abs() + 1e-9);
+            }
+        }
+        // Lloyd never beats the optimum.
+        let l = kmeans(&v, 1, k, &KMeansConfig::default());
+        prop_assert!(l.inertia >= c.inertia - 1e-9);
+    }
+}
+
+/// Three planted 2-D blobs: k-means recovers them exactly from every seed.
+#[test]
+fn kmeans_finds_planted_blobs() {
+    let centres = [(0.0, 0.0), (10.0, 0.0), (5.0, 9.0)];
+    let mut rng = seeded(99);
+    let mut points = Vec::new();
+    let mut truth = Vec::new();
+    for i in 0..300 {
+        let b = (i * 7) % 3;
+        let (cx, cy) = centres[b];
+        points.push(cx + unit(&mut rng) - 0.5);
+        points.push(cy + unit(&mut rng) - 0.5);
+        truth.push(b);
+    }
+    for seed in 0..5 {
+        let c = kmeans(
+            &points,
+            2,
+            3,
+            &KMeansConfig {
+                seed,
+                ..KMeansConfig::default()
+            },
+        );
+        // Canonical labels follow first appearance: blob 0, then 1, then 2.
+        assert_eq!(c.labels, truth, "seed {seed}");
+        for (b, &(cx, cy)) in centres.iter().enumerate() {
+            let m = c.centroid(b);
+            assert!(
+                (m[0] - cx).abs() < 0.15 && (m[1] - cy).abs() < 0.15,
+                "{m:?}"
+            );
+        }
+    }
+    // The same seed gives the same clustering.
+    let cfg = KMeansConfig {
+        seed: 3,
+        restarts: 2,
+        max_iterations: 50,
+    };
+    assert_eq!(kmeans(&points, 2, 5, &cfg), kmeans(&points, 2, 5, &cfg));
+}
+
+#[test]
+fn bic_rule_picks_the_planted_number_of_blobs() {
+    let mut rng = seeded(5);
+    for planted in [2usize, 3, 4] {
+        let mut points = Vec::new();
+        for i in 0..400 {
+            let b = i % planted;
+            points.push(b as f64 * 20.0 + unit(&mut rng) * 2.0);
+            points.push((b * b) as f64 * 7.0 + unit(&mut rng) * 2.0);
+        }
+        let var = variance(&points, 2);
+        let scores: Vec<f64> = (1..=8)
+            .map(|k| {
+                bic(
+                    &points,
+                    &kmeans(&points, 2, k, &KMeansConfig::default()),
+                    var,
+                )
+            })
+            .collect();
+        assert_eq!(choose_k(&scores) + 1, planted, "{scores:?}");
+    }
+}
+
+#[test]
+fn duplicates_and_empty_input() {
+    let pts = [1.0, 1.0, 1.0, 1.0, 2.0, 2.0];
+    let c = kmeans(&pts, 2, 5, &KMeansConfig::default());
+    assert_eq!(
+        (c.k(), c.labels.clone(), c.inertia),
+        (2, vec![0, 0, 1], 0.0)
+    );
+    assert_eq!(distinct_points(&pts, 1), 2);
+    assert_eq!(kmeans(&[], 3, 2, &KMeansConfig::default()).k(), 0);
+}
