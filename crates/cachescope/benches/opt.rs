@@ -82,9 +82,7 @@ fn bench_opt(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("stack", name), |b| {
             b.iter(|| {
                 let mut s = OptStack::new();
-                for (&i, &n) in id.iter().zip(&next) {
-                    s.access(i, n);
-                }
+                s.access_all(&id, &next);
                 black_box(s.misses(1 << 14))
             })
         });
