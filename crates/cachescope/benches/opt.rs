@@ -13,7 +13,7 @@
 //!   `curve` costs besides the stack.
 //!
 //! Run: `cargo bench -p cachescope --bench opt -- --warm-up-time 1 --measurement-time 10`.
-//! Figures are in the module documentation of `src/opt/stack.rs`.
+//! Figures are in docs/opt.md.
 
 use std::collections::HashMap;
 use std::hint::black_box;

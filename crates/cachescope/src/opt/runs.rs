@@ -6,7 +6,7 @@ use super::heap::{Key, RunHeap};
 /// `run_of` of a line not yet seen, and of the line on top.
 const ABSENT: u32 = u32::MAX;
 const ON_TOP: u32 = u32::MAX - 1;
-/// `slots` of a run emptied (its `maxes` is 0, below every next reference).
+/// `slots` of a run emptied (its `maxes` is the default key, time 0, below every line's).
 const EMPTY: u32 = u32::MAX;
 
 /// Consecutive depths whose next references increase with depth.

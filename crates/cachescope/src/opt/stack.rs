@@ -32,22 +32,31 @@
 //! small near the top and grow with depth, and nothing bounds their number below the
 //! footprint; counted per reference (runs in all, runs scanned, runs changed, mean entries of a
 //! changed run's heap): Zipf(1.0) over 256 Ki lines 114, 42, 2.8, 2 332; gzip 42, 8.6, 1.1, 126;
-//! xz 35, 3.5, 0.9, 35; sqlite 31, 3.0, 0.9, 16. So the time goes to the scan, the heap walks
-//! and the misses on the per-line table, not to any search of the stack. Related work, not
-//! used here: Sugumar & Abraham, "Efficient simulation of caches under optimal replacement with
-//! applications to miss characterization" (SIGMETRICS 1993), and Bilardi, Ekanadham &
-//! Pattnaik, "Optimal on-line computation of stack distances for MIN and OPT" (Computing
-//! Frontiers 2017, O(log V) per reference with balanced trees). Bounding the stack at the
-//! largest size asked would cut nothing by default: the default sizes reach 1 GiB (16 Mi
-//! lines), beyond the footprint of every trace measured.
+//! xz 35, 3.5, 0.9, 35; sqlite 31, 3.0, 0.9, 16. A profile (`perf record -e cpu-clock`, the
+//! Zipf load) puts the time in cache misses, not in any search of the stack: the line's entry
+//! in the per-line run table, then the heap nodes a replacement walks. Hence two choices.
+//! Each heap key packs the next reference and the line's id in one word (`next << 32 | id`)
+//! while times fit in 32 bits, so a node is one load and one compare and a heap a third
+//! smaller; a trace of 2^32 − 1 references or more moves to two-word keys at the first time
+//! that does not fit. And [`OptStack::access_all`] prefetches the run-table entry of the line
+//! referenced a dozen references later.
 //!
-//! Speed, on a machine with 2 cores shared by several jobs (load average 10 to 17 on 25 Nov
-//! 2026, so wall-clock figures are two to three times an idle core's): CPU time of
-//! `mrc --method exact --policy opt` (decode, spill, backward pass, stack) 6.7 s for gzip's
-//! 45.6 M references (6.8 M references/s), 3.0 s for xz's 28.9 M (9.6 M/s), 6.3 s for
-//! sqlite's 64.1 M (10.3 M/s); the stack alone, reading ids and next uses from a file, 4.3 s
-//! for gzip (10.6 M/s) and 1.8 s for `benches/opt.rs`'s Zipf(1.0) load over 256 Ki lines
-//! (8 M references, 4.4 M/s).
+//! The O(log V) algorithm is not used. Bilardi, Ekanadham & Pattnaik, "Optimal on-line
+//! computation of stack distances for MIN and OPT" (Computing Frontiers 2017), show that an
+//! access's OPT distance depends on the past alone: beside the LRU stack they keep one
+//! *critical marker* per capacity, an LRU depth. A reference at LRU depth D finds the deepest
+//! depth z above D where the markers at or above it are exactly as many as the depths (their
+//! "imbalance" is zero); its OPT distance is the smallest capacity whose marker lies below z;
+//! then every marker at or above D moves one depth down and that capacity's marker moves to
+//! depth 1. Order-statistic trees (the LRU stack) and prefix sums with their minima (the
+//! imbalance) make each step O(log V), about ten tree walks a reference, each a cache miss
+//! once the footprint passes the caches: more misses than the run stack's one table entry and
+//! about three heap walks on Zipf loads (about one on real programs), so we expect it to be
+//! slower at the footprints measured, though we have not measured it. Sugumar & Abraham,
+//! "Efficient simulation of caches under optimal replacement with applications to miss
+//! characterization" (SIGMETRICS 1993), is the other classic. Bounding the stack at the
+//! largest size asked would cut nothing by default: the default sizes reach 1 GiB (16 Mi
+//! lines), beyond the footprint of every trace measured. More in `docs/opt.md`.
 //!
 //! A referenced line's heap entry is left in place (it is its run's earliest, never its
 //! latest) and dropped when a run's stale entries outnumber its lines, so memory stays
