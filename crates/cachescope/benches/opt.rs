@@ -13,7 +13,7 @@
 //!   `curve` costs besides the stack.
 //!
 //! Run: `cargo bench -p cachescope --bench opt -- --warm-up-time 1 --measurement-time 10`.
-//! Figures are in the module documentation of `src/opt/stack.rs`.
+//! Figures are in docs/opt.md.
 
 use std::collections::HashMap;
 use std::hint::black_box;
@@ -82,9 +82,7 @@ fn bench_opt(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("stack", name), |b| {
             b.iter(|| {
                 let mut s = OptStack::new();
-                for (&i, &n) in id.iter().zip(&next) {
-                    s.access(i, n);
-                }
+                s.access_all(&id, &next);
                 black_box(s.misses(1 << 14))
             })
         });

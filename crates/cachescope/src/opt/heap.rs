@@ -1,4 +1,4 @@
-//! [`RunHeap`]: the max-heap of one run of the OPT stack, four children a node.
+//! [`RunHeap`]: the max-heap of one run of the OPT stack, four children a node, and its keys.
 //!
 //! A run's heap sees three operations: replace its latest line by an earlier one (the carried
 //! line usually lands a few levels down), add a line later than all (the end of the run), and
@@ -6,119 +6,142 @@
 //! dropped in bulk). Four children a node halve the levels a replacement walks against a
 //! binary heap, and its four children sit in one or two cache lines.
 
-/// A line and the time of its next reference; the heap order is by time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) struct Entry {
-    pub next: u64,
-    pub id: u32,
+/// A line and the time of its next reference, ordered by that time: the heap's entries and
+/// the stack's top. Keys are distinct: times are, and lines never referenced again are told
+/// apart by their ids (which of them is where changes no stack distance).
+pub(super) trait Key: Copy + Ord + Default + std::fmt::Debug {
+    /// The key of line `id` next referenced at `next` (`u64::MAX` for never); `next` must fit
+    /// the key.
+    fn new(next: u64, id: u32) -> Self;
+    fn id(self) -> u32;
+    /// The time of the next reference, `u64::MAX` for never.
+    fn next(self) -> u64;
+    fn never(self) -> bool {
+        self.next() == u64::MAX
+    }
 }
 
-/// A 4-ary max-heap of entries by time, the times and the ids in separate arrays (a node's
-/// four children's times fill half a cache line). Ties, only ever between lines never
-/// referenced again, are broken arbitrarily: which of them is where changes no stack distance.
+/// Times below `u32::MAX` (traces of fewer than 2^32 − 1 references) and the id in one word,
+/// `next << 32 | id`, never as `u32::MAX`: one load and one compare per heap node, and a third
+/// less memory than [`Wide`].
+impl Key for u64 {
+    fn new(next: u64, id: u32) -> u64 {
+        next.min(u64::from(u32::MAX)) << 32 | u64::from(id)
+    }
+    fn id(self) -> u32 {
+        self as u32
+    }
+    fn next(self) -> u64 {
+        match self >> 32 {
+            t if t == u64::from(u32::MAX) => u64::MAX,
+            t => t,
+        }
+    }
+}
+
+/// Any time: the key of traces of 2^32 − 1 references or more.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Wide {
+    next: u64,
+    id: u32,
+}
+
+impl Key for Wide {
+    fn new(next: u64, id: u32) -> Wide {
+        Wide { next, id }
+    }
+    fn id(self) -> u32 {
+        self.id
+    }
+    fn next(self) -> u64 {
+        self.next
+    }
+}
+
+/// A 4-ary max-heap of keys (a node's four children's packed keys fill half a cache line).
 #[derive(Clone, Debug, Default)]
-pub(super) struct RunHeap {
-    next: Vec<u64>,
-    id: Vec<u32>,
+pub(super) struct RunHeap<K> {
+    keys: Vec<K>,
 }
 
-impl RunHeap {
+impl<K: Key> RunHeap<K> {
     pub fn len(&self) -> usize {
-        self.next.len()
+        self.keys.len()
     }
 
     /// The latest entry; the heap must not be empty.
-    pub fn max(&self) -> Entry {
-        self.get(0)
-    }
-
-    fn get(&self, i: usize) -> Entry {
-        Entry {
-            next: self.next[i],
-            id: self.id[i],
-        }
-    }
-
-    fn set(&mut self, i: usize, e: Entry) {
-        self.next[i] = e.next;
-        self.id[i] = e.id;
+    pub fn max(&self) -> K {
+        self.keys[0]
     }
 
     /// Replaces the latest entry by `e` and returns it; the heap must not be empty.
-    pub fn replace_max(&mut self, e: Entry) -> Entry {
-        let out = self.get(0);
+    pub fn replace_max(&mut self, e: K) -> K {
+        let out = self.keys[0];
         self.sift_down(0, e);
         out
     }
 
     /// Adds `e`.
-    pub fn push(&mut self, e: Entry) {
+    pub fn push(&mut self, e: K) {
         let mut i = self.len();
-        self.next.push(e.next);
-        self.id.push(e.id);
+        self.keys.push(e);
         while i > 0 {
             let parent = (i - 1) / 4;
-            if self.next[parent] >= e.next {
+            if self.keys[parent] >= e {
                 break;
             }
-            self.set(i, self.get(parent));
+            self.keys[i] = self.keys[parent];
             i = parent;
         }
-        self.set(i, e);
+        self.keys[i] = e;
     }
 
     /// Keeps the entries `keep` accepts, and rebuilds the heap.
-    pub fn retain(&mut self, mut keep: impl FnMut(&Entry) -> bool) {
-        let mut k = 0;
-        for i in 0..self.len() {
-            let e = self.get(i);
-            if keep(&e) {
-                self.set(k, e);
-                k += 1;
-            }
+    pub fn retain(&mut self, keep: impl FnMut(&K) -> bool) {
+        self.keys.retain(keep);
+        for i in (0..self.len().div_ceil(4)).rev() {
+            self.sift_down(i, self.keys[i]);
         }
-        self.next.truncate(k);
-        self.id.truncate(k);
-        for i in (0..k.div_ceil(4)).rev() {
-            let e = self.get(i);
-            self.sift_down(i, e);
-        }
+    }
+
+    /// Every entry, in heap order.
+    pub fn keys(&self) -> &[K] {
+        &self.keys
     }
 
     /// Drops everything, and the memory too unless it is small: small runs come and go with
     /// most references, and their memory is reused for the next run.
     pub fn clear(&mut self) {
-        if self.next.capacity() > 4096 {
-            (self.next, self.id) = (Vec::new(), Vec::new());
+        if self.keys.capacity() > 8192 {
+            self.keys = Vec::new();
         } else {
-            self.next.clear();
-            self.id.clear();
+            self.keys.clear();
         }
     }
 
     /// Puts `e` at `i` or below, moving later children up.
-    fn sift_down(&mut self, mut i: usize, e: Entry) {
+    fn sift_down(&mut self, mut i: usize, e: K) {
         let n = self.len();
         loop {
             let first = 4 * i + 1;
             let big = if first + 4 <= n {
                 // The latest of four, without branches.
-                let c = &self.next[first..first + 4];
+                let c = &self.keys[first..first + 4];
                 let a = first + usize::from(c[1] > c[0]);
                 let b = first + 2 + usize::from(c[3] > c[2]);
-                if self.next[b] > self.next[a] { b } else { a }
+                if self.keys[b] > self.keys[a] { b } else { a }
             } else if first < n {
-                (first..n).max_by_key(|&c| self.next[c]).expect("a child")
+                (first..n).max_by_key(|&c| self.keys[c]).expect("a child")
             } else {
                 break;
             };
-            if self.next[big] <= e.next {
+            if self.keys[big] <= e {
                 break;
             }
-            self.set(i, self.get(big));
+            self.keys[i] = self.keys[big];
             i = big;
         }
-        self.set(i, e);
+        self.keys[i] = e;
     }
 }
 
@@ -132,27 +155,27 @@ mod tests {
         /// Pushes, replacements of the maximum and bulk drops, against a sorted list.
         #[test]
         fn heap_keeps_the_maximum(ops in proptest::collection::vec((0u8..3, 0u64..50), 1..300)) {
-            let (mut heap, mut sorted) = (RunHeap::default(), Vec::<u64>::new());
+            let (mut heap, mut sorted) = (RunHeap::<u64>::default(), Vec::<u64>::new());
             for (i, &(op, t)) in ops.iter().enumerate() {
-                let e = Entry { next: t, id: i as u32 };
+                let e = u64::new(t, i as u32);
                 match op {
                     0 => {
                         heap.push(e);
                         sorted.push(t);
                     }
                     1 if !sorted.is_empty() => {
-                        prop_assert_eq!(heap.replace_max(e).next, sorted.pop().unwrap());
+                        prop_assert_eq!(heap.replace_max(e).next(), sorted.pop().unwrap());
                         sorted.push(t);
                     }
                     _ => {
-                        heap.retain(|e| e.next > t);
+                        heap.retain(|e| e.next() > t);
                         sorted.retain(|&s| s > t);
                     }
                 }
                 sorted.sort_unstable();
                 prop_assert_eq!(heap.len(), sorted.len());
                 if let Some(&m) = sorted.last() {
-                    prop_assert_eq!(heap.max().next, m);
+                    prop_assert_eq!(heap.max().next(), m);
                 }
             }
         }

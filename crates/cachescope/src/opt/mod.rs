@@ -29,6 +29,7 @@ mod heap;
 #[cfg(test)]
 mod mattson;
 mod next_use;
+mod runs;
 mod stack;
 
 #[cfg(test)]
@@ -64,7 +65,7 @@ impl OptAnalysis {
     pub fn finish(self, sizes_bytes: &[u64]) -> Result<Mrc> {
         let mut spilled = self.spill.finish()?;
         let mut stack = OptStack::new();
-        spilled.for_each(|id, next| stack.access(id, next))?;
+        spilled.for_each_block(|ids, next| stack.access_all(ids, next))?;
         Ok(curve(&stack, self.options, sizes_bytes))
     }
 }

@@ -158,10 +158,17 @@ impl Spilled {
     /// Calls `f(id, next_use)` for every reference in trace order; `next_use` is the time
     /// index of the line's next reference, `u64::MAX` for none.
     pub fn for_each(&mut self, mut f: impl FnMut(u32, u64)) -> Result<()> {
+        self.for_each_block(|ids, next| ids.iter().zip(next).for_each(|(&i, &n)| f(i, n)))
+    }
+
+    /// Calls `f(ids, next_uses)` for consecutive blocks of references in trace order, each
+    /// reference's id and next use (as in [`Spilled::for_each`]) at the same index.
+    pub fn for_each_block(&mut self, mut f: impl FnMut(&[u32], &[u64])) -> Result<()> {
         let n = self.refs;
         let blocks = n.div_ceil(BLOCK as u64);
         let w = self.width;
         let (mut ibuf, mut nbuf) = (vec![0u8; BLOCK * 4], vec![0u8; BLOCK * w]);
+        let (mut ids, mut next) = (Vec::with_capacity(BLOCK), Vec::with_capacity(BLOCK));
         for b in 0..blocks {
             let start = b * BLOCK as u64;
             let len = (n - start).min(BLOCK as u64) as usize;
@@ -173,25 +180,28 @@ impl Spilled {
                 .seek(SeekFrom::Start(later * w as u64))
                 .map_err(io)?;
             self.next.read_exact(&mut nbuf[..len * w]).map_err(io)?;
-            let ids = ibuf[..len * 4].chunks_exact(4);
-            let ids = ids.map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")));
+            ids.clear();
+            ids.extend(
+                ibuf[..len * 4]
+                    .chunks_exact(4)
+                    .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))),
+            );
+            next.clear();
             if w == 8 {
-                for (id, t) in ids.zip(nbuf[..len * 8].chunks_exact(8)) {
-                    f(id, u64::from_le_bytes(t.try_into().expect("8 bytes")));
-                }
+                next.extend(
+                    nbuf[..len * 8]
+                        .chunks_exact(8)
+                        .map(|t| u64::from_le_bytes(t.try_into().expect("8 bytes"))),
+                );
             } else {
-                for (id, t) in ids.zip(nbuf[..len * 4].chunks_exact(4)) {
-                    let t = u32::from_le_bytes(t.try_into().expect("4 bytes"));
-                    f(
-                        id,
-                        if t == u32::MAX {
-                            u64::MAX
-                        } else {
-                            u64::from(t)
-                        },
-                    );
-                }
+                next.extend(nbuf[..len * 4].chunks_exact(4).map(|t| {
+                    match u32::from_le_bytes(t.try_into().expect("4 bytes")) {
+                        u32::MAX => u64::MAX,
+                        t => u64::from(t),
+                    }
+                }));
             }
+            f(&ids, &next);
         }
         Ok(())
     }

@@ -176,6 +176,27 @@ fn run_stack_equals_mattson_on_skewed_traces() {
 }
 
 proptest! {
+    /// Wide keys, from the start (times past 2^32: the stack widens at once) or from halfway,
+    /// give the narrow keys' curve.
+    #[test]
+    fn wide_keys_equal_narrow_keys(
+        trace in (1u64..40).prop_flat_map(|span| proptest::collection::vec(0..span, 0..400)),
+    ) {
+        let (id, next) = ids_and_next(&trace);
+        let (mut narrow, mut halfway, mut late) = (OptStack::new(), OptStack::new(), OptStack::new());
+        for (k, (&i, &n)) in id.iter().zip(&next).enumerate() {
+            if k == id.len() / 2 {
+                halfway.widen();
+            }
+            narrow.access(i, n);
+            halfway.access(i, n);
+            late.access(i, if n == u64::MAX { n } else { n + (1 << 32) });
+        }
+        let sizes: Vec<u64> = (0..=id.len() as u64 + 1).collect();
+        prop_assert_eq!(narrow.misses_at(&sizes), halfway.misses_at(&sizes));
+        prop_assert_eq!(narrow.misses_at(&sizes), late.misses_at(&sizes));
+    }
+
     #[test]
     fn run_stack_equals_mattson(
         trace in (1u64..40).prop_flat_map(|span| proptest::collection::vec(0..span, 0..600)),
