@@ -7,7 +7,7 @@ use plotters::prelude::*;
 use super::Drawn;
 use super::axes::{FONT_SIZE, GREY, PALETTE, chart_on, power_label, segments};
 
-/// Bars with category labels under them, heights in percent; `extra` is one more coloured bar.
+/// Bars with category labels under them, heights in percent; a bar labelled `cold` is grey.
 fn bars<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     labels: &[String],
