@@ -5,9 +5,11 @@ use minijinja::value::{Serde, Value};
 use minijinja::{Environment, context};
 use serde::Serialize;
 
+use cachescope::report::Report;
+use cachescope::units::{axis_bytes, thousands};
+
 use crate::error::{Error, Result};
-use crate::figures::{Figure, human_bytes};
-use crate::model::Report;
+use crate::figures::Figure;
 
 static TEMPLATE: &str = include_str!("../templates/report.html");
 
@@ -64,9 +66,6 @@ fn inline_svg(doc: &str) -> &str {
     doc.find("<svg").map_or(doc, |i| &doc[i..])
 }
 
-/// `1234567` → `1,234,567`, as the CLI prints counts.
-pub use cachescope::units::thousands;
-
 fn summary(r: &Report) -> Vec<[String; 2]> {
     let s = &r.stats;
     let mut rows = vec![
@@ -86,7 +85,7 @@ fn summary(r: &Report) -> Vec<[String; 2]> {
             format!(
                 "{} ({} touched)",
                 thousands(s.distinct_lines),
-                human_bytes(s.bytes_touched as f64)
+                axis_bytes(s.bytes_touched as f64)
             ),
         ],
         [
@@ -100,7 +99,7 @@ fn summary(r: &Report) -> Vec<[String; 2]> {
     if let Some(size) = fits_at(r) {
         rows.push([
             "smallest LRU cache with at most 1% warm misses".into(),
-            human_bytes(size as f64),
+            axis_bytes(size as f64),
         ]);
     }
     rows.push([
@@ -153,7 +152,7 @@ fn mrc_table(r: &Report) -> MrcTable {
         })
         .collect();
     MrcTable {
-        sizes: sizes.iter().map(|&s| human_bytes(s as f64)).collect(),
+        sizes: sizes.iter().map(|&s| axis_bytes(s as f64)).collect(),
         rows,
     }
 }
@@ -171,7 +170,7 @@ fn l2_table(r: &Report) -> Vec<Vec<String>> {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let mut row = vec![human_bytes(p.size_bytes as f64), pct(p)];
+            let mut row = vec![axis_bytes(p.size_bytes as f64), pct(p)];
             row.extend(
                 l2.predicted
                     .iter()
@@ -189,11 +188,7 @@ fn three_c_table(r: &Report) -> Vec<Vec<String>> {
         .map(|p| {
             let pct = |n: u64| format!("{:.3}%", 100.0 * n as f64 / p.refs.max(1) as f64);
             vec![
-                format!(
-                    "{} {}-way",
-                    human_bytes(p.size_bytes as f64),
-                    r.three_c.ways
-                ),
+                format!("{} {}-way", axis_bytes(p.size_bytes as f64), r.three_c.ways),
                 pct(p.misses),
                 pct(p.cold),
                 pct(p.capacity),

@@ -5,10 +5,11 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use cachescope::report::Report;
+
 use crate::error::{Error, Result};
 use crate::figures::{self, Figure};
 use crate::html;
-use crate::model::Report;
 
 /// What [`write()`] wrote.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]

@@ -72,6 +72,7 @@ pub mod opt;
 pub mod parallel;
 pub mod phases;
 pub mod record;
+pub mod report;
 pub mod reuse;
 pub mod sampling;
 pub mod sim;

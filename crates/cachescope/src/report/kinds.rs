@@ -1,13 +1,13 @@
 //! [`KindCounts`]: the accesses of each kind, all the trace summary needs beyond the distinct
 //! data lines, which the report's stack distances already count (a line's first reference is
-//! the one without a distance). `cachescope::stats::StatsAnalysis` would also keep sets of the
+//! the one without a distance). `crate::stats::StatsAnalysis` would also keep sets of the
 //! data and instruction lines: a hash insertion per access, instruction fetches included, for
 //! numbers the report does not show.
 
-use cachescope::analysis::Analysis;
-use cachescope::{AccessKind, Batch};
+use crate::analysis::Analysis;
+use crate::{AccessKind, Batch};
 
-use crate::model::TraceSummary;
+use super::model::TraceSummary;
 
 /// Accesses per kind (load, store, modify, instruction fetch).
 #[derive(Clone, Debug, Default)]
@@ -40,13 +40,13 @@ impl Analysis for KindCounts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cachescope::Access;
+    use crate::Access;
 
     #[test]
     fn counts_each_kind_and_sizes_the_footprint() {
         let mut c = KindCounts::default();
         let instr = Access {
-            kind: cachescope::AccessKind::Instr,
+            kind: crate::AccessKind::Instr,
             ..Access::load(0x40, 4)
         };
         let batch: Batch = [

@@ -4,12 +4,12 @@
 //! 256 sets each (exact below that size); LRU in the same caches is the 3C section's exact
 //! simulation; OPT (Belady's MIN, fully associative, exact) is the bound none of them beats.
 
-use cachescope::Result;
-use cachescope::analysis::Analysis;
-use cachescope::mini::MiniSim;
-use cachescope::opt::OptAnalysis;
-use cachescope::reuse::{Mrc, MrcPoint, Options};
-use cachescope::sim::{Policy, SimReport};
+use crate::Result;
+use crate::analysis::Analysis;
+use crate::mini::MiniSim;
+use crate::opt::OptAnalysis;
+use crate::reuse::{Mrc, MrcPoint, Options};
+use crate::sim::{Policy, SimReport};
 
 /// Sets each miniature keeps at least: DRRIP's 64 leader sets fit with followers beside
 /// them, and caches up to 256 sets (128 KiB of 8 ways) are simulated exactly. Beyond, the

@@ -4,7 +4,7 @@
 //! references, ratios are per counted (data) reference in `[0, 1]`. Optional sections
 //! (`phases`, `attribution`) are left out of the JSON when the analysis did not run.
 
-use cachescope::reuse::Mrc;
+use crate::reuse::Mrc;
 use serde::{Deserialize, Serialize};
 
 /// Version of the `report.json` layout; bumped when a field changes meaning or is removed.

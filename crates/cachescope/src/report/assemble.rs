@@ -1,0 +1,208 @@
+//! The second half of a report: the models run on what the pass measured (StatCache,
+//! StatStack, HOTL, Smith, Ji et al.'s L2 model, OPT's curve), assembled into a [`Report`].
+//! A section whose model cannot run is left out with a note saying why.
+
+use crate::models::hotl::{self, Footprint};
+use crate::models::{smith, statcache, statstack};
+use crate::reuse::{Mrc, StackDistances};
+use crate::sampling::Cold;
+use crate::sim::SimReport;
+use crate::trace::Trace;
+use crate::{Error, Result};
+
+use super::catalog;
+use super::collector::Collector;
+use super::histogram::octave_histogram;
+use super::l2::l2_report;
+use super::model::*;
+use super::options::MIN_INTERVALS;
+use super::summaries::{attribution_summary, phases_summary};
+
+impl Collector {
+    /// The models and the report; `opt` gives OPT's curve (called once, last, so that it can
+    /// be computed on another thread meanwhile).
+    pub(super) fn models(
+        self,
+        trace: &Trace,
+        stats: TraceSummary,
+        max_bytes: u64,
+        sizes: &[u64],
+        opt: impl FnOnce() -> Result<Mrc>,
+    ) -> Result<Report> {
+        let mut notes = Vec::new();
+        let line = self.options.line_size.bytes();
+
+        let attribution = match self.attribution {
+            None => None,
+            Some(a) => Some(attribution_summary(&a.finish()?)),
+        };
+
+        let distances = self.three_c.distances();
+        let mut mrc = vec![distances.mrc(sizes)];
+        let [random_a, random_b] = &self.random;
+        let mut random = random_a.finish();
+        random.points.extend(random_b.finish().points);
+        random.points.sort_by_key(|p| p.size_bytes);
+        random.points.retain(|p| p.size_bytes <= max_bytes);
+        mrc.push(random);
+        let profile = self.sampler.finish();
+        for (name, model) in [
+            ("statcache", statcache::mrc as fn(_, _, _) -> _),
+            ("statstack", statstack::mrc),
+        ] {
+            match model(&profile, sizes, Cold::Estimate) {
+                Ok(curve) => mrc.push(curve),
+                Err(e) => notes.push(format!("{name} left out: {e}")),
+            }
+        }
+        let footprint = self.fp.finish();
+        let filmer = hotl::Filmer::new(&footprint);
+        mrc.push(filmer.mrc(sizes));
+        let reuse_times = self.rt.finish();
+        mrc.push(hotl::reuse_time_mrc(&reuse_times, sizes));
+
+        let three_c_reports = self.three_c.finish();
+        let three_c_points =
+            three_c_points(&distances, &three_c_reports, self.options.ways, max_bytes)?;
+
+        let two_level = self.three_c.two_level().ok_or(Error::InvalidParameter {
+            name: "report",
+            message: "the 3C sweep has no two-level simulation".into(),
+        })?;
+        let l2 = match l2_report(&distances, two_level, line) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                notes.push(format!("L2 model left out: {e}"));
+                None
+            }
+        };
+
+        let phases = if self.phases.intervals() < MIN_INTERVALS {
+            notes.push(format!(
+                "phases left out: {} interval(s) of {}; at least {MIN_INTERVALS} are needed \
+                 (a shorter interval gives more)",
+                self.phases.intervals(),
+                self.options.phase_interval
+            ));
+            None
+        } else {
+            match self.phases.finish() {
+                Ok(r) => Some(phases_summary(&r)),
+                Err(e) => {
+                    notes.push(format!("phases left out: {e}"));
+                    None
+                }
+            }
+        };
+
+        let policies = self.policies.finish(&three_c_reports, opt()?, max_bytes);
+        let mut report = Report {
+            version: FORMAT_VERSION,
+            generator: concat!("cachescope-report ", env!("CARGO_PKG_VERSION")).into(),
+            source: trace.source().to_string(),
+            format: trace.format_name().to_string(),
+            line_size: line,
+            elapsed_seconds: self.started.elapsed().as_secs_f64(),
+            stats,
+            mrc,
+            policies,
+            sampling: SamplingSummary {
+                rate: self.options.sample_rate,
+                seed: self.options.seed,
+                samples: profile.samples().len() as u64,
+                reuses: profile.reuses(),
+                dangling: profile.dangling(),
+            },
+            working_set: working_set(&footprint, line)?,
+            fill_time: fill_time(&filmer, &footprint, sizes, line),
+            reuse_time: octave_histogram(
+                "reuse_time",
+                &reuse_times.reuse_time,
+                reuse_times.distinct_lines,
+            ),
+            stack_distance: octave_histogram(
+                "stack_distance",
+                &distances.histogram,
+                distances.cold,
+            ),
+            three_c: ThreeCReport {
+                ways: self.options.ways,
+                policy: "lru".into(),
+                points: three_c_points,
+            },
+            l2,
+            phases,
+            attribution,
+            notes,
+            figures: Vec::new(),
+        };
+        report.figures = catalog::list(&report);
+        Ok(report)
+    }
+}
+
+/// The working-set graph: the average footprint, 8 windows per octave.
+fn working_set(footprint: &Footprint, line: u64) -> Result<Vec<WorkingSetPoint>> {
+    Ok(footprint
+        .points(8)?
+        .into_iter()
+        .map(|p| WorkingSetPoint {
+            window: p.window,
+            lines: p.footprint,
+            bytes: p.footprint * line as f64,
+        })
+        .collect())
+}
+
+/// Fill and inter-miss times at the sizes up to the footprint where both are finite.
+fn fill_time(
+    filmer: &hotl::Filmer,
+    footprint: &Footprint,
+    sizes: &[u64],
+    line: u64,
+) -> Vec<FillTimePoint> {
+    sizes
+        .iter()
+        .filter(|&&b| b / line <= footprint.distinct_lines)
+        .map(|&b| {
+            let c = (b / line) as f64;
+            FillTimePoint {
+                size_bytes: b,
+                lines: b / line,
+                fill_time: filmer.fill_time(c),
+                inter_miss_time: filmer.inter_miss_time(c),
+            }
+        })
+        .filter(|p| p.fill_time.is_finite() && p.inter_miss_time.is_finite())
+        .collect()
+}
+
+/// The simulated caches up to `max_bytes`, their misses by class beside Smith's estimate.
+fn three_c_points(
+    distances: &StackDistances,
+    reports: &[SimReport],
+    ways: u32,
+    max_bytes: u64,
+) -> Result<Vec<ThreeCPoint>> {
+    let smith_distances = smith::Distances::from_stack_distances(distances);
+    let mut points = Vec::new();
+    for report in reports {
+        let level = &report.levels[0];
+        let size = level.geometry.size_bytes();
+        if size > max_bytes {
+            continue;
+        }
+        let classes = level.stats.three_c.unwrap_or_default();
+        let smith = smith::set_associative_mrc(&smith_distances, ways, &[size])?;
+        points.push(ThreeCPoint {
+            size_bytes: size,
+            refs: level.stats.refs,
+            misses: level.stats.misses,
+            cold: classes.cold,
+            capacity: classes.capacity,
+            conflict: classes.conflict,
+            smith_miss_ratio: smith.points[0].miss_ratio.unwrap_or(f64::NAN),
+        });
+    }
+    Ok(points)
+}

@@ -1,0 +1,216 @@
+//! [`Collector`]: every analysis the report shows, set up to be fed by one decode of the trace
+//! (through [`crate::analysis::run`], the CLI's driver with its progress bar, or two threads of
+//! [`crate::parallel::run_split`]), then finished into a [`Report`].
+
+use std::time::Instant;
+
+use crate::analysis::Analysis;
+use crate::attribution::measure::{self as attribution, EventSource};
+use crate::models::hotl::FootprintAnalysis;
+use crate::models::l2::TwoLevelAnalysis;
+use crate::phases::{KChoice, Method, PhaseAnalysis, PhaseOptions};
+use crate::reuse::{Options, RandomReplacementAnalysis, ReuseTimeAnalysis, sizes_log_range};
+use crate::sampling::{DEFAULT_SLOT_REFS, Sampler, SamplerOptions};
+use crate::sim::{Geometry, Policy, ThreeCSweep, TwoLevelLru};
+use crate::trace::Trace;
+use crate::{Batch, Result};
+
+use super::kinds::KindCounts;
+use super::model::Report;
+use super::options::{
+    CollectOptions, L2_BYTES, MAX_BYTES, MIN_BYTES, PHASES_K, l1_lines, max_bytes, three_c_sizes,
+};
+use super::policies::PolicyCurves;
+
+/// The analyses of one report, waiting to be fed.
+pub struct Collector {
+    pub(super) options: CollectOptions,
+    pub(super) started: Instant,
+    /// Accesses per kind (the distinct lines come from the stack distances).
+    pub(super) kinds: KindCounts,
+    pub(super) rt: ReuseTimeAnalysis,
+    pub(super) fp: FootprintAnalysis,
+    /// Random replacement, its sizes dealt alternately over two analyses so that the two
+    /// threads of [`Collector::analyses_split`] share its cost (each cache draws from its own
+    /// generator, so the curve does not depend on the dealing).
+    pub(super) random: [RandomReplacementAnalysis; 2],
+    pub(super) sampler: Sampler,
+    /// The 3C caches, classified from one stack-distance computation, whose histogram gives
+    /// the exact LRU curve too; and, from the same distances, the exact L1 → L2 simulation
+    /// the L2 model is checked against.
+    pub(super) three_c: ThreeCSweep,
+    pub(super) phases: PhaseAnalysis,
+    /// FIFO, SRRIP, DRRIP in the 3C caches, and OPT: the policies figure.
+    pub(super) policies: PolicyCurves,
+    /// Data-structure attribution, only for traces with an event log (without one every
+    /// reference of a synthetic trace is "other", which says nothing).
+    pub(super) attribution: Option<attribution::Attribution<'static>>,
+    /// Threads [`Collector::finish`] may use (OPT's curve beside the other models).
+    threads: usize,
+}
+
+/// Analyses fed one after the other on one thread: one of the two halves of
+/// [`Collector::analyses_split`].
+pub struct Group<'a>(Vec<&'a mut (dyn Analysis + Send)>);
+
+impl Analysis for Group<'_> {
+    fn observe(&mut self, batch: &Batch) {
+        for a in &mut self.0 {
+            a.observe(batch);
+        }
+    }
+}
+
+impl Collector {
+    /// Sets up every analysis; errors on invalid options before any reading.
+    pub fn new(options: CollectOptions) -> Result<Collector> {
+        let reuse = Options {
+            line_size: options.line_size,
+            ..Options::default()
+        };
+        let line = options.line_size.bytes();
+        let random_sizes = sizes_log_range(MIN_BYTES.max(line), MAX_BYTES, 1)?;
+        let geometries = three_c_sizes(line, options.ways)
+            .into_iter()
+            .map(|size| Geometry::new(size, options.ways, line))
+            .collect::<Result<Vec<_>>>()?;
+        // Checks the L2 sizes as `cachescope l2` does.
+        TwoLevelAnalysis::new(line, l1_lines(line), &L2_BYTES, Policy::Lru)?;
+        let three_c = ThreeCSweep::new(reuse, &geometries, Policy::Lru)?
+            .with_two_level(TwoLevelLru::new(line, l1_lines(line), &L2_BYTES));
+        let policy_sizes: Vec<u64> = geometries.iter().map(|g| g.size_bytes()).collect();
+        let policies = PolicyCurves::new(reuse, &policy_sizes, options.ways, options.seed)?;
+        let dealt = |half: usize| -> Vec<u64> {
+            random_sizes.iter().skip(half).step_by(2).copied().collect()
+        };
+        let phases = PhaseAnalysis::new(PhaseOptions {
+            interval: options.phase_interval,
+            k: KChoice::Fixed(PHASES_K),
+            l2: Geometry::new(1 << 20, 16, line)?,
+            seed: options.seed,
+            methods: Method::ALL.to_vec(),
+            ..PhaseOptions::default()
+        })?;
+        Ok(Collector {
+            started: Instant::now(),
+            kinds: KindCounts::default(),
+            rt: ReuseTimeAnalysis::new(reuse),
+            fp: FootprintAnalysis::new(reuse, &[])?,
+            random: [0, 1].map(|h| RandomReplacementAnalysis::new(reuse, &dealt(h), options.seed)),
+            sampler: Sampler::new(SamplerOptions {
+                rate: options.sample_rate,
+                seed: options.seed,
+                slot_refs: DEFAULT_SLOT_REFS,
+                line_size: options.line_size,
+                include_instructions: false,
+            })?,
+            three_c,
+            phases,
+            policies,
+            attribution: None,
+            threads: 1,
+            options,
+        })
+    }
+
+    /// Lets [`Collector::finish`] use `threads` threads (default 1); the report is the same
+    /// for any number.
+    pub fn with_threads(mut self, threads: usize) -> Collector {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// Adds data-structure attribution (the paper's default cache, the monitor's cost left
+    /// out) fed by `events`, the trace's event log.
+    pub fn with_attribution(mut self, events: EventSource<'static>) -> Result<Collector> {
+        let options = attribution::Options {
+            cost: None,
+            mrc: false,
+            seed: self.options.seed,
+            ..attribution::Options::default()
+        };
+        self.attribution = Some(attribution::Attribution::new(options, Some(events))?);
+        Ok(self)
+    }
+
+    /// Every analysis, for one pass: `analysis::run(trace, &mut collector.analyses(), …)`.
+    pub fn analyses(&mut self) -> Vec<&mut dyn Analysis> {
+        let [random_a, random_b] = &mut self.random;
+        let mut all: Vec<&mut dyn Analysis> = vec![
+            &mut self.kinds,
+            &mut self.rt,
+            &mut self.fp,
+            random_a,
+            random_b,
+            &mut self.sampler,
+            &mut self.phases,
+            &mut self.three_c,
+        ];
+        all.extend(
+            self.policies
+                .analyses()
+                .into_iter()
+                .map(|a| a as &mut dyn Analysis),
+        );
+        if let Some(a) = &mut self.attribution {
+            all.push(a);
+        }
+        all
+    }
+
+    /// Every analysis as `Send`, in two groups of about equal cost for
+    /// [`crate::parallel::run_split`] (one decode, each group on its own thread): the
+    /// policies' miniatures, OPT's spill, StatCache's sampler and the access counts on one side;
+    /// random replacement, the 3C sweep (with the two-level simulation), reuse times, footprint
+    /// and phases on the other. `None` with attribution, whose event log is read on the thread
+    /// that feeds it.
+    pub fn analyses_split(&mut self) -> Option<[Group<'_>; 2]> {
+        if self.attribution.is_some() {
+            return None;
+        }
+        let mut first = self.policies.analyses();
+        first.extend([
+            &mut self.sampler as &mut (dyn Analysis + Send),
+            &mut self.kinds,
+        ]);
+        let [random_a, random_b] = &mut self.random;
+        let second: Vec<&mut (dyn Analysis + Send)> = vec![
+            random_a,
+            random_b,
+            &mut self.three_c,
+            &mut self.rt,
+            &mut self.fp,
+            &mut self.phases,
+        ];
+        Some([Group(first), Group(second)])
+    }
+
+    /// Runs the models on what the pass measured and builds the report. `trace` is the trace
+    /// that was read (for its name and format).
+    pub fn finish(mut self, trace: &Trace) -> Result<Report> {
+        let line = self.options.line_size.bytes();
+        let distinct = self.three_c.distances().cold;
+        let stats = self.kinds.summary(distinct, line);
+        let max_bytes = max_bytes(stats.bytes_touched, line);
+        let sizes = sizes_log_range(MIN_BYTES.max(line), max_bytes, 8)?;
+        let opt = self.policies.take_opt();
+        let opt_curve = |sizes: &[u64]| match opt {
+            Some(opt) => opt.finish(sizes),
+            None => Err(crate::Error::InvalidParameter {
+                name: "report",
+                message: "OPT's analysis was already finished".into(),
+            }),
+        };
+        if self.threads > 1 {
+            std::thread::scope(|s| {
+                let opt = s.spawn(|| opt_curve(&sizes));
+                self.models(trace, stats, max_bytes, &sizes, || match opt.join() {
+                    Ok(r) => r,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                })
+            })
+        } else {
+            self.models(trace, stats, max_bytes, &sizes, || opt_curve(&sizes))
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! The report's views of two library reports it shows in part: the phase timeline of
+//! [`crate::phases`] and the top structures of [`crate::attribution`].
+
+use crate::attribution::report::{BucketRow, Report as AttributionReport};
+use crate::phases::{Method, PhaseReport, Unit};
+use crate::units::axis_bytes;
+
+use super::model::{Attribution, Matrix, PhaseInterval, PhaseMethod, PhasesSummary, StructureRow};
+use super::options::{ATTRIBUTION_TOP, PHASES_K};
+
+/// The phase timeline of setvectors (the paper's method) and every method's scores.
+pub(super) fn phases_summary(r: &PhaseReport) -> PhasesSummary {
+    let labels = r.labels(Method::Setvector).unwrap_or_default();
+    let intervals = r
+        .intervals
+        .iter()
+        .enumerate()
+        .map(|(i, iv)| PhaseInterval {
+            index: iv.index,
+            data_refs: iv.data_refs,
+            l2_hit_rate: iv.l2_hit_rate,
+            phase: labels.get(i).copied().unwrap_or(0),
+        })
+        .collect();
+    let l2 = &r.settings.l2;
+    PhasesSummary {
+        interval: r.settings.interval,
+        unit: match r.settings.unit {
+            Unit::Instructions => "instructions",
+            Unit::DataRefs => "data-refs",
+        }
+        .into(),
+        l2: format!(
+            "{},{},{}",
+            axis_bytes(l2.size_bytes() as f64),
+            l2.assoc(),
+            l2.line_size().bytes()
+        ),
+        k: PHASES_K,
+        timeline_method: Method::Setvector.name().into(),
+        intervals,
+        methods: r
+            .methods
+            .iter()
+            .map(|m| PhaseMethod {
+                name: m.name.into(),
+                poec: m.poec,
+                cov: m.cov,
+                sigma_weighted: m.sigma_weighted,
+            })
+            .collect(),
+    }
+}
+
+/// The report's view of an attribution: the top buckets by misses and, for each as a victim,
+/// the share of its evictions caused by each of them as evictor (rows: victims).
+pub(super) fn attribution_summary(r: &AttributionReport) -> Attribution {
+    let top: Vec<&BucketRow> = r.buckets.iter().take(ATTRIBUTION_TOP).collect();
+    let names: Vec<String> = top.iter().map(|b| b.name.clone()).collect();
+    let values = names
+        .iter()
+        .map(|victim| {
+            names
+                .iter()
+                .map(|evictor| {
+                    r.evictions
+                        .iter()
+                        .find(|e| &e.victim == victim && &e.evictor == evictor)
+                        .map_or(0.0, |e| e.actual_pct)
+                })
+                .collect()
+        })
+        .collect();
+    Attribution {
+        cache: r.cache.to_string(),
+        structures: top
+            .iter()
+            .map(|b| StructureRow {
+                name: b.name.clone(),
+                refs: b.refs,
+                misses: b.misses,
+                miss_ratio: if b.refs == 0 {
+                    0.0
+                } else {
+                    b.misses as f64 / b.refs as f64
+                },
+            })
+            .collect(),
+        evicted_by: Matrix {
+            rows: names.clone(),
+            cols: names,
+            values,
+        },
+    }
+}
