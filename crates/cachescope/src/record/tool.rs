@@ -44,7 +44,7 @@ const EV_FREE: u64 = 2;
 const EV_MAP: u64 = 3;
 
 /// Bytes read from the pipe at a time: the tool writes 1 MiB chunks.
-const READ_CHUNK: usize = 1 << 20;
+const READ_CHUNK: usize = 1 << 15;
 
 /// Where the stream stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
