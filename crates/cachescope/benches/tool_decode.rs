@@ -6,7 +6,9 @@
 //! and the end record last, as the tool writes them. 64 MiB is far larger than the last-level
 //! cache, so the reader streams from memory as it does from the pipe.
 //!
-//! Run with `cargo bench -p cachescope --bench tool_decode -- --warm-up-time 1 --measurement-time 3`.
+//! Measured in CPU time of the bench thread (`support/cpu_time.rs`), so that other work on a
+//! shared machine does not count. Run with
+//! `cargo bench -p cachescope --bench tool_decode -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
 
@@ -14,6 +16,10 @@ use cachescope::record::tool::ToolReader;
 use cachescope::trace::AccessReader;
 use cachescope::{Batch, Source};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+#[path = "support/cpu_time.rs"]
+mod cpu_time;
+use cpu_time::CpuTime;
 
 const RECORDS: usize = 8 << 20;
 
@@ -53,7 +59,7 @@ fn stream() -> (Vec<u8>, u64) {
     (words.iter().flat_map(|w| w.to_le_bytes()).collect(), refs)
 }
 
-fn decode(c: &mut Criterion) {
+fn decode(c: &mut Criterion<CpuTime>) {
     let (bytes, refs) = stream();
     let mut group = c.benchmark_group("tool_decode");
     group.throughput(Throughput::Elements(refs));
@@ -73,5 +79,9 @@ fn decode(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, decode);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().with_measurement(CpuTime);
+    targets = decode
+}
 criterion_main!(benches);

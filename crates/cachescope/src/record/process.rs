@@ -1,0 +1,72 @@
+//! The process and FIFO plumbing both backends share: a private directory for the pipes, an
+//! unblocked open when Valgrind dies first, the command line for messages, spawn errors.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::{self, OpenOptions as FsOpenOptions};
+use std::io;
+use std::path::PathBuf;
+use std::process::Child;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::error::{Error, Source};
+
+/// Polls the child until the reader has opened the pipe; if the child exits first, opens the
+/// write end so that the reader's open returns (and it reads an empty stream).
+pub(super) fn unblock_if_exited(child: &Mutex<Child>, opened: &AtomicBool, fifo: &PathBuf) {
+    while !opened.load(Ordering::SeqCst) {
+        let exited = matches!(child.lock().expect("not poisoned").try_wait(), Ok(Some(_)));
+        if exited {
+            let _ = FsOpenOptions::new().write(true).open(fifo);
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The command line, for messages and the trace's metadata.
+pub(super) fn describe(program: &OsStr, args: &[OsString]) -> String {
+    std::iter::once(program)
+        .chain(args.iter().map(OsString::as_os_str))
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The error of a Valgrind that could not be started.
+pub(super) fn spawn_error(valgrind: &OsStr, source: &Source, e: io::Error) -> Error {
+    if e.kind() == io::ErrorKind::NotFound {
+        Error::InvalidParameter {
+            name: "record",
+            message: format!(
+                "{} not found: recording runs the program under Valgrind; install it \
+                 (Debian/Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind; \
+                 macOS is not supported by Valgrind)",
+                valgrind.to_string_lossy()
+            ),
+        }
+    } else {
+        Error::io(source, e)
+    }
+}
+
+/// A new directory only this process uses, under the system temporary directory.
+pub(super) fn private_dir() -> io::Result<PathBuf> {
+    let base = std::env::temp_dir();
+    for attempt in 0u32..100 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let dir = base.join(format!(
+            "cachescope-record-{}-{nanos}-{attempt}",
+            std::process::id()
+        ));
+        match fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("could not create a temporary directory"))
+}
