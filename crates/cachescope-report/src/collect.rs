@@ -1,5 +1,5 @@
 //! The one-pass collection: every analysis the report shows, fed by a single decode of the
-//! trace through [`cachescope::analysis::run`] (or the CLI's driver, which adds a progress bar).
+//! trace through [`cachescope::pass::Pass::run`] (the CLI's hooks add a progress bar).
 //!
 //! One pass holds: trace statistics, exact LRU stack distances, exact reuse times, the HOTL
 //! footprint, exact random replacement (one seeded cache per octave of size), StatCache's
@@ -7,7 +7,7 @@
 //! the phase analysis. Every one of them streams: memory grows with distinct lines (and, for
 //! phases, with intervals), never with trace length. The models (StatCache, StatStack, HOTL,
 //! Smith, Ji et al.'s L2 model) run on their results afterwards. The analyses are independent:
-//! [`Collector::analyses_split`] hands them to `cachescope::parallel::run_split`.
+//! [`Collector::analyses_split`] hands them to the pass as `cachescope::pass::Independent`.
 
 use std::time::Instant;
 
@@ -187,7 +187,7 @@ impl Collector {
         Ok(self)
     }
 
-    /// Every analysis, for one pass: `analysis::run(trace, &mut collector.analyses(), …)`.
+    /// Every analysis, for one pass: `pass.run(trace, Analyses(&mut collector.analyses()))`.
     pub fn analyses(&mut self) -> Vec<&mut dyn Analysis> {
         let [random_a, random_b] = &mut self.random;
         let mut all: Vec<&mut dyn Analysis> = vec![
@@ -213,7 +213,7 @@ impl Collector {
     }
 
     /// Every analysis as `Send`, in two groups of about equal cost for
-    /// [`cachescope::parallel::run_split`] (one decode, each group on its own thread): the
+    /// [`cachescope::pass::Independent`] (one decode, each group on its own thread): the
     /// policies' miniatures, OPT's spill, StatCache's sampler and the access counts on one side;
     /// random replacement, the 3C sweep (with the two-level simulation), reuse times, footprint
     /// and phases on the other. `None` with attribution, whose event log is read on the thread
@@ -641,7 +641,8 @@ fn phases_summary(r: &PhaseReport) -> PhasesSummary {
 /// its report.
 pub fn collect(trace: &mut Trace, options: CollectOptions, threads: usize) -> Result<Report> {
     let mut collector = Collector::new(options)?.with_threads(threads);
-    cachescope::analysis::run(trace, &mut collector.analyses(), threads, |_| {})?;
+    let all = cachescope::pass::Analyses(&mut collector.analyses());
+    cachescope::pass::Pass::new(threads).run(trace, all)?;
     collector.finish(trace)
 }
 

@@ -6,10 +6,11 @@
 //! - StatCache's `R` lies in [0, 1] and falls as the cache grows (Berg & Hagersten, eq. 6);
 //! - one pass through `analysis::run` gives the same results with 1, 2 or 3 threads.
 
-use cachescope::analysis::{self, Analysis};
+use cachescope::analysis::Analysis;
 use cachescope::batch::Batch;
 use cachescope::models::hotl::{self, FootprintAnalysis};
 use cachescope::models::statcache;
+use cachescope::pass::{Analyses, Pass};
 use cachescope::reuse::{self, StackDistanceAnalysis, StackDistances};
 use cachescope::stats::StatsAnalysis;
 use cachescope::trace::{AccessReader, Trace};
@@ -95,12 +96,7 @@ fn one_pass(accesses: &[Access], lens: &[usize], threads: usize) -> (String, Str
     let mut stats = StatsAnalysis::new(line_size);
     let mut sd = StackDistanceAnalysis::new(options);
     let mut fp = FootprintAnalysis::new(options, &[3, 100]).unwrap();
-    let seen = analysis::run(
-        &mut trace,
-        &mut [&mut stats, &mut sd, &mut fp],
-        threads,
-        |_| {},
-    )
+    let seen = Pass::new(threads).run(&mut trace, Analyses(&mut [&mut stats, &mut sd, &mut fp]))
     .unwrap();
     assert_eq!(seen, accesses.len() as u64);
     (

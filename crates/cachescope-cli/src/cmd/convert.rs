@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result};
+use cachescope::pass::Analyses;
 use cachescope::Source;
 use cachescope::analysis::Analysis;
 use cachescope::batch::Batch;
@@ -266,7 +267,7 @@ fn write_all(
     write: impl FnMut(&Batch) -> cachescope::Result<()>,
 ) -> Result<()> {
     let mut sink = Sink { write, err: None };
-    drive(trace, &mut [&mut sink, counts], run)?;
+    drive(trace, Analyses(&mut [&mut sink, counts]), run)?;
     match sink.err {
         Some(e) => Err(e.into()),
         None => Ok(()),

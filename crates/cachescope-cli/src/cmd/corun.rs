@@ -7,6 +7,7 @@ use std::path::Path;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
+use cachescope::pass::Analyses;
 use cachescope::AccessKind;
 use cachescope::analysis::Analysis;
 use cachescope::batch::Batch;
@@ -237,10 +238,10 @@ fn profile(
                 options,
             };
             // A second read of a trace profiled already: its notes were printed then.
-            drive_again(&mut trace, &mut [&mut p], &args.run)?;
+            drive_again(&mut trace, Analyses(&mut [&mut p]), &args.run)?;
         }
         None => {
-            drive(&mut trace, &mut [&mut fp], &args.run)?;
+            drive(&mut trace, Analyses(&mut [&mut fp]), &args.run)?;
         }
     }
     Ok(FootprintCurve::from_footprint(&fp.finish(), 256)?)

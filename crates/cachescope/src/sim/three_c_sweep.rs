@@ -25,7 +25,7 @@ use super::two_level_lru::TwoLevelLru;
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::{Error, Result};
-use crate::models::l2::TwoLevelResult;
+use super::TwoLevelResult;
 use crate::reuse::{Options, StackDistanceAnalysis, StackDistances};
 
 /// Caches of one line size fed the data references, with their 3C classes from one stack

@@ -132,7 +132,8 @@ mod twolevel;
 
 pub use histogram::{L1Histogram, Mass};
 pub use model::L2Model;
-pub use twolevel::{TwoLevelAnalysis, TwoLevelResult};
+pub use crate::sim::TwoLevelResult;
+pub use twolevel::TwoLevelAnalysis;
 
 use crate::error::{Error, Result};
 use crate::models::{statcache, statstack};
