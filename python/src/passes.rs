@@ -18,7 +18,6 @@ use crate::source::Spec;
 /// Called now and then with the references read so far.
 pub type Progress<'a> = Box<dyn FnMut(u64) + 'a>;
 
-
 /// `cachescope stats --json`.
 pub fn stats(
     spec: &Spec,

@@ -10,8 +10,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use cachescope::analysis::Analysis;
-use cachescope::pass::{Analyses, Pass};
 use cachescope::models::l2::{L1Histogram, TwoLevelAnalysis, Variant, l2_mrc};
+use cachescope::pass::{Analyses, Pass};
 use cachescope::reuse::{Options, StackDistanceAnalysis};
 use cachescope::sim::Policy;
 use cachescope::trace::{self, AccessReader, OpenOptions};

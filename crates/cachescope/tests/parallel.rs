@@ -4,7 +4,7 @@
 use cachescope::analysis::Analysis;
 use cachescope::models::hotl::FootprintAnalysis;
 use cachescope::parallel::{
-    self, Chunked, FootprintPlan, ReuseTimePlan, StackDistancePlan, StatsPlan, Wire,
+    self, FootprintPlan, ReuseTimePlan, StackDistancePlan, StatsPlan, Wire,
 };
 use cachescope::pass::{Analyses, Independent, Pass, Plan};
 use cachescope::reuse::{Layout, Options, ReuseTimeAnalysis, StackDistanceAnalysis};
@@ -108,10 +108,10 @@ fn native_files_by_index_and_streams_by_segment_for_1_2_4_threads() {
     let plan = StackDistancePlan { options: o };
     for threads in [1, 2, 3, 4, 7] {
         for segment in [1, 777, 5000, 1 << 22] {
-            let mut c = Pass::new(threads).segment(segment);
+            let c = Pass::new(threads).segment(segment);
             assert_eq!(run_plan(file.path(), &plan, c), want, "{c:?}");
         }
-        let mut c = Pass::new(threads);
+        let c = Pass::new(threads);
         assert_eq!(
             run_plan(file.path(), &ReuseTimePlan { options: o }, c),
             want_rt
@@ -184,12 +184,16 @@ fn independent_analyses_each_see_every_batch() {
     let mut want_sd = StackDistanceAnalysis::new(o);
     let mut want_st = StatsAnalysis::new(o.line_size);
     let mut t = cachescope::trace::open(file.path(), &OpenOptions::default()).unwrap();
-    Pass::new(1).run(&mut t, Analyses(&mut [&mut want_sd, &mut want_st])).unwrap();
+    Pass::new(1)
+        .run(&mut t, Analyses(&mut [&mut want_sd, &mut want_st]))
+        .unwrap();
     for threads in [1, 2, 4] {
         let mut sd = StackDistanceAnalysis::new(o);
         let mut st = StatsAnalysis::new(o.line_size);
         let mut t = cachescope::trace::open(file.path(), &OpenOptions::default()).unwrap();
-        let n = Pass::new(threads).run(&mut t, Independent(&mut [&mut sd, &mut st])).unwrap();
+        let n = Pass::new(threads)
+            .run(&mut t, Independent(&mut [&mut sd, &mut st]))
+            .unwrap();
         assert_eq!(n, trace.len() as u64);
         assert_eq!(sd.finish(), want_sd.finish());
         assert_eq!(st.finish(), want_st.finish());

@@ -108,7 +108,7 @@ fn native_files_by_segment_for_1_2_4_threads() {
         assert!(want.samples().len() > 100);
         for threads in [1, 2, 3, 4, 7] {
             for segment in [1, 2500, 20_000, 1 << 22] {
-                let mut c = Pass::new(threads).segment(segment);
+                let c = Pass::new(threads).segment(segment);
                 assert_eq!(sample_file(file.path(), o, c), want, "{c:?}");
             }
         }
@@ -125,10 +125,7 @@ fn native_files_by_segment_for_1_2_4_threads() {
             &OpenOptions::default(),
         )
         .unwrap();
-        assert_eq!(
-            Pass::new(2).run(&mut t, Sampling(o)).unwrap(),
-            want
-        );
+        assert_eq!(Pass::new(2).run(&mut t, Sampling(o)).unwrap(), want);
     }
 }
 
@@ -141,7 +138,7 @@ fn the_kept_native_fixture_samples_the_same_for_1_2_4_threads() {
         assert!(one.reuses() > 0, "{one:?}");
         for threads in [2, 4] {
             for segment in [1, 100, 250] {
-                let mut c = Pass::new(threads).segment(segment);
+                let c = Pass::new(threads).segment(segment);
                 assert_eq!(sample_file(&path, o, c), one, "{c:?}");
             }
         }

@@ -69,7 +69,9 @@ impl Wire for Collect {
             seen.0.push(Access {
                 addr: word(0),
                 size: u32::from_le_bytes(r[8..12].try_into().unwrap()),
-                kind: *AccessKind::ALL.get(usize::from(r[12])).ok_or_else(corrupt)?,
+                kind: *AccessKind::ALL
+                    .get(usize::from(r[12]))
+                    .ok_or_else(corrupt)?,
                 pc: Some(word(13)).filter(|&pc| pc != u64::MAX),
             });
         }
@@ -156,7 +158,9 @@ fn run<P: Wire>(path: &std::path::Path, plan: &P, threads: usize) -> P::Output {
 }
 
 fn sequential<A: Analysis>(mut a: A, path: &std::path::Path) -> A {
-    Pass::new(1).run(&mut open(path), Analyses(&mut [&mut a])).unwrap();
+    Pass::new(1)
+        .run(&mut open(path), Analyses(&mut [&mut a]))
+        .unwrap();
     a
 }
 
@@ -178,7 +182,9 @@ fn check(path: &std::path::Path) {
         ..SamplerOptions::default()
     };
     let mut sampler = Sampler::new(so).unwrap();
-    Pass::new(1).run(&mut open(path), Analyses(&mut [&mut sampler])).unwrap();
+    Pass::new(1)
+        .run(&mut open(path), Analyses(&mut [&mut sampler]))
+        .unwrap();
     let profile = sampler.finish();
     for threads in [2, 3, 4] {
         assert!(run(path, &Collect, threads) == all, "{threads} threads");
@@ -230,16 +236,18 @@ fn a_bad_line_in_a_later_range_is_named_by_its_absolute_number() {
     let f = write(&(lines.join("\n") + "\n"));
     for threads in [1, 2, 4] {
         let mut t = open(f.path());
-        let err = Pass::new(threads).run(&mut t, Plan(&parallel::StackDistancePlan::default()))
-        .unwrap_err()
-        .to_string();
+        let err = Pass::new(threads)
+            .run(&mut t, Plan(&parallel::StackDistancePlan::default()))
+            .unwrap_err()
+            .to_string();
         let want = format!("{}:{}:", f.path().display(), bad + 1);
         assert!(
             err.starts_with(&want),
             "{threads} threads: {err}, want {want}"
         );
         let mut c = Pass::new(threads).segment(1000);
-        let err = c.run(&mut open(f.path()), Sampling(SamplerOptions::default()))
+        let err = c
+            .run(&mut open(f.path()), Sampling(SamplerOptions::default()))
             .unwrap_err()
             .to_string();
         assert!(err.starts_with(&want), "sampling, {threads} threads: {err}");

@@ -96,8 +96,9 @@ fn one_pass(accesses: &[Access], lens: &[usize], threads: usize) -> (String, Str
     let mut stats = StatsAnalysis::new(line_size);
     let mut sd = StackDistanceAnalysis::new(options);
     let mut fp = FootprintAnalysis::new(options, &[3, 100]).unwrap();
-    let seen = Pass::new(threads).run(&mut trace, Analyses(&mut [&mut stats, &mut sd, &mut fp]))
-    .unwrap();
+    let seen = Pass::new(threads)
+        .run(&mut trace, Analyses(&mut [&mut stats, &mut sd, &mut fp]))
+        .unwrap();
     assert_eq!(seen, accesses.len() as u64);
     (
         format!("{:?}", stats.finish()),

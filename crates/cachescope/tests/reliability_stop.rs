@@ -35,8 +35,13 @@ fn memory_budget_then_interruption_stop_the_pass() {
     budget::set_limit(Some(1 << 20));
     let mut sd = StackDistanceAnalysis::new(reuse::Options::default());
     let mut seen = 0;
-    let err = Pass::new(1).with_progress(|n| seen = n).run(&mut random_trace(4_000_000, 8_000_000), Analyses(&mut [&mut sd]))
-    .unwrap_err();
+    let err = Pass::new(1)
+        .with_progress(|n| seen = n)
+        .run(
+            &mut random_trace(4_000_000, 8_000_000),
+            Analyses(&mut [&mut sd]),
+        )
+        .unwrap_err();
     match err {
         Error::MemoryLimit { limit, needed } => {
             assert_eq!(limit, 1 << 20);
@@ -56,6 +61,8 @@ fn memory_budget_then_interruption_stop_the_pass() {
     // An interruption request stops every pass at its next batch.
     interrupt::request();
     let mut sd = StackDistanceAnalysis::new(reuse::Options::default());
-    let err = Pass::new(1).run(&mut random_trace(100, 1_000), Analyses(&mut [&mut sd])).unwrap_err();
+    let err = Pass::new(1)
+        .run(&mut random_trace(100, 1_000), Analyses(&mut [&mut sd]))
+        .unwrap_err();
     assert!(matches!(err, Error::Interrupted), "{err}");
 }

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result};
-use cachescope::pass::Analyses;
 use cachescope::Source;
 use cachescope::analysis::Analysis;
 use cachescope::batch::Batch;
+use cachescope::pass::Analyses;
 use cachescope::stats::StatsAnalysis;
 use cachescope::trace::write::{self, AccessWriter};
 use cachescope::trace::{Format, Trace, native};

@@ -7,7 +7,6 @@ use std::path::Path;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use cachescope::pass::Analyses;
 use cachescope::AccessKind;
 use cachescope::analysis::Analysis;
 use cachescope::batch::Batch;
@@ -15,6 +14,7 @@ use cachescope::models::hotl::{
     FootprintAnalysis, FootprintCurve,
     corun::{CorunPrediction, CorunProgram},
 };
+use cachescope::pass::Analyses;
 use cachescope::reuse::Options;
 use cachescope::sim::Geometry;
 use cachescope::units::size_label;

@@ -3,9 +3,9 @@
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
-use cachescope::pass::Plan;
 use cachescope::models::hotl::FootprintPoint;
 use cachescope::parallel::FootprintPlan;
+use cachescope::pass::Plan;
 use cachescope::reuse::Options;
 use cachescope::units::thousands;
 use clap::Args;

@@ -4,13 +4,13 @@
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
-use cachescope::pass::{Independent, Plan};
 use cachescope::analysis::Analysis;
 use cachescope::models::hotl::{
     DirectFillTimeAnalysis, FillTimePoint, Filmer, FootprintAnalysis, FootprintSampler,
     ReuseWindowAnalysis, ReuseWindowCheck, SampledFootprint, SamplingOptions,
 };
 use cachescope::parallel::FootprintPlan;
+use cachescope::pass::{Independent, Plan};
 use cachescope::reuse::Options;
 use cachescope::units::{size_label, thousands};
 use clap::Args;

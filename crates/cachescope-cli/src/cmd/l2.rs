@@ -4,9 +4,9 @@
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
-use cachescope::pass::{Independent, Plan};
 use cachescope::models::l2::{L1Histogram, TwoLevelAnalysis, Variant, l2_mrc};
 use cachescope::parallel::StackDistancePlan;
+use cachescope::pass::{Independent, Plan};
 use cachescope::reuse::{Mrc, Options, StackDistanceAnalysis};
 use cachescope::sim::Policy;
 use cachescope::units::size_label;

@@ -70,10 +70,7 @@ pub fn run(cli: Cli) -> Result<()> {
     };
     // Another MPI rank stops at the pass that sent its part to rank 0, and prints nothing.
     #[cfg(feature = "mpi")]
-    if done
-        .as_ref()
-        .is_err_and(|e| e.is::<crate::mpi::PartSent>())
-    {
+    if done.as_ref().is_err_and(|e| e.is::<crate::mpi::PartSent>()) {
         return Ok(());
     }
     done

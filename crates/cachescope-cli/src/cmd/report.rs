@@ -6,9 +6,9 @@ use std::path::Path;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use cachescope::pass::{Analyses, Independent};
 use cachescope::attribution::EventSource;
 use cachescope::attribution::events::{EventReader, sidecar_path};
+use cachescope::pass::{Analyses, Independent};
 use cachescope::trace::Trace;
 use cachescope::units::{self, Precision, format_bytes, size_label, thousands};
 use cachescope::workloads::Workload;
@@ -17,8 +17,8 @@ use cachescope_report::write::Written;
 use cachescope_report::{Report, write};
 use clap::Args;
 
-use super::record::Backend;
 use super::drive;
+use super::record::Backend;
 use crate::args::{InputArgs, ReadArgs, ReportOptions, RunArgs, WorkloadParams, values};
 use crate::input;
 use crate::output::{self, Format, Output};

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use cachescope::pass::Sampling;
 use cachescope::Source;
+use cachescope::pass::Sampling;
 use cachescope::reuse::Options;
 use cachescope::units::thousands;
 use clap::Args;

@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use cachescope::pass::Plan;
 use cachescope::parallel::StatsPlan;
+use cachescope::pass::Plan;
 use cachescope::stats::StatsReport;
 use cachescope::units::{Precision, format_bytes, thousands};
 use clap::Args;

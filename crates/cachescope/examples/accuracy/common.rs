@@ -126,7 +126,9 @@ pub fn sweep(distinct_lines: u64, line_size: LineSize) -> Vec<u64> {
 /// One pass of `analyses` over `input`, both cores.
 pub fn run(input: &Input, analyses: &mut [&mut dyn Analysis]) {
     let mut trace = input.open();
-    Pass::new(2).run(&mut trace, Analyses(analyses)).expect("trace reads");
+    Pass::new(2)
+        .run(&mut trace, Analyses(analyses))
+        .expect("trace reads");
 }
 
 /// The point-wise mean of curves at the same sizes.

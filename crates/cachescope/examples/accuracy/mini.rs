@@ -64,7 +64,8 @@ fn curves(input: &Input, policy: Policy) -> ([Mrc; 3], f64, f64, u64) {
         .expect("valid geometry");
         let mut stats = StatsAnalysis::new(LineSize::default());
         let t = Instant::now();
-        Pass::new(1).run(&mut input.open(), Analyses(&mut [&mut sim, &mut stats]))
+        Pass::new(1)
+            .run(&mut input.open(), Analyses(&mut [&mut sim, &mut stats]))
             .expect("trace reads");
         (sim.finish(), t.elapsed().as_secs_f64(), stats.finish().refs)
     };

@@ -35,7 +35,9 @@ fn curve(o: &MrcOptions, threads: usize) -> MrcRun {
 #[test]
 fn exact_lru_is_the_stack_distance_curve_on_any_thread_count() {
     let mut sd = crate::reuse::StackDistanceAnalysis::new(Options::default());
-    Pass::new(1).run(&mut trace(), Analyses(&mut [&mut sd])).unwrap();
+    Pass::new(1)
+        .run(&mut trace(), Analyses(&mut [&mut sd]))
+        .unwrap();
     let want = sd.finish().mrc(&SIZES);
     for threads in [1, 2] {
         let got = curve(&opts(Method::Exact, None), threads).mrc;
@@ -48,7 +50,9 @@ fn exact_lru_is_the_stack_distance_curve_on_any_thread_count() {
 fn sampled_methods_model_the_samplers_profile() {
     let o = opts(Method::Statstack, None);
     let mut sampler = Sampler::new(o.sampler()).unwrap();
-    Pass::new(1).run(&mut trace(), Analyses(&mut [&mut sampler])).unwrap();
+    Pass::new(1)
+        .run(&mut trace(), Analyses(&mut [&mut sampler]))
+        .unwrap();
     let profile = sampler.finish();
     for method in [Method::Statstack, Method::Statcache] {
         let o = opts(method, None);

@@ -56,7 +56,6 @@ pub fn split_blocks(blocks: &[BlockEntry], parts: usize) -> Vec<Range<usize>> {
     ranges
 }
 
-
 /// The index entries of blocks `range` of the native trace at `path`.
 pub(crate) fn index_range(path: &Path, range: Range<usize>) -> Result<Vec<BlockEntry>> {
     let source = Source::File(path.to_owned());
@@ -73,7 +72,6 @@ pub(crate) fn index_range(path: &Path, range: Range<usize>) -> Result<Vec<BlockE
     }
     Ok(index.blocks.drain(range).collect())
 }
-
 
 /// The file, format and length of `trace` when it is an uncompressed text trace (lackey,
 /// plain, din) in a regular file that can be cut at line boundaries; not when bad lines are
@@ -171,7 +169,6 @@ pub(crate) fn absolute_line(e: Error, path: &Path, start: u64) -> Error {
         Err(err) => Error::Io { source_name, err },
     }
 }
-
 
 #[cfg(test)]
 mod tests {

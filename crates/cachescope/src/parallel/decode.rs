@@ -51,7 +51,8 @@ pub fn decode_in_parallel(trace: &mut Trace, threads: usize) -> Result<bool> {
         trace,
         |accesses| accesses.div_ceil(SEGMENT).max(1),
         |bytes| bytes.div_ceil(TEXT_SEGMENT).max(1),
-    )? else {
+    )?
+    else {
         return Ok(false);
     };
     if segments.count() < 2 {

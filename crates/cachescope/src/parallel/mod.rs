@@ -63,7 +63,7 @@ pub use wire::Wire;
 
 pub(crate) use cut::index_range;
 pub(crate) use sampled::run_segments;
-pub(crate) use segments::{Fill, FileSegments, Segments, file_segments};
+pub(crate) use segments::{FileSegments, Fill, Segments, file_segments};
 
 use crate::analysis::Analysis;
 

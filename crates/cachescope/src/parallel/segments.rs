@@ -107,7 +107,11 @@ pub(crate) fn file_segments(
 ) -> Result<Option<FileSegments>> {
     if let Some((path, blocks)) = indexed(trace) {
         let total: u64 = blocks.iter().map(|b| u64::from(b.count)).sum();
-        return Ok(Some(FileSegments::native(&path, blocks, native_parts(total))));
+        return Ok(Some(FileSegments::native(
+            &path,
+            blocks,
+            native_parts(total),
+        )));
     }
     if let Some((path, format, len)) = text_file(trace) {
         return Ok(Some(FileSegments::Text(TextSegments {

@@ -14,7 +14,8 @@ pub trait Job {
     type Output;
 
     /// Reads `trace` once for this job, with `pass`'s threads and hooks.
-    fn run<H: Hooks>(self, trace: &mut Trace, pass: &mut Pass<H>) -> Result<Self::Output, H::Error>;
+    fn run<H: Hooks>(self, trace: &mut Trace, pass: &mut Pass<H>)
+    -> Result<Self::Output, H::Error>;
 }
 
 /// Analyses that each see the whole trace in order, all fed on the caller's thread; the other
@@ -61,9 +62,13 @@ impl<P: Wire> Job for Plan<'_, P> {
             return Ok(out);
         }
         let hooks = &mut pass.hooks;
-        Ok(super::plans::run(trace, self.0, pass.threads, pass.segment, |n| {
-            hooks.progress(n)
-        })?)
+        Ok(super::plans::run(
+            trace,
+            self.0,
+            pass.threads,
+            pass.segment,
+            |n| hooks.progress(n),
+        )?)
     }
 }
 
@@ -80,8 +85,12 @@ impl Job for Sampling {
             return Ok(out);
         }
         let hooks = &mut pass.hooks;
-        Ok(super::sampled::run(trace, self.0, pass.threads, pass.segment, |n| {
-            hooks.progress(n)
-        })?)
+        Ok(super::sampled::run(
+            trace,
+            self.0,
+            pass.threads,
+            pass.segment,
+            |n| hooks.progress(n),
+        )?)
     }
 }

@@ -40,7 +40,9 @@ pub(super) fn run<P: Chunked>(
         |bytes| (bytes / MIN_TEXT_PART).clamp(1, threads as u64),
     )?;
     match parts {
-        Some(parts @ FileSegments::Native(_)) => finish(plan, run_parts(&parts, plan, on_progress)?),
+        Some(parts @ FileSegments::Native(_)) => {
+            finish(plan, run_parts(&parts, plan, on_progress)?)
+        }
         Some(parts) if parts.count() > 1 => finish(plan, run_parts(&parts, plan, on_progress)?),
         _ => super::stream::run(trace, plan, threads, segment.max(1), on_progress),
     }
@@ -181,4 +183,3 @@ fn merge_in_order<P: Chunked>(
     }
     Ok(acc)
 }
-

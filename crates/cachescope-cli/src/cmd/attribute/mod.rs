@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use cachescope::pass::Analyses;
 use cachescope::attribution::events::{EventReader, sidecar_path};
 use cachescope::attribution::{Attribution, CostModel, EventSource, Options};
+use cachescope::pass::Analyses;
 use cachescope::sim::Geometry;
 use clap::Args;
 

@@ -2,8 +2,8 @@
 //! Valgrind Cachegrind's I1/D1/LL model — all fed by one pass over the trace.
 
 use anyhow::{Result, bail};
-use cachescope::pass::{Analyses, Independent};
 use cachescope::analysis::Analysis;
+use cachescope::pass::{Analyses, Independent};
 use cachescope::sim::{
     CachegrindSim, Geometry, HierarchyConfig, LineMapping, Policy, SimAnalysis, SimOptions,
     SimReport,

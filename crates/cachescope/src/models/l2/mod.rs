@@ -130,9 +130,9 @@ mod histogram;
 mod model;
 mod twolevel;
 
+pub use crate::sim::TwoLevelResult;
 pub use histogram::{L1Histogram, Mass};
 pub use model::L2Model;
-pub use crate::sim::TwoLevelResult;
 pub use twolevel::TwoLevelAnalysis;
 
 use crate::error::{Error, Result};

@@ -69,7 +69,12 @@ pub(super) struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     /// A cursor after `magic`, which `bytes` must start with (`what` names the format).
-    pub(super) fn open(bytes: &'a [u8], source: &'a Source, magic: &[u8; 8], what: &str) -> Result<Self> {
+    pub(super) fn open(
+        bytes: &'a [u8],
+        source: &'a Source,
+        magic: &[u8; 8],
+        what: &str,
+    ) -> Result<Self> {
         let mut r = Cursor {
             bytes,
             at: 0,
@@ -250,4 +255,3 @@ pub(super) fn check_counts(
     }
     Ok(())
 }
-
