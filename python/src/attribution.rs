@@ -60,12 +60,12 @@ pub fn attribute(
         per_instruction: req.cachegrind_out.is_some(),
     };
     let mut attribution = Attribution::new(opts, events)?;
-    cachescope::analysis::run(
-        &mut spec.open(line_size)?,
-        &mut [&mut attribution],
-        threads,
-        progress,
-    )?;
+    cachescope::pass::Pass::new(threads)
+        .with_progress(progress)
+        .run(
+            &mut spec.open(line_size)?,
+            cachescope::pass::Analyses(&mut [&mut attribution]),
+        )?;
     let mut report = attribution.finish()?;
     if events_path.is_none() {
         report.notes.insert(

@@ -3,7 +3,8 @@
 
 use cachescope::analysis::Analysis;
 use cachescope::models::l2::{L1Histogram, TwoLevelAnalysis, Variant, l2_mrc};
-use cachescope::parallel::{self, StackDistancePlan};
+use cachescope::parallel::StackDistancePlan;
+use cachescope::pass::{Analyses, Independent, Pass, Plan};
 use cachescope::phases::{IntervalUnit, KChoice, Method, PhaseAnalysis, PhaseOptions};
 use cachescope::reuse::{Options, StackDistanceAnalysis};
 use cachescope::sim::{Geometry, LineMapping, Policy, SimAnalysis, SimOptions};
@@ -53,7 +54,9 @@ pub fn simulate(
         .iter_mut()
         .map(|s| s as &mut (dyn Analysis + Send))
         .collect();
-    parallel::run_split(&mut trace, &mut analyses, threads, progress)?;
+    Pass::new(threads)
+        .with_progress(progress)
+        .run(&mut trace, Independent(&mut analyses))?;
     let reports: Vec<_> = sims.iter().map(|s| s.finish().to_json()).collect();
     Ok(pretty(&json!({ "simulations": reports })))
 }
@@ -110,16 +113,14 @@ pub fn l2(
     let (distances, simulated) = if simulate {
         let mut sim = TwoLevelAnalysis::new(line_size.bytes(), l1_lines, l2, policy)?;
         let mut sd = StackDistanceAnalysis::new(options);
-        parallel::run_split(&mut trace, &mut [&mut sd, &mut sim], threads, progress)?;
+        Pass::new(threads)
+            .with_progress(progress)
+            .run(&mut trace, Independent(&mut [&mut sd, &mut sim]))?;
         (sd.finish(), Some(sim.finish().mrc()))
     } else {
-        let chunking = parallel::Chunking::threads(threads);
-        let d = parallel::run(
-            &mut trace,
-            &StackDistancePlan { options },
-            &chunking,
-            progress,
-        )?;
+        let d = Pass::new(threads)
+            .with_progress(progress)
+            .run(&mut trace, Plan(&StackDistancePlan { options }))?;
         (d, None)
     };
     let hist = L1Histogram::from_stack_distances(&distances);
@@ -171,21 +172,12 @@ pub fn phases(
     };
     let line_size = options.l2.line_size();
     let mut analysis = PhaseAnalysis::new(options)?;
-    cachescope::analysis::run(
-        &mut spec.open(line_size)?,
-        &mut [&mut analysis],
-        threads,
-        |_| {},
-    )?;
+    let mut pass = Pass::new(threads);
+    pass.run(&mut spec.open(line_size)?, Analyses(&mut [&mut analysis]))?;
     let mut report = analysis.finish()?;
     if !no_simpoint {
         let mut reps = report.representative_simulation()?;
-        cachescope::analysis::run(
-            &mut spec.open(line_size)?,
-            &mut [&mut reps],
-            threads,
-            |_| {},
-        )?;
+        pass.run(&mut spec.open(line_size)?, Analyses(&mut [&mut reps]))?;
         report.apply_representatives(&reps.finish())?;
     }
     Ok(pretty(&report))

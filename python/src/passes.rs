@@ -2,10 +2,11 @@
 //! prints for the same request (`cachescope stats --json`, `mrc --json`, …), so the two agree
 //! byte for byte; the Python side turns it into numpy arrays.
 
-use cachescope::analysis::{self, Analysis};
-use cachescope::method::{self, Local, MrcOptions};
+use cachescope::analysis::Analysis;
+use cachescope::method::{self, MrcOptions};
 use cachescope::models::hotl::FootprintAnalysis;
-use cachescope::parallel::{Chunking, FootprintPlan, StatsPlan};
+use cachescope::parallel::{FootprintPlan, StatsPlan};
+use cachescope::pass::{Analyses, Pass, Plan, Sampling};
 use cachescope::reuse::{Options, StackDistanceAnalysis};
 use cachescope::sampling::{Profile, Sampler, SamplerOptions};
 use cachescope::stats::{StatsAnalysis, StatsReport};
@@ -17,13 +18,6 @@ use crate::source::Spec;
 /// Called now and then with the references read so far.
 pub type Progress<'a> = Box<dyn FnMut(u64) + 'a>;
 
-fn local<'a>(threads: usize, progress: Progress<'a>) -> Local<'a> {
-    Local {
-        chunking: Chunking::threads(threads),
-        progress,
-    }
-}
-
 /// `cachescope stats --json`.
 pub fn stats(
     spec: &Spec,
@@ -33,16 +27,17 @@ pub fn stats(
 ) -> Result<String> {
     let mut trace = spec.open(line_size)?;
     let plan = StatsPlan { line_size };
-    let stats =
-        cachescope::parallel::run(&mut trace, &plan, &Chunking::threads(threads), progress)?;
+    let stats = Pass::new(threads)
+        .with_progress(progress)
+        .run(&mut trace, Plan(&plan))?;
     Ok(pretty(&StatsReport::new(&trace, stats)))
 }
 
 /// `cachescope mrc --json`: the curve of any method.
 pub fn mrc(spec: &Spec, opts: &MrcOptions, progress: Progress) -> Result<String> {
     let mut trace = spec.open(opts.options.line_size)?;
-    let run = method::mrc(&mut trace, opts, &mut local(opts.threads, progress))?
-        .expect("a local executor always returns the curve");
+    let mut pass = Pass::new(opts.threads).with_progress(progress);
+    let run = method::mrc(&mut trace, opts, &mut pass)?;
     Ok(pretty(&run.mrc))
 }
 
@@ -54,8 +49,9 @@ pub fn sample(
     progress: Progress,
 ) -> Result<Profile> {
     let mut trace = spec.open(options.line_size)?;
-    let profile =
-        cachescope::parallel::sample(&mut trace, options, &Chunking::threads(threads), progress)?;
+    let profile = Pass::new(threads)
+        .with_progress(progress)
+        .run(&mut trace, Sampling(options))?;
     Ok(profile.with_source(trace.source().to_string()))
 }
 
@@ -70,7 +66,9 @@ pub fn footprint(
 ) -> Result<String> {
     let mut trace = spec.open(options.line_size)?;
     let plan = FootprintPlan::new(options, windows.unwrap_or_default())?;
-    let fp = cachescope::parallel::run(&mut trace, &plan, &Chunking::threads(threads), progress)?;
+    let fp = Pass::new(threads)
+        .with_progress(progress)
+        .run(&mut trace, Plan(&plan))?;
     if let Some(&w) = windows.unwrap_or_default().iter().find(|&&w| w > fp.refs) {
         return Err(cachescope::Error::InvalidParameter {
             name: "windows",
@@ -130,7 +128,9 @@ pub fn analyse(
     if has("sample") {
         chosen.push(&mut sampler);
     }
-    analysis::run(&mut trace, &mut chosen, opts.threads, progress)?;
+    Pass::new(opts.threads)
+        .with_progress(progress)
+        .run(&mut trace, Analyses(&mut chosen))?;
     let profile = has("sample").then(|| sampler.finish().with_source(trace.source().to_string()));
     let mut out = Vec::new();
     for name in names {

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
 use cachescope::parallel::wire::{decode_samples, encode_samples};
-use cachescope::parallel::{SampleMerge, SampledRange, Wire, run_indexed_range, split_blocks};
+use cachescope::parallel::{SampleMerge, SampledRange, Wire, split_blocks};
+use cachescope::pass::run_indexed_range;
 use cachescope::sampling::{Profile, SamplerOptions};
 use cachescope::trace::native::read_index;
 use cachescope::trace::{Compression, Format, Trace};
@@ -56,6 +57,33 @@ pub enum Outcome<T> {
     /// Another rank: its part went to rank 0; print nothing.
     Sent,
 }
+
+impl<T> Outcome<T> {
+    /// The pass hooks' answer ([`cachescope::pass::Hooks::distribute_plan`]): the merged
+    /// result on rank 0, `None` to run the pass here (rank 0 of a pass that was not
+    /// distributed), and [`PartSent`] on every other rank, which stops its command there.
+    pub fn settle(self) -> Result<Option<T>> {
+        match self {
+            Outcome::Merged(out) => Ok(Some(out)),
+            Outcome::Sent => Err(PartSent.into()),
+            Outcome::NotDistributed if is_secondary_rank() => Err(PartSent.into()),
+            Outcome::NotDistributed => Ok(None),
+        }
+    }
+}
+
+/// Not a failure: this rank's part of a pass went to rank 0 (or the pass runs on rank 0
+/// alone), so the command stops here and prints nothing; `cmd::run` turns it into success.
+#[derive(Debug)]
+pub struct PartSent;
+
+impl std::fmt::Display for PartSent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("this MPI rank sent its part to rank 0")
+    }
+}
+
+impl std::error::Error for PartSent {}
 
 /// The native trace file every rank reads its own blocks of, or `None` (with a note from rank
 /// 0) when `trace` is not one.

@@ -56,7 +56,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .collect();
         let mut refs: Vec<&mut dyn Analysis> =
             timed.iter_mut().map(|t| t as &mut dyn Analysis).collect();
-        let n = cachescope::analysis::run(&mut trace, &mut refs, 1, |_| {})?;
+        let n = cachescope::pass::Pass::new(1)
+            .run(&mut trace, cachescope::pass::Analyses(&mut refs))?;
         drop(refs);
         (timed.iter().map(|t| t.spent).collect::<Vec<_>>(), n)
     };

@@ -20,8 +20,9 @@ use std::path::Path;
 
 use cachescope::Batch;
 use cachescope::parallel::{
-    self, Chunked, Chunking, FootprintPlan, ReuseTimePlan, StackDistancePlan, StatsPlan,
+    self, Chunked, FootprintPlan, ReuseTimePlan, StackDistancePlan, StatsPlan, Wire,
 };
+use cachescope::pass::{Pass, Plan, Sampling};
 use cachescope::reuse::Options;
 use cachescope::sampling::SamplerOptions;
 use cachescope::trace::native::{Header, Writer};
@@ -72,9 +73,9 @@ fn bench_threads<R>(
     group.finish();
 }
 
-fn bench_plan<P: Chunked>(c: &mut Criterion, name: &str, path: &Path, plan: &P) {
+fn bench_plan<P: Wire>(c: &mut Criterion, name: &str, path: &Path, plan: &P) {
     bench_threads(c, name, path, &[1, 2], |t, n| {
-        parallel::run(t, plan, &Chunking::threads(n), |_| {}).unwrap()
+        Pass::new(n).run(t, Plan(plan)).unwrap()
     });
 }
 
@@ -135,7 +136,7 @@ fn bench_sample(c: &mut Criterion, path: &Path) {
     let options = SamplerOptions::default();
     // 2 threads: one sampler fed by parallel decoding; 4: by segments.
     bench_threads(c, "sample", path, &[1, 2, 4], |t, n| {
-        parallel::sample(t, options, &Chunking::threads(n), |_| {}).unwrap()
+        Pass::new(n).run(t, Sampling(options)).unwrap()
     });
 }
 

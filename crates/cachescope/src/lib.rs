@@ -5,9 +5,9 @@
 //! Data flows one way, in one streaming pass:
 //!
 //! ```text
-//! file/stdin ─▶ trace::open ─▶ AccessReader ─▶ Batch ─▶ analysis::run ─▶ Analysis… ─▶ report
-//!               (decompress,   (one per format,  (columns)  (reader on its   (push: observe
-//!                detect)        pulled)                      own thread)      every batch)
+//! file/stdin ─▶ trace::open ─▶ AccessReader ─▶ Batch ─▶ pass::Pass::run ─▶ Analysis… ─▶ report
+//!               (decompress,   (one per format,  (columns)  (decodes on its   (push: observe
+//!                detect)        pulled)                      threads, splits)  every batch)
 //! ```
 //!
 //! - The trace model is in [`access`]: an [`Access`] has a byte address, a size, an
@@ -19,7 +19,9 @@
 //!   [`batch::BATCH_LEN`] accesses. [`trace::open`] detects compression and format from the
 //!   content and returns a [`trace::Trace`]. Memory is constant in trace length.
 //! - Analyses are *pushed to*: [`analysis::Analysis::observe`] sees every batch in order, and
-//!   [`analysis::run`] makes one decode feed all of them. Each analysis has its own `finish`.
+//!   [`pass::Pass::run`], the one way to run a pass, makes one decode feed all of them (on
+//!   threads, in chunks, or over MPI ranks through the caller's hooks: see [`pass`]). Each
+//!   analysis has its own `finish`.
 //! - [`stats`] is the first analysis; [`workloads`] are synthetic traces that behave like any
 //!   other reader; [`trace::write`] and [`trace::native`] write traces; [`record`] runs a real
 //!   program under cachescope's Valgrind tool (or lackey) and reads its trace as it is
@@ -32,15 +34,17 @@
 //!   (footprint theory, co-run sharing) and [`models::smith`] (associativity); [`phases`]
 //!   (setvectors and the phase classifiers they are compared with).
 //!
-//! - Scale: [`parallel`] cuts a trace into chunks (a native trace by its block index), analyses
-//!   them on threads (or MPI ranks, in the CLI) and merges the partial results exactly.
+//! - Scale: [`parallel`] cuts a trace into parts (a native trace by its block index), holds
+//!   the plans whose partial results merge exactly and their wire formats for MPI ranks;
+//!   [`pass`] runs them. [`threads::map_in_order`] spreads independent computations after a
+//!   pass (a model's cache sizes) over threads.
 //!
 //! Errors ([`Error`]) are typed and name the file, and for text the line number and text.
 //!
 //! # Example
 //!
 //! ```
-//! use cachescope::analysis;
+//! use cachescope::pass::{Analyses, Pass};
 //! use cachescope::stats::StatsAnalysis;
 //! use cachescope::trace::{OpenOptions, Trace};
 //! use cachescope::{LineSize, Source};
@@ -49,7 +53,7 @@
 //! let text: &'static [u8] = b"0x1000\n0x1008\n0x2000\n";
 //! let mut trace = Trace::from_read(text, Source::Memory, None, &OpenOptions::default())?;
 //! let mut stats = StatsAnalysis::new(LineSize::new(64)?);
-//! analysis::run(&mut trace, &mut [&mut stats], 1, |_| {})?;
+//! Pass::new(1).run(&mut trace, Analyses(&mut [&mut stats]))?;
 //! let s = stats.finish();
 //! assert_eq!(trace.format_name(), "plain-hex");
 //! assert_eq!((s.refs, s.distinct_lines), (3, 2));
@@ -70,6 +74,7 @@ pub mod mini;
 pub mod models;
 pub mod opt;
 pub mod parallel;
+pub mod pass;
 pub mod phases;
 pub mod record;
 pub mod report;
@@ -77,6 +82,7 @@ pub mod reuse;
 pub mod sampling;
 pub mod sim;
 pub mod stats;
+pub mod threads;
 pub mod trace;
 pub mod units;
 pub mod workloads;

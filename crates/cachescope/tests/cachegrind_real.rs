@@ -17,7 +17,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use cachescope::analysis;
+use cachescope::pass::{Analyses, Pass};
 use cachescope::sim::{CachegrindSim, Geometry};
 use cachescope::trace::{OpenOptions, open};
 
@@ -77,7 +77,7 @@ fn simulated(trace: &Path, caches: [&str; 3]) -> [u64; 9] {
     let [i1, d1, ll] = caches.map(|c| Geometry::parse(c).unwrap());
     let mut sim = CachegrindSim::new(i1, d1, ll).unwrap();
     let mut t = open(trace, &OpenOptions::default()).unwrap();
-    analysis::run(&mut t, &mut [&mut sim], 1, |_| {}).unwrap();
+    Pass::new(1).run(&mut t, Analyses(&mut [&mut sim])).unwrap();
     let c = sim.finish();
     [
         c.i_refs,

@@ -9,8 +9,9 @@
 use std::path::Path;
 use std::time::Instant;
 
-use cachescope::analysis::{self, Analysis};
+use cachescope::analysis::Analysis;
 use cachescope::models::l2::{L1Histogram, TwoLevelAnalysis, Variant, l2_mrc};
+use cachescope::pass::{Analyses, Pass};
 use cachescope::reuse::{Options, StackDistanceAnalysis};
 use cachescope::sim::Policy;
 use cachescope::trace::{self, AccessReader, OpenOptions};
@@ -113,7 +114,7 @@ fn trace_run(path: &Path) -> Run {
         .replace(".lackey.zst", "");
     evaluate(&name, |analyses| {
         let mut t = trace::open(path, &OpenOptions::default()).unwrap();
-        analysis::run(&mut t, analyses, 2, |_| {}).unwrap();
+        Pass::new(2).run(&mut t, Analyses(analyses)).unwrap();
     })
 }
 

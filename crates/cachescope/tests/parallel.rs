@@ -1,11 +1,12 @@
 //! Chunk-parallel analyses against the sequential ones: identical results for any chunking
 //! (random and adversarial) and any thread count, on random traces and native files.
 
-use cachescope::analysis::{self, Analysis};
+use cachescope::analysis::Analysis;
 use cachescope::models::hotl::FootprintAnalysis;
 use cachescope::parallel::{
-    self, Chunked, Chunking, FootprintPlan, ReuseTimePlan, StackDistancePlan, StatsPlan,
+    self, FootprintPlan, ReuseTimePlan, StackDistancePlan, StatsPlan, Wire,
 };
+use cachescope::pass::{Analyses, Independent, Pass, Plan};
 use cachescope::reuse::{Layout, Options, ReuseTimeAnalysis, StackDistanceAnalysis};
 use cachescope::stats::StatsAnalysis;
 use cachescope::trace::{OpenOptions, Trace};
@@ -92,9 +93,9 @@ fn one_access_per_chunk_and_a_reuse_across_every_chunk() {
     );
 }
 
-fn run_plan<P: Chunked>(path: &std::path::Path, plan: &P, chunking: Chunking) -> P::Output {
+fn run_plan<P: Wire>(path: &std::path::Path, plan: &P, mut chunking: Pass) -> P::Output {
     let mut trace = cachescope::trace::open(path, &OpenOptions::default()).unwrap();
-    parallel::run(&mut trace, plan, &chunking, |_| {}).unwrap()
+    chunking.run(&mut trace, Plan(plan)).unwrap()
 }
 
 #[test]
@@ -107,10 +108,10 @@ fn native_files_by_index_and_streams_by_segment_for_1_2_4_threads() {
     let plan = StackDistancePlan { options: o };
     for threads in [1, 2, 3, 4, 7] {
         for segment in [1, 777, 5000, 1 << 22] {
-            let c = Chunking { threads, segment };
+            let c = Pass::new(threads).segment(segment);
             assert_eq!(run_plan(file.path(), &plan, c), want, "{c:?}");
         }
-        let c = Chunking::threads(threads);
+        let c = Pass::new(threads);
         assert_eq!(
             run_plan(file.path(), &ReuseTimePlan { options: o }, c),
             want_rt
@@ -134,11 +135,8 @@ fn native_files_by_index_and_streams_by_segment_for_1_2_4_threads() {
             &OpenOptions::default(),
         )
         .unwrap();
-        let c = Chunking {
-            threads,
-            segment: 4000,
-        };
-        assert_eq!(parallel::run(&mut t, &plan, &c, |_| {}).unwrap(), want);
+        let mut c = Pass::new(threads).segment(4000);
+        assert_eq!(c.run(&mut t, Plan(&plan)).unwrap(), want);
     }
 }
 
@@ -156,7 +154,7 @@ fn an_empty_trace_gives_the_empty_result() {
             run_plan(
                 file.path(),
                 &StackDistancePlan { options: o },
-                Chunking::threads(threads)
+                Pass::new(threads)
             ),
             want
         );
@@ -172,26 +170,30 @@ fn a_damaged_block_is_an_error_naming_the_file() {
     for threads in [1, 2, 4] {
         let mut t = cachescope::trace::open(file.path(), &OpenOptions::default()).unwrap();
         let plan = StackDistancePlan::default();
-        let err = parallel::run(&mut t, &plan, &Chunking::threads(threads), |_| {}).unwrap_err();
+        let err = Pass::new(threads).run(&mut t, Plan(&plan)).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains(&file.path().display().to_string()), "{msg}");
     }
 }
 
 #[test]
-fn run_split_gives_each_analysis_every_batch() {
+fn independent_analyses_each_see_every_batch() {
     let trace = lcg_trace(20_000, 2000);
     let o = options(true);
     let file = native_file(&trace, 4096);
     let mut want_sd = StackDistanceAnalysis::new(o);
     let mut want_st = StatsAnalysis::new(o.line_size);
     let mut t = cachescope::trace::open(file.path(), &OpenOptions::default()).unwrap();
-    analysis::run(&mut t, &mut [&mut want_sd, &mut want_st], 1, |_| {}).unwrap();
+    Pass::new(1)
+        .run(&mut t, Analyses(&mut [&mut want_sd, &mut want_st]))
+        .unwrap();
     for threads in [1, 2, 4] {
         let mut sd = StackDistanceAnalysis::new(o);
         let mut st = StatsAnalysis::new(o.line_size);
         let mut t = cachescope::trace::open(file.path(), &OpenOptions::default()).unwrap();
-        let n = parallel::run_split(&mut t, &mut [&mut sd, &mut st], threads, |_| {}).unwrap();
+        let n = Pass::new(threads)
+            .run(&mut t, Independent(&mut [&mut sd, &mut st]))
+            .unwrap();
         assert_eq!(n, trace.len() as u64);
         assert_eq!(sd.finish(), want_sd.finish());
         assert_eq!(st.finish(), want_st.finish());

@@ -3,7 +3,8 @@
 //! random traces, native files and the kept native fixture.
 
 use cachescope::analysis::Analysis;
-use cachescope::parallel::{self, Chunking};
+use cachescope::parallel;
+use cachescope::pass::{Pass, Sampling};
 use cachescope::sampling::{Profile, Sampler, SamplerOptions};
 use cachescope::trace::native::{Header, Writer};
 use cachescope::trace::{OpenOptions, Trace};
@@ -93,9 +94,9 @@ fn watchpoints_cross_many_chunks_and_fetch_only_chunks() {
     }
 }
 
-fn sample_file(path: &std::path::Path, o: SamplerOptions, c: Chunking) -> Profile {
+fn sample_file(path: &std::path::Path, o: SamplerOptions, mut c: Pass) -> Profile {
     let mut t = cachescope::trace::open(path, &OpenOptions::default()).unwrap();
-    parallel::sample(&mut t, o, &c, |_| {}).unwrap()
+    c.run(&mut t, Sampling(o)).unwrap()
 }
 
 #[test]
@@ -107,7 +108,7 @@ fn native_files_by_segment_for_1_2_4_threads() {
         assert!(want.samples().len() > 100);
         for threads in [1, 2, 3, 4, 7] {
             for segment in [1, 2500, 20_000, 1 << 22] {
-                let c = Chunking { threads, segment };
+                let c = Pass::new(threads).segment(segment);
                 assert_eq!(sample_file(file.path(), o, c), want, "{c:?}");
             }
         }
@@ -124,10 +125,7 @@ fn native_files_by_segment_for_1_2_4_threads() {
             &OpenOptions::default(),
         )
         .unwrap();
-        assert_eq!(
-            parallel::sample(&mut t, o, &Chunking::threads(2), |_| {}).unwrap(),
-            want
-        );
+        assert_eq!(Pass::new(2).run(&mut t, Sampling(o)).unwrap(), want);
     }
 }
 
@@ -136,11 +134,11 @@ fn the_kept_native_fixture_samples_the_same_for_1_2_4_threads() {
     let path =
         std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/native-v1.cst");
     for o in [options(0.05, 1, false), options(0.5, 2, true)] {
-        let one = sample_file(&path, o, Chunking::threads(1));
+        let one = sample_file(&path, o, Pass::new(1));
         assert!(one.reuses() > 0, "{one:?}");
         for threads in [2, 4] {
             for segment in [1, 100, 250] {
-                let c = Chunking { threads, segment };
+                let c = Pass::new(threads).segment(segment);
                 assert_eq!(sample_file(&path, o, c), one, "{c:?}");
             }
         }
@@ -154,11 +152,8 @@ fn a_damaged_block_is_an_error_naming_the_file() {
     common::damage_middle(file.path());
     for threads in [1, 2, 4] {
         let mut t = cachescope::trace::open(file.path(), &OpenOptions::default()).unwrap();
-        let c = Chunking {
-            threads,
-            segment: 500,
-        };
-        let err = parallel::sample(&mut t, options(0.1, 1, false), &c, |_| {}).unwrap_err();
+        let mut c = Pass::new(threads).segment(500);
+        let err = c.run(&mut t, Sampling(options(0.1, 1, false))).unwrap_err();
         let msg = err.to_string();
         assert!(msg.contains(&file.path().display().to_string()), "{msg}");
     }
@@ -170,5 +165,5 @@ fn an_empty_trace_gives_the_empty_profile() {
     let want = sequential(o, &[]);
     assert_eq!(parallel::sample_chunks(o, &[], 3).unwrap(), want);
     let file = native_file(&[], 1000);
-    assert_eq!(sample_file(file.path(), o, Chunking::threads(2)), want);
+    assert_eq!(sample_file(file.path(), o, Pass::new(2)), want);
 }

@@ -2,13 +2,14 @@
 //! accesses (kinds, sizes, pcs included), every mergeable analysis and the sampled profile are
 //! those of one sequential reader, and an error names the file and the absolute line.
 
-use cachescope::analysis::{self, Analysis};
-use cachescope::parallel::{self, Chunked, Chunking, FootprintPlan, ReuseTimePlan, StatsPlan};
+use cachescope::analysis::Analysis;
+use cachescope::parallel::{self, Chunked, FootprintPlan, ReuseTimePlan, StatsPlan, Wire};
+use cachescope::pass::{Analyses, Pass, Plan, Sampling};
 use cachescope::reuse::{Options, ReuseTimeAnalysis, StackDistanceAnalysis};
 use cachescope::sampling::{Sampler, SamplerOptions};
 use cachescope::stats::StatsAnalysis;
 use cachescope::trace::OpenOptions;
-use cachescope::{Access, Batch};
+use cachescope::{Access, AccessKind, Batch, Source};
 
 /// Collects every access, in order: the plan that shows exactly what the ranges parsed.
 struct Collect;
@@ -39,6 +40,64 @@ impl Chunked for Collect {
     fn finish(&self, acc: Seen) -> Vec<Access> {
         acc.0
     }
+}
+
+/// Every plan a pass runs can travel between MPI ranks: an access as its address, size, kind
+/// and pc (`u64::MAX` for none), little-endian.
+impl Wire for Collect {
+    fn encode(&self, part: &mut Seen) -> Vec<u8> {
+        let mut out = Vec::new();
+        for a in &part.0 {
+            out.extend(a.addr.to_le_bytes());
+            out.extend(a.size.to_le_bytes());
+            out.push(a.kind as u8);
+            out.extend(a.pc.unwrap_or(u64::MAX).to_le_bytes());
+        }
+        out
+    }
+
+    fn decode(&self, bytes: &[u8], source: &Source) -> cachescope::Result<Seen> {
+        let corrupt = || cachescope::Error::Corrupt {
+            source_name: source.clone(),
+            message: "not a whole number of accesses".into(),
+        };
+        let records = bytes.chunks(21);
+        let mut seen = Seen::default();
+        for r in records {
+            let r: &[u8; 21] = r.try_into().map_err(|_| corrupt())?;
+            let word = |at: usize| u64::from_le_bytes(r[at..at + 8].try_into().unwrap());
+            seen.0.push(Access {
+                addr: word(0),
+                size: u32::from_le_bytes(r[8..12].try_into().unwrap()),
+                kind: *AccessKind::ALL
+                    .get(usize::from(r[12]))
+                    .ok_or_else(corrupt)?,
+                pc: Some(word(13)).filter(|&pc| pc != u64::MAX),
+            });
+        }
+        Ok(seen)
+    }
+
+    fn refs(&self, part: &Seen) -> u64 {
+        part.0.len() as u64
+    }
+}
+
+#[test]
+fn the_collecting_plan_crosses_the_wire_unchanged() {
+    let mut part = Seen(vec![
+        Access::load(0x1000, 8),
+        Access {
+            addr: 7,
+            size: 1,
+            kind: AccessKind::Instr,
+            pc: Some(0x4000),
+        },
+    ]);
+    let bytes = Collect.encode(&mut part);
+    let back = Collect.decode(&bytes, &Source::Memory).unwrap();
+    assert_eq!(back.0, part.0);
+    assert!(Collect.decode(&bytes[1..], &Source::Memory).is_err());
 }
 
 /// A lackey trace of `n` records: a Valgrind banner, fetches followed by 0–3 data records
@@ -94,12 +153,14 @@ fn open(path: &std::path::Path) -> cachescope::trace::Trace {
     cachescope::trace::open(path, &OpenOptions::default()).unwrap()
 }
 
-fn run<P: Chunked>(path: &std::path::Path, plan: &P, threads: usize) -> P::Output {
-    parallel::run(&mut open(path), plan, &Chunking::threads(threads), |_| {}).unwrap()
+fn run<P: Wire>(path: &std::path::Path, plan: &P, threads: usize) -> P::Output {
+    Pass::new(threads).run(&mut open(path), Plan(plan)).unwrap()
 }
 
 fn sequential<A: Analysis>(mut a: A, path: &std::path::Path) -> A {
-    analysis::run(&mut open(path), &mut [&mut a], 1, |_| {}).unwrap();
+    Pass::new(1)
+        .run(&mut open(path), Analyses(&mut [&mut a]))
+        .unwrap();
     a
 }
 
@@ -121,7 +182,9 @@ fn check(path: &std::path::Path) {
         ..SamplerOptions::default()
     };
     let mut sampler = Sampler::new(so).unwrap();
-    analysis::run(&mut open(path), &mut [&mut sampler], 1, |_| {}).unwrap();
+    Pass::new(1)
+        .run(&mut open(path), Analyses(&mut [&mut sampler]))
+        .unwrap();
     let profile = sampler.finish();
     for threads in [2, 3, 4] {
         assert!(run(path, &Collect, threads) == all, "{threads} threads");
@@ -142,8 +205,8 @@ fn check(path: &std::path::Path) {
             serde_json::to_string(&fp).unwrap()
         );
         for segment in [500, 5000] {
-            let c = Chunking { threads, segment };
-            let got = parallel::sample(&mut open(path), so, &c, |_| {}).unwrap();
+            let mut c = Pass::new(threads).segment(segment);
+            let got = c.run(&mut open(path), Sampling(so)).unwrap();
             assert_eq!(got, profile, "{c:?}");
         }
     }
@@ -173,24 +236,18 @@ fn a_bad_line_in_a_later_range_is_named_by_its_absolute_number() {
     let f = write(&(lines.join("\n") + "\n"));
     for threads in [1, 2, 4] {
         let mut t = open(f.path());
-        let err = parallel::run(
-            &mut t,
-            &parallel::StackDistancePlan::default(),
-            &Chunking::threads(threads),
-            |_| {},
-        )
-        .unwrap_err()
-        .to_string();
+        let err = Pass::new(threads)
+            .run(&mut t, Plan(&parallel::StackDistancePlan::default()))
+            .unwrap_err()
+            .to_string();
         let want = format!("{}:{}:", f.path().display(), bad + 1);
         assert!(
             err.starts_with(&want),
             "{threads} threads: {err}, want {want}"
         );
-        let c = Chunking {
-            threads,
-            segment: 1000,
-        };
-        let err = parallel::sample(&mut open(f.path()), SamplerOptions::default(), &c, |_| {})
+        let mut c = Pass::new(threads).segment(1000);
+        let err = c
+            .run(&mut open(f.path()), Sampling(SamplerOptions::default()))
             .unwrap_err()
             .to_string();
         assert!(err.starts_with(&want), "sampling, {threads} threads: {err}");

@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use cachescope::analysis;
+use cachescope::pass::{Analyses, Pass};
 use cachescope::phases::{PhaseAnalysis, PhaseOptions, PhaseReport, Unit, poec_table};
 use cachescope::sim::Geometry;
 use cachescope::trace::{OpenOptions, open};
@@ -24,11 +24,11 @@ mod common;
 fn analyse(path: &Path, options: PhaseOptions) -> PhaseReport {
     let mut a = PhaseAnalysis::new(options).unwrap();
     let mut t = open(path, &OpenOptions::default()).unwrap();
-    analysis::run(&mut t, &mut [&mut a], 2, |_| {}).unwrap();
+    Pass::new(2).run(&mut t, Analyses(&mut [&mut a])).unwrap();
     let mut r = a.finish().unwrap();
     let mut sim = r.representative_simulation().unwrap();
     let mut t = open(path, &OpenOptions::default()).unwrap();
-    analysis::run(&mut t, &mut [&mut sim], 2, |_| {}).unwrap();
+    Pass::new(2).run(&mut t, Analyses(&mut [&mut sim])).unwrap();
     r.apply_representatives(&sim.finish()).unwrap();
     r
 }

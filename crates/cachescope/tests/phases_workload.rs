@@ -2,7 +2,8 @@
 //! the ground truth is the exact simulation, the representative-interval pass simulates what
 //! it says, and the JSON report has its contracted shape.
 
-use cachescope::analysis::{self, Analysis};
+use cachescope::analysis::Analysis;
+use cachescope::pass::{Analyses, Pass};
 use cachescope::phases::{
     IntervalUnit, KChoice, Method, PhaseAnalysis, PhaseOptions, PhaseReport, Unit, metrics,
 };
@@ -41,7 +42,9 @@ fn options(interval: u64, k: KChoice) -> PhaseOptions {
 
 fn analyse(p: &Params, o: PhaseOptions, threads: usize) -> PhaseReport {
     let mut a = PhaseAnalysis::new(o).unwrap();
-    analysis::run(&mut trace(p), &mut [&mut a], threads, |_| {}).unwrap();
+    Pass::new(threads)
+        .run(&mut trace(p), Analyses(&mut [&mut a]))
+        .unwrap();
     a.finish().unwrap()
 }
 
@@ -216,7 +219,9 @@ fn representatives_are_simulated_with_their_warm_up() {
         };
         let mut r = analyse(&p, o, 1);
         let mut sim = r.representative_simulation().unwrap();
-        analysis::run(&mut trace(&p), &mut [&mut sim], 1, |_| {}).unwrap();
+        Pass::new(1)
+            .run(&mut trace(&p), Analyses(&mut [&mut sim]))
+            .unwrap();
         let runs = sim.finish();
         r.apply_representatives(&runs).unwrap();
         (r, runs)
@@ -264,7 +269,9 @@ fn representatives_are_simulated_with_their_warm_up() {
         refs: Some(100_000),
         ..p
     };
-    analysis::run(&mut trace(&short), &mut [&mut other], 1, |_| {}).unwrap();
+    Pass::new(1)
+        .run(&mut trace(&short), Analyses(&mut [&mut other]))
+        .unwrap();
     let mut r2 = r.clone();
     let e = r2.apply_representatives(&other.finish()).unwrap_err();
     assert!(e.to_string().contains("same trace"), "{e}");

@@ -4,12 +4,13 @@
 //! - the exact LRU miss ratio never rises with cache size (Mattson's inclusion property);
 //! - HOTL's miss ratio from the footprint never rises with cache size either (fp is concave);
 //! - StatCache's `R` lies in [0, 1] and falls as the cache grows (Berg & Hagersten, eq. 6);
-//! - one pass through `analysis::run` gives the same results with 1, 2 or 3 threads.
+//! - one pass through `pass::Pass::run` gives the same results with 1, 2 or 3 threads.
 
-use cachescope::analysis::{self, Analysis};
+use cachescope::analysis::Analysis;
 use cachescope::batch::Batch;
 use cachescope::models::hotl::{self, FootprintAnalysis};
 use cachescope::models::statcache;
+use cachescope::pass::{Analyses, Pass};
 use cachescope::reuse::{self, StackDistanceAnalysis, StackDistances};
 use cachescope::stats::StatsAnalysis;
 use cachescope::trace::{AccessReader, Trace};
@@ -95,13 +96,9 @@ fn one_pass(accesses: &[Access], lens: &[usize], threads: usize) -> (String, Str
     let mut stats = StatsAnalysis::new(line_size);
     let mut sd = StackDistanceAnalysis::new(options);
     let mut fp = FootprintAnalysis::new(options, &[3, 100]).unwrap();
-    let seen = analysis::run(
-        &mut trace,
-        &mut [&mut stats, &mut sd, &mut fp],
-        threads,
-        |_| {},
-    )
-    .unwrap();
+    let seen = Pass::new(threads)
+        .run(&mut trace, Analyses(&mut [&mut stats, &mut sd, &mut fp]))
+        .unwrap();
     assert_eq!(seen, accesses.len() as u64);
     (
         format!("{:?}", stats.finish()),

@@ -2,7 +2,7 @@
 //! budget. Both are process-wide, so each gets a test binary of its own (this one), and the
 //! checks run in one test in order.
 
-use cachescope::analysis;
+use cachescope::pass::{Analyses, Pass};
 use cachescope::reuse::{self, StackDistanceAnalysis};
 use cachescope::trace::Trace;
 use cachescope::workloads::{self, Params, Workload};
@@ -24,12 +24,7 @@ fn memory_budget_then_interruption_stop_the_pass() {
     budget::set_limit(Some(64 << 20));
     {
         let mut sd = StackDistanceAnalysis::new(reuse::Options::default());
-        let n = analysis::run(
-            &mut random_trace(10_000, 200_000),
-            &mut [&mut sd],
-            1,
-            |_| {},
-        );
+        let n = Pass::new(1).run(&mut random_trace(10_000, 200_000), Analyses(&mut [&mut sd]));
         assert_eq!(n.unwrap(), 200_000);
         assert!(budget::charged() >= 10_000 * 16, "{}", budget::charged());
     }
@@ -40,13 +35,13 @@ fn memory_budget_then_interruption_stop_the_pass() {
     budget::set_limit(Some(1 << 20));
     let mut sd = StackDistanceAnalysis::new(reuse::Options::default());
     let mut seen = 0;
-    let err = analysis::run(
-        &mut random_trace(4_000_000, 8_000_000),
-        &mut [&mut sd],
-        1,
-        |n| seen = n,
-    )
-    .unwrap_err();
+    let err = Pass::new(1)
+        .with_progress(|n| seen = n)
+        .run(
+            &mut random_trace(4_000_000, 8_000_000),
+            Analyses(&mut [&mut sd]),
+        )
+        .unwrap_err();
     match err {
         Error::MemoryLimit { limit, needed } => {
             assert_eq!(limit, 1 << 20);
@@ -66,6 +61,8 @@ fn memory_budget_then_interruption_stop_the_pass() {
     // An interruption request stops every pass at its next batch.
     interrupt::request();
     let mut sd = StackDistanceAnalysis::new(reuse::Options::default());
-    let err = analysis::run(&mut random_trace(100, 1_000), &mut [&mut sd], 1, |_| {}).unwrap_err();
+    let err = Pass::new(1)
+        .run(&mut random_trace(100, 1_000), Analyses(&mut [&mut sd]))
+        .unwrap_err();
     assert!(matches!(err, Error::Interrupted), "{err}");
 }

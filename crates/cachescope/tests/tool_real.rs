@@ -290,7 +290,9 @@ fn cachegrind_sim_on_the_tool_stream_equals_cachegrind() {
     let mut sim = CachegrindSim::new(g("32K,8,64"), g("32K,8,64"), g("256K,8,64")).unwrap();
     let reader = ToolReader::new(std::fs::File::open(&bin).unwrap(), Source::Memory);
     let mut trace = cachescope::trace::Trace::from_reader(Box::new(reader), Source::Memory);
-    cachescope::analysis::run(&mut trace, &mut [&mut sim], 1, |_| {}).unwrap();
+    cachescope::pass::Pass::new(1)
+        .run(&mut trace, cachescope::pass::Analyses(&mut [&mut sim]))
+        .unwrap();
     let c = sim.finish();
     // Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw
     assert_eq!(c.i_refs, want[0]);

@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use cachescope::Source;
 use cachescope::analysis::Analysis;
 use cachescope::batch::Batch;
+use cachescope::pass::Analyses;
 use cachescope::stats::StatsAnalysis;
 use cachescope::trace::write::{self, AccessWriter};
 use cachescope::trace::{Format, Trace, native};
@@ -266,7 +267,7 @@ fn write_all(
     write: impl FnMut(&Batch) -> cachescope::Result<()>,
 ) -> Result<()> {
     let mut sink = Sink { write, err: None };
-    drive(trace, &mut [&mut sink, counts], run)?;
+    drive(trace, Analyses(&mut [&mut sink, counts]), run)?;
     match sink.err {
         Some(e) => Err(e.into()),
         None => Ok(()),

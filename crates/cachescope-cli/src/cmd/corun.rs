@@ -14,6 +14,7 @@ use cachescope::models::hotl::{
     FootprintAnalysis, FootprintCurve,
     corun::{CorunPrediction, CorunProgram},
 };
+use cachescope::pass::Analyses;
 use cachescope::reuse::Options;
 use cachescope::sim::Geometry;
 use cachescope::units::size_label;
@@ -237,10 +238,10 @@ fn profile(
                 options,
             };
             // A second read of a trace profiled already: its notes were printed then.
-            drive_again(&mut trace, &mut [&mut p], &args.run)?;
+            drive_again(&mut trace, Analyses(&mut [&mut p]), &args.run)?;
         }
         None => {
-            drive(&mut trace, &mut [&mut fp], &args.run)?;
+            drive(&mut trace, Analyses(&mut [&mut fp]), &args.run)?;
         }
     }
     Ok(FootprintCurve::from_footprint(&fp.finish(), 256)?)

@@ -5,11 +5,12 @@ use std::fmt::Write as _;
 use anyhow::{Result, bail};
 use cachescope::models::hotl::FootprintPoint;
 use cachescope::parallel::FootprintPlan;
+use cachescope::pass::Plan;
 use cachescope::reuse::Options;
 use cachescope::units::thousands;
 use clap::Args;
 
-use super::{drive_chunked, open_chunked};
+use super::{drive, open_chunked};
 use crate::args::{InputArgs, RunArgs, values};
 use crate::output::{self, Format, Output};
 
@@ -56,9 +57,7 @@ pub fn run(args: FootprintArgs) -> Result<()> {
     let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
         return Ok(());
     };
-    let Some(fp) = drive_chunked(&mut trace, &plan, &args.run)? else {
-        return Ok(()); // another MPI rank: rank 0 prints
-    };
+    let fp = drive(&mut trace, Plan(&plan), &args.run)?;
     if let Some(&w) = listed.iter().find(|&&w| w > fp.refs) {
         bail!(
             "--windows {w}: longer than the trace ({} counted references); a window holds 1 to \

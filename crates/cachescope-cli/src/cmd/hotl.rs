@@ -10,11 +10,12 @@ use cachescope::models::hotl::{
     ReuseWindowAnalysis, ReuseWindowCheck, SampledFootprint, SamplingOptions,
 };
 use cachescope::parallel::FootprintPlan;
+use cachescope::pass::{Independent, Plan};
 use cachescope::reuse::Options;
 use cachescope::units::{size_label, thousands};
 use clap::Args;
 
-use super::{drive_chunked, drive_split, open_chunked};
+use super::{drive, open_chunked};
 use crate::args::{InputArgs, RunArgs, SizeArgs, values};
 use crate::output::{self, Format, Output};
 
@@ -114,10 +115,7 @@ pub fn run(args: HotlArgs) -> Result<()> {
     let footprint = if alone {
         // The footprint alone merges exactly over chunks of the trace.
         let plan = FootprintPlan::new(options, &[])?;
-        let Some(fp) = drive_chunked(&mut trace, &plan, &args.run)? else {
-            return Ok(()); // another MPI rank: rank 0 prints
-        };
-        fp
+        drive(&mut trace, Plan(&plan), &args.run)?
     } else {
         // With the diagnostics, which do not split in time: side by side, one decode.
         let mut fp = FootprintAnalysis::new(options, &[])?;
@@ -131,7 +129,7 @@ pub fn run(args: HotlArgs) -> Result<()> {
         if let Some(a) = sampler.as_mut() {
             analyses.push(a);
         }
-        drive_split(&mut trace, &mut analyses, &args.run)?;
+        drive(&mut trace, Independent(&mut analyses), &args.run)?;
         fp.finish()
     };
     let filmer = Filmer::new(&footprint);

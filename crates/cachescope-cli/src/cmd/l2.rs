@@ -6,13 +6,14 @@ use std::fmt::Write as _;
 use anyhow::{Result, bail};
 use cachescope::models::l2::{L1Histogram, TwoLevelAnalysis, Variant, l2_mrc};
 use cachescope::parallel::StackDistancePlan;
+use cachescope::pass::{Independent, Plan};
 use cachescope::reuse::{Mrc, Options, StackDistanceAnalysis};
 use cachescope::sim::Policy;
 use cachescope::units::size_label;
 use clap::Args;
 
 use super::mrc::ReplacementPolicy;
-use super::{drive_chunked, drive_split, open_chunked};
+use super::{drive, open_chunked};
 use crate::args::{InputArgs, RunArgs, values};
 use crate::input;
 use crate::output::{self, Format, Output};
@@ -129,14 +130,11 @@ pub fn run(args: L2Args) -> Result<()> {
         };
         let distances = match sim.as_mut() {
             // The histogram alone merges exactly over chunks of the trace.
-            None => match drive_chunked(&mut trace, &StackDistancePlan { options }, &args.run)? {
-                Some(d) => d,
-                None => return Ok(()), // another MPI rank: rank 0 prints
-            },
+            None => drive(&mut trace, Plan(&StackDistancePlan { options }), &args.run)?,
             // The two-level simulation does not split in time: side by side, one decode.
             Some(s) => {
                 let mut sd = StackDistanceAnalysis::new(options);
-                drive_split(&mut trace, &mut [&mut sd, s], &args.run)?;
+                drive(&mut trace, Independent(&mut [&mut sd, s]), &args.run)?;
                 sd.finish()
             }
         };

@@ -9,7 +9,7 @@ use cachescope::sampling::{Cold, Profile, SamplerOptions};
 use cachescope::units::{size_label, thousands};
 use clap::Args;
 
-use super::{Passes, open_chunked};
+use super::{open_chunked, passes};
 use crate::args::{InputArgs, RunArgs, SamplingArgs, SizeArgs};
 use crate::input;
 use crate::output::{self, Format, Output};
@@ -67,7 +67,7 @@ pub struct MrcArgs {
     pub csv: bool,
 }
 
-/// The curve the flags ask for: the library's [`method::mrc`] decides the passes, [`Passes`]
+/// The curve the flags ask for: the library's [`method::mrc`] decides the passes, [`passes`]
 /// runs them (progress bar, MPI ranks); a profile is modelled without a pass.
 pub fn run(args: MrcArgs) -> Result<()> {
     let options = Options {
@@ -131,10 +131,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
                 let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
                     return Ok(());
                 };
-                match method::mrc(&mut trace, &opts, &mut Passes(&args.run))? {
-                    Some(run) => run,
-                    None => return Ok(()), // another MPI rank: rank 0 prints
-                }
+                method::mrc(&mut trace, &opts, &mut passes(&args.run))?
             }
         }
     };

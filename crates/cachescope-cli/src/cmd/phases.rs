@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
+use cachescope::pass::Analyses;
 use cachescope::phases::{IntervalUnit, KChoice, PhaseAnalysis, PhaseOptions, PhaseReport};
 use cachescope::sim::Geometry;
 use cachescope::units::thousands;
@@ -87,7 +88,7 @@ pub fn run(args: PhasesArgs) -> Result<()> {
     };
     let mut analysis = PhaseAnalysis::new(options)?;
     let mut trace = input::open_twice(&args.input, args.l2.line_size())?;
-    drive(&mut trace, &mut [&mut analysis], &args.run)?;
+    drive(&mut trace, Analyses(&mut [&mut analysis]), &args.run)?;
     let source = trace.source().to_string();
     let mut report = analysis.finish()?;
     // The second pass needs the trace again: a file or a workload, not stdin.
@@ -99,7 +100,7 @@ pub fn run(args: PhasesArgs) -> Result<()> {
     if !args.no_simpoint && reopenable {
         let mut reps = report.representative_simulation()?;
         let mut again = input::open(&args.input, args.l2.line_size())?;
-        drive_again(&mut again, &mut [&mut reps], &args.run)?;
+        drive_again(&mut again, Analyses(&mut [&mut reps]), &args.run)?;
         report.apply_representatives(&reps.finish())?;
     }
     let out = Table { report, source };

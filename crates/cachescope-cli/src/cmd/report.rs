@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use cachescope::attribution::EventSource;
 use cachescope::attribution::events::{EventReader, sidecar_path};
+use cachescope::pass::{Analyses, Independent};
 use cachescope::trace::Trace;
 use cachescope::units::{self, Precision, format_bytes, size_label, thousands};
 use cachescope::workloads::Workload;
@@ -16,8 +17,8 @@ use cachescope_report::write::Written;
 use cachescope_report::{Report, write};
 use clap::Args;
 
+use super::drive;
 use super::record::Backend;
-use super::{drive, drive_split};
 use crate::args::{InputArgs, ReadArgs, ReportOptions, RunArgs, WorkloadParams, values};
 use crate::input;
 use crate::output::{self, Format, Output};
@@ -173,10 +174,10 @@ pub fn make(
     // thread feeds them all.
     match collector.analyses_split() {
         Some([mut a, mut b]) if run.threads > 1 => {
-            drive_split(trace, &mut [&mut a, &mut b], run)?;
+            drive(trace, Independent(&mut [&mut a, &mut b]), run)?;
         }
         _ => {
-            drive(trace, &mut collector.analyses(), run)?;
+            drive(trace, Analyses(&mut collector.analyses()), run)?;
         }
     }
     let mut report = collector.finish(trace)?;

@@ -4,11 +4,12 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use cachescope::Source;
+use cachescope::pass::Sampling;
 use cachescope::reuse::Options;
 use cachescope::units::thousands;
 use clap::Args;
 
-use super::{drive_sampled, mrc::sampler_options, open_chunked};
+use super::{drive, mrc::sampler_options, open_chunked};
 use crate::args::{InputArgs, RunArgs, SamplingArgs};
 use crate::output::{self, Format, Output, Pending};
 
@@ -47,9 +48,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
             let Some(mut trace) = open_chunked(&args.input, args.run.line_size)? else {
                 return Ok(());
             };
-            let Some(profile) = drive_sampled(&mut trace, opts, &args.run)? else {
-                return Ok(());
-            };
+            let profile = drive(&mut trace, Sampling(opts), &args.run)?;
             profile.with_source(trace.source().to_string())
         }
     };

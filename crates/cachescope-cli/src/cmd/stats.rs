@@ -4,11 +4,12 @@ use std::fmt::Write as _;
 
 use anyhow::Result;
 use cachescope::parallel::StatsPlan;
+use cachescope::pass::Plan;
 use cachescope::stats::StatsReport;
 use cachescope::units::{Precision, format_bytes, thousands};
 use clap::Args;
 
-use super::{drive_chunked, open_chunked};
+use super::{drive, open_chunked};
 use crate::args::{InputArgs, RunArgs};
 use crate::output::{self, Format, Output, csv_field};
 
@@ -33,9 +34,7 @@ pub fn run(args: StatsArgs) -> Result<()> {
     let plan = StatsPlan {
         line_size: args.run.line_size,
     };
-    let Some(stats) = drive_chunked(&mut trace, &plan, &args.run)? else {
-        return Ok(()); // another MPI rank: rank 0 prints
-    };
+    let stats = drive(&mut trace, Plan(&plan), &args.run)?;
     let report = StatsReport::new(&trace, stats);
     output::emit(&report, Format::from_flags(args.json, args.csv))
 }

@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use cachescope::analysis::{self, Analysis};
+use cachescope::analysis::Analysis;
+use cachescope::pass::{Analyses, Pass};
 use cachescope::reuse::Mrc;
 use cachescope::trace::{self, OpenOptions, Trace};
 use cachescope::workloads::{self, Params, Workload};
@@ -125,7 +126,9 @@ pub fn sweep(distinct_lines: u64, line_size: LineSize) -> Vec<u64> {
 /// One pass of `analyses` over `input`, both cores.
 pub fn run(input: &Input, analyses: &mut [&mut dyn Analysis]) {
     let mut trace = input.open();
-    analysis::run(&mut trace, analyses, 2, |_| {}).expect("trace reads");
+    Pass::new(2)
+        .run(&mut trace, Analyses(analyses))
+        .expect("trace reads");
 }
 
 /// The point-wise mean of curves at the same sizes.

@@ -7,6 +7,7 @@ use std::time::Instant;
 use cachescope::LineSize;
 use cachescope::method::DEFAULT_MINI_MIN_SETS;
 use cachescope::mini::MiniSim;
+use cachescope::pass::{Analyses, Pass};
 use cachescope::reuse::{Mrc, Options};
 use cachescope::sim::Policy;
 use cachescope::stats::StatsAnalysis;
@@ -63,7 +64,8 @@ fn curves(input: &Input, policy: Policy) -> ([Mrc; 3], f64, f64, u64) {
         .expect("valid geometry");
         let mut stats = StatsAnalysis::new(LineSize::default());
         let t = Instant::now();
-        cachescope::analysis::run(&mut input.open(), &mut [&mut sim, &mut stats], 1, |_| {})
+        Pass::new(1)
+            .run(&mut input.open(), Analyses(&mut [&mut sim, &mut stats]))
             .expect("trace reads");
         (sim.finish(), t.elapsed().as_secs_f64(), stats.finish().refs)
     };

@@ -1,29 +1,29 @@
 //! Miss-ratio methods: one function from a trace (or a sampling profile), the sizes and the
 //! options to a curve, whichever method computes it. The command-line tool's `mrc`, the
 //! Python package and any library user call [`mrc`]; which passes a method needs is decided
-//! here, and how they run is the caller's [`Executor`] ([`Local`] for this process).
+//! here, and they run through the caller's [`Pass`] (its threads and hooks: the command-line
+//! tool's add the progress bar and MPI ranks).
 //!
 //! ```
-//! use cachescope::method::{self, Local, Method, MrcOptions};
+//! use cachescope::method::{self, Method, MrcOptions};
+//! use cachescope::pass::Pass;
 //! use cachescope::workloads::{self, Workload};
 //! # fn main() -> cachescope::Result<()> {
 //! let w = workloads::generator(Workload::Loop, &workloads::Params::default())?;
 //! let source = cachescope::Source::Workload("loop".into());
 //! let mut trace = cachescope::trace::Trace::from_reader(Box::new(w), source);
 //! let opts = MrcOptions { method: Method::Statstack, sizes: vec![4096, 65536], ..MrcOptions::default() };
-//! let run = method::mrc(&mut trace, &opts, &mut Local::threads(2))?.expect("one process");
+//! let run = method::mrc(&mut trace, &opts, &mut Pass::new(2))?;
 //! assert_eq!(run.mrc.points.len(), 2);
 //! # Ok(()) }
 //! ```
 
-mod executor;
 mod names;
-
-pub use executor::{Executor, Local};
 
 use crate::error::{Error, Result};
 use crate::models::{hotl, smith, statcache, statstack};
 use crate::parallel::{FootprintPlan, ReuseTimePlan, StackDistancePlan};
+use crate::pass::{Analyses, Hooks, Pass, Plan, Sampling};
 use crate::reuse::{Mrc, Options, RandomReplacementAnalysis};
 use crate::sampling::{Cold, Profile, SamplerOptions};
 use crate::trace::Trace;
@@ -178,23 +178,20 @@ pub struct MrcRun {
     pub profile: Option<Profile>,
 }
 
-/// The curve of `trace` by `opts.method`, its passes run by `exec`. `Ok(None)` when the
-/// executor says another process gets the result (MPI ranks other than 0).
-pub fn mrc<E: Executor>(
+/// The curve of `trace` by `opts.method`, its passes run by `pass`.
+pub fn mrc<H: Hooks>(
     trace: &mut Trace,
     opts: &MrcOptions,
-    exec: &mut E,
-) -> Result<Option<MrcRun>, E::Error> {
+    pass: &mut Pass<H>,
+) -> Result<MrcRun, H::Error> {
     let policy = opts.policy()?;
     let options = opts.options;
     let sizes = &opts.sizes;
-    let curve = |mrc| Ok(Some(MrcRun { mrc, profile: None }));
+    let curve = |mrc| Ok(MrcRun { mrc, profile: None });
     let sizes = sizes.as_slice();
     match (opts.method, policy) {
         (Method::Exact, CurvePolicy::Lru) => {
-            let Some(d) = exec.chunked(trace, &StackDistancePlan { options })? else {
-                return Ok(None);
-            };
+            let d = pass.run(trace, Plan(&StackDistancePlan { options }))?;
             curve(match opts.ways {
                 Some(w) => smith::set_associative_mrc(
                     &smith::Distances::from_stack_distances(&d),
@@ -206,9 +203,7 @@ pub fn mrc<E: Executor>(
         }
         (Method::Exact, CurvePolicy::Opt) => {
             let mut opt = crate::opt::OptAnalysis::new(options)?;
-            if exec.analyses(trace, &mut [&mut opt])?.is_none() {
-                return Ok(None);
-            }
+            pass.run(trace, Analyses(&mut [&mut opt]))?;
             curve(opt.finish(sizes)?)
         }
         (Method::Exact, CurvePolicy::Random) if opts.ways.is_none() => {
@@ -221,24 +216,18 @@ pub fn mrc<E: Executor>(
                 .into());
             }
             let mut rr = RandomReplacementAnalysis::new(options, sizes, opts.seed);
-            if exec.analyses(trace, &mut [&mut rr])?.is_none() {
-                return Ok(None);
-            }
+            pass.run(trace, Analyses(&mut [&mut rr]))?;
             curve(rr.finish())
         }
         (Method::Statcache | Method::Statstack, _) => {
-            let Some(profile) = exec.sampled(trace, opts.sampler())? else {
-                return Ok(None);
-            };
+            let profile = pass.run(trace, Sampling(opts.sampler()))?;
             let profile = profile.with_source(trace.source().to_string());
-            Ok(Some(mrc_of_profile(profile, opts)?))
+            Ok(mrc_of_profile(profile, opts)?)
         }
         (Method::Hotl, _) if opts.hotl_variant == hotl::HotlVariant::Local => {
             // One sequential pass: the stretches' histograms follow the trace's order.
             let mut local = hotl::LocalFootprintAnalysis::new(options);
-            if exec.analyses(trace, &mut [&mut local])?.is_none() {
-                return Ok(None);
-            }
+            pass.run(trace, Analyses(&mut [&mut local]))?;
             let model = local.finish().curve(hotl::local::SPAN);
             curve(match opts.ways {
                 Some(w) => smith::set_associative_mrc(&model.stack_distances(), w, sizes)?,
@@ -246,9 +235,7 @@ pub fn mrc<E: Executor>(
             })
         }
         (Method::Hotl, _) => {
-            let Some(fp) = exec.chunked(trace, &FootprintPlan::new(options, &[])?)? else {
-                return Ok(None);
-            };
+            let fp = pass.run(trace, Plan(&FootprintPlan::new(options, &[])?))?;
             let filmer = hotl::Filmer::new(&fp);
             curve(match opts.ways {
                 Some(w) => smith::set_associative_mrc(&filmer.stack_distances(), w, sizes)?,
@@ -256,9 +243,7 @@ pub fn mrc<E: Executor>(
             })
         }
         (Method::HotlRt, _) => {
-            let Some(rt) = exec.chunked(trace, &ReuseTimePlan { options })? else {
-                return Ok(None);
-            };
+            let rt = pass.run(trace, Plan(&ReuseTimePlan { options }))?;
             curve(hotl::reuse_time_mrc(&rt, sizes))
         }
         // Every other policy, set-associative curves, and miniatures: one cache per size.
@@ -282,9 +267,7 @@ pub fn mrc<E: Executor>(
             let mut mini = crate::mini::MiniSim::with_min_sets(
                 options, sim, opts.ways, sizes, rate, min_sets,
             )?;
-            if exec.analyses(trace, &mut [&mut mini])?.is_none() {
-                return Ok(None);
-            }
+            pass.run(trace, Analyses(&mut [&mut mini]))?;
             let mut mrc = mini.finish();
             if opts.method == Method::Exact {
                 mrc.method = "exact".into();

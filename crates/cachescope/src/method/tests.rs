@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::access::LineSize;
-use crate::analysis;
+use crate::pass::Analyses;
 use crate::sampling::Sampler;
 use crate::workloads::{self, Params, Workload};
 
@@ -29,15 +29,15 @@ fn opts(method: Method, policy: Option<CurvePolicy>) -> MrcOptions {
 }
 
 fn curve(o: &MrcOptions, threads: usize) -> MrcRun {
-    mrc(&mut trace(), o, &mut Local::threads(threads))
-        .unwrap()
-        .unwrap()
+    mrc(&mut trace(), o, &mut Pass::new(threads)).unwrap()
 }
 
 #[test]
 fn exact_lru_is_the_stack_distance_curve_on_any_thread_count() {
     let mut sd = crate::reuse::StackDistanceAnalysis::new(Options::default());
-    analysis::run(&mut trace(), &mut [&mut sd], 1, |_| {}).unwrap();
+    Pass::new(1)
+        .run(&mut trace(), Analyses(&mut [&mut sd]))
+        .unwrap();
     let want = sd.finish().mrc(&SIZES);
     for threads in [1, 2] {
         let got = curve(&opts(Method::Exact, None), threads).mrc;
@@ -50,7 +50,9 @@ fn exact_lru_is_the_stack_distance_curve_on_any_thread_count() {
 fn sampled_methods_model_the_samplers_profile() {
     let o = opts(Method::Statstack, None);
     let mut sampler = Sampler::new(o.sampler()).unwrap();
-    analysis::run(&mut trace(), &mut [&mut sampler], 1, |_| {}).unwrap();
+    Pass::new(1)
+        .run(&mut trace(), Analyses(&mut [&mut sampler]))
+        .unwrap();
     let profile = sampler.finish();
     for method in [Method::Statstack, Method::Statcache] {
         let o = opts(method, None);

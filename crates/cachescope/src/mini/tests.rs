@@ -82,7 +82,9 @@ fn min_sets_keeps_small_caches_exact_and_scales_large_ones() {
         let w = workloads::generator(Workload::Zipf, &p).unwrap();
         let mut t =
             crate::trace::Trace::from_reader(Box::new(w), crate::Source::Workload("z".into()));
-        crate::analysis::run(&mut t, &mut [sim], 1, |_| {}).unwrap();
+        crate::pass::Pass::new(1)
+            .run(&mut t, crate::pass::Analyses(&mut [sim]))
+            .unwrap();
         sim.finish()
     };
     let o = Options::default();

@@ -195,7 +195,7 @@ pub fn mrc_on(profile: &Profile, sizes_bytes: &[u64], cold: Cold, threads: usize
     let slots = profile.slot_histograms();
     let samples = profile.samples().len() as f64;
     let line_size = profile.line_size().bytes();
-    let points = crate::parallel::map_in_order(sizes_bytes, threads, |&size_bytes| {
+    let points = crate::threads::map_in_order(sizes_bytes, threads, |&size_bytes| {
         let lines = size_bytes / line_size;
         let (mut warm, mut all) = (0.0, 0.0);
         for slot in &slots {

@@ -47,7 +47,12 @@ pub fn decode_in_parallel(trace: &mut Trace, threads: usize) -> Result<bool> {
     if threads < 2 || trace.started() {
         return Ok(false);
     }
-    let Some(segments) = file_segments(trace, SEGMENT, TEXT_SEGMENT, 1)? else {
+    let Some(segments) = file_segments(
+        trace,
+        |accesses| accesses.div_ceil(SEGMENT).max(1),
+        |bytes| bytes.div_ceil(TEXT_SEGMENT).max(1),
+    )?
+    else {
         return Ok(false);
     };
     if segments.count() < 2 {

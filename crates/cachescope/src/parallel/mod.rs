@@ -2,23 +2,14 @@
 //! its own thread (or, with the CLI's `mpi` feature, on its own MPI rank), and the partial
 //! results are merged, in trace order, into exactly the result one sequential pass gives.
 //!
-//! ## Where the chunks come from ([`run`])
-//! - A native trace in a file (uncompressed container, any block codec): its block index says
-//!   where every block is and which accesses it holds, so the blocks are split into `threads`
-//!   runs of about equal access counts, and each worker opens the file and decodes its own
-//!   blocks ([`split_blocks`]). Decoding is parallel too.
-//! - An uncompressed text trace in a file (lackey, plain, din; not with
-//!   `skip_bad_lines`): the file is cut into `threads` byte ranges of about equal size at line
-//!   boundaries, and each worker parses its own range. A lackey range starts with the pc of the
-//!   last `I` record before it; a parse error in a later range gets its absolute line number
-//!   (the newlines before the range are counted then).
-//! - Any other trace (compressed files, pipes, workloads): one thread reads it
-//!   (a compressed one adds the decompressing thread of [`crate::trace::open`]), and hands
-//!   contiguous segments of [`Chunking::segment`] accesses to the workers in turn.
-//!
-//! StatCache sampling ([`sample`]) has a pipeline of its own from 4 threads (segments decoded
-//! into memory, counted, then sampled from the position the counts give, watchpoints resolved
-//! in the merge): see `sampled.rs`; below, one sampler reads the trace decoded in parallel.
+//! This module holds what is about distributing: the [`Chunked`] plans and their exact merges,
+//! cutting a trace file into parts (`cut.rs`) and reading the parts on threads
+//! (`segments.rs`, [`decode_in_parallel`]), the sampled pipeline's segments and ranges
+//! (`sampled.rs`, [`SampledRange`]), and the [`wire`] formats of the partials for MPI ranks.
+//! Running a plan over a trace, and choosing how, is the pass layer's job
+//! ([`crate::pass`], the [`crate::pass::Plan`] job): a native trace in a file is cut into
+//! runs of blocks, one per thread; an uncompressed text trace in a file into byte ranges at
+//! line boundaries; anything else is read on one thread and dealt out in segments.
 //!
 //! ## What merges exactly ([`Chunked`])
 //! | plan | result | carried per chunk besides its histograms |
@@ -36,12 +27,9 @@
 //! merge costs two stack operations per distinct line per chunk, so chunks are made large.
 //!
 //! Analyses that do not split in time (cache simulations, phases, the random-replacement
-//! curve) run side by side instead: [`run_split`] decodes once and gives every thread its share
-//! of the analyses. Either way, and in [`crate::analysis::run`], a trace file that can be cut
-//! (as above) is decoded on every thread ([`decode_in_parallel`]: helper threads decode
-//! segments ahead, the reading thread takes them in order and decodes one itself whenever the
-//! next is not ready). Independent computations after a pass (a model's cache sizes) spread
-//! over threads with [`map_in_order`].
+//! curve) read the whole trace in order instead; a trace file that can be cut (as above) is then
+//! decoded on every thread ([`decode_in_parallel`]: helper threads decode segments ahead, the
+//! reading thread takes them in order and decodes one itself whenever the next is not ready).
 //!
 //! Every plan above also implements [`Wire`]: its partials travel between processes (MPI
 //! ranks) in the formats of [`wire`], and merge there exactly as they do between threads.
@@ -49,33 +37,38 @@
 //! Results never depend on the thread count or the chunking: `tests/parallel*.rs` compare the
 //! JSON of 1, 2 and 4 threads and of adversarial chunkings byte for byte.
 
+mod check;
+mod cut;
 mod decode;
-mod driver;
 mod footprint;
-mod map;
 mod reuse;
 mod sampled;
 mod sampled_range;
 mod segments;
-mod split;
 mod stats;
 pub mod wire;
 
+pub use check::run_chunks;
+pub use cut::split_blocks;
 pub use decode::decode_in_parallel;
-pub use driver::{Chunking, run, run_chunks, run_indexed_range, split_blocks};
 pub use footprint::FootprintPlan;
-pub use map::map_in_order;
 pub use reuse::{
     ReuseTimePartial, ReuseTimePlan, ReuseTimeWorker, StackDistancePartial, StackDistancePlan,
     StackDistanceWorker,
 };
-pub use sampled::{SEGMENT_MAX, sample, sample_chunks};
+pub use sampled::{SEGMENT_MAX, sample_chunks};
 pub use sampled_range::{RangeSamples, SampleMerge, SampledRange};
-pub use split::run_split;
 pub use stats::StatsPlan;
 pub use wire::Wire;
 
+pub(crate) use cut::index_range;
+pub(crate) use sampled::run_segments;
+pub(crate) use segments::{FileSegments, Fill, Segments, file_segments};
+
 use crate::analysis::Analysis;
+
+/// How often a progress callback runs while workers are busy.
+pub(crate) const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// An analysis that can run on contiguous chunks of a trace and merge the chunks' partial
 /// results exactly.

@@ -30,8 +30,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crossbeam_channel::{RecvTimeoutError, Sender, unbounded};
 use hashbrown::HashMap;
 
-use super::driver::{Chunking, PROGRESS_EVERY};
-use super::segments::{MemorySegments, SegmentBuf, Segments, file_segments};
+use super::PROGRESS_EVERY;
+use super::segments::{MemorySegments, SegmentBuf, Segments};
 use crate::access::AccessKind;
 use crate::analysis::Analysis;
 use crate::batch::Batch;
@@ -39,7 +39,6 @@ use crate::error::{Error, Result};
 use crate::sampling::{
     NextUse, Profile, Sample, SampleCursor, Sampler, SamplerOptions, SamplerParts,
 };
-use crate::trace::Trace;
 
 /// Most accesses of one segment: a worker holds one decoded segment (about 21 bytes per
 /// access, 5.5 MiB at this size), which it reads three times (count, sample, look up), so
@@ -47,44 +46,6 @@ use crate::trace::Trace;
 /// threads (CPU seconds, loaded machine): 2^20 accesses 0.34 s, 2^18 0.29 s, 2^16 0.28 s, one
 /// sequential pass 0.19 s; smaller segments add a coordination round trip per 2^16 accesses.
 pub const SEGMENT_MAX: u64 = 1 << 18;
-
-/// From this many threads a trace file is sampled in segments; below, one sampler reads it,
-/// decoded on every thread ([`super::decode_in_parallel`]). The split costs about 1.5x the CPU
-/// of one pass (each segment is read three times, and waits between the steps), so on `T`
-/// threads it gains at most `T / 1.5`; the single sampler gains until its own thread, which
-/// samples every reference and decodes a share, is the bottleneck. Measured on 2 cores (100 M
-/// references, 1 Mi lines, native; `mrc --method statstack`): one thread 0.79 s, the split
-/// 0.62 s, one sampler with parallel decoding 0.53 s.
-const SPLIT_FROM_THREADS: usize = 4;
-
-/// Samples `trace` with `options` on `chunking.threads` threads; the profile is the one
-/// [`Sampler::finish`] gives after one sequential pass (the source description empty).
-/// `on_progress` is called now and then with the accesses read so far. From
-/// 4 threads, a native trace in a plain file is cut into segments of at
-/// most `chunking.segment` (and [`SEGMENT_MAX`]) accesses that the workers decode themselves,
-/// an uncompressed text trace into byte ranges of about as many lines, cut at line boundaries,
-/// that the workers parse themselves; any other trace, or fewer threads, is sampled in one pass
-/// (decoded by [`crate::analysis::run`] on the other threads).
-pub fn sample(
-    trace: &mut Trace,
-    options: SamplerOptions,
-    chunking: &Chunking,
-    on_progress: impl FnMut(u64),
-) -> Result<Profile> {
-    options.validate()?;
-    let threads = chunking.threads.max(1);
-    if threads >= SPLIT_FROM_THREADS {
-        let segment = chunking.segment.clamp(1, SEGMENT_MAX);
-        // About 16 bytes per text line.
-        let text_bytes = (segment * 16).max(1 << 12);
-        if let Some(segments) = file_segments(trace, segment, text_bytes, threads as u64)? {
-            return run_segments(&segments, options, threads, on_progress);
-        }
-    }
-    let mut sampler = Sampler::new(options)?;
-    crate::analysis::run(trace, &mut [&mut sampler], threads, on_progress)?;
-    Ok(sampler.finish())
-}
 
 /// Samples the trace made of `chunks` (each a list of batches, in order), every chunk a
 /// segment, on `threads` workers: the profile equals one sequential pass's, wherever the

@@ -15,8 +15,8 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use super::cut::index_range;
 use super::decode::read_segments;
-use super::driver::index_range;
 use super::sampled::{MergeInOrder, counted_refs};
 use super::segments::FileSegments;
 use crate::analysis::Analysis;

@@ -1,14 +1,15 @@
-//! A trace file cut into segments that threads read on their own: runs of blocks of a native
-//! trace (its block index says where each block is), byte ranges of an uncompressed text trace
-//! cut at line boundaries. The sampled pipeline ([`super::sample`]) and the parallel decoder
-//! ([`super::decode_in_parallel`]) read traces this way.
+//! Reading the parts [`super::cut`] cuts a trace file into (runs of blocks of a native trace,
+//! byte ranges of a text trace), each on its own thread. The one way every parallel reader
+//! reads them: the parallel decoder ([`super::decode_in_parallel`]), the sampled pipeline and
+//! the pass layer's chunk-parallel plans (`crate::pass`), each handing the batches to a
+//! [`Fill`] of its own (a buffer, a worker).
 
 use std::fs::File;
 use std::io::BufReader;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use super::driver::{absolute_line, indexed, line_ranges, split_blocks, text_file};
+use super::cut::{absolute_line, indexed, line_ranges, split_blocks, text_file};
 use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 use crate::trace::native::{BlockDecoder, BlockEntry};
@@ -22,9 +23,9 @@ pub(crate) trait Segments: Sync {
     fn count(&self) -> usize;
     /// A reader, opened on the worker's thread.
     fn open(&self) -> Result<Self::Reader>;
-    /// Reads segment `i` into `out` (cleared first by the caller). On an error, `out` holds the
-    /// batches read in full before it.
-    fn read(&self, reader: &mut Self::Reader, i: usize, out: &mut SegmentBuf) -> Result<()>;
+    /// Reads segment `i` batch by batch into `out`, until its end or until `out` says stop. On
+    /// an error, `out` has been given the batches read in full before it.
+    fn read(&self, reader: &mut Self::Reader, i: usize, out: &mut dyn Fill) -> Result<()>;
     /// The byte of the file where segment `i` ends: how far reading has come once it is read.
     fn end_byte(&self, i: usize) -> u64;
 
@@ -33,6 +34,16 @@ pub(crate) trait Segments: Sync {
     fn carries_pc(&self) -> bool {
         false
     }
+}
+
+/// Where a segment's batches go as they are decoded: into the batch [`Fill::batch`] lends.
+pub(crate) trait Fill {
+    /// The batch to decode the next batch of the segment into.
+    fn batch(&mut self) -> &mut Batch;
+    /// The batch last lent holds the next batch; false stops reading the segment.
+    fn filled(&mut self) -> bool;
+    /// The batch last lent was not filled (the segment ended, or reading failed).
+    fn unfilled(&mut self) {}
 }
 
 /// The batches of one segment, reused from segment to segment.
@@ -57,11 +68,6 @@ impl SegmentBuf {
         &mut self.batches[self.used - 1]
     }
 
-    /// Gives back the batch [`SegmentBuf::next_batch`] handed out last, unfilled.
-    fn unuse_last(&mut self) {
-        self.used -= 1;
-    }
-
     /// The segment's batches.
     pub fn batches(&self) -> &[Batch] {
         &self.batches[..self.used]
@@ -74,31 +80,42 @@ impl SegmentBuf {
     }
 }
 
+/// A whole segment kept in memory.
+impl Fill for SegmentBuf {
+    fn batch(&mut self) -> &mut Batch {
+        self.next_batch()
+    }
+
+    fn filled(&mut self) -> bool {
+        true
+    }
+
+    fn unfilled(&mut self) {
+        self.used -= 1;
+    }
+}
+
 /// The segments of a trace file that threads can read on their own, when it is one: an
-/// uncompressed native trace in a regular file with an index that reads, cut into runs of
-/// blocks of about `accesses` accesses, or an uncompressed lackey, plain or din trace in a
-/// regular file read without `skip_bad_lines`, cut into byte ranges of about `text_bytes`
-/// bytes. At least `min_parts` segments when the trace has that many blocks (or bytes).
+/// uncompressed native trace in a regular file with an index that reads, cut into
+/// `native_parts(accesses)` runs of blocks (fewer when it has fewer blocks), or an
+/// uncompressed lackey, plain or din trace in a regular file read without `skip_bad_lines`,
+/// cut into `text_parts(bytes)` byte ranges at line boundaries.
 pub(crate) fn file_segments(
     trace: &Trace,
-    accesses: u64,
-    text_bytes: u64,
-    min_parts: u64,
+    native_parts: impl FnOnce(u64) -> u64,
+    text_parts: impl FnOnce(u64) -> u64,
 ) -> Result<Option<FileSegments>> {
     if let Some((path, blocks)) = indexed(trace) {
         let total: u64 = blocks.iter().map(|b| u64::from(b.count)).sum();
-        let parts = total.div_ceil(accesses.max(1)).max(min_parts);
-        return Ok(Some(FileSegments::Native(NativeSegments {
-            ranges: split_blocks(&blocks, usize::try_from(parts).unwrap_or(usize::MAX)),
-            source: Source::File(path.clone()),
-            path,
+        return Ok(Some(FileSegments::native(
+            &path,
             blocks,
-        })));
+            native_parts(total),
+        )));
     }
     if let Some((path, format, len)) = text_file(trace) {
-        let parts = len.div_ceil(text_bytes.max(1)).max(min_parts);
         return Ok(Some(FileSegments::Text(TextSegments {
-            ranges: line_ranges(&path, trace.source(), len, parts)?,
+            ranges: line_ranges(&path, trace.source(), len, text_parts(len))?,
             source: trace.source().clone(),
             path,
             format,
@@ -108,17 +125,30 @@ pub(crate) fn file_segments(
 }
 
 impl FileSegments {
-    /// The blocks `blocks` (a run of the index of the native trace at `path`) in segments of
-    /// about `accesses` accesses.
-    pub fn native_blocks(path: &Path, blocks: Vec<BlockEntry>, accesses: u64) -> FileSegments {
-        let total: u64 = blocks.iter().map(|b| u64::from(b.count)).sum();
-        let parts = total.div_ceil(accesses.max(1)).max(1);
+    /// The blocks `blocks` (a run of the index of the native trace at `path`) in `parts` runs
+    /// of about equal access counts.
+    pub fn native(path: &Path, blocks: Vec<BlockEntry>, parts: u64) -> FileSegments {
         FileSegments::Native(NativeSegments {
             ranges: split_blocks(&blocks, usize::try_from(parts).unwrap_or(usize::MAX)),
             source: Source::File(path.to_owned()),
             path: path.to_owned(),
             blocks,
         })
+    }
+
+    /// [`FileSegments::native`] in segments of about `accesses` accesses.
+    pub fn native_blocks(path: &Path, blocks: Vec<BlockEntry>, accesses: u64) -> FileSegments {
+        let total: u64 = blocks.iter().map(|b| u64::from(b.count)).sum();
+        FileSegments::native(path, blocks, total.div_ceil(accesses.max(1)).max(1))
+    }
+
+    /// The index of the first access of segment `i` when it is known (a run of blocks), or else
+    /// its byte offset (a text range): 0 exactly for the first segment of a trace.
+    pub fn start(&self, i: usize) -> u64 {
+        match self {
+            FileSegments::Native(s) => s.blocks[s.ranges[i].clone()].first().map_or(0, |b| b.first),
+            FileSegments::Text(s) => s.ranges[i].start,
+        }
     }
 }
 
@@ -159,15 +189,16 @@ impl Segments for FileSegments {
         }
     }
 
-    fn read(&self, reader: &mut FileReader, i: usize, out: &mut SegmentBuf) -> Result<()> {
+    fn read(&self, reader: &mut FileReader, i: usize, out: &mut dyn Fill) -> Result<()> {
         match (self, reader) {
             (FileSegments::Native(s), FileReader::Native(file, decoder)) => {
                 for entry in &s.blocks[s.ranges[i].clone()] {
-                    if let Err(e) =
-                        decoder.read_block(&mut *file, &s.source, entry, out.next_batch())
-                    {
-                        out.unuse_last();
+                    if let Err(e) = decoder.read_block(&mut *file, &s.source, entry, out.batch()) {
+                        out.unfilled();
                         return Err(e);
+                    }
+                    if !out.filled() {
+                        break;
                     }
                 }
                 Ok(())
@@ -210,16 +241,20 @@ pub(crate) struct TextSegments {
 }
 
 impl TextSegments {
-    fn read(&self, i: usize, out: &mut SegmentBuf) -> Result<()> {
+    fn read(&self, i: usize, out: &mut dyn Fill) -> Result<()> {
         let r = self.ranges[i].clone();
         let read = (|| {
             let mut reader = open_text_range(&self.path, &self.source, self.format, r.clone())?;
             loop {
                 crate::interrupt::check()?;
-                match reader.read_batch(out.next_batch()) {
-                    Ok(n) if n > 0 => {}
+                match reader.read_batch(out.batch()) {
+                    Ok(n) if n > 0 => {
+                        if !out.filled() {
+                            return Ok(());
+                        }
+                    }
                     done => {
-                        out.unuse_last();
+                        out.unfilled();
                         return done.map(|_| ());
                     }
                 }
@@ -243,9 +278,12 @@ impl Segments for MemorySegments<'_> {
         Ok(())
     }
 
-    fn read(&self, _: &mut (), i: usize, out: &mut SegmentBuf) -> Result<()> {
+    fn read(&self, _: &mut (), i: usize, out: &mut dyn Fill) -> Result<()> {
         for b in &self.0[i] {
-            out.next_batch().clone_from(b);
+            out.batch().clone_from(b);
+            if !out.filled() {
+                break;
+            }
         }
         Ok(())
     }

@@ -52,7 +52,8 @@
 //!
 //! ## Example
 //! ```
-//! use cachescope::analysis::{self, Analysis};
+//! use cachescope::analysis::Analysis;
+//! use cachescope::pass::{Analyses, Pass};
 //! use cachescope::phases::{KChoice, Method, PhaseAnalysis, PhaseOptions};
 //! use cachescope::sim::Geometry;
 //! use cachescope::trace::Trace;
@@ -73,14 +74,14 @@
 //!     ..PhaseOptions::default()
 //! };
 //! let mut phases = PhaseAnalysis::new(options)?;
-//! analysis::run(&mut trace()?, &mut [&mut phases], 1, |_| {})?;
+//! Pass::new(1).run(&mut trace()?, Analyses(&mut [&mut phases]))?;
 //! let mut report = phases.finish()?;
 //! assert_eq!(report.intervals.len(), 72);
 //! assert_eq!(report.method(Method::Setvector).unwrap().poec, Some(1.0));
 //!
 //! // Second pass: simulate one interval per phase and extrapolate.
 //! let mut reps = report.representative_simulation()?;
-//! analysis::run(&mut trace()?, &mut [&mut reps], 1, |_| {})?;
+//! Pass::new(1).run(&mut trace()?, Analyses(&mut [&mut reps]))?;
 //! report.apply_representatives(&reps.finish())?;
 //! let est = report.method(Method::Setvector).unwrap().simpoint.clone().unwrap();
 //! // Three representatives and their warm-up intervals: a twelfth of the trace or less.

@@ -1,6 +1,7 @@
 //! [`Collector`]: every analysis the report shows, set up to be fed by one decode of the trace
-//! (through [`crate::analysis::run`], the CLI's driver with its progress bar, or two threads of
-//! [`crate::parallel::run_split`]), then finished into a [`Report`].
+//! (through [`crate::pass::Pass::run`]: in order as [`crate::pass::Analyses`], or in two
+//! groups on two threads as [`crate::pass::Independent`]; the CLI's hooks add a progress bar),
+//! then finished into a [`Report`].
 
 use std::time::Instant;
 
@@ -133,7 +134,7 @@ impl Collector {
         Ok(self)
     }
 
-    /// Every analysis, for one pass: `analysis::run(trace, &mut collector.analyses(), …)`.
+    /// Every analysis, for one pass: `pass.run(trace, Analyses(&mut collector.analyses()))`.
     pub fn analyses(&mut self) -> Vec<&mut dyn Analysis> {
         let [random_a, random_b] = &mut self.random;
         let mut all: Vec<&mut dyn Analysis> = vec![
@@ -159,7 +160,7 @@ impl Collector {
     }
 
     /// Every analysis as `Send`, in two groups of about equal cost for
-    /// [`crate::parallel::run_split`] (one decode, each group on its own thread): the
+    /// [`crate::pass::Independent`] (one decode, each group on its own thread): the
     /// policies' miniatures, OPT's spill, StatCache's sampler and the access counts on one side;
     /// random replacement, the 3C sweep (with the two-level simulation), reuse times, footprint
     /// and phases on the other. `None` with attribution, whose event log is read on the thread

@@ -62,6 +62,7 @@ use crate::trace::Trace;
 /// Reads `trace` once with `threads` threads and returns its report.
 pub fn collect(trace: &mut Trace, options: CollectOptions, threads: usize) -> Result<Report> {
     let mut collector = Collector::new(options)?.with_threads(threads);
-    crate::analysis::run(trace, &mut collector.analyses(), threads, |_| {})?;
+    let all = crate::pass::Analyses(&mut collector.analyses());
+    crate::pass::Pass::new(threads).run(trace, all)?;
     collector.finish(trace)
 }

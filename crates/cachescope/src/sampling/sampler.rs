@@ -49,7 +49,7 @@ impl Gaps {
 }
 
 /// Where the sample selector stands: the next position to sample, and the generator of the gaps
-/// after it. Chunked sampling ([`crate::parallel::sample`]) moves one cursor along the chunks'
+/// after it. Chunked sampling ([`crate::parallel::sample_chunks`]) moves one cursor along the chunks'
 /// first positions, one draw per sample, so each chunk samples exactly the positions a
 /// sequential pass samples.
 #[derive(Clone, Debug)]

@@ -61,7 +61,7 @@ pub use set_assoc::SetAssoc;
 pub use simulate::{LevelReport, LineMapping, SimAnalysis, SimOptions, SimReport};
 pub use three_c::{MissClass, ThreeC, ThreeCCounts};
 pub use three_c_sweep::ThreeCSweep;
-pub use two_level_lru::TwoLevelLru;
+pub use two_level_lru::{TwoLevelLru, TwoLevelResult};
 
 /// The tag of an empty way.
 const EMPTY: u64 = u64::MAX;

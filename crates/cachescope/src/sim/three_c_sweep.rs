@@ -15,6 +15,7 @@
 //! [`SimAnalysis`]: super::SimAnalysis
 //! [`SimOptions::three_c`]: super::SimOptions::three_c
 
+use super::TwoLevelResult;
 use super::geometry::Geometry;
 use super::lazy_cache::LazyCache;
 use super::level::MissStats;
@@ -25,7 +26,6 @@ use super::two_level_lru::TwoLevelLru;
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::{Error, Result};
-use crate::models::l2::TwoLevelResult;
 use crate::reuse::{Options, StackDistanceAnalysis, StackDistances};
 
 /// Caches of one line size fed the data references, with their 3C classes from one stack

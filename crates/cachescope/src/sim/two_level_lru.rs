@@ -15,8 +15,7 @@
 use hashbrown::HashMap;
 
 use crate::LineAddr;
-use crate::models::l2::TwoLevelResult;
-use crate::reuse::{Layout, LogHistogram, StackDistance};
+use crate::reuse::{Layout, LogHistogram, Mrc, MrcPoint, StackDistance};
 
 /// The two-level LRU simulation fed stack distances; see the module documentation.
 #[derive(Clone, Debug)]
@@ -90,6 +89,55 @@ impl TwoLevelLru {
             l2_sizes_bytes: self.l2_sizes.clone(),
             l2_misses: self.l2_misses.clone(),
             l2_reuse: self.reuse.clone(),
+        }
+    }
+}
+
+/// What a two-level simulation counted ([`TwoLevelAnalysis`] or [`TwoLevelLru`]). Here, below
+/// the models, so that the simulators and the L2 model share it without importing each other.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct TwoLevelResult {
+    /// Line size in bytes.
+    pub line_size: u64,
+    /// The L2 policy: `lru` or `random`.
+    pub policy: String,
+    /// L1 lines.
+    pub l1_lines: u64,
+    /// Data references.
+    pub refs: u64,
+    /// L1 misses = L2 references.
+    pub l1_misses: u64,
+    /// Distinct lines: the cold misses of both levels.
+    pub cold: u64,
+    /// The L2 sizes, as given.
+    pub l2_sizes_bytes: Vec<u64>,
+    /// L2 misses per size, cold included.
+    pub l2_misses: Vec<u64>,
+    /// Exact L2 reuse distances (L2 references in between) of the `l1_misses − cold` L2 reuses.
+    pub l2_reuse: LogHistogram,
+}
+
+impl TwoLevelResult {
+    /// The local L2 miss ratios (per L2 reference), `miss_ratio` with cold misses and
+    /// `miss_ratio_warm` without; method `two-level`. All 0 when nothing reached the L2.
+    pub fn mrc(&self) -> Mrc {
+        let refs = self.l1_misses.max(1) as f64;
+        let points = self
+            .l2_sizes_bytes
+            .iter()
+            .zip(&self.l2_misses)
+            .map(|(&size_bytes, &m)| MrcPoint {
+                size_bytes,
+                lines: size_bytes / self.line_size,
+                miss_ratio: Some(m as f64 / refs),
+                miss_ratio_warm: m.saturating_sub(self.cold) as f64 / refs,
+            })
+            .collect();
+        Mrc {
+            method: "two-level".into(),
+            policy: self.policy.clone(),
+            line_size: self.line_size,
+            points,
         }
     }
 }

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use cachescope::attribution::events::{EventReader, sidecar_path};
 use cachescope::attribution::{Attribution, CostModel, EventSource, Options};
+use cachescope::pass::Analyses;
 use cachescope::sim::Geometry;
 use clap::Args;
 
@@ -146,7 +147,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     };
     let mut attribution = Attribution::new(opts, events)?;
     let mut trace = input::open(&args.input, args.run.line_size)?;
-    drive(&mut trace, &mut [&mut attribution], &args.run)?;
+    drive(&mut trace, Analyses(&mut [&mut attribution]), &args.run)?;
     let mut report = attribution.finish().with_context(|| match &events_path {
         Some(p) => format!("reading the event log {}", p.display()),
         None => "attributing".into(),

@@ -3,13 +3,14 @@
 
 use anyhow::{Result, bail};
 use cachescope::analysis::Analysis;
+use cachescope::pass::{Analyses, Independent};
 use cachescope::sim::{
     CachegrindSim, Geometry, HierarchyConfig, LineMapping, Policy, SimAnalysis, SimOptions,
     SimReport,
 };
 use clap::Args;
 
-use super::{drive, drive_split};
+use super::drive;
 use crate::args::{InputArgs, RunArgs, values};
 use crate::input;
 use crate::output::{self, Format};
@@ -111,7 +112,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         }
         let mut sim = CachegrindSim::new(*i1, *d1, *ll)?;
         let mut trace = input::open(&args.input, args.run.line_size)?;
-        drive(&mut trace, &mut [&mut sim], &args.run)?;
+        drive(&mut trace, Analyses(&mut [&mut sim]), &args.run)?;
         let counts = sim.finish();
         return output::emit(&counts, Format::from_flags(args.json, args.csv));
     }
@@ -145,7 +146,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         .iter_mut()
         .map(|s| s as &mut (dyn Analysis + Send))
         .collect();
-    drive_split(&mut trace, &mut analyses, &args.run)?;
+    drive(&mut trace, Independent(&mut analyses), &args.run)?;
     let reports: Vec<SimReport> = sims.iter().map(SimAnalysis::finish).collect();
     print(&args, reports)
 }
@@ -184,7 +185,7 @@ fn run_opt(args: &SimulateArgs, opts: SimOptions) -> Result<()> {
     };
     let mut spill = cachescope::opt::NextUseSpill::new(options)?;
     let mut trace = input::open(&args.input, args.run.line_size)?;
-    drive(&mut trace, &mut [&mut spill], &args.run)?;
+    drive(&mut trace, Analyses(&mut [&mut spill]), &args.run)?;
     let refs = spill.refs();
     let misses = cachescope::opt::set_assoc_misses(&mut spill.finish()?, geometries)?;
     let reports: Vec<SimReport> = geometries

@@ -132,9 +132,10 @@ mod histogram;
 mod model;
 mod twolevel;
 
+pub use crate::sim::TwoLevelResult;
 pub use histogram::{L1Histogram, Mass};
 pub use model::L2Model;
-pub use twolevel::{TwoLevelAnalysis, TwoLevelResult};
+pub use twolevel::TwoLevelAnalysis;
 
 use crate::error::{Error, Result};
 use crate::models::{statcache, statstack};

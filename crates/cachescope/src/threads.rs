@@ -1,4 +1,5 @@
-//! Independent computations over a list (a model's cache sizes), spread over threads.
+//! Independent computations over a list (a model's cache sizes), spread over threads: a leaf
+//! utility, so a model can use it without depending on the pass layer or `parallel`.
 
 /// `items.iter().map(f).collect()`, computed on up to `threads` scoped threads, thread `t`
 /// taking items `t`, `t + threads`, … (so that costs growing along the list, such as a

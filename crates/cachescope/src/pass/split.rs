@@ -15,9 +15,9 @@ const IN_FLIGHT: usize = 4;
 
 /// Reads `trace` once on the caller's thread and feeds every batch to every one of `analyses`,
 /// the analyses dealt over `threads` threads (each analysis stays on one thread and sees every
-/// batch in order, so its result is what [`crate::analysis::run`] gives). For independent
+/// batch in order, so its result is what one thread feeding them all gives). For independent
 /// analyses such as several cache configurations; returns the accesses read.
-pub fn run_split(
+pub(super) fn run(
     trace: &mut Trace,
     analyses: &mut [&mut (dyn Analysis + Send)],
     threads: usize,
@@ -29,9 +29,9 @@ pub fn run_split(
             .iter_mut()
             .map(|a| &mut **a as &mut dyn Analysis)
             .collect();
-        return crate::analysis::run(trace, &mut plain, 2, on_progress);
+        return super::in_order::run(trace, &mut plain, 2, on_progress);
     }
-    super::decode_in_parallel(trace, threads)?;
+    crate::parallel::decode_in_parallel(trace, threads)?;
     let per = analyses.len().div_ceil(threads);
     std::thread::scope(|s| {
         let mut senders = Vec::new();
