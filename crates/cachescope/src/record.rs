@@ -7,7 +7,7 @@
 //! here and, if not, why. The second runs `valgrind --tool=lackey --trace-mem=yes`, which
 //! prints one line per reference ([`Recording::start`]); it is the fallback. Neither stores
 //! the stream: it comes through a FIFO (made with `mkfifo(1)` in a private temporary
-//! directory), and the returned [`Trace`] decodes it as it arrives, so the caller streams it
+//! directory), and the returned [`Trace`](crate::trace::Trace) decodes it as it arrives, so the caller streams it
 //! straight into the native format ([`crate::trace::native::Writer`]) or into an analysis.
 //!
 //! The program's own stdin, stdout and stderr are the caller's: only the records go through
@@ -24,7 +24,7 @@
 //! every heap allocation and free into a second FIFO (drained by a thread, parsed by [`log`])
 //! and marks each event in the reference stream with stores into a sentinel region;
 //! [`sentinel::SentinelFilter`] removes those marks and the interposer's own references from
-//! the trace and sends each [`Event`] on a channel, positioned in the filtered stream. See
+//! the trace and sends each [`Event`](crate::attribution::events::Event) on a channel, positioned in the filtered stream. See
 //! `docs/recording.md`.
 //!
 //! Files: this one holds [`Recording`]'s lifecycle (waiting, stopping, cleaning up);

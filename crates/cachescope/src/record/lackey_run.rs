@@ -38,7 +38,7 @@ impl Recording {
     }
 
     /// [`Recording::start`] with the allocation interposer at `preload` (see
-    /// [`preload::locate`]) loaded into the program. The trace comes without the
+    /// [`preload::locate`](super::preload::locate)) loaded into the program. The trace comes without the
     /// interposer's sentinel marks and references; the receiver yields the memory map and
     /// every allocation and free, in stream order, each sent before the batch holding its
     /// position is returned (so drain it after each batch, or on another thread).

@@ -93,7 +93,7 @@ impl TwoLevelLru {
     }
 }
 
-/// What a two-level simulation counted ([`TwoLevelAnalysis`] or [`TwoLevelLru`]). Here, below
+/// What a two-level simulation counted ([`TwoLevelAnalysis`](crate::models::l2::TwoLevelAnalysis) or [`TwoLevelLru`]). Here, below
 /// the models, so that the simulators and the L2 model share it without importing each other.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TwoLevelResult {

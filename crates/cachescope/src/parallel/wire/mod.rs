@@ -7,7 +7,7 @@
 //! is checked against the bytes left before anything is allocated. Decoding checks everything
 //! a merge or a result relies on (options equal to the receiving plan's, positions inside the
 //! run, every line once, histogram bins that start bins, in increasing order, counts that add
-//! up to the run's references, nothing after the end) and answers [`Error::Corrupt`] naming
+//! up to the run's references, nothing after the end) and answers [`Error::Corrupt`](crate::error::Error::Corrupt) naming
 //! the sender, never a panic, on any bytes. Histograms are sent as their non-empty bins only.
 //!
 //! `options` below is: line size in bytes (`u64`), whether instruction fetches count (`u8`,

@@ -14,7 +14,7 @@ pub struct FootprintPoint {
     pub footprint: f64,
 }
 
-/// The result of a [`FootprintAnalysis`]: `fp(w)` for every window length. Serialises as its
+/// The result of a [`FootprintAnalysis`](super::FootprintAnalysis): `fp(w)` for every window length. Serialises as its
 /// summary (`line_size`, `refs`, `distinct_lines`); the curve is [`Footprint::points`].
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Footprint {
@@ -105,7 +105,7 @@ impl Footprint {
             .collect())
     }
 
-    /// `fp` at the windows listed to [`FootprintAnalysis::new`] (sorted, each once), exact.
+    /// `fp` at the windows listed to [`FootprintAnalysis::new`](super::FootprintAnalysis::new) (sorted, each once), exact.
     pub fn listed(&self) -> Vec<FootprintPoint> {
         self.listed
             .iter()

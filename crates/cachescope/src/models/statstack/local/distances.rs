@@ -82,7 +82,7 @@ fn check(profile: &Profile, segments: &[Segment]) -> Result<()> {
 }
 
 /// The time-local expected stack distance of every sample of `profile` over `segments` (a
-/// cover from [`segments`] or [`segments_at`]), in sample order: `Some(E[sd])` for a reuse
+/// cover from [`segments`](super::segments) or [`segments_at`](super::segments_at)), in sample order: `Some(E[sd])` for a reuse
 /// sample, `None` for a dangling one. A reuse sampled at `j` with `d` references in between
 /// (window `j+1..=e`, `e = j + d`) adds, for each stretch `s` its window meets:
 /// - in the stretch of `j + 1` and the stretch of `e`, covering `lo..=hi`:
