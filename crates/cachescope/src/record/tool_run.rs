@@ -8,11 +8,12 @@ use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::sentinel::EventCounts;
 use super::tool::ToolReader;
-use super::{Recording, open_fifo, private_dir, spawn_error};
+use super::{Recording, private_dir, spawn_error, unblock_if_exited};
 use crate::attribution::events::Event;
 use crate::error::{Error, Result, Source};
 use crate::sampling::SamplerOptions;
@@ -182,7 +183,15 @@ pub(super) fn launch(
         events: None,
         tool_counts: None,
     };
-    let file = open_fifo(&child, &fifo, &source)?;
+    let opened = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let (opened, fifo) = (opened.clone(), fifo.clone());
+        std::thread::spawn(move || unblock_if_exited(&child, &opened, &fifo))
+    };
+    let file = File::open(&fifo);
+    opened.store(true, Ordering::SeqCst);
+    let _ = watcher.join();
+    let file = file.map_err(|e| Error::io(&source, e))?;
     Ok(Launched {
         recording,
         file,
