@@ -29,6 +29,8 @@ pub const PRELOAD_FILE: &str = "vgpreload_cachescope-amd64-linux.so";
 /// embedded tool (it must hold [`TOOL_FILE`] and `vgpreload_core-amd64-linux.so`, and
 /// [`PRELOAD_FILE`] for allocation events).
 pub const ENV_LIB: &str = "CACHESCOPE_VALGRIND_LIB";
+/// Valgrind's own preload library, which must sit beside the tool.
+const CORE: &str = "vgpreload_core-amd64-linux.so";
 
 #[cfg(cachescope_tool)]
 mod embedded {
@@ -91,7 +93,8 @@ pub fn locate(valgrind: &OsStr) -> Result<ToolDirs, String> {
         ));
     }
     let core = find_core(valgrind)?;
-    write_dirs(&core).map_err(|e| format!("cannot write the tool into the cache directory: {e}"))
+    write_dirs(&core, &cache_base())
+        .map_err(|e| format!("cannot write the tool into the cache directory: {e}"))
 }
 
 /// `MAJOR.MINOR` of `valgrind --version` (`valgrind-3.19.0`).
@@ -115,7 +118,6 @@ fn installed_version(valgrind: &OsStr) -> Result<String, String> {
 
 /// The installed Valgrind's `vgpreload_core-amd64-linux.so`, which must sit beside the tool.
 fn find_core(valgrind: &OsStr) -> Result<PathBuf, String> {
-    const CORE: &str = "vgpreload_core-amd64-linux.so";
     let mut dirs: Vec<PathBuf> = Vec::new();
     // <prefix>/bin/valgrind → <prefix>/libexec/valgrind, <prefix>/lib/valgrind
     let exe = which(valgrind);
@@ -150,46 +152,59 @@ fn which(program: &OsStr) -> Option<PathBuf> {
 }
 
 #[cfg(cachescope_tool)]
-fn write_dirs(core: &Path) -> io::Result<ToolDirs> {
+fn write_dirs(core: &Path, base: &Path) -> io::Result<ToolDirs> {
     use std::hash::Hasher;
     let mut h = twox_hash::XxHash64::with_seed(0);
     h.write(embedded::TOOL);
     h.write(embedded::PRELOAD);
     h.write(core.as_os_str().as_encoded_bytes());
-    let dir = cache_base().join(format!("valgrind-{:016x}", h.finish()));
+    let dir = base.join(format!("valgrind-{:016x}", h.finish()));
     let dirs = ToolDirs {
         plain: dir.join("plain"),
         events: dir.join("events"),
     };
-    if dirs.events.join(PRELOAD_FILE).exists() && dirs.plain.join(TOOL_FILE).exists() {
+    if complete(&dirs) {
         return Ok(dirs);
     }
-    // Written under a temporary name and renamed, so concurrent runs never see half a tool.
-    fs::create_dir_all(cache_base())?;
-    let tmp = cache_base().join(format!("tmp-{}-{:016x}", std::process::id(), h.finish()));
-    let _ = fs::remove_dir_all(&tmp);
-    for sub in ["plain", "events"] {
-        let d = tmp.join(sub);
-        fs::create_dir_all(&d)?;
-        write_executable(&d.join(TOOL_FILE), embedded::TOOL)?;
-        std::os::unix::fs::symlink(core, d.join("vgpreload_core-amd64-linux.so"))?;
+    fs::create_dir_all(base)?;
+    if dir.exists() {
+        // Left incomplete by an older cachescope or a hand; moved aside before replacing it.
+        let aside = tempfile::Builder::new()
+            .prefix("broken-")
+            .tempdir_in(base)?;
+        let _ = fs::rename(&dir, aside.path().join("old"));
     }
-    write_executable(&tmp.join("events").join(PRELOAD_FILE), embedded::PRELOAD)?;
-    match fs::rename(&tmp, &dir) {
+    // Written in a directory of its own (unique even among threads of one process) and
+    // renamed into place, so concurrent runs never see half a tool.
+    let tmp = tempfile::Builder::new().prefix("tmp-").tempdir_in(base)?;
+    for sub in ["plain", "events"] {
+        let d = tmp.path().join(sub);
+        fs::create_dir(&d)?;
+        write_executable(&d.join(TOOL_FILE), embedded::TOOL)?;
+        std::os::unix::fs::symlink(core, d.join(CORE))?;
+    }
+    write_executable(
+        &tmp.path().join("events").join(PRELOAD_FILE),
+        embedded::PRELOAD,
+    )?;
+    match fs::rename(tmp.path(), &dir) {
         Ok(()) => Ok(dirs),
-        Err(_) if dirs.events.join(PRELOAD_FILE).exists() => {
-            let _ = fs::remove_dir_all(&tmp);
-            Ok(dirs)
-        }
-        Err(e) => {
-            let _ = fs::remove_dir_all(&tmp);
-            Err(e)
-        }
+        // Another run renamed its copy first.
+        Err(_) if complete(&dirs) => Ok(dirs),
+        Err(e) => Err(e),
     }
 }
 
+/// Whether both directories hold every file Valgrind will look for.
+#[cfg(cachescope_tool)]
+fn complete(dirs: &ToolDirs) -> bool {
+    let plain = [TOOL_FILE, CORE].map(|f| dirs.plain.join(f));
+    let events = [TOOL_FILE, CORE, PRELOAD_FILE].map(|f| dirs.events.join(f));
+    plain.iter().chain(&events).all(|p| p.exists())
+}
+
 #[cfg(not(cachescope_tool))]
-fn write_dirs(_core: &Path) -> io::Result<ToolDirs> {
+fn write_dirs(_core: &Path, _base: &Path) -> io::Result<ToolDirs> {
     Err(io::Error::other("the tool was not built"))
 }
 
@@ -236,6 +251,25 @@ mod tests {
         assert!(!a.plain.join(PRELOAD_FILE).exists());
         assert!(a.events.join(PRELOAD_FILE).exists());
         assert!(a.plain.join("vgpreload_core-amd64-linux.so").exists());
+    }
+
+    #[test]
+    #[cfg(cachescope_tool)]
+    fn concurrent_writers_leave_one_complete_copy_and_a_broken_one_is_repaired() {
+        let base = tempfile::tempdir().unwrap();
+        let core = base.path().join("core.so");
+        fs::write(&core, b"").unwrap();
+        let all: Vec<ToolDirs> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| s.spawn(|| write_dirs(&core, base.path()).unwrap()))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(all.iter().all(|d| *d == all[0] && complete(d)));
+        fs::remove_file(all[0].events.join(TOOL_FILE)).unwrap();
+        assert!(!complete(&all[0]));
+        assert_eq!(write_dirs(&core, base.path()).unwrap(), all[0]);
+        assert!(complete(&all[0]));
     }
 
     #[test]
