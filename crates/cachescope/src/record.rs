@@ -52,7 +52,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::error::{Error, Result, Source};
-use process::{describe, private_dir, spawn_error, unblock_if_exited};
+use process::{describe, open_fifo, private_dir, spawn_error};
 use sentinel::EventCounts;
 
 /// The interposer's side of a recording: its log drain and what the filter counted.

@@ -7,11 +7,10 @@ use std::fs::{self, File, OpenOptions as FsOpenOptions};
 use std::io;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::sentinel::{self, ChannelLog, EventCounts, SentinelFilter};
-use super::{EventsSide, Recording, describe, log, private_dir, spawn_error, unblock_if_exited};
+use super::{EventsSide, Recording, describe, log, open_fifo, private_dir, spawn_error};
 use crate::attribution::events::Event;
 use crate::error::{Error, Result, Source};
 use crate::trace::{Format, FormatChoice, OpenOptions, Trace};
@@ -146,15 +145,7 @@ impl Recording {
             });
             channels = Some((rx, log_source));
         }
-        let opened = Arc::new(AtomicBool::new(false));
-        let watcher = {
-            let (opened, fifo) = (opened.clone(), fifo.clone());
-            std::thread::spawn(move || unblock_if_exited(&child, &opened, &fifo))
-        };
-        let file = File::open(&fifo);
-        opened.store(true, Ordering::SeqCst);
-        let _ = watcher.join();
-        let file = file.map_err(|e| Error::io(&source, e))?;
+        let file = open_fifo(&child, &fifo, &source)?;
         let opts = OpenOptions {
             format: FormatChoice::Exactly(Format::Lackey),
             skip_bad_lines: false,

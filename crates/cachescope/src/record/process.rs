@@ -2,19 +2,37 @@
 //! unblocked open when Valgrind dies first, the command line for messages, spawn errors.
 
 use std::ffi::{OsStr, OsString};
-use std::fs::{self, OpenOptions as FsOpenOptions};
+use std::fs::{self, File, OpenOptions as FsOpenOptions};
 use std::io;
 use std::path::PathBuf;
 use std::process::Child;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::error::{Error, Source};
+use crate::error::{Error, Result, Source};
+
+/// Opens the read end of `fifo`, which blocks until Valgrind opens the write end; a watcher
+/// thread unblocks it if the program exits first (the reader then sees an empty stream).
+pub(super) fn open_fifo(
+    child: &Arc<Mutex<Child>>,
+    fifo: &PathBuf,
+    source: &Source,
+) -> Result<File> {
+    let opened = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let (child, opened, fifo) = (child.clone(), opened.clone(), fifo.clone());
+        std::thread::spawn(move || unblock_if_exited(&child, &opened, &fifo))
+    };
+    let file = File::open(fifo);
+    opened.store(true, Ordering::SeqCst);
+    let _ = watcher.join();
+    file.map_err(|e| Error::io(source, e))
+}
 
 /// Polls the child until the reader has opened the pipe; if the child exits first, opens the
 /// write end so that the reader's open returns (and it reads an empty stream).
-pub(super) fn unblock_if_exited(child: &Mutex<Child>, opened: &AtomicBool, fifo: &PathBuf) {
+fn unblock_if_exited(child: &Mutex<Child>, opened: &AtomicBool, fifo: &PathBuf) {
     while !opened.load(Ordering::SeqCst) {
         let exited = matches!(child.lock().expect("not poisoned").try_wait(), Ok(Some(_)));
         if exited {

@@ -8,12 +8,11 @@ use std::fs::{self, File};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::sentinel::EventCounts;
 use super::tool::ToolReader;
-use super::{Recording, private_dir, spawn_error, unblock_if_exited};
+use super::{Recording, open_fifo, private_dir, spawn_error};
 use crate::attribution::events::Event;
 use crate::error::{Error, Result, Source};
 use crate::sampling::SamplerOptions;
@@ -183,15 +182,7 @@ pub(super) fn launch(
         events: None,
         tool_counts: None,
     };
-    let opened = Arc::new(AtomicBool::new(false));
-    let watcher = {
-        let (opened, fifo) = (opened.clone(), fifo.clone());
-        std::thread::spawn(move || unblock_if_exited(&child, &opened, &fifo))
-    };
-    let file = File::open(&fifo);
-    opened.store(true, Ordering::SeqCst);
-    let _ = watcher.join();
-    let file = file.map_err(|e| Error::io(&source, e))?;
+    let file = open_fifo(&child, &fifo, &source)?;
     Ok(Launched {
         recording,
         file,
