@@ -72,7 +72,11 @@ const MAX_OPERAND: u64 = 7;
 #[allow(unsafe_code)]
 unsafe fn put_low_bytes(col: *mut u8, at: &mut usize, value: u64, len: usize) {
     // SAFETY: the caller's bounds; unaligned writes are allowed for `[u8; 8]`.
-    unsafe { col.add(*at).cast::<[u8; 8]>().write_unaligned(value.to_le_bytes()) };
+    unsafe {
+        col.add(*at)
+            .cast::<[u8; 8]>()
+            .write_unaligned(value.to_le_bytes())
+    };
     *at += len;
 }
 
@@ -272,7 +276,12 @@ impl BlockEncoder {
             let small = if (1..=255).contains(&size) {
                 size as u8
             } else {
-                unsafe { escapes.add(el).cast::<[u8; 4]>().write_unaligned(size.to_le_bytes()) };
+                unsafe {
+                    escapes
+                        .add(el)
+                        .cast::<[u8; 4]>()
+                        .write_unaligned(size.to_le_bytes())
+                };
                 el += 4;
                 0
             };
