@@ -164,7 +164,7 @@ impl Collector {
     /// policies' miniatures, OPT's spill, one half of random replacement, StatCache's sampler
     /// and the access counts on one side; the other half of random replacement, the 3C sweep
     /// (with the two-level simulation), reuse times, footprint and phases on the other (on
-    /// gzip, docs/report.md, the two took 9.6 and 9.9 s of the pass's CPU time). `None` with
+    /// gzip, docs/report.md, 21.1 and 19.2 s under `report_stages`). `None` with
     /// attribution, whose event log is read on the thread that feeds it.
     pub fn analyses_split(&mut self) -> Option<[Group<'_>; 2]> {
         if self.attribution.is_some() {
