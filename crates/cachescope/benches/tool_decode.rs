@@ -6,6 +6,10 @@
 //! and the end record last, as the tool writes them. 64 MiB is far larger than the last-level
 //! cache, so the reader streams from memory as it does from the pipe.
 //!
+//! Also `tool_encode`: the same records, decoded once into batches, encoded into a native trace
+//! as `record` does (the bench thread encodes; zstd runs on the writer's helper thread, whose
+//! time this does not count): the encoder's share of `record`.
+//!
 //! Measured in CPU time of the bench thread (`support/cpu_time.rs`), so that other work on a
 //! shared machine does not count. Run with
 //! `cargo bench -p cachescope --bench tool_decode -- --warm-up-time 1 --measurement-time 3`.
@@ -14,6 +18,7 @@ use std::hint::black_box;
 
 use cachescope::record::tool::ToolReader;
 use cachescope::trace::AccessReader;
+use cachescope::trace::native::{Header, Writer};
 use cachescope::{Batch, Source};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -79,9 +84,36 @@ fn decode(c: &mut Criterion<CpuTime>) {
     group.finish();
 }
 
+fn encode(c: &mut Criterion<CpuTime>) {
+    let (bytes, refs) = stream();
+    let mut r = ToolReader::new(bytes.as_slice(), Source::Memory);
+    let mut batches = Vec::new();
+    loop {
+        let mut batch = Batch::new();
+        if r.read_batch(&mut batch).unwrap() == 0 {
+            break;
+        }
+        batches.push(batch);
+    }
+    drop(bytes);
+    let mut group = c.benchmark_group("tool_encode");
+    group.throughput(Throughput::Elements(refs));
+    group.sample_size(10);
+    group.bench_function("records", |b| {
+        b.iter(|| {
+            let mut w = Writer::new(Vec::with_capacity(16 << 20), Header::new()).unwrap();
+            for batch in &batches {
+                w.write_batch(batch).unwrap();
+            }
+            black_box(w.finish().unwrap())
+        })
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().with_measurement(CpuTime);
-    targets = decode
+    targets = decode, encode
 }
 criterion_main!(benches);

@@ -55,6 +55,15 @@ pub struct MiniSim {
     /// Kept distinct lines and their hashes (for cold misses per size).
     seen: HashMap<u64, u64, foldhash::fast::FixedState>,
     max_threshold: Option<u64>,
+    /// The size whose caches see every kept line (its threshold is `max_threshold`; the last
+    /// such, the largest when the sizes ascend, which misses least): a first reference misses
+    /// in its first cache, so only those misses are looked up in `seen`.
+    witness: Option<usize>,
+    /// The current batch's kept lines and their hashes, then one size's share of them.
+    kept: Vec<(u64, u64)>,
+    lines: Vec<u64>,
+    /// Positions in `kept` of the witness's misses.
+    missed: Vec<usize>,
 }
 
 impl MiniSim {
@@ -148,12 +157,17 @@ impl MiniSim {
         } else {
             caches.iter().filter_map(|c| c.threshold).max()
         };
+        let witness = caches.iter().rposition(|c| c.threshold == max_threshold);
         Ok(MiniSim {
             options,
             policies: policies.to_vec(),
             caches,
             seen: HashMap::default(),
             max_threshold,
+            witness,
+            kept: Vec::new(),
+            lines: Vec::new(),
+            missed: Vec::new(),
         })
     }
 
@@ -196,22 +210,43 @@ impl MiniSim {
     }
 }
 
+/// Cache by cache over a batch, each running through its share of the kept lines with its
+/// sets hot and its policy matched once, rather than every cache at every reference; each
+/// cache sees its lines in the same order, so the counts are the same.
 impl Analysis for MiniSim {
     fn observe(&mut self, batch: &Batch) {
+        self.kept.clear();
         for line in data_lines(batch, &self.options) {
             let h = hash(line.0);
-            if self.max_threshold.is_some_and(|t| h >= t) {
-                continue;
+            if self.max_threshold.is_none_or(|t| h < t) {
+                self.kept.push((line.0, h));
             }
-            self.seen.entry(line.0).or_insert(h);
-            for c in &mut self.caches {
-                if c.threshold.is_none_or(|t| h < t) {
-                    c.refs += 1;
-                    for (cache, misses) in &mut c.caches {
-                        *misses += u64::from(!cache.access(line.0));
-                    }
+        }
+        self.missed.clear();
+        for (i, c) in self.caches.iter_mut().enumerate() {
+            self.lines.clear();
+            match c.threshold {
+                None => self.lines.extend(self.kept.iter().map(|&(l, _)| l)),
+                Some(t) => self
+                    .lines
+                    .extend(self.kept.iter().filter(|&&(_, h)| h < t).map(|&(l, _)| l)),
+            }
+            c.refs += self.lines.len() as u64;
+            for (p, (cache, misses)) in c.caches.iter_mut().enumerate() {
+                let lines = self.lines.iter().copied();
+                if Some(i) == self.witness && p == 0 {
+                    // The witness keeps every kept line: `lines` is `kept` in order.
+                    let missed = &mut self.missed;
+                    cache.access_each(lines, |at| missed.push(at));
+                    *misses += missed.len() as u64;
+                } else {
+                    *misses += cache.access_all(lines);
                 }
             }
+        }
+        for &at in &self.missed {
+            let (line, h) = self.kept[at];
+            self.seen.entry(line).or_insert(h);
         }
     }
 }

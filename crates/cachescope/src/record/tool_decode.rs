@@ -4,12 +4,17 @@
 use crate::access::AccessKind;
 use crate::batch::Batch;
 
-const KINDS: [AccessKind; 4] = [
-    AccessKind::Load,
-    AccessKind::Store,
-    AccessKind::Modify,
-    AccessKind::Instr,
-];
+/// The kind of a reference's 2-bit kind code: the codes are [`AccessKind`]'s discriminants,
+/// so this compiles to nothing (a table lookup cost a load per record).
+#[inline(always)]
+fn kind_of(code: u64) -> AccessKind {
+    match code & 3 {
+        0 => AccessKind::Load,
+        1 => AccessKind::Store,
+        2 => AccessKind::Modify,
+        _ => AccessKind::Instr,
+    }
+}
 
 #[inline]
 fn word_at(chunk: &[u8]) -> u64 {
@@ -62,7 +67,7 @@ pub(super) fn decode_run(bytes: &[u8], pc: &mut u64, batch: &mut Batch) -> usize
         }
         a.write(addr);
         s.write(((w >> 48) & 0x3FF) as u32);
-        k.write(KINDS[kind as usize]);
+        k.write(kind_of(kind));
         p.write(last);
         done += 1;
     }
@@ -82,6 +87,13 @@ pub(super) fn decode_run(bytes: &[u8], pc: &mut u64, batch: &mut Batch) -> usize
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    const KINDS: [AccessKind; 4] = [
+        AccessKind::Load,
+        AccessKind::Store,
+        AccessKind::Modify,
+        AccessKind::Instr,
+    ];
 
     /// The plain decoder: one word at a time, stopping at the first escape.
     fn naive(words: &[u64], pc: &mut u64, batch: &mut Batch) -> usize {

@@ -161,22 +161,23 @@ impl Collector {
 
     /// Every analysis as `Send`, in two groups of about equal cost for
     /// [`crate::pass::Independent`] (one decode, each group on its own thread): the
-    /// policies' miniatures, OPT's spill, StatCache's sampler and the access counts on one side;
-    /// random replacement, the 3C sweep (with the two-level simulation), reuse times, footprint
-    /// and phases on the other. `None` with attribution, whose event log is read on the thread
-    /// that feeds it.
+    /// policies' miniatures, OPT's spill, one half of random replacement, StatCache's sampler
+    /// and the access counts on one side; the other half of random replacement, the 3C sweep
+    /// (with the two-level simulation), reuse times, footprint and phases on the other (on
+    /// gzip, docs/report.md, 21.1 and 19.2 s under `report_stages`). `None` with
+    /// attribution, whose event log is read on the thread that feeds it.
     pub fn analyses_split(&mut self) -> Option<[Group<'_>; 2]> {
         if self.attribution.is_some() {
             return None;
         }
+        let [random_a, random_b] = &mut self.random;
         let mut first = self.policies.analyses();
         first.extend([
-            &mut self.sampler as &mut (dyn Analysis + Send),
+            random_a as &mut (dyn Analysis + Send),
+            &mut self.sampler,
             &mut self.kinds,
         ]);
-        let [random_a, random_b] = &mut self.random;
         let second: Vec<&mut (dyn Analysis + Send)> = vec![
-            random_a,
             random_b,
             &mut self.three_c,
             &mut self.rt,

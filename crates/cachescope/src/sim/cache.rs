@@ -94,6 +94,25 @@ impl Cache {
         }
     }
 
+    /// References every line of `lines` in order and calls `miss(i)` for each miss, `i` its
+    /// position in `lines`; dispatches once, as [`Cache::access_all`].
+    pub fn access_each(
+        &mut self,
+        lines: impl IntoIterator<Item = u64>,
+        mut miss: impl FnMut(usize),
+    ) {
+        match &mut self.inner {
+            Inner::Set(c) => c.access_each(lines, miss),
+            Inner::Fully(c) => {
+                for (i, l) in lines.into_iter().enumerate() {
+                    if !c.access(l) {
+                        miss(i);
+                    }
+                }
+            }
+        }
+    }
+
     /// True when `line` is cached; changes nothing.
     pub fn contains(&self, line: u64) -> bool {
         match &self.inner {

@@ -48,6 +48,16 @@ impl LazyCache {
         self.policy
     }
 
+    /// True once the cache is built (from then on [`LazyCache::built`] simulates it).
+    pub fn is_built(&self) -> bool {
+        self.cache.is_some()
+    }
+
+    /// The cache, once built.
+    pub fn built(&mut self) -> Option<&mut Cache> {
+        self.cache.as_mut()
+    }
+
     /// References `line`; true on a hit. `first`: the stream has never referenced it before.
     /// `recency` gives every line referenced so far, this one last, least recent first; it is
     /// called at most once, when the cache is built.

@@ -131,6 +131,20 @@ impl Rrip {
         assoc: usize,
         empty: Option<usize>,
     ) -> usize {
+        let value = self.insertion(set);
+        let way = match empty {
+            Some(w) => start + w,
+            None => start + victim(&mut self.rrpv[start..start + assoc]),
+        };
+        self.rrpv[way] = value;
+        way
+    }
+
+    /// The duel's part of a miss in set `set`: PSEL moves, and the RRPV the filled line gets
+    /// (drawing from the generator for a bimodal insertion). The victim does not depend on
+    /// it, so the caller may choose the way before or after.
+    #[inline]
+    pub(super) fn insertion(&mut self, set: u64) -> u8 {
         let role = self
             .roles
             .get(set as usize)
@@ -141,27 +155,22 @@ impl Rrip {
             Role::BrripLeader => self.psel = self.psel.saturating_sub(1),
             Role::Follower => {}
         }
-        let way = match empty {
-            Some(w) => start + w,
-            None => start + victim(&mut self.rrpv[start..start + assoc]),
-        };
         let bimodal = match (self.insertion, role) {
             (Insertion::Static, _) | (Insertion::Dueling, Role::SrripLeader) => false,
             (Insertion::Bimodal, _) | (Insertion::Dueling, Role::BrripLeader) => true,
             (Insertion::Dueling, Role::Follower) => self.psel > PSEL_HALF,
         };
-        self.rrpv[way] = if bimodal && self.rng.below(BRRIP_EPSILON_INV) != 0 {
+        if bimodal && self.rng.below(BRRIP_EPSILON_INV) != 0 {
             RRPV_DISTANT
         } else {
             RRPV_LONG
-        };
-        way
+        }
     }
 }
 
 /// The first way predicted distant, after ageing the set until one is.
 #[inline]
-fn victim(rrpv: &mut [u8]) -> usize {
+pub(super) fn victim(rrpv: &mut [u8]) -> usize {
     let max = rrpv.iter().copied().max().unwrap_or(RRPV_DISTANT);
     if max < RRPV_DISTANT {
         let age = RRPV_DISTANT - max;

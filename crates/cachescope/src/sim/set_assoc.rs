@@ -11,7 +11,7 @@
 
 use super::geometry::Geometry;
 use super::policy::{Policy, VictimRng, plru_touch, plru_victim};
-use super::rrip::{Insertion, Rrip};
+use super::rrip::{Insertion, Rrip, victim};
 use super::{EMPTY, Outcome};
 use crate::error::{Error, Result};
 
@@ -174,20 +174,42 @@ impl SetAssoc {
         }
     }
 
-    /// References every line of `lines` in order; returns the number of misses. The policy is
-    /// matched once, and LRU sets of 2, 4, 8 or 16 ways are scanned as fixed-size arrays (the
-    /// compiler unrolls the compare); the results are those of [`SetAssoc::access`].
+    /// References every line of `lines` in order; returns the number of misses. The results
+    /// are those of [`SetAssoc::access`]; see [`SetAssoc::access_each`] for the speed.
     pub fn access_all(&mut self, lines: impl IntoIterator<Item = u64>) -> u64 {
+        let mut misses = 0;
+        self.access_each(lines, |_| misses += 1);
+        misses
+    }
+
+    /// References every line of `lines` in order and calls `miss(i)` for each miss, `i` its
+    /// position in `lines`. The policy is matched once, and LRU, FIFO and RRIP sets of 2, 4, 8
+    /// or 16 ways are scanned as fixed-size arrays (the compiler unrolls and vectorises the
+    /// compare); the results are those of [`SetAssoc::access`].
+    pub fn access_each(&mut self, lines: impl IntoIterator<Item = u64>, miss: impl FnMut(usize)) {
         let lines = lines.into_iter();
         match (&self.state, self.assoc) {
-            (State::Lru, 2) => self.lru_fixed::<2>(lines),
-            (State::Lru, 4) => self.lru_fixed::<4>(lines),
-            (State::Lru, 8) => self.lru_fixed::<8>(lines),
-            (State::Lru, 16) => self.lru_fixed::<16>(lines),
-            (State::Lru, _) => self.run(lines, |set, line| ordered(set, line, true)),
-            (State::Fifo, _) => self.run(lines, |set, line| ordered(set, line, false)),
+            (State::Lru, 2) => self.ordered_fixed::<2, true>(lines, miss),
+            (State::Lru, 4) => self.ordered_fixed::<4, true>(lines, miss),
+            (State::Lru, 8) => self.ordered_fixed::<8, true>(lines, miss),
+            (State::Lru, 16) => self.ordered_fixed::<16, true>(lines, miss),
+            (State::Fifo, 2) => self.ordered_fixed::<2, false>(lines, miss),
+            (State::Fifo, 4) => self.ordered_fixed::<4, false>(lines, miss),
+            (State::Fifo, 8) => self.ordered_fixed::<8, false>(lines, miss),
+            (State::Fifo, 16) => self.ordered_fixed::<16, false>(lines, miss),
+            (State::Rrip(_), 2) => self.rrip_fixed::<2>(lines, miss),
+            (State::Rrip(_), 4) => self.rrip_fixed::<4>(lines, miss),
+            (State::Rrip(_), 8) => self.rrip_fixed::<8>(lines, miss),
+            (State::Rrip(_), 16) => self.rrip_fixed::<16>(lines, miss),
+            (State::Lru, _) => self.run(lines, miss, |set, line| ordered(set, line, true)),
+            (State::Fifo, _) => self.run(lines, miss, |set, line| ordered(set, line, false)),
             (State::Random(_) | State::Plru(..) | State::Rrip(_), _) => {
-                lines.map(|l| u64::from(!self.access(l))).sum()
+                let mut miss = miss;
+                for (i, l) in lines.enumerate() {
+                    if !self.access(l) {
+                        miss(i);
+                    }
+                }
             }
         }
     }
@@ -197,29 +219,78 @@ impl SetAssoc {
     fn run(
         &mut self,
         lines: impl Iterator<Item = u64>,
+        mut miss: impl FnMut(usize),
         f: impl Fn(&mut [u64], u64) -> Outcome,
-    ) -> u64 {
+    ) {
         let (mask, assoc) = (self.set_mask, self.assoc);
-        let mut misses = 0;
-        for line in lines {
+        for (i, line) in lines.enumerate() {
             let start = (line & mask) as usize * assoc;
-            misses += u64::from(!f(&mut self.tags[start..start + assoc], line).is_hit());
+            if !f(&mut self.tags[start..start + assoc], line).is_hit() {
+                miss(i);
+            }
         }
-        misses
     }
 
-    /// LRU misses of `lines` with `A` ways.
-    fn lru_fixed<const A: usize>(&mut self, lines: impl Iterator<Item = u64>) -> u64 {
+    /// LRU (`MOVE`) or FIFO misses of `lines` with `A` ways.
+    fn ordered_fixed<const A: usize, const MOVE: bool>(
+        &mut self,
+        lines: impl Iterator<Item = u64>,
+        mut miss: impl FnMut(usize),
+    ) {
         let mask = self.set_mask;
-        let mut misses = 0;
-        for line in lines {
+        for (i, line) in lines.enumerate() {
             let start = (line & mask) as usize * A;
             let set: &mut [u64; A] = (&mut self.tags[start..start + A])
                 .try_into()
                 .expect("a set has A ways");
-            misses += u64::from(!ordered(set, line, true).is_hit());
+            if !ordered(set, line, MOVE).is_hit() {
+                miss(i);
+            }
         }
-        misses
+    }
+
+    /// RRIP-family misses of `lines` with `A` ways: the set's tags compared at once, a miss
+    /// as [`Rrip::miss`] does it for [`SetAssoc::access_outcome`] (the RRPV to insert, then the
+    /// first empty way or the victim), on the set's RRPVs as a fixed-size array.
+    fn rrip_fixed<const A: usize>(
+        &mut self,
+        lines: impl Iterator<Item = u64>,
+        mut miss: impl FnMut(usize),
+    ) {
+        let SetAssoc {
+            set_mask,
+            tags,
+            state: State::Rrip(r),
+            ..
+        } = self
+        else {
+            unreachable!("rrip_fixed runs RRIP caches only");
+        };
+        for (i, line) in lines.enumerate() {
+            let set_index = line & *set_mask;
+            let start = set_index as usize * A;
+            let set: &mut [u64; A] = (&mut tags[start..start + A])
+                .try_into()
+                .expect("a set has A ways");
+            let hits = ways_holding(set, line);
+            if hits != 0 {
+                r.hit(start + hits.trailing_zeros() as usize);
+                continue;
+            }
+            let value = r.insertion(set_index);
+            let rrpv: &mut [u8; A] = (&mut r.rrpv[start..start + A])
+                .try_into()
+                .expect("a set has A ways");
+            let empty = ways_holding(set, EMPTY);
+            let way = if empty != 0 {
+                empty.trailing_zeros() as usize
+            } else {
+                victim(rrpv)
+            };
+            rrpv[way] = value;
+            set[way] = line;
+            miss(i);
+        }
     }
 
     /// True when `line` is cached; changes nothing.
@@ -250,6 +321,16 @@ impl SetAssoc {
     pub fn resident_lines(&self) -> impl Iterator<Item = u64> + '_ {
         self.tags.iter().copied().filter(|&t| t != EMPTY)
     }
+}
+
+/// Bit `w` set when way `w` holds `tag`: a branch-free compare of the whole set.
+#[inline]
+fn ways_holding<const A: usize>(set: &[u64; A], tag: u64) -> u32 {
+    let mut bits = 0;
+    for (w, &t) in set.iter().enumerate() {
+        bits |= u32::from(t == tag) << w;
+    }
+    bits
 }
 
 /// One pass over a set: the way holding `line` and the first empty way.

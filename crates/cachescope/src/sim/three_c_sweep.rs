@@ -39,6 +39,12 @@ pub struct ThreeCSweep {
     caches: Vec<(LazyCache, MissStats)>,
     /// A two-level simulation fed the same distances ([`ThreeCSweep::with_two_level`]).
     two_level: Option<TwoLevelLru>,
+    /// The current batch's lines and their distances, for the caches already built.
+    lines: Vec<u64>,
+    distances: Vec<Option<u64>>,
+    /// Per cache, the position in the batch from which it runs over `lines` (after the
+    /// distances are known); `usize::MAX` while it is not built.
+    from: Vec<usize>,
 }
 
 impl ThreeCSweep {
@@ -77,6 +83,9 @@ impl ThreeCSweep {
             sd: StackDistanceAnalysis::new(options),
             caches,
             two_level: None,
+            lines: Vec::new(),
+            distances: Vec::new(),
+            from: Vec::new(),
         })
     }
 
@@ -115,33 +124,71 @@ impl ThreeCSweep {
     }
 }
 
+/// Counts one miss of a cache of `lines` lines, classified by its stack distance.
+#[inline]
+fn count_miss(stats: &mut MissStats, lines: u64, distance: Option<u64>) {
+    stats.misses += 1;
+    stats.line_misses += 1;
+    let class = match distance {
+        None => MissClass::Cold,
+        Some(d) if d < lines => MissClass::Conflict,
+        Some(_) => MissClass::Capacity,
+    };
+    if let Some(counts) = &mut stats.three_c {
+        counts.add(class);
+    }
+}
+
+/// The caches not yet built are fed during the distance computation (they only need the first
+/// references, and their building needs the stack as it is then); the built ones afterwards,
+/// cache by cache over the batch with their sets hot, each seeing the same lines in the same
+/// order, so the counts are the same.
 impl Analysis for ThreeCSweep {
     fn observe(&mut self, batch: &Batch) {
         let caches = &mut self.caches;
         let two_level = &mut self.two_level;
+        let (lines, distances, from) = (&mut self.lines, &mut self.distances, &mut self.from);
+        lines.clear();
+        distances.clear();
+        from.clear();
+        from.extend(
+            caches
+                .iter()
+                .map(|(c, _)| if c.is_built() { 0 } else { usize::MAX }),
+        );
         self.sd.observe_each(batch, |stack, line, distance| {
             if let Some(t) = two_level.as_mut() {
                 t.access(line, distance);
             }
-            for (cache, stats) in caches.iter_mut() {
-                let hit = cache.access(line, distance.is_none(), || stack.lines_by_recency());
-                stats.refs += 1;
-                stats.line_accesses += 1;
-                if hit {
+            lines.push(line);
+            distances.push(distance);
+            for ((cache, stats), from) in caches.iter_mut().zip(from.iter_mut()) {
+                if *from != usize::MAX {
                     continue;
                 }
-                stats.misses += 1;
-                stats.line_misses += 1;
-                let class = match distance {
-                    None => MissClass::Cold,
-                    Some(d) if d < cache.geometry().lines() => MissClass::Conflict,
-                    Some(_) => MissClass::Capacity,
-                };
-                if let Some(counts) = &mut stats.three_c {
-                    counts.add(class);
+                let hit = cache.access(line, distance.is_none(), || stack.lines_by_recency());
+                if cache.is_built() {
+                    *from = lines.len();
+                }
+                stats.refs += 1;
+                stats.line_accesses += 1;
+                if !hit {
+                    count_miss(stats, cache.geometry().lines(), distance);
                 }
             }
         });
+        for ((cache, stats), &from) in caches.iter_mut().zip(from.iter()) {
+            let (Some(built), Some(rest)) = (cache.built(), lines.get(from..)) else {
+                continue;
+            };
+            let cache_lines = built.geometry().lines();
+            let rest_distances = &distances[from..];
+            stats.refs += rest.len() as u64;
+            stats.line_accesses += rest.len() as u64;
+            built.access_each(rest.iter().copied(), |miss| {
+                count_miss(stats, cache_lines, rest_distances[miss]);
+            });
+        }
     }
 }
 

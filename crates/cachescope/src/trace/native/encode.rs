@@ -63,11 +63,20 @@ const KEY_CACHE: usize = 4096;
 /// Operand numbers above this share a slot (e.g. long `rep movs` sequences).
 const MAX_OPERAND: u64 = 7;
 
-/// Writes `value`'s 8 bytes at `*at` and moves `*at` on by `len`: a fixed 8-byte copy then a
-/// cut, cheaper than a variable-length copy (the columns have 8 bytes of slack for it).
+/// Writes `value`'s 8 bytes at `col + *at` and moves `*at` on by `len`: a fixed 8-byte copy
+/// then a cut, cheaper than a variable-length copy.
+///
+/// # Safety
+/// `col + *at .. col + *at + 8` must lie in one allocation.
 #[inline(always)]
-fn put_low_bytes(col: &mut [u8], at: &mut usize, value: u64, len: usize) {
-    col[*at..*at + 8].copy_from_slice(&value.to_le_bytes());
+#[allow(unsafe_code)]
+unsafe fn put_low_bytes(col: *mut u8, at: &mut usize, value: u64, len: usize) {
+    // SAFETY: the caller's bounds; unaligned writes are allowed for `[u8; 8]`.
+    unsafe {
+        col.add(*at)
+            .cast::<[u8; 8]>()
+            .write_unaligned(value.to_le_bytes())
+    };
     *at += len;
 }
 
@@ -83,7 +92,8 @@ fn byte_len(delta: u64) -> usize {
 /// the 64 KiB region when there is no pc) to a slot, new keys taking slots round robin.
 #[derive(Debug)]
 struct SlotPolicy {
-    keys: Vec<(u64, u8)>,
+    /// A fixed-size array, so that indexing it by a hash modulo its length needs no check.
+    keys: Box<[(u64, u8); KEY_CACHE]>,
     next: u8,
     /// Data accesses since the last instruction fetch.
     operand: u64,
@@ -92,7 +102,7 @@ struct SlotPolicy {
 impl Default for SlotPolicy {
     fn default() -> Self {
         SlotPolicy {
-            keys: vec![(u64::MAX, 0); KEY_CACHE],
+            keys: Box::new([(u64::MAX, 0); KEY_CACHE]),
             next: 1,
             operand: 0,
         }
@@ -103,7 +113,7 @@ impl Default for SlotPolicy {
 /// keeps `next` and `operand` in registers.
 #[inline(always)]
 fn slot(
-    keys: &mut [(u64, u8)],
+    keys: &mut [(u64, u8); KEY_CACHE],
     next: &mut u8,
     operand: &mut u64,
     kind: AccessKind,
@@ -133,11 +143,11 @@ fn slot(
 /// 8 bytes of slack) with a fill level, so the encoding loop ([`BlockEncoder::push_run`])
 /// holds the buffers' addresses and levels in registers: with a `Vec` per column, every byte
 /// stored might have aliased the vectors' lengths, and each push reloaded and rewrote them.
+/// The three one-byte-per-access columns share one buffer (`fixed`, meta then sizes then
+/// slots, each [`MAX_BLOCK_LEN`] long), so the loop reaches all three from one address.
 #[derive(Debug)]
 pub(super) struct BlockEncoder {
-    meta: Box<[u8]>,
-    sizes: Box<[u8]>,
-    slots: Box<[u8]>,
+    fixed: Box<[u8]>,
     addrs: Box<[u8]>,
     escapes: Box<[u8]>,
     pc_lens: Box<[u8]>,
@@ -157,15 +167,17 @@ pub(super) struct BlockEncoder {
     prev_pc: u64,
 }
 
+/// Offsets of the sizes and slots columns in [`BlockEncoder`]'s `fixed` buffer.
+const SIZES_AT: usize = MAX_BLOCK_LEN;
+const SLOTS_AT: usize = 2 * MAX_BLOCK_LEN;
+
 impl Default for BlockEncoder {
     fn default() -> Self {
         // Zeroed allocations: pages a small trace never touches are never mapped.
         let column =
             |per_access: usize| vec![0u8; per_access * MAX_BLOCK_LEN + 8].into_boxed_slice();
         BlockEncoder {
-            meta: column(1),
-            sizes: column(1),
-            slots: column(1),
+            fixed: column(3),
             addrs: column(8),
             escapes: column(4),
             pc_lens: column(1),
@@ -197,6 +209,13 @@ impl BlockEncoder {
 
     /// Appends the accesses given by four columns of one length; the block must have room
     /// for them (at most [`MAX_BLOCK_LEN`] accesses in all).
+    ///
+    /// The column writes are unchecked: this loop is most of `record`'s encoding time, and
+    /// the bounds checks (two per write, seven writes per access) spilled its registers. The
+    /// bounds hold by construction: each access adds at most 8 address bytes, 4 escape bytes,
+    /// one pc length and 8 pc bytes, each column has room for [`MAX_BLOCK_LEN`] accesses plus
+    /// 8 bytes, and the assertion below keeps the block within [`MAX_BLOCK_LEN`] accesses.
+    #[allow(unsafe_code)]
     pub(super) fn push_run(
         &mut self,
         addrs: &[u64],
@@ -204,16 +223,20 @@ impl BlockEncoder {
         kinds: &[AccessKind],
         pcs: &[u64],
     ) {
+        let len = addrs.len();
         assert!(
-            self.n + addrs.len() <= MAX_BLOCK_LEN,
+            sizes.len() == len && kinds.len() == len && pcs.len() == len,
+            "columns of different lengths"
+        );
+        assert!(
+            self.n + len <= MAX_BLOCK_LEN,
             "a block holds at most {MAX_BLOCK_LEN} accesses"
         );
-        let (meta, size_col, slots) =
-            (&mut self.meta[..], &mut self.sizes[..], &mut self.slots[..]);
-        let (addr_col, escapes) = (&mut self.addrs[..], &mut self.escapes[..]);
-        let (pc_lens, pc_bytes) = (&mut self.pc_lens[..], &mut self.pc_bytes[..]);
+        let fixed = self.fixed.as_mut_ptr();
+        let (addr_col, escapes) = (self.addrs.as_mut_ptr(), self.escapes.as_mut_ptr());
+        let (pc_lens, pc_bytes) = (self.pc_lens.as_mut_ptr(), self.pc_bytes.as_mut_ptr());
         let table = &mut self.table;
-        let keys = &mut self.policy.keys[..];
+        let keys = &mut *self.policy.keys;
         let (mut next, mut operand) = (self.policy.next, self.policy.operand);
         let mut n = self.n;
         let (mut al, mut el, mut pn, mut pl) = (
@@ -230,8 +253,8 @@ impl BlockEncoder {
             let delta = addr.wrapping_sub(*prev);
             *prev = addr;
             let len = byte_len(delta);
-            put_low_bytes(addr_col, &mut al, delta, len);
-            slots[n] = slot;
+            // SAFETY (every write below): the bounds in this function's documentation.
+            unsafe { put_low_bytes(addr_col, &mut al, delta, len) };
             if kind == AccessKind::Instr {
                 last_instr = addr;
             }
@@ -243,18 +266,29 @@ impl BlockEncoder {
                 let delta = pc.wrapping_sub(prev_pc);
                 prev_pc = pc;
                 let len = byte_len(delta);
-                pc_lens[pn] = len as u8;
+                unsafe {
+                    *pc_lens.add(pn) = len as u8;
+                    put_low_bytes(pc_bytes, &mut pl, delta, len);
+                }
                 pn += 1;
-                put_low_bytes(pc_bytes, &mut pl, delta, len);
                 PC_EXPLICIT
             };
-            meta[n] = len as u8 | (3 - kind as u8) << KIND_SHIFT | mode;
-            if (1..=255).contains(&size) {
-                size_col[n] = size as u8;
+            let small = if (1..=255).contains(&size) {
+                size as u8
             } else {
-                size_col[n] = 0;
-                escapes[el..el + 4].copy_from_slice(&size.to_le_bytes());
+                unsafe {
+                    escapes
+                        .add(el)
+                        .cast::<[u8; 4]>()
+                        .write_unaligned(size.to_le_bytes())
+                };
                 el += 4;
+                0
+            };
+            unsafe {
+                *fixed.add(n) = len as u8 | (3 - kind as u8) << KIND_SHIFT | mode;
+                *fixed.add(SIZES_AT + n) = small;
+                *fixed.add(SLOTS_AT + n) = slot;
             }
             n += 1;
         }
@@ -283,9 +317,9 @@ impl BlockEncoder {
         }
         let n = self.n;
         for col in [
-            &self.meta[..n],
-            &self.sizes[..n],
-            &self.slots[..n],
+            &self.fixed[..n],
+            &self.fixed[SIZES_AT..SIZES_AT + n],
+            &self.fixed[SLOTS_AT..SLOTS_AT + n],
             &self.addrs[..self.addrs_len],
             &self.escapes[..self.escapes_len],
             &self.pc_lens[..self.pcs],
