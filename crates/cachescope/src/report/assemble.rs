@@ -42,7 +42,10 @@ impl Collector {
 
         let distances = self.three_c.distances();
         let curve = |measured, method, policy, sizes: &[u64]| {
-            method::curve_from(measured, &curve_options(&self.options, method, policy, sizes))
+            method::curve_from(
+                measured,
+                &curve_options(&self.options, method, policy, sizes),
+            )
         };
         let mut mrc = vec![curve(
             Measured::StackDistances(&distances),
