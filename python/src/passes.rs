@@ -91,8 +91,9 @@ pub fn footprint(
 }
 
 /// Several analyses from one reading of the source: each name's JSON, in order. Names:
-/// `stats`, `mrc` (exact LRU at `opts.sizes`), `footprint` (its logarithmic grid) and
-/// `sample` (the profile's summary; the profile itself is returned too).
+/// `stats`, `mrc` (exact LRU at `opts.sizes`, from the stack distances through the method
+/// layer), `footprint` (its logarithmic grid) and `sample` (the profile's summary; the profile
+/// itself is returned too).
 pub fn analyse(
     spec: &Spec,
     names: &[String],
@@ -136,7 +137,10 @@ pub fn analyse(
     for name in names {
         out.push(match name.as_str() {
             "stats" => pretty(&StatsReport::new(&trace, stats.finish())),
-            "mrc" => pretty(&sd.finish().mrc(&opts.sizes)),
+            "mrc" => pretty(&method::curve_from(
+                method::Measured::StackDistances(&sd.finish()),
+                opts,
+            )?),
             "footprint" => {
                 let f = fp.finish();
                 pretty(&json!({

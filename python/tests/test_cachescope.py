@@ -180,6 +180,23 @@ def test_report_writes_the_html(tmp_path):
     assert s["refs"] == 50_000
 
 
+def test_report_curves_are_the_methods_curves(tmp_path):
+    # Every curve of report.json is what mrc() gives for its method with the report's rate,
+    # seed and estimated cold misses, at the report's sizes: HOTL's time-local reading too.
+    t = cs.workload("zipf", lines=1024, refs=60_000)
+    s = t.report(tmp_path / "r", rate=0.01, interval=5_000, threads=1)
+    with open(s["json"]) as f:
+        report = json.load(f)
+    assert [c["method"] for c in report["mrc"]] == [
+        "exact", "exact", "statcache", "statstack", "hotl", "hotl-rt"
+    ]
+    for shown in report["mrc"]:
+        sizes = [p["size_bytes"] for p in shown["points"]]
+        c = t.mrc(method=shown["method"], policy=shown["policy"], sizes=sizes, rate=0.01,
+                  estimate_cold=True)
+        assert json.loads(c.json) == shown, shown["method"]
+
+
 @pytest.mark.skipif(not shutil.which("valgrind") or not shutil.which("cc"), reason="valgrind or cc missing")
 def test_record_a_program(tmp_path):
     src = tmp_path / "p.c"

@@ -104,18 +104,14 @@ pub fn run(args: MrcArgs) -> Result<()> {
         }
         method::mrc_of_profile(profile, &opts)?
     } else {
-        // Under MPI the exact LRU curve, the paper's HOTL curves and the sampled curves
-        // distribute; exact simulation and time-local HOTL (one ordered pass) run on rank 0.
+        // Under MPI the passes that distribute (exact LRU, the paper's HOTL, reuse times, the
+        // samples) run on every rank; simulations and time-local HOTL (one ordered pass) run on
+        // rank 0, which alone reports an error.
         #[cfg(feature = "mpi")]
         if crate::mpi::is_secondary_rank()
-            && !match (args.method, opts.policy()?) {
-                (MrcMethod::Exact, ReplacementPolicy::Lru) => true,
-                (MrcMethod::Hotl, _) => {
-                    args.hotl_variant == cachescope::models::hotl::HotlVariant::Paper
-                }
-                (MrcMethod::HotlRt | MrcMethod::Statcache | MrcMethod::Statstack, _) => true,
-                _ => false,
-            }
+            && !opts
+                .measure()
+                .is_ok_and(cachescope::method::Measure::is_distributed)
         {
             return Ok(());
         }

@@ -18,10 +18,13 @@
 //! # Ok(()) }
 //! ```
 
+mod measured;
 mod names;
 
+pub use measured::{Measure, Measured, curve_from};
+
 use crate::error::{Error, Result};
-use crate::models::{hotl, smith, statcache, statstack};
+use crate::models::hotl;
 use crate::parallel::{FootprintPlan, ReuseTimePlan, StackDistancePlan};
 use crate::pass::{Analyses, Hooks, Pass, Plan, Sampling};
 use crate::reuse::{Mrc, Options, RandomReplacementAnalysis};
@@ -178,35 +181,45 @@ pub struct MrcRun {
     pub profile: Option<Profile>,
 }
 
-/// The curve of `trace` by `opts.method`, its passes run by `pass`.
+/// The curve of `trace` by `opts.method`, its passes run by `pass`: the pass measures what
+/// [`MrcOptions::measure`] names, [`curve_from`] makes the curve.
 pub fn mrc<H: Hooks>(
     trace: &mut Trace,
     opts: &MrcOptions,
     pass: &mut Pass<H>,
 ) -> Result<MrcRun, H::Error> {
-    let policy = opts.policy()?;
     let options = opts.options;
-    let sizes = &opts.sizes;
-    let curve = |mrc| Ok(MrcRun { mrc, profile: None });
-    let sizes = sizes.as_slice();
-    match (opts.method, policy) {
-        (Method::Exact, CurvePolicy::Lru) => {
+    let sizes = opts.sizes.as_slice();
+    let mrc = match opts.measure()? {
+        Measure::StackDistances => {
             let d = pass.run(trace, Plan(&StackDistancePlan { options }))?;
-            curve(match opts.ways {
-                Some(w) => smith::set_associative_mrc(
-                    &smith::Distances::from_stack_distances(&d),
-                    w,
-                    sizes,
-                )?,
-                None => d.mrc(sizes),
-            })
+            curve_from(Measured::StackDistances(&d), opts)?
         }
-        (Method::Exact, CurvePolicy::Opt) => {
+        Measure::Profile => {
+            let profile = pass.run(trace, Sampling(opts.sampler()))?;
+            let profile = profile.with_source(trace.source().to_string());
+            return Ok(mrc_of_profile(profile, opts)?);
+        }
+        Measure::LocalFootprint => {
+            // One sequential pass: the stretches' histograms follow the trace's order.
+            let mut local = hotl::LocalFootprintAnalysis::new(options);
+            pass.run(trace, Analyses(&mut [&mut local]))?;
+            curve_from(Measured::LocalFootprint(&local.finish()), opts)?
+        }
+        Measure::Footprint => {
+            let fp = pass.run(trace, Plan(&FootprintPlan::new(options, &[])?))?;
+            curve_from(Measured::Footprint(&fp), opts)?
+        }
+        Measure::ReuseTimes => {
+            let rt = pass.run(trace, Plan(&ReuseTimePlan { options }))?;
+            curve_from(Measured::ReuseTimes(&rt), opts)?
+        }
+        Measure::Opt => {
             let mut opt = crate::opt::OptAnalysis::new(options)?;
             pass.run(trace, Analyses(&mut [&mut opt]))?;
-            curve(opt.finish(sizes)?)
+            curve_from(Measured::Simulated(opt.finish(sizes)?), opts)?
         }
-        (Method::Exact, CurvePolicy::Random) if opts.ways.is_none() => {
+        Measure::RandomReplacement => {
             if sizes.len() > 4096 {
                 return Err(invalid(format!(
                     "exact random replacement simulates one cache per size; {} sizes is too many \
@@ -217,83 +230,36 @@ pub fn mrc<H: Hooks>(
             }
             let mut rr = RandomReplacementAnalysis::new(options, sizes, opts.seed);
             pass.run(trace, Analyses(&mut [&mut rr]))?;
-            curve(rr.finish())
+            curve_from(Measured::Simulated(rr.finish()), opts)?
         }
-        (Method::Statcache | Method::Statstack, _) => {
-            let profile = pass.run(trace, Sampling(opts.sampler()))?;
-            let profile = profile.with_source(trace.source().to_string());
-            Ok(mrc_of_profile(profile, opts)?)
-        }
-        (Method::Hotl, _) if opts.hotl_variant == hotl::HotlVariant::Local => {
-            // One sequential pass: the stretches' histograms follow the trace's order.
-            let mut local = hotl::LocalFootprintAnalysis::new(options);
-            pass.run(trace, Analyses(&mut [&mut local]))?;
-            let model = local.finish().curve(hotl::local::SPAN);
-            curve(match opts.ways {
-                Some(w) => smith::set_associative_mrc(&model.stack_distances(), w, sizes)?,
-                None => model.mrc(sizes),
-            })
-        }
-        (Method::Hotl, _) => {
-            let fp = pass.run(trace, Plan(&FootprintPlan::new(options, &[])?))?;
-            let filmer = hotl::Filmer::new(&fp);
-            curve(match opts.ways {
-                Some(w) => smith::set_associative_mrc(&filmer.stack_distances(), w, sizes)?,
-                None => filmer.mrc(sizes),
-            })
-        }
-        (Method::HotlRt, _) => {
-            let rt = pass.run(trace, Plan(&ReuseTimePlan { options }))?;
-            curve(hotl::reuse_time_mrc(&rt, sizes))
-        }
-        // Every other policy, set-associative curves, and miniatures: one cache per size.
-        (Method::Exact | Method::Mini, p) => {
-            let Some(sim) = p.simulated(opts.seed) else {
-                return Err(invalid(
-                    "--method mini simulates caches: OPT's exact curve is --method exact --policy opt",
-                )
-                .into());
-            };
-            let rate = if opts.method == Method::Mini {
-                opts.mini_rate
-            } else {
-                1.0
-            };
-            let min_sets = if opts.method == Method::Mini {
-                opts.mini_min_sets
-            } else {
-                1
+        Measure::Simulation(sim) => {
+            let (rate, min_sets) = match opts.method {
+                Method::Mini => (opts.mini_rate, opts.mini_min_sets),
+                _ => (1.0, 1),
             };
             let mut mini = crate::mini::MiniSim::with_min_sets(
                 options, sim, opts.ways, sizes, rate, min_sets,
             )?;
             pass.run(trace, Analyses(&mut [&mut mini]))?;
-            let mut mrc = mini.finish();
-            if opts.method == Method::Exact {
-                mrc.method = "exact".into();
-            }
-            curve(mrc)
+            curve_from(Measured::Simulated(mini.finish()), opts)?
         }
-    }
+    };
+    Ok(MrcRun { mrc, profile: None })
 }
 
 /// The curve a sampled method (StatCache or StatStack) models from `profile`, which must have
 /// been sampled with `opts`' line size.
 pub fn mrc_of_profile(profile: Profile, opts: &MrcOptions) -> Result<MrcRun> {
-    opts.policy()?;
-    profile.expect_line_size(opts.options.line_size)?;
-    let mrc = match opts.method {
-        Method::Statcache => statcache::mrc_on(&profile, &opts.sizes, opts.cold, opts.threads)?,
-        Method::Statstack => statstack::mrc(&profile, &opts.sizes, opts.cold)?,
-        m => {
-            return Err(invalid(format!(
-                "{} is a sampling profile: model it with --method statcache or --method statstack \
-                 (the other methods need the trace; --method {} does)",
-                profile.source(),
-                m.name()
-            )));
-        }
-    };
+    if !opts.method.is_sampled() {
+        opts.policy()?;
+        return Err(invalid(format!(
+            "{} is a sampling profile: model it with --method statcache or --method statstack \
+             (the other methods need the trace; --method {} does)",
+            profile.source(),
+            opts.method.name()
+        )));
+    }
+    let mrc = curve_from(Measured::Profile(&profile), opts)?;
     Ok(MrcRun {
         mrc,
         profile: Some(profile),

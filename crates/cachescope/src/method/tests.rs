@@ -102,3 +102,59 @@ fn models_refuse_other_policies_and_profiles_other_methods() {
     let p = curve(&opts(Method::Statstack, None), 1).profile.unwrap();
     assert!(mrc_of_profile(p, &o).is_err());
 }
+
+#[test]
+fn each_method_names_its_measurement_and_refuses_another() {
+    let measure = |method, policy, ways| {
+        let mut o = opts(method, policy);
+        o.ways = ways;
+        o.measure()
+    };
+    assert_eq!(
+        measure(Method::Exact, None, Some(4)).unwrap(),
+        Measure::StackDistances
+    );
+    assert_eq!(
+        measure(Method::Exact, Some(CurvePolicy::Random), Some(4)).unwrap(),
+        Measure::Simulation(crate::sim::Policy::Random { seed: 1 })
+    );
+    assert_eq!(
+        measure(Method::Hotl, None, None).unwrap(),
+        Measure::LocalFootprint
+    );
+    let mut paper = opts(Method::Hotl, None);
+    paper.hotl_variant = hotl::HotlVariant::Paper;
+    assert_eq!(paper.measure().unwrap(), Measure::Footprint);
+    assert!(Measure::Footprint.is_distributed() && !Measure::LocalFootprint.is_distributed());
+    let e = measure(Method::Mini, Some(CurvePolicy::Opt), None).unwrap_err();
+    assert!(e.to_string().contains("OPT's exact curve"), "{e}");
+
+    let mut sd = crate::reuse::StackDistanceAnalysis::new(Options::default());
+    Pass::new(1)
+        .run(&mut trace(), Analyses(&mut [&mut sd]))
+        .unwrap();
+    let d = sd.finish();
+    let e = curve_from(Measured::StackDistances(&d), &opts(Method::HotlRt, None)).unwrap_err();
+    assert!(e.to_string().contains("needs ReuseTimes measured"), "{e}");
+    // Smith's formula applies to a measurement as it does inside `mrc`.
+    let mut smith = opts(Method::Exact, None);
+    smith.ways = Some(4);
+    let got = curve_from(Measured::StackDistances(&d), &smith).unwrap();
+    assert_eq!(got.points, curve(&smith, 1).mrc.points);
+    assert_ne!(got.points, d.mrc(&SIZES).points);
+}
+
+#[test]
+fn both_hotl_readings_equal_their_analyses_run_by_hand() {
+    let mut local = hotl::LocalFootprintAnalysis::new(Options::default());
+    let mut fp = hotl::FootprintAnalysis::new(Options::default(), &[]).unwrap();
+    Pass::new(1)
+        .run(&mut trace(), Analyses(&mut [&mut local, &mut fp]))
+        .unwrap();
+    let local = local.finish().curve(hotl::local::SPAN).mrc(&SIZES);
+    let paper = hotl::Filmer::new(&fp.finish()).mrc(&SIZES);
+    assert_eq!(curve(&opts(Method::Hotl, None), 2).mrc, local);
+    let mut o = opts(Method::Hotl, None);
+    o.hotl_variant = hotl::HotlVariant::Paper;
+    assert_eq!(curve(&o, 2).mrc, paper);
+}

@@ -1,9 +1,12 @@
 //! The second half of a report: the models run on what the pass measured (StatCache,
 //! StatStack, HOTL, Smith, Ji et al.'s L2 model, OPT's curve), assembled into a [`Report`].
-//! A section whose model cannot run is left out with a note saying why.
+//! The miss-ratio curves come from [`method::curve_from`], so each is the curve
+//! `mrc --method M` prints by default. A section whose model cannot run is left out with a
+//! note saying why.
 
+use crate::method::{self, CurvePolicy, Measured, Method, MrcOptions};
 use crate::models::hotl::{self, Footprint};
-use crate::models::{smith, statcache, statstack};
+use crate::models::smith;
 use crate::reuse::{Mrc, StackDistances};
 use crate::sampling::Cold;
 use crate::sim::SimReport;
@@ -15,7 +18,7 @@ use super::collector::Collector;
 use super::histogram::octave_histogram;
 use super::l2::l2_report;
 use super::model::*;
-use super::options::MIN_INTERVALS;
+use super::options::{CollectOptions, MIN_INTERVALS};
 use super::summaries::{attribution_summary, phases_summary};
 
 impl Collector {
@@ -38,28 +41,53 @@ impl Collector {
         };
 
         let distances = self.three_c.distances();
-        let mut mrc = vec![distances.mrc(sizes)];
+        let curve = |measured, method, policy, sizes: &[u64]| {
+            method::curve_from(
+                measured,
+                &curve_options(&self.options, method, policy, sizes),
+            )
+        };
+        let mut mrc = vec![curve(
+            Measured::StackDistances(&distances),
+            Method::Exact,
+            None,
+            sizes,
+        )?];
         let [random_a, random_b] = &self.random;
         let mut random = random_a.finish();
         random.points.extend(random_b.finish().points);
         random.points.sort_by_key(|p| p.size_bytes);
         random.points.retain(|p| p.size_bytes <= max_bytes);
-        mrc.push(random);
+        let random_sizes: Vec<u64> = random.points.iter().map(|p| p.size_bytes).collect();
+        mrc.push(curve(
+            Measured::Simulated(random),
+            Method::Exact,
+            Some(CurvePolicy::Random),
+            &random_sizes,
+        )?);
         let profile = self.sampler.finish();
-        for (name, model) in [
-            ("statcache", statcache::mrc as fn(_, _, _) -> _),
-            ("statstack", statstack::mrc),
-        ] {
-            match model(&profile, sizes, Cold::Estimate) {
-                Ok(curve) => mrc.push(curve),
-                Err(e) => notes.push(format!("{name} left out: {e}")),
+        for method in [Method::Statcache, Method::Statstack] {
+            match curve(Measured::Profile(&profile), method, None, sizes) {
+                Ok(c) => mrc.push(c),
+                Err(e) => notes.push(format!("{} left out: {e}", method.name())),
             }
         }
+        let local = self.local.finish();
+        mrc.push(curve(
+            Measured::LocalFootprint(&local),
+            Method::Hotl,
+            None,
+            sizes,
+        )?);
+        let reuse_times = self.rt.finish();
+        mrc.push(curve(
+            Measured::ReuseTimes(&reuse_times),
+            Method::HotlRt,
+            None,
+            sizes,
+        )?);
         let footprint = self.fp.finish();
         let filmer = hotl::Filmer::new(&footprint);
-        mrc.push(filmer.mrc(sizes));
-        let reuse_times = self.rt.finish();
-        mrc.push(hotl::reuse_time_mrc(&reuse_times, sizes));
 
         let three_c_reports = self.three_c.finish();
         let three_c_points =
@@ -138,6 +166,30 @@ impl Collector {
         };
         report.figures = catalog::list(&report);
         Ok(report)
+    }
+}
+
+/// The options of the report's curve by `method`: `mrc --method M`'s defaults, with the
+/// report's line size, seed and sampling rate, and the models' cold misses estimated (the
+/// report shows `miss_ratio` beside `miss_ratio_warm`).
+fn curve_options(
+    options: &CollectOptions,
+    method: Method,
+    policy: Option<CurvePolicy>,
+    sizes: &[u64],
+) -> MrcOptions {
+    MrcOptions {
+        method,
+        policy,
+        sizes: sizes.to_vec(),
+        options: crate::reuse::Options {
+            line_size: options.line_size,
+            ..crate::reuse::Options::default()
+        },
+        seed: options.seed,
+        rate: options.sample_rate,
+        cold: Cold::Estimate,
+        ..MrcOptions::default()
     }
 }
 

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use crate::analysis::Analysis;
 use crate::attribution::measure::{self as attribution, EventSource};
-use crate::models::hotl::FootprintAnalysis;
+use crate::models::hotl::{FootprintAnalysis, LocalFootprintAnalysis};
 use crate::models::l2::TwoLevelAnalysis;
 use crate::phases::{KChoice, Method, PhaseAnalysis, PhaseOptions};
 use crate::reuse::{Options, RandomReplacementAnalysis, ReuseTimeAnalysis, sizes_log_range};
@@ -31,6 +31,8 @@ pub struct Collector {
     pub(super) kinds: KindCounts,
     pub(super) rt: ReuseTimeAnalysis,
     pub(super) fp: FootprintAnalysis,
+    /// HOTL's time-local reading, the one `mrc --method hotl` shows.
+    pub(super) local: LocalFootprintAnalysis,
     /// Random replacement, its sizes dealt alternately over two analyses so that the two
     /// threads of [`Collector::analyses_split`] share its cost (each cache draws from its own
     /// generator, so the curve does not depend on the dealing).
@@ -97,6 +99,7 @@ impl Collector {
             kinds: KindCounts::default(),
             rt: ReuseTimeAnalysis::new(reuse),
             fp: FootprintAnalysis::new(reuse, &[])?,
+            local: LocalFootprintAnalysis::new(reuse),
             random: [0, 1].map(|h| RandomReplacementAnalysis::new(reuse, &dealt(h), options.seed)),
             sampler: Sampler::new(SamplerOptions {
                 rate: options.sample_rate,
@@ -141,6 +144,7 @@ impl Collector {
             &mut self.kinds,
             &mut self.rt,
             &mut self.fp,
+            &mut self.local,
             random_a,
             random_b,
             &mut self.sampler,
@@ -161,11 +165,12 @@ impl Collector {
 
     /// Every analysis as `Send`, in two groups of about equal cost for
     /// [`crate::pass::Independent`] (one decode, each group on its own thread): the
-    /// policies' miniatures, OPT's spill, one half of random replacement, StatCache's sampler
-    /// and the access counts on one side; the other half of random replacement, the 3C sweep
-    /// (with the two-level simulation), reuse times, footprint and phases on the other (on
-    /// gzip, docs/report.md, 21.1 and 19.2 s under `report_stages`). `None` with
-    /// attribution, whose event log is read on the thread that feeds it.
+    /// policies' miniatures, OPT's spill, one half of random replacement, StatCache's sampler,
+    /// HOTL's time-local footprint and the access counts on one side; the other half of random
+    /// replacement, the 3C sweep (with the two-level simulation), reuse times, footprint and
+    /// phases on the other (on gzip, docs/report.md, 21.1 and 19.2 s under `report_stages`,
+    /// before the time-local footprint joined). `None` with attribution, whose event log is
+    /// read on the thread that feeds it.
     pub fn analyses_split(&mut self) -> Option<[Group<'_>; 2]> {
         if self.attribution.is_some() {
             return None;
@@ -176,6 +181,7 @@ impl Collector {
             random_a as &mut (dyn Analysis + Send),
             &mut self.sampler,
             &mut self.kinds,
+            &mut self.local,
         ]);
         let second: Vec<&mut (dyn Analysis + Send)> = vec![
             random_b,
