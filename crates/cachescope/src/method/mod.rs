@@ -228,7 +228,7 @@ pub fn mrc<H: Hooks>(
             // One sequential pass: the stretches' histograms follow the trace's order.
             let mut local = hotl::LocalFootprintAnalysis::new(options);
             pass.run(trace, Analyses(&mut [&mut local]))?;
-            let model = local.finish().curve(hotl::local::SPAN);
+            let model = local.finish().curve();
             curve(match opts.ways {
                 Some(w) => smith::set_associative_mrc(&model.stack_distances(), w, sizes)?,
                 None => model.mrc(sizes),
