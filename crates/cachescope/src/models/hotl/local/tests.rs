@@ -153,8 +153,8 @@ fn fast_brute(lines: &[u64], span: u64) -> impl Fn(u64) -> f64 {
         }
     }
     let mut sd_count = vec![0.0f64; 64];
-    for i in 0..n {
-        let Some(rt) = rts[i] else { continue };
+    for (i, rt) in rts.iter().enumerate() {
+        let Some(rt) = *rt else { continue };
         assert!(rt < 64 && span * rt <= len as u64);
         let s = i / len;
         let range = s * len..((s + 1) * len).min(n);
