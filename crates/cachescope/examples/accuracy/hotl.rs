@@ -116,17 +116,27 @@ pub fn table(inputs: &[Input]) -> String {
         worst_real.1,
     );
     o.push_str(
-        "\nWhere the time-local reading still errs (figures from `cachescope hotl gzip.cst \
-         --reuse-windows` and the curves above, 25 Nov 2026): `gzip`'s cliff at 36–44 KiB. The \
-         reuses that fall there have reuse times of about 900–1300 references, and their windows \
-         hold 590–710 lines against 480–630 for the average window of the same length: sweeps \
-         over a buffer of about 40 KiB, bursts far shorter than a stretch (2^18 references on \
-         this 45.6 M-reference trace, at most 256 stretches), so the stretch's footprint is the average \
-         one again. Stretches short enough to see them (a few thousand references) would make \
-         memory grow with the trace's length; within a stretch the gap is the reuse-window \
-         hypothesis itself, which only stack distances (the exact pass) resolve. `sort`'s worst \
-         point is the first size, 16 lines, on a cliff between 16 and 17 lines that any \
-         expected distance blurs.\n",
+        "\nStreamed stretches (26 Nov 2026): the time-local reading used to keep every stretch to \
+         the end and, past 256 of them, double their length, so long traces saw stretches of \
+         2^16-2^18 references; now each stretch settles as soon as its reuses' predictions are \
+         final and the finest stay 1 Ki references long. Worst point before → after, \
+         `mrc --method hotl` against `--method exact` from 1 KiB to 1 GiB, 8 sizes per octave, on \
+         the traces above: gzip 3.04 → 2.51 pp, sort 2.05 → 1.81, xz 1.34 → 1.16, awk 1.31 → \
+         1.21, sqlite 0.64 → 0.52, bzip2 0.53 → 0.38, mm 0.13 → 0.05, hash 0.61 and planted \
+         10.64 unchanged; no mean got worse. The pass costs more CPU (sqlite, decoding \
+         included: 1.37 → 2.0 s) and half the memory (44 → 22 MB).\n\n\
+         Tried and not kept: correcting each reuse-time bin by the reuse windows measured on a \
+         spatial sample (the rfp column's check: predictions of a bin scaled so that their \
+         mean is the sampled windows' mean). It fixes `planted` only with many lines sampled \
+         (worst 10.64 → 3.34 pp at rate 0.1, 9.75 at 0.01) and makes every small-footprint \
+         program worse, because a sampled stack distance is a multiple of 1/rate lines: at rate \
+         0.01, mm 0.13 → 36.9 pp, gzip 3.04 → 8.08, sort 2.05 → 2.89, phases 0.69 → 1.35. \
+         Where the reading still errs: `planted`'s stream is reused across phases (reuse times \
+         of millions of references, windows of about 1 M lines), which only the whole trace's \
+         footprint covers, and its average over windows without the stream puts those reuses \
+         below a 60 MiB cache; `gzip`'s cliff at 12 KiB is the reuse-window gap inside a \
+         stretch, which only stack distances resolve; `sort`'s worst point is the first size, \
+         16 lines, on a cliff between 16 and 17 lines that any expected distance blurs.\n",
     );
     o
 }

@@ -152,7 +152,7 @@ pub fn curve_from(measured: Measured<'_>, opts: &MrcOptions) -> Result<Mrc> {
             }
         }
         Measured::LocalFootprint(local) => {
-            let model = local.curve(hotl::local::SPAN);
+            let model = local.curve();
             match opts.ways {
                 Some(w) => set_associative(&model.stack_distances(), w)?,
                 None => model.mrc(sizes),

@@ -151,7 +151,7 @@ fn both_hotl_readings_equal_their_analyses_run_by_hand() {
     Pass::new(1)
         .run(&mut trace(), Analyses(&mut [&mut local, &mut fp]))
         .unwrap();
-    let local = local.finish().curve(hotl::local::SPAN).mrc(&SIZES);
+    let local = local.finish().curve().mrc(&SIZES);
     let paper = hotl::Filmer::new(&fp.finish()).mrc(&SIZES);
     assert_eq!(curve(&opts(Method::Hotl, None), 2).mrc, local);
     let mut o = opts(Method::Hotl, None);

@@ -35,17 +35,31 @@
 //! size, but `mm`'s sharp cliff moved (0.31 → 3.0 pp), the window's position inside its
 //! stretch being unknown to a histogram.
 //!
+//! ## Stretches of every length, streamed
+//! A stretch is final once every forward reuse time its reuses compare with is known:
+//! `⌈len / span⌉` references after its end. Then its reuses' predictions are made, kept as
+//! counts per predicted distance, its forward histogram is added to its parent's (the stretch
+//! twice as long holding it), and its memory serves the next stretch. Each length thus keeps
+//! at most two stretches open, and the finest stretches stay 1 Ki references long however long
+//! the trace: an earlier version kept every stretch to the end and, past 256 of them, doubled
+//! their length, so on a 45 M-reference trace a reuse of a thousand references saw a stretch
+//! of 2^18. Streamed, every real program of docs/accuracy/hotl.md moved closer to the exact
+//! curve (figures there).
+//!
 //! ## Cost
-//! One table lookup per reference (line → latest position) and two histogram increments: the
-//! reuse time into the histogram of the stretch it ends in, and, as the forward reuse time of
-//! `j`, into that of `j`'s stretch. Histograms are log-bucketed (one bin per reuse time below
-//! 64, then 16 per octave); there are at most [`MAX_STRETCHES`] stretches, which double in
-//! length (neighbours' histograms added) when the trace outgrows them. Memory: the line table, plus `MAX_STRETCHES × bins × 32` bytes.
+//! One table lookup per reference (line → latest position) and three histogram increments:
+//! the reuse time into the whole trace's histogram and into that of the stretch it picks, and,
+//! as the forward reuse time of `j`, into that of the lowest open stretch holding `j`.
+//! Histograms are log-bucketed (one bin per reuse time below 64, then 16 per octave). Memory:
+//! the line table, two open stretches per length (`log2(n / 1024)` lengths) of two histograms
+//! each, and one count per predicted distance (at most the distinct lines).
 
 mod bins;
+mod levels;
 mod model;
 
 pub use model::{LocalCurve, LocalFootprint};
+use model::{Predictions, Stretch};
 
 /// Which reading of HOTL `mrc --method hotl` uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,15 +78,13 @@ use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::reuse::table::LineTable;
 use crate::reuse::{Options, data_lines};
-use bins::{BINS, bin_of};
+use bins::BINS;
+use levels::{Level, Open};
 
 /// A reuse takes the smallest stretch at least this many times its reuse time (2 to 32 moved
 /// no real program's worst point by more than 0.05 pp but `hash`'s: 0.76 pp at 2, 0.78 at 4,
 /// 1.75 at 8, 4.0 at 32).
 pub const SPAN: u64 = 4;
-
-/// Stretches kept; more, and neighbours merge (the stretch length doubles).
-pub const MAX_STRETCHES: usize = 256;
 
 /// Shortest stretch, as a power of two.
 const MIN_STRETCH_BITS: u32 = 10;
@@ -86,7 +98,7 @@ pub(crate) struct Bin {
 
 impl Bin {
     #[inline]
-    fn add(&mut self, v: u64) {
+    pub(crate) fn add(&mut self, v: u64) {
         self.count += 1.0;
         self.sum += v as f64;
     }
@@ -96,101 +108,182 @@ impl Bin {
     }
 }
 
-/// Collects the stretches' reuse-time histograms; see the [module documentation](self).
+/// Collects the stretches' reuse-time histograms and turns each stretch's reuses into
+/// predictions once it is final; see the [module documentation](self).
 #[derive(Clone, Debug)]
 pub struct LocalFootprintAnalysis {
     options: Options,
+    span: u64,
     table: LineTable,
     now: u64,
-    /// Stretches are `1 << bits` references long.
-    bits: u32,
-    /// `MAX_STRETCHES × BINS`: forward reuse times of the positions in each stretch.
-    forward: Vec<Bin>,
-    /// `MAX_STRETCHES × BINS`: reuse times of the reuses that end in each stretch.
-    ending: Vec<Bin>,
-    /// `BINS`: first positions `f`, for the whole trace's Xiang footprint.
+    /// Level `k`: stretches of `2^k` finest ones.
+    levels: Vec<Level>,
+    /// The first position at which a level changes.
+    next_event: u64,
+    /// Every reuse time of the settled stretches (the rest are added by `finish`), and the
+    /// first positions `f`: the whole trace's Xiang footprint.
+    reuse: Vec<Bin>,
     first: Vec<Bin>,
+    /// Final predictions: reuses by predicted `sd = ⌈E[rd]⌉ − 1`.
+    predicted: Predictions,
 }
 
 impl LocalFootprintAnalysis {
-    /// An analysis of the references `options` counts.
+    /// An analysis of the references `options` counts, each reuse taking the smallest stretch
+    /// at least [`SPAN`] times its reuse time.
     pub fn new(options: Options) -> LocalFootprintAnalysis {
+        LocalFootprintAnalysis::with_span(options, SPAN)
+    }
+
+    /// The same with each reuse taking the smallest stretch at least `span` (≥ 1) times its
+    /// reuse time.
+    pub fn with_span(options: Options, span: u64) -> LocalFootprintAnalysis {
+        let span = span.max(1);
         LocalFootprintAnalysis {
             options,
+            span,
             table: LineTable::default(),
             now: 0,
-            bits: MIN_STRETCH_BITS,
-            forward: vec![Bin::default(); MAX_STRETCHES * BINS],
-            ending: vec![Bin::default(); MAX_STRETCHES * BINS],
+            levels: vec![Level::new(0, span, 1)],
+            next_event: 1 << MIN_STRETCH_BITS,
+            reuse: vec![Bin::default(); BINS],
             first: vec![Bin::default(); BINS],
+            predicted: Predictions::default(),
         }
     }
 
-    /// Stretch of 1-based position `p`.
+    /// The level whose stretches are the shortest at least `span · rt` long.
     #[inline]
-    fn stretch(&self, p: u64) -> usize {
-        ((p - 1) >> self.bits) as usize
+    fn level_of(&self, rt: u64) -> usize {
+        let want = self.span.saturating_mul(rt);
+        let bits = 64 - (want - 1).leading_zeros();
+        bits.saturating_sub(MIN_STRETCH_BITS) as usize
     }
 
     #[inline]
     fn access(&mut self, line: u64) {
         self.now += 1;
-        if self.stretch(self.now) >= MAX_STRETCHES {
-            self.coarsen();
+        if self.now >= self.next_event {
+            self.events();
         }
-        match self.table.replace(line, self.now) {
+        let now = self.now;
+        match self.table.replace(line, now) {
             Some(j) => {
-                let rt = self.now - j;
-                let b = bin_of(rt);
-                let (end, start) = (self.stretch(self.now), self.stretch(j));
-                self.ending[end * BINS + b].add(rt);
-                self.forward[start * BINS + b].add(rt);
-            }
-            None => self.first[bin_of(self.now)].add(self.now),
-        }
-    }
-
-    /// Doubles the stretch length: stretch `k` becomes the sum of `2k` and `2k + 1`.
-    fn coarsen(&mut self) {
-        for h in [&mut self.forward, &mut self.ending] {
-            for k in 0..MAX_STRETCHES / 2 {
-                for b in 0..BINS {
-                    let (x, y) = (h[2 * k * BINS + b], h[(2 * k + 1) * BINS + b]);
-                    let mut s = x;
-                    s.merge(&y);
-                    h[k * BINS + b] = s;
+                let rt = now - j;
+                let b = bins::bin_of(rt);
+                let k = self.level_of(rt);
+                while self.levels.len() <= k {
+                    self.levels
+                        .push(Level::new(self.levels.len(), self.span, now));
+                    self.next_event = self
+                        .next_event
+                        .min(self.levels.last().expect("pushed").next_event());
+                }
+                self.levels[k].current.add_ending(b, rt);
+                // `rt` is j's forward reuse time: into the lowest open stretch holding j. A
+                // level's stretches are at most `len + ⌈len / span⌉` references open, so the
+                // levels of `len ≤ rt / 4` are closed for `j` and skipped.
+                let low = (63 - rt.leading_zeros()).saturating_sub(2 + MIN_STRETCH_BITS) as usize;
+                let open = self.levels[low.min(k)..]
+                    .iter_mut()
+                    .find_map(|l| l.holding(j));
+                if let Some(open) = open {
+                    open.add_forward(b, rt);
                 }
             }
-            h[MAX_STRETCHES / 2 * BINS..].fill(Bin::default());
+            None => levels::add(&mut self.first, now),
         }
-        self.bits += 1;
     }
 
-    /// The model of the references seen so far. O(distinct lines + stretches × bins × log).
+    /// Settles and advances the levels at position `now` (before it is read), lowest first so
+    /// that a stretch's children have moved up before it settles.
+    fn events(&mut self) {
+        let p = self.now;
+        for k in 0..self.levels.len() {
+            if let Some(done) = self.levels[k].take_settled(p) {
+                self.settle(k, done, None);
+            }
+            self.levels[k].advance(p);
+        }
+        self.next_event = self
+            .levels
+            .iter()
+            .map(Level::next_event)
+            .min()
+            .unwrap_or(u64::MAX);
+    }
+
+    /// Final predictions of a level-`k` stretch's reuses; its forward histogram moves up.
+    /// `partial` gives the positions of a stretch cut by the trace's end.
+    fn settle(&mut self, k: usize, done: Open, partial: Option<u64>) {
+        let len = partial.unwrap_or(1 << self.levels[k].bits);
+        if done.any_ending {
+            for (a, e) in self.reuse.iter_mut().zip(&done.ending[..done.hi]) {
+                a.merge(e);
+            }
+            let g = Stretch::new(&done.forward[..done.hi], len as f64);
+            let lines = self.table.len() as u64;
+            self.predicted
+                .add_stretch(&done.ending[..done.hi], lines, |rt| g.g(rt));
+        }
+        if self.levels.len() == k + 1 {
+            self.levels.push(Level::new(k + 1, self.span, self.now));
+        }
+        self.levels[k + 1]
+            .parent(done.index >> 1)
+            .merge_forward(&done);
+        self.levels[k].recycle(done);
+    }
+
+    /// The model of the references seen so far. O(distinct lines + levels × bins).
     pub fn finish(&self) -> LocalFootprint {
-        let used = if self.now == 0 {
-            0
-        } else {
-            self.stretch(self.now) + 1
-        };
-        // A line's last reference has RT = ∞.
-        let mut dangling = vec![0.0; used];
+        let mut a = self.clone();
+        let n = a.now;
+        // Levels whose stretch holds the whole trace take the Xiang footprint instead.
+        let top = (0..)
+            .find(|&k| (1u64 << (MIN_STRETCH_BITS + k as u32)) >= n)
+            .unwrap_or(0);
+        let mut whole = vec![Bin::default(); BINS];
+        let mut k = 0;
+        while k < a.levels.len() {
+            let level = &mut a.levels[k];
+            let previous = level.previous.take();
+            let current = level.current.clone();
+            let end_current = level.end_of(current.index);
+            if k >= top {
+                for o in previous.iter().chain([&current]) {
+                    for (w, e) in whole.iter_mut().zip(&o.ending) {
+                        w.merge(e);
+                    }
+                    for (w, e) in a.reuse.iter_mut().zip(&o.ending) {
+                        w.merge(e);
+                    }
+                }
+            } else {
+                if let Some(p) = previous {
+                    a.settle(k, p, None);
+                }
+                let start = end_current - (1 << a.levels[k].bits);
+                a.settle(k, current, Some(n.saturating_sub(start)));
+            }
+            k += 1;
+        }
         let mut last = vec![Bin::default(); BINS];
-        for p in self.table.values() {
-            dangling[self.stretch(p)] += 1.0;
-            let l = self.now + 1 - p;
-            last[bin_of(l)].add(l);
+        for p in a.table.values() {
+            levels::add(&mut last, n + 1 - p);
         }
-        LocalFootprint {
-            line_size: self.options.line_size.bytes(),
-            refs: self.now,
-            distinct_lines: self.table.len() as u64,
-            bits: self.bits,
-            forward: self.forward[..used * BINS].to_vec(),
-            ending: self.ending[..used * BINS].to_vec(),
-            dangling,
-            ends: [self.first.clone(), last],
-        }
+        let mut model = LocalFootprint {
+            line_size: a.options.line_size.bytes(),
+            refs: n,
+            distinct_lines: a.table.len() as u64,
+            reuse: a.reuse,
+            ends: [a.first, last],
+            predicted: Predictions::default(),
+        };
+        let mut predicted = a.predicted;
+        predicted.add_stretch(&whole, model.distinct_lines, |rt| model.xiang_fp(rt));
+        model.predicted = predicted;
+        model
     }
 }
 

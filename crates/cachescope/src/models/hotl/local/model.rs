@@ -1,8 +1,10 @@
 //! [`LocalFootprint`]: the stretches' histograms of a trace, and the miss ratios they predict
 //! (the [module documentation](super) gives the estimate).
 
-use super::bins::{BINS, bin_of};
-use super::{Bin, SPAN};
+use std::collections::BTreeMap;
+
+use super::Bin;
+use super::bins::bin_of;
 
 /// `Σ (x − w)⁺` over the values of histogram `h`.
 fn excess(h: &[Bin], w: f64) -> f64 {
@@ -31,14 +33,12 @@ pub struct LocalFootprint {
     pub refs: u64,
     /// Distinct lines `m` (the cold misses).
     pub distinct_lines: u64,
-    /// Stretches of `1 << bits` references; `forward` and `ending` hold `BINS` bins per
-    /// stretch, `dangling` the last references per stretch.
-    pub(super) bits: u32,
-    pub(super) forward: Vec<Bin>,
-    pub(super) ending: Vec<Bin>,
-    pub(super) dangling: Vec<f64>,
+    /// Every reuse time, for the Xiang footprint.
+    pub(super) reuse: Vec<Bin>,
     /// First positions `f` and `l = n + 1 −` last positions, for the Xiang footprint.
     pub(super) ends: [Vec<Bin>; 2],
+    /// The reuses by predicted distance.
+    pub(super) predicted: Predictions,
 }
 
 /// The miss ratios a [`LocalFootprint`] predicts ([`LocalFootprint::curve`]).
@@ -47,30 +47,49 @@ pub struct LocalCurve {
     line_size: u64,
     refs: u64,
     distinct_lines: u64,
-    /// Predicted reuse distances `E[rd]` with their reuse counts, by increasing distance.
+    /// Predicted reuse distances (`sd + 1`, whole) with their reuse counts, by increasing
+    /// distance.
     predicted: Vec<(f64, f64)>,
     /// `suffix[k]` = reuses of `predicted[k..]`.
     suffix: Vec<f64>,
 }
 
+/// Reuses by predicted stack distance `sd = ⌈E[rd]⌉ − 1`: a reuse predicted at `E[rd]` misses
+/// in `c` lines iff `E[rd] > c`, iff `sd ≥ c` for whole `c`, so the integer is all a curve
+/// needs, and there are at most as many as distinct lines.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Predictions(pub(super) BTreeMap<u64, f64>);
+
+impl Predictions {
+    /// Adds one stretch's reuses, binned by reuse time, each bin predicted at `rd(mean rt)`
+    /// and at most `lines`, the lines seen so far (no window holds more).
+    pub fn add_stretch(&mut self, ending: &[Bin], lines: u64, rd: impl Fn(f64) -> f64) {
+        for x in ending.iter().filter(|x| x.count > 0.0) {
+            let rd = rd(x.sum / x.count).min(lines as f64);
+            let sd = (rd.ceil().max(1.0) as u64) - 1;
+            *self.0.entry(sd).or_default() += x.count;
+        }
+    }
+}
+
 /// `G(y) = E[min(RT, y)]` over one stretch's forward reuse times: prefix sums of its bins.
-struct Stretch {
+pub(super) struct Stretch<'a> {
     /// `counts[b]`, `sums[b]`: over the bins before `b`.
     counts: Vec<f64>,
     sums: Vec<f64>,
-    bins: Vec<Bin>,
-    /// Positions in the stretch (RT = ∞ included).
+    bins: &'a [Bin],
+    /// Positions in the stretch (those whose forward reuse time is unknown or ∞ included).
     total: f64,
 }
 
-impl Stretch {
-    fn new(bins: Vec<Bin>, dangling: f64) -> Stretch {
-        let (mut counts, mut sums) = (vec![0.0; BINS + 1], vec![0.0; BINS + 1]);
+impl<'a> Stretch<'a> {
+    /// `bins` may stop early: the bins after it are empty.
+    pub fn new(bins: &'a [Bin], total: f64) -> Stretch<'a> {
+        let (mut counts, mut sums) = (vec![0.0; bins.len() + 1], vec![0.0; bins.len() + 1]);
         for (b, x) in bins.iter().enumerate() {
             counts[b + 1] = counts[b] + x.count;
             sums[b + 1] = sums[b] + x.sum;
         }
-        let total = counts[BINS] + dangling;
         Stretch {
             counts,
             sums,
@@ -80,19 +99,19 @@ impl Stretch {
     }
 
     /// `E[min(RT, y)]` for real `y ≥ 0`.
-    fn g(&self, y: f64) -> f64 {
+    pub fn g(&self, y: f64) -> f64 {
         if y <= 0.0 || self.total <= 0.0 {
             return 0.0;
         }
-        let b = bin_of(y.floor() as u64);
+        let b = bin_of(y.floor() as u64).min(self.bins.len());
         // The bin's values taken at their mean, as in `excess`.
-        let Bin { count, sum } = self.bins[b];
+        let Bin { count, sum } = self.bins.get(b).copied().unwrap_or_default();
         let inside = if count > 0.0 {
             count * (sum / count).min(y)
         } else {
             0.0
         };
-        let above = self.total - self.counts[b + 1];
+        let above = self.total - self.counts[(b + 1).min(self.bins.len())];
         (self.sums[b] + inside + above * y) / self.total
     }
 }
@@ -102,24 +121,11 @@ impl LocalFootprint {
     /// `m − [Σ (f − w)⁺ + Σ (l − w)⁺ + Σ (rt − w)⁺] / (n − w + 1)`: exact where `w` falls in
     /// a bin of its own (below 64), the values of a wider bin taken at their mean.
     pub fn xiang_fp(&self, w: f64) -> f64 {
-        self.xiang_with(&self.reuse_times(), w)
-    }
-
-    /// Every reuse time, from the stretches' histograms.
-    fn reuse_times(&self) -> Vec<Bin> {
-        let mut reuse = vec![Bin::default(); BINS];
-        for (b, x) in self.ending.iter().enumerate() {
-            reuse[b % BINS].merge(x);
-        }
-        reuse
-    }
-
-    fn xiang_with(&self, reuse: &[Bin], w: f64) -> f64 {
         let n = self.refs as f64;
         if w >= n {
             return self.distinct_lines as f64;
         }
-        let excess: f64 = [&self.ends[0][..], &self.ends[1][..], reuse]
+        let excess: f64 = [&self.ends[0][..], &self.ends[1][..], &self.reuse[..]]
             .iter()
             .map(|h| excess(h, w))
             .sum();
@@ -129,64 +135,20 @@ impl LocalFootprint {
     /// The miss-ratio curve at `sizes_bytes` (method `hotl`, policy `lru`), cold misses
     /// (`m/n`) in `miss_ratio`.
     pub fn mrc(&self, sizes_bytes: &[u64]) -> Mrc {
-        self.curve(SPAN).mrc(sizes_bytes)
+        self.curve().mrc(sizes_bytes)
     }
 
-    /// The predictions with each reuse taking the smallest stretch at least `span` times its
-    /// reuse time.
-    pub fn curve(&self, span: u64) -> LocalCurve {
-        let (bits, forward, ending, dangling) =
-            (self.bits, &self.forward, &self.ending, &self.dangling);
-        let used = dangling.len();
-        // levels[k][s]: stretch s of 2^k finest ones; the last level is the whole trace.
-        let mut levels: Vec<Vec<Stretch>> = Vec::new();
-        let mut width = 1usize;
-        loop {
-            let level = (0..used.div_ceil(width))
-                .map(|s| {
-                    let mut bins = vec![Bin::default(); BINS];
-                    let mut d = 0.0;
-                    for f in s * width..((s + 1) * width).min(used) {
-                        for (b, x) in forward[f * BINS..(f + 1) * BINS].iter().enumerate() {
-                            bins[b].count += x.count;
-                            bins[b].sum += x.sum;
-                        }
-                        d += dangling[f];
-                    }
-                    Stretch::new(bins, d)
-                })
-                .collect::<Vec<_>>();
-            let top = level.len() <= 1;
-            levels.push(level);
-            if top {
-                break;
-            }
-            width *= 2;
-        }
-        let reuse = self.reuse_times();
-        let mut predicted = Vec::new();
-        for f in 0..used {
-            for x in &ending[f * BINS..(f + 1) * BINS] {
-                if x.count == 0.0 {
-                    continue;
-                }
-                let rt = x.sum / x.count;
-                // The smallest stretch at least `span` reuse times long, or the whole trace.
-                let mut k = 0;
-                while k + 1 < levels.len() && (((1u64 << bits) << k) as f64) < span as f64 * rt {
-                    k += 1;
-                }
-                let rd = if k + 1 == levels.len() {
-                    self.xiang_with(&reuse, rt)
-                } else {
-                    levels[k][f >> k].g(rt)
-                };
-                // No window holds more than the trace's lines.
-                let rd = rd.min(self.distinct_lines as f64);
-                predicted.push((rd, x.count));
+    /// The predictions, each no farther than the trace's lines.
+    pub fn curve(&self) -> LocalCurve {
+        let top = self.distinct_lines.saturating_sub(1);
+        let mut predicted: Vec<(f64, f64)> = Vec::new();
+        for (&sd, &count) in &self.predicted.0 {
+            let rd = (sd.min(top) + 1) as f64;
+            match predicted.last_mut() {
+                Some(last) if last.0 == rd => last.1 += count,
+                _ => predicted.push((rd, count)),
             }
         }
-        predicted.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
         let mut suffix = vec![0.0; predicted.len() + 1];
         for k in (0..predicted.len()).rev() {
             suffix[k] = suffix[k + 1] + predicted[k].1;

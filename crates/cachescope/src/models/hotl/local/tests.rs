@@ -6,8 +6,15 @@ fn batch(lines: &[u64]) -> Batch {
 }
 
 fn model(lines: &[u64]) -> LocalFootprint {
-    let mut a = LocalFootprintAnalysis::new(Options::default());
-    a.observe(&batch(lines));
+    model_with(lines, SPAN)
+}
+
+fn model_with(lines: &[u64], span: u64) -> LocalFootprint {
+    let mut a = LocalFootprintAnalysis::with_span(Options::default(), span);
+    // Fed in uneven batches: the stretches settle across batch boundaries.
+    for chunk in lines.chunks(777) {
+        a.observe(&batch(chunk));
+    }
     a.finish()
 }
 
@@ -26,14 +33,14 @@ fn rng(seed: u64) -> impl FnMut() -> u64 {
 fn a_loop_is_exact_whatever_the_span() {
     // Every reuse has rt = 100 and every window 99 other lines: rd = 100.
     let lines: Vec<u64> = (0..6000).map(|i| i % 100).collect();
-    let m = model(&lines);
     let reuses = (6000 - 100) as f64 / 6000.0;
     for span in [1, 8, 64, 1 << 40] {
-        let c = m.curve(span);
+        let m = model_with(&lines, span);
+        let c = m.curve();
         assert_eq!(c.miss_ratio_warm(99.0), reuses, "span {span}");
         assert_eq!(c.miss_ratio_warm(100.0), 0.0, "span {span}");
     }
-    assert_eq!(m.distinct_lines, 100);
+    assert_eq!(model(&lines).distinct_lines, 100);
 }
 
 /// The estimate computed from its definition: each reuse at `i` with reuse time `rt` predicts
@@ -90,9 +97,8 @@ fn short_reuses_match_the_definition_in_every_stretch() {
             lines.extend(block);
         }
     }
-    let m = model(&lines);
     for span in [8, 64] {
-        let curve = m.curve(span);
+        let curve = model_with(&lines, span).curve();
         for c in 0..40 {
             let want = brute(&lines, span, c as f64);
             let got = curve.miss_ratio_warm(c as f64);
@@ -105,29 +111,74 @@ fn short_reuses_match_the_definition_in_every_stretch() {
 }
 
 #[test]
-fn stretches_coarsen_by_adding_neighbours() {
-    // Past MAX_STRETCHES stretches the length doubles; the whole-trace level sees the same
-    // histograms either way, so a span covering the trace gives the same curve.
-    let mut r = rng(3);
-    let n = (MAX_STRETCHES << MIN_STRETCH_BITS) * 3;
-    let lines: Vec<u64> = (0..n).map(|_| r() % 3000).collect();
+fn a_long_trace_keeps_its_short_stretches() {
+    // 300 Ki references: far more finest stretches than any fixed table would hold. Phases of
+    // 3,000 references alternate between pools of 16 and 24 lines, shuffled blocks, so every
+    // reuse time is below 2 × 24 (each phase has lines of its own): with span 8 every reuse
+    // picks a stretch of 1 Ki references, which the trace has 300 of.
+    let mut r = rng(5);
+    let mut lines = Vec::new();
+    let mut phase = 0u64;
+    while lines.len() < 300 << 10 {
+        let pool = if phase % 2 == 0 { 16 } else { 24 };
+        for _ in 0..3000 / pool {
+            let mut block: Vec<u64> = (0..pool).map(|l| l + 100 * phase).collect();
+            for k in (1..block.len()).rev() {
+                block.swap(k, (r() % (k as u64 + 1)) as usize);
+            }
+            lines.extend(block);
+        }
+        phase += 1;
+    }
+    let curve = model_with(&lines, 8).curve();
+    let want = fast_brute(&lines, 8);
+    for c in 0..30 {
+        let got = curve.miss_ratio_warm(c as f64);
+        assert!((got - want(c)).abs() < 1e-12, "c {c}: {got} vs {}", want(c));
+    }
+}
+
+/// [`brute`] for reuse times below 64 and stretches of 1 Ki references (span · rt ≤ 1024),
+/// by prefix sums per stretch: fast enough for long traces.
+fn fast_brute(lines: &[u64], span: u64) -> impl Fn(u64) -> f64 {
+    let n = lines.len();
+    let len = 1usize << MIN_STRETCH_BITS;
+    let mut last = std::collections::HashMap::new();
+    let mut next = vec![u64::MAX; n];
+    let mut rts = vec![None; n];
+    for (i, &l) in lines.iter().enumerate() {
+        if let Some(j) = last.insert(l, i) {
+            next[j] = (i - j) as u64;
+            rts[i] = Some((i - j) as u64);
+        }
+    }
+    let mut sd_count = vec![0.0f64; 64];
+    for (i, rt) in rts.iter().enumerate() {
+        let Some(rt) = *rt else { continue };
+        assert!(rt < 64 && span * rt <= len as u64);
+        let s = i / len;
+        let range = s * len..((s + 1) * len).min(n);
+        let g = range.clone().map(|v| next[v].min(rt) as f64).sum::<f64>() / range.len() as f64;
+        sd_count[(g.ceil() as usize).max(1) - 1] += 1.0;
+    }
+    move |c| sd_count[c as usize..].iter().sum::<f64>() / n as f64
+}
+
+#[test]
+fn predictions_are_kept_per_distance_not_per_stretch() {
+    // Memory does not grow with the trace: the predictions are at most one per distance.
+    let mut r = rng(9);
+    let lines: Vec<u64> = (0..200_000).map(|_| r() % 500).collect();
     let m = model(&lines);
-    assert!(m.bits > MIN_STRETCH_BITS);
-    let whole = m.curve(1 << 50);
-    // The same trace with every reuse forced to the top level: forward histograms summed.
-    let total: f64 =
-        m.forward.iter().map(|b| b.count).sum::<f64>() + m.dangling.iter().sum::<f64>();
-    assert_eq!(total, n as f64);
-    let ends: f64 = m.ending.iter().map(|b| b.count).sum();
-    assert_eq!(ends, (n - m.distinct_lines as usize) as f64);
-    assert!(whole.miss_ratio_warm(0.0) > 0.0);
-    assert_eq!(whole.miss_ratio_warm(3000.0), 0.0);
+    assert!(m.predicted.0.len() <= 500);
+    assert!(m.curve().miss_ratio_warm(0.0) > 0.0);
+    assert_eq!(m.curve().miss_ratio_warm(500.0), 0.0);
 }
 
 #[test]
 fn an_empty_trace_misses_nothing() {
     let m = model(&[]);
-    let c = m.curve(SPAN);
+    let c = m.curve();
     assert_eq!(c.miss_ratio_warm(0.0), 0.0);
     assert_eq!(m.mrc(&[4096]).points[0].miss_ratio_warm, 0.0);
 }
@@ -146,7 +197,7 @@ fn the_whole_trace_level_is_the_xiang_footprint() {
         lines.extend(block);
     }
     lines.truncate(5000);
-    let m = model(&lines);
+    let m = model_with(&lines, 1 << 40);
     let mut fp = crate::models::hotl::FootprintAnalysis::new(Options::default(), &[]).unwrap();
     fp.observe(&batch(&lines));
     let fp = fp.finish();
@@ -154,7 +205,7 @@ fn the_whole_trace_level_is_the_xiang_footprint() {
         let (a, b) = (m.xiang_fp(w as f64), fp.fp(w));
         assert!((a - b).abs() < 1e-9, "w {w}: {a} vs {b}");
     }
-    let curve = m.curve(1 << 40);
+    let curve = m.curve();
     let mut rts = Vec::new();
     let mut last = std::collections::HashMap::new();
     for (i, &l) in lines.iter().enumerate() {
