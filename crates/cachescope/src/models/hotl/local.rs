@@ -201,7 +201,8 @@ impl LocalFootprintAnalysis {
         let p = self.now;
         for k in 0..self.levels.len() {
             if let Some(done) = self.levels[k].take_settled(p) {
-                self.settle(k, done, None);
+                let lines = self.table.len() as u64;
+                self.settle(k, done, None, lines);
             }
             self.levels[k].advance(p);
         }
@@ -215,14 +216,14 @@ impl LocalFootprintAnalysis {
 
     /// Final predictions of a level-`k` stretch's reuses; its forward histogram moves up.
     /// `partial` gives the positions of a stretch cut by the trace's end.
-    fn settle(&mut self, k: usize, done: Open, partial: Option<u64>) {
+    /// `lines`: the lines seen so far, which no window holds more of.
+    fn settle(&mut self, k: usize, done: Open, partial: Option<u64>, lines: u64) {
         let len = partial.unwrap_or(1 << self.levels[k].bits);
         if done.any_ending {
             for (a, e) in self.reuse.iter_mut().zip(&done.ending[..done.hi]) {
                 a.merge(e);
             }
             let g = Stretch::new(&done.forward[..done.hi], len as f64);
-            let lines = self.table.len() as u64;
             self.predicted
                 .add_stretch(&done.ending[..done.hi], lines, |rt| g.g(rt));
         }
@@ -237,7 +238,16 @@ impl LocalFootprintAnalysis {
 
     /// The model of the references seen so far. O(distinct lines + levels × bins).
     pub fn finish(&self) -> LocalFootprint {
-        let mut a = self.clone();
+        // The open stretches settle on a copy; the line table, the largest part, is only read.
+        let mut a = LocalFootprintAnalysis {
+            table: LineTable::default(),
+            levels: self.levels.clone(),
+            reuse: self.reuse.clone(),
+            first: self.first.clone(),
+            predicted: self.predicted.clone(),
+            ..*self
+        };
+        let m = self.table.len() as u64;
         let n = a.now;
         // Levels whose stretch holds the whole trace take the Xiang footprint instead.
         let top = (0..)
@@ -261,21 +271,21 @@ impl LocalFootprintAnalysis {
                 }
             } else {
                 if let Some(p) = previous {
-                    a.settle(k, p, None);
+                    a.settle(k, p, None, m);
                 }
                 let start = end_current - (1 << a.levels[k].bits);
-                a.settle(k, current, Some(n.saturating_sub(start)));
+                a.settle(k, current, Some(n.saturating_sub(start)), m);
             }
             k += 1;
         }
         let mut last = vec![Bin::default(); BINS];
-        for p in a.table.values() {
+        for p in self.table.values() {
             levels::add(&mut last, n + 1 - p);
         }
         let mut model = LocalFootprint {
             line_size: a.options.line_size.bytes(),
             refs: n,
-            distinct_lines: a.table.len() as u64,
+            distinct_lines: m,
             reuse: a.reuse,
             ends: [a.first, last],
             predicted: Predictions::default(),
