@@ -9,7 +9,7 @@ use crate::error::{Result, corrupt, truncated};
 
 impl<R: BufRead + Send> ToolReader<R> {
     /// The event escape at `pos` with its payload.
-    fn event(&mut self, arg: u64) -> Result<()> {
+    pub(super) fn event(&mut self, arg: u64) -> Result<()> {
         let n = (arg & 0xFFFF) as usize;
         let kind = (arg >> 16) & 0xFF;
         if !self.gather(1 + n)? {
