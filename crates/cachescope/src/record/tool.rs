@@ -12,24 +12,22 @@
 //! Escapes: the header (first word: the version), a thread switch, an event (allocation, free
 //! or mapping, with payload words after it), an `execve` mark (or its failure), and the end
 //! record (last word: how many words came before it since the header). After an `execve` mark
-//! a new header may follow: the exec'd program, followed with `--trace-children`.
-//! [`ToolReader`] decodes references straight into [`Batch`] columns, giving data references
-//! the pc of the instruction record before them as the lackey reader does, and sends each
-//! event on a channel with its position in the stream. A stream without its end record was
-//! cut off (Valgrind killed, or the tool failed) and is an error, unless it stopped at an
-//! `execve` (the program replaced itself: exec'd programs are not followed).
+//! a new header may follow: the exec'd program, followed with `--trace-children`. [`ToolReader`] decodes references straight into [`Batch`]
+//! columns, giving data references the pc of the instruction record before them as the lackey
+//! reader does, and sends each event on a channel with its position in the stream. A stream
+//! without its end record was cut off (Valgrind killed, or the tool failed) and is an error,
+//! unless it stopped at an `execve` (the program replaced itself: exec'd programs are not
+//! followed).
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::sync::{Arc, Mutex};
 
-use crate::attribution::events::Event;
+use crate::attribution::events::{Event, EventKind, Mapping};
 use crate::batch::{BATCH_LEN, Batch, NO_PC};
 use crate::error::{Error, Result, Source, corrupt, truncated};
 use crate::record::sentinel::EventCounts;
-use crate::record::tool_decode::{PREFETCH_AHEAD, decode_run};
+use crate::record::tool_decode::decode_run;
 use crate::trace::{AccessReader, Diagnostics};
-
-mod event;
 
 /// Version of the record stream this reader understands.
 pub const VERSION: u64 = 1;
@@ -45,10 +43,9 @@ const EV_ALLOC: u64 = 1;
 const EV_FREE: u64 = 2;
 const EV_MAP: u64 = 3;
 
-/// Bytes read from the pipe at a time ([`ToolReader::new`]'s buffer). The tool writes 1 MiB
-/// chunks, but reading 32 KiB at a time keeps the buffer in L1 beside the batch being filled
-/// (~10% more records/s in the `tool_decode` bench than 1 MiB; a read costs far less than
-/// decoding 4,096 records).
+/// Bytes read from the pipe at a time. The tool writes 1 MiB chunks, but reading 32 KiB at a
+/// time keeps the staging buffer in L1 beside the batch being filled (~10% more records/s in
+/// the `tool_decode` bench than 1 MiB; a read costs far less than decoding 4,096 records).
 const READ_CHUNK: usize = 1 << 15;
 
 /// Where the stream stands.
@@ -63,18 +60,14 @@ enum State {
 }
 
 /// An [`AccessReader`] over the tool's record stream.
-///
-/// References are decoded straight out of the input's own buffer ([`BufRead::fill_buf`]): the
-/// 32 KiB a pipe read filled ([`ToolReader::new`]), or the whole stream when it is already in
-/// memory ([`ToolReader::from_bytes`], no copy at all). Only escapes, and the rare word split
-/// across two reads, are first gathered into a small buffer of their own.
 pub struct ToolReader<R> {
     input: R,
     source: Source,
-    /// Words gathered out of the input: `carry[pos..]` not yet decoded (empty but for an
-    /// escape with its payload, or a word split across two of the input's reads).
-    carry: Vec<u8>,
+    /// Bytes read; `buf[pos..len]` not yet decoded.
+    buf: Vec<u8>,
     pos: usize,
+    len: usize,
+    eof: bool,
     state: State,
     pc: u64,
     /// Words decoded so far (checked against the end record).
@@ -93,30 +86,17 @@ pub struct ToolReader<R> {
     shared: Option<Arc<Mutex<EventCounts>>>,
 }
 
-impl<R: Read + Send> ToolReader<BufReader<R>> {
-    /// A reader of the stream on `input` (a pipe, a file), read 32 KiB at a time; `source`
-    /// names it in errors. Events are dropped unless [`ToolReader::with_events`] gives a
-    /// channel.
+impl<R: Read + Send> ToolReader<R> {
+    /// A reader of the stream on `input`; `source` names it in errors. Events are dropped
+    /// unless [`ToolReader::with_events`] gives a channel.
     pub fn new(input: R, source: Source) -> Self {
-        ToolReader::from_buf_read(BufReader::with_capacity(READ_CHUNK, input), source)
-    }
-}
-
-impl<'a> ToolReader<&'a [u8]> {
-    /// A reader of a stream already in memory, decoded in place.
-    pub fn from_bytes(bytes: &'a [u8], source: Source) -> Self {
-        ToolReader::from_buf_read(bytes, source)
-    }
-}
-
-impl<R: BufRead + Send> ToolReader<R> {
-    /// A reader of the stream on `input`, decoded out of its buffer.
-    pub fn from_buf_read(input: R, source: Source) -> Self {
         ToolReader {
             input,
             source,
-            carry: Vec::new(),
+            buf: vec![0; READ_CHUNK + 8],
             pos: 0,
+            len: 0,
+            eof: false,
             state: State::Start,
             pc: NO_PC,
             words: 0,
@@ -160,43 +140,40 @@ impl<R: BufRead + Send> ToolReader<R> {
         self.threads
     }
 
-    /// Bytes gathered and not yet decoded.
+    /// Words available to decode.
     #[inline]
-    fn carried(&self) -> usize {
-        self.carry.len() - self.pos
+    fn available(&self) -> usize {
+        (self.len - self.pos) / 8
     }
 
-    /// Moves bytes from the input into `carry` until it holds `want` whole words, taking no
-    /// more than those; returns false if the input ends first.
-    fn gather(&mut self, want: usize) -> Result<bool> {
-        if self.carried() >= 8 * want {
+    /// Reads until at least `want` words are available or the input ends; returns whether
+    /// they are.
+    fn fill(&mut self, want: usize) -> Result<bool> {
+        if self.available() >= want {
             return Ok(true);
         }
-        self.carry.drain(..self.pos);
+        // Keep the undecoded tail at the front, then read after it.
+        self.buf.copy_within(self.pos..self.len, 0);
+        self.len -= self.pos;
         self.pos = 0;
-        while self.carry.len() < 8 * want {
-            let need = 8 * want - self.carry.len();
-            let window = window(&mut self.input, &self.source)?;
-            if window.is_empty() {
-                return Ok(false);
-            }
-            let take = need.min(window.len());
-            self.carry.extend_from_slice(&window[..take]);
-            self.input.consume(take);
+        if self.buf.len() < want * 8 + 8 {
+            self.buf.resize(want * 8 + 8, 0);
         }
-        Ok(true)
+        while !self.eof && self.available() < want {
+            match self.input.read(&mut self.buf[self.len..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.len += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(&self.source, e)),
+            }
+        }
+        Ok(self.available() >= want)
     }
 
-    /// Word `i` of the gathered words.
     #[inline]
     fn word(&self, i: usize) -> u64 {
         let at = self.pos + 8 * i;
-        u64::from_le_bytes(self.carry[at..at + 8].try_into().expect("8 bytes"))
-    }
-
-    /// True when no byte is left, gathered or in the input.
-    fn at_end(&mut self) -> Result<bool> {
-        Ok(self.carried() == 0 && window(&mut self.input, &self.source)?.is_empty())
+        u64::from_le_bytes(self.buf[at..at + 8].try_into().expect("8 bytes"))
     }
 
     /// Handles the escape at `pos`.
@@ -247,13 +224,69 @@ impl<R: BufRead + Send> ToolReader<R> {
         Ok(())
     }
 
+    /// The event escape at `pos` with its payload.
+    fn event(&mut self, arg: u64) -> Result<()> {
+        let n = (arg & 0xFFFF) as usize;
+        let kind = (arg >> 16) & 0xFF;
+        if !self.fill(1 + n)? {
+            return Err(truncated(
+                &self.source,
+                format!("an event of {n} words is cut off at word {}", self.words),
+            ));
+        }
+        let p: Vec<u64> = (1..=n).map(|i| self.word(i)).collect();
+        let bad = |what: &str| corrupt(&self.source, format!("{what} at word {}", self.words));
+        let event = match kind {
+            EV_ALLOC if n >= 2 => {
+                self.counts.allocs += 1;
+                EventKind::Alloc {
+                    addr: p[0],
+                    size: p[1],
+                    stack: p[2..].to_vec(),
+                }
+            }
+            EV_FREE if n == 1 => {
+                self.counts.frees += 1;
+                EventKind::Free { addr: p[0] }
+            }
+            EV_MAP if n >= 5 => {
+                self.counts.maps += 1;
+                let name_len = p[4] as usize;
+                if name_len.div_ceil(8) != n - 5 {
+                    return Err(bad("a mapping whose name length does not match its size"));
+                }
+                let mut name: Vec<u8> = p[5..].iter().flat_map(|w| w.to_le_bytes()).collect();
+                name.truncate(name_len);
+                EventKind::Map(Mapping {
+                    start: p[0],
+                    end: p[1],
+                    offset: p[2],
+                    perms: String::from_utf8_lossy(&p[3].to_le_bytes()[..4]).into_owned(),
+                    path: String::from_utf8_lossy(&name).into_owned(),
+                })
+            }
+            _ => return Err(bad(&format!("an event of kind {kind} with {n} words"))),
+        };
+        if let Some(tx) = &self.events {
+            let position = self.records;
+            // A closed channel means nobody wants the events any more.
+            let _ = tx.send(Event {
+                position,
+                kind: event,
+            });
+        }
+        self.pos += 8 * (1 + n);
+        self.words += 1 + n as u64;
+        Ok(())
+    }
+
     /// Reads and checks the stream's header (blocks until the tool writes its first chunk or
     /// exits). Called by the first [`AccessReader::read_batch`] if not before.
     pub fn start(&mut self) -> Result<()> {
         if self.state != State::Start {
             return Ok(());
         }
-        if !self.gather(1)? {
+        if !self.fill(1)? {
             return Err(Error::Empty(self.source.clone()));
         }
         let w = self.word(0);
@@ -270,54 +303,19 @@ impl<R: BufRead + Send> ToolReader<R> {
     }
 }
 
-/// `input`'s buffered bytes, reading more if it has none (empty at its end); a function of
-/// the field alone, so the caller may write other fields while it holds them.
-fn window<'a, R: BufRead>(input: &'a mut R, source: &Source) -> Result<&'a [u8]> {
-    while let Err(e) = input.fill_buf() {
-        if e.kind() != std::io::ErrorKind::Interrupted {
-            return Err(Error::io(source, e));
-        }
-    }
-    input.fill_buf().map_err(|e| Error::io(source, e))
-}
-
-impl<R: BufRead + Send> AccessReader for ToolReader<R> {
+impl<R: Read + Send> AccessReader for ToolReader<R> {
     fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
         batch.clear();
         self.start()?;
         while batch.len() < BATCH_LEN {
             if self.state == State::Ended {
-                if self.gather(1)? {
+                if self.fill(1)? {
                     return Err(corrupt(&self.source, "words after the end record"));
                 }
                 break;
             }
-            let room = BATCH_LEN - batch.len();
-            // Decode from the gathered words while there are any, else in place from the
-            // input's buffer; a word split across two reads is gathered first.
-            let (n, done) = if self.carried() >= 8 {
-                let n = (self.carried() / 8).min(room);
-                let bytes = &self.carry[self.pos..self.pos + 8 * n];
-                let done = decode_run::<0>(bytes, &mut self.pc, batch);
-                self.pos += 8 * done;
-                (n, done)
-            } else if self.carried() == 0 && window(&mut self.input, &self.source)?.len() >= 8 {
-                let window = window(&mut self.input, &self.source)?;
-                let n = (window.len() / 8).min(room);
-                let bytes = &window[..8 * n];
-                // A window larger than a read buffer is a stream in memory, not just read into
-                // cache: prefetch it ahead of the decoder (docs/recording.md, the decoder bench).
-                let done = if window.len() > 2 * READ_CHUNK {
-                    decode_run::<PREFETCH_AHEAD>(bytes, &mut self.pc, batch)
-                } else {
-                    decode_run::<0>(bytes, &mut self.pc, batch)
-                };
-                self.input.consume(8 * done);
-                (n, done)
-            } else if self.gather(1)? {
-                continue;
-            } else {
-                if !self.at_end()? {
+            if !self.fill(1)? {
+                if self.len > self.pos {
                     return Err(truncated(&self.source, "the stream ends inside a record"));
                 }
                 if self.exec_seen {
@@ -328,12 +326,15 @@ impl<R: BufRead + Send> AccessReader for ToolReader<R> {
                     "the record stream ended without its end record (Valgrind was killed or \
                      failed); the references before the cut are incomplete",
                 ));
-            };
+            }
+            let room = BATCH_LEN - batch.len();
+            let n = self.available().min(room);
+            let bytes = &self.buf[self.pos..self.pos + 8 * n];
+            let done = decode_run(bytes, &mut self.pc, batch);
+            self.pos += 8 * done;
             self.words += done as u64;
             self.records += done as u64;
             if done < n {
-                // An escape is next: gathered (if it was in the input's buffer) and handled.
-                self.gather(1)?;
                 let w = self.word(0);
                 self.escape(w)?;
             }
@@ -355,7 +356,3 @@ impl<R: BufRead + Send> AccessReader for ToolReader<R> {
         d
     }
 }
-
-#[cfg(test)]
-#[path = "tool_tests.rs"]
-mod tests;

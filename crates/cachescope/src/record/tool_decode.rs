@@ -33,42 +33,14 @@ fn is_escape(w: u64) -> bool {
     w >> 60 != 0
 }
 
-/// How far ahead of the word being decoded a stream in memory is prefetched, in bytes: in the
-/// `tool_decode` bench (load 9-11) 1 KiB gave 378 M records/s, 2 KiB 416, 4 KiB 426, 8 KiB 368,
-/// none 215.
-pub(super) const PREFETCH_AHEAD: usize = 2048;
-
-/// Asks the CPU to bring the cache line at `p` into L1 (a hint: no fault, no effect on
-/// results). Decoding a stream in place from memory ([`super::tool::ToolReader::from_bytes`])
-/// otherwise waits on each line: the 21 bytes of column stores per record fill the store
-/// buffer, so the loop cannot run far enough ahead to overlap the loads itself.
-#[inline(always)]
-#[allow(unsafe_code, unused_unsafe)]
-fn prefetch(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch reads nothing architecturally and never faults, whatever `p` is
-    // (the intrinsic is a safe function from Rust 1.87; this crate supports 1.85).
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 /// Decodes the references at the start of `bytes` (whole words) into `batch`, up to the first
-/// escape; returns how many. With `AHEAD > 0` the input `AHEAD` bytes on is prefetched, one
-/// line per 8 words (for input not already in cache; a 32 KiB read buffer is, and there the
-/// prefetches only cost time). `pc` is the address of the last instruction record, carried from
+/// escape; returns how many. `pc` is the address of the last instruction record, carried from
 /// one call to the next. The records are written straight into the columns' spare capacity, in
 /// one pass: the decoder is bound by memory traffic, and filling the columns first (`resize`)
 /// would write every byte twice. (Finding the escape first, over L1-sized tiles, and then
 /// decoding without a check per word was 10-15% slower: it reads the input twice.)
 #[allow(unsafe_code)]
-pub(super) fn decode_run<const AHEAD: usize>(
-    bytes: &[u8],
-    pc: &mut u64,
-    batch: &mut Batch,
-) -> usize {
+pub(super) fn decode_run(bytes: &[u8], pc: &mut u64, batch: &mut Batch) -> usize {
     let n = bytes.len() / 8;
     let base = batch.len();
     batch.addrs.reserve(n);
@@ -82,11 +54,7 @@ pub(super) fn decode_run<const AHEAD: usize>(
         .zip(&mut batch.sizes.spare_capacity_mut()[..n])
         .zip(&mut batch.kinds.spare_capacity_mut()[..n])
         .zip(&mut batch.pcs.spare_capacity_mut()[..n]);
-    let ahead = bytes.as_ptr().wrapping_add(AHEAD);
-    for (i, (c, (((a, s), k), p))) in bytes.chunks_exact(8).zip(columns).enumerate() {
-        if AHEAD > 0 && i % 8 == 0 {
-            prefetch(ahead.wrapping_add(8 * i));
-        }
+    for (c, (((a, s), k), p)) in bytes.chunks_exact(8).zip(columns) {
         let w = word_at(c);
         if is_escape(w) {
             break;
@@ -160,7 +128,7 @@ mod tests {
         ];
         let mut batch = Batch::new();
         let mut pc = 7;
-        assert_eq!(decode_run::<0>(&bytes(&words), &mut pc, &mut batch), 3);
+        assert_eq!(decode_run(&bytes(&words), &mut pc, &mut batch), 3);
         assert_eq!(batch.addrs, [0x40_1000, 0xffff_ffff_ff00_0010, 0x60_0000]);
         assert_eq!(batch.sizes, [4, 8, 1023]);
         assert_eq!(
@@ -187,22 +155,18 @@ mod tests {
                 }
             }
             let raw = bytes(&words);
-            let (mut fast, mut slow, mut ahead) = (Batch::new(), Batch::new(), Batch::new());
-            let (mut pc_fast, mut pc_slow, mut pc_ahead) = (start_pc, start_pc, start_pc);
+            let (mut fast, mut slow) = (Batch::new(), Batch::new());
+            let (mut pc_fast, mut pc_slow) = (start_pc, start_pc);
             let mut at = 0;
             // Decode run after run, skipping each escape as the reader does.
             while at < words.len() {
-                let a = decode_run::<0>(&raw[8 * at..], &mut pc_fast, &mut fast);
+                let a = decode_run(&raw[8 * at..], &mut pc_fast, &mut fast);
                 let b = naive(&words[at..], &mut pc_slow, &mut slow);
-                let c = decode_run::<PREFETCH_AHEAD>(&raw[8 * at..], &mut pc_ahead, &mut ahead);
                 prop_assert_eq!(a, b);
-                prop_assert_eq!(c, b);
                 at += a + 1;
             }
-            prop_assert_eq!(&fast, &slow);
-            prop_assert_eq!(ahead, slow);
+            prop_assert_eq!(fast, slow);
             prop_assert_eq!(pc_fast, pc_slow);
-            prop_assert_eq!(pc_ahead, pc_slow);
         }
     }
 }
