@@ -92,29 +92,35 @@ impl NextUseSpill {
         let n = self.refs;
         let blocks = n.div_ceil(BLOCK as u64);
         let mut buf = vec![0u8; BLOCK * 4];
-        let mut out = vec![0u64; BLOCK];
+        let w = if wide { 8 } else { 4 };
+        // A block's next uses, encoded in place, then written with one call.
+        let mut out = vec![0u8; BLOCK * w];
         for b in (0..blocks).rev() {
             let start = b * BLOCK as u64;
             let len = (n - start).min(BLOCK as u64) as usize;
             ids.seek(SeekFrom::Start(start * 4)).map_err(io)?;
             ids.read_exact(&mut buf[..len * 4]).map_err(io)?;
-            for k in (0..len).rev() {
-                let id = u32::from_le_bytes(buf[k * 4..k * 4 + 4].try_into().expect("4 bytes"));
-                out[k] = std::mem::replace(&mut last[id as usize], start + k as u64);
-            }
-            for &t in &out[..len] {
-                match wide {
-                    true => next.write_all(&t.to_le_bytes()),
-                    // No time reaches u32::MAX − 1: fewer references than that.
-                    false => next.write_all(&(t.min(u64::from(u32::MAX)) as u32).to_le_bytes()),
+            let block = buf[..len * 4].chunks_exact(4).enumerate().rev();
+            if wide {
+                for ((k, id), o) in block.zip(out[..len * 8].chunks_exact_mut(8).rev()) {
+                    let id = u32::from_le_bytes(id.try_into().expect("4 bytes"));
+                    let t = std::mem::replace(&mut last[id as usize], start + k as u64);
+                    o.copy_from_slice(&t.to_le_bytes());
                 }
-                .map_err(io)?;
+            } else {
+                for ((k, id), o) in block.zip(out[..len * 4].chunks_exact_mut(4).rev()) {
+                    let id = u32::from_le_bytes(id.try_into().expect("4 bytes"));
+                    let t = std::mem::replace(&mut last[id as usize], start + k as u64);
+                    // No time reaches u32::MAX − 1: fewer references than that.
+                    o.copy_from_slice(&(t.min(u64::from(u32::MAX)) as u32).to_le_bytes());
+                }
             }
+            next.write_all(&out[..len * w]).map_err(io)?;
         }
         Ok(Spilled {
             lines: self.lines,
             refs: n,
-            width: if wide { 8 } else { 4 },
+            width: w,
             ids,
             next: next.into_inner().map_err(|e| io(e.into_error()))?,
         })

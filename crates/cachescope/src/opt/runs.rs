@@ -81,28 +81,41 @@ impl<K: Key> Runs<K> {
         {
             hi = lo + k;
             let slot = self.slots[hi];
-            let heap = &mut self.runs[slot as usize].heap;
-            let out = heap.replace_max(carried);
-            self.maxes[hi] = heap.max();
             self.run_of[carried.id() as usize] = slot;
+            let r = &mut self.runs[slot as usize];
+            if self.slots[lo..hi].iter().all(|&s| s == EMPTY) {
+                // The lowest run changed is the one the line carried last would end: its latest
+                // line would be taken out and put back. It just gains the carried line, one
+                // push (which stops where the line belongs) instead of a replacement and a push
+                // to the root. About one reference in five on Zipf loads.
+                r.heap.push(carried);
+                r.live += 1;
+                return self.found(run, now);
+            }
+            let out = r.heap.replace_max(carried);
+            self.maxes[hi] = r.heap.max();
             carried = out;
         }
+        // The line carried last ends the run above the line's (a new line: the stack grows by
+        // one depth, at the end of the bottom run).
+        self.place(lo, carried);
+        self.found(run, now);
+    }
+
+    /// Counts a first reference, or takes the line referenced out of run `run` (at time
+    /// `now`): it was found at the run's first depth.
+    fn found(&mut self, run: u32, now: u64) {
         if run == ABSENT {
-            // A new line: the stack grows by one depth, at the end of the bottom run.
             self.cold += 1;
-            self.place(0, carried);
             return;
         }
-        // Found at the run's first depth.
         let r = &mut self.runs[run as usize];
         r.start += 1;
         r.live -= 1;
         if r.live > 0 && r.heap.len() > 2 * r.live + 16 {
             r.heap.retain(|e| e.next() > now);
         }
-        let pos = r.pos;
-        self.place(pos + 1, carried);
-        if self.runs[run as usize].live == 0 {
+        if r.live == 0 {
             self.remove(run);
         }
     }

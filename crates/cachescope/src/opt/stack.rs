@@ -23,7 +23,9 @@
 //! Zipf traces, found by scanning the runs' latest times. The referenced line is referenced
 //! sooner than any other, so it begins its run, whose first depth is its stack distance; the
 //! line carried last is later than everything it passed, so it ends the run above (or starts a
-//! run at depth 1). Run boundaries thus stay put, and a run's first depth grows by one exactly
+//! run at depth 1); when that run is the lowest one changed, its latest line would be carried
+//! out and straight back, so it only gains the line carried into it (one push, no replacement).
+//! Run boundaries thus stay put, and a run's first depth grows by one exactly
 //! when its first line is referenced: the distance histogram follows from the runs' first
 //! depths, with nothing counted per reference. The stacks, so the curves, are Mattson's
 //! exactly (proptests against `opt::mattson` and brute-force MIN).
