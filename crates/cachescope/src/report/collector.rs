@@ -22,6 +22,7 @@ use super::options::{
     CollectOptions, L2_BYTES, MAX_BYTES, MIN_BYTES, PHASES_K, l1_lines, max_bytes, three_c_sizes,
 };
 use super::policies::PolicyCurves;
+use super::sweep::SweepAndPhases;
 
 /// The analyses of one report, waiting to be fed.
 pub struct Collector {
@@ -39,10 +40,9 @@ pub struct Collector {
     pub(super) random: [RandomReplacementAnalysis; 2],
     pub(super) sampler: Sampler,
     /// The 3C caches, classified from one stack-distance computation, whose histogram gives
-    /// the exact LRU curve too; and, from the same distances, the exact L1 → L2 simulation
-    /// the L2 model is checked against.
-    pub(super) three_c: ThreeCSweep,
-    pub(super) phases: PhaseAnalysis,
+    /// the exact LRU curve too; from the same distances, the exact L1 → L2 simulation the L2
+    /// model is checked against, and the phases' reuse-distance signature.
+    pub(super) sweep: SweepAndPhases,
     /// FIFO, SRRIP, DRRIP in the 3C caches, and OPT: the policies figure.
     pub(super) policies: PolicyCurves,
     /// Data-structure attribution, only for traces with an event log (without one every
@@ -108,8 +108,7 @@ impl Collector {
                 line_size: options.line_size,
                 include_instructions: false,
             })?,
-            three_c,
-            phases,
+            sweep: SweepAndPhases::new(three_c, phases),
             policies,
             attribution: None,
             threads: 1,
@@ -148,8 +147,7 @@ impl Collector {
             random_a,
             random_b,
             &mut self.sampler,
-            &mut self.phases,
-            &mut self.three_c,
+            &mut self.sweep,
         ];
         all.extend(
             self.policies
@@ -185,10 +183,9 @@ impl Collector {
         ]);
         let second: Vec<&mut (dyn Analysis + Send)> = vec![
             random_b,
-            &mut self.three_c,
+            &mut self.sweep,
             &mut self.rt,
             &mut self.fp,
-            &mut self.phases,
         ];
         Some([Group(first), Group(second)])
     }
@@ -197,7 +194,7 @@ impl Collector {
     /// that was read (for its name and format).
     pub fn finish(mut self, trace: &Trace) -> Result<Report> {
         let line = self.options.line_size.bytes();
-        let distinct = self.three_c.distances().cold;
+        let distinct = self.sweep.three_c.distances().cold;
         let stats = self.kinds.summary(distinct, line);
         let max_bytes = max_bytes(stats.bytes_touched, line);
         let sizes = sizes_log_range(MIN_BYTES.max(line), max_bytes, 8)?;
