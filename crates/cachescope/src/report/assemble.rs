@@ -93,10 +93,14 @@ impl Collector {
         let three_c_points =
             three_c_points(&distances, &three_c_reports, self.options.ways, max_bytes)?;
 
-        let two_level = self.sweep.three_c.two_level().ok_or(Error::InvalidParameter {
-            name: "report",
-            message: "the 3C sweep has no two-level simulation".into(),
-        })?;
+        let two_level = self
+            .sweep
+            .three_c
+            .two_level()
+            .ok_or(Error::InvalidParameter {
+                name: "report",
+                message: "the 3C sweep has no two-level simulation".into(),
+            })?;
         let l2 = match l2_report(&distances, two_level, line) {
             Ok(r) => Some(r),
             Err(e) => {

@@ -163,30 +163,28 @@ impl Collector {
 
     /// Every analysis as `Send`, in two groups of about equal cost for
     /// [`crate::pass::Independent`] (one decode, each group on its own thread): the
-    /// policies' miniatures, OPT's spill, one half of random replacement, StatCache's sampler,
-    /// HOTL's time-local footprint and the access counts on one side; the other half of random
-    /// replacement, the 3C sweep (with the two-level simulation), reuse times, footprint and
-    /// phases on the other (on gzip, docs/report.md, 21.1 and 19.2 s under `report_stages`,
-    /// before the time-local footprint joined). `None` with attribution, whose event log is
-    /// read on the thread that feeds it.
+    /// policies' miniatures, one half of random replacement, StatCache's sampler, HOTL's
+    /// time-local footprint and the access counts on one side; the other half of random
+    /// replacement, the 3C sweep with the two-level simulation and the phases, reuse times,
+    /// footprint and OPT's spill on the other (on gzip, docs/report.md, 10.4 and 10.5 s under
+    /// `report_stages`). `None` with attribution, whose event log is read on the thread that
+    /// feeds it.
     pub fn analyses_split(&mut self) -> Option<[Group<'_>; 2]> {
         if self.attribution.is_some() {
             return None;
         }
         let [random_a, random_b] = &mut self.random;
-        let mut first = self.policies.analyses();
-        first.extend([
-            random_a as &mut (dyn Analysis + Send),
+        let (minis, opt) = self.policies.parts();
+        let first: Vec<&mut (dyn Analysis + Send)> = vec![
+            minis,
+            random_a,
             &mut self.sampler,
             &mut self.kinds,
             &mut self.local,
-        ]);
-        let second: Vec<&mut (dyn Analysis + Send)> = vec![
-            random_b,
-            &mut self.sweep,
-            &mut self.rt,
-            &mut self.fp,
         ];
+        let mut second: Vec<&mut (dyn Analysis + Send)> =
+            vec![random_b, &mut self.sweep, &mut self.rt, &mut self.fp];
+        second.extend(opt.map(|o| o as &mut (dyn Analysis + Send)));
         Some([Group(first), Group(second)])
     }
 

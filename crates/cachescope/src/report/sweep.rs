@@ -47,7 +47,11 @@ mod tests {
     fn untimed(mut r: PhaseReport) -> PhaseReport {
         r.ground_truth_ns_per_ref = 0.0;
         for m in &mut r.methods {
-            (m.signature_ns_per_ref, m.clustering_ms, m.clustering_ns_per_ref) = (0.0, 0.0, 0.0);
+            (
+                m.signature_ns_per_ref,
+                m.clustering_ms,
+                m.clustering_ns_per_ref,
+            ) = (0.0, 0.0, 0.0);
         }
         r
     }
