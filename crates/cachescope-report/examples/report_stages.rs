@@ -32,15 +32,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok_or("usage: report_stages TRACE")?;
     let mut trace = open(path.as_ref(), &OpenOptions::default())?;
     let mut collector = Collector::new(CollectOptions::default())?;
+    // In the order of `Collector::analyses`.
     let names = [
         "kinds",
         "reuse-time",
         "footprint",
+        "time-local footprint",
         "random-a",
         "random-b",
         "sampler",
-        "phases",
-        "three-c+two-level",
+        "three-c+two-level+phases",
         "fifo+srrip+drrip",
         "opt spill",
     ];

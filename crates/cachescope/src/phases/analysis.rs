@@ -4,13 +4,12 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use super::clusters::{cluster, summaries};
 use super::intervals::{Segment, Splitter, Unit};
-use super::kmeans::{self, Clustering, KMeansConfig};
+use super::kmeans::{self, KMeansConfig};
 use super::metrics;
-use super::options::{IntervalUnit, KChoice, Method, PhaseOptions};
-use super::report::{
-    IntervalReport, KScore, MethodReport, PhaseReport, PhaseSettings, PhaseSummary,
-};
+use super::options::{IntervalUnit, Method, PhaseOptions};
+use super::report::{IntervalReport, MethodReport, PhaseReport, PhaseSettings};
 use super::signature::{
     ActivityVectors, REUSE_BINS, ReuseHistograms, Setvectors, Signer, WaveletImages,
     full_magnitude, log_scale,
@@ -90,6 +89,49 @@ impl PhaseAnalysis {
             time: [Duration::ZERO; 5],
             options,
         })
+    }
+
+    /// Takes the reuse-distance signature's stack distances from the caller
+    /// ([`PhaseAnalysis::observe_with_distances`]) instead of computing them: for a pass that
+    /// computes the same distances anyway (data references at the L2's line size).
+    pub fn fed_distances(mut self) -> PhaseAnalysis {
+        if self.reuse.is_some() {
+            self.reuse = Some(ReuseHistograms::fed());
+        }
+        self
+    }
+
+    /// [`Analysis::observe`] for an analysis made with [`PhaseAnalysis::fed_distances`]:
+    /// `distances` holds the stack distance of each data reference of `batch`, in order.
+    pub fn observe_with_distances(&mut self, batch: &Batch, distances: &[Option<u64>]) {
+        self.observe_addresses(batch);
+        if let Some(s) = &mut self.reuse {
+            timed(&mut self.time[2], || {
+                for g in &self.segs {
+                    if g.starts_interval {
+                        s.close();
+                    }
+                    s.push_distances(&distances[g.start..g.end]);
+                }
+            });
+        }
+    }
+
+    /// Feeds every signature but the reuse distances and the ground truth.
+    fn observe_addresses(&mut self, batch: &Batch) {
+        self.splitter.split(batch, &mut self.addrs, &mut self.segs);
+        let (segs, addrs) = (&self.segs, &self.addrs);
+        if let Some(s) = &mut self.setvectors {
+            timed(&mut self.time[0], || drive(s, segs, addrs));
+        }
+        if let Some(s) = &mut self.activity {
+            timed(&mut self.time[1], || drive(s, segs, addrs));
+        }
+        if let Some(s) = &mut self.wavelet {
+            timed(&mut self.time[3], || drive(s, segs, addrs));
+        }
+        let t = &mut self.truth;
+        timed(&mut self.time[4], || drive(t, segs, addrs));
     }
 
     /// The options in use.
@@ -292,96 +334,12 @@ impl PhaseAnalysis {
 }
 
 impl Analysis for PhaseAnalysis {
+    /// # Panics
+    /// On an analysis made with [`PhaseAnalysis::fed_distances`] that uses reuse distances.
     fn observe(&mut self, batch: &Batch) {
-        self.splitter.split(batch, &mut self.addrs, &mut self.segs);
-        let (segs, addrs) = (&self.segs, &self.addrs);
-        if let Some(s) = &mut self.setvectors {
-            timed(&mut self.time[0], || drive(s, segs, addrs));
-        }
-        if let Some(s) = &mut self.activity {
-            timed(&mut self.time[1], || drive(s, segs, addrs));
-        }
+        self.observe_addresses(batch);
         if let Some(s) = &mut self.reuse {
-            timed(&mut self.time[2], || drive(s, segs, addrs));
-        }
-        if let Some(s) = &mut self.wavelet {
-            timed(&mut self.time[3], || drive(s, segs, addrs));
-        }
-        let t = &mut self.truth;
-        timed(&mut self.time[4], || drive(t, segs, addrs));
-    }
-}
-
-/// Clusters `features` for `k`: the optimal 1-D partition for scalars, k-means++ otherwise; a
-/// sweep keeps the k chosen by SimPoint's BIC rule and returns every k's score.
-fn cluster(
-    features: &[f64],
-    dims: usize,
-    scalar: bool,
-    k: KChoice,
-    config: &KMeansConfig,
-) -> (Clustering, Vec<KScore>) {
-    let run = |k: usize| {
-        if scalar {
-            kmeans::kmeans_1d(features, k)
-        } else {
-            kmeans::kmeans(features, dims, k, config)
-        }
-    };
-    match k {
-        KChoice::Fixed(k) => (run(k), Vec::new()),
-        KChoice::Sweep { min, max } => {
-            let var = kmeans::variance(features, dims);
-            let runs: Vec<(usize, Clustering)> = (min..=max).map(|k| (k, run(k))).collect();
-            let scores: Vec<KScore> = runs
-                .iter()
-                .map(|(k, c)| KScore {
-                    k: *k,
-                    clusters: c.k(),
-                    bic: kmeans::bic(features, c, var),
-                })
-                .collect();
-            let bics: Vec<f64> = scores.iter().map(|s| s.bic).collect();
-            let pick = kmeans::choose_k(&bics);
-            let c = runs.into_iter().nth(pick).expect("choose_k picks a run").1;
-            (c, scores)
+            timed(&mut self.time[2], || drive(s, &self.segs, &self.addrs));
         }
     }
-}
-
-/// Per-phase summaries of clustering `c`, with each phase's representative interval: the one
-/// nearest its centroid, the earliest on a tie.
-fn summaries(
-    c: &Clustering,
-    features: &[f64],
-    hit_rates: &[f64],
-    counts: &[super::intervals::IntervalCounts],
-) -> Vec<PhaseSummary> {
-    let n = c.labels.len();
-    let stats = metrics::per_phase(&c.labels, hit_rates);
-    (0..c.k())
-        .map(|p| {
-            let centre = c.centroid(p);
-            let mut best = (f64::INFINITY, 0usize);
-            let mut data_refs = 0;
-            for (i, _) in c.labels.iter().enumerate().filter(|(_, l)| **l == p) {
-                let row = &features[i * c.dims..(i + 1) * c.dims];
-                let d: f64 = row.iter().zip(centre).map(|(x, y)| (x - y) * (x - y)).sum();
-                if d < best.0 {
-                    best = (d, i);
-                }
-                data_refs += counts[i].data_refs;
-            }
-            let (count, mean, std) = stats[p];
-            PhaseSummary {
-                id: p,
-                intervals: count as u64,
-                share: count as f64 / n as f64,
-                data_refs,
-                mean_l2_hit_rate: mean,
-                std_l2_hit_rate: std,
-                representative: best.1 as u64,
-            }
-        })
-        .collect()
 }

@@ -90,6 +90,7 @@
 //! ```
 
 mod analysis;
+mod clusters;
 mod intervals;
 pub mod kmeans;
 pub mod matching;

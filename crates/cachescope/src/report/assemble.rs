@@ -40,7 +40,7 @@ impl Collector {
             Some(a) => Some(attribution_summary(&a.finish()?)),
         };
 
-        let distances = self.three_c.distances();
+        let distances = self.sweep.three_c.distances();
         let curve = |measured, method, policy, sizes: &[u64]| {
             method::curve_from(
                 measured,
@@ -89,14 +89,18 @@ impl Collector {
         let footprint = self.fp.finish();
         let filmer = hotl::Filmer::new(&footprint);
 
-        let three_c_reports = self.three_c.finish();
+        let three_c_reports = self.sweep.three_c.finish();
         let three_c_points =
             three_c_points(&distances, &three_c_reports, self.options.ways, max_bytes)?;
 
-        let two_level = self.three_c.two_level().ok_or(Error::InvalidParameter {
-            name: "report",
-            message: "the 3C sweep has no two-level simulation".into(),
-        })?;
+        let two_level = self
+            .sweep
+            .three_c
+            .two_level()
+            .ok_or(Error::InvalidParameter {
+                name: "report",
+                message: "the 3C sweep has no two-level simulation".into(),
+            })?;
         let l2 = match l2_report(&distances, two_level, line) {
             Ok(r) => Some(r),
             Err(e) => {
@@ -105,16 +109,16 @@ impl Collector {
             }
         };
 
-        let phases = if self.phases.intervals() < MIN_INTERVALS {
+        let phases = if self.sweep.phases.intervals() < MIN_INTERVALS {
             notes.push(format!(
                 "phases left out: {} interval(s) of {}; at least {MIN_INTERVALS} are needed \
                  (a shorter interval gives more)",
-                self.phases.intervals(),
+                self.sweep.phases.intervals(),
                 self.options.phase_interval
             ));
             None
         } else {
-            match self.phases.finish() {
+            match self.sweep.phases.finish() {
                 Ok(r) => Some(phases_summary(&r)),
                 Err(e) => {
                     notes.push(format!("phases left out: {e}"));

@@ -22,6 +22,7 @@ use super::options::{
     CollectOptions, L2_BYTES, MAX_BYTES, MIN_BYTES, PHASES_K, l1_lines, max_bytes, three_c_sizes,
 };
 use super::policies::PolicyCurves;
+use super::sweep::SweepAndPhases;
 
 /// The analyses of one report, waiting to be fed.
 pub struct Collector {
@@ -39,10 +40,9 @@ pub struct Collector {
     pub(super) random: [RandomReplacementAnalysis; 2],
     pub(super) sampler: Sampler,
     /// The 3C caches, classified from one stack-distance computation, whose histogram gives
-    /// the exact LRU curve too; and, from the same distances, the exact L1 → L2 simulation
-    /// the L2 model is checked against.
-    pub(super) three_c: ThreeCSweep,
-    pub(super) phases: PhaseAnalysis,
+    /// the exact LRU curve too; from the same distances, the exact L1 → L2 simulation the L2
+    /// model is checked against, and the phases' reuse-distance signature.
+    pub(super) sweep: SweepAndPhases,
     /// FIFO, SRRIP, DRRIP in the 3C caches, and OPT: the policies figure.
     pub(super) policies: PolicyCurves,
     /// Data-structure attribution, only for traces with an event log (without one every
@@ -108,8 +108,7 @@ impl Collector {
                 line_size: options.line_size,
                 include_instructions: false,
             })?,
-            three_c,
-            phases,
+            sweep: SweepAndPhases::new(three_c, phases),
             policies,
             attribution: None,
             threads: 1,
@@ -148,8 +147,7 @@ impl Collector {
             random_a,
             random_b,
             &mut self.sampler,
-            &mut self.phases,
-            &mut self.three_c,
+            &mut self.sweep,
         ];
         all.extend(
             self.policies
@@ -165,31 +163,28 @@ impl Collector {
 
     /// Every analysis as `Send`, in two groups of about equal cost for
     /// [`crate::pass::Independent`] (one decode, each group on its own thread): the
-    /// policies' miniatures, OPT's spill, one half of random replacement, StatCache's sampler,
-    /// HOTL's time-local footprint and the access counts on one side; the other half of random
-    /// replacement, the 3C sweep (with the two-level simulation), reuse times, footprint and
-    /// phases on the other (on gzip, docs/report.md, 21.1 and 19.2 s under `report_stages`,
-    /// before the time-local footprint joined). `None` with attribution, whose event log is
-    /// read on the thread that feeds it.
+    /// policies' miniatures, one half of random replacement, StatCache's sampler, HOTL's
+    /// time-local footprint and the access counts on one side; the other half of random
+    /// replacement, the 3C sweep with the two-level simulation and the phases, reuse times,
+    /// footprint and OPT's spill on the other (on gzip, docs/report.md, 10.4 and 10.5 s under
+    /// `report_stages`). `None` with attribution, whose event log is read on the thread that
+    /// feeds it.
     pub fn analyses_split(&mut self) -> Option<[Group<'_>; 2]> {
         if self.attribution.is_some() {
             return None;
         }
         let [random_a, random_b] = &mut self.random;
-        let mut first = self.policies.analyses();
-        first.extend([
-            random_a as &mut (dyn Analysis + Send),
+        let (minis, opt) = self.policies.parts();
+        let first: Vec<&mut (dyn Analysis + Send)> = vec![
+            minis,
+            random_a,
             &mut self.sampler,
             &mut self.kinds,
             &mut self.local,
-        ]);
-        let second: Vec<&mut (dyn Analysis + Send)> = vec![
-            random_b,
-            &mut self.three_c,
-            &mut self.rt,
-            &mut self.fp,
-            &mut self.phases,
         ];
+        let mut second: Vec<&mut (dyn Analysis + Send)> =
+            vec![random_b, &mut self.sweep, &mut self.rt, &mut self.fp];
+        second.extend(opt.map(|o| o as &mut (dyn Analysis + Send)));
         Some([Group(first), Group(second)])
     }
 
@@ -197,7 +192,7 @@ impl Collector {
     /// that was read (for its name and format).
     pub fn finish(mut self, trace: &Trace) -> Result<Report> {
         let line = self.options.line_size.bytes();
-        let distinct = self.three_c.distances().cold;
+        let distinct = self.sweep.three_c.distances().cold;
         let stats = self.kinds.summary(distinct, line);
         let max_bytes = max_bytes(stats.bytes_touched, line);
         let sizes = sizes_log_range(MIN_BYTES.max(line), max_bytes, 8)?;

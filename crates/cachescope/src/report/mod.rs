@@ -49,6 +49,7 @@ pub mod model;
 mod options;
 pub mod policies;
 mod summaries;
+mod sweep;
 
 pub use catalog::FigureKind;
 pub use collector::{Collector, Group};

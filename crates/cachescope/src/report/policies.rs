@@ -50,6 +50,12 @@ impl PolicyCurves {
         all
     }
 
+    /// The miniature simulations alone, and OPT's spill of the references while OPT is held
+    /// (for a pass that puts them on different threads).
+    pub fn parts(&mut self) -> (&mut MiniSim, Option<&mut OptAnalysis>) {
+        (&mut self.minis, self.opt.as_mut())
+    }
+
     /// Hands over OPT, whose `finish` (the backward pass and the OPT stack) is the longest
     /// model of the report, so that it can run beside the others; its curve comes back to
     /// [`PolicyCurves::finish`]. `None` once taken.

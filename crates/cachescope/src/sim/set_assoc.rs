@@ -11,7 +11,7 @@
 
 use super::geometry::Geometry;
 use super::policy::{Policy, VictimRng, plru_touch, plru_victim};
-use super::rrip::{Insertion, Rrip, victim};
+use super::rrip::{Insertion, Rrip, victim, victim8};
 use super::{EMPTY, Outcome};
 use crate::error::{Error, Result};
 
@@ -284,6 +284,8 @@ impl SetAssoc {
             let empty = ways_holding(set, EMPTY);
             let way = if empty != 0 {
                 empty.trailing_zeros() as usize
+            } else if let Ok(eight) = <&mut [u8; 8]>::try_from(&mut rrpv[..]) {
+                victim8(eight)
             } else {
                 victim(rrpv)
             };

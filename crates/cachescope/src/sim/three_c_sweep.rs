@@ -106,6 +106,12 @@ impl ThreeCSweep {
         self.sd.finish()
     }
 
+    /// The stack distance of each reference of the last batch observed, in order (`None`: a
+    /// first reference), for another analysis of the same references to share.
+    pub fn batch_distances(&self) -> &[Option<u64>] {
+        &self.distances
+    }
+
     /// One report per cache, in the order given, as [`super::SimAnalysis::finish`] gives it.
     pub fn finish(&self) -> Vec<SimReport> {
         self.caches
@@ -162,29 +168,32 @@ impl Analysis for ThreeCSweep {
             }
             lines.push(line);
             distances.push(distance);
+            // A cache not built hits every line seen before: only first references touch it.
+            if distance.is_some() {
+                return;
+            }
             for ((cache, stats), from) in caches.iter_mut().zip(from.iter_mut()) {
                 if *from != usize::MAX {
                     continue;
                 }
-                let hit = cache.access(line, distance.is_none(), || stack.lines_by_recency());
+                let hit = cache.access(line, true, || stack.lines_by_recency());
                 if cache.is_built() {
                     *from = lines.len();
                 }
-                stats.refs += 1;
-                stats.line_accesses += 1;
                 if !hit {
                     count_miss(stats, cache.geometry().lines(), distance);
                 }
             }
         });
         for ((cache, stats), &from) in caches.iter_mut().zip(from.iter()) {
+            // Every cache takes every reference, built or not.
+            stats.refs += lines.len() as u64;
+            stats.line_accesses += lines.len() as u64;
             let (Some(built), Some(rest)) = (cache.built(), lines.get(from..)) else {
                 continue;
             };
             let cache_lines = built.geometry().lines();
             let rest_distances = &distances[from..];
-            stats.refs += rest.len() as u64;
-            stats.line_accesses += rest.len() as u64;
             built.access_each(rest.iter().copied(), |miss| {
                 count_miss(stats, cache_lines, rest_distances[miss]);
             });

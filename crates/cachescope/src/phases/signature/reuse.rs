@@ -22,7 +22,9 @@
 //! faster than calling [`crate::reuse::StackDistance::access`] per reference at a million
 //! lines), whose cumulative histogram is read at each interval's end; an interval's counts are
 //! the difference from the previous reading. Its [`LogHistogram`](crate::reuse::LogHistogram) bins never straddle a power of
-//! two, so each falls in exactly one bin here.
+//! two, so each falls in exactly one bin here. A pass that computes the same distances for
+//! something else (the report's 3C sweep) hands them over instead
+//! ([`ReuseHistograms::fed`], [`ReuseHistograms::push_distances`]): the bins are the same.
 
 use crate::access::{AccessKind, LineSize};
 use crate::analysis::Analysis;
@@ -48,7 +50,10 @@ pub fn reuse_bin(sd: Option<u64>) -> usize {
 /// Builds one normalized stack-distance histogram per interval.
 #[derive(Clone, Debug)]
 pub struct ReuseHistograms {
-    stack: StackDistanceAnalysis,
+    /// Its own distances; `None` when they are fed ([`ReuseHistograms::fed`]).
+    stack: Option<StackDistanceAnalysis>,
+    /// Cumulative counts per bin of the distances fed.
+    fed: [u64; REUSE_BINS],
     /// The addresses of one `push`, as loads.
     scratch: Batch,
     /// Cumulative counts per bin at the end of the previous interval.
@@ -60,12 +65,25 @@ impl ReuseHistograms {
     /// Histograms of stack distances between lines of `line_size` bytes.
     pub fn new(line_size: LineSize) -> ReuseHistograms {
         ReuseHistograms {
-            stack: StackDistanceAnalysis::new(Options {
+            stack: Some(StackDistanceAnalysis::new(Options {
                 line_size,
                 include_instructions: false,
                 // The smallest exact region: 34 KiB of bins up to distance 2^40.
                 layout: Layout::new(Layout::MIN_EXACT_BITS).expect("the minimum is valid"),
-            }),
+            })),
+            fed: [0; REUSE_BINS],
+            scratch: Batch::new(),
+            previous: [0; REUSE_BINS],
+            vectors: Vec::new(),
+        }
+    }
+
+    /// Histograms of stack distances computed elsewhere, handed over by
+    /// [`ReuseHistograms::push_distances`] (at the line size the caller chose); `push` panics.
+    pub fn fed() -> ReuseHistograms {
+        ReuseHistograms {
+            stack: None,
+            fed: [0; REUSE_BINS],
             scratch: Batch::new(),
             previous: [0; REUSE_BINS],
             vectors: Vec::new(),
@@ -73,24 +91,45 @@ impl ReuseHistograms {
     }
 
     /// Adds the data references at byte addresses `addrs` to the current interval.
+    ///
+    /// # Panics
+    /// On histograms made by [`ReuseHistograms::fed`], which have no stack of their own.
     pub fn push(&mut self, addrs: &[u64]) {
+        let stack = self
+            .stack
+            .as_mut()
+            .expect("fed histograms take distances (push_distances), not addresses");
         for part in addrs.chunks(crate::batch::BATCH_LEN) {
             self.scratch.clear();
             for &a in part {
                 self.scratch.push_raw(a, 1, AccessKind::Load, NO_PC);
             }
-            self.stack.observe(&self.scratch);
+            stack.observe(&self.scratch);
+        }
+    }
+
+    /// Adds references of the current interval by their stack distances (`None`: a first
+    /// reference), for histograms made by [`ReuseHistograms::fed`].
+    pub fn push_distances(&mut self, distances: &[Option<u64>]) {
+        for &d in distances {
+            self.fed[reuse_bin(d)] += 1;
         }
     }
 
     /// Ends the current interval: stores its histogram as fractions of its references.
     pub fn end_interval(&mut self) {
-        let s = self.stack.finish();
-        let mut now = [0u64; REUSE_BINS];
-        now[COLD_BIN] = s.cold;
-        for b in s.histogram.bins() {
-            now[reuse_bin(Some(b.start))] += b.count;
-        }
+        let now = match &self.stack {
+            Some(stack) => {
+                let s = stack.finish();
+                let mut now = [0u64; REUSE_BINS];
+                now[COLD_BIN] = s.cold;
+                for b in s.histogram.bins() {
+                    now[reuse_bin(Some(b.start))] += b.count;
+                }
+                now
+            }
+            None => self.fed,
+        };
         let counts: Vec<u64> = now.iter().zip(&self.previous).map(|(n, p)| n - p).collect();
         self.previous = now;
         let total: u64 = counts.iter().sum();
@@ -111,6 +150,10 @@ impl ReuseHistograms {
 
     /// Distinct lines seen so far (the memory of the stack grows with them).
     pub fn distinct_lines(&self) -> u64 {
-        self.stack.stack().distinct_lines()
+        match &self.stack {
+            Some(stack) => stack.stack().distinct_lines(),
+            // Every distinct line had one first reference.
+            None => self.fed[COLD_BIN],
+        }
     }
 }

@@ -1,0 +1,102 @@
+//! [`SweepAndPhases`]: the 3C sweep and the phase analysis fed as one, so that the phases'
+//! reuse-distance signature takes the sweep's stack distances instead of computing its own
+//! (the same quantity: data references at the report's line size, each at its first byte).
+
+use crate::analysis::Analysis;
+use crate::batch::Batch;
+use crate::phases::PhaseAnalysis;
+use crate::sim::ThreeCSweep;
+
+/// The 3C sweep (with the two-level simulation) and the phases, one after the other on each
+/// batch, the phases reading the distances the sweep just computed.
+pub(super) struct SweepAndPhases {
+    pub(super) three_c: ThreeCSweep,
+    /// Made with [`PhaseAnalysis::fed_distances`].
+    pub(super) phases: PhaseAnalysis,
+}
+
+impl SweepAndPhases {
+    /// `phases` is switched to take its distances from `three_c`; both must count the same
+    /// references at the same line size.
+    pub(super) fn new(three_c: ThreeCSweep, phases: PhaseAnalysis) -> SweepAndPhases {
+        SweepAndPhases {
+            three_c,
+            phases: phases.fed_distances(),
+        }
+    }
+}
+
+impl Analysis for SweepAndPhases {
+    fn observe(&mut self, batch: &Batch) {
+        self.three_c.observe(batch);
+        self.phases
+            .observe_with_distances(batch, self.three_c.batch_distances());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::Access;
+    use crate::phases::{KChoice, Method, PhaseOptions, PhaseReport};
+    use crate::reuse::Options;
+    use crate::sim::{Geometry, Policy};
+    use proptest::prelude::*;
+
+    /// The report without its measured times.
+    fn untimed(mut r: PhaseReport) -> PhaseReport {
+        r.ground_truth_ns_per_ref = 0.0;
+        for m in &mut r.methods {
+            (
+                m.signature_ns_per_ref,
+                m.clustering_ms,
+                m.clustering_ns_per_ref,
+            ) = (0.0, 0.0, 0.0);
+        }
+        r
+    }
+
+    proptest! {
+        /// Phases fed the sweep's distances report what phases computing their own do, the
+        /// reuse-distance signature included, across batches cut anywhere.
+        #[test]
+        fn shared_distances_change_no_phase(
+            trace in proptest::collection::vec((0u64..200, 0u8..4), 1..3000),
+            cuts in proptest::collection::vec(0usize..3000, 0..4),
+            interval in 20u64..200,
+        ) {
+            let accesses: Vec<Access> = trace
+                .iter()
+                .map(|&(line, kind)| match kind {
+                    0 => Access::load(line * 64 + 9, 4),
+                    1 => Access::store(line * 64, 8),
+                    2 => Access { kind: crate::AccessKind::Modify, ..Access::load(line * 64 + 60, 8) },
+                    _ => Access { kind: crate::AccessKind::Instr, ..Access::load(line * 64, 4) },
+                })
+                .collect();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(accesses.len())).collect();
+            cuts.extend([0, accesses.len()]);
+            cuts.sort_unstable();
+            let options = PhaseOptions {
+                interval,
+                k: KChoice::Fixed(2),
+                l2: Geometry::new(4096, 4, 64).unwrap(),
+                methods: Method::ALL.to_vec(),
+                ..PhaseOptions::default()
+            };
+            let geometries = [Geometry::new(1024, 2, 64).unwrap()];
+            let sweep = ThreeCSweep::new(Options::default(), &geometries, Policy::Lru).unwrap();
+            let mut shared = SweepAndPhases::new(sweep, PhaseAnalysis::new(options.clone()).unwrap());
+            let mut own = PhaseAnalysis::new(options).unwrap();
+            for w in cuts.windows(2) {
+                let batch: Batch = accesses[w[0]..w[1]].iter().copied().collect();
+                shared.observe(&batch);
+                own.observe(&batch);
+            }
+            match (shared.phases.finish(), own.finish()) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(untimed(a), untimed(b)),
+                (a, b) => prop_assert_eq!(a.is_err(), b.is_err()),
+            }
+        }
+    }
+}
