@@ -94,7 +94,7 @@ impl PhaseAnalysis {
     /// Takes the reuse-distance signature's stack distances from the caller
     /// ([`PhaseAnalysis::observe_with_distances`]) instead of computing them: for a pass that
     /// computes the same distances anyway (data references at the L2's line size).
-    pub fn fed_distances(mut self) -> PhaseAnalysis {
+    pub(crate) fn fed_distances(mut self) -> PhaseAnalysis {
         if self.reuse.is_some() {
             self.reuse = Some(ReuseHistograms::fed());
         }
@@ -103,7 +103,7 @@ impl PhaseAnalysis {
 
     /// [`Analysis::observe`] for an analysis made with [`PhaseAnalysis::fed_distances`]:
     /// `distances` holds the stack distance of each data reference of `batch`, in order.
-    pub fn observe_with_distances(&mut self, batch: &Batch, distances: &[Option<u64>]) {
+    pub(crate) fn observe_with_distances(&mut self, batch: &Batch, distances: &[Option<u64>]) {
         self.observe_addresses(batch);
         if let Some(s) = &mut self.reuse {
             timed(&mut self.time[2], || {
@@ -335,7 +335,7 @@ impl PhaseAnalysis {
 
 impl Analysis for PhaseAnalysis {
     /// # Panics
-    /// On an analysis made with [`PhaseAnalysis::fed_distances`] that uses reuse distances.
+    /// On an analysis made with `PhaseAnalysis::fed_distances` (crate-internal) that uses reuse distances.
     fn observe(&mut self, batch: &Batch) {
         self.observe_addresses(batch);
         if let Some(s) = &mut self.reuse {

@@ -79,25 +79,6 @@ impl RandomCache {
         }
     }
 
-    /// References `ids` in turn: [`RandomCache::access`] for each, the full cache's loop
-    /// without the checks a cache still filling needs (a built cache is full, and stays so).
-    fn run(&mut self, ids: &[u64]) {
-        if self.lines == 0 || (self.slots.len() as u64) < self.lines {
-            ids.iter().for_each(|&id| self.access(id));
-            return;
-        }
-        for &id in ids {
-            if self.is_resident(id) {
-                continue;
-            }
-            self.misses += 1;
-            let victim = below(&mut self.rng, self.lines) as usize;
-            let old = std::mem::replace(&mut self.slots[victim], id);
-            self.set(old, false);
-            self.set(id, true);
-        }
-    }
-
     #[inline]
     fn access(&mut self, id: u64) {
         if self.lines == 0 {
@@ -243,7 +224,9 @@ impl Analysis for RandomReplacementAnalysis {
                 }
                 c.build(c.lines);
             }
-            c.run(&self.lines[start..]);
+            for &line in &self.lines[start..] {
+                c.access(line);
+            }
         }
     }
 }

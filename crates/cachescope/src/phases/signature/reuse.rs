@@ -24,7 +24,7 @@
 //! the difference from the previous reading. Its [`LogHistogram`](crate::reuse::LogHistogram) bins never straddle a power of
 //! two, so each falls in exactly one bin here. A pass that computes the same distances for
 //! something else (the report's 3C sweep) hands them over instead
-//! ([`ReuseHistograms::fed`], [`ReuseHistograms::push_distances`]): the bins are the same.
+//! (`ReuseHistograms::fed`, `push_distances`, crate-internal): the bins are the same.
 
 use crate::access::{AccessKind, LineSize};
 use crate::analysis::Analysis;
@@ -80,7 +80,7 @@ impl ReuseHistograms {
 
     /// Histograms of stack distances computed elsewhere, handed over by
     /// [`ReuseHistograms::push_distances`] (at the line size the caller chose); `push` panics.
-    pub fn fed() -> ReuseHistograms {
+    pub(crate) fn fed() -> ReuseHistograms {
         ReuseHistograms {
             stack: None,
             fed: [0; REUSE_BINS],
@@ -93,7 +93,7 @@ impl ReuseHistograms {
     /// Adds the data references at byte addresses `addrs` to the current interval.
     ///
     /// # Panics
-    /// On histograms made by [`ReuseHistograms::fed`], which have no stack of their own.
+    /// On histograms made by `ReuseHistograms::fed` (crate-internal), which have no stack of their own.
     pub fn push(&mut self, addrs: &[u64]) {
         let stack = self
             .stack
@@ -110,7 +110,7 @@ impl ReuseHistograms {
 
     /// Adds references of the current interval by their stack distances (`None`: a first
     /// reference), for histograms made by [`ReuseHistograms::fed`].
-    pub fn push_distances(&mut self, distances: &[Option<u64>]) {
+    pub(crate) fn push_distances(&mut self, distances: &[Option<u64>]) {
         for &d in distances {
             self.fed[reuse_bin(d)] += 1;
         }
