@@ -8,7 +8,12 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: [&str; 3] = ["tool/cs_main.c", "tool/cs_events.c", "tool/cs_sample.c"];
+const SOURCES: [&str; 4] = [
+    "tool/cs_main.c",
+    "tool/cs_events.c",
+    "tool/cs_sample.c",
+    "tool/cs_ring.c",
+];
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(cachescope_tool)");
@@ -18,6 +23,8 @@ fn main() {
         "tool/cs_events.h",
         "tool/cs_sample.c",
         "tool/cs_sample.h",
+        "tool/cs_ring.c",
+        "tool/cs_ring.h",
         "tool/cs_protocol.h",
         "tool/cs_preload.c",
     ] {

@@ -45,6 +45,7 @@
    from the same Valgrind. */
 extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 #include "cs_events.h"
+#include "cs_ring.h"
 #include "cs_sample.h"
 
 /*------------------------------------------------------------------*/
@@ -57,25 +58,49 @@ extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 #define CS_MAX_SEGMENT 64
 
 static ULong cs_buf[CS_BUF_WORDS + CS_MAX_SEGMENT];
-/* The next free word. Read and advanced by the generated code, so it is a plain global. */
+/* The buffer being filled: cs_buf, or with --cs-ring the ring slot the tool holds (so the
+   records are written once, straight into memory cachescope reads). cs_ptr is the next free
+   word and cs_limit the mark past which the buffer is handed over; both are read by the
+   generated code, so they are plain globals. */
+static ULong* cs_base = cs_buf;
 static ULong* cs_ptr = cs_buf;
+static ULong* cs_limit = cs_buf + CS_BUF_WORDS;
 
 static const HChar* clo_out = NULL;  /* --cs-out=PATH: the pipe (or file) to write into */
 static Bool clo_instr = True;        /* --cs-instr=no: no instruction records */
 static Long clo_parent = 0;          /* --cs-parent=PID: write only if our parent is PID */
 static Int out_fd = -1;
 static Bool out_broken = False;      /* a write failed: the reader has gone */
+static Bool finishing = False;       /* the last buffer: no ring slot is needed after it */
 static ULong words_written = 0;      /* words handed to the pipe, for the end record */
 static ThreadId current_tid = VG_INVALID_THREADID;
 
+/* Fills into `base` from now on. */
+static void use_buffer(ULong* base)
+{
+   cs_base = cs_ptr = base;
+   cs_limit = base + CS_BUF_WORDS;
+}
+
 static void cs_write_out(void)
 {
-   const HChar* p = (const HChar*)cs_buf;
-   Int left = (Int)((cs_ptr - cs_buf) * sizeof(ULong));
-   words_written += cs_ptr - cs_buf;
-   cs_ptr = cs_buf;
+   const HChar* p = (const HChar*)cs_base;
+   Int left = (Int)((cs_ptr - cs_base) * sizeof(ULong));
+   words_written += cs_ptr - cs_base;
+   cs_ptr = cs_base;
    if (out_fd < 0 || out_broken)
       return;
+   if (cs_ring_requested()) {
+      ULong* next = cs_ring_put(out_fd, left / sizeof(ULong), !finishing);
+      if (next == NULL) {
+         /* The reader has gone, as with a closed pipe below. */
+         out_broken = True;
+         use_buffer(cs_buf);
+      } else {
+         use_buffer(next);
+      }
+      return;
+   }
    while (left > 0) {
       Int n = VG_(write)(out_fd, p, left);
       if (n <= 0) {
@@ -97,7 +122,7 @@ static VG_REGPARM(0) void cs_flush(void)
 
 void cs_append(ULong word)
 {
-   if (cs_ptr >= cs_buf + CS_BUF_WORDS)
+   if (cs_ptr >= cs_limit)
       cs_write_out();
    *cs_ptr++ = word;
 }
@@ -145,7 +170,7 @@ static void cs_fork_child(ThreadId tid)
    /* Children are not followed: the child runs on under Valgrind but never writes into
       the parent's stream. */
    out_fd = -1;
-   cs_ptr = cs_buf;
+   use_buffer(cs_buf);
    cs_events_forked_child();
    cs_sample_forked_child();
 }
@@ -251,8 +276,9 @@ static void emit_inline(IRSB* sb, Int from, Int to)
    IRAtom* next = assign(sb, Ity_I64, IRExpr_Binop(Iop_Add64, ptr,
                                                    IRExpr_Const(IRConst_U64(8 * n))));
    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, ptr_addr, next));
-   IRAtom* full = assign(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U,
-      IRExpr_Const(IRConst_U64((HWord)(cs_buf + CS_BUF_WORDS))), next));
+   IRAtom* limit = assign(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
+                                                   mkIRExpr_HWord((HWord)&cs_limit)));
+   IRAtom* full = assign(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, limit, next));
    IRDirty* di = unsafeIRDirty_0_N(0, "cs_flush", VG_(fnptr_to_fnentry)(&cs_flush),
                                    mkIRExprVec_0());
    di->guard = full;
@@ -417,6 +443,7 @@ static Bool cs_process_cmd_line_option(const HChar* arg)
    else if VG_BOOL_CLO(arg, "--cs-instr", clo_instr) {}
    else if (cs_events_option(arg)) {}
    else if (cs_sample_option(arg)) {}
+   else if (cs_ring_option(arg)) {}
    else
       return False;
    return True;
@@ -431,7 +458,9 @@ static void cs_print_usage(void)
 "    --cs-events=no|yes  record the memory map and heap allocations [no]\n"
 "    --cs-sample-from=PATH  sample: read the positions to sample from PATH, write only\n"
 "                        the reuses of their lines and the count [no sampling]\n"
-"    --cs-line-shift=N   log2 of the line size, for sampling [6]\n");
+"    --cs-line-shift=N   log2 of the line size, for sampling [6]\n"
+"    --cs-ring=PATH      hand the records over in the shared ring PATH (made by\n"
+"                        cachescope), with only tokens in --cs-out [no ring]\n");
 }
 
 static void cs_print_debug_usage(void)
@@ -458,9 +487,17 @@ static void cs_post_clo_init(void)
       VG_(umsg)("cachescope: cannot open --cs-out=%s\n", clo_out);
       VG_(exit)(1);
    }
-   /* A pipe of 1 MiB lets the program run ahead of the reader by one buffer, no more.
-      (F_SETPIPE_SZ; ignored where it fails, e.g. a plain file.) */
-   VG_(fcntl)(out_fd, VKI_F_SETPIPE_SZ, sizeof cs_buf);
+   if (cs_ring_requested()) {
+      ULong* slot = cs_ring_open(clo_parent, CS_BUF_WORDS + CS_MAX_SEGMENT);
+      if (slot == NULL)
+         VG_(exit)(1);
+      tl_assert(cs_ptr == cs_base);
+      use_buffer(slot);
+   } else {
+      /* A pipe of 1 MiB lets the program run ahead of the reader by one buffer, no more.
+         (F_SETPIPE_SZ; ignored where it fails, e.g. a plain file.) */
+      VG_(fcntl)(out_fd, VKI_F_SETPIPE_SZ, sizeof cs_buf);
+   }
    cs_append(CS_ESCAPE(CS_TAG_HEADER, CS_VERSION | ((ULong)clo_instr << 16)
                                          | ((ULong)cs_sampling() << 17)));
    cs_events_start();
@@ -475,8 +512,9 @@ static void cs_fini(Int exitcode)
    cs_events_fini();
    if (cs_sampling() && out_fd >= 0)
       cs_sample_count();
-   ULong before = words_written + (cs_ptr - cs_buf);
+   ULong before = words_written + (cs_ptr - cs_base);
    cs_append(CS_ESCAPE(CS_TAG_END, before & CS_ARG_MASK));
+   finishing = True;
    cs_write_out();
    if (out_fd >= 0)
       VG_(close)(out_fd);

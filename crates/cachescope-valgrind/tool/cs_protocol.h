@@ -31,6 +31,10 @@
 /* Sampled capture: one word follows, the references counted so far (before an exec record
    and before the end record). */
 #define CS_TAG_COUNT  0x5
+/* Only in the pipe of a ring (--cs-ring, cs_ring.c): the next buffer of the stream is in the
+   ring. Argument bits 0-23 = its words, 24-39 = its slot. The stream is the buffers' words in
+   token order; tokens are not words of the stream. */
+#define CS_TAG_SLOT   0x6
 /* Last word of a complete stream: argument = number of words before it. */
 #define CS_TAG_END    0xF
 

@@ -6,7 +6,7 @@
 //! faster than lackey; `docs/recording.md`). [`tool_status`] says whether the tool can run
 //! here and, if not, why. The second runs `valgrind --tool=lackey --trace-mem=yes`, which
 //! prints one line per reference ([`Recording::start`]); it is the fallback. Neither stores
-//! the stream: it comes through a FIFO (made with `mkfifo(1)` in a private temporary
+//! the stream: it comes through a FIFO (made with `mkfifo(3)` in a private temporary
 //! directory), and the returned [`Trace`](crate::trace::Trace) decodes it as it arrives, so the caller streams it
 //! straight into the native format ([`crate::trace::native::Writer`]) or into an analysis.
 //!
@@ -35,13 +35,15 @@ mod lackey_run;
 pub mod log;
 pub mod preload;
 mod process;
+#[cfg(target_os = "linux")]
+mod ring;
 pub mod sentinel;
 pub mod tool;
 mod tool_decode;
 mod tool_run;
 mod tool_sampled;
 
-pub use tool_run::{ToolOptions, tool_status, valgrind};
+pub use tool_run::{ToolOptions, ToolStream, tool_status, valgrind};
 pub use tool_sampled::sample_program;
 
 use std::fs::{self, File};
@@ -52,7 +54,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::error::{Error, Result, Source};
-use process::{describe, open_fifo, private_dir, spawn_error};
+use process::{describe, make_fifo, open_fifo, private_dir, spawn_error};
 use sentinel::EventCounts;
 
 /// The interposer's side of a recording: its log drain and what the filter counted.

@@ -5,7 +5,7 @@
 use std::io::Read;
 
 use cachescope::record::tool::ToolReader;
-use cachescope::trace::AccessReader;
+use cachescope::trace::{AccessReader, native};
 use cachescope::{AccessKind, Batch, Source};
 use proptest::prelude::*;
 
@@ -97,6 +97,64 @@ proptest! {
         // Cut inside the end record, or a whole word short of it.
         let cut = if cut == 1 { 8 } else { cut };
         prop_assert!(decode(&bytes[..bytes.len() - cut], 4096).is_err());
+    }
+}
+
+/// A native trace of the stream, written from batches (`read_batch`, then `write_batch`) or
+/// straight from the tool's words (`write_native`, `record`'s path).
+fn to_native(
+    bytes: &[u8],
+    step: usize,
+    block_len: usize,
+    direct: bool,
+) -> cachescope::Result<Vec<u8>> {
+    let mut r = ToolReader::new(Pieces { data: bytes, step }, Source::Memory);
+    let opts = native::WriterOptions {
+        block_len,
+        ..Default::default()
+    };
+    let mut w = native::Writer::with_options(Vec::new(), native::Header::default(), opts)?;
+    if direct {
+        let mut last = 0;
+        let n = r.write_native(&mut w, |n| last = n)?;
+        assert_eq!(n, last, "progress ends at the total");
+    } else {
+        let mut batch = Batch::new();
+        while r.read_batch(&mut batch)? > 0 {
+            w.write_batch(&batch)?;
+        }
+    }
+    Ok(w.finish()?.0)
+}
+
+proptest! {
+    /// `record`'s direct path writes the same bytes as batches do, whatever the blocks and
+    /// the pieces the pipe returns, and they decode to the stream's references.
+    #[test]
+    fn direct_native_writing_equals_writing_batches(
+        items in prop::collection::vec(item(), 0..3000),
+        step in 1usize..5000,
+        block_len in prop::sample::select(vec![1usize, 7, 100, 4096, 65536]),
+    ) {
+        let (bytes, expect) = encode(&items);
+        let direct = to_native(&bytes, step, block_len, true).unwrap();
+        prop_assert_eq!(&direct, &to_native(&bytes, 4096, block_len, false).unwrap());
+        let mut r = native::Reader::new(&direct[..], Source::Memory).unwrap();
+        let mut batch = Batch::new();
+        let mut got = Vec::new();
+        while r.read_batch(&mut batch).unwrap() > 0 {
+            for i in 0..batch.len() {
+                got.push((batch.addrs[i], batch.sizes[i], batch.kinds[i], batch.pcs[i]));
+            }
+        }
+        prop_assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn a_cut_stream_is_an_error_on_the_direct_path(items in prop::collection::vec(item(), 1..500), cut in 1usize..8) {
+        let (bytes, _) = encode(&items);
+        let cut = if cut == 1 { 8 } else { cut };
+        prop_assert!(to_native(&bytes[..bytes.len() - cut], 4096, 65536, true).is_err());
     }
 }
 

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use cachescope::Source;
 use cachescope::attribution::events::{EVENTS_VERSION, Event, EventWriter, Header, sidecar_path};
-use cachescope::record::{Recording, ToolOptions, preload, tool_status};
+use cachescope::record::{Recording, ToolOptions, ToolStream, preload, tool_status};
 use cachescope::units::{Precision, format_bytes, thousands};
 use clap::Args;
 
-use super::convert::{print_summary, write_trace};
+use super::convert::{print_summary, write_tool_native, write_trace};
 use crate::args::{RunArgs, SummaryFormat, values};
 
 #[derive(Debug, Args)]
@@ -158,14 +158,14 @@ pub fn record(
         Backend::Lackey => Backend::Lackey,
     };
     let events_path = sidecar_path(out);
-    let (recording, trace, events_writer, recorded_with) = if backend == Backend::Tool {
+    let (recording, stream, events_writer, recorded_with) = if backend == Backend::Tool {
         let opts = ToolOptions {
             events,
             instr: true,
             stdout_to_stderr,
             trace_children,
         };
-        let (recording, trace, rx) = Recording::start_tool(program, rest, opts)?;
+        let (recording, stream, rx) = Recording::start_tool_stream(program, rest, opts)?;
         let writer = rx.map(|rx| {
             let header = Header {
                 cachescope_events: EVENTS_VERSION,
@@ -175,9 +175,11 @@ pub fn record(
             std::thread::spawn(move || write_events(&path, &header, rx))
         });
         let with = "valgrind --tool=cachescope (cachescope's own tool)".to_string();
-        (recording, trace, writer, with)
+        (recording, Stream::Tool(Box::new(stream)), writer, with)
     } else {
-        start_lackey(program, rest, events, quiet, &events_path)?
+        let (recording, trace, writer, with) =
+            start_lackey(program, rest, events, quiet, &events_path)?;
+        (recording, Stream::Trace(trace), writer, with)
     };
     let meta = vec![
         ("source".to_string(), recording.description().to_string()),
@@ -186,7 +188,7 @@ pub fn record(
     ];
     finish(
         recording,
-        trace,
+        stream,
         events_writer,
         out,
         to,
@@ -198,6 +200,12 @@ pub fn record(
 }
 
 type EventsThread = std::thread::JoinHandle<Result<u64>>;
+
+/// The references being recorded: the tool's stream, or any trace (lackey's).
+enum Stream {
+    Tool(Box<ToolStream>),
+    Trace(cachescope::trace::Trace),
+}
 
 /// Starts lackey, with the LD_PRELOAD interposer when `events` and it is found.
 fn start_lackey(
@@ -260,7 +268,7 @@ fn start_lackey(
 #[allow(clippy::too_many_arguments)]
 fn finish(
     recording: Recording,
-    mut trace: cachescope::trace::Trace,
+    stream: Stream,
     events_writer: Option<EventsThread>,
     out: &Path,
     to: cachescope::trace::Format,
@@ -271,10 +279,31 @@ fn finish(
 ) -> Result<Recorded> {
     let quiet = run.quiet;
     let events_path = sidecar_path(out);
-    let written = write_trace(&mut trace, out, to, run, meta, distinct);
-    let source = trace.source().to_string();
-    // Dropping the trace closes the event channel, which ends the writer thread.
-    drop(trace);
+    // The tool's words go straight into a plain native file's blocks, skipping batches (the
+    // summary's distinct lines need them); any other output is written from batches.
+    let direct = to == cachescope::trace::Format::Native
+        && out.as_os_str() != "-"
+        && cachescope::trace::write::compression_for_path(out)
+            == cachescope::trace::Compression::None
+        && !distinct;
+    // Each arm drops its stream at its end, closing the event channel, which ends the writer
+    // thread.
+    let (written, source) = match stream {
+        Stream::Tool(mut tool) if direct => {
+            let written = write_tool_native(&mut tool, out, run, meta);
+            (written, tool.source().to_string())
+        }
+        Stream::Tool(tool) => {
+            let source = tool.source().clone();
+            let mut trace = cachescope::trace::Trace::from_reader(tool, source);
+            let written = write_trace(&mut trace, out, to, run, meta, distinct);
+            (written, trace.source().to_string())
+        }
+        Stream::Trace(mut trace) => {
+            let written = write_trace(&mut trace, out, to, run, meta, distinct);
+            (written, trace.source().to_string())
+        }
+    };
     let finished = recording.finish()?;
     let logged = events_writer.map(|w| w.join().expect("event writer thread"));
     let summary = match written {

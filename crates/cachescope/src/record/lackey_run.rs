@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
 use super::sentinel::{self, ChannelLog, EventCounts, SentinelFilter};
-use super::{EventsSide, Recording, describe, log, open_fifo, private_dir, spawn_error};
+use super::{EventsSide, Recording, describe, log, make_fifo, open_fifo, private_dir, spawn_error};
 use crate::attribution::events::Event;
 use crate::error::{Error, Result, Source};
 use crate::trace::{Format, FormatChoice, OpenOptions, Trace};
@@ -62,15 +62,15 @@ impl Recording {
         let dir = private_dir().map_err(|e| Error::io(&source, e))?;
         let fifo = dir.join("lackey.fifo");
         let log_fifo = dir.join("events.fifo");
-        let made = Command::new("mkfifo")
-            .arg(&fifo)
-            .args(preload.map(|_| &log_fifo))
-            .status();
-        if !matches!(made, Ok(s) if s.success()) {
+        let made = make_fifo(&fifo).and_then(|()| match preload {
+            Some(_) => make_fifo(&log_fifo),
+            None => Ok(()),
+        });
+        if made.is_err() {
             let _ = fs::remove_dir_all(&dir);
             return Err(Error::InvalidParameter {
                 name: "record",
-                message: "could not make a named pipe with mkfifo(1) (coreutils)".into(),
+                message: "could not make a named pipe in the temporary directory".into(),
             });
         }
         let mut log_file = OsString::from("--log-file=");

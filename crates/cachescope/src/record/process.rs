@@ -4,7 +4,7 @@
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions as FsOpenOptions};
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -40,6 +40,34 @@ fn unblock_if_exited(child: &Mutex<Child>, opened: &AtomicBool, fifo: &PathBuf) 
             return;
         }
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Makes the named pipe `path` (mode 0600), without starting `mkfifo(1)` where the C library
+/// can do it.
+pub(super) fn make_fifo(path: &Path) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the path"))?;
+        #[allow(unsafe_code)]
+        // SAFETY: a valid NUL-terminated path and a mode; the result is checked.
+        let made = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
+        if made == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let status = std::process::Command::new("mkfifo").arg(path).status()?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(io::Error::other(format!("mkfifo(1) failed ({status})")))
+        }
     }
 }
 

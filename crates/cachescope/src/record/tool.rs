@@ -19,15 +19,15 @@
 //! unless it stopped at an `execve` (the program replaced itself: exec'd programs are not
 //! followed).
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 
 use crate::attribution::events::{Event, EventKind, Mapping};
 use crate::batch::{BATCH_LEN, Batch, NO_PC};
 use crate::error::{Error, Result, Source, corrupt, truncated};
 use crate::record::sentinel::EventCounts;
-use crate::record::tool_decode::decode_run;
-use crate::trace::{AccessReader, Diagnostics};
+use crate::record::tool_decode::{Refs, decode_run};
+use crate::trace::{AccessReader, Diagnostics, native};
 
 /// Version of the record stream this reader understands.
 pub const VERSION: u64 = 1;
@@ -303,23 +303,63 @@ impl<R: Read + Send> ToolReader<R> {
     }
 }
 
-impl<R: Read + Send> AccessReader for ToolReader<R> {
-    fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
-        batch.clear();
+/// Where [`ToolReader::read_into`] puts the references it decodes.
+trait RunSink {
+    /// How many more references it takes now.
+    fn room(&self) -> usize;
+    /// Takes the references at the start of `words` (whole words) up to the first escape,
+    /// given `pc` (the last instruction record's address, updated); returns how many.
+    fn take_run(&mut self, words: &[u8], pc: &mut u64) -> Result<usize>;
+}
+
+impl RunSink for Batch {
+    fn room(&self) -> usize {
+        BATCH_LEN - self.len()
+    }
+
+    fn take_run(&mut self, words: &[u8], pc: &mut u64) -> Result<usize> {
+        Ok(decode_run(words, pc, self))
+    }
+}
+
+/// Encodes references straight into a native trace's blocks, up to `left` at a time.
+struct NativeSink<'a, W: Write> {
+    writer: &'a mut native::Writer<W>,
+    left: usize,
+}
+
+impl<W: Write> RunSink for NativeSink<'_, W> {
+    fn room(&self) -> usize {
+        self.left
+    }
+
+    fn take_run(&mut self, words: &[u8], pc: &mut u64) -> Result<usize> {
+        let mut refs = Refs::new(words, pc);
+        self.writer.write_raw(refs.by_ref())?;
+        self.left -= refs.taken();
+        Ok(refs.taken())
+    }
+}
+
+impl<R: Read + Send> ToolReader<R> {
+    /// Decodes references into `sink` until it is full or the stream ends; returns whether
+    /// the stream ended. Escapes are handled on the way (events sent, thread switches and
+    /// the end record checked).
+    fn read_into(&mut self, sink: &mut impl RunSink) -> Result<bool> {
         self.start()?;
-        while batch.len() < BATCH_LEN {
+        while sink.room() > 0 {
             if self.state == State::Ended {
                 if self.fill(1)? {
                     return Err(corrupt(&self.source, "words after the end record"));
                 }
-                break;
+                return Ok(true);
             }
             if !self.fill(1)? {
                 if self.len > self.pos {
                     return Err(truncated(&self.source, "the stream ends inside a record"));
                 }
                 if self.exec_seen {
-                    break;
+                    return Ok(true);
                 }
                 return Err(truncated(
                     &self.source,
@@ -327,10 +367,9 @@ impl<R: Read + Send> AccessReader for ToolReader<R> {
                      failed); the references before the cut are incomplete",
                 ));
             }
-            let room = BATCH_LEN - batch.len();
-            let n = self.available().min(room);
+            let n = self.available().min(sink.room());
             let bytes = &self.buf[self.pos..self.pos + 8 * n];
-            let done = decode_run(bytes, &mut self.pc, batch);
+            let done = sink.take_run(bytes, &mut self.pc)?;
             self.pos += 8 * done;
             self.words += done as u64;
             self.records += done as u64;
@@ -339,11 +378,53 @@ impl<R: Read + Send> AccessReader for ToolReader<R> {
                 self.escape(w)?;
             }
         }
+        Ok(false)
+    }
+
+    /// Publishes the counts to the shared copy, if any.
+    fn share_counts(&self) {
         if let Some(shared) = &self.shared {
             if let Ok(mut c) = shared.lock() {
                 *c = self.counts();
             }
         }
+    }
+
+    /// Writes the rest of the stream into `writer`, each reference encoded straight from the
+    /// tool's word into the writer's block: `record`'s path, which skips the batch columns
+    /// every other reader fills (docs/recording.md). `progress` is told the references so
+    /// far about every million. Stops with [`Error::Interrupted`] as a pass does.
+    pub fn write_native<W: Write>(
+        &mut self,
+        writer: &mut native::Writer<W>,
+        mut progress: impl FnMut(u64),
+    ) -> Result<u64> {
+        loop {
+            crate::interrupt::check()?;
+            let mut sink = NativeSink {
+                writer: &mut *writer,
+                left: 1 << 20,
+            };
+            let ended = self.read_into(&mut sink)?;
+            self.share_counts();
+            progress(self.records);
+            if ended {
+                return Ok(self.records);
+            }
+        }
+    }
+
+    /// Names the stream in errors and messages.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+}
+
+impl<R: Read + Send> AccessReader for ToolReader<R> {
+    fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
+        batch.clear();
+        self.read_into(batch)?;
+        self.share_counts();
         Ok(batch.len())
     }
 

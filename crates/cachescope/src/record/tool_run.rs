@@ -1,18 +1,19 @@
 //! Starting a program under cachescope's own Valgrind tool (the default backend of
-//! `record`): the tool writes binary records into a FIFO that [`super::tool::ToolReader`]
-//! decodes as they arrive. Allocation events travel in the same stream, so no second pipe,
-//! preload interposer or sentinel filter is needed.
+//! `record`): the tool hands its binary records over in a shared-memory ring (`ring.rs`),
+//! with their order and end in a FIFO, and [`super::tool::ToolReader`] decodes them as they
+//! arrive. Allocation events travel in the same stream, so no second pipe, preload
+//! interposer or sentinel filter is needed.
 
 use std::ffi::{OsStr, OsString};
-use std::fs::{self, File};
-use std::io;
+use std::fs;
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
 use super::sentinel::EventCounts;
 use super::tool::ToolReader;
-use super::{Recording, open_fifo, private_dir, spawn_error};
+use super::{Recording, make_fifo, open_fifo, private_dir, spawn_error};
 use crate::attribution::events::Event;
 use crate::error::{Error, Result, Source};
 use crate::sampling::SamplerOptions;
@@ -52,9 +53,24 @@ pub fn valgrind() -> OsString {
 
 /// Whether the tool can run here, or why not (not built, another Valgrind version, Valgrind
 /// missing): the reason `record` prints when it falls back to lackey.
+///
+/// Known once per process and Valgrind (it runs `valgrind --version`, ~35 ms, and `record`
+/// asks before it starts the tool).
 pub fn tool_status() -> std::result::Result<cachescope_valgrind::ToolDirs, String> {
-    cachescope_valgrind::locate(&valgrind())
+    type Status = std::result::Result<cachescope_valgrind::ToolDirs, String>;
+    static KNOWN: std::sync::Mutex<Vec<(OsString, Status)>> = std::sync::Mutex::new(Vec::new());
+    let valgrind = valgrind();
+    let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, status)) = known.iter().find(|(v, _)| *v == valgrind) {
+        return status.clone();
+    }
+    let status = cachescope_valgrind::locate(&valgrind);
+    known.push((valgrind, status.clone()));
+    status
 }
+
+/// The record stream of a running tool, as [`Recording::start_tool_stream`] returns it.
+pub type ToolStream = ToolReader<Box<dyn Read + Send>>;
 
 impl Recording {
     /// Starts `valgrind --tool=cachescope PROGRAM ARGS…` and opens the trace it writes; with
@@ -65,9 +81,25 @@ impl Recording {
         args: &[OsString],
         opts: ToolOptions,
     ) -> Result<(Recording, Trace, Option<crossbeam_channel::Receiver<Event>>)> {
+        let (recording, reader, rx) = Recording::start_tool_stream(program, args, opts)?;
+        let source = reader.source().clone();
+        Ok((recording, Trace::from_reader(Box::new(reader), source), rx))
+    }
+
+    /// [`Recording::start_tool`], with the tool's stream itself rather than a [`Trace`] over
+    /// it: its [`ToolReader::write_native`] writes a native trace without batches.
+    pub fn start_tool_stream(
+        program: &OsStr,
+        args: &[OsString],
+        opts: ToolOptions,
+    ) -> Result<(
+        Recording,
+        ToolStream,
+        Option<crossbeam_channel::Receiver<Event>>,
+    )> {
         let Launched {
             mut recording,
-            file,
+            input,
             log,
             source,
         } = launch(program, args, opts, None)?;
@@ -75,7 +107,7 @@ impl Recording {
         if opts.events {
             recording.tool_counts = Some(counts.clone());
         }
-        let mut reader = ToolReader::new(file, source.clone()).with_shared_counts(counts);
+        let mut reader = ToolReader::new(input, source).with_shared_counts(counts);
         let mut rx = None;
         if opts.events {
             let (tx, events) = crossbeam_channel::unbounded();
@@ -85,14 +117,15 @@ impl Recording {
         if let Err(e) = reader.start() {
             return Err(no_trace(e, &mut recording, &log));
         }
-        Ok((recording, Trace::from_reader(Box::new(reader), source), rx))
+        Ok((recording, reader, rx))
     }
 }
 
-/// A started tool: the recording, the record stream's read end, Valgrind's log.
+/// A started tool: the recording, the record stream, Valgrind's log.
 pub(super) struct Launched {
     pub recording: Recording,
-    pub file: File,
+    /// The record stream: through the ring, or straight from the FIFO.
+    pub input: Box<dyn Read + Send>,
     pub log: PathBuf,
     pub source: Source,
 }
@@ -107,7 +140,7 @@ pub(super) fn launch(
     sampling: Option<&SamplerOptions>,
 ) -> Result<Launched> {
     let valgrind = valgrind();
-    let dirs = cachescope_valgrind::locate(&valgrind).map_err(|why| Error::InvalidParameter {
+    let dirs = tool_status().map_err(|why| Error::InvalidParameter {
         name: "record",
         message: format!("cachescope's Valgrind tool cannot run: {why}"),
     })?;
@@ -134,14 +167,21 @@ pub(super) fn launch(
         fifos.push(positions);
     }
     for f in &fifos {
-        if !matches!(Command::new("mkfifo").arg(f).status(), Ok(s) if s.success()) {
+        if make_fifo(f).is_err() {
             let _ = fs::remove_dir_all(&dir);
             return Err(Error::InvalidParameter {
                 name: "record",
-                message: "could not make a named pipe with mkfifo(1) (coreutils)".into(),
+                message: "could not make a named pipe in the temporary directory".into(),
             });
         }
     }
+    // The full stream crosses in a shared-memory ring where it can be made; the sampled
+    // stream is small and stays in the pipe.
+    let ring = match sampling {
+        None => make_ring(),
+        Some(_) => None,
+    };
+    let ring_arg = ring.as_ref().map(|(_, arg)| arg.clone());
     let yes_no = |b: bool| if b { "yes" } else { "no" };
     let mut out = OsString::from("--cs-out=");
     out.push(&fifo);
@@ -157,6 +197,7 @@ pub(super) fn launch(
         // Only the process cachescope starts (and what it execs) writes the stream.
         .arg(format!("--cs-parent={}", std::process::id()))
         .args(sample_args)
+        .args(ring_arg)
         .arg(program)
         .args(args)
         .env("VALGRIND_LIB", lib)
@@ -183,12 +224,31 @@ pub(super) fn launch(
         tool_counts: None,
     };
     let file = open_fifo(&child, &fifo, &source)?;
+    let input: Box<dyn Read + Send> = match ring {
+        Some((ring, _)) => Box::new(ring.reader(file)),
+        None => Box::new(file),
+    };
     Ok(Launched {
         recording,
-        file,
+        input,
         log,
         source,
     })
+}
+
+/// A shared-memory ring and the tool's option naming it, or `None` (the records then go
+/// through the FIFO itself, as they do where `memfd_create` is missing).
+#[cfg(target_os = "linux")]
+fn make_ring() -> Option<(super::ring::Ring, OsString)> {
+    let ring = super::ring::Ring::create().ok()?;
+    let mut arg = OsString::from("--cs-ring=");
+    arg.push(ring.path());
+    Some((ring, arg))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn make_ring() -> Option<((), OsString)> {
+    None
 }
 
 /// The name of the sampled positions' pipe in the recording's directory.

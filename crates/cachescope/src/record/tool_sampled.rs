@@ -55,7 +55,7 @@ pub fn sample_program(
     };
     let Launched {
         mut recording,
-        file,
+        input,
         log,
         source,
     } = launch(program, args, opts, Some(&options))?;
@@ -65,7 +65,7 @@ pub fn sample_program(
         let (positions, stop) = (positions.clone(), stop.clone());
         std::thread::spawn(move || write_positions(&positions, options, &stop))
     };
-    let read = read_stream(BufReader::with_capacity(1 << 16, file), &source);
+    let read = read_stream(BufReader::with_capacity(1 << 16, input), &source);
     // The tool has closed the pipe (or never opened it): let the writer see that and end.
     stop.store(true, Ordering::SeqCst);
     while !writer.is_finished() {

@@ -209,13 +209,6 @@ impl BlockEncoder {
 
     /// Appends the accesses given by four columns of one length; the block must have room
     /// for them (at most [`MAX_BLOCK_LEN`] accesses in all).
-    ///
-    /// The column writes are unchecked: this loop is most of `record`'s encoding time, and
-    /// the bounds checks (two per write, seven writes per access) spilled its registers. The
-    /// bounds hold by construction: each access adds at most 8 address bytes, 4 escape bytes,
-    /// one pc length and 8 pc bytes, each column has room for [`MAX_BLOCK_LEN`] accesses plus
-    /// 8 bytes, and the assertion below keeps the block within [`MAX_BLOCK_LEN`] accesses.
-    #[allow(unsafe_code)]
     pub(super) fn push_run(
         &mut self,
         addrs: &[u64],
@@ -232,6 +225,26 @@ impl BlockEncoder {
             self.n + len <= MAX_BLOCK_LEN,
             "a block holds at most {MAX_BLOCK_LEN} accesses"
         );
+        let accesses = addrs.iter().zip(sizes).zip(kinds).zip(pcs);
+        self.push_iter(accesses.map(|(((&a, &s), &k), &p)| (a, s, k, p)));
+    }
+
+    /// Appends `(address, size, kind, pc)` accesses from `accesses` (pc [`NO_PC`] for none)
+    /// until it ends or the block is full; returns how many. `record` feeds the tool's words
+    /// through here without a batch in between.
+    ///
+    /// The column writes are unchecked: this loop is most of `record`'s encoding time, and
+    /// the bounds checks (two per write, seven writes per access) spilled its registers. The
+    /// bounds hold by construction: each access adds at most 8 address bytes, 4 escape bytes,
+    /// one pc length and 8 pc bytes, each column has room for [`MAX_BLOCK_LEN`] accesses plus
+    /// 8 bytes, and the loop stops at [`MAX_BLOCK_LEN`] accesses.
+    #[allow(unsafe_code)]
+    #[inline(always)]
+    pub(super) fn push_iter(
+        &mut self,
+        accesses: impl Iterator<Item = (u64, u32, AccessKind, u64)>,
+    ) -> usize {
+        let start = self.n;
         let fixed = self.fixed.as_mut_ptr();
         let (addr_col, escapes) = (self.addrs.as_mut_ptr(), self.escapes.as_mut_ptr());
         let (pc_lens, pc_bytes) = (self.pc_lens.as_mut_ptr(), self.pc_bytes.as_mut_ptr());
@@ -246,8 +259,7 @@ impl BlockEncoder {
             self.pc_bytes_len,
         );
         let (mut last_instr, mut prev_pc) = (self.last_instr, self.prev_pc);
-        let accesses = addrs.iter().zip(sizes).zip(kinds).zip(pcs);
-        for (((&addr, &size), &kind), &pc) in accesses {
+        for (addr, size, kind, pc) in accesses.take(MAX_BLOCK_LEN - start) {
             let slot = slot(keys, &mut next, &mut operand, kind, addr, pc);
             let prev = &mut table[usize::from(slot)];
             let delta = addr.wrapping_sub(*prev);
@@ -301,6 +313,24 @@ impl BlockEncoder {
             self.pc_bytes_len,
         ) = (al, el, pn, pl);
         (self.last_instr, self.prev_pc) = (last_instr, prev_pc);
+        n - start
+    }
+
+    /// Counts of the block's accesses by kind, read from their meta bytes.
+    pub(super) fn counts(&self) -> super::Counts {
+        let mut by_code = [0u64; 4];
+        for &meta in &self.fixed[..self.n] {
+            by_code[usize::from((meta & KIND_BITS) >> KIND_SHIFT)] += 1;
+        }
+        // The kind code is 3 − the kind.
+        let [instrs, modifies, stores, loads] = by_code;
+        super::Counts {
+            accesses: self.n as u64,
+            loads,
+            stores,
+            modifies,
+            instrs,
+        }
     }
 
     /// Appends the block's columns to `raw` and starts a new block. The slot policy carries

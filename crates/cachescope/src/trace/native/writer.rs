@@ -7,6 +7,7 @@ use super::decode::{BLOCK_HEADER_LEN, CODEC_STORED, CODEC_ZSTD};
 use super::encode::BlockEncoder;
 use super::index::{self, BlockEntry};
 use super::{BLOCK_TAG, Counts, Header, MAX_BLOCK_LEN, crc32, header};
+use crate::access::AccessKind;
 use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 
@@ -57,7 +58,6 @@ pub struct Writer<W: Write> {
     offset: u64,
     entries: Vec<BlockEntry>,
     counts: Counts,
-    block_counts: Counts,
 }
 
 impl<W: Write> std::fmt::Debug for Writer<W> {
@@ -104,7 +104,6 @@ impl<W: Write> Writer<W> {
             offset: bytes.len() as u64,
             entries: Vec::new(),
             counts: Counts::default(),
-            block_counts: Counts::default(),
             opts,
         })
     }
@@ -120,7 +119,6 @@ impl<W: Write> Writer<W> {
         while i < n {
             let take = (self.opts.block_len - self.enc.len()).min(n - i);
             let range = i..i + take;
-            self.block_counts.add_all(&batch.kinds[range.clone()]);
             self.enc.push_run(
                 &batch.addrs[range.clone()],
                 &batch.sizes[range.clone()],
@@ -135,13 +133,32 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
+    /// Appends `(address, size, kind, pc)` accesses (pc [`NO_PC`](crate::batch::NO_PC) for
+    /// none) until `accesses` ends, writing each block as it fills: `record`'s path from the
+    /// tool's words, with no batch in between.
+    pub(crate) fn write_raw(
+        &mut self,
+        mut accesses: impl Iterator<Item = (u64, u32, AccessKind, u64)>,
+    ) -> Result<()> {
+        loop {
+            let room = self.opts.block_len - self.enc.len();
+            let pushed = self.enc.push_iter(accesses.by_ref().take(room));
+            if self.enc.len() == self.opts.block_len {
+                self.flush_block()?;
+            }
+            if pushed < room {
+                return Ok(());
+            }
+        }
+    }
+
     /// Counts of the accesses written so far.
     pub fn counts(&self) -> Counts {
         let mut c = self.counts;
         if let Some((_, pending)) = &self.pending {
             c.merge(pending);
         }
-        c.merge(&self.block_counts);
+        c.merge(&self.enc.counts());
         c
     }
 
@@ -175,12 +192,13 @@ impl<W: Write> Writer<W> {
         if n == 0 {
             return Ok(());
         }
+        let counts = self.enc.counts();
         let mut job = std::mem::take(&mut self.spare);
         job.raw.clear();
         self.enc.take(&mut job.raw);
         self.write_pending()?;
         self.zstd.submit(job);
-        self.pending = Some((n, std::mem::take(&mut self.block_counts)));
+        self.pending = Some((n, counts));
         Ok(())
     }
 
