@@ -5,6 +5,7 @@
 //! a few modifies on stack and heap addresses, a thread switch every ~100,000 records; the header first
 //! and the end record last, as the tool writes them. 64 MiB is far larger than the last-level
 //! cache, so the reader streams from memory as it does from the pipe.
+//! The decoder takes its AVX2 kernel when the CPU has AVX2, as it does when recording.
 //!
 //! Also `tool_encode`: the same records, decoded once into batches, encoded into a native trace
 //! as `record` does (the bench thread encodes; zstd runs on the writer's helper thread, whose
