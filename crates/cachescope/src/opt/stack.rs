@@ -56,9 +56,10 @@
 //! about three heap walks on Zipf loads (about one on real programs), so we expect it to be
 //! slower at the footprints measured, though we have not measured it. Sugumar & Abraham,
 //! "Efficient simulation of caches under optimal replacement with applications to miss
-//! characterization" (SIGMETRICS 1993), is the other classic. Bounding the stack at the
-//! largest size asked would cut nothing by default: the default sizes reach 1 GiB (16 Mi
-//! lines), beyond the footprint of every trace measured. More in `docs/opt.md`.
+//! characterization" (SIGMETRICS 1993), is the other classic: its grouping of the stack's
+//! entries into trees is the runs here. Bounding the stack at the largest size asked would
+//! cut nothing by default: the default sizes reach 1 GiB (16 Mi lines), beyond the footprint
+//! of every trace measured. More in `docs/opt.md`.
 //!
 //! A referenced line's heap entry is left in place (it is its run's earliest, never its
 //! latest) and dropped when a run's stale entries outnumber its lines, so memory stays
