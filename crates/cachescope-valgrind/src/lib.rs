@@ -1,8 +1,8 @@
 //! cachescope's Valgrind tool, ready to run.
 //!
-//! The tool (`tool/cs_main.c`, `tool/cs_events.c`; GPL-2.0-or-later because it links
-//! Valgrind's core) writes every memory reference of a program as an 8-byte binary record into
-//! a pipe; its preload library (`tool/cs_preload.c`) wraps the C library's allocator so that
+//! The tool (`tool/cs_main.c`, `tool/cs_events.c`, `tool/cs_sample.c`, `tool/cs_ring.c`;
+//! GPL-2.0-or-later because it links Valgrind's core) writes every memory reference of a
+//! program as an 8-byte binary record into a shared-memory ring or a pipe; its preload library (`tool/cs_preload.c`) wraps the C library's allocator so that
 //! heap events land in the same stream. `build.rs` builds both when Valgrind's development
 //! files are present, and this crate embeds the results. [`locate`] writes them once into a
 //! per-user cache directory keyed by their content (`cargo install` installs only the
