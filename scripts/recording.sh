@@ -136,7 +136,18 @@ cmds[$p]="gzip -9 -c $work/medium.txt"
 # shellcheck disable=SC2086
 "$cs" record -q --no-events -o "$work/gzip.cst" -- ${cmds[$p]} >/dev/null
 now() { date +%s.%N; }
-timed() { local t0; t0=$(now); "$@" >/dev/null 2>&1; python3 -c "print(f'{$(now) - $t0:.2f}')"; }
+# The best of three runs: on a shared VM one run can take twice as long as the next, and the
+# fastest is the one least disturbed (every row, lackey's included, is timed the same way).
+timed() {
+    local best="" t0 t
+    for _ in 1 2 3; do
+        t0=$(now)
+        "$@" >/dev/null 2>&1
+        t=$(python3 -c "print(f'{$(now) - $t0:.2f}')")
+        if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $t < $best else 1)"; then best=$t; fi
+    done
+    echo "$best"
+}
 refs=$("$cs" stats --json "$work/gzip.cst" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["refs"] + d["instructions"])')
 # shellcheck disable=SC2086
 timed ${cmds[$p]} >/dev/null # warms the page cache
@@ -163,7 +174,7 @@ t_sample=$(timed "$cs" sample -q -o "$work/s.prof" -- ${cmds[$p]})
 # shellcheck disable=SC2086
 t_sample_full=$(timed "$cs" sample -q -o "$work/s.prof" --save "$work/s3.cst" -- ${cmds[$p]})
 row() { python3 -c "t=$2; print(f'| {\"$1\"} | {t:.2f} s | {$refs / t / 1e6:.1f} M/s | {t / $t_native:.0f}x |')"; }
-speed="| \`gzip -9\` of a 200 KB file, $(python3 -c "print(f'{$refs/1e6:.1f}')") M references | wall time | references/s | slowdown |
+speed="| \`gzip -9\` of a 200 KB file, $(python3 -c "print(f'{$refs/1e6:.1f}')") M references | wall time, best of 3 | references/s | slowdown |
 | --- | ---: | ---: | ---: |
 $(python3 -c "print(f'| native | {$t_native:.2f} s | | 1x |')")
 $(row 'valgrind --tool=none' "$t_none")
