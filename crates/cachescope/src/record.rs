@@ -2,8 +2,9 @@
 //!
 //! Two backends. The default, [`Recording::start_tool`], runs cachescope's own Valgrind tool
 //! (crate `cachescope-valgrind`), which writes 8-byte binary records, allocation and memory-map
-//! events included, into a named pipe that [`tool::ToolReader`] decodes as they arrive (50-100x
-//! faster than lackey; `docs/recording.md`). [`tool_status`] says whether the tool can run
+//! events included, into a shared-memory ring (`ring.rs`; one token per full slot through a
+//! named pipe) that [`tool::ToolReader`] decodes as they arrive (~40x faster than lackey on
+//! `docs/recording.md`'s speed row). [`tool_status`] says whether the tool can run
 //! here and, if not, why. The second runs `valgrind --tool=lackey --trace-mem=yes`, which
 //! prints one line per reference ([`Recording::start`]); it is the fallback. Neither stores
 //! the stream: it comes through a FIFO (made with `mkfifo(3)` in a private temporary

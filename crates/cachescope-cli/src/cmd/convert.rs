@@ -118,18 +118,10 @@ pub fn write_trace(
     out: &std::path::Path,
     format: Format,
     run: &RunArgs,
-    mut metadata: Vec<(String, String)>,
+    metadata: Vec<(String, String)>,
     distinct: bool,
 ) -> Result<WriteSummary> {
-    metadata.push((
-        "tool".into(),
-        format!("cachescope {}", env!("CARGO_PKG_VERSION")),
-    ));
-    let header = native::Header {
-        line_size: run.line_size.bytes(),
-        metadata,
-        ..native::Header::default()
-    };
+    let header = header(run, metadata);
     let mut counts = Counts {
         kinds: [0; 4],
         stats: distinct.then(|| StatsAnalysis::new(run.line_size)),
@@ -149,18 +141,9 @@ pub fn write_trace(
     let (pending, file) = Pending::create(out)?;
     let sink = Source::File(out.to_owned());
     let notes = if format == Format::Native && compression == cachescope::trace::Compression::None {
-        // A plain native file is seekable: its header gets the final counts.
-        let opts = native::WriterOptions {
-            source: sink.clone(),
-            ..Default::default()
-        };
-        let mut w = native::Writer::with_options(std::io::BufWriter::new(file), header, opts)?;
-        write_all(trace, run, &mut counts, |b| w.write_batch(b))?;
-        let (buf, _) = w.finish_and_patch_header()?;
-        buf.into_inner()
-            .map_err(|e| e.into_error())
-            .and_then(|f| f.sync_all())
-            .with_context(|| format!("cannot write {}", out.display()))?;
+        native_file(file, out, header, |w| {
+            write_all(trace, run, &mut counts, |b| w.write_batch(b))
+        })?;
         Vec::new()
     } else {
         let w = write::writer(Box::new(file), sink, format, compression, header)?;
@@ -172,39 +155,58 @@ pub fn write_trace(
     Ok(counts.summary(trace, out, format, run, bytes))
 }
 
-/// `record`'s path into a plain native file: the tool's words encoded straight into the
-/// trace's blocks, with no batches in between (about twice as fast; docs/recording.md). The
-/// file appears only when complete; the summary is [`write_trace`]'s, without distinct lines.
-pub fn write_tool_native(
-    stream: &mut ToolStream,
-    out: &std::path::Path,
-    run: &RunArgs,
-    mut metadata: Vec<(String, String)>,
-) -> Result<WriteSummary> {
+/// The native header of a trace cachescope writes: the run's line size and `metadata` with
+/// this tool's name and version.
+fn header(run: &RunArgs, mut metadata: Vec<(String, String)>) -> native::Header {
     metadata.push((
         "tool".into(),
         format!("cachescope {}", env!("CARGO_PKG_VERSION")),
     ));
-    let header = native::Header {
+    native::Header {
         line_size: run.line_size.bytes(),
         metadata,
         ..native::Header::default()
-    };
-    let (pending, file) = Pending::create(out)?;
+    }
+}
+
+/// Writes a plain native file at `out` through `fill`, then patches its header with the final
+/// counts (a file is seekable) and syncs it; returns the counts.
+fn native_file(
+    file: std::fs::File,
+    out: &std::path::Path,
+    header: native::Header,
+    fill: impl FnOnce(&mut native::Writer<std::io::BufWriter<std::fs::File>>) -> Result<()>,
+) -> Result<native::Counts> {
     let opts = native::WriterOptions {
         source: Source::File(out.to_owned()),
         ..Default::default()
     };
     let mut w = native::Writer::with_options(std::io::BufWriter::new(file), header, opts)?;
-    let progress = Progress::spinner(run.quiet, "recording");
-    let written = stream.write_native(&mut w, |n| progress.update(n, 0));
-    progress.finish();
-    written?;
+    fill(&mut w)?;
     let (buf, counts) = w.finish_and_patch_header()?;
     buf.into_inner()
         .map_err(|e| e.into_error())
         .and_then(|f| f.sync_all())
         .with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(counts)
+}
+
+/// `record`'s path into a plain native file: the tool's words encoded straight into the
+/// trace's blocks, with no batches in between (docs/recording.md). The file appears only when
+/// complete; the summary is [`write_trace`]'s, without distinct lines.
+pub fn write_tool_native(
+    stream: &mut ToolStream,
+    out: &std::path::Path,
+    run: &RunArgs,
+    metadata: Vec<(String, String)>,
+) -> Result<WriteSummary> {
+    let (pending, file) = Pending::create(out)?;
+    let counts = native_file(file, out, header(run, metadata), |w| {
+        let progress = Progress::spinner(run.quiet, "recording");
+        let written = stream.write_native(w, |n| progress.update(n, 0));
+        progress.finish();
+        written.map(drop).map_err(Into::into)
+    })?;
     pending.commit()?;
     if !run.quiet {
         for note in stream.diagnostics().notes {

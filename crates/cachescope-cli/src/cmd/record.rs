@@ -26,7 +26,7 @@ pub struct RecordArgs {
     #[arg(long)]
     pub no_events: bool,
     /// What records the references: `tool`, cachescope's own Valgrind tool (binary records,
-    /// ~50-100x faster than lackey), or `lackey`, Valgrind's lackey with the LD_PRELOAD
+    /// ~40x faster than lackey on gzip), or `lackey`, Valgrind's lackey with the LD_PRELOAD
     /// interposer (the fallback, with a printed reason, where the tool cannot run).
     #[arg(long, value_enum, default_value_t = Backend::Tool)]
     pub backend: Backend,

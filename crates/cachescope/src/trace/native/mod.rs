@@ -161,16 +161,6 @@ impl Counts {
         }
     }
 
-    /// Counts every access of `kinds`.
-    pub fn add_all(&mut self, kinds: &[AccessKind]) {
-        let [loads, stores, modifies, instrs] = AccessKind::count(kinds);
-        self.accesses += kinds.len() as u64;
-        self.loads += loads;
-        self.stores += stores;
-        self.modifies += modifies;
-        self.instrs += instrs;
-    }
-
     /// Adds `other` to these counts.
     pub fn merge(&mut self, other: &Counts) {
         self.accesses += other.accesses;
