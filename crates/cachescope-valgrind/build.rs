@@ -33,9 +33,10 @@ fn main() {
     println!("cargo::rerun-if-env-changed=CACHESCOPE_NO_VALGRIND_TOOL");
     println!("cargo::rerun-if-env-changed=PKG_CONFIG_PATH");
     match build() {
-        Ok(version) => {
+        Ok((version, hash)) => {
             println!("cargo::rustc-cfg=cachescope_tool");
             println!("cargo::rustc-env=CACHESCOPE_TOOL_VALGRIND={version}");
+            println!("cargo::rustc-env=CACHESCOPE_TOOL_HASH={hash:016x}");
         }
         Err(why) => {
             println!(
@@ -46,8 +47,10 @@ fn main() {
     }
 }
 
-/// Builds both files into OUT_DIR; returns the Valgrind version they were built against.
-fn build() -> Result<String, String> {
+/// Builds both files into OUT_DIR; returns the Valgrind version they were built against and
+/// a hash of their bytes, which names the directory they are written into at run time (hashed
+/// here because hashing 2.6 MB took ~40 ms at the start of every `record`).
+fn build() -> Result<(String, u64), String> {
     if env::var_os("CACHESCOPE_NO_VALGRIND_TOOL").is_some() {
         return Err("CACHESCOPE_NO_VALGRIND_TOOL was set at build time".into());
     }
@@ -154,7 +157,12 @@ fn build() -> Result<String, String> {
         .arg("tool/cs_preload.c")
         .arg("-o")
         .arg(out.join("vgpreload_cachescope-amd64-linux.so")))?;
-    Ok(version)
+    let mut h = twox_hash::XxHash64::with_seed(0);
+    for f in ["cachescope-amd64-linux", "vgpreload_cachescope-amd64-linux.so"] {
+        let bytes = std::fs::read(out.join(f)).map_err(|e| format!("{f}: {e}"))?;
+        std::hash::Hasher::write(&mut h, &bytes);
+    }
+    Ok((version, std::hash::Hasher::finish(&h)))
 }
 
 fn pkg_var(name: &str) -> Option<String> {

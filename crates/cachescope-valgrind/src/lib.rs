@@ -40,6 +40,8 @@ mod embedded {
         "/vgpreload_cachescope-amd64-linux.so"
     ));
     pub const VALGRIND: &str = env!("CACHESCOPE_TOOL_VALGRIND");
+    /// Hash of [`TOOL`] and [`PRELOAD`], computed by build.rs.
+    pub const HASH: &str = env!("CACHESCOPE_TOOL_HASH");
 }
 
 /// The Valgrind version (`MAJOR.MINOR`) the embedded tool was built against, or why it was
@@ -155,8 +157,7 @@ fn which(program: &OsStr) -> Option<PathBuf> {
 fn write_dirs(core: &Path, base: &Path) -> io::Result<ToolDirs> {
     use std::hash::Hasher;
     let mut h = twox_hash::XxHash64::with_seed(0);
-    h.write(embedded::TOOL);
-    h.write(embedded::PRELOAD);
+    h.write(embedded::HASH.as_bytes());
     h.write(core.as_os_str().as_encoded_bytes());
     let dir = base.join(format!("valgrind-{:016x}", h.finish()));
     let dirs = ToolDirs {

@@ -76,6 +76,7 @@ impl Recording {
         let mut log_file = OsString::from("--log-file=");
         log_file.push(&fifo);
         let mut command = Command::new(valgrind);
+        super::process::without_huge_pages(&mut command);
         command
             .args(["--tool=lackey", "--trace-mem=yes"])
             .arg(log_file)

@@ -187,7 +187,9 @@ pub(super) fn launch(
     out.push(&fifo);
     let mut log_file = OsString::from("--log-file=");
     log_file.push(&log);
-    let spawned = Command::new(&valgrind)
+    let mut command = Command::new(&valgrind);
+    super::process::without_huge_pages(&mut command);
+    let spawned = command
         .arg(format!("--tool={}", cachescope_valgrind::TOOL_NAME))
         .arg(out)
         .arg(log_file)

@@ -318,12 +318,16 @@ impl BlockEncoder {
 
     /// Counts of the block's accesses by kind, read from their meta bytes.
     pub(super) fn counts(&self) -> super::Counts {
-        let mut by_code = [0u64; 4];
-        for &meta in &self.fixed[..self.n] {
-            by_code[usize::from((meta & KIND_BITS) >> KIND_SHIFT)] += 1;
-        }
+        // One comparison per code: each loop vectorises, where incrementing a counter picked
+        // by the byte chained every byte of the block through memory (~0.1 s of `record`).
+        let metas = &self.fixed[..self.n];
+        let count = |code: u8| {
+            let bits = code << KIND_SHIFT;
+            metas.iter().filter(|&&m| m & KIND_BITS == bits).count() as u64
+        };
         // The kind code is 3 − the kind.
-        let [instrs, modifies, stores, loads] = by_code;
+        let (instrs, modifies, stores) = (count(0), count(1), count(2));
+        let loads = self.n as u64 - instrs - modifies - stores;
         super::Counts {
             accesses: self.n as u64,
             loads,
