@@ -8,8 +8,9 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: [&str; 4] = [
+const SOURCES: [&str; 5] = [
     "tool/cs_main.c",
+    "tool/cs_debuginfo.c",
     "tool/cs_events.c",
     "tool/cs_sample.c",
     "tool/cs_ring.c",
@@ -19,6 +20,7 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(cachescope_tool)");
     for f in [
         "tool/cs_main.c",
+        "tool/cs_debuginfo.c",
         "tool/cs_events.c",
         "tool/cs_events.h",
         "tool/cs_sample.c",
@@ -135,6 +137,8 @@ fn build() -> Result<(String, u64), String> {
             "-no-pie",
         ])
         .arg(format!("-Wl,-Ttext-segment={load}"))
+        // tool/cs_debuginfo.c: the core's image opening goes through the tool first.
+        .arg("-Wl,--wrap=vgModuleLocal_img_from_local_file")
         .arg("-o")
         .arg(out.join("cachescope-amd64-linux"))
         .args(&objects)
