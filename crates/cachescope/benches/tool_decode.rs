@@ -11,6 +11,10 @@
 //! as `record` does (the bench thread encodes; zstd runs on the writer's helper thread, whose
 //! time this does not count): the encoder's share of `record`.
 //!
+//! And `tool_record`: the same stream encoded straight into a native trace by
+//! `ToolReader::write_native`, `record`'s direct path (decoding and encoding on the bench
+//! thread; zstd again on the writer's helper thread).
+//!
 //! Measured in CPU time of the bench thread (`support/cpu_time.rs`), so that other work on a
 //! shared machine does not count. Run with
 //! `cargo bench -p cachescope --bench tool_decode -- --warm-up-time 1 --measurement-time 3`.
@@ -112,9 +116,26 @@ fn encode(c: &mut Criterion<CpuTime>) {
     group.finish();
 }
 
+fn record(c: &mut Criterion<CpuTime>) {
+    let (bytes, refs) = stream();
+    let mut group = c.benchmark_group("tool_record");
+    group.throughput(Throughput::Elements(refs));
+    group.sample_size(10);
+    group.bench_function("records", |b| {
+        b.iter(|| {
+            let mut r = ToolReader::new(bytes.as_slice(), Source::Memory);
+            let mut w = Writer::new(Vec::with_capacity(16 << 20), Header::new()).unwrap();
+            let n = r.write_native(&mut w, |_| {}).unwrap();
+            assert_eq!(n, refs);
+            black_box(w.finish().unwrap())
+        })
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().with_measurement(CpuTime);
-    targets = decode, encode
+    targets = decode, encode, record
 }
 criterion_main!(benches);
