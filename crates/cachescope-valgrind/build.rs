@@ -162,7 +162,10 @@ fn build() -> Result<(String, u64), String> {
         .arg("-o")
         .arg(out.join("vgpreload_cachescope-amd64-linux.so")))?;
     let mut h = twox_hash::XxHash64::with_seed(0);
-    for f in ["cachescope-amd64-linux", "vgpreload_cachescope-amd64-linux.so"] {
+    for f in [
+        "cachescope-amd64-linux",
+        "vgpreload_cachescope-amd64-linux.so",
+    ] {
         let bytes = std::fs::read(out.join(f)).map_err(|e| format!("{f}: {e}"))?;
         std::hash::Hasher::write(&mut h, &bytes);
     }
