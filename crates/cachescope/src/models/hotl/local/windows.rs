@@ -51,7 +51,11 @@ impl Sampler {
     /// Measures `per / rt` of the reuses (0: none).
     pub fn new(per: u64) -> Sampler {
         Sampler {
-            ring: if per > 0 { vec![0; RING as usize] } else { Vec::new() },
+            ring: if per > 0 {
+                vec![0; RING as usize]
+            } else {
+                Vec::new()
+            },
             per,
             rng: 0x9E37_79B9_7F4A_7C15,
         }
@@ -128,7 +132,14 @@ impl Corrections {
 
     /// Adds `count` reuses of bin `bin` estimated at `estimate` to `out`, spread as their
     /// class's measures if it has enough of them, else at the estimate; at most `lines`.
-    pub fn predict(&self, bin: usize, estimate: f64, count: f64, lines: u64, out: &mut Predictions) {
+    pub fn predict(
+        &self,
+        bin: usize,
+        estimate: f64,
+        count: f64,
+        lines: u64,
+        out: &mut Predictions,
+    ) {
         let measured = self
             .0
             .get(&class(bin, estimate))
