@@ -35,6 +35,14 @@
 //! size, but `mm`'s sharp cliff moved (0.31 → 3.0 pp), the window's position inside its
 //! stretch being unknown to a histogram.
 //!
+//! ## Reuse windows measured
+//! At a cliff the average window misleads ([`windows`]): a sample of the reuses shorter than
+//! [`windows::RING`] references is measured exactly, and the reuses predicted like them take
+//! the measured distances. [`LocalFootprintAnalysis::new`] does; [`with_span`] keeps the bare
+//! estimate.
+//!
+//! [`with_span`]: LocalFootprintAnalysis::with_span
+//!
 //! ## Stretches of every length, streamed
 //! A stretch is final once every forward reuse time its reuses compare with is known:
 //! `⌈len / span⌉` references after its end. Then its reuses' predictions are made, kept as
@@ -50,13 +58,15 @@
 //! One table lookup per reference (line → latest position) and three histogram increments:
 //! the reuse time into the whole trace's histogram and into that of the stretch it picks, and,
 //! as the forward reuse time of `j`, into that of the lowest open stretch holding `j`.
-//! Histograms are log-bucketed (one bin per reuse time below 64, then 16 per octave). Memory:
-//! the line table, two open stretches per length (`log2(n / 1024)` lengths) of two histograms
-//! each, and one count per predicted distance (at most the distinct lines).
+//! Histograms are log-bucketed (one bin per reuse time below 64, then 16 per octave). The
+//! measuring costs about [`windows::SAMPLES`] table lookups per reuse. Memory: the line table,
+//! two open stretches per length (`log2(n / 1024)` lengths) of two histograms each, one count
+//! per predicted distance (at most the distinct lines), and [`windows`]' ring and classes.
 
 mod bins;
 mod levels;
 mod model;
+mod windows;
 
 pub use model::{LocalCurve, LocalFootprint};
 use model::{Predictions, Stretch};
@@ -80,6 +90,7 @@ use crate::reuse::table::LineTable;
 use crate::reuse::{Options, data_lines};
 use bins::BINS;
 use levels::{Level, Open};
+use windows::{Corrections, Sampler};
 
 /// A reuse takes the smallest stretch at least this many times its reuse time (2 to 32 moved
 /// no real program's worst point by more than 0.05 pp but `hash`'s: 0.76 pp at 2, 0.78 at 4,
@@ -126,17 +137,21 @@ pub struct LocalFootprintAnalysis {
     first: Vec<Bin>,
     /// Final predictions: reuses by predicted `sd = ⌈E[rd]⌉ − 1`.
     predicted: Predictions,
+    /// The recent lines, for measuring reuses; the measured distances by class.
+    sampler: Sampler,
+    corrections: Corrections,
 }
 
 impl LocalFootprintAnalysis {
     /// An analysis of the references `options` counts, each reuse taking the smallest stretch
-    /// at least [`SPAN`] times its reuse time.
+    /// at least [`SPAN`] times its reuse time, with reuse windows measured
+    /// ([`windows::SAMPLES`]): `mrc --method hotl`.
     pub fn new(options: Options) -> LocalFootprintAnalysis {
-        LocalFootprintAnalysis::with_span(options, SPAN)
+        LocalFootprintAnalysis::with_span(options, SPAN).measuring(windows::SAMPLES)
     }
 
-    /// The same with each reuse taking the smallest stretch at least `span` (≥ 1) times its
-    /// reuse time.
+    /// The bare estimate, each reuse taking the smallest stretch at least `span` (≥ 1) times
+    /// its reuse time, no window measured.
     pub fn with_span(options: Options, span: u64) -> LocalFootprintAnalysis {
         let span = span.max(1);
         LocalFootprintAnalysis {
@@ -149,7 +164,16 @@ impl LocalFootprintAnalysis {
             reuse: vec![Bin::default(); BINS],
             first: vec![Bin::default(); BINS],
             predicted: Predictions::default(),
+            sampler: Sampler::new(0),
+            corrections: Corrections::default(),
         }
+    }
+
+    /// The same measuring `per / rt` of the reuses of time `rt` below [`windows::RING`]
+    /// (0: none).
+    pub fn measuring(mut self, per: u64) -> LocalFootprintAnalysis {
+        self.sampler = Sampler::new(per);
+        self
     }
 
     /// The level whose stretches are the shortest at least `span · rt` long.
@@ -167,11 +191,13 @@ impl LocalFootprintAnalysis {
             self.events();
         }
         let now = self.now;
+        self.sampler.record(now, line);
         match self.table.replace(line, now) {
             Some(j) => {
                 let rt = now - j;
                 let b = bins::bin_of(rt);
                 let k = self.level_of(rt);
+                let measured = self.sampler.measure(&self.table, j, now);
                 while self.levels.len() <= k {
                     self.levels
                         .push(Level::new(self.levels.len(), self.span, now));
@@ -180,6 +206,9 @@ impl LocalFootprintAnalysis {
                         .min(self.levels.last().expect("pushed").next_event());
                 }
                 self.levels[k].current.add_ending(b, rt);
+                if let Some(rd) = measured {
+                    self.levels[k].current.measured.push((b as u32, rd));
+                }
                 // `rt` is j's forward reuse time: into the lowest open stretch holding j. A
                 // level's stretches are at most `len + ⌈len / span⌉` references open, so the
                 // levels of `len ≤ rt / 4` are closed for `j` and skipped.
@@ -224,8 +253,19 @@ impl LocalFootprintAnalysis {
                 a.merge(e);
             }
             let g = Stretch::new(&done.forward[..done.hi], len as f64);
-            self.predicted
-                .add_stretch(&done.ending[..done.hi], lines, |rt| g.g(rt));
+            let estimate = |x: &Bin| g.g(x.sum / x.count).min(lines as f64);
+            // Measures are filed before the bins are predicted: a stretch's own count too.
+            for &(b, rd) in &done.measured {
+                let b = b as usize;
+                self.corrections.learn(b, estimate(&done.ending[b]), rd);
+            }
+            for (b, x) in done.ending[..done.hi].iter().enumerate() {
+                if x.count > 0.0 {
+                    let e = estimate(x);
+                    self.corrections
+                        .predict(b, e, x.count, lines, &mut self.predicted);
+                }
+            }
         }
         if self.levels.len() == k + 1 {
             self.levels.push(Level::new(k + 1, self.span, self.now));
@@ -245,6 +285,8 @@ impl LocalFootprintAnalysis {
             reuse: self.reuse.clone(),
             first: self.first.clone(),
             predicted: self.predicted.clone(),
+            sampler: Sampler::new(0),
+            corrections: self.corrections.clone(),
             ..*self
         };
         let m = self.table.len() as u64;

@@ -16,6 +16,8 @@ pub(super) struct Open {
     pub index: u64,
     pub forward: Vec<Bin>,
     pub ending: Vec<Bin>,
+    /// The measured reuses ending here: (reuse-time bin, reuse distance).
+    pub measured: Vec<(u32, u64)>,
     /// Whether any reuse ended here (most stretches of the upper levels get none).
     pub any_ending: bool,
     /// Bins from here on are empty in both histograms (short stretches see short times).
@@ -28,6 +30,7 @@ impl Open {
             index,
             forward: vec![Bin::default(); BINS],
             ending: vec![Bin::default(); BINS],
+            measured: Vec::new(),
             any_ending: false,
             hi: 0,
         }
@@ -62,6 +65,7 @@ impl Open {
         self.forward[..self.hi].fill(Bin::default());
         if self.any_ending {
             self.ending[..self.hi].fill(Bin::default());
+            self.measured.clear();
         }
         self.any_ending = false;
         self.hi = 0;

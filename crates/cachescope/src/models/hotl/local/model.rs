@@ -65,10 +65,15 @@ impl Predictions {
     /// and at most `lines`, the lines seen so far (no window holds more).
     pub fn add_stretch(&mut self, ending: &[Bin], lines: u64, rd: impl Fn(f64) -> f64) {
         for x in ending.iter().filter(|x| x.count > 0.0) {
-            let rd = rd(x.sum / x.count).min(lines as f64);
-            let sd = (rd.ceil().max(1.0) as u64) - 1;
-            *self.0.entry(sd).or_default() += x.count;
+            self.add(rd(x.sum / x.count), x.count, lines);
         }
+    }
+
+    /// Adds `count` reuses predicted at `rd`, at most `lines`.
+    pub fn add(&mut self, rd: f64, count: f64, lines: u64) {
+        let rd = rd.min(lines as f64);
+        let sd = (rd.ceil().max(1.0) as u64) - 1;
+        *self.0.entry(sd).or_default() += count;
     }
 }
 

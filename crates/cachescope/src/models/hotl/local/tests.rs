@@ -220,3 +220,79 @@ fn the_whole_trace_level_is_the_xiang_footprint() {
         assert!((got - want).abs() < 1e-12, "c {c}: {got} vs {want}");
     }
 }
+
+/// Warm miss ratio of an LRU cache of `c` lines, from the exact stack distances.
+fn exact_lru(lines: &[u64], c: usize) -> f64 {
+    let mut stack: Vec<u64> = Vec::new();
+    let mut misses = 0;
+    for &l in lines {
+        if let Some(d) = stack.iter().rev().position(|&x| x == l) {
+            misses += usize::from(d >= c);
+            stack.remove(stack.len() - 1 - d);
+        }
+        stack.push(l);
+    }
+    misses as f64 / lines.len() as f64
+}
+
+#[test]
+fn measured_distances_are_the_exact_ones() {
+    // Measuring every reuse (per = RING): each distance is the distinct lines of its window.
+    let mut r = rng(13);
+    let lines: Vec<u64> = (0..20_000).map(|_| r() % 300).collect();
+    let mut sampler = windows::Sampler::new(windows::RING);
+    let mut table = LineTable::default();
+    let mut measured = 0;
+    for (i, &l) in lines.iter().enumerate() {
+        let now = i as u64 + 1;
+        sampler.record(now, l);
+        let Some(j) = table.replace(l, now) else {
+            continue;
+        };
+        let rd = sampler
+            .measure(&table, j, now)
+            .expect("every reuse measured");
+        // Positions j+1..=now are indices j..now-1.
+        assert_eq!(rd as f64, distinct(&lines[j as usize..i + 1]), "at {i}");
+        measured += 1;
+    }
+    assert!(measured > 19_000);
+}
+
+#[test]
+fn measuring_fixes_windows_fuller_than_average() {
+    // Each period of 32: a hot loop of 4 lines twice (reuse time 4, then 28), then a scan of
+    // 24 lines (reuse time 32). The hot lines' long reuses hold 28 lines, but the average
+    // window of 28 references holds 25 (a quarter of its positions recur after 4): the bare
+    // estimate puts those reuses, an eighth of all, below a cache of 26 lines.
+    let mut lines = Vec::new();
+    for _ in 0..2000 {
+        lines.extend((0..4).chain(0..4));
+        lines.extend(100..124);
+    }
+    let bare = model(&lines).curve();
+    let measured = {
+        let mut a = LocalFootprintAnalysis::new(Options::default());
+        a.observe(&batch(&lines));
+        a.finish().curve()
+    };
+    let exact = exact_lru(&lines, 26);
+    assert!((bare.miss_ratio_warm(26.0) - exact).abs() > 0.12);
+    for c in [1, 4, 5, 20, 25, 26, 27, 28, 29, 40] {
+        let want = exact_lru(&lines, c);
+        let got = measured.miss_ratio_warm(c as f64);
+        // Only the first stretches, before a class has its measures, keep the estimate.
+        assert!((got - want).abs() < 0.005, "c {c}: {got} vs {want}");
+    }
+}
+
+#[test]
+fn measuring_keeps_an_exact_estimate() {
+    // A loop's estimate is already its distance: the measures agree with it.
+    let lines: Vec<u64> = (0..60_000).map(|i| i % 100).collect();
+    let mut a = LocalFootprintAnalysis::new(Options::default());
+    a.observe(&batch(&lines));
+    let c = a.finish().curve();
+    assert_eq!(c.miss_ratio_warm(99.0), (60_000 - 100) as f64 / 60_000.0);
+    assert_eq!(c.miss_ratio_warm(100.0), 0.0);
+}

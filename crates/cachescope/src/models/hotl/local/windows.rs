@@ -1,0 +1,193 @@
+//! The reuse-window correction: the distances of a sample of short reuses, measured, replace
+//! the estimate of the reuses predicted like them.
+//!
+//! ## Why
+//! The estimate `G_s(rt)` is the footprint of the *average* window of `rt` references in the
+//! stretch; a reuse's own window can hold more or fewer lines ([`super::super::ReuseWindowAnalysis`]
+//! measures the gap), and at a cliff a bin of reuses predicted on one side of a cache size
+//! while its windows lie on the other costs the whole bin: `gzip` 2.51 pp at 12 KiB, `sort`
+//! 1.81 pp at 16 lines (docs/accuracy/hotl.md). A spread around the mean (a variance from the
+//! same histograms), finer or coarser stretches, or a scale per reuse-time bin did not close
+//! it; measuring some reuse windows did.
+//!
+//! ## How
+//! The last [`RING`] lines referenced are kept; a reuse of time `rt < RING` is measured with
+//! probability [`SAMPLES`]`/rt`: `rd` = the positions of its window holding the latest
+//! reference of their line (the line table answers), `O(rt)`, so about [`SAMPLES`] table
+//! lookups per reuse. When the reuse's stretch settles, the measured `rd` is filed under its
+//! class: (reuse-time bin, bin of the rounded estimate `G_s`). Keying by the estimate keeps
+//! classes of one phase apart from another's (`hash`, `phases`: one global class per
+//! reuse-time bin moved their worst points by 1-16 pp). Each later bin of reuses of a class with
+//! at least [`MIN_MEASURED`] measures takes their distribution instead of its estimate; the
+//! others, and every reuse of time ≥ [`RING`], keep the estimate. Memory: the ring, and per
+//! class a histogram of measured distances (exact below 1024, then 256 bins per octave),
+//! bounded by the classes, not by the trace.
+
+use std::collections::HashMap;
+
+use super::Predictions;
+use super::bins::bin_of;
+use crate::reuse::table::LineTable;
+
+/// Lines kept for measuring, and the longest reuse time measured (a power of two).
+pub const RING: u64 = 1 << 14;
+
+/// A reuse of time `rt` is measured with probability `SAMPLES / rt` (1 and 4 were close:
+/// docs/accuracy/hotl.md).
+pub const SAMPLES: u64 = 2;
+
+/// Measures a class needs before they replace its estimate.
+pub const MIN_MEASURED: f64 = 8.0;
+
+/// The recent lines and the sampling stream.
+#[derive(Clone, Debug)]
+pub(super) struct Sampler {
+    ring: Vec<u64>,
+    per: u64,
+    rng: u64,
+}
+
+impl Sampler {
+    /// Measures `per / rt` of the reuses (0: none).
+    pub fn new(per: u64) -> Sampler {
+        Sampler {
+            ring: if per > 0 {
+                vec![0; RING as usize]
+            } else {
+                Vec::new()
+            },
+            per,
+            rng: 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+
+    /// Notes that position `now` references `line`.
+    #[inline]
+    pub fn record(&mut self, now: u64, line: u64) {
+        if self.per > 0 {
+            self.ring[(now & (RING - 1)) as usize] = line;
+        }
+    }
+
+    /// The reuse distance (`sd + 1`) of the reuse at `now` of the line last referenced at `j`,
+    /// if it is sampled; `table` must already hold `now` for its line.
+    #[inline]
+    pub fn measure(&mut self, table: &LineTable, j: u64, now: u64) -> Option<u64> {
+        let rt = now - j;
+        if self.per == 0 || rt >= RING {
+            return None;
+        }
+        // xorshift64: a fixed stream, so the curve is the same on every run.
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        if self.rng % rt >= self.per {
+            return None;
+        }
+        let rd = (j + 1..=now)
+            .filter(|&v| table.get(self.ring[(v & (RING - 1)) as usize]) == Some(v))
+            .count();
+        Some(rd as u64)
+    }
+}
+
+/// One class's measured distances: bucket → (count, sum of distances).
+#[derive(Clone, Debug, Default)]
+struct Measured {
+    count: f64,
+    buckets: Vec<(u32, f64, f64)>,
+}
+
+/// Measured distances by class (reuse-time bin, bin of the estimate).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Corrections(HashMap<(u32, u32), Measured>);
+
+/// Bucket of a measured distance: exact below 1024, then 256 per octave.
+fn bucket(rd: u64) -> u32 {
+    if rd < 1024 {
+        return rd as u32;
+    }
+    let k = u64::from(63 - rd.leading_zeros());
+    (1024 + (k - 10) * 256 + ((rd >> (k - 8)) - 256)) as u32
+}
+
+fn class(bin: usize, estimate: f64) -> (u32, u32) {
+    (bin as u32, bin_of(estimate.round() as u64) as u32)
+}
+
+impl Corrections {
+    /// Files the measured distance `rd` of a reuse of bin `bin` estimated at `estimate`.
+    pub fn learn(&mut self, bin: usize, estimate: f64, rd: u64) {
+        let m = self.0.entry(class(bin, estimate)).or_default();
+        m.count += 1.0;
+        let b = bucket(rd);
+        match m.buckets.binary_search_by_key(&b, |x| x.0) {
+            Ok(i) => {
+                m.buckets[i].1 += 1.0;
+                m.buckets[i].2 += rd as f64;
+            }
+            Err(i) => m.buckets.insert(i, (b, 1.0, rd as f64)),
+        }
+    }
+
+    /// Adds `count` reuses of bin `bin` estimated at `estimate` to `out`, spread as their
+    /// class's measures if it has enough of them, else at the estimate; at most `lines`.
+    pub fn predict(
+        &self,
+        bin: usize,
+        estimate: f64,
+        count: f64,
+        lines: u64,
+        out: &mut Predictions,
+    ) {
+        let measured = self
+            .0
+            .get(&class(bin, estimate))
+            .filter(|m| m.count >= MIN_MEASURED);
+        let Some(m) = measured else {
+            out.add(estimate, count, lines);
+            return;
+        };
+        for &(_, n, sum) in &m.buckets {
+            out.add(sum / n, count * n / m.count, lines);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_are_ordered_and_exact_below_1024() {
+        for rd in 0..1024 {
+            assert_eq!(bucket(rd), rd as u32);
+        }
+        let mut last = bucket(1023);
+        for rd in (1024..1 << 22).step_by(97) {
+            let b = bucket(rd);
+            assert!(b >= last, "{rd}");
+            last = b;
+        }
+        // 256 per octave: a bucket is at most 1/256 of its values wide.
+        assert_eq!(bucket(1024), 1024);
+        assert_eq!(bucket(1028), 1025);
+        assert_eq!(bucket(2048), 1024 + 256);
+    }
+
+    #[test]
+    fn a_class_with_enough_measures_takes_their_distribution() {
+        let mut c = Corrections::default();
+        for i in 0..10 {
+            c.learn(70, 15.6, if i < 3 { 14 } else { 17 });
+        }
+        let mut out = Predictions::default();
+        c.predict(70, 15.7, 10.0, 1000, &mut out);
+        assert_eq!(out.0.get(&13), Some(&3.0));
+        assert_eq!(out.0.get(&16), Some(&7.0));
+        // Another class (estimate 30) keeps its estimate.
+        let mut out = Predictions::default();
+        c.predict(70, 30.0, 4.0, 1000, &mut out);
+        assert_eq!(out.0.get(&29), Some(&4.0));
+    }
+}
