@@ -36,8 +36,8 @@
 //! stretch being unknown to a histogram.
 //!
 //! ## Reuse windows measured
-//! At a cliff the average window misleads ([`windows`]): a sample of the reuses shorter than
-//! [`windows::RING`] references is measured exactly, and the reuses predicted like them take
+//! At a cliff the average window misleads (`local/windows.rs`): a sample of the reuses shorter than
+//! 16 Ki references (`windows::RING`) is measured exactly, and the reuses predicted like them take
 //! the measured distances. [`LocalFootprintAnalysis::new`] does; [`with_span`] keeps the bare
 //! estimate.
 //!
@@ -59,9 +59,9 @@
 //! the reuse time into the whole trace's histogram and into that of the stretch it picks, and,
 //! as the forward reuse time of `j`, into that of the lowest open stretch holding `j`.
 //! Histograms are log-bucketed (one bin per reuse time below 64, then 16 per octave). The
-//! measuring costs about [`windows::SAMPLES`] table lookups per reuse. Memory: the line table,
+//! measuring costs about two (`windows::SAMPLES`) table lookups per reuse. Memory: the line table,
 //! two open stretches per length (`log2(n / 1024)` lengths) of two histograms each, one count
-//! per predicted distance (at most the distinct lines), and [`windows`]' ring and classes.
+//! per predicted distance (at most the distinct lines), and `windows.rs`' ring and classes.
 
 mod bins;
 mod levels;
@@ -145,7 +145,7 @@ pub struct LocalFootprintAnalysis {
 impl LocalFootprintAnalysis {
     /// An analysis of the references `options` counts, each reuse taking the smallest stretch
     /// at least [`SPAN`] times its reuse time, with reuse windows measured
-    /// ([`windows::SAMPLES`]): `mrc --method hotl`.
+    /// (`windows::SAMPLES` of every rt): `mrc --method hotl`.
     pub fn new(options: Options) -> LocalFootprintAnalysis {
         LocalFootprintAnalysis::with_span(options, SPAN).measuring(windows::SAMPLES)
     }
@@ -169,7 +169,7 @@ impl LocalFootprintAnalysis {
         }
     }
 
-    /// The same measuring `per / rt` of the reuses of time `rt` below [`windows::RING`]
+    /// The same measuring `per / rt` of the reuses of time `rt` below `windows::RING`
     /// (0: none).
     pub fn measuring(mut self, per: u64) -> LocalFootprintAnalysis {
         self.sampler = Sampler::new(per);
