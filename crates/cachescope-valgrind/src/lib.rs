@@ -1,13 +1,15 @@
 //! cachescope's Valgrind tool, ready to run.
 //!
-//! The tool (`tool/cs_main.c`, `tool/cs_events.c`, `tool/cs_sample.c`, `tool/cs_ring.c`, `tool/cs_debuginfo.c`;
-//! GPL-2.0-or-later because it links Valgrind's core) writes every memory reference of a
-//! program as an 8-byte binary record into a shared-memory ring or a pipe; its preload library (`tool/cs_preload.c`) wraps the C library's allocator so that
+//! The tool (`tool/cs_main.c`, `tool/cs_events.c`, `tool/cs_sample.c`, `tool/cs_ring.c`,
+//! `tool/cs_debuginfo.c`; GPL-2.0-or-later because it links Valgrind's core) writes every
+//! memory reference of a program as an 8-byte binary record into a shared-memory ring or a
+//! pipe; its preload library (`tool/cs_preload.c`) wraps the C library's allocator so that
 //! heap events land in the same stream. `build.rs` builds both when Valgrind's development
 //! files are present, and this crate embeds the results. [`locate`] writes them once into a
-//! per-user cache directory keyed by a hash of their content computed at build time (`cargo install` installs only the
-//! `cachescope` binary, so the tool must travel inside it) beside a link to the installed
-//! Valgrind's `vgpreload_core`, and returns the directories to pass as `VALGRIND_LIB` to
+//! per-user cache directory keyed by a hash of their content computed at build time
+//! (`cargo install` installs only the `cachescope` binary, so the tool must travel inside it)
+//! beside a link to the installed Valgrind's `vgpreload_core`, and returns the directories to
+//! pass as `VALGRIND_LIB` to
 //! `valgrind --tool=cachescope`. The tool stays a separate program run as a separate process.
 //!
 //! The record format is decoded by `cachescope::record::tool` and documented in the

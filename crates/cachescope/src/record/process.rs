@@ -44,11 +44,12 @@ fn unblock_if_exited(child: &Mutex<Child>, opened: &AtomicBool, fifo: &PathBuf) 
 }
 
 /// Turns transparent huge pages off for the Valgrind process `command` starts (and the program
-/// it runs). Valgrind reserves large areas and touches them sparsely (translation tables, its
-/// stacks, the guest's memory), so where the kernel backs every anonymous fault with a 2 MiB
-/// page (`transparent_hugepage=always`), each first touch zeroes 2 MiB: 31 % of the CPU time of
-/// `record -- /bin/true`, ~0.13 s of its start-up (docs/recording.md). Addresses, and so the
-/// trace, do not change.
+/// it runs). Valgrind reserves large areas and touches them sparsely, so where the kernel backs
+/// anonymous faults with 2 MiB pages (`transparent_hugepage=always`) a first touch can zero
+/// 2 MiB. Measured while Valgrind still parsed the system's debug files, this saved ~0.13 s of
+/// `record -- /bin/true`; most of the page zeroing was those files' parsing, which the tool now
+/// skips (docs/recording.md, "Start-up, second look"), so the gain left is smaller and was not
+/// measured apart. Addresses, and so the trace, do not change.
 pub(super) fn without_huge_pages(command: &mut std::process::Command) {
     #[cfg(target_os = "linux")]
     {
