@@ -23,7 +23,9 @@
  *   bits 48-57  size in bytes (1..1023)
  *   bits 58-59  kind: 0 load, 1 store, 2 modify, 3 instruction
  *   bits 60-63  tag: 0 for a reference; otherwise an escape (see CS_TAG_*), whose low 48
- *               bits are its argument, possibly followed by more words.
+ *               bits are its argument, possibly followed by more words. A run of
+ *               consecutive instructions is one escape word (CS_TAG_RUN) naming a run
+ *               defined when its block was translated (cs_instrument.c).
  */
 
 #include "pub_tool_basics.h"
@@ -45,6 +47,7 @@
    from the same Valgrind. */
 extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 #include "cs_events.h"
+#include "cs_instrument.h"
 #include "cs_ring.h"
 #include "cs_sample.h"
 
@@ -55,7 +58,6 @@ extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 /* Flushed when more than CS_BUF_WORDS are used; instrumentation appends at most
    CS_MAX_SEGMENT words between checks and escapes check before appending. */
 #define CS_BUF_WORDS (128 * 1024) /* 1 MiB */
-#define CS_MAX_SEGMENT 64
 
 static ULong cs_buf[CS_BUF_WORDS + CS_MAX_SEGMENT];
 /* The buffer being filled: cs_buf, or with --cs-ring the ring slot the tool holds (so the
@@ -63,8 +65,8 @@ static ULong cs_buf[CS_BUF_WORDS + CS_MAX_SEGMENT];
    word and cs_limit the mark past which the buffer is handed over; both are read by the
    generated code, so they are plain globals. */
 static ULong* cs_base = cs_buf;
-static ULong* cs_ptr = cs_buf;
-static ULong* cs_limit = cs_buf + CS_BUF_WORDS;
+ULong* cs_ptr = cs_buf;
+ULong* cs_limit = cs_buf + CS_BUF_WORDS;
 
 static const HChar* clo_out = NULL;  /* --cs-out=PATH: the pipe (or file) to write into */
 static Bool clo_instr = True;        /* --cs-instr=no: no instruction records */
@@ -115,7 +117,7 @@ static void cs_write_out(void)
 }
 
 /* Called by the generated code when the buffer is over its mark. */
-static VG_REGPARM(0) void cs_flush(void)
+VG_REGPARM(0) void cs_flush(void)
 {
    cs_write_out();
 }
@@ -140,10 +142,14 @@ void cs_append_bytes(const void* data, SizeT len)
    }
 }
 
-/* A guarded load or store (rare on amd64): appended by a helper called under the guard. */
-static VG_REGPARM(1) void cs_append_guarded(ULong word)
+VG_REGPARM(1) void cs_append_guarded(ULong word)
 {
    cs_append(word);
+}
+
+Bool cs_instr_records(void)
+{
+   return clo_instr;
 }
 
 /*------------------------------------------------------------------*/
@@ -193,243 +199,6 @@ static void cs_post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nArgs, S
       /* Still here: the exec failed and this program goes on. */
       cs_append(CS_ESCAPE(CS_TAG_EXEC, 1));
    cs_events_post_syscall(tid, sysno, args, res);
-}
-
-/*------------------------------------------------------------------*/
-/*--- Instrumentation                                            ---*/
-/*------------------------------------------------------------------*/
-
-/* EV_HIDDEN: an instruction kept in the pending list without a record (--cs-instr=no). */
-/* An atom: an IRExpr that is a temporary or a constant (flat IR). */
-typedef IRExpr IRAtom;
-
-enum { EV_LOAD = 0, EV_STORE = 1, EV_MODIFY = 2, EV_INSTR = 3, EV_HIDDEN = 4 };
-
-#define CS_ADDR_MASK 0x0000FFFFFFFFFFFFULL
-
-typedef struct {
-   Int kind;
-   IRAtom* addr;   /* Ity_I64 atom */
-   Int size;
-   IRAtom* guard;  /* Ity_I1 atom, or NULL for always */
-} Event;
-
-/* Pending events, as lackey keeps them: the same buffer length and flush points give the
-   same load+store -> modify merges, hence the same records. */
-#define N_EVENTS 4
-static Event events[N_EVENTS];
-static Int events_used = 0;
-
-static IRAtom* assign(IRSB* sb, IRType ty, IRExpr* e)
-{
-   IRTemp t = newIRTemp(sb->tyenv, ty);
-   addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
-   return IRExpr_RdTmp(t);
-}
-
-static ULong header_bits(Int kind, Int size)
-{
-   return ((ULong)(size & 0x3FF) << 48) | ((ULong)kind << 58);
-}
-
-/* The record of an event as an atom: a constant when the address is. */
-static IRAtom* record_of(IRSB* sb, Event* ev)
-{
-   ULong bits = header_bits(ev->kind, ev->size);
-   if (ev->addr->tag == Iex_Const)
-      return IRExpr_Const(IRConst_U64((ev->addr->Iex.Const.con->Ico.U64 & CS_ADDR_MASK) | bits));
-   IRAtom* masked = assign(sb, Ity_I64,
-      IRExpr_Binop(Iop_And64, ev->addr, IRExpr_Const(IRConst_U64(CS_ADDR_MASK))));
-   return assign(sb, Ity_I64, IRExpr_Binop(Iop_Or64, masked, IRExpr_Const(IRConst_U64(bits))));
-}
-
-/* Stores events[from..to) at cs_ptr, advances it, and flushes the buffer if past its mark. */
-static void emit_inline(IRSB* sb, Int from, Int to)
-{
-   if (from == to)
-      return;
-   if (cs_sampling()) {
-      for (Int i = from; i < to; i++)
-         if (events[i].kind != EV_HIDDEN)
-            cs_sample_emit(sb, events[i].addr);
-      return;
-   }
-   Int n = 0;
-   for (Int i = from; i < to; i++)
-      n += events[i].kind != EV_HIDDEN;
-   if (n == 0)
-      return;
-   IRAtom* ptr_addr = mkIRExpr_HWord((HWord)&cs_ptr);
-   IRAtom* ptr = assign(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, ptr_addr));
-   Int k = 0;
-   for (Int i = from; i < to; i++) {
-      if (events[i].kind == EV_HIDDEN)
-         continue;
-      IRAtom* rec = record_of(sb, &events[i]);
-      IRAtom* at = ptr;
-      if (k > 0)
-         at = assign(sb, Ity_I64, IRExpr_Binop(Iop_Add64, ptr,
-                                               IRExpr_Const(IRConst_U64(8 * k))));
-      addStmtToIRSB(sb, IRStmt_Store(Iend_LE, at, rec));
-      k++;
-   }
-   IRAtom* next = assign(sb, Ity_I64, IRExpr_Binop(Iop_Add64, ptr,
-                                                   IRExpr_Const(IRConst_U64(8 * n))));
-   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, ptr_addr, next));
-   IRAtom* limit = assign(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
-                                                   mkIRExpr_HWord((HWord)&cs_limit)));
-   IRAtom* full = assign(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, limit, next));
-   IRDirty* di = unsafeIRDirty_0_N(0, "cs_flush", VG_(fnptr_to_fnentry)(&cs_flush),
-                                   mkIRExprVec_0());
-   di->guard = full;
-   addStmtToIRSB(sb, IRStmt_Dirty(di));
-}
-
-static void flush_events(IRSB* sb)
-{
-   Int start = 0;
-   for (Int i = 0; i < events_used; i++) {
-      if (events[i].guard == NULL)
-         continue;
-      emit_inline(sb, start, i);
-      start = i + 1;
-      if (cs_sampling()) {
-         cs_sample_emit_guarded(sb, events[i].addr, events[i].guard);
-         continue;
-      }
-      IRDirty* di = unsafeIRDirty_0_N(1, "cs_append_guarded",
-                                      VG_(fnptr_to_fnentry)(&cs_append_guarded),
-                                      mkIRExprVec_1(record_of(sb, &events[i])));
-      di->guard = events[i].guard;
-      addStmtToIRSB(sb, IRStmt_Dirty(di));
-   }
-   emit_inline(sb, start, events_used);
-   events_used = 0;
-}
-
-static void add_event(IRSB* sb, Int kind, IRAtom* addr, Int size, IRAtom* guard)
-{
-   tl_assert(size >= 1 && size <= 1023);
-   if (events_used == N_EVENTS)
-      flush_events(sb);
-   events[events_used] = (Event){ kind, addr, size, guard };
-   events_used++;
-}
-
-static void add_store(IRSB* sb, IRAtom* addr, Int size)
-{
-   /* A store right after an unguarded load of the same size from the same address atom is
-      one modify (lackey's rule). */
-   if (events_used > 0) {
-      Event* last = &events[events_used - 1];
-      if (last->kind == EV_LOAD && last->size == size && last->guard == NULL
-          && eqIRAtom(last->addr, addr)) {
-         last->kind = EV_MODIFY;
-         return;
-      }
-   }
-   add_event(sb, EV_STORE, addr, size, NULL);
-}
-
-static IRSB* cs_instrument(VgCallbackClosure* closure, IRSB* sbIn,
-                           const VexGuestLayout* layout, const VexGuestExtents* vge,
-                           const VexArchInfo* archinfo_host, IRType gWordTy, IRType hWordTy)
-{
-   IRTypeEnv* tyenv = sbIn->tyenv;
-   if (gWordTy != Ity_I64 || hWordTy != Ity_I64)
-      VG_(tool_panic)("cachescope: only 64-bit guests are supported");
-
-   IRSB* sbOut = deepCopyIRSBExceptStmts(sbIn);
-   Int i = 0;
-   while (i < sbIn->stmts_used && sbIn->stmts[i]->tag != Ist_IMark) {
-      addStmtToIRSB(sbOut, sbIn->stmts[i]);
-      i++;
-   }
-   events_used = 0;
-   Bool own = False; /* the current instruction is the preload library's: not recorded */
-
-   for (; i < sbIn->stmts_used; i++) {
-      IRStmt* st = sbIn->stmts[i];
-      if (!st || st->tag == Ist_NoOp)
-         continue;
-      if (st->tag == Ist_IMark)
-         own = cs_events_is_own_code(st->Ist.IMark.addr);
-      if (own) {
-         if (st->tag == Ist_IMark)
-            add_event(sbOut, EV_HIDDEN, mkIRExpr_HWord(0), 1, NULL);
-         if (st->tag == Ist_Exit)
-            flush_events(sbOut);
-         addStmtToIRSB(sbOut, st);
-         continue;
-      }
-      switch (st->tag) {
-      case Ist_IMark:
-         /* Kept in the pending list even without instruction records: they separate
-            instructions, so a load and a store of two instructions never merge. */
-         add_event(sbOut, clo_instr ? EV_INSTR : EV_HIDDEN,
-                   mkIRExpr_HWord((HWord)st->Ist.IMark.addr), st->Ist.IMark.len, NULL);
-         break;
-      case Ist_WrTmp: {
-         IRExpr* data = st->Ist.WrTmp.data;
-         if (data->tag == Iex_Load)
-            add_event(sbOut, EV_LOAD, data->Iex.Load.addr, sizeofIRType(data->Iex.Load.ty), NULL);
-         break;
-      }
-      case Ist_Store:
-         add_store(sbOut, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(tyenv, st->Ist.Store.data)));
-         break;
-      case Ist_StoreG: {
-         IRStoreG* sg = st->Ist.StoreG.details;
-         add_event(sbOut, EV_STORE, sg->addr, sizeofIRType(typeOfIRExpr(tyenv, sg->data)),
-                   sg->guard);
-         break;
-      }
-      case Ist_LoadG: {
-         IRLoadG* lg = st->Ist.LoadG.details;
-         IRType ty = Ity_INVALID, wide = Ity_INVALID;
-         typeOfIRLoadGOp(lg->cvt, &wide, &ty);
-         add_event(sbOut, EV_LOAD, lg->addr, sizeofIRType(ty), lg->guard);
-         break;
-      }
-      case Ist_Dirty: {
-         IRDirty* d = st->Ist.Dirty.details;
-         if (d->mFx != Ifx_None) {
-            if (d->mFx == Ifx_Read || d->mFx == Ifx_Modify)
-               add_event(sbOut, EV_LOAD, d->mAddr, d->mSize, NULL);
-            if (d->mFx == Ifx_Write || d->mFx == Ifx_Modify)
-               add_store(sbOut, d->mAddr, d->mSize);
-         }
-         break;
-      }
-      case Ist_CAS: {
-         IRCAS* cas = st->Ist.CAS.details;
-         Int size = sizeofIRType(typeOfIRExpr(tyenv, cas->dataLo));
-         if (cas->dataHi != NULL)
-            size *= 2;
-         add_event(sbOut, EV_LOAD, cas->addr, size, NULL);
-         add_store(sbOut, cas->addr, size);
-         break;
-      }
-      case Ist_LLSC:
-         if (st->Ist.LLSC.storedata == NULL) {
-            add_event(sbOut, EV_LOAD, st->Ist.LLSC.addr,
-                      sizeofIRType(typeOfIRTemp(tyenv, st->Ist.LLSC.result)), NULL);
-            flush_events(sbOut);
-         } else {
-            add_store(sbOut, st->Ist.LLSC.addr,
-                      sizeofIRType(typeOfIRExpr(tyenv, st->Ist.LLSC.storedata)));
-         }
-         break;
-      case Ist_Exit:
-         flush_events(sbOut);
-         break;
-      default:
-         break;
-      }
-      addStmtToIRSB(sbOut, st);
-   }
-   flush_events(sbOut);
-   return sbOut;
 }
 
 /*------------------------------------------------------------------*/

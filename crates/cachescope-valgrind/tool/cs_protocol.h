@@ -8,7 +8,7 @@
 #define CS_PROTOCOL_H
 
 /* Version of the record stream, in the header escape. */
-#define CS_VERSION 1
+#define CS_VERSION 2
 
 /* Escapes: a word whose bits 60-63 (the tag) are not 0. Bits 0-47 are its argument. */
 #define CS_ARG_MASK 0x0000FFFFFFFFFFFFULL
@@ -35,6 +35,14 @@
    ring. Argument bits 0-23 = its words, 24-39 = its slot. The stream is the buffers' words in
    token order; tokens are not words of the stream. */
 #define CS_TAG_SLOT   0x6
+/* A run of instruction records, defined once (CS_TAG_RUNDEF) and named by its id here:
+   argument = the run's id. Stands for the run's instruction records, in order. */
+#define CS_TAG_RUN    0x7
+/* The definition of the next run: argument = number of payload words (1 + instructions).
+   Payload: the run's id (one more than the last definition's, from 0 in each program's
+   stream), then one instruction record (kind 3: address and length) per instruction.
+   Written when a block is translated, so before any CS_TAG_RUN that names it. */
+#define CS_TAG_RUNDEF 0x8
 /* Last word of a complete stream: argument = number of words before it. */
 #define CS_TAG_END    0xF
 

@@ -35,7 +35,7 @@ const RECORDS: usize = 8 << 20;
 
 fn stream() -> (Vec<u8>, u64) {
     let mut words: Vec<u64> = Vec::with_capacity(RECORDS + 64);
-    words.push((0xE << 60) | 1 | (1 << 16));
+    words.push((0xE << 60) | 2 | (1 << 16));
     let mut x = 0x2545_F491_4F6C_DD1Du64;
     let mut pc = 0x40_1000u64;
     let mut refs = 0;

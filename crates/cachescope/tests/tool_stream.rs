@@ -9,13 +9,23 @@ use cachescope::trace::{AccessReader, native};
 use cachescope::{AccessKind, Batch, Source};
 use proptest::prelude::*;
 
-const HEADER: u64 = (0xE << 60) | 1 | (1 << 16);
+const HEADER: u64 = (0xE << 60) | 2 | (1 << 16);
 
 #[derive(Clone, Debug)]
 enum Item {
-    Ref { kind: u64, addr: u64, size: u64 },
+    Ref {
+        kind: u64,
+        addr: u64,
+        size: u64,
+    },
     Thread(u64),
     Free(u64),
+    /// A run of instructions: a new one (defined first) or, with `again`, one defined before.
+    Run {
+        fetches: Vec<(u64, u64)>,
+        again: prop::sample::Index,
+        reuse: bool,
+    },
 }
 
 fn item() -> impl Strategy<Value = Item> {
@@ -28,6 +38,12 @@ fn item() -> impl Strategy<Value = Item> {
         }),
         1 => (1u64..5).prop_map(Item::Thread),
         1 => any::<u32>().prop_map(|a| Item::Free(u64::from(a))),
+        4 => (
+            prop::collection::vec((0u64..1 << 40, 1u64..16), 1..40),
+            any::<prop::sample::Index>(),
+            any::<bool>(),
+        )
+            .prop_map(|(fetches, again, reuse)| Item::Run { fetches, again, reuse }),
     ]
 }
 
@@ -39,8 +55,33 @@ fn encode(items: &[Item]) -> (Vec<u8>, Decoded) {
     let mut words = vec![HEADER];
     let mut expect = Vec::new();
     let mut pc = cachescope::batch::NO_PC;
+    let mut defined: Vec<Vec<(u64, u64)>> = Vec::new();
     for it in items {
+        match it {
+            Item::Run {
+                fetches,
+                again,
+                reuse,
+            } => {
+                let id = if *reuse && !defined.is_empty() {
+                    again.index(defined.len())
+                } else {
+                    words.push((0x8 << 60) | (1 + fetches.len() as u64));
+                    words.push(defined.len() as u64);
+                    words.extend(fetches.iter().map(|&(a, s)| a | s << 48 | 3 << 58));
+                    defined.push(fetches.clone());
+                    defined.len() - 1
+                };
+                words.push((0x7 << 60) | id as u64);
+                for &(a, s) in &defined[id] {
+                    expect.push((a, s as u32, AccessKind::Instr, a));
+                    pc = a;
+                }
+            }
+            _ => {}
+        }
         match *it {
+            Item::Run { .. } => {}
             Item::Ref { kind, addr, size } => {
                 words.push((addr & 0xFFFF_FFFF_FFFF) | (size << 48) | (kind << 58));
                 if kind == 3 {
@@ -171,4 +212,48 @@ fn a_wrong_end_count_or_header_is_an_error() {
     let (mut bytes, _) = encode(&[]);
     bytes[0] ^= 2; // another format version
     assert!(decode(&bytes, 4096).is_err());
+}
+
+/// A stream of `body` words between the header and a correct end record.
+fn stream(body: &[u64]) -> Vec<u8> {
+    let mut words = vec![HEADER];
+    words.extend_from_slice(body);
+    let before = words.len() as u64;
+    words.push((0xF << 60) | before);
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+#[test]
+fn bad_runs_are_errors_naming_the_word() {
+    let fetch = 0x40_1000 | 4 << 48 | 3 << 58;
+    // A good one first: run 0 of two fetches, used twice.
+    let good = stream(&[0x8 << 60 | 3, 0, fetch, fetch + 4, 0x7 << 60, 0x7 << 60]);
+    assert_eq!(decode(&good, 4096).unwrap().len(), 4);
+    for (body, says) in [
+        (
+            vec![0x7 << 60 | 5],
+            "run 5 is used at word 1 before it is defined",
+        ),
+        (
+            vec![0x8 << 60 | 2, 1, fetch],
+            "run 1 defined where run 0 was expected",
+        ),
+        (
+            vec![0x8 << 60 | 2, 0, 0x40_1000 | 4 << 48],
+            "not an instruction record",
+        ),
+        (vec![0x8 << 60 | 1, 0], "a run definition of 1 words"),
+    ] {
+        let err = decode(&stream(&body), 4096).unwrap_err().to_string();
+        assert!(err.contains(says), "{err}");
+    }
+    // Cut inside a definition.
+    let mut words = vec![HEADER, 0x8 << 60 | 3, 0, fetch];
+    words.truncate(4);
+    let cut: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let err = decode(&cut, 4096).unwrap_err().to_string();
+    assert!(
+        err.contains("run definition of 3 words is cut off"),
+        "{err}"
+    );
 }

@@ -26,15 +26,17 @@ use crate::attribution::events::{Event, EventKind, Mapping};
 use crate::batch::{BATCH_LEN, Batch, NO_PC};
 use crate::error::{Error, Result, Source, corrupt, truncated};
 use crate::record::sentinel::EventCounts;
-use crate::record::tool_decode::{Refs, decode_run};
+use crate::record::tool_decode::{TAG_RUN, ToolItems, decode_run};
+use crate::trace::native::InstrRuns;
 use crate::trace::{AccessReader, Diagnostics, native};
 
 /// Version of the record stream this reader understands.
-pub const VERSION: u64 = 1;
+pub const VERSION: u64 = 2;
 
 const TAG_THREAD: u64 = 0x1;
 const TAG_EVENT: u64 = 0x2;
 const TAG_EXEC: u64 = 0x3;
+const TAG_RUNDEF: u64 = 0x8;
 const TAG_HEADER: u64 = 0xE;
 const TAG_END: u64 = 0xF;
 const ARG_MASK: u64 = (1 << 48) - 1;
@@ -84,6 +86,8 @@ pub struct ToolReader<R> {
     events: Option<crossbeam_channel::Sender<Event>>,
     counts: EventCounts,
     shared: Option<Arc<Mutex<EventCounts>>>,
+    /// The runs of instructions the current program's stream has defined.
+    runs: InstrRuns,
 }
 
 impl<R: Read + Send> ToolReader<R> {
@@ -109,6 +113,7 @@ impl<R: Read + Send> ToolReader<R> {
             events: None,
             counts: EventCounts::default(),
             shared: None,
+            runs: InstrRuns::default(),
         }
     }
 
@@ -186,6 +191,8 @@ impl<R: Read + Send> ToolReader<R> {
                 self.exec_seen = false;
                 self.execs += 1;
                 self.instance_start = self.words;
+                // The new program numbers its runs from 0.
+                self.runs.clear();
             }
             TAG_HEADER => {
                 return Err(corrupt(
@@ -212,6 +219,16 @@ impl<R: Read + Send> ToolReader<R> {
                 self.state = State::Ended;
             }
             TAG_EVENT => return self.event(arg),
+            TAG_RUNDEF => return self.run_definition(arg),
+            TAG_RUN => {
+                return Err(corrupt(
+                    &self.source,
+                    format!(
+                        "run {arg} is used at word {} before it is defined",
+                        self.words
+                    ),
+                ));
+            }
             tag => {
                 return Err(corrupt(
                     &self.source,
@@ -280,6 +297,51 @@ impl<R: Read + Send> ToolReader<R> {
         Ok(())
     }
 
+    /// The run definition at `pos` with its payload: the run's id, then its instruction
+    /// records.
+    fn run_definition(&mut self, arg: u64) -> Result<()> {
+        let n = (arg & 0xFFFF) as usize;
+        if !self.fill(1 + n)? {
+            return Err(truncated(
+                &self.source,
+                format!(
+                    "a run definition of {n} words is cut off at word {}",
+                    self.words
+                ),
+            ));
+        }
+        let bad = |what: String| corrupt(&self.source, format!("{what} at word {}", self.words));
+        if n < 2 {
+            return Err(bad(format!("a run definition of {n} words")));
+        }
+        let id = self.word(1);
+        if id != self.runs.len() as u64 {
+            return Err(bad(format!(
+                "run {id} defined where run {} was expected",
+                self.runs.len()
+            )));
+        }
+        let fetches: Vec<(u64, u32)> = (2..=n)
+            .map(|i| self.word(i))
+            .map(|w| {
+                let addr = (((w << 16) as i64) >> 16) as u64;
+                (addr, ((w >> 48) & 0x3FF) as u32)
+            })
+            .collect();
+        let bad_word = (2..=n)
+            .map(|i| self.word(i))
+            .find(|w| w >> 58 != 3 || (w >> 48) & 0x3FF == 0 || (w >> 48) & 0x3FF > 255);
+        if let Some(w) = bad_word {
+            return Err(bad(format!(
+                "a run holding {w:#018x}, not an instruction record"
+            )));
+        }
+        self.runs.push(fetches);
+        self.pos += 8 * (1 + n);
+        self.words += 1 + n as u64;
+        Ok(())
+    }
+
     /// Reads and checks the stream's header (blocks until the tool writes its first chunk or
     /// exits). Called by the first [`AccessReader::read_batch`] if not before.
     pub fn start(&mut self) -> Result<()> {
@@ -307,9 +369,10 @@ impl<R: Read + Send> ToolReader<R> {
 trait RunSink {
     /// How many more references it takes now.
     fn room(&self) -> usize;
-    /// Takes the references at the start of `words` (whole words) up to the first escape,
-    /// given `pc` (the last instruction record's address, updated); returns how many.
-    fn take_run(&mut self, words: &[u8], pc: &mut u64) -> Result<usize>;
+    /// Takes the references at the start of `words` (whole words), runs of instructions
+    /// expanded from `runs`, up to the first other escape (or its room); `pc` is the last
+    /// instruction record's address, updated. Returns how many words and references.
+    fn take_run(&mut self, words: &[u8], pc: &mut u64, runs: &InstrRuns) -> Result<(usize, u64)>;
 }
 
 impl RunSink for Batch {
@@ -317,12 +380,15 @@ impl RunSink for Batch {
         BATCH_LEN - self.len()
     }
 
-    fn take_run(&mut self, words: &[u8], pc: &mut u64) -> Result<usize> {
-        Ok(decode_run(words, pc, self))
+    fn take_run(&mut self, words: &[u8], pc: &mut u64, runs: &InstrRuns) -> Result<(usize, u64)> {
+        let before = self.len();
+        let room = self.room();
+        let done = decode_run(words, pc, runs, self, room);
+        Ok((done, (self.len() - before) as u64))
     }
 }
 
-/// Encodes references straight into a native trace's blocks, up to `left` at a time.
+/// Encodes references straight into a native trace's blocks, about `left` at a time.
 struct NativeSink<'a, W: Write> {
     writer: &'a mut native::Writer<W>,
     left: usize,
@@ -333,18 +399,19 @@ impl<W: Write> RunSink for NativeSink<'_, W> {
         self.left
     }
 
-    fn take_run(&mut self, words: &[u8], pc: &mut u64) -> Result<usize> {
-        let mut refs = Refs::new(words, pc);
-        self.writer.write_raw(refs.by_ref())?;
-        self.left -= refs.taken();
-        Ok(refs.taken())
+    fn take_run(&mut self, words: &[u8], pc: &mut u64, runs: &InstrRuns) -> Result<(usize, u64)> {
+        let mut items = ToolItems::new(words, pc, runs);
+        self.writer.write_items(&mut items)?;
+        let (words, records) = items.taken();
+        self.left = self.left.saturating_sub(records as usize);
+        Ok((words, records))
     }
 }
 
 impl<R: Read + Send> ToolReader<R> {
     /// Decodes references into `sink` until it is full or the stream ends; returns whether
-    /// the stream ended. Escapes are handled on the way (events sent, thread switches and
-    /// the end record checked).
+    /// the stream ended. Escapes are handled on the way (events sent, runs defined, thread
+    /// switches and the end record checked).
     fn read_into(&mut self, sink: &mut impl RunSink) -> Result<bool> {
         self.start()?;
         while sink.room() > 0 {
@@ -367,14 +434,18 @@ impl<R: Read + Send> ToolReader<R> {
                      failed); the references before the cut are incomplete",
                 ));
             }
-            let n = self.available().min(sink.room());
+            let n = self.available();
             let bytes = &self.buf[self.pos..self.pos + 8 * n];
-            let done = sink.take_run(bytes, &mut self.pc)?;
+            let (done, records) = sink.take_run(bytes, &mut self.pc, &self.runs)?;
             self.pos += 8 * done;
             self.words += done as u64;
-            self.records += done as u64;
-            if done < n {
+            self.records += records;
+            if done < n && sink.room() > 0 {
                 let w = self.word(0);
+                if w >> 60 == TAG_RUN && self.runs.get(w & ARG_MASK).is_some() {
+                    // A run longer than the room left: the sink is full for now.
+                    return Ok(false);
+                }
                 self.escape(w)?;
             }
         }

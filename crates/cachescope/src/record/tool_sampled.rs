@@ -30,7 +30,7 @@ const TAG_REUSE: u64 = 0x4;
 const TAG_COUNT: u64 = 0x5;
 const TAG_HEADER: u64 = 0xE;
 const TAG_END: u64 = 0xF;
-const VERSION: u64 = 1;
+const VERSION: u64 = 2;
 /// The header's flag for a sampled stream.
 const SAMPLED: u64 = 1 << 17;
 

@@ -32,6 +32,7 @@
 //! block's first access, so blocks decode independently.
 
 use super::MAX_BLOCK_LEN;
+use super::runs::InstrRun;
 use crate::access::AccessKind;
 use crate::batch::NO_PC;
 
@@ -44,7 +45,7 @@ pub(super) const KIND_SHIFT: u32 = 4;
 /// Meta bit: the pc is stored in the pc columns.
 pub(super) const PC_EXPLICIT: u8 = 0x40;
 /// Meta bit: the pc is the address of the most recent instruction fetch.
-pub(super) const PC_LAST_INSTR: u8 = 0x80;
+pub(crate) const PC_LAST_INSTR: u8 = 0x80;
 /// Prediction slots.
 pub(super) const SLOTS: usize = 256;
 /// Most raw bytes one access can take: meta, size, slot, 8 address bytes, 4 escape bytes, a pc
@@ -82,10 +83,37 @@ unsafe fn put_low_bytes(col: *mut u8, at: &mut usize, value: u64, len: usize) {
 
 /// Fewest bytes from which `delta` sign-extends back (0 for 0).
 #[inline]
-fn byte_len(delta: u64) -> usize {
+pub(super) fn byte_len(delta: u64) -> usize {
     // Zigzag moves the sign to bit 0, so its bit length is the signed bit length.
     let zigzag = (delta << 1) ^ ((delta as i64 >> 63) as u64);
     (64 - zigzag.leading_zeros() as usize).div_ceil(8)
+}
+
+/// What [`BlockEncoder::push_from`] appends: one access, or a run of instruction fetches
+/// whose encoding is known in advance.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Item<'a> {
+    /// `(address, size, kind, pc)`, pc [`NO_PC`] for none.
+    Access(u64, u32, AccessKind, u64),
+    /// A run of fetches ([`super::runs`]).
+    Run(InstrRun<'a>),
+}
+
+/// A source of [`Item`]s for [`BlockEncoder::push_from`].
+pub(crate) trait ItemSource<'a> {
+    /// The next item, if any; a run must hold at most `room` fetches (a source splits a longer
+    /// one into accesses).
+    fn next_item(&mut self, room: usize) -> Option<Item<'a>>;
+}
+
+/// Accesses from an iterator, as items.
+pub(crate) struct Accesses<I>(pub(crate) I);
+
+impl<'a, I: Iterator<Item = (u64, u32, AccessKind, u64)>> ItemSource<'a> for Accesses<I> {
+    #[inline(always)]
+    fn next_item(&mut self, _room: usize) -> Option<Item<'a>> {
+        self.0.next().map(|(a, s, k, p)| Item::Access(a, s, k, p))
+    }
 }
 
 /// Chooses each data access's slot: a direct-mapped cache from a key ((pc, operand number), or
@@ -230,20 +258,35 @@ impl BlockEncoder {
     }
 
     /// Appends `(address, size, kind, pc)` accesses from `accesses` (pc [`NO_PC`] for none)
-    /// until it ends or the block is full; returns how many. `record` feeds the tool's words
-    /// through here without a batch in between.
-    ///
-    /// The column writes are unchecked: this loop is most of `record`'s encoding time, and
-    /// the bounds checks (two per write, seven writes per access) spilled its registers. The
-    /// bounds hold by construction: each access adds at most 8 address bytes, 4 escape bytes,
-    /// one pc length and 8 pc bytes, each column has room for [`MAX_BLOCK_LEN`] accesses plus
-    /// 8 bytes, and the loop stops at [`MAX_BLOCK_LEN`] accesses.
-    #[allow(unsafe_code)]
+    /// until it ends or the block is full; returns how many.
     #[inline(always)]
     pub(super) fn push_iter(
         &mut self,
         accesses: impl Iterator<Item = (u64, u32, AccessKind, u64)>,
     ) -> usize {
+        self.push_from(&mut Accesses(accesses), MAX_BLOCK_LEN)
+    }
+
+    /// Appends the items of `source` until it ends or the block holds `limit` accesses (at
+    /// most [`MAX_BLOCK_LEN`]); returns how many accesses. `record` feeds the tool's words through here without a batch in between.
+    ///
+    /// The column writes are unchecked: this loop is most of `record`'s encoding time, and
+    /// the bounds checks (two per write, seven writes per access) spilled its registers. The
+    /// bounds hold by construction: each access adds at most 8 address bytes, 4 escape bytes,
+    /// one pc length and 8 pc bytes, each column has room for [`MAX_BLOCK_LEN`] accesses plus
+    /// 8 bytes, and the loop stops at [`MAX_BLOCK_LEN`] accesses (a run is given only when it
+    /// fits, and adds at most 8 address bytes per fetch).
+    #[allow(unsafe_code)]
+    #[inline(always)]
+    pub(super) fn push_from<'a>(
+        &mut self,
+        source: &mut impl ItemSource<'a>,
+        limit: usize,
+    ) -> usize {
+        assert!(
+            limit <= MAX_BLOCK_LEN,
+            "a block holds at most {MAX_BLOCK_LEN} accesses"
+        );
         let start = self.n;
         let fixed = self.fixed.as_mut_ptr();
         let (addr_col, escapes) = (self.addrs.as_mut_ptr(), self.escapes.as_mut_ptr());
@@ -259,50 +302,97 @@ impl BlockEncoder {
             self.pc_bytes_len,
         );
         let (mut last_instr, mut prev_pc) = (self.last_instr, self.prev_pc);
-        for (addr, size, kind, pc) in accesses.take(MAX_BLOCK_LEN - start) {
-            let slot = slot(keys, &mut next, &mut operand, kind, addr, pc);
-            let prev = &mut table[usize::from(slot)];
-            let delta = addr.wrapping_sub(*prev);
-            *prev = addr;
-            let len = byte_len(delta);
-            // SAFETY (every write below): the bounds in this function's documentation.
-            unsafe { put_low_bytes(addr_col, &mut al, delta, len) };
-            if kind == AccessKind::Instr {
-                last_instr = addr;
-            }
-            let mode = if pc == NO_PC {
-                0
-            } else if pc == last_instr {
-                PC_LAST_INSTR
-            } else {
-                let delta = pc.wrapping_sub(prev_pc);
-                prev_pc = pc;
+        // One access: the body shared by both kinds of item (a macro, as it updates the
+        // loop's locals).
+        macro_rules! put {
+            ($n:expr, $addr:expr, $size:expr, $kind:expr, $pc:expr) => {{
+                let (n, addr, size, kind, pc): (usize, u64, u32, AccessKind, u64) =
+                    ($n, $addr, $size, $kind, $pc);
+                let slot = slot(keys, &mut next, &mut operand, kind, addr, pc);
+                let prev = &mut table[usize::from(slot)];
+                let delta = addr.wrapping_sub(*prev);
+                *prev = addr;
                 let len = byte_len(delta);
-                unsafe {
-                    *pc_lens.add(pn) = len as u8;
-                    put_low_bytes(pc_bytes, &mut pl, delta, len);
+                // SAFETY (every write below): the bounds in this function's documentation.
+                unsafe { put_low_bytes(addr_col, &mut al, delta, len) };
+                if kind == AccessKind::Instr {
+                    last_instr = addr;
                 }
-                pn += 1;
-                PC_EXPLICIT
-            };
-            let small = if (1..=255).contains(&size) {
-                size as u8
-            } else {
-                unsafe {
-                    escapes
-                        .add(el)
-                        .cast::<[u8; 4]>()
-                        .write_unaligned(size.to_le_bytes())
+                let mode = if pc == NO_PC {
+                    0
+                } else if pc == last_instr {
+                    PC_LAST_INSTR
+                } else {
+                    let delta = pc.wrapping_sub(prev_pc);
+                    prev_pc = pc;
+                    let len = byte_len(delta);
+                    unsafe {
+                        *pc_lens.add(pn) = len as u8;
+                        put_low_bytes(pc_bytes, &mut pl, delta, len);
+                    }
+                    pn += 1;
+                    PC_EXPLICIT
                 };
-                el += 4;
-                0
+                let small = if (1..=255).contains(&size) {
+                    size as u8
+                } else {
+                    unsafe {
+                        escapes
+                            .add(el)
+                            .cast::<[u8; 4]>()
+                            .write_unaligned(size.to_le_bytes())
+                    };
+                    el += 4;
+                    0
+                };
+                unsafe {
+                    *fixed.add(n) = len as u8 | (3 - kind as u8) << KIND_SHIFT | mode;
+                    *fixed.add(SIZES_AT + n) = small;
+                    *fixed.add(SLOTS_AT + n) = slot;
+                }
+            }};
+        }
+        while n < limit {
+            let Some(item) = source.next_item(limit - n) else {
+                break;
             };
-            unsafe {
-                *fixed.add(n) = len as u8 | (3 - kind as u8) << KIND_SHIFT | mode;
-                *fixed.add(SIZES_AT + n) = small;
-                *fixed.add(SLOTS_AT + n) = slot;
+            match item {
+                Item::Access(addr, size, kind, pc) => {
+                    put!(n, addr, size, kind, pc);
+                    n += 1;
+                }
+                Item::Run(run) => {
+                    // The first fetch as any other; the rest from the template: deltas in
+                    // slot 0 (the first set it), the fetch's own pc, slot byte 0.
+                    let k = run.len();
+                    put!(
+                        n,
+                        run.addrs[0],
+                        run.sizes[0],
+                        AccessKind::Instr,
+                        run.addrs[0]
+                    );
+                    // SAFETY: the source gives a run only when its `k` accesses fit in the
+                    // block, and its delta bytes are at most 8 per fetch.
+                    unsafe {
+                        let at = n + 1;
+                        std::ptr::copy_nonoverlapping(run.metas.as_ptr(), fixed.add(at), k - 1);
+                        std::ptr::copy_nonoverlapping(
+                            run.sizes8.as_ptr(),
+                            fixed.add(SIZES_AT + at),
+                            k - 1,
+                        );
+                        std::ptr::write_bytes(fixed.add(SLOTS_AT + at), 0, k - 1);
+                        let d = run.deltas.len();
+                        std::ptr::copy_nonoverlapping(run.deltas.as_ptr(), addr_col.add(al), d);
+                        al += d;
+                    }
+                    let last = run.last();
+                    table[0] = last;
+                    last_instr = last;
+                    n += k;
+                }
             }
-            n += 1;
         }
         (self.policy.next, self.policy.operand) = (next, operand);
         self.n = n;

@@ -51,13 +51,16 @@ mod encode;
 mod header;
 mod index;
 mod reader;
+mod runs;
 #[cfg(test)]
 mod tests;
 mod writer;
 
 pub use decode::BlockDecoder;
+pub(crate) use encode::{Item, ItemSource};
 pub use index::{BlockEntry, BlockIndex, read_block, read_index};
 pub use reader::Reader;
+pub(crate) use runs::{InstrRun, InstrRuns};
 pub use writer::{Writer, WriterOptions};
 
 use std::io::{self, Read};

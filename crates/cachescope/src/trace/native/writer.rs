@@ -4,10 +4,9 @@ use std::io::{Seek, SeekFrom, Write};
 
 use super::compress::{BlockCompressor, Job};
 use super::decode::{BLOCK_HEADER_LEN, CODEC_STORED, CODEC_ZSTD};
-use super::encode::BlockEncoder;
+use super::encode::{BlockEncoder, ItemSource};
 use super::index::{self, BlockEntry};
 use super::{BLOCK_TAG, Counts, Header, MAX_BLOCK_LEN, crc32, header};
-use crate::access::AccessKind;
 use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 
@@ -133,22 +132,15 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
-    /// Appends `(address, size, kind, pc)` accesses (pc [`NO_PC`](crate::batch::NO_PC) for
-    /// none) until `accesses` ends, writing each block as it fills: `record`'s path from the
-    /// tool's words, with no batch in between.
-    pub(crate) fn write_raw(
-        &mut self,
-        mut accesses: impl Iterator<Item = (u64, u32, AccessKind, u64)>,
-    ) -> Result<()> {
+    /// Appends the items of `source` until it ends, writing each block as it fills: `record`'s
+    /// path from the tool's words, runs of instruction fetches copied from their templates.
+    pub(crate) fn write_items<'a>(&mut self, source: &mut impl ItemSource<'a>) -> Result<()> {
         loop {
-            let room = self.opts.block_len - self.enc.len();
-            let pushed = self.enc.push_iter(accesses.by_ref().take(room));
-            if self.enc.len() == self.opts.block_len {
-                self.flush_block()?;
-            }
-            if pushed < room {
+            self.enc.push_from(source, self.opts.block_len);
+            if self.enc.len() < self.opts.block_len {
                 return Ok(());
             }
+            self.flush_block()?;
         }
     }
 

@@ -1,0 +1,29 @@
+/* The instrumentation of cachescope's Valgrind tool (cs_instrument.c), and what it uses of
+ * the output buffer (cs_main.c).
+ * Copyright (C) 2026 the cachescope authors. SPDX-License-Identifier: GPL-2.0-or-later
+ */
+#ifndef CS_INSTRUMENT_H
+#define CS_INSTRUMENT_H
+
+#include "pub_tool_basics.h"
+#include "pub_tool_tooliface.h"
+
+/* Most words one segment of generated code stores between two checks of the buffer's mark:
+   the buffer has this much room past its mark. */
+#define CS_MAX_SEGMENT 64
+
+/* The buffer being filled (cs_main.c): the generated code stores at cs_ptr and calls
+   cs_flush when cs_ptr is past cs_limit. Plain globals, read by the generated code. */
+extern ULong* cs_ptr;
+extern ULong* cs_limit;
+VG_REGPARM(0) void cs_flush(void);
+/* A guarded load or store (rare on amd64): appended by a helper called under the guard. */
+VG_REGPARM(1) void cs_append_guarded(ULong word);
+/* Whether instruction records are written (--cs-instr). */
+Bool cs_instr_records(void);
+
+IRSB* cs_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGuestLayout* layout,
+                    const VexGuestExtents* vge, const VexArchInfo* archinfo_host,
+                    IRType gWordTy, IRType hWordTy);
+
+#endif
