@@ -57,28 +57,26 @@ fn encode(items: &[Item]) -> (Vec<u8>, Decoded) {
     let mut pc = cachescope::batch::NO_PC;
     let mut defined: Vec<Vec<(u64, u64)>> = Vec::new();
     for it in items {
-        match it {
-            Item::Run {
-                fetches,
-                again,
-                reuse,
-            } => {
-                let id = if *reuse && !defined.is_empty() {
-                    again.index(defined.len())
-                } else {
-                    words.push((0x8 << 60) | (1 + fetches.len() as u64));
-                    words.push(defined.len() as u64);
-                    words.extend(fetches.iter().map(|&(a, s)| a | s << 48 | 3 << 58));
-                    defined.push(fetches.clone());
-                    defined.len() - 1
-                };
-                words.push((0x7 << 60) | id as u64);
-                for &(a, s) in &defined[id] {
-                    expect.push((a, s as u32, AccessKind::Instr, a));
-                    pc = a;
-                }
+        if let Item::Run {
+            fetches,
+            again,
+            reuse,
+        } = it
+        {
+            let id = if *reuse && !defined.is_empty() {
+                again.index(defined.len())
+            } else {
+                words.push((0x8 << 60) | (1 + fetches.len() as u64));
+                words.push(defined.len() as u64);
+                words.extend(fetches.iter().map(|&(a, s)| a | s << 48 | 3 << 58));
+                defined.push(fetches.clone());
+                defined.len() - 1
+            };
+            words.push((0x7 << 60) | id as u64);
+            for &(a, s) in &defined[id] {
+                expect.push((a, s as u32, AccessKind::Instr, a));
+                pc = a;
             }
-            _ => {}
         }
         match *it {
             Item::Run { .. } => {}

@@ -251,8 +251,8 @@ proptest! {
         for (i, tag, id) in &escapes {
             if !words.is_empty() {
                 let at = i.index(words.len());
-                // Half of them run words (ids 10 and 11 undefined).
-                words[at] = if id % 2 == 0 { TAG_RUN << 60 | id / 2 * 2 % 12 } else { words[at] | tag << 60 };
+                // Half of them run words (even ids; 10 is undefined).
+                words[at] = if id % 2 == 0 { (TAG_RUN << 60) | id } else { words[at] | (tag << 60) };
             }
         }
         prop_assert_eq!(check_paths(&words, &table, start_pc, before), Ok(()));
