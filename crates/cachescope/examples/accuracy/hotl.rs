@@ -118,15 +118,20 @@ pub fn table(inputs: &[Input]) -> String {
     o.push_str(
         "\nMeasured reuse windows (26 Nov 2026, evening; `models/hotl/local/windows.rs`): a \
          reuse of time rt below 16 Ki references is measured with probability 2/rt (its window's \
-         distinct lines counted against the line table, about two lookups per reuse), the \
+         distinct lines counted in a bitset of the positions still latest for their line), the \
          measures are filed by (reuse-time bin, bin of the estimate), and a class with at least \
          8 measures gives its later reuses the measured distribution instead of the average \
          window's footprint. Worst point before → after, same sweep: gzip 2.51 → 0.26 pp, sort \
          1.81 → 0.03, awk 1.21 → 0.40, xz 1.16 → 0.40, sqlite 0.52 → 0.19, bzip2 0.38, hash \
          0.61 and mm 0.05 unchanged, matmul-tiled 1.30 → 0.05, stencil 6.53 → 0.49, planted \
          10.64 unchanged (its reuses span millions of references, beyond the 16 Ki measured); \
-         mean over the 14 traces 0.140 → 0.099 pp (on the earlier recordings; the table above comes from traces re-recorded for it: worst gzip 0.28, sort 0.06, xz 0.36, sqlite 0.14 pp). The pass took 1.2-2x the wall time (gzip \
-         1.70 → 2.52 s under load). Tried and not kept, worst points gzip / sort: spreading each \
+         mean over the 14 traces 0.140 → 0.099 pp (on the earlier recordings; the table above comes from traces re-recorded for it: worst gzip 0.28, sort 0.06, xz 0.36, sqlite 0.14 pp). Cost, in CPU time \
+         (user, whole `mrc --method hotl` runs decoding included, 26 Nov 2026 evening, load 4-5 \
+         on 2 cores): the time-local pass takes 1.6-1.7x the paper's (gzip 0.84 s vs 0.51, \
+         sqlite 2.0 vs 1.2), and the same with or without measuring (gzip 0.84 either way, \
+         sqlite 1.97-2.13 without): the 4-5x of the table's wall times is not the measuring's \
+         (where it comes from is not found yet); its window count is a popcount over a bitset of the last 16 Ki \
+         positions, no line-table probe. Tried and not kept, worst points gzip / sort: spreading each \
          prediction by a variance from the same histograms (2.45 / 2.39, and mm 6.99, matmul \
          10.94, hash 4.45; at half the spread 2.49 / 1.61), shortest stretches of 2^8, 2^9 or \
          2^11 references instead of 2^10 (2.51 / 1.81-1.84, awk up to 1.70), one scale per \

@@ -59,9 +59,10 @@
 //! the reuse time into the whole trace's histogram and into that of the stretch it picks, and,
 //! as the forward reuse time of `j`, into that of the lowest open stretch holding `j`.
 //! Histograms are log-bucketed (one bin per reuse time below 64, then 16 per octave). The
-//! measuring costs about two (`windows::SAMPLES`) table lookups per reuse. Memory: the line table,
-//! two open stretches per length (`log2(n / 1024)` lengths) of two histograms each, one count
-//! per predicted distance (at most the distinct lines), and `windows.rs`' ring and classes.
+//! measuring costs a bit set and a draw per reuse, and a popcount of `rt / 64`
+//! words per sampled one. Memory: the line table, two open stretches per length
+//! (`log2(n / 1024)` lengths) of two histograms each, one count per predicted distance (at
+//! most the distinct lines), and `windows.rs`' bitset and classes.
 
 mod bins;
 mod levels;
@@ -191,13 +192,13 @@ impl LocalFootprintAnalysis {
             self.events();
         }
         let now = self.now;
-        self.sampler.record(now, line);
-        match self.table.replace(line, now) {
+        let prev = self.table.replace(line, now);
+        let measured = self.sampler.access(now, prev);
+        match prev {
             Some(j) => {
                 let rt = now - j;
                 let b = bins::bin_of(rt);
                 let k = self.level_of(rt);
-                let measured = self.sampler.measure(&self.table, j, now);
                 while self.levels.len() <= k {
                     self.levels
                         .push(Level::new(self.levels.len(), self.span, now));

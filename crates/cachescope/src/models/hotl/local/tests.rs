@@ -245,13 +245,13 @@ fn measured_distances_are_the_exact_ones() {
     let mut measured = 0;
     for (i, &l) in lines.iter().enumerate() {
         let now = i as u64 + 1;
-        sampler.record(now, l);
-        let Some(j) = table.replace(l, now) else {
+        let prev = table.replace(l, now);
+        let rd = sampler.access(now, prev);
+        let Some(j) = prev else {
+            assert_eq!(rd, None);
             continue;
         };
-        let rd = sampler
-            .measure(&table, j, now)
-            .expect("every reuse measured");
+        let rd = rd.expect("every reuse measured");
         // Positions j+1..=now are indices j..now-1.
         assert_eq!(rd as f64, distinct(&lines[j as usize..i + 1]), "at {i}");
         measured += 1;
@@ -295,4 +295,30 @@ fn measuring_keeps_an_exact_estimate() {
     let c = a.finish().curve();
     assert_eq!(c.miss_ratio_warm(99.0), (60_000 - 100) as f64 / 60_000.0);
     assert_eq!(c.miss_ratio_warm(100.0), 0.0);
+}
+
+#[test]
+fn reuses_are_sampled_with_probability_per_over_rt() {
+    // A loop over `rt` lines: every reference after the first round is a reuse of time `rt`,
+    // sampled with probability 2 / rt. 2x off would land far outside the ±10 % band.
+    for rt in [3u64, 40, 1000, 10_000] {
+        let mut sampler = windows::Sampler::new(windows::SAMPLES);
+        let mut table = LineTable::default();
+        let reuses = 400_000 * rt / 100;
+        let reuses = reuses.clamp(200_000, 4_000_000);
+        let mut sampled = 0u64;
+        for now in 1..=rt + reuses {
+            let prev = table.replace(now % rt, now);
+            if let Some(rd) = sampler.access(now, prev) {
+                assert_eq!(rd, rt, "a loop's reuse holds all its lines");
+                sampled += 1;
+            }
+        }
+        let want = reuses as f64 * windows::SAMPLES as f64 / rt as f64;
+        let got = sampled as f64;
+        assert!(
+            (got - want).abs() < 0.1 * want,
+            "rt {rt}: {got} sampled, {want} expected"
+        );
+    }
 }
