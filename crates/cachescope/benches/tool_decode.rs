@@ -15,6 +15,11 @@
 //! `ToolReader::write_native`, `record`'s direct path (decoding and encoding on the bench
 //! thread; zstd again on the writer's helper thread).
 //!
+//! Each group also reads `runs`: a stream shaped as the tool writes real programs now, where
+//! consecutive instructions are one word naming a run defined once (256 runs of 2-8
+//! instructions, each run followed by one or two data references), so that a word stands for
+//! about two records.
+//!
 //! Measured in CPU time of the bench thread (`support/cpu_time.rs`), so that other work on a
 //! shared machine does not count. Run with
 //! `cargo bench -p cachescope --bench tool_decode -- --warm-up-time 1 --measurement-time 3`.
@@ -69,23 +74,65 @@ fn stream() -> (Vec<u8>, u64) {
     (words.iter().flat_map(|w| w.to_le_bytes()).collect(), refs)
 }
 
+/// The `runs` stream: 256 runs defined after the header, then run words each followed by one
+/// or two data references, until about [`RECORDS`] records.
+fn stream_with_runs() -> (Vec<u8>, u64) {
+    let mut words: Vec<u64> = vec![(0xE << 60) | 2 | (1 << 16)];
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut lens = Vec::new();
+    for id in 0..256u64 {
+        let len = 2 + next() % 7;
+        let start = 0x40_1000 + (next() >> 20) % 0x10000;
+        words.push((0x8 << 60) | (1 + len));
+        words.push(id);
+        words.extend((0..len).map(|i| (start + 4 * i) | (4 << 48) | (3 << 58)));
+        lens.push(len);
+    }
+    let mut refs = 0;
+    while refs < RECORDS as u64 {
+        let r = next();
+        let id = (r % 256) & (r >> 8) % 256; // skewed towards low ids, as hot loops are
+        words.push((0x7 << 60) | id);
+        refs += lens[id as usize];
+        for d in 0..1 + (r >> 40) % 2 {
+            words.push((0x1f_ff00_0000 + (r >> 24) % 0x4000 + 8 * d) | (8 << 48));
+            refs += 1;
+        }
+    }
+    let before = words.len() as u64;
+    words.push((0xF << 60) | before);
+    (words.iter().flat_map(|w| w.to_le_bytes()).collect(), refs)
+}
+
+/// Both streams, by name.
+fn streams() -> [(&'static str, (Vec<u8>, u64)); 2] {
+    [("records", stream()), ("runs", stream_with_runs())]
+}
+
 fn decode(c: &mut Criterion<CpuTime>) {
-    let (bytes, refs) = stream();
     let mut group = c.benchmark_group("tool_decode");
-    group.throughput(Throughput::Elements(refs));
     group.sample_size(10);
-    group.bench_function("records", |b| {
-        let mut batch = Batch::new();
-        b.iter(|| {
-            let mut r = ToolReader::new(bytes.as_slice(), Source::Memory);
-            let mut n = 0;
-            while r.read_batch(&mut batch).unwrap() > 0 {
-                n += batch.len();
-            }
-            assert_eq!(n as u64, refs);
-            black_box(n)
-        })
-    });
+    for (name, (bytes, refs)) in streams() {
+        group.throughput(Throughput::Elements(refs));
+        group.bench_function(name, |b| {
+            let mut batch = Batch::new();
+            b.iter(|| {
+                let mut r = ToolReader::new(bytes.as_slice(), Source::Memory);
+                let mut n = 0;
+                while r.read_batch(&mut batch).unwrap() > 0 {
+                    n += batch.len();
+                }
+                assert_eq!(n as u64, refs);
+                black_box(n)
+            })
+        });
+    }
     group.finish();
 }
 
@@ -117,19 +164,20 @@ fn encode(c: &mut Criterion<CpuTime>) {
 }
 
 fn record(c: &mut Criterion<CpuTime>) {
-    let (bytes, refs) = stream();
     let mut group = c.benchmark_group("tool_record");
-    group.throughput(Throughput::Elements(refs));
     group.sample_size(10);
-    group.bench_function("records", |b| {
-        b.iter(|| {
-            let mut r = ToolReader::new(bytes.as_slice(), Source::Memory);
-            let mut w = Writer::new(Vec::with_capacity(16 << 20), Header::new()).unwrap();
-            let n = r.write_native(&mut w, |_| {}).unwrap();
-            assert_eq!(n, refs);
-            black_box(w.finish().unwrap())
-        })
-    });
+    for (name, (bytes, refs)) in streams() {
+        group.throughput(Throughput::Elements(refs));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let mut r = ToolReader::new(bytes.as_slice(), Source::Memory);
+                let mut w = Writer::new(Vec::with_capacity(16 << 20), Header::new()).unwrap();
+                let n = r.write_native(&mut w, |_| {}).unwrap();
+                assert_eq!(n, refs);
+                black_box(w.finish().unwrap())
+            })
+        });
+    }
     group.finish();
 }
 

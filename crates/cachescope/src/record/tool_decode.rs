@@ -97,9 +97,13 @@ fn decode_run_with(
     let pcs = &mut batch.pcs.spare_capacity_mut()[..room];
     // Words read and records written.
     let (mut w, mut r) = (0, 0);
+    // The kernel is tried first and after long stretches only: between runs a stretch is one
+    // or two data words, and a kernel call that finds a run in its first block costs more.
+    let mut kernel = simd && simd_available();
     loop {
+        let stretch = w;
         #[cfg(target_arch = "x86_64")]
-        if simd && simd_available() && words - w >= 8 && room - r >= 8 {
+        if kernel && words - w >= 8 && room - r >= 8 {
             // SAFETY: the CPU has AVX2 (checked just above).
             let done = unsafe {
                 avx2::decode_blocks(
@@ -115,7 +119,7 @@ fn decode_run_with(
             r += done;
         }
         #[cfg(not(target_arch = "x86_64"))]
-        let _ = simd;
+        let _ = kernel;
         // The rest (all of it without the kernel): the block holding the escape, the tail.
         let mut escape = None;
         while w < words && r < room {
@@ -141,15 +145,20 @@ fn decode_run_with(
         let Some(run) = escape.and_then(run_id).and_then(|id| runs.get(id)) else {
             break;
         };
+        kernel = simd && w - stretch >= 16;
         let k = run.len();
         if r + k > room {
             break;
         }
-        for (i, (&a, &s)) in run.addrs.iter().zip(run.sizes).enumerate() {
-            addrs[r + i].write(a);
-            sizes[r + i].write(s);
-            kinds[r + i].write(AccessKind::Instr);
-            pcs[r + i].write(a);
+        // SAFETY: `r + k <= room`, the columns' length; `MaybeUninit<T>` has `T`'s layout.
+        unsafe {
+            let (a, s) = (run.addrs.as_ptr(), run.sizes.as_ptr());
+            std::ptr::copy_nonoverlapping(a, addrs.as_mut_ptr().add(r).cast(), k);
+            std::ptr::copy_nonoverlapping(s, sizes.as_mut_ptr().add(r).cast(), k);
+            std::ptr::copy_nonoverlapping(a, pcs.as_mut_ptr().add(r).cast(), k);
+        }
+        for kind in &mut kinds[r..r + k] {
+            kind.write(AccessKind::Instr);
         }
         last = run.last();
         w += 1;
