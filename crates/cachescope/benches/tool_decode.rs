@@ -97,7 +97,7 @@ fn stream_with_runs() -> (Vec<u8>, u64) {
     let mut refs = 0;
     while refs < RECORDS as u64 {
         let r = next();
-        let id = (r % 256) & (r >> 8) % 256; // skewed towards low ids, as hot loops are
+        let id = (r % 256) & ((r >> 8) % 256); // skewed towards low ids, as hot loops are
         words.push((0x7 << 60) | id);
         refs += lens[id as usize];
         for d in 0..1 + (r >> 40) % 2 {
