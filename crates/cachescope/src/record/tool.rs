@@ -26,7 +26,7 @@ use crate::attribution::events::{Event, EventKind, Mapping};
 use crate::batch::{BATCH_LEN, Batch, NO_PC};
 use crate::error::{Error, Result, Source, corrupt, truncated};
 use crate::record::sentinel::EventCounts;
-use crate::record::tool_decode::{TAG_RUN, ToolItems, decode_run};
+use crate::record::tool_decode::{TAG_RUN, ToolItems, address, decode_run};
 use crate::trace::native::InstrRuns;
 use crate::trace::{AccessReader, Diagnostics, native};
 
@@ -321,20 +321,17 @@ impl<R: Read + Send> ToolReader<R> {
                 self.runs.len()
             )));
         }
-        let fetches: Vec<(u64, u32)> = (2..=n)
-            .map(|i| self.word(i))
-            .map(|w| {
-                let addr = (((w << 16) as i64) >> 16) as u64;
-                (addr, ((w >> 48) & 0x3FF) as u32)
-            })
-            .collect();
-        let bad_word = (2..=n)
-            .map(|i| self.word(i))
-            .find(|w| w >> 58 != 3 || (w >> 48) & 0x3FF == 0 || (w >> 48) & 0x3FF > 255);
-        if let Some(w) = bad_word {
-            return Err(bad(format!(
-                "a run holding {w:#018x}, not an instruction record"
-            )));
+        // Each payload word must be an instruction record of 1-255 bytes (the templates keep
+        // sizes in a byte).
+        let mut fetches = Vec::with_capacity(n - 1);
+        for w in (2..=n).map(|i| self.word(i)) {
+            let size = ((w >> 48) & 0x3FF) as u32;
+            if w >> 58 != 3 || !(1..=255).contains(&size) {
+                return Err(bad(format!(
+                    "a run holding {w:#018x}, not an instruction record"
+                )));
+            }
+            fetches.push((address(w), size));
         }
         self.runs.push(fetches);
         self.pos += 8 * (1 + n);

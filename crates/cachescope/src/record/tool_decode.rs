@@ -27,7 +27,7 @@ fn word_at(chunk: &[u8]) -> u64 {
 
 /// The address of a reference word: bits 0-47, sign-extended from bit 47.
 #[inline]
-fn address(w: u64) -> u64 {
+pub(super) fn address(w: u64) -> u64 {
     (((w << 16) as i64) >> 16) as u64
 }
 
