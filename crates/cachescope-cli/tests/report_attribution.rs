@@ -25,6 +25,10 @@ fn trace(dir: &Path) -> std::path::PathBuf {
 }
 
 fn report(trace: &Path, out: &Path) -> Value {
+    report_on(trace, out, 2)
+}
+
+fn report_on(trace: &Path, out: &Path, threads: usize) -> Value {
     Command::cargo_bin("cachescope")
         .unwrap()
         .arg("report")
@@ -32,20 +36,16 @@ fn report(trace: &Path, out: &Path) -> Value {
         .arg("-o")
         .arg(out)
         .arg("-q")
+        .arg("--threads")
+        .arg(threads.to_string())
         .assert()
         .success();
     serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap()
 }
 
-#[test]
-fn the_event_log_adds_attribution_and_its_heatmap() {
-    let dir = tempfile::tempdir().unwrap();
-    let t = trace(dir.path());
-
-    let without = report(&t, &dir.path().join("plain"));
-    assert!(without.get("attribution").is_none(), "no log, no section");
-
-    let log = dir.path().join("t.txt.events");
+/// Writes an event log beside `trace`: one heap block over the sweeps' 256 KiB.
+fn event_log(trace: &Path) {
+    let log = trace.with_extension("txt.events");
     let header = Header {
         cachescope_events: EVENTS_VERSION,
         program: "test".into(),
@@ -66,6 +66,17 @@ fn the_event_log_adds_attribution_and_its_heatmap() {
     })
     .unwrap();
     w.finish().unwrap();
+}
+
+#[test]
+fn the_event_log_adds_attribution_and_its_heatmap() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = trace(dir.path());
+
+    let without = report(&t, &dir.path().join("plain"));
+    assert!(without.get("attribution").is_none(), "no log, no section");
+
+    event_log(&t);
 
     let out = dir.path().join("with");
     let r = report(&t, &out);
@@ -87,6 +98,22 @@ fn the_event_log_adds_attribution_and_its_heatmap() {
     assert!(out.join("figures/evicted-by.svg").is_file());
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("evicted-by"));
+}
+
+/// The attribution reads its event log on the thread of the group it runs in: one thread
+/// and two give the same report (the analysis time aside).
+#[test]
+fn attribution_on_two_threads_equals_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = trace(dir.path());
+    event_log(&t);
+    let mut one = report_on(&t, &dir.path().join("one"), 1);
+    let mut two = report_on(&t, &dir.path().join("two"), 2);
+    assert!(one.get("attribution").is_some());
+    for r in [&mut one, &mut two] {
+        r.as_object_mut().unwrap().remove("elapsed_seconds");
+    }
+    assert_eq!(one, two);
 }
 
 /// `report -- PROGRAM` records the program with its event log (as `record` does) and so has

@@ -46,17 +46,16 @@ fn collect(batches: &[Batch], threads: usize) -> u64 {
     let mut c = Collector::new(CollectOptions::default())
         .expect("default options")
         .with_threads(threads);
-    match c.analyses_split() {
-        Some(groups) if threads > 1 => std::thread::scope(|s| {
-            for mut g in groups {
+    if threads > 1 {
+        std::thread::scope(|s| {
+            for mut g in c.analyses_split() {
                 s.spawn(move || batches.iter().for_each(|b| g.observe(b)));
             }
-        }),
-        _ => {
-            let mut all = c.analyses();
-            for b in batches {
-                all.iter_mut().for_each(|a| a.observe(b));
-            }
+        })
+    } else {
+        let mut all = c.analyses();
+        for b in batches {
+            all.iter_mut().for_each(|a| a.observe(b));
         }
     }
     let g = generator(Workload::Phases, &params()).expect("valid parameters");

@@ -170,15 +170,12 @@ pub fn make(
     if let Some(events) = events {
         collector = collector.with_attribution(events)?;
     }
-    // Independent analyses side by side on the threads (one decode); with attribution, one
-    // thread feeds them all.
-    match collector.analyses_split() {
-        Some([mut a, mut b]) if run.threads > 1 => {
-            drive(trace, Independent(&mut [&mut a, &mut b]), run)?;
-        }
-        _ => {
-            drive(trace, Analyses(&mut collector.analyses()), run)?;
-        }
+    // Independent analyses side by side on the threads (one decode).
+    if run.threads > 1 {
+        let [mut a, mut b] = collector.analyses_split();
+        drive(trace, Independent(&mut [&mut a, &mut b]), run)?;
+    } else {
+        drive(trace, Analyses(&mut collector.analyses()), run)?;
     }
     let mut report = collector.finish(trace)?;
     if let Some(source) = source {

@@ -40,7 +40,7 @@ pub const PAPER_CACHE: &str = "64K,4,32";
 pub const DEFAULT_SAMPLE_EVERY: u64 = 25_000;
 
 /// A stream of events (an [`EventReader`](super::events::EventReader), or a vector in tests).
-pub type EventSource<'a> = Box<dyn Iterator<Item = Result<Event>> + 'a>;
+pub type EventSource<'a> = Box<dyn Iterator<Item = Result<Event>> + Send + 'a>;
 
 /// What to measure.
 #[derive(Clone, Debug)]

@@ -166,13 +166,9 @@ impl Collector {
     /// policies' miniatures, one half of random replacement, StatCache's sampler, HOTL's
     /// time-local footprint and the access counts on one side; the other half of random
     /// replacement, the 3C sweep with the two-level simulation and the phases, reuse times,
-    /// footprint and OPT's spill on the other (on gzip, docs/report.md, 10.4 and 10.5 s under
-    /// `report_stages`). `None` with attribution, whose event log is read on the thread that
-    /// feeds it.
-    pub fn analyses_split(&mut self) -> Option<[Group<'_>; 2]> {
-        if self.attribution.is_some() {
-            return None;
-        }
+    /// footprint, OPT's spill and the attribution (which reads its event log on that thread)
+    /// on the other (docs/report.md has each stage's cost).
+    pub fn analyses_split(&mut self) -> [Group<'_>; 2] {
         let [random_a, random_b] = &mut self.random;
         let (minis, opt) = self.policies.parts();
         let first: Vec<&mut (dyn Analysis + Send)> = vec![
@@ -185,7 +181,10 @@ impl Collector {
         let mut second: Vec<&mut (dyn Analysis + Send)> =
             vec![random_b, &mut self.sweep, &mut self.rt, &mut self.fp];
         second.extend(opt.map(|o| o as &mut (dyn Analysis + Send)));
-        Some([Group(first), Group(second)])
+        if let Some(a) = &mut self.attribution {
+            second.push(a);
+        }
+        [Group(first), Group(second)]
     }
 
     /// Runs the models on what the pass measured and builds the report. `trace` is the trace

@@ -63,7 +63,12 @@ use crate::trace::Trace;
 /// Reads `trace` once with `threads` threads and returns its report.
 pub fn collect(trace: &mut Trace, options: CollectOptions, threads: usize) -> Result<Report> {
     let mut collector = Collector::new(options)?.with_threads(threads);
-    let all = crate::pass::Analyses(&mut collector.analyses());
-    crate::pass::Pass::new(threads).run(trace, all)?;
+    let mut pass = crate::pass::Pass::new(threads);
+    if threads > 1 {
+        let [mut a, mut b] = collector.analyses_split();
+        pass.run(trace, crate::pass::Independent(&mut [&mut a, &mut b]))?;
+    } else {
+        pass.run(trace, crate::pass::Analyses(&mut collector.analyses()))?;
+    }
     collector.finish(trace)
 }
