@@ -38,8 +38,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "reuse-time",
         "footprint",
         "time-local footprint",
-        "random-a",
-        "random-b",
         "sampler",
         "three-c+two-level+phases",
         "fifo+srrip+drrip",

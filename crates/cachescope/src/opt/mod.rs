@@ -26,6 +26,7 @@
 //! ```
 
 mod heap;
+mod ids;
 #[cfg(test)]
 mod mattson;
 mod next_use;
@@ -35,6 +36,7 @@ mod stack;
 #[cfg(test)]
 mod tests;
 
+pub use ids::SpilledIds;
 pub use next_use::{NextUseSpill, Spilled};
 pub use stack::OptStack;
 
@@ -59,6 +61,12 @@ impl OptAnalysis {
             options,
             spill: NextUseSpill::new(options)?,
         })
+    }
+
+    /// The line ids spilled so far, readable on another thread while [`OptAnalysis::finish`]
+    /// runs ([`NextUseSpill::ids`]).
+    pub fn ids(&mut self) -> Result<SpilledIds> {
+        self.spill.ids()
     }
 
     /// The OPT curve at `sizes_bytes` (method `exact`, policy `opt`), in the order given.

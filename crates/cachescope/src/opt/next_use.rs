@@ -22,8 +22,10 @@ use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 use crate::reuse::{Options, data_lines};
 
+use super::ids::SpilledIds;
+
 /// References per block of the backward pass.
-const BLOCK: usize = 1 << 16;
+pub(super) const BLOCK: usize = 1 << 16;
 
 /// The forward half: dense ids spilled to a temporary file; see the module documentation.
 #[derive(Debug)]
@@ -48,7 +50,7 @@ pub struct Spilled {
     next: File,
 }
 
-fn io(err: std::io::Error) -> Error {
+pub(super) fn io(err: std::io::Error) -> Error {
     Error::Io {
         source_name: Source::File(std::env::temp_dir()),
         err,
@@ -72,6 +74,21 @@ impl NextUseSpill {
     /// Counted references so far.
     pub fn refs(&self) -> u64 {
         self.refs
+    }
+
+    /// The ids spilled so far, read through a second handle of the file (positioned reads:
+    /// it can be read on another thread while [`NextUseSpill::finish`] runs), for analyses
+    /// that run on line numbers after the pass (random replacement in the report).
+    pub fn ids(&mut self) -> Result<SpilledIds> {
+        if let Some(e) = &self.error {
+            return Err(Error::InvalidParameter {
+                name: "OPT's spill",
+                message: e.to_string(),
+            });
+        }
+        self.ids.flush().map_err(io)?;
+        let file = self.ids.get_ref().try_clone().map_err(io)?;
+        Ok(SpilledIds::new(file, self.refs))
     }
 
     /// The backward pass: every reference's next use. Reports a write error of the forward

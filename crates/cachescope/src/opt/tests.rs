@@ -247,3 +247,37 @@ proptest! {
         prop_assert_eq!(got, want);
     }
 }
+
+proptest! {
+    /// The spilled ids number lines in order of first reference, block after block, and
+    /// reading them on another thread while the backward pass and the stack run changes
+    /// neither them nor the curve.
+    #[test]
+    fn spilled_ids_number_lines_beside_finish(
+        trace in proptest::collection::vec(0u64..40, 0..3000),
+    ) {
+        let mut number = std::collections::HashMap::new();
+        let expected: Vec<u32> = trace
+            .iter()
+            .map(|l| {
+                let next = number.len() as u32;
+                *number.entry(*l).or_insert(next)
+            })
+            .collect();
+        let sizes: Vec<u64> = (0..42).map(|l| l * 64).collect();
+        let mut alone = OptAnalysis::new(Options::default()).unwrap();
+        alone.observe(&batch(&trace));
+        let mut beside = OptAnalysis::new(Options::default()).unwrap();
+        beside.observe(&batch(&trace));
+        let ids = beside.ids().unwrap();
+        prop_assert_eq!(ids.refs(), trace.len() as u64);
+        let (read, curve) = std::thread::scope(|s| {
+            let curve = s.spawn(|| beside.finish(&sizes));
+            let mut read = Vec::new();
+            ids.for_each_block(|b| read.extend_from_slice(b)).unwrap();
+            (read, curve.join().unwrap().unwrap())
+        });
+        prop_assert_eq!(read, expected);
+        prop_assert_eq!(curve, alone.finish(&sizes).unwrap());
+    }
+}

@@ -53,10 +53,7 @@ impl Collector {
             None,
             sizes,
         )?];
-        let [random_a, random_b] = &self.random;
-        let mut random = random_a.finish();
-        random.points.extend(random_b.finish().points);
-        random.points.sort_by_key(|p| p.size_bytes);
+        let mut random = self.random.finish();
         random.points.retain(|p| p.size_bytes <= max_bytes);
         let random_sizes: Vec<u64> = random.points.iter().map(|p| p.size_bytes).collect();
         mrc.push(curve(

@@ -34,10 +34,9 @@ pub struct Collector {
     pub(super) fp: FootprintAnalysis,
     /// HOTL's time-local reading, the one `mrc --method hotl` shows.
     pub(super) local: LocalFootprintAnalysis,
-    /// Random replacement, its sizes dealt alternately over two analyses so that the two
-    /// threads of [`Collector::analyses_split`] share its cost (each cache draws from its own
-    /// generator, so the curve does not depend on the dealing).
-    pub(super) random: [RandomReplacementAnalysis; 2],
+    /// Random replacement, run after the pass on the line ids OPT spilled (beside OPT's
+    /// stack, on the other thread): the pass's cores go to the analyses that need the trace.
+    pub(super) random: RandomReplacementAnalysis,
     pub(super) sampler: Sampler,
     /// The 3C caches, classified from one stack-distance computation, whose histogram gives
     /// the exact LRU curve too; from the same distances, the exact L1 → L2 simulation the L2
@@ -83,9 +82,6 @@ impl Collector {
             .with_two_level(TwoLevelLru::new(line, l1_lines(line), &L2_BYTES));
         let policy_sizes: Vec<u64> = geometries.iter().map(|g| g.size_bytes()).collect();
         let policies = PolicyCurves::new(reuse, &policy_sizes, options.ways, options.seed)?;
-        let dealt = |half: usize| -> Vec<u64> {
-            random_sizes.iter().skip(half).step_by(2).copied().collect()
-        };
         let phases = PhaseAnalysis::new(PhaseOptions {
             interval: options.phase_interval,
             k: KChoice::Fixed(PHASES_K),
@@ -100,7 +96,7 @@ impl Collector {
             rt: ReuseTimeAnalysis::new(reuse),
             fp: FootprintAnalysis::new(reuse, &[])?,
             local: LocalFootprintAnalysis::new(reuse),
-            random: [0, 1].map(|h| RandomReplacementAnalysis::new(reuse, &dealt(h), options.seed)),
+            random: RandomReplacementAnalysis::new(reuse, &random_sizes, options.seed),
             sampler: Sampler::new(SamplerOptions {
                 rate: options.sample_rate,
                 seed: options.seed,
@@ -138,14 +134,11 @@ impl Collector {
 
     /// Every analysis, for one pass: `pass.run(trace, Analyses(&mut collector.analyses()))`.
     pub fn analyses(&mut self) -> Vec<&mut dyn Analysis> {
-        let [random_a, random_b] = &mut self.random;
         let mut all: Vec<&mut dyn Analysis> = vec![
             &mut self.kinds,
             &mut self.rt,
             &mut self.fp,
             &mut self.local,
-            random_a,
-            random_b,
             &mut self.sampler,
             &mut self.sweep,
         ];
@@ -163,23 +156,20 @@ impl Collector {
 
     /// Every analysis as `Send`, in two groups of about equal cost for
     /// [`crate::pass::Independent`] (one decode, each group on its own thread): the
-    /// policies' miniatures, one half of random replacement, StatCache's sampler, HOTL's
-    /// time-local footprint and the access counts on one side; the other half of random
-    /// replacement, the 3C sweep with the two-level simulation and the phases, reuse times,
-    /// footprint, OPT's spill and the attribution (which reads its event log on that thread)
-    /// on the other (docs/report.md has each stage's cost).
+    /// policies' miniatures and HOTL's time-local footprint on one side; the 3C sweep with the
+    /// two-level simulation and the phases, reuse times, footprint, StatCache's sampler, the
+    /// access counts, OPT's spill and the attribution (which reads its event log on that
+    /// thread) on the other (docs/report.md has each stage's cost).
     pub fn analyses_split(&mut self) -> [Group<'_>; 2] {
-        let [random_a, random_b] = &mut self.random;
         let (minis, opt) = self.policies.parts();
-        let first: Vec<&mut (dyn Analysis + Send)> = vec![
-            minis,
-            random_a,
+        let first: Vec<&mut (dyn Analysis + Send)> = vec![minis, &mut self.local];
+        let mut second: Vec<&mut (dyn Analysis + Send)> = vec![
+            &mut self.sweep,
+            &mut self.rt,
+            &mut self.fp,
             &mut self.sampler,
             &mut self.kinds,
-            &mut self.local,
         ];
-        let mut second: Vec<&mut (dyn Analysis + Send)> =
-            vec![random_b, &mut self.sweep, &mut self.rt, &mut self.fp];
         second.extend(opt.map(|o| o as &mut (dyn Analysis + Send)));
         if let Some(a) = &mut self.attribution {
             second.push(a);
@@ -195,24 +185,28 @@ impl Collector {
         let stats = self.kinds.summary(distinct, line);
         let max_bytes = max_bytes(stats.bytes_touched, line);
         let sizes = sizes_log_range(MIN_BYTES.max(line), max_bytes, 8)?;
-        let opt = self.policies.take_opt();
-        let opt_curve = |sizes: &[u64]| match opt {
-            Some(opt) => opt.finish(sizes),
-            None => Err(crate::Error::InvalidParameter {
+        let mut opt = self
+            .policies
+            .take_opt()
+            .ok_or(crate::Error::InvalidParameter {
                 name: "report",
                 message: "OPT's analysis was already finished".into(),
-            }),
-        };
+            })?;
+        // Random replacement reads the line ids OPT spilled while OPT runs its backward pass
+        // and stack on another thread.
+        let ids = opt.ids()?;
         if self.threads > 1 {
             std::thread::scope(|s| {
-                let opt = s.spawn(|| opt_curve(&sizes));
+                let opt = s.spawn(|| opt.finish(&sizes));
+                ids.for_each_block(|b| self.random.observe_numbered(b))?;
                 self.models(trace, stats, max_bytes, &sizes, || match opt.join() {
                     Ok(r) => r,
                     Err(panic) => std::panic::resume_unwind(panic),
                 })
             })
         } else {
-            self.models(trace, stats, max_bytes, &sizes, || opt_curve(&sizes))
+            ids.for_each_block(|b| self.random.observe_numbered(b))?;
+            self.models(trace, stats, max_bytes, &sizes, || opt.finish(&sizes))
         }
     }
 }

@@ -207,6 +207,30 @@ impl Analysis for RandomReplacementAnalysis {
             self.lines.push(id);
             self.first.push(first);
         }
+        self.run_caches(distinct_before);
+    }
+}
+
+impl RandomReplacementAnalysis {
+    /// Takes the next references as line numbers given in order of first reference (a number
+    /// never seen is the next one), as [`crate::opt::SpilledIds`] holds them: the same misses
+    /// as [`Analysis::observe`] on the references they number, without looking lines up.
+    pub fn observe_numbered(&mut self, ids: &[u32]) {
+        let distinct_before = self.distinct;
+        self.lines.clear();
+        self.first.clear();
+        for &id in ids {
+            let id = u64::from(id);
+            let first = id == self.distinct;
+            self.distinct += u64::from(first);
+            self.lines.push(id);
+            self.first.push(first);
+        }
+        self.run_caches(distinct_before);
+    }
+
+    /// Runs every cache through `self.lines`.
+    fn run_caches(&mut self, distinct_before: u64) {
         self.refs += self.lines.len() as u64;
         for c in &mut self.caches {
             let mut start = 0;
@@ -260,6 +284,33 @@ mod tests {
                 eager.observe(b);
             }
             prop_assert_eq!(lazy.finish(), eager.finish());
+        }
+
+        /// Line numbers in order of first reference give the misses the lines give.
+        #[test]
+        fn numbered_lines_equal_lines(
+            trace in proptest::collection::vec(0u64..60, 0..600),
+            split in 0usize..600,
+            seed in any::<u64>(),
+        ) {
+            let sizes: Vec<u64> = (0..70).map(|l| l * 64).collect();
+            let mut number = std::collections::HashMap::new();
+            let ids: Vec<u32> = trace
+                .iter()
+                .map(|l| {
+                    let next = number.len() as u32;
+                    *number.entry(*l).or_insert(next)
+                })
+                .collect();
+            let split = split.min(trace.len());
+            let mut by_line = RandomReplacementAnalysis::new(Options::default(), &sizes, seed);
+            let mut by_number = by_line.clone();
+            for part in [&trace[..split], &trace[split..]] {
+                by_line.observe(&part.iter().map(|&l| Access::load(l * 64, 8)).collect());
+            }
+            by_number.observe_numbered(&ids[..split]);
+            by_number.observe_numbered(&ids[split..]);
+            prop_assert_eq!(by_line.finish(), by_number.finish());
         }
     }
 }
