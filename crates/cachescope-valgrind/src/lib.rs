@@ -10,7 +10,8 @@
 //! (`cargo install` installs only the `cachescope` binary, so the tool must travel inside it)
 //! beside a link to the installed Valgrind's `vgpreload_core`, and returns the directories to
 //! pass as `VALGRIND_LIB` to
-//! `valgrind --tool=cachescope`. The tool stays a separate program run as a separate process.
+//! `valgrind --tool=cachescope`. Writing a new build's directory removes those of builds
+//! unused for two weeks (`prune.rs`). The tool stays a separate program run as a separate process.
 //!
 //! The record format is decoded by `cachescope::record::tool` and documented in the
 //! repository's `docs/recording.md`.
@@ -20,6 +21,9 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+#[cfg_attr(not(cachescope_tool), allow(dead_code))]
+mod prune;
 
 /// The tool's name: `valgrind --tool=cachescope`.
 pub const TOOL_NAME: &str = "cachescope";
@@ -167,9 +171,12 @@ fn write_dirs(core: &Path, base: &Path) -> io::Result<ToolDirs> {
         events: dir.join("events"),
     };
     if complete(&dirs) {
+        prune::touch(&dir);
         return Ok(dirs);
     }
     fs::create_dir_all(base)?;
+    // A new build's first run: the directories of builds unused for two weeks go.
+    prune::prune(base, &dir, std::time::SystemTime::now(), prune::UNUSED_FOR);
     if dir.exists() {
         // Left incomplete by an older cachescope or a hand; moved aside before replacing it.
         let aside = tempfile::Builder::new()
