@@ -21,8 +21,8 @@
 //! it: a reference costs one table lookup and one word test per 64 sizes, whatever the number
 //! of caches, and only the caches that miss do more (a random draw, a slot write and two bit
 //! flips). Before, each cache had its own bitset and ran over the batch's line numbers on its
-//! own: a bit test per reference per size, 0.44 s for the report's two halves on gzip against
-//! ... s now (docs/report.md, Speed). Memory per built cache: 8 bytes per line of capacity;
+//! own, a bit test per reference per size: about a third slower on the report's gzip trace
+//! (docs/report.md, Speed). Memory per built cache: 8 bytes per line of capacity;
 //! shared: 8 bytes per distinct line per 64 sizes, and the table of lines seen (21–43 bytes
 //! per line).
 
