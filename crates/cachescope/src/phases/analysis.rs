@@ -101,10 +101,47 @@ impl PhaseAnalysis {
         self
     }
 
+    /// Takes the ground truth's L2 misses from the caller too
+    /// ([`PhaseAnalysis::observe_with_distances`]): for a pass that simulates the same L2 (the
+    /// options' L2 under LRU, no L1, each data reference at the line of its first byte).
+    /// Errors when the options have an L1 or another policy.
+    pub(crate) fn fed_truth(mut self) -> Result<PhaseAnalysis> {
+        if self.options.l1.is_some() || self.options.policy != crate::sim::Policy::Lru {
+            return Err(Error::InvalidParameter {
+                name: "phases' ground truth",
+                message: "only an LRU L2 without L1 can be fed".into(),
+            });
+        }
+        self.truth = self.truth.fed();
+        Ok(self)
+    }
+
     /// [`Analysis::observe`] for an analysis made with [`PhaseAnalysis::fed_distances`]:
-    /// `distances` holds the stack distance of each data reference of `batch`, in order.
-    pub(crate) fn observe_with_distances(&mut self, batch: &Batch, distances: &[Option<u64>]) {
+    /// `distances` holds the stack distance of each data reference of `batch`, in order; with
+    /// [`PhaseAnalysis::fed_truth`], `l2_misses` the positions of those that missed the L2,
+    /// in order.
+    pub(crate) fn observe_with_distances(
+        &mut self,
+        batch: &Batch,
+        distances: &[Option<u64>],
+        l2_misses: Option<&[usize]>,
+    ) {
         self.observe_addresses(batch);
+        if self.truth.is_fed() {
+            let misses = l2_misses.expect("a fed ground truth is told its misses");
+            let t = &mut self.truth;
+            timed(&mut self.time[4], || {
+                let mut m = 0;
+                for g in &self.segs {
+                    if g.starts_interval {
+                        t.close();
+                    }
+                    let end = m + misses[m..].partition_point(|&i| i < g.end);
+                    t.feed_misses(g.end - g.start, end - m);
+                    m = end;
+                }
+            });
+        }
         if let Some(s) = &mut self.reuse {
             timed(&mut self.time[2], || {
                 for g in &self.segs {
@@ -131,7 +168,9 @@ impl PhaseAnalysis {
             timed(&mut self.time[3], || drive(s, segs, addrs));
         }
         let t = &mut self.truth;
-        timed(&mut self.time[4], || drive(t, segs, addrs));
+        if !t.is_fed() {
+            timed(&mut self.time[4], || drive(t, segs, addrs));
+        }
     }
 
     /// The options in use.
@@ -335,8 +374,13 @@ impl PhaseAnalysis {
 
 impl Analysis for PhaseAnalysis {
     /// # Panics
-    /// On an analysis made with `PhaseAnalysis::fed_distances` (crate-internal) that uses reuse distances.
+    /// On an analysis made with `PhaseAnalysis::fed_distances` (crate-internal) that uses reuse
+    /// distances, or with `PhaseAnalysis::fed_truth`.
     fn observe(&mut self, batch: &Batch) {
+        assert!(
+            !self.truth.is_fed(),
+            "a fed ground truth is told its misses"
+        );
         self.observe_addresses(batch);
         if let Some(s) = &mut self.reuse {
             timed(&mut self.time[2], || drive(s, &self.segs, &self.addrs));

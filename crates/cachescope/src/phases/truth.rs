@@ -5,6 +5,8 @@
 //! with [`PhaseOptions::l1`], the L1's misses (non-inclusive, no write-backs: the model of
 //! `sim`). The caches stay warm across intervals: interval `j`'s hit rate is what a full
 //! simulation sees during `j`. An interval with no L2 access has hit rate 1 (nothing missed).
+//! A pass that simulates the same L2 anyway hands over its misses instead
+//! ([`GroundTruth::fed`]: the report's 3C sweep, `crate::sim::ThreeCSweep::set_probe`).
 
 use super::options::PhaseOptions;
 use super::signature::Signer;
@@ -77,7 +79,8 @@ impl Caches {
 /// Warm simulation over the whole trace, with counts per interval.
 #[derive(Clone, Debug)]
 pub(crate) struct GroundTruth {
-    caches: Caches,
+    /// `None` when the misses are fed ([`GroundTruth::feed_misses`]).
+    caches: Option<Caches>,
     current: L2Counts,
     done: Vec<L2Counts>,
 }
@@ -85,10 +88,29 @@ pub(crate) struct GroundTruth {
 impl GroundTruth {
     pub(crate) fn new(o: &PhaseOptions) -> Result<GroundTruth> {
         Ok(GroundTruth {
-            caches: Caches::new(o)?,
+            caches: Some(Caches::new(o)?),
             current: L2Counts::default(),
             done: Vec::new(),
         })
+    }
+
+    /// A ground truth told each reference's outcome ([`GroundTruth::feed_misses`]) instead of
+    /// simulating its caches.
+    pub(crate) fn fed(mut self) -> GroundTruth {
+        self.caches = None;
+        self
+    }
+
+    /// True when made with [`GroundTruth::fed`].
+    pub(crate) fn is_fed(&self) -> bool {
+        self.caches.is_none()
+    }
+
+    /// Counts `refs` L2 references of the current interval, `misses` of which missed.
+    #[inline]
+    pub(crate) fn feed_misses(&mut self, refs: usize, misses: usize) {
+        self.current.accesses += refs as u64;
+        self.current.hits += (refs - misses) as u64;
     }
 
     /// Counts of every finished interval.
@@ -100,7 +122,11 @@ impl GroundTruth {
 impl Signer for GroundTruth {
     #[inline]
     fn feed(&mut self, addrs: &[u64], _column: usize) {
-        self.caches.run(addrs, &mut self.current);
+        let caches = self
+            .caches
+            .as_mut()
+            .expect("a ground truth not fed simulates");
+        caches.run(addrs, &mut self.current);
     }
 
     fn close(&mut self) {

@@ -10,7 +10,8 @@
 //! cache's lines, capacity otherwise. The counts are those of [`SimAnalysis`] with
 //! [`SimOptions::three_c`] and the first-byte mapping, one [`SimReport`] per cache; and the
 //! distances' histogram is that of a [`StackDistanceAnalysis`], so a pass that wants both
-//! computes the distances once.
+//! computes the distances once. A probe cache ([`ThreeCSweep::set_probe`]) rides along the
+//! same way for another analysis that wants per-reference outcomes (the phases' ground truth).
 //!
 //! [`SimAnalysis`]: super::SimAnalysis
 //! [`SimOptions::three_c`]: super::SimOptions::three_c
@@ -39,6 +40,9 @@ pub struct ThreeCSweep {
     caches: Vec<(LazyCache, MissStats)>,
     /// A two-level simulation fed the same distances ([`ThreeCSweep::with_two_level`]).
     two_level: Option<TwoLevelLru>,
+    /// With a probe ([`ThreeCSweep::set_probe`]), the last of `caches`: the positions in the
+    /// batch of the references it missed, in order.
+    probe_misses: Option<Vec<usize>>,
     /// The current batch's lines and their distances, for the caches already built.
     lines: Vec<u64>,
     distances: Vec<Option<u64>>,
@@ -83,6 +87,7 @@ impl ThreeCSweep {
             sd: StackDistanceAnalysis::new(options),
             caches,
             two_level: None,
+            probe_misses: None,
             lines: Vec::new(),
             distances: Vec::new(),
             from: Vec::new(),
@@ -94,6 +99,33 @@ impl ThreeCSweep {
     pub fn with_two_level(mut self, two_level: TwoLevelLru) -> ThreeCSweep {
         self.two_level = Some(two_level);
         self
+    }
+
+    /// Also simulates an LRU cache of `geometry` (the sweep's line size, else an error), not
+    /// reported with the others, whose misses in each batch [`ThreeCSweep::batch_probe_misses`]
+    /// lists: for another analysis of the same references that needs that cache's outcomes.
+    pub fn set_probe(&mut self, geometry: Geometry) -> Result<()> {
+        let line_size = self.caches[0].0.geometry().line_size();
+        if geometry.line_size() != line_size {
+            return Err(Error::InvalidParameter {
+                name: "probe cache",
+                message: format!("{geometry} has not the sweep's line size"),
+            });
+        }
+        let probe = (LazyCache::new(geometry, Policy::Lru)?, MissStats::default());
+        if self.probe_misses.is_some() {
+            *self.caches.last_mut().expect("the probe is there") = probe;
+        } else {
+            self.caches.push(probe);
+        }
+        self.probe_misses = Some(Vec::new());
+        Ok(())
+    }
+
+    /// With a probe, the positions (among the counted references) of the last batch's
+    /// references that missed it, in order.
+    pub fn batch_probe_misses(&self) -> Option<&[usize]> {
+        self.probe_misses.as_deref()
     }
 
     /// The two-level simulation's counts, when [`ThreeCSweep::with_two_level`] added one.
@@ -114,7 +146,8 @@ impl ThreeCSweep {
 
     /// One report per cache, in the order given, as [`super::SimAnalysis::finish`] gives it.
     pub fn finish(&self) -> Vec<SimReport> {
-        self.caches
+        let reported = self.caches.len() - usize::from(self.probe_misses.is_some());
+        self.caches[..reported]
             .iter()
             .map(|(cache, stats)| SimReport {
                 mapping: LineMapping::FirstByte,
@@ -153,6 +186,12 @@ impl Analysis for ThreeCSweep {
     fn observe(&mut self, batch: &Batch) {
         let caches = &mut self.caches;
         let two_level = &mut self.two_level;
+        // The probe is the last cache: its misses are listed, not counted.
+        let probe = caches.len() - 1;
+        let mut probe_misses = self.probe_misses.as_mut();
+        if let Some(m) = probe_misses.as_mut() {
+            m.clear();
+        }
         let (lines, distances, from) = (&mut self.lines, &mut self.distances, &mut self.from);
         lines.clear();
         distances.clear();
@@ -172,7 +211,7 @@ impl Analysis for ThreeCSweep {
             if distance.is_some() {
                 return;
             }
-            for ((cache, stats), from) in caches.iter_mut().zip(from.iter_mut()) {
+            for (i, ((cache, stats), from)) in caches.iter_mut().zip(from.iter_mut()).enumerate() {
                 if *from != usize::MAX {
                     continue;
                 }
@@ -181,22 +220,32 @@ impl Analysis for ThreeCSweep {
                     *from = lines.len();
                 }
                 if !hit {
-                    count_miss(stats, cache.geometry().lines(), distance);
+                    match probe_misses.as_mut() {
+                        Some(m) if i == probe => m.push(lines.len() - 1),
+                        _ => count_miss(stats, cache.geometry().lines(), distance),
+                    }
                 }
             }
         });
-        for ((cache, stats), &from) in caches.iter_mut().zip(from.iter()) {
+        for (i, ((cache, stats), &from)) in caches.iter_mut().zip(from.iter()).enumerate() {
             // Every cache takes every reference, built or not.
             stats.refs += lines.len() as u64;
             stats.line_accesses += lines.len() as u64;
             let (Some(built), Some(rest)) = (cache.built(), lines.get(from..)) else {
                 continue;
             };
-            let cache_lines = built.geometry().lines();
-            let rest_distances = &distances[from..];
-            built.access_each(rest.iter().copied(), |miss| {
-                count_miss(stats, cache_lines, rest_distances[miss]);
-            });
+            match probe_misses.as_mut() {
+                Some(m) if i == probe => {
+                    built.access_each(rest.iter().copied(), |miss| m.push(from + miss));
+                }
+                _ => {
+                    let cache_lines = built.geometry().lines();
+                    let rest_distances = &distances[from..];
+                    built.access_each(rest.iter().copied(), |miss| {
+                        count_miss(stats, cache_lines, rest_distances[miss]);
+                    });
+                }
+            }
         }
     }
 }
@@ -261,6 +310,48 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// A probe's misses are those of the same LRU cache simulated alone, reference by
+        /// reference, across batches cut anywhere, and the probe changes no report.
+        #[test]
+        fn probe_misses_equal_one_cache_alone(
+            trace in proptest::collection::vec((0u64..400, any::<bool>()), 0..3000),
+            cuts in proptest::collection::vec(0usize..3000, 0..4),
+            probe in (0u32..5, 0u32..4),
+        ) {
+            let probe = Geometry::new(64 << (probe.0 + probe.1), 1 << probe.1, 64).unwrap();
+            let accesses: Vec<Access> = trace
+                .iter()
+                .map(|&(line, data)| match data {
+                    true => Access::load(line * 64 + 5, 4),
+                    false => Access { kind: crate::AccessKind::Instr, ..Access::load(line * 64, 4) },
+                })
+                .collect();
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(accesses.len())).collect();
+            cuts.extend([0, accesses.len()]);
+            cuts.sort_unstable();
+            let geometries = [Geometry::new(1024, 2, 64).unwrap()];
+            let mut plain = ThreeCSweep::new(Options::default(), &geometries, Policy::Lru).unwrap();
+            let mut sweep = plain.clone();
+            sweep.set_probe(probe).unwrap();
+            let mut alone = crate::sim::Cache::new(probe, Policy::Lru).unwrap();
+            for w in cuts.windows(2) {
+                let batch: Batch = accesses[w[0]..w[1]].iter().copied().collect();
+                sweep.observe(&batch);
+                plain.observe(&batch);
+                let expect: Vec<usize> = batch
+                    .iter()
+                    .filter(|a| a.kind != crate::AccessKind::Instr)
+                    .enumerate()
+                    .filter(|&(_, a)| !alone.access(a.addr >> 6))
+                    .map(|(i, _)| i)
+                    .collect();
+                prop_assert_eq!(sweep.batch_probe_misses(), Some(&expect[..]));
+            }
+            prop_assert_eq!(sweep.finish(), plain.finish());
+        }
+    }
+
     #[test]
     fn mixed_line_sizes_or_no_cache_are_refused() {
         let a = Geometry::new(1024, 2, 32).unwrap();
@@ -269,5 +360,8 @@ mod tests {
         assert!(ThreeCSweep::new(options, &[a, b], Policy::Lru).is_err());
         assert!(ThreeCSweep::new(options, &[b], Policy::Lru).is_ok());
         assert!(ThreeCSweep::new(options, &[], Policy::Lru).is_err());
+        let mut sweep = ThreeCSweep::new(options, &[b], Policy::Lru).unwrap();
+        assert!(sweep.set_probe(a).is_err());
+        assert!(sweep.set_probe(b).is_ok());
     }
 }
