@@ -28,8 +28,8 @@
 //! `sets / 2` constituencies of two (or more) sets; a one-set cache has no leaders and DRRIP
 //! behaves as SRRIP there. ε is drawn from the policy's seeded generator (`below(32) == 0`)
 //! rather than from a hardware counter, so a seed fixes every insertion. The draws are made 64
-//! at a time into a word and taken in order, one per bimodal insertion: the same sequence, so
-//! the batch loop can take one or none without a branch.
+//! at a time into a word and taken in order, one per bimodal insertion: the same sequence,
+//! without a call into the generator at every insertion.
 
 use super::policy::VictimRng;
 
@@ -147,33 +147,26 @@ impl Rrip {
     /// it, so the caller may choose the way before or after.
     #[inline]
     pub(super) fn insertion(&mut self, set: u64) -> u8 {
-        self.insertion_if(set, true)
-    }
-
-    /// [`Rrip::insertion`] when `miss`, nothing changed otherwise; without a branch on `miss`
-    /// or on the set's role (the batch loop computes a hit's and a miss's outcome alike and
-    /// keeps one, since which it is, 35-45 % misses on real traces, is not predictable).
-    #[inline]
-    pub(super) fn insertion_if(&mut self, set: u64, miss: bool) -> u8 {
         let role = self
             .roles
             .get(set as usize)
             .copied()
             .unwrap_or(Role::Follower);
-        let up = u32::from(miss & (role == Role::SrripLeader));
-        let down = u32::from(miss & (role == Role::BrripLeader));
-        self.psel = (self.psel + up).min(PSEL_MAX).saturating_sub(down);
-        let bimodal = match self.insertion {
-            Insertion::Static => return RRPV_LONG,
-            Insertion::Bimodal => true,
-            Insertion::Dueling => {
-                (role == Role::BrripLeader) | ((role == Role::Follower) & (self.psel > PSEL_HALF))
-            }
+        match role {
+            Role::SrripLeader => self.psel = (self.psel + 1).min(PSEL_MAX),
+            Role::BrripLeader => self.psel = self.psel.saturating_sub(1),
+            Role::Follower => {}
+        }
+        let bimodal = match (self.insertion, role) {
+            (Insertion::Static, _) | (Insertion::Dueling, Role::SrripLeader) => false,
+            (Insertion::Bimodal, _) | (Insertion::Dueling, Role::BrripLeader) => true,
+            (Insertion::Dueling, Role::Follower) => self.psel > PSEL_HALF,
         };
-        // Distant unless the draw (taken only by a bimodal miss) says long.
-        let long = self.draws.peek() | !bimodal;
-        self.draws.take(miss & bimodal);
-        RRPV_DISTANT - u8::from(long)
+        if bimodal && !self.draws.draw() {
+            RRPV_DISTANT
+        } else {
+            RRPV_LONG
+        }
     }
 }
 
@@ -195,21 +188,16 @@ impl Draws {
         }
     }
 
-    /// The next draw, not taken.
+    /// The next draw: true for a long insertion.
     #[inline]
-    fn peek(&mut self) -> bool {
+    fn draw(&mut self) -> bool {
         if self.left == 0 {
             self.refill();
         }
-        self.bits & 1 != 0
-    }
-
-    /// Takes the next draw when `take` (after [`Draws::peek`]).
-    #[inline]
-    fn take(&mut self, take: bool) {
-        let t = u32::from(take);
-        self.bits >>= t;
-        self.left -= t;
+        let long = self.bits & 1 != 0;
+        self.bits >>= 1;
+        self.left -= 1;
+        long
     }
 
     #[cold]
@@ -232,17 +220,16 @@ pub(super) fn victim(rrpv: &mut [u8]) -> usize {
     rrpv.iter().position(|&v| v == RRPV_DISTANT).unwrap_or(0)
 }
 
-/// [`victim`] for eight ways, their RRPVs read as one word `v` (byte `w` is way `w`'s RRPV):
+/// [`victim`] for eight ways, their RRPVs read as one word (byte `w` is way `w`'s RRPV):
 /// the largest RRPV found by bit tests, the ways holding it by one compare of every byte, and
 /// the set aged by one add, instead of a scan for the maximum, eight adds and a second scan.
-/// Returns the aged word and the victim way, changing nothing, so a branch-free loop can
-/// compute it at every reference and keep it on a miss. A miss-heavy trace spends most of an
-/// RRIP simulation here.
+/// A miss-heavy trace spends most of an RRIP simulation here.
 #[inline]
-pub(super) fn victim8(v: u64) -> (u64, usize) {
+pub(super) fn victim8(rrpv: &mut [u8; 8]) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     // Two bits per RRPV, so a byte's value is its two low bits.
     const _: () = assert!(RRPV_BITS == 2);
+    let v = u64::from_le_bytes(*rrpv);
     let (high, low) = ((v >> 1) & ONES, v & ONES);
     // The largest RRPV: 3 when a byte has both bits, 2 when one has the high bit, 1, or 0.
     let max = if high != 0 {
@@ -253,8 +240,8 @@ pub(super) fn victim8(v: u64) -> (u64, usize) {
     // Bytes equal to `max`: those where `v ^ max` is zero in both bits.
     let x = v ^ (max * ONES);
     let at_max = !(x | (x >> 1)) & ONES;
-    let aged = v + (u64::from(RRPV_DISTANT) - max) * ONES;
-    (aged, (at_max.trailing_zeros() / 8) as usize)
+    *rrpv = (v + (u64::from(RRPV_DISTANT) - max) * ONES).to_le_bytes();
+    (at_max.trailing_zeros() / 8) as usize
 }
 
 #[cfg(test)]
@@ -266,10 +253,9 @@ mod tests {
         /// The word-wide victim search picks the way the scan picks and ages the set alike.
         #[test]
         fn victim8_is_victim(rrpv in proptest::array::uniform8(0u8..=RRPV_DISTANT)) {
-            let (aged, way) = victim8(u64::from_le_bytes(rrpv));
-            let mut b = rrpv;
-            prop_assert_eq!(way, victim(&mut b));
-            prop_assert_eq!(aged.to_le_bytes(), b);
+            let (mut a, mut b) = (rrpv, rrpv);
+            prop_assert_eq!(victim8(&mut a), victim(&mut b));
+            prop_assert_eq!(a, b);
         }
     }
 

@@ -1,21 +1,17 @@
 //! [`SetAssoc`]: a set-associative cache over line addresses, any policy.
 //!
 //! Tags are the full line addresses (as Cachegrind does), `assoc` per set in one flat vector.
-//! For LRU a set is kept in order, most recent first, with empty ways at the end: a hit at
-//! position `i` shifts positions `0..i` down by one (Cachegrind's own layout, cheap because
-//! most hits are at position 0); a miss shifts the whole set and drops the last line. FIFO
-//! keeps lines in their ways and a ring pointer per set at the oldest (the next to fill, empty
-//! ways first), so a miss writes one way instead of shifting the set. Random, tree-PLRU and the
-//! RRIP family (see [`rrip`](super::rrip)) keep lines in their ways. Each access is a scan of
-//! one set:
+//! For LRU and FIFO a set is kept in order, most recent first, with empty ways at the end: a
+//! hit at position `i` under LRU shifts positions `0..i` down by one (Cachegrind's own layout,
+//! cheap because most hits are at position 0); a miss shifts the whole set and drops the last
+//! line. Random, tree-PLRU and the RRIP family (see [`rrip`](super::rrip)) keep lines in their
+//! ways. Each access is a scan of one set:
 //! O(assoc), which is what hardware-like associativities want; large fully associative caches
 //! use [`FullyAssoc`](super::FullyAssoc) instead (see [`Cache`](super::Cache)).
 
-mod fixed;
-
 use super::geometry::Geometry;
 use super::policy::{Policy, VictimRng, plru_touch, plru_victim};
-use super::rrip::{Insertion, Rrip};
+use super::rrip::{Insertion, Rrip, victim, victim8};
 use super::{EMPTY, Outcome};
 use crate::error::{Error, Result};
 
@@ -26,8 +22,7 @@ const MAX_PLRU_WAYS: u32 = 64;
 #[derive(Clone, Debug)]
 enum State {
     Lru,
-    /// Per set, the way of its oldest line (the next filled).
-    Fifo(Vec<u32>),
+    Fifo,
     Random(VictimRng),
     /// Tree bits per set, log2(assoc), and per way the (keep, set) masks a touch applies.
     Plru(Vec<u64>, u32, Vec<(u64, u64)>),
@@ -66,11 +61,7 @@ impl SetAssoc {
                 });
             }
             Policy::Lru => State::Lru,
-            Policy::Fifo => State::Fifo(vec![
-                0;
-                usize::try_from(geometry.sets())
-                    .expect("sets fit in memory")
-            ]),
+            Policy::Fifo => State::Fifo,
             Policy::Random { seed } => State::Random(VictimRng::new(seed)),
             Policy::Plru => {
                 if !assoc.is_power_of_two() || assoc > MAX_PLRU_WAYS {
@@ -136,7 +127,7 @@ impl SetAssoc {
         let set = &mut self.tags[start..start + self.assoc];
         match &mut self.state {
             State::Lru => ordered(set, line, true),
-            State::Fifo(next) => fifo(set, &mut next[start / self.assoc], line),
+            State::Fifo => ordered(set, line, false),
             State::Random(rng) => {
                 let (hit, empty) = scan(set, line);
                 if hit.is_some() {
@@ -198,29 +189,21 @@ impl SetAssoc {
     pub fn access_each(&mut self, lines: impl IntoIterator<Item = u64>, miss: impl FnMut(usize)) {
         let lines = lines.into_iter();
         match (&self.state, self.assoc) {
-            (State::Lru, 2) => self.ordered_fixed::<2>(lines, miss),
-            (State::Lru, 4) => self.ordered_fixed::<4>(lines, miss),
-            (State::Lru, 8) => self.ordered_fixed::<8>(lines, miss),
-            (State::Lru, 16) => self.ordered_fixed::<16>(lines, miss),
-            (State::Fifo(_), 2) => self.fifo_fixed::<2>(lines, miss),
-            (State::Fifo(_), 4) => self.fifo_fixed::<4>(lines, miss),
-            (State::Fifo(_), 8) => self.fifo_fixed::<8>(lines, miss),
-            (State::Fifo(_), 16) => self.fifo_fixed::<16>(lines, miss),
+            (State::Lru, 2) => self.ordered_fixed::<2, true>(lines, miss),
+            (State::Lru, 4) => self.ordered_fixed::<4, true>(lines, miss),
+            (State::Lru, 8) => self.ordered_fixed::<8, true>(lines, miss),
+            (State::Lru, 16) => self.ordered_fixed::<16, true>(lines, miss),
+            (State::Fifo, 2) => self.ordered_fixed::<2, false>(lines, miss),
+            (State::Fifo, 4) => self.ordered_fixed::<4, false>(lines, miss),
+            (State::Fifo, 8) => self.ordered_fixed::<8, false>(lines, miss),
+            (State::Fifo, 16) => self.ordered_fixed::<16, false>(lines, miss),
             (State::Rrip(_), 2) => self.rrip_fixed::<2>(lines, miss),
             (State::Rrip(_), 4) => self.rrip_fixed::<4>(lines, miss),
-            (State::Rrip(_), 8) => self.rrip8(lines, miss),
+            (State::Rrip(_), 8) => self.rrip_fixed::<8>(lines, miss),
             (State::Rrip(_), 16) => self.rrip_fixed::<16>(lines, miss),
-            (State::Lru, _) => {
-                let (mask, assoc) = (self.set_mask, self.assoc);
-                let mut miss = miss;
-                for (i, line) in lines.enumerate() {
-                    let start = (line & mask) as usize * assoc;
-                    if !ordered(&mut self.tags[start..start + assoc], line, true).is_hit() {
-                        miss(i);
-                    }
-                }
-            }
-            (State::Fifo(_) | State::Random(_) | State::Plru(..) | State::Rrip(_), _) => {
+            (State::Lru, _) => self.run(lines, miss, |set, line| ordered(set, line, true)),
+            (State::Fifo, _) => self.run(lines, miss, |set, line| ordered(set, line, false)),
+            (State::Random(_) | State::Plru(..) | State::Rrip(_), _) => {
                 let mut miss = miss;
                 for (i, l) in lines.enumerate() {
                     if !self.access(l) {
@@ -228,6 +211,87 @@ impl SetAssoc {
                     }
                 }
             }
+        }
+    }
+
+    /// Misses of `lines` under a policy that needs nothing but the set.
+    #[inline]
+    fn run(
+        &mut self,
+        lines: impl Iterator<Item = u64>,
+        mut miss: impl FnMut(usize),
+        f: impl Fn(&mut [u64], u64) -> Outcome,
+    ) {
+        let (mask, assoc) = (self.set_mask, self.assoc);
+        for (i, line) in lines.enumerate() {
+            let start = (line & mask) as usize * assoc;
+            if !f(&mut self.tags[start..start + assoc], line).is_hit() {
+                miss(i);
+            }
+        }
+    }
+
+    /// LRU (`MOVE`) or FIFO misses of `lines` with `A` ways.
+    fn ordered_fixed<const A: usize, const MOVE: bool>(
+        &mut self,
+        lines: impl Iterator<Item = u64>,
+        mut miss: impl FnMut(usize),
+    ) {
+        let mask = self.set_mask;
+        for (i, line) in lines.enumerate() {
+            let start = (line & mask) as usize * A;
+            let set: &mut [u64; A] = (&mut self.tags[start..start + A])
+                .try_into()
+                .expect("a set has A ways");
+            if !ordered(set, line, MOVE).is_hit() {
+                miss(i);
+            }
+        }
+    }
+
+    /// RRIP-family misses of `lines` with `A` ways: the set's tags compared at once, a miss
+    /// as [`Rrip::miss`] does it for [`SetAssoc::access_outcome`] (the RRPV to insert, then the
+    /// first empty way or the victim), on the set's RRPVs as a fixed-size array.
+    fn rrip_fixed<const A: usize>(
+        &mut self,
+        lines: impl Iterator<Item = u64>,
+        mut miss: impl FnMut(usize),
+    ) {
+        let SetAssoc {
+            set_mask,
+            tags,
+            state: State::Rrip(r),
+            ..
+        } = self
+        else {
+            unreachable!("rrip_fixed runs RRIP caches only");
+        };
+        for (i, line) in lines.enumerate() {
+            let set_index = line & *set_mask;
+            let start = set_index as usize * A;
+            let set: &mut [u64; A] = (&mut tags[start..start + A])
+                .try_into()
+                .expect("a set has A ways");
+            let hits = ways_holding(set, line);
+            if hits != 0 {
+                r.hit(start + hits.trailing_zeros() as usize);
+                continue;
+            }
+            let value = r.insertion(set_index);
+            let rrpv: &mut [u8; A] = (&mut r.rrpv[start..start + A])
+                .try_into()
+                .expect("a set has A ways");
+            let empty = ways_holding(set, EMPTY);
+            let way = if empty != 0 {
+                empty.trailing_zeros() as usize
+            } else if let Ok(eight) = <&mut [u8; 8]>::try_from(&mut rrpv[..]) {
+                victim8(eight)
+            } else {
+                victim(rrpv)
+            };
+            rrpv[way] = value;
+            set[way] = line;
+            miss(i);
         }
     }
 
@@ -244,23 +308,11 @@ impl SetAssoc {
         let Some(i) = set.iter().position(|&t| t == line) else {
             return false;
         };
-        match &self.state {
+        match self.state {
             // Keep the order and the empty ways at the end.
-            State::Lru => {
+            State::Lru | State::Fifo => {
                 set[i..].rotate_left(1);
                 set[set.len() - 1] = EMPTY;
-            }
-            // Keep the ring's order from the oldest: the lines older than `i` move one way on,
-            // and the hole goes to the oldest's way, filled next.
-            State::Fifo(next) => {
-                let (oldest, n) = (next[start / set.len()] as usize, set.len());
-                let mut k = i;
-                while k != oldest {
-                    let older = (k + n - 1) % n;
-                    set[k] = set[older];
-                    k = older;
-                }
-                set[oldest] = EMPTY;
             }
             State::Random(_) | State::Plru(..) | State::Rrip(_) => set[i] = EMPTY,
         }
@@ -271,6 +323,16 @@ impl SetAssoc {
     pub fn resident_lines(&self) -> impl Iterator<Item = u64> + '_ {
         self.tags.iter().copied().filter(|&t| t != EMPTY)
     }
+}
+
+/// Bit `w` set when way `w` holds `tag`: a branch-free compare of the whole set.
+#[inline]
+fn ways_holding<const A: usize>(set: &[u64; A], tag: u64) -> u32 {
+    let mut bits = 0;
+    for (w, &t) in set.iter().enumerate() {
+        bits |= u32::from(t == tag) << w;
+    }
+    bits
 }
 
 /// One pass over a set: the way holding `line` and the first empty way.
@@ -288,18 +350,7 @@ fn scan(set: &[u64], line: u64) -> (Option<usize>, Option<usize>) {
     (None, empty)
 }
 
-/// FIFO on a set whose oldest line is in way `*next`.
-#[inline]
-fn fifo(set: &mut [u64], next: &mut u32, line: u64) -> Outcome {
-    if set.contains(&line) {
-        return Outcome::Hit;
-    }
-    let way = *next as usize;
-    *next = ((way + 1) % set.len()) as u32;
-    Outcome::miss(std::mem::replace(&mut set[way], line))
-}
-
-/// LRU (`move_on_hit`) on a set kept most recent first.
+/// LRU (`move_on_hit`) or FIFO on a set kept most recent first.
 #[inline]
 fn ordered(set: &mut [u64], line: u64, move_on_hit: bool) -> Outcome {
     if set[0] == line {
