@@ -71,11 +71,13 @@ pub struct MiniSim {
     missed: Vec<usize>,
 }
 
-/// Lines and their hashes.
+/// Runs of references to one line (a line referenced again at once is one entry, a sixth of
+/// a real trace's data references): their lines, hashes and lengths.
 #[derive(Clone, Debug, Default)]
 struct Lines {
     lines: Vec<u64>,
     hashes: Vec<u64>,
+    runs: Vec<u32>,
 }
 
 impl Lines {
@@ -85,14 +87,49 @@ impl Lines {
         let len = from.lines.len();
         self.lines.resize(len, 0);
         self.hashes.resize(len, 0);
+        self.runs.resize(len, 0);
         let mut n = 0;
-        for (&l, &h) in from.lines.iter().zip(&from.hashes) {
+        for ((&l, &h), &r) in from.lines.iter().zip(&from.hashes).zip(&from.runs) {
             self.lines[n] = l;
             self.hashes[n] = h;
+            self.runs[n] = r;
             n += usize::from(h < threshold);
         }
         self.lines.truncate(n);
         self.hashes.truncate(n);
+        self.runs.truncate(n);
+    }
+
+    fn clear(&mut self) {
+        self.lines.clear();
+        self.hashes.clear();
+        self.runs.clear();
+    }
+
+    /// Appends a reference to `line` (of hash `h`): a longer run when it is the last line.
+    #[inline]
+    fn push(&mut self, line: u64, h: u64) {
+        match self.runs.last_mut() {
+            Some(r) if self.lines.last() == Some(&line) && *r < u32::MAX => *r += 1,
+            _ => {
+                self.lines.push(line);
+                self.hashes.push(h);
+                self.runs.push(1);
+            }
+        }
+    }
+
+    /// The references the runs stand for.
+    fn refs(&self) -> u64 {
+        self.runs.iter().map(|&r| u64::from(r)).sum()
+    }
+
+    /// Each run as `(line, again)` for [`Cache::access_runs`].
+    fn steps(&self) -> impl Iterator<Item = (u64, bool)> + '_ {
+        self.lines
+            .iter()
+            .copied()
+            .zip(self.runs.iter().map(|&r| r > 1))
     }
 }
 
@@ -254,17 +291,16 @@ impl MiniSim {
 /// sets hot and its policy matched once, rather than every cache at every reference; each
 /// cache sees its lines in the same order, so the counts are the same. The sizes run from the
 /// largest share down, each share filtered from the one before (the sizes that keep every
-/// kept line run on `kept` itself).
+/// kept line run on `kept` itself), and as runs of references to one line (a reference right
+/// after one to the same line hits and changes nothing but an RRIP line's RRPV).
 impl Analysis for MiniSim {
     fn observe(&mut self, batch: &Batch) {
         let kept = &mut self.kept;
-        kept.lines.clear();
-        kept.hashes.clear();
+        kept.clear();
         for line in data_lines(batch, &self.options) {
             let h = hash(line.0);
             if self.max_threshold.is_none_or(|t| h < t) {
-                kept.lines.push(line.0);
-                kept.hashes.push(h);
+                kept.push(line.0, h);
             }
         }
         self.missed.clear();
@@ -273,7 +309,9 @@ impl Analysis for MiniSim {
         for &i in &self.order {
             let c = &mut self.caches[i];
             if c.threshold != current {
-                let t = c.threshold.expect("the sizes keeping every line come first");
+                let t = c
+                    .threshold
+                    .expect("the sizes keeping every line come first");
                 if filtered {
                     self.spare.keep_below(&self.share, t);
                     std::mem::swap(&mut self.spare, &mut self.share);
@@ -282,21 +320,18 @@ impl Analysis for MiniSim {
                 }
                 (filtered, current) = (true, c.threshold);
             }
-            let lines = if filtered {
-                &self.share.lines
-            } else {
-                &self.kept.lines
-            };
-            c.refs += lines.len() as u64;
+            let lines = if filtered { &self.share } else { &self.kept };
+            c.refs += lines.refs();
             for (p, (cache, misses)) in c.caches.iter_mut().enumerate() {
-                let lines = lines.iter().copied();
                 if Some(i) == self.witness && p == 0 {
                     // The witness keeps every kept line: `lines` is `kept` in order.
                     let missed = &mut self.missed;
-                    cache.access_each(lines, |at| missed.push(at));
+                    cache.access_runs(lines.steps(), |at| missed.push(at));
                     *misses += missed.len() as u64;
                 } else {
-                    *misses += cache.access_all(lines);
+                    let mut n = 0;
+                    cache.access_runs(lines.steps(), |_| n += 1);
+                    *misses += n;
                 }
             }
         }
