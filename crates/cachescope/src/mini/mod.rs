@@ -59,11 +59,78 @@ pub struct MiniSim {
     /// such, the largest when the sizes ascend, which misses least): a first reference misses
     /// in its first cache, so only those misses are looked up in `seen`.
     witness: Option<usize>,
-    /// The current batch's kept lines and their hashes, then one size's share of them.
-    kept: Vec<(u64, u64)>,
-    lines: Vec<u64>,
+    /// The sizes from the largest threshold (every line) down, so that each size's lines
+    /// are filtered from the previous size's: the thresholds nest.
+    order: Vec<usize>,
+    /// The current batch's kept lines, then one size's share of them, then a scratch list
+    /// to filter the next share into.
+    kept: Lines,
+    share: Lines,
+    spare: Lines,
     /// Positions in `kept` of the witness's misses.
     missed: Vec<usize>,
+}
+
+/// Runs of references to one line (a line referenced again at once is one entry, a sixth of
+/// a real trace's data references): their lines, hashes and lengths.
+#[derive(Clone, Debug, Default)]
+struct Lines {
+    lines: Vec<u64>,
+    hashes: Vec<u64>,
+    runs: Vec<u32>,
+}
+
+impl Lines {
+    /// The lines of `from` whose hash is below `threshold`, in order; without a branch on
+    /// the test (at the report's largest sampled size it keeps one line in two).
+    fn keep_below(&mut self, from: &Lines, threshold: u64) {
+        let len = from.lines.len();
+        self.lines.resize(len, 0);
+        self.hashes.resize(len, 0);
+        self.runs.resize(len, 0);
+        let mut n = 0;
+        for ((&l, &h), &r) in from.lines.iter().zip(&from.hashes).zip(&from.runs) {
+            self.lines[n] = l;
+            self.hashes[n] = h;
+            self.runs[n] = r;
+            n += usize::from(h < threshold);
+        }
+        self.lines.truncate(n);
+        self.hashes.truncate(n);
+        self.runs.truncate(n);
+    }
+
+    fn clear(&mut self) {
+        self.lines.clear();
+        self.hashes.clear();
+        self.runs.clear();
+    }
+
+    /// Appends a reference to `line` (of hash `h`): a longer run when it is the last line.
+    #[inline]
+    fn push(&mut self, line: u64, h: u64) {
+        match self.runs.last_mut() {
+            Some(r) if self.lines.last() == Some(&line) && *r < u32::MAX => *r += 1,
+            _ => {
+                self.lines.push(line);
+                self.hashes.push(h);
+                self.runs.push(1);
+            }
+        }
+    }
+
+    /// The references the runs stand for.
+    fn refs(&self) -> u64 {
+        self.runs.iter().map(|&r| u64::from(r)).sum()
+    }
+
+    /// Each run as `(line, again)` for [`Cache::access_runs`].
+    fn steps(&self) -> impl Iterator<Item = (u64, bool)> + '_ {
+        self.lines
+            .iter()
+            .copied()
+            .zip(self.runs.iter().map(|&r| r > 1))
+    }
 }
 
 impl MiniSim {
@@ -158,6 +225,14 @@ impl MiniSim {
             caches.iter().filter_map(|c| c.threshold).max()
         };
         let witness = caches.iter().rposition(|c| c.threshold == max_threshold);
+        let mut order: Vec<usize> = (0..caches.len()).collect();
+        order.sort_by_key(|&i| {
+            std::cmp::Reverse(
+                caches[i]
+                    .threshold
+                    .map_or(u128::from(u64::MAX) + 1, u128::from),
+            )
+        });
         Ok(MiniSim {
             options,
             policies: policies.to_vec(),
@@ -165,8 +240,10 @@ impl MiniSim {
             seen: HashMap::default(),
             max_threshold,
             witness,
-            kept: Vec::new(),
-            lines: Vec::new(),
+            order,
+            kept: Lines::default(),
+            share: Lines::default(),
+            spare: Lines::default(),
             missed: Vec::new(),
         })
     }
@@ -212,40 +289,54 @@ impl MiniSim {
 
 /// Cache by cache over a batch, each running through its share of the kept lines with its
 /// sets hot and its policy matched once, rather than every cache at every reference; each
-/// cache sees its lines in the same order, so the counts are the same.
+/// cache sees its lines in the same order, so the counts are the same. The sizes run from the
+/// largest share down, each share filtered from the one before (the sizes that keep every
+/// kept line run on `kept` itself), and as runs of references to one line (a reference right
+/// after one to the same line hits and changes nothing but an RRIP line's RRPV).
 impl Analysis for MiniSim {
     fn observe(&mut self, batch: &Batch) {
-        self.kept.clear();
+        let kept = &mut self.kept;
+        kept.clear();
         for line in data_lines(batch, &self.options) {
             let h = hash(line.0);
             if self.max_threshold.is_none_or(|t| h < t) {
-                self.kept.push((line.0, h));
+                kept.push(line.0, h);
             }
         }
         self.missed.clear();
-        for (i, c) in self.caches.iter_mut().enumerate() {
-            self.lines.clear();
-            match c.threshold {
-                None => self.lines.extend(self.kept.iter().map(|&(l, _)| l)),
-                Some(t) => self
-                    .lines
-                    .extend(self.kept.iter().filter(|&&(_, h)| h < t).map(|&(l, _)| l)),
+        // The share in `share` (else `kept`) and its threshold.
+        let (mut filtered, mut current) = (false, self.max_threshold);
+        for &i in &self.order {
+            let c = &mut self.caches[i];
+            if c.threshold != current {
+                let t = c
+                    .threshold
+                    .expect("the sizes keeping every line come first");
+                if filtered {
+                    self.spare.keep_below(&self.share, t);
+                    std::mem::swap(&mut self.spare, &mut self.share);
+                } else {
+                    self.share.keep_below(&self.kept, t);
+                }
+                (filtered, current) = (true, c.threshold);
             }
-            c.refs += self.lines.len() as u64;
+            let lines = if filtered { &self.share } else { &self.kept };
+            c.refs += lines.refs();
             for (p, (cache, misses)) in c.caches.iter_mut().enumerate() {
-                let lines = self.lines.iter().copied();
                 if Some(i) == self.witness && p == 0 {
                     // The witness keeps every kept line: `lines` is `kept` in order.
                     let missed = &mut self.missed;
-                    cache.access_each(lines, |at| missed.push(at));
+                    cache.access_runs(lines.steps(), |at| missed.push(at));
                     *misses += missed.len() as u64;
                 } else {
-                    *misses += cache.access_all(lines);
+                    let mut n = 0;
+                    cache.access_runs(lines.steps(), |_| n += 1);
+                    *misses += n;
                 }
             }
         }
         for &at in &self.missed {
-            let (line, h) = self.kept[at];
+            let (line, h) = (self.kept.lines[at], self.kept.hashes[at]);
             self.seen.entry(line).or_insert(h);
         }
     }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::access::Access;
+use proptest::strategy::Strategy;
 
 fn batch(trace: &[u64]) -> Batch {
     trace.iter().map(|&l| Access::load(l * 64, 8)).collect()
@@ -156,8 +157,10 @@ proptest::proptest! {
     /// Cache by cache over each batch gives the curves of every cache at every reference.
     #[test]
     fn batched_equals_per_reference(
-        trace in proptest::collection::vec(0u64..3000, 0..5000),
-        split in 0usize..5000,
+        // Lines repeated 1-3 times at once: runs, as a real trace has.
+        trace in proptest::collection::vec((0u64..3000, 1usize..4), 0..2500)
+            .prop_map(|v| v.into_iter().flat_map(|(l, n)| std::iter::repeat_n(l, n)).collect::<Vec<_>>()),
+        split in 0usize..7500,
         rate in 0.001f64..1.0,
         ways in proptest::sample::select(vec![None, Some(1), Some(2), Some(4), Some(8), Some(16), Some(3)]),
         min_sets in 1u64..64,

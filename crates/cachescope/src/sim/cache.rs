@@ -113,6 +113,28 @@ impl Cache {
         }
     }
 
+    /// [`Cache::access_each`] over runs: `(line, again)` references `line`, then once more
+    /// when `again` (a hit, not reported); see [`SetAssoc::access_runs`].
+    pub fn access_runs(
+        &mut self,
+        runs: impl IntoIterator<Item = (u64, bool)>,
+        mut miss: impl FnMut(usize),
+    ) {
+        match &mut self.inner {
+            Inner::Set(c) => c.access_runs(runs, miss),
+            Inner::Fully(c) => {
+                for (i, (l, again)) in runs.into_iter().enumerate() {
+                    if !c.access(l) {
+                        miss(i);
+                        if again {
+                            c.access(l);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// True when `line` is cached; changes nothing.
     pub fn contains(&self, line: u64) -> bool {
         match &self.inner {

@@ -27,7 +27,9 @@
 //! offset `i mod c`, the BRRIP leader offset `(i + c/2) mod c`. A cache of fewer than 64 sets has
 //! `sets / 2` constituencies of two (or more) sets; a one-set cache has no leaders and DRRIP
 //! behaves as SRRIP there. ε is drawn from the policy's seeded generator (`below(32) == 0`)
-//! rather than from a hardware counter, so a seed fixes every insertion.
+//! rather than from a hardware counter, so a seed fixes every insertion. The draws are made 64
+//! at a time into a word and taken in order, one per bimodal insertion: the same sequence,
+//! without a call into the generator at every insertion.
 
 use super::policy::VictimRng;
 
@@ -68,7 +70,7 @@ pub(super) enum Role {
 pub(super) struct Rrip {
     pub(super) rrpv: Vec<u8>,
     insertion: Insertion,
-    rng: VictimRng,
+    draws: Draws,
     psel: u32,
     /// Sets per constituency (0: no leaders).
     constituency: u64,
@@ -83,7 +85,7 @@ impl Rrip {
         let mut rrip = Rrip {
             rrpv: vec![RRPV_DISTANT; lines],
             insertion,
-            rng: VictimRng::new(seed),
+            draws: Draws::new(seed),
             psel: PSEL_HALF,
             constituency: sets.checked_div(leaders).unwrap_or(0),
             leaders,
@@ -160,11 +162,50 @@ impl Rrip {
             (Insertion::Bimodal, _) | (Insertion::Dueling, Role::BrripLeader) => true,
             (Insertion::Dueling, Role::Follower) => self.psel > PSEL_HALF,
         };
-        if bimodal && self.rng.below(BRRIP_EPSILON_INV) != 0 {
+        if bimodal && !self.draws.draw() {
             RRPV_DISTANT
         } else {
             RRPV_LONG
         }
+    }
+}
+
+/// BRRIP's draws (`below(BRRIP_EPSILON_INV) == 0`: a long insertion), made 64 at a time.
+#[derive(Clone, Debug)]
+struct Draws {
+    rng: VictimRng,
+    /// The next draws, the next one in bit 0.
+    bits: u64,
+    left: u32,
+}
+
+impl Draws {
+    fn new(seed: u64) -> Draws {
+        Draws {
+            rng: VictimRng::new(seed),
+            bits: 0,
+            left: 0,
+        }
+    }
+
+    /// The next draw: true for a long insertion.
+    #[inline]
+    fn draw(&mut self) -> bool {
+        if self.left == 0 {
+            self.refill();
+        }
+        let long = self.bits & 1 != 0;
+        self.bits >>= 1;
+        self.left -= 1;
+        long
+    }
+
+    #[cold]
+    fn refill(&mut self) {
+        for i in 0..64 {
+            self.bits |= u64::from(self.rng.below(BRRIP_EPSILON_INV) == 0) << i;
+        }
+        self.left = 64;
     }
 }
 

@@ -187,27 +187,49 @@ impl SetAssoc {
     /// or 16 ways are scanned as fixed-size arrays (the compiler unrolls and vectorises the
     /// compare); the results are those of [`SetAssoc::access`].
     pub fn access_each(&mut self, lines: impl IntoIterator<Item = u64>, miss: impl FnMut(usize)) {
-        let lines = lines.into_iter();
+        self.access_runs(lines.into_iter().map(|l| (l, false)), miss);
+    }
+
+    /// [`SetAssoc::access_each`] over runs: `(line, again)` references `line`, then once more
+    /// when `again` (a hit, not reported). A run of one line is then one step: a reference
+    /// right after one to the same line changes nothing but an RRIP line's RRPV, set to 0.
+    pub fn access_runs(
+        &mut self,
+        runs: impl IntoIterator<Item = (u64, bool)>,
+        miss: impl FnMut(usize),
+    ) {
+        let runs = runs.into_iter();
         match (&self.state, self.assoc) {
-            (State::Lru, 2) => self.ordered_fixed::<2, true>(lines, miss),
-            (State::Lru, 4) => self.ordered_fixed::<4, true>(lines, miss),
-            (State::Lru, 8) => self.ordered_fixed::<8, true>(lines, miss),
-            (State::Lru, 16) => self.ordered_fixed::<16, true>(lines, miss),
-            (State::Fifo, 2) => self.ordered_fixed::<2, false>(lines, miss),
-            (State::Fifo, 4) => self.ordered_fixed::<4, false>(lines, miss),
-            (State::Fifo, 8) => self.ordered_fixed::<8, false>(lines, miss),
-            (State::Fifo, 16) => self.ordered_fixed::<16, false>(lines, miss),
-            (State::Rrip(_), 2) => self.rrip_fixed::<2>(lines, miss),
-            (State::Rrip(_), 4) => self.rrip_fixed::<4>(lines, miss),
-            (State::Rrip(_), 8) => self.rrip_fixed::<8>(lines, miss),
-            (State::Rrip(_), 16) => self.rrip_fixed::<16>(lines, miss),
-            (State::Lru, _) => self.run(lines, miss, |set, line| ordered(set, line, true)),
-            (State::Fifo, _) => self.run(lines, miss, |set, line| ordered(set, line, false)),
+            (State::Lru, 2) => self.ordered_fixed::<2, true>(runs.map(|(l, _)| l), miss),
+            (State::Lru, 4) => self.ordered_fixed::<4, true>(runs.map(|(l, _)| l), miss),
+            (State::Lru, 8) => self.ordered_fixed::<8, true>(runs.map(|(l, _)| l), miss),
+            (State::Lru, 16) => self.ordered_fixed::<16, true>(runs.map(|(l, _)| l), miss),
+            (State::Fifo, 2) => self.ordered_fixed::<2, false>(runs.map(|(l, _)| l), miss),
+            (State::Fifo, 4) => self.ordered_fixed::<4, false>(runs.map(|(l, _)| l), miss),
+            (State::Fifo, 8) => self.ordered_fixed::<8, false>(runs.map(|(l, _)| l), miss),
+            (State::Fifo, 16) => self.ordered_fixed::<16, false>(runs.map(|(l, _)| l), miss),
+            (State::Rrip(_), 2) => self.rrip_fixed::<2>(runs, miss),
+            (State::Rrip(_), 4) => self.rrip_fixed::<4>(runs, miss),
+            (State::Rrip(_), 8) => self.rrip_fixed::<8>(runs, miss),
+            (State::Rrip(_), 16) => self.rrip_fixed::<16>(runs, miss),
+            (State::Lru, _) => {
+                self.run(runs.map(|(l, _)| l), miss, |set, line| {
+                    ordered(set, line, true)
+                });
+            }
+            (State::Fifo, _) => {
+                self.run(runs.map(|(l, _)| l), miss, |set, line| {
+                    ordered(set, line, false)
+                });
+            }
             (State::Random(_) | State::Plru(..) | State::Rrip(_), _) => {
                 let mut miss = miss;
-                for (i, l) in lines.enumerate() {
+                for (i, (l, again)) in runs.enumerate() {
                     if !self.access(l) {
                         miss(i);
+                        if again {
+                            self.access(l);
+                        }
                     }
                 }
             }
@@ -249,12 +271,13 @@ impl SetAssoc {
         }
     }
 
-    /// RRIP-family misses of `lines` with `A` ways: the set's tags compared at once, a miss
+    /// RRIP-family misses of `runs` with `A` ways: the set's tags compared at once, a miss
     /// as [`Rrip::miss`] does it for [`SetAssoc::access_outcome`] (the RRPV to insert, then the
-    /// first empty way or the victim), on the set's RRPVs as a fixed-size array.
+    /// first empty way or the victim), on the set's RRPVs as a fixed-size array; a run's
+    /// second reference (a hit after a hit changes nothing) sets the filled line's RRPV to 0.
     fn rrip_fixed<const A: usize>(
         &mut self,
-        lines: impl Iterator<Item = u64>,
+        runs: impl Iterator<Item = (u64, bool)>,
         mut miss: impl FnMut(usize),
     ) {
         let SetAssoc {
@@ -266,7 +289,7 @@ impl SetAssoc {
         else {
             unreachable!("rrip_fixed runs RRIP caches only");
         };
-        for (i, line) in lines.enumerate() {
+        for (i, (line, again)) in runs.enumerate() {
             let set_index = line & *set_mask;
             let start = set_index as usize * A;
             let set: &mut [u64; A] = (&mut tags[start..start + A])
@@ -289,7 +312,7 @@ impl SetAssoc {
             } else {
                 victim(rrpv)
             };
-            rrpv[way] = value;
+            rrpv[way] = if again { 0 } else { value };
             set[way] = line;
             miss(i);
         }

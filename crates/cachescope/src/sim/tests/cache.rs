@@ -282,3 +282,36 @@ proptest! {
         prop_assert_eq!(counts.total(), misses);
     }
 }
+
+proptest! {
+    /// `access_runs` misses where brute force misses on the runs' references, and every
+    /// run's second reference hits (one or more sets, and one large set of many ways).
+    #[test]
+    fn runs_agree_with_brute_force(
+        g in prop_oneof![
+            small_geometry(),
+            (17u32..40).prop_map(|w| geo(u64::from(w), w, 1)),
+        ],
+        p in policy(),
+        t in (1u64..64).prop_flat_map(|span| {
+            proptest::collection::vec((0..span, proptest::bool::ANY), 0..400)
+        }),
+    ) {
+        let Ok(mut cache) = Cache::new(g, p) else {
+            return Ok(()); // tree-PLRU of a non-power-of-two associativity
+        };
+        let mut brute = Brute::new(g, p);
+        let mut want = Vec::new();
+        for (i, &(l, again)) in t.iter().enumerate() {
+            if !brute.access(l) {
+                want.push(i);
+            }
+            if again {
+                prop_assert!(brute.access(l));
+            }
+        }
+        let mut got = Vec::new();
+        cache.access_runs(t.iter().copied(), |i| got.push(i));
+        prop_assert_eq!(got, want);
+    }
+}
