@@ -70,7 +70,7 @@ mod model;
 mod windows;
 
 pub use model::{LocalCurve, LocalFootprint};
-use model::{Predictions, Stretch};
+use model::{Predictions, Prefix, Stretch};
 
 /// Which reading of HOTL `mrc --method hotl` uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -141,6 +141,8 @@ pub struct LocalFootprintAnalysis {
     /// The recent lines, for measuring reuses; the measured distances by class.
     sampler: Sampler,
     corrections: Corrections,
+    /// Scratch for the settling stretch's prefix sums.
+    prefix: Prefix,
 }
 
 impl LocalFootprintAnalysis {
@@ -167,6 +169,7 @@ impl LocalFootprintAnalysis {
             predicted: Predictions::default(),
             sampler: Sampler::new(0),
             corrections: Corrections::default(),
+            prefix: Prefix::default(),
         }
     }
 
@@ -249,18 +252,20 @@ impl LocalFootprintAnalysis {
     /// `lines`: the lines seen so far, which no window holds more of.
     fn settle(&mut self, k: usize, done: Open, partial: Option<u64>, lines: u64) {
         let len = partial.unwrap_or(1 << self.levels[k].bits);
-        if done.any_ending {
-            for (a, e) in self.reuse.iter_mut().zip(&done.ending[..done.hi]) {
+        if done.any_ending() {
+            // The bins outside `elo..ehi` are empty: skipping them skips adding zeros.
+            let ending = &done.ending[done.elo..done.ehi];
+            for (a, e) in self.reuse[done.elo..done.ehi].iter_mut().zip(ending) {
                 a.merge(e);
             }
-            let g = Stretch::new(&done.forward[..done.hi], len as f64);
-            let estimate = |x: &Bin| g.g(x.sum / x.count).min(lines as f64);
+            let mut g = Stretch::new(&done.forward[..done.hi], len as f64, &mut self.prefix);
+            let mut estimate = |x: &Bin| g.g(x.sum / x.count).min(lines as f64);
             // Measures are filed before the bins are predicted: a stretch's own count too.
             for &(b, rd) in &done.measured {
                 let b = b as usize;
                 self.corrections.learn(b, estimate(&done.ending[b]), rd);
             }
-            for (b, x) in done.ending[..done.hi].iter().enumerate() {
+            for (b, x) in (done.elo..).zip(ending) {
                 if x.count > 0.0 {
                     let e = estimate(x);
                     self.corrections
@@ -288,6 +293,7 @@ impl LocalFootprintAnalysis {
             predicted: self.predicted.clone(),
             sampler: Sampler::new(0),
             corrections: self.corrections.clone(),
+            prefix: Prefix::default(),
             ..*self
         };
         let m = self.table.len() as u64;

@@ -18,8 +18,11 @@ pub(super) struct Open {
     pub ending: Vec<Bin>,
     /// The measured reuses ending here: (reuse-time bin, reuse distance).
     pub measured: Vec<(u32, u64)>,
-    /// Whether any reuse ended here (most stretches of the upper levels get none).
-    pub any_ending: bool,
+    /// `ending`'s bins outside `elo..ehi` are empty (`ehi` 0: no reuse ended here, as in most
+    /// stretches of the upper levels): a level's reuses span one octave of reuse times, so
+    /// settling reads a few bins, not the hundreds its forward times may reach.
+    pub elo: usize,
+    pub ehi: usize,
     /// Bins from here on are empty in both histograms (short stretches see short times).
     pub hi: usize,
 }
@@ -31,7 +34,8 @@ impl Open {
             forward: vec![Bin::default(); BINS],
             ending: vec![Bin::default(); BINS],
             measured: Vec::new(),
-            any_ending: false,
+            elo: BINS,
+            ehi: 0,
             hi: 0,
         }
     }
@@ -48,7 +52,13 @@ impl Open {
     pub fn add_ending(&mut self, b: usize, rt: u64) {
         self.ending[b].add(rt);
         self.hi = self.hi.max(b + 1);
-        self.any_ending = true;
+        self.elo = self.elo.min(b);
+        self.ehi = self.ehi.max(b + 1);
+    }
+
+    /// Whether any reuse ended here.
+    pub fn any_ending(&self) -> bool {
+        self.ehi > 0
     }
 
     /// Adds a child's forward reuse times.
@@ -63,11 +73,12 @@ impl Open {
     fn reset(&mut self, index: u64) {
         self.index = index;
         self.forward[..self.hi].fill(Bin::default());
-        if self.any_ending {
-            self.ending[..self.hi].fill(Bin::default());
+        if self.any_ending() {
+            self.ending[self.elo..self.ehi].fill(Bin::default());
             self.measured.clear();
         }
-        self.any_ending = false;
+        self.elo = BINS;
+        self.ehi = 0;
         self.hi = 0;
     }
 }

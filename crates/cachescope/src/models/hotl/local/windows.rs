@@ -23,10 +23,9 @@
 //! class a histogram of measured distances (exact below 1024, then 256 bins per octave),
 //! bounded by the classes, not by the trace.
 
-use std::collections::HashMap;
-
 use super::Predictions;
 use super::bins::bin_of;
+use super::model::sd_of;
 
 /// Lines kept for measuring, and the longest reuse time measured (a power of two).
 pub const RING: u64 = 1 << 14;
@@ -117,16 +116,30 @@ impl Sampler {
     }
 }
 
-/// One class's measured distances: bucket → (count, sum of distances).
+/// One class's measured distances, by bucket in increasing order.
 #[derive(Clone, Debug, Default)]
 struct Measured {
     count: f64,
-    buckets: Vec<(u32, f64, f64)>,
+    buckets: Vec<Bucket>,
 }
 
-/// Measured distances by class (reuse-time bin, bin of the estimate).
+/// Measured distances of one bucket.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    key: u32,
+    count: f64,
+    sum: f64,
+    /// `sd_of(sum / count)`, kept by `learn`: a class is predicted far more often than it
+    /// learns, and the mean's distance under `lines` is `min(sd, sd_of(lines))`.
+    sd: u64,
+}
+
+/// Measured distances by class (reuse-time bin, bin of the estimate): per reuse-time bin
+/// (below `bin_of(RING)`, the only ones measured), its classes sorted by estimate bin. A
+/// bin's estimates are few, and an index and a binary search replace a SipHash per lookup,
+/// which was a sixth of the pass.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Corrections(HashMap<(u32, u32), Measured>);
+pub(super) struct Corrections(Vec<Vec<(u32, Measured)>>);
 
 /// Bucket of a measured distance: exact below 1024, then 256 per octave.
 fn bucket(rd: u64) -> u32 {
@@ -137,23 +150,61 @@ fn bucket(rd: u64) -> u32 {
     (1024 + (k - 10) * 256 + ((rd >> (k - 8)) - 256)) as u32
 }
 
-fn class(bin: usize, estimate: f64) -> (u32, u32) {
-    (bin as u32, bin_of(estimate.round() as u64) as u32)
+/// `x.round() as u64` for every f64, without the libm call the baseline x86-64 target makes
+/// of `round`: below 2^52 the fraction `x − ⌊x⌋` is exact, and halves round up.
+#[inline]
+pub(super) fn round_u64(x: f64) -> u64 {
+    if (0.0..(1u64 << 52) as f64).contains(&x) {
+        let t = x as u64;
+        t + u64::from(x - t as f64 >= 0.5)
+    } else {
+        x.round() as u64
+    }
+}
+
+/// Estimate bin of a class.
+#[inline]
+fn estimate_bin(estimate: f64) -> u32 {
+    bin_of(round_u64(estimate)) as u32
 }
 
 impl Corrections {
     /// Files the measured distance `rd` of a reuse of bin `bin` estimated at `estimate`.
     pub fn learn(&mut self, bin: usize, estimate: f64, rd: u64) {
-        let m = self.0.entry(class(bin, estimate)).or_default();
-        m.count += 1.0;
-        let b = bucket(rd);
-        match m.buckets.binary_search_by_key(&b, |x| x.0) {
-            Ok(i) => {
-                m.buckets[i].1 += 1.0;
-                m.buckets[i].2 += rd as f64;
-            }
-            Err(i) => m.buckets.insert(i, (b, 1.0, rd as f64)),
+        if self.0.len() <= bin {
+            self.0.resize_with(bin + 1, Vec::new);
         }
+        let classes = &mut self.0[bin];
+        let e = estimate_bin(estimate);
+        let i = match classes.binary_search_by_key(&e, |c| c.0) {
+            Ok(i) => i,
+            Err(i) => {
+                classes.insert(i, (e, Measured::default()));
+                i
+            }
+        };
+        let m = &mut classes[i].1;
+        m.count += 1.0;
+        let key = bucket(rd);
+        let i = match m.buckets.binary_search_by_key(&key, |x| x.key) {
+            Ok(i) => {
+                m.buckets[i].count += 1.0;
+                m.buckets[i].sum += rd as f64;
+                i
+            }
+            Err(i) => {
+                let b = Bucket {
+                    key,
+                    count: 1.0,
+                    sum: rd as f64,
+                    sd: 0,
+                };
+                m.buckets.insert(i, b);
+                i
+            }
+        };
+        let b = &mut m.buckets[i];
+        b.sd = sd_of(b.sum / b.count);
     }
 
     /// Adds `count` reuses of bin `bin` estimated at `estimate` to `out`, spread as their
@@ -166,16 +217,19 @@ impl Corrections {
         lines: u64,
         out: &mut Predictions,
     ) {
-        let measured = self
-            .0
-            .get(&class(bin, estimate))
-            .filter(|m| m.count >= MIN_MEASURED);
+        let measured = self.0.get(bin).and_then(|classes| {
+            let e = estimate_bin(estimate);
+            let i = classes.binary_search_by_key(&e, |c| c.0).ok()?;
+            Some(&classes[i].1).filter(|m| m.count >= MIN_MEASURED)
+        });
         let Some(m) = measured else {
             out.add(estimate, count, lines);
             return;
         };
-        for &(_, n, sum) in &m.buckets {
-            out.add(sum / n, count * n / m.count, lines);
+        // `sd_of` is monotone: the distance of `min(mean, lines)` is the smaller distance.
+        let top = sd_of(lines as f64);
+        for b in &m.buckets {
+            out.add_sd(b.sd.min(top), count * b.count / m.count);
         }
     }
 }
@@ -209,11 +263,10 @@ mod tests {
         }
         let mut out = Predictions::default();
         c.predict(70, 15.7, 10.0, 1000, &mut out);
-        assert_eq!(out.0.get(&13), Some(&3.0));
-        assert_eq!(out.0.get(&16), Some(&7.0));
+        assert_eq!(out.iter().collect::<Vec<_>>(), [(13, 3.0), (16, 7.0)]);
         // Another class (estimate 30) keeps its estimate.
         let mut out = Predictions::default();
         c.predict(70, 30.0, 4.0, 1000, &mut out);
-        assert_eq!(out.0.get(&29), Some(&4.0));
+        assert_eq!(out.iter().collect::<Vec<_>>(), [(29, 4.0)]);
     }
 }
