@@ -65,6 +65,7 @@
 //! most the distinct lines), and `windows.rs`' bitset and classes.
 
 mod bins;
+mod classes;
 mod levels;
 mod model;
 mod windows;
@@ -91,7 +92,8 @@ use crate::reuse::table::LineTable;
 use crate::reuse::{Options, data_lines};
 use bins::BINS;
 use levels::{Level, Open};
-use windows::{Corrections, Sampler};
+use classes::Corrections;
+use windows::Sampler;
 
 /// A reuse takes the smallest stretch at least this many times its reuse time (2 to 32 moved
 /// no real program's worst point by more than 0.05 pp but `hash`'s: 0.76 pp at 2, 0.78 at 4,
@@ -141,8 +143,9 @@ pub struct LocalFootprintAnalysis {
     /// The recent lines, for measuring reuses; the measured distances by class.
     sampler: Sampler,
     corrections: Corrections,
-    /// Scratch for the settling stretch's prefix sums.
+    /// Scratch for the settling stretch: prefix sums, estimates by bin.
     prefix: Prefix,
+    estimates: Vec<f64>,
 }
 
 impl LocalFootprintAnalysis {
@@ -170,6 +173,7 @@ impl LocalFootprintAnalysis {
             sampler: Sampler::new(0),
             corrections: Corrections::default(),
             prefix: Prefix::default(),
+            estimates: Vec::new(),
         }
     }
 
@@ -211,7 +215,7 @@ impl LocalFootprintAnalysis {
                 }
                 self.levels[k].current.add_ending(b, rt);
                 if let Some(rd) = measured {
-                    self.levels[k].current.measured.push((b as u32, rd));
+                    self.levels[k].current.add_measured(b, rt, rd);
                 }
                 // `rt` is j's forward reuse time: into the lowest open stretch holding j. A
                 // level's stretches are at most `len + ⌈len / span⌉` references open, so the
@@ -259,17 +263,26 @@ impl LocalFootprintAnalysis {
                 a.merge(e);
             }
             let mut g = Stretch::new(&done.forward[..done.hi], len as f64, &mut self.prefix);
-            let mut estimate = |x: &Bin| g.g(x.sum / x.count).min(lines as f64);
+            // Each bin's estimate, once (NaN for an empty bin, which no measure or reuse asks).
+            self.estimates.clear();
+            self.estimates.extend(ending.iter().map(|x| match x.count > 0.0 {
+                true => g.g(x.sum / x.count).min(lines as f64),
+                false => f64::NAN,
+            }));
+            let estimate = |b: usize| self.estimates[b - done.elo];
             // Measures are filed before the bins are predicted: a stretch's own count too.
+            for (rt, rd, n) in done.exact.iter() {
+                let b = rt as usize;
+                self.corrections.class(b, estimate(b)).add(rd, n);
+            }
             for &(b, rd) in &done.measured {
                 let b = b as usize;
-                self.corrections.learn(b, estimate(&done.ending[b]), rd);
+                self.corrections.class(b, estimate(b)).add(rd, 1);
             }
             for (b, x) in (done.elo..).zip(ending) {
                 if x.count > 0.0 {
-                    let e = estimate(x);
                     self.corrections
-                        .predict(b, e, x.count, lines, &mut self.predicted);
+                        .predict(b, estimate(b), x.count, lines, &mut self.predicted);
                 }
             }
         }
@@ -294,6 +307,7 @@ impl LocalFootprintAnalysis {
             sampler: Sampler::new(0),
             corrections: self.corrections.clone(),
             prefix: Prefix::default(),
+            estimates: Vec::new(),
             ..*self
         };
         let m = self.table.len() as u64;
