@@ -162,6 +162,17 @@ mod tests {
         assert_eq!(bucket(2048), 1024 + 256);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn round_u64_is_std_round(x in proptest::num::f64::ANY, w in 0u64..1 << 20) {
+            proptest::prop_assert_eq!(round_u64(x), x.round() as u64);
+            // Halves and their neighbours, where rounding turns.
+            for y in [w as f64 + 0.5, (w as f64 + 0.5).next_down(), (w as f64 + 0.5).next_up()] {
+                proptest::prop_assert_eq!(round_u64(y), y.round() as u64);
+            }
+        }
+    }
+
     #[test]
     fn a_class_with_enough_measures_takes_their_distribution() {
         let mut c = Corrections::default();

@@ -116,7 +116,10 @@ impl Exact {
 
     #[inline]
     fn add(&mut self, rt: u64, rd: u64) {
-        debug_assert!(rt < EXACT && (1..=rt).contains(&rd), "a window holds 1 to rt lines");
+        debug_assert!(
+            rt < EXACT && (1..=rt).contains(&rd),
+            "a window holds 1 to rt lines"
+        );
         if self.counts.is_empty() {
             self.counts = vec![0; Exact::row(EXACT - 1).end];
         }
@@ -130,7 +133,10 @@ impl Exact {
             .filter(|&rt| self.rows >> rt & 1 == 1)
             .flat_map(move |rt| {
                 let row = &self.counts[Exact::row(rt)];
-                (1..).zip(row).filter(|x| *x.1 > 0).map(move |(rd, &n)| (rt, rd, n))
+                (1..)
+                    .zip(row)
+                    .filter(|x| *x.1 > 0)
+                    .map(move |(rd, &n)| (rt, rd, n))
             })
     }
 

@@ -287,3 +287,53 @@ impl LocalCurve {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn sd_of_is_the_ceiling_formula(x in proptest::num::f64::ANY, w in 0u64..1 << 20) {
+            let want = |rd: f64| (rd.ceil().max(1.0) as u64) - 1;
+            prop_assert_eq!(sd_of(x), want(x));
+            for y in [w as f64, (w as f64).next_down(), (w as f64).next_up()] {
+                prop_assert_eq!(sd_of(y), want(y));
+            }
+        }
+
+        #[test]
+        fn lazy_prefix_sums_are_the_full_ones(
+            bins in proptest::collection::vec((0u32..50, 0u32..1000), 0..300),
+            ys in proptest::collection::vec(0.0f64..1e6, 1..20),
+        ) {
+            let bins: Vec<Bin> = bins
+                .iter()
+                .map(|&(c, s)| Bin { count: f64::from(c), sum: f64::from(c) * f64::from(s) })
+                .collect();
+            let total = bins.iter().map(|b| b.count).sum::<f64>() + 7.0;
+            // The full prefix sums of before, and `g` read from them.
+            let (mut counts, mut sums) = (vec![0.0; bins.len() + 1], vec![0.0; bins.len() + 1]);
+            for (b, x) in bins.iter().enumerate() {
+                counts[b + 1] = counts[b] + x.count;
+                sums[b + 1] = sums[b] + x.sum;
+            }
+            let full = |y: f64| {
+                if y <= 0.0 {
+                    return 0.0;
+                }
+                let b = bin_of(y.floor() as u64).min(bins.len());
+                let Bin { count, sum } = bins.get(b).copied().unwrap_or_default();
+                let inside = if count > 0.0 { count * (sum / count).min(y) } else { 0.0 };
+                let above = total - counts[(b + 1).min(bins.len())];
+                (sums[b] + inside + above * y) / total
+            };
+            let mut prefix = Prefix::default();
+            let mut g = Stretch::new(&bins, total, &mut prefix);
+            for &y in &ys {
+                prop_assert_eq!(g.g(y).to_bits(), full(y).to_bits(), "y {}", y);
+            }
+        }
+    }
+}

@@ -332,7 +332,11 @@ fn phased(seed: u64) -> Vec<u64> {
     lines.extend((0..60_000).map(|i| 10_000 + i % 5000));
     lines.extend((0..120_000).map(|_| {
         let x = r();
-        if x % 4 == 0 { 20_000 + x % 40_000 } else { x % 48 }
+        if x % 4 == 0 {
+            20_000 + x % 40_000
+        } else {
+            x % 48
+        }
     }));
     lines.extend((0..40_000).map(|_| r() % 3000));
     lines

@@ -113,4 +113,3 @@ impl Sampler {
             + u64::from((self.latest[wb] & high).count_ones())
     }
 }
-
