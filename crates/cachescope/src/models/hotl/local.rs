@@ -60,17 +60,22 @@
 //! as the forward reuse time of `j`, into that of the lowest open stretch holding `j`.
 //! Histograms are log-bucketed (one bin per reuse time below 64, then 16 per octave). The
 //! measuring costs a bit set and a draw per reuse, and a popcount of `rt / 64`
-//! words per sampled one. Memory: the line table, two open stretches per length
-//! (`log2(n / 1024)` lengths) of two histograms each, one count per predicted distance (at
-//! most the distinct lines), and `windows.rs`' bitset and classes.
+//! words per sampled one. Settling a stretch reads only the bins its reuses end in (one octave
+//! above the finest level) and the prefix sums they ask for, files its short measures as one
+//! count per (rt, rd) pair, and adds each prediction to a dense table by distance: on gzip
+//! this took the analysis from 0.63 to 0.28 s of CPU time (docs/report.md, Speed). Memory: the line table, two
+//! open stretches per length (`log2(n / 1024)` lengths) of two histograms each, one count per
+//! distance up to the farthest predicted (at most the distinct lines), and `windows.rs`'
+//! bitset and `classes.rs`' classes.
 
 mod bins;
+mod classes;
 mod levels;
 mod model;
 mod windows;
 
 pub use model::{LocalCurve, LocalFootprint};
-use model::{Predictions, Stretch};
+use model::{Predictions, Prefix, Stretch};
 
 /// Which reading of HOTL `mrc --method hotl` uses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -90,8 +95,9 @@ use crate::batch::Batch;
 use crate::reuse::table::LineTable;
 use crate::reuse::{Options, data_lines};
 use bins::BINS;
+use classes::Corrections;
 use levels::{Level, Open};
-use windows::{Corrections, Sampler};
+use windows::Sampler;
 
 /// A reuse takes the smallest stretch at least this many times its reuse time (2 to 32 moved
 /// no real program's worst point by more than 0.05 pp but `hash`'s: 0.76 pp at 2, 0.78 at 4,
@@ -141,6 +147,9 @@ pub struct LocalFootprintAnalysis {
     /// The recent lines, for measuring reuses; the measured distances by class.
     sampler: Sampler,
     corrections: Corrections,
+    /// Scratch for the settling stretch: prefix sums, estimates by bin.
+    prefix: Prefix,
+    estimates: Vec<f64>,
 }
 
 impl LocalFootprintAnalysis {
@@ -167,6 +176,8 @@ impl LocalFootprintAnalysis {
             predicted: Predictions::default(),
             sampler: Sampler::new(0),
             corrections: Corrections::default(),
+            prefix: Prefix::default(),
+            estimates: Vec::new(),
         }
     }
 
@@ -208,7 +219,7 @@ impl LocalFootprintAnalysis {
                 }
                 self.levels[k].current.add_ending(b, rt);
                 if let Some(rd) = measured {
-                    self.levels[k].current.measured.push((b as u32, rd));
+                    self.levels[k].current.add_measured(b, rt, rd);
                 }
                 // `rt` is j's forward reuse time: into the lowest open stretch holding j. A
                 // level's stretches are at most `len + ⌈len / span⌉` references open, so the
@@ -249,22 +260,34 @@ impl LocalFootprintAnalysis {
     /// `lines`: the lines seen so far, which no window holds more of.
     fn settle(&mut self, k: usize, done: Open, partial: Option<u64>, lines: u64) {
         let len = partial.unwrap_or(1 << self.levels[k].bits);
-        if done.any_ending {
-            for (a, e) in self.reuse.iter_mut().zip(&done.ending[..done.hi]) {
+        if done.any_ending() {
+            // The bins outside `elo..ehi` are empty: skipping them skips adding zeros.
+            let ending = &done.ending[done.elo..done.ehi];
+            for (a, e) in self.reuse[done.elo..done.ehi].iter_mut().zip(ending) {
                 a.merge(e);
             }
-            let g = Stretch::new(&done.forward[..done.hi], len as f64);
-            let estimate = |x: &Bin| g.g(x.sum / x.count).min(lines as f64);
+            let mut g = Stretch::new(&done.forward[..done.hi], len as f64, &mut self.prefix);
+            // Each bin's estimate, once (NaN for an empty bin, which no measure or reuse asks).
+            self.estimates.clear();
+            self.estimates
+                .extend(ending.iter().map(|x| match x.count > 0.0 {
+                    true => g.g(x.sum / x.count).min(lines as f64),
+                    false => f64::NAN,
+                }));
+            let estimate = |b: usize| self.estimates[b - done.elo];
             // Measures are filed before the bins are predicted: a stretch's own count too.
+            for (rt, rd, n) in done.exact.iter() {
+                let b = rt as usize;
+                self.corrections.class(b, estimate(b)).add(rd, n);
+            }
             for &(b, rd) in &done.measured {
                 let b = b as usize;
-                self.corrections.learn(b, estimate(&done.ending[b]), rd);
+                self.corrections.class(b, estimate(b)).add(rd, 1);
             }
-            for (b, x) in done.ending[..done.hi].iter().enumerate() {
+            for (b, x) in (done.elo..).zip(ending) {
                 if x.count > 0.0 {
-                    let e = estimate(x);
                     self.corrections
-                        .predict(b, e, x.count, lines, &mut self.predicted);
+                        .predict(b, estimate(b), x.count, lines, &mut self.predicted);
                 }
             }
         }
@@ -288,6 +311,8 @@ impl LocalFootprintAnalysis {
             predicted: self.predicted.clone(),
             sampler: Sampler::new(0),
             corrections: self.corrections.clone(),
+            prefix: Prefix::default(),
+            estimates: Vec::new(),
             ..*self
         };
         let m = self.table.len() as u64;

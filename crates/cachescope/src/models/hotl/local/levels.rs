@@ -6,7 +6,7 @@
 //! length serves any trace length in memory that grows with the number of levels, never with
 //! the trace.
 
-use super::bins::{BINS, bin_of};
+use super::bins::{BINS, EXACT, bin_of};
 use super::{Bin, MIN_STRETCH_BITS};
 
 /// One stretch's histograms: forward reuse times of its positions (those known so far; the
@@ -16,10 +16,15 @@ pub(super) struct Open {
     pub index: u64,
     pub forward: Vec<Bin>,
     pub ending: Vec<Bin>,
-    /// The measured reuses ending here: (reuse-time bin, reuse distance).
+    /// The measured reuses ending here of the bins from `EXACT` on: (bin, reuse distance).
     pub measured: Vec<(u32, u64)>,
-    /// Whether any reuse ended here (most stretches of the upper levels get none).
-    pub any_ending: bool,
+    /// Those of the exact bins, counted by (rt, rd) (see [`Open::add_measured`]).
+    pub exact: Exact,
+    /// `ending`'s bins outside `elo..ehi` are empty (`ehi` 0: no reuse ended here, as in most
+    /// stretches of the upper levels): a level's reuses span one octave of reuse times, so
+    /// settling reads a few bins, not the hundreds its forward times may reach.
+    pub elo: usize,
+    pub ehi: usize,
     /// Bins from here on are empty in both histograms (short stretches see short times).
     pub hi: usize,
 }
@@ -31,7 +36,9 @@ impl Open {
             forward: vec![Bin::default(); BINS],
             ending: vec![Bin::default(); BINS],
             measured: Vec::new(),
-            any_ending: false,
+            exact: Exact::default(),
+            elo: BINS,
+            ehi: 0,
             hi: 0,
         }
     }
@@ -48,7 +55,23 @@ impl Open {
     pub fn add_ending(&mut self, b: usize, rt: u64) {
         self.ending[b].add(rt);
         self.hi = self.hi.max(b + 1);
-        self.any_ending = true;
+        self.elo = self.elo.min(b);
+        self.ehi = self.ehi.max(b + 1);
+    }
+
+    /// Whether any reuse ended here.
+    pub fn any_ending(&self) -> bool {
+        self.ehi > 0
+    }
+
+    /// Notes a measured reuse of time `rt`, of bin `b`, and distance `rd`.
+    #[inline]
+    pub fn add_measured(&mut self, b: usize, rt: u64, rd: u64) {
+        if b < EXACT as usize {
+            self.exact.add(rt, rd);
+        } else {
+            self.measured.push((b as u32, rd));
+        }
     }
 
     /// Adds a child's forward reuse times.
@@ -63,12 +86,65 @@ impl Open {
     fn reset(&mut self, index: u64) {
         self.index = index;
         self.forward[..self.hi].fill(Bin::default());
-        if self.any_ending {
-            self.ending[..self.hi].fill(Bin::default());
+        if self.any_ending() {
+            self.ending[self.elo..self.ehi].fill(Bin::default());
             self.measured.clear();
+            self.exact.clear();
         }
-        self.any_ending = false;
+        self.elo = BINS;
+        self.ehi = 0;
         self.hi = 0;
+    }
+}
+
+/// A stretch's measured reuses of time `rt < EXACT` (their bin is `rt`), counted by
+/// `(rt, rd)`, `1 ≤ rd ≤ rt`: reuses of 1 and 2 references are always measured, so most
+/// measures fall here, and a stretch then files one count per pair, not one per reuse.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Exact {
+    /// Row `rt` (its `rt` distances) from `rt (rt − 1) / 2`; empty until a measure comes.
+    counts: Vec<u64>,
+    /// Bit `rt`: row `rt` has a count.
+    rows: u64,
+}
+
+impl Exact {
+    fn row(rt: u64) -> std::ops::Range<usize> {
+        let start = (rt * (rt - 1) / 2) as usize;
+        start..start + rt as usize
+    }
+
+    #[inline]
+    fn add(&mut self, rt: u64, rd: u64) {
+        debug_assert!(
+            rt < EXACT && (1..=rt).contains(&rd),
+            "a window holds 1 to rt lines"
+        );
+        if self.counts.is_empty() {
+            self.counts = vec![0; Exact::row(EXACT - 1).end];
+        }
+        self.counts[Exact::row(rt).start + rd as usize - 1] += 1;
+        self.rows |= 1 << rt;
+    }
+
+    /// `(rt, rd, count)` of every pair measured, by increasing `rt` then `rd`.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        (1..EXACT)
+            .filter(|&rt| self.rows >> rt & 1 == 1)
+            .flat_map(move |rt| {
+                let row = &self.counts[Exact::row(rt)];
+                (1..)
+                    .zip(row)
+                    .filter(|x| *x.1 > 0)
+                    .map(move |(rd, &n)| (rt, rd, n))
+            })
+    }
+
+    fn clear(&mut self) {
+        for rt in (1..EXACT).filter(|&rt| self.rows >> rt & 1 == 1) {
+            self.counts[Exact::row(rt)].fill(0);
+        }
+        self.rows = 0;
     }
 }
 

@@ -1,14 +1,14 @@
 //! [`LocalFootprint`]: the stretches' histograms of a trace, and the miss ratios they predict
 //! (the [module documentation](super) gives the estimate).
 
-use std::collections::BTreeMap;
-
 use super::Bin;
 use super::bins::bin_of;
 
 /// `Σ (x − w)⁺` over the values of histogram `h`.
 fn excess(h: &[Bin], w: f64) -> f64 {
-    let t = w.floor() as u64;
+    // `w as u64` is `w.floor() as u64` for every f64 (negatives and NaN give 0 either way),
+    // without the libm call the baseline x86-64 target makes of `floor`.
+    let t = w as u64;
     let b = bin_of(t);
     let above: f64 = h[b + 1..].iter().map(|x| x.sum - x.count * w).sum();
     // A bin's values taken at their mean: exact for a bin of one value, or of a loop's one
@@ -57,8 +57,12 @@ pub struct LocalCurve {
 /// Reuses by predicted stack distance `sd = ⌈E[rd]⌉ − 1`: a reuse predicted at `E[rd]` misses
 /// in `c` lines iff `E[rd] > c`, iff `sd ≥ c` for whole `c`, so the integer is all a curve
 /// needs, and there are at most as many as distinct lines.
+///
+/// Kept densely, `counts[sd]`: a distance is below the lines seen, so the table is at most one
+/// `f64` per line (less than the line table's entry), and a prediction is one indexed add (a
+/// BTreeMap insert was 7 % of the pass). Every count added is positive, so 0 is "none".
 #[derive(Clone, Debug, Default)]
-pub(super) struct Predictions(pub(super) BTreeMap<u64, f64>);
+pub(super) struct Predictions(Vec<f64>);
 
 impl Predictions {
     /// Adds one stretch's reuses, binned by reuse time, each bin predicted at `rd(mean rt)`
@@ -70,18 +74,59 @@ impl Predictions {
     }
 
     /// Adds `count` reuses predicted at `rd`, at most `lines`.
+    #[inline]
     pub fn add(&mut self, rd: f64, count: f64, lines: u64) {
-        let rd = rd.min(lines as f64);
-        let sd = (rd.ceil().max(1.0) as u64) - 1;
-        *self.0.entry(sd).or_default() += count;
+        self.add_sd(sd_of(rd.min(lines as f64)), count);
+    }
+
+    /// Adds `count` (> 0) reuses at stack distance `sd`.
+    #[inline]
+    pub fn add_sd(&mut self, sd: u64, count: f64) {
+        debug_assert!(count > 0.0, "a zero count would read as no prediction");
+        let sd = usize::try_from(sd).expect("a distance below the lines seen");
+        if sd >= self.0.len() {
+            self.0.resize(sd + 1, 0.0);
+        }
+        self.0[sd] += count;
+    }
+
+    /// `(sd, count)` by increasing `sd`.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, f64)> + '_ {
+        (0u64..)
+            .zip(self.0.iter().copied())
+            .filter(|&(_, count)| count != 0.0)
     }
 }
 
-/// `G(y) = E[min(RT, y)]` over one stretch's forward reuse times: prefix sums of its bins.
-pub(super) struct Stretch<'a> {
+/// `(rd.ceil().max(1.0) as u64) − 1`, the stack distance of a reuse predicted at `rd`, for
+/// every f64, without the libm call the baseline x86-64 target makes of `ceil`.
+#[inline]
+pub(super) fn sd_of(rd: f64) -> u64 {
+    // Below 2^52 a float's integer part and fraction are exact: `⌈rd⌉ − 1` is the integer
+    // part, one less if there is no fraction.
+    if rd > 1.0 && rd < (1u64 << 52) as f64 {
+        let t = rd as u64;
+        t - u64::from(t as f64 == rd)
+    } else {
+        (rd.ceil().max(1.0) as u64) - 1
+    }
+}
+
+/// Scratch for [`Stretch`]'s prefix sums, kept across stretches so none allocates.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Prefix {
     /// `counts[b]`, `sums[b]`: over the bins before `b`.
     counts: Vec<f64>,
     sums: Vec<f64>,
+}
+
+/// `G(y) = E[min(RT, y)]` over one stretch's forward reuse times: prefix sums of its bins.
+///
+/// Summed only as far as a query reaches: a stretch's reuses ask about the few bins their
+/// reuse times fall in (one octave above the finest level), while its forward times may span
+/// hundreds of bins. Each prefix is the same left-to-right sum however far it goes.
+pub(super) struct Stretch<'a> {
+    prefix: &'a mut Prefix,
     bins: &'a [Bin],
     /// Positions in the stretch (those whose forward reuse time is unknown or ∞ included).
     total: f64,
@@ -89,26 +134,39 @@ pub(super) struct Stretch<'a> {
 
 impl<'a> Stretch<'a> {
     /// `bins` may stop early: the bins after it are empty.
-    pub fn new(bins: &'a [Bin], total: f64) -> Stretch<'a> {
-        let (mut counts, mut sums) = (vec![0.0; bins.len() + 1], vec![0.0; bins.len() + 1]);
-        for (b, x) in bins.iter().enumerate() {
-            counts[b + 1] = counts[b] + x.count;
-            sums[b + 1] = sums[b] + x.sum;
-        }
+    pub fn new(bins: &'a [Bin], total: f64, prefix: &'a mut Prefix) -> Stretch<'a> {
+        prefix.counts.clear();
+        prefix.sums.clear();
+        prefix.counts.push(0.0);
+        prefix.sums.push(0.0);
         Stretch {
-            counts,
-            sums,
+            prefix,
             bins,
             total,
         }
     }
 
+    /// Extends the prefix sums through index `i` (≤ `bins.len()`).
+    #[inline]
+    fn sum_through(&mut self, i: usize) {
+        let p = &mut *self.prefix;
+        for b in p.counts.len() - 1..i {
+            let x = self.bins[b];
+            p.counts.push(p.counts[b] + x.count);
+            p.sums.push(p.sums[b] + x.sum);
+        }
+    }
+
     /// `E[min(RT, y)]` for real `y ≥ 0`.
-    pub fn g(&self, y: f64) -> f64 {
+    pub fn g(&mut self, y: f64) -> f64 {
         if y <= 0.0 || self.total <= 0.0 {
             return 0.0;
         }
-        let b = bin_of(y.floor() as u64).min(self.bins.len());
+        // `y as u64` is `y.floor() as u64` here (y > 0 or NaN), without libm's `floor`.
+        let len = self.bins.len();
+        let b = bin_of(y as u64).min(len);
+        let above_from = (b + 1).min(len);
+        self.sum_through(above_from);
         // The bin's values taken at their mean, as in `excess`.
         let Bin { count, sum } = self.bins.get(b).copied().unwrap_or_default();
         let inside = if count > 0.0 {
@@ -116,8 +174,8 @@ impl<'a> Stretch<'a> {
         } else {
             0.0
         };
-        let above = self.total - self.counts[(b + 1).min(self.bins.len())];
-        (self.sums[b] + inside + above * y) / self.total
+        let above = self.total - self.prefix.counts[above_from];
+        (self.prefix.sums[b] + inside + above * y) / self.total
     }
 }
 
@@ -147,7 +205,7 @@ impl LocalFootprint {
     pub fn curve(&self) -> LocalCurve {
         let top = self.distinct_lines.saturating_sub(1);
         let mut predicted: Vec<(f64, f64)> = Vec::new();
-        for (&sd, &count) in &self.predicted.0 {
+        for (sd, count) in self.predicted.iter() {
             let rd = (sd.min(top) + 1) as f64;
             match predicted.last_mut() {
                 Some(last) if last.0 == rd => last.1 += count,
@@ -226,6 +284,56 @@ impl LocalCurve {
             policy: "lru".into(),
             line_size: self.line_size,
             points,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn sd_of_is_the_ceiling_formula(x in proptest::num::f64::ANY, w in 0u64..1 << 20) {
+            let want = |rd: f64| (rd.ceil().max(1.0) as u64) - 1;
+            prop_assert_eq!(sd_of(x), want(x));
+            for y in [w as f64, (w as f64).next_down(), (w as f64).next_up()] {
+                prop_assert_eq!(sd_of(y), want(y));
+            }
+        }
+
+        #[test]
+        fn lazy_prefix_sums_are_the_full_ones(
+            bins in proptest::collection::vec((0u32..50, 0u32..1000), 0..300),
+            ys in proptest::collection::vec(0.0f64..1e6, 1..20),
+        ) {
+            let bins: Vec<Bin> = bins
+                .iter()
+                .map(|&(c, s)| Bin { count: f64::from(c), sum: f64::from(c) * f64::from(s) })
+                .collect();
+            let total = bins.iter().map(|b| b.count).sum::<f64>() + 7.0;
+            // The full prefix sums of before, and `g` read from them.
+            let (mut counts, mut sums) = (vec![0.0; bins.len() + 1], vec![0.0; bins.len() + 1]);
+            for (b, x) in bins.iter().enumerate() {
+                counts[b + 1] = counts[b] + x.count;
+                sums[b + 1] = sums[b] + x.sum;
+            }
+            let full = |y: f64| {
+                if y <= 0.0 {
+                    return 0.0;
+                }
+                let b = bin_of(y.floor() as u64).min(bins.len());
+                let Bin { count, sum } = bins.get(b).copied().unwrap_or_default();
+                let inside = if count > 0.0 { count * (sum / count).min(y) } else { 0.0 };
+                let above = total - counts[(b + 1).min(bins.len())];
+                (sums[b] + inside + above * y) / total
+            };
+            let mut prefix = Prefix::default();
+            let mut g = Stretch::new(&bins, total, &mut prefix);
+            for &y in &ys {
+                prop_assert_eq!(g.g(y).to_bits(), full(y).to_bits(), "y {}", y);
+            }
         }
     }
 }

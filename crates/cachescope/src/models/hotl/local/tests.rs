@@ -170,7 +170,7 @@ fn predictions_are_kept_per_distance_not_per_stretch() {
     let mut r = rng(9);
     let lines: Vec<u64> = (0..200_000).map(|_| r() % 500).collect();
     let m = model(&lines);
-    assert!(m.predicted.0.len() <= 500);
+    assert!(m.predicted.iter().count() <= 500);
     assert!(m.curve().miss_ratio_warm(0.0) > 0.0);
     assert_eq!(m.curve().miss_ratio_warm(500.0), 0.0);
 }
@@ -320,5 +320,64 @@ fn reuses_are_sampled_with_probability_per_over_rt() {
             (got - want).abs() < 0.1 * want,
             "rt {rt}: {got} sampled, {want} expected"
         );
+    }
+}
+
+/// A trace in phases (a random set, a loop, a hot set among a scattered cold one) long enough
+/// for a dozen levels, reuses past `windows::RING`, and measured classes.
+fn phased(seed: u64) -> Vec<u64> {
+    let mut r = rng(seed);
+    let mut lines = Vec::new();
+    lines.extend((0..60_000).map(|_| r() % 2000));
+    lines.extend((0..60_000).map(|i| 10_000 + i % 5000));
+    lines.extend((0..120_000).map(|_| {
+        let x = r();
+        if x % 4 == 0 {
+            20_000 + x % 40_000
+        } else {
+            x % 48
+        }
+    }));
+    lines.extend((0..40_000).map(|_| r() % 3000));
+    lines
+}
+
+/// FNV-1a over the bits of a model's every prediction and curve point.
+fn fingerprint(m: &LocalFootprint) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |v: u64| {
+        for byte in v.to_le_bytes() {
+            h = (h ^ u64::from(byte)).wrapping_mul(0x100_0000_01b3);
+        }
+    };
+    let c = m.curve();
+    for s in c.stack_distances().masses {
+        eat(s.sd);
+        eat(s.weight.to_bits());
+    }
+    for lines in 0..=m.distinct_lines + 1 {
+        eat(c.miss_ratio_warm(lines as f64).to_bits());
+    }
+    h
+}
+
+#[test]
+fn curves_are_those_of_before_bit_for_bit() {
+    // Fingerprints of main d1b8c0a's curves, before the pass was sped up: the faster
+    // structures (dense predictions, classes by bin, bounded loops) must not move one bit.
+    let want = [
+        (1, (0xf594_d9fa_01fa_2508, 0x169c_aed7_4f70_d59a)),
+        (2, (0xc554_53ec_1f41_ea1e, 0xbc56_7e02_fa55_02a5)),
+    ];
+    for (seed, want) in want {
+        let lines = phased(seed);
+        let mut a = LocalFootprintAnalysis::new(Options::default());
+        for chunk in lines.chunks(4099) {
+            a.observe(&batch(chunk));
+        }
+        let measured = a.finish();
+        let bare = model(&lines);
+        let got = (fingerprint(&measured), fingerprint(&bare));
+        assert_eq!(got, want, "seed {seed}: {:#x} {:#x}", got.0, got.1);
     }
 }

@@ -21,12 +21,7 @@
 //! at least [`MIN_MEASURED`] measures takes their distribution instead of its estimate; the
 //! others, and every reuse of time ≥ [`RING`], keep the estimate. Memory: the ring, and per
 //! class a histogram of measured distances (exact below 1024, then 256 bins per octave),
-//! bounded by the classes, not by the trace.
-
-use std::collections::HashMap;
-
-use super::Predictions;
-use super::bins::bin_of;
+//! bounded by the classes, not by the trace (`classes.rs`).
 
 /// Lines kept for measuring, and the longest reuse time measured (a power of two).
 pub const RING: u64 = 1 << 14;
@@ -36,7 +31,7 @@ pub const RING: u64 = 1 << 14;
 pub const SAMPLES: u64 = 2;
 
 /// Measures a class needs before they replace its estimate.
-pub const MIN_MEASURED: f64 = 8.0;
+pub const MIN_MEASURED: u64 = 8;
 
 /// Which of the last [`RING`] positions still hold the latest reference of their line, and the
 /// sampling stream.
@@ -93,6 +88,7 @@ impl Sampler {
     }
 
     /// Positions `lo..=hi` (fewer than [`RING`]) still holding their line's latest reference.
+    #[inline]
     fn live(&self, lo: u64, hi: u64) -> u64 {
         let (a, b) = ((lo & (RING - 1)) as usize, (hi & (RING - 1)) as usize);
         if a <= b {
@@ -103,6 +99,7 @@ impl Sampler {
     }
 
     /// Set bits of slots `a..=b`, `a ≤ b`.
+    #[inline]
     fn count(&self, a: usize, b: usize) -> u64 {
         let (wa, wb) = (a / 64, b / 64);
         let low = !0u64 << (a % 64);
@@ -114,106 +111,5 @@ impl Sampler {
         u64::from((self.latest[wa] & low).count_ones())
             + u64::from(middle)
             + u64::from((self.latest[wb] & high).count_ones())
-    }
-}
-
-/// One class's measured distances: bucket → (count, sum of distances).
-#[derive(Clone, Debug, Default)]
-struct Measured {
-    count: f64,
-    buckets: Vec<(u32, f64, f64)>,
-}
-
-/// Measured distances by class (reuse-time bin, bin of the estimate).
-#[derive(Clone, Debug, Default)]
-pub(super) struct Corrections(HashMap<(u32, u32), Measured>);
-
-/// Bucket of a measured distance: exact below 1024, then 256 per octave.
-fn bucket(rd: u64) -> u32 {
-    if rd < 1024 {
-        return rd as u32;
-    }
-    let k = u64::from(63 - rd.leading_zeros());
-    (1024 + (k - 10) * 256 + ((rd >> (k - 8)) - 256)) as u32
-}
-
-fn class(bin: usize, estimate: f64) -> (u32, u32) {
-    (bin as u32, bin_of(estimate.round() as u64) as u32)
-}
-
-impl Corrections {
-    /// Files the measured distance `rd` of a reuse of bin `bin` estimated at `estimate`.
-    pub fn learn(&mut self, bin: usize, estimate: f64, rd: u64) {
-        let m = self.0.entry(class(bin, estimate)).or_default();
-        m.count += 1.0;
-        let b = bucket(rd);
-        match m.buckets.binary_search_by_key(&b, |x| x.0) {
-            Ok(i) => {
-                m.buckets[i].1 += 1.0;
-                m.buckets[i].2 += rd as f64;
-            }
-            Err(i) => m.buckets.insert(i, (b, 1.0, rd as f64)),
-        }
-    }
-
-    /// Adds `count` reuses of bin `bin` estimated at `estimate` to `out`, spread as their
-    /// class's measures if it has enough of them, else at the estimate; at most `lines`.
-    pub fn predict(
-        &self,
-        bin: usize,
-        estimate: f64,
-        count: f64,
-        lines: u64,
-        out: &mut Predictions,
-    ) {
-        let measured = self
-            .0
-            .get(&class(bin, estimate))
-            .filter(|m| m.count >= MIN_MEASURED);
-        let Some(m) = measured else {
-            out.add(estimate, count, lines);
-            return;
-        };
-        for &(_, n, sum) in &m.buckets {
-            out.add(sum / n, count * n / m.count, lines);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn buckets_are_ordered_and_exact_below_1024() {
-        for rd in 0..1024 {
-            assert_eq!(bucket(rd), rd as u32);
-        }
-        let mut last = bucket(1023);
-        for rd in (1024..1 << 22).step_by(97) {
-            let b = bucket(rd);
-            assert!(b >= last, "{rd}");
-            last = b;
-        }
-        // 256 per octave: a bucket is at most 1/256 of its values wide.
-        assert_eq!(bucket(1024), 1024);
-        assert_eq!(bucket(1028), 1025);
-        assert_eq!(bucket(2048), 1024 + 256);
-    }
-
-    #[test]
-    fn a_class_with_enough_measures_takes_their_distribution() {
-        let mut c = Corrections::default();
-        for i in 0..10 {
-            c.learn(70, 15.6, if i < 3 { 14 } else { 17 });
-        }
-        let mut out = Predictions::default();
-        c.predict(70, 15.7, 10.0, 1000, &mut out);
-        assert_eq!(out.0.get(&13), Some(&3.0));
-        assert_eq!(out.0.get(&16), Some(&7.0));
-        // Another class (estimate 30) keeps its estimate.
-        let mut out = Predictions::default();
-        c.predict(70, 30.0, 4.0, 1000, &mut out);
-        assert_eq!(out.0.get(&29), Some(&4.0));
     }
 }
