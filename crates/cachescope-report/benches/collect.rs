@@ -7,8 +7,9 @@
 //!
 //! Groups (`report_collect`):
 //! - `one_thread`: every analysis on one thread, the models on one thread;
-//! - `two_threads`: the two halves of `Collector::analyses_split` on two threads, the models
-//!   with OPT's curve beside them (what `report` does on two cores).
+//! - `two_threads`: the analyses of `Collector::analyses_send` dealt alternately to two
+//!   threads (the pass's first deal, without its moving of analyses between threads), the
+//!   models with OPT's curve beside them.
 //!
 //! Run: `cargo bench -p cachescope-report --bench collect -- --warm-up-time 1 --measurement-time 10`.
 
@@ -47,9 +48,21 @@ fn collect(batches: &[Batch], threads: usize) -> u64 {
         .expect("default options")
         .with_threads(threads);
     if threads > 1 {
+        let (mut even, mut odd) = (Vec::new(), Vec::new());
+        for (i, a) in c.analyses_send().into_iter().enumerate() {
+            if i % 2 == 0 {
+                even.push(a)
+            } else {
+                odd.push(a)
+            }
+        }
         std::thread::scope(|s| {
-            for mut g in c.analyses_split() {
-                s.spawn(move || batches.iter().for_each(|b| g.observe(b)));
+            for mut g in [even, odd] {
+                s.spawn(move || {
+                    batches
+                        .iter()
+                        .for_each(|b| g.iter_mut().for_each(|a| a.observe(b)))
+                });
             }
         })
     } else {

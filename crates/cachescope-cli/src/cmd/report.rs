@@ -170,10 +170,9 @@ pub fn make(
     if let Some(events) = events {
         collector = collector.with_attribution(events)?;
     }
-    // Independent analyses side by side on the threads (one decode).
+    // Independent analyses shared out over the threads (one decode).
     if run.threads > 1 {
-        let [mut a, mut b] = collector.analyses_split();
-        drive(trace, Independent(&mut [&mut a, &mut b]), run)?;
+        drive(trace, Independent(&mut collector.analyses_send()), run)?;
     } else {
         drive(trace, Analyses(&mut collector.analyses()), run)?;
     }

@@ -1,10 +1,11 @@
 //! [`Collector`]: every analysis the report shows, set up to be fed by one decode of the trace
-//! (through [`crate::pass::Pass::run`]: in order as [`crate::pass::Analyses`], or in two
-//! groups on two threads as [`crate::pass::Independent`]; the CLI's hooks add a progress bar),
+//! (through [`crate::pass::Pass::run`]: in order as [`crate::pass::Analyses`], or shared out
+//! over the threads as [`crate::pass::Independent`]; the CLI's hooks add a progress bar),
 //! then finished into a [`Report`].
 
 use std::time::Instant;
 
+use crate::Result;
 use crate::analysis::Analysis;
 use crate::attribution::measure::{self as attribution, EventSource};
 use crate::models::hotl::{FootprintAnalysis, LocalFootprintAnalysis};
@@ -14,7 +15,6 @@ use crate::reuse::{Options, RandomReplacementAnalysis, ReuseTimeAnalysis, sizes_
 use crate::sampling::{DEFAULT_SLOT_REFS, Sampler, SamplerOptions};
 use crate::sim::{Geometry, Policy, ThreeCSweep, TwoLevelLru};
 use crate::trace::Trace;
-use crate::{Batch, Result};
 
 use super::kinds::KindCounts;
 use super::model::Report;
@@ -49,18 +49,6 @@ pub struct Collector {
     pub(super) attribution: Option<attribution::Attribution<'static>>,
     /// Threads [`Collector::finish`] may use (OPT's curve beside the other models).
     threads: usize,
-}
-
-/// Analyses fed one after the other on one thread: one of the two halves of
-/// [`Collector::analyses_split`].
-pub struct Group<'a>(Vec<&'a mut (dyn Analysis + Send)>);
-
-impl Analysis for Group<'_> {
-    fn observe(&mut self, batch: &Batch) {
-        for a in &mut self.0 {
-            a.observe(batch);
-        }
-    }
 }
 
 impl Collector {
@@ -154,27 +142,29 @@ impl Collector {
         all
     }
 
-    /// Every analysis as `Send`, in two groups of about equal cost for
-    /// [`crate::pass::Independent`] (one decode, each group on its own thread): the
-    /// policies' miniatures and HOTL's time-local footprint on one side; the 3C sweep with the
-    /// two-level simulation and the phases, reuse times, footprint, StatCache's sampler, the
-    /// access counts, OPT's spill and the attribution (which reads its event log on that
-    /// thread) on the other (docs/report.md has each stage's cost).
-    pub fn analyses_split(&mut self) -> [Group<'_>; 2] {
+    /// Every analysis as `Send`, for [`crate::pass::Independent`] (one decode, the analyses
+    /// shared out over the threads as the pass goes). Listed so that the first deal, every
+    /// other analysis to each of two threads, is about even on small footprints (the 3C sweep
+    /// with the two-level simulation and the phases, reuse times, footprint, the access counts
+    /// and the attribution on one; the policies' miniatures, HOTL's time-local footprint,
+    /// StatCache's sampler and OPT's spill on the other); the pass moves them where the load
+    /// is even on others (docs/report.md has each stage's cost).
+    pub fn analyses_send(&mut self) -> Vec<&mut (dyn Analysis + Send)> {
         let (minis, opt) = self.policies.parts();
-        let first: Vec<&mut (dyn Analysis + Send)> = vec![minis, &mut self.local];
-        let mut second: Vec<&mut (dyn Analysis + Send)> = vec![
+        let mut all: Vec<&mut (dyn Analysis + Send)> = vec![
             &mut self.sweep,
+            minis,
             &mut self.rt,
+            &mut self.local,
             &mut self.fp,
             &mut self.sampler,
             &mut self.kinds,
         ];
-        second.extend(opt.map(|o| o as &mut (dyn Analysis + Send)));
+        all.extend(opt.map(|o| o as &mut (dyn Analysis + Send)));
         if let Some(a) = &mut self.attribution {
-            second.push(a);
+            all.push(a);
         }
-        [Group(first), Group(second)]
+        all
     }
 
     /// Runs the models on what the pass measured and builds the report. `trace` is the trace

@@ -12,7 +12,7 @@
 //!
 //! - [`model`]: [`Report`] and its parts, the `report.json` contract.
 //! - [`CollectOptions`], [`Collector`]: the analyses of one pass ([`Collector::analyses`] for a
-//!   driver of one's own, [`Collector::analyses_split`] for two threads), then the models.
+//!   driver of one's own, [`Collector::analyses_send`] for several threads), then the models.
 //! - [`catalog`]: the figures a report has, with their titles and captions.
 //! - [`octave_histogram`]: the power-of-two bins of every histogram.
 //! - [`kinds`], [`policies`]: the trace summary's access counts and the policies' curves.
@@ -52,7 +52,7 @@ mod summaries;
 mod sweep;
 
 pub use catalog::FigureKind;
-pub use collector::{Collector, Group};
+pub use collector::Collector;
 pub use histogram::octave_histogram;
 pub use model::Report;
 pub use options::CollectOptions;
@@ -65,8 +65,10 @@ pub fn collect(trace: &mut Trace, options: CollectOptions, threads: usize) -> Re
     let mut collector = Collector::new(options)?.with_threads(threads);
     let mut pass = crate::pass::Pass::new(threads);
     if threads > 1 {
-        let [mut a, mut b] = collector.analyses_split();
-        pass.run(trace, crate::pass::Independent(&mut [&mut a, &mut b]))?;
+        pass.run(
+            trace,
+            crate::pass::Independent(&mut collector.analyses_send()),
+        )?;
     } else {
         pass.run(trace, crate::pass::Analyses(&mut collector.analyses()))?;
     }
