@@ -270,7 +270,9 @@ mod tests {
         let file = File::open("/dev/null").unwrap();
         let mut spill = NextUseSpill::with_file(Options::default(), file);
         // More ids than the 1 MiB buffer holds, so the write reaches the file.
-        let batch: Batch = (0..300_000u64).map(|i| Access::load(i % 1000 * 64, 4)).collect();
+        let batch: Batch = (0..300_000u64)
+            .map(|i| Access::load(i % 1000 * 64, 4))
+            .collect();
         spill.observe(&batch);
         assert!(matches!(spill.ids(), Err(Error::Io { .. })));
         assert!(matches!(spill.ids(), Err(Error::InvalidParameter { .. })));
