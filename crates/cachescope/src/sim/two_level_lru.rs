@@ -12,7 +12,7 @@
 //!
 //! On a large footprint nearly every reference misses the L1, and each L1 miss looks up two
 //! tables with one entry per line (the L2 stack and each line's last L2 time), both cache
-//! misses. So the L1 misses are queued and taken [`CHUNK`] at a time: every slot of the chunk is
+//! misses. So the L1 misses are queued and taken 32 at a time: every slot of the chunk is
 //! prefetched first, then the chunk is processed, so the misses overlap.
 //!
 //! [`TwoLevelAnalysis`]: crate::models::l2::TwoLevelAnalysis
@@ -37,7 +37,7 @@ pub struct TwoLevelLru {
     /// Line → index of its last L2 reference (for the L2 reuse distances); charged to the
     /// [`crate::budget`] as it grows.
     last_l2: LineTable,
-    /// L1 misses not yet passed to the L2s (fewer than [`CHUNK`] between calls).
+    /// L1 misses not yet passed to the L2s (fewer than `CHUNK` between calls).
     pending: Vec<u64>,
     refs: u64,
     l2_refs: u64,
@@ -64,8 +64,8 @@ impl TwoLevelLru {
     }
 
     /// One data reference to `line`, whose LRU stack distance in the whole stream is
-    /// `distance` (`None`: its first reference). An L1 miss reaches the L2s within the next
-    /// [`CHUNK`] calls or at [`TwoLevelLru::flush`].
+    /// `distance` (`None`: its first reference). An L1 miss reaches the L2s within the next 32
+    /// calls or at [`TwoLevelLru::flush`].
     #[inline]
     pub fn access(&mut self, line: u64, distance: Option<u64>) {
         self.refs += 1;
