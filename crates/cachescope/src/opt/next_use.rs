@@ -1,17 +1,16 @@
 //! [`NextUseSpill`]: each reference's next use, for the policies that look ahead (OPT).
 //!
-//! A forward pass gives every distinct line a dense id (a [`LineTable`] and an id → line
-//! table: memory grows with distinct lines; the table's slots are prefetched a chunk of
-//! references at a time, as the distance analyses do) and appends the reference's id, 4 bytes,
-//! to a temporary file (a batch's ids in one write), so pipes, workloads and running programs work like files. [`NextUseSpill::finish`]
-//! then reads that file backwards in blocks, computing each reference's next use (the time
-//! index of the next reference to the same line, `u64::MAX` for none) with one table of the
-//! last time seen per id, and writes them, block by block from the end, to a second file:
-//! 4 bytes each while every time fits in a `u32` (traces of fewer than 2^32 − 1 references),
-//! else 8. [`Spilled::for_each`] reads both forward (the second one block-reversed). Disk: 8
-//! bytes per counted reference (12 beyond 2^32 − 1 references), in the system's temporary
-//! directory, so the kernel copies a third less than with 8-byte times; memory: the tables and
-//! two blocks.
+//! A forward pass gives every distinct line a dense id (a [`LineTable`] and an id → line table:
+//! memory grows with distinct lines; the table's slots are prefetched a chunk of references at a
+//! time, as the distance analyses do) and appends the reference's id, 4 bytes, to a temporary file
+//! (a batch's ids in one write), so pipes, workloads and running programs work like files.
+//! [`NextUseSpill::finish`] then reads that file backwards in blocks, computing each reference's
+//! next use (the time index of the next reference to the same line, `u64::MAX` for none) with one
+//! table of the last time seen per id, and writes them, block by block from the end, to a second
+//! file: 4 bytes each while every time fits in a `u32` (traces of fewer than 2^32 − 1 references),
+//! else 8. [`Spilled::for_each`] reads both forward (the second one block-reversed). Disk: 8 bytes
+//! per counted reference (12 beyond 2^32 − 1 references), in the system's temporary directory, so
+//! the kernel copies a third less than with 8-byte times; memory: the tables and two blocks.
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -167,6 +166,9 @@ impl Analysis for NextUseSpill {
         encoded.clear();
         let mut too_many = false;
         for_each_chunk(batch, &self.options, |chunk| {
+            if too_many {
+                return;
+            }
             // The chunk's slots first, so that their cache misses overlap.
             for &l in chunk {
                 id_of.prefetch(l);
