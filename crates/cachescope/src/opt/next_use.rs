@@ -1,26 +1,25 @@
 //! [`NextUseSpill`]: each reference's next use, for the policies that look ahead (OPT).
 //!
-//! A forward pass gives every distinct line a dense id (a hash map and an id → line table:
-//! memory grows with distinct lines) and appends the reference's id, 4 bytes, to a temporary
-//! file, so pipes, workloads and running programs work like files. [`NextUseSpill::finish`]
-//! then reads that file backwards in blocks, computing each reference's next use (the time
-//! index of the next reference to the same line, `u64::MAX` for none) with one table of the
-//! last time seen per id, and writes them, block by block from the end, to a second file:
-//! 4 bytes each while every time fits in a `u32` (traces of fewer than 2^32 − 1 references),
-//! else 8. [`Spilled::for_each`] reads both forward (the second one block-reversed). Disk: 8
-//! bytes per counted reference (12 beyond 2^32 − 1 references), in the system's temporary
-//! directory, so the kernel copies a third less than with 8-byte times; memory: the tables and
-//! two blocks.
+//! A forward pass gives every distinct line a dense id (a [`LineTable`] and an id → line table:
+//! memory grows with distinct lines; the table's slots are prefetched a chunk of references at a
+//! time, as the distance analyses do) and appends the reference's id, 4 bytes, to a temporary file
+//! (a batch's ids in one write), so pipes, workloads and running programs work like files.
+//! [`NextUseSpill::finish`] then reads that file backwards in blocks, computing each reference's
+//! next use (the time index of the next reference to the same line, `u64::MAX` for none) with one
+//! table of the last time seen per id, and writes them, block by block from the end, to a second
+//! file: 4 bytes each while every time fits in a `u32` (traces of fewer than 2^32 − 1 references),
+//! else 8. [`Spilled::for_each`] reads both forward (the second one block-reversed). Disk: 8 bytes
+//! per counted reference (12 beyond 2^32 − 1 references), in the system's temporary directory, so
+//! the kernel copies a third less than with 8-byte times; memory: the tables and two blocks.
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
 
-use hashbrown::HashMap;
-
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
-use crate::reuse::{Options, data_lines};
+use crate::reuse::table::LineTable;
+use crate::reuse::{Options, for_each_chunk};
 
 use super::ids::SpilledIds;
 
@@ -31,9 +30,12 @@ pub(super) const BLOCK: usize = 1 << 16;
 #[derive(Debug)]
 pub struct NextUseSpill {
     options: Options,
-    id_of: HashMap<u64, u32, foldhash::fast::FixedState>,
+    /// Line → its id.
+    id_of: LineTable,
     lines: Vec<u64>,
     ids: BufWriter<File>,
+    /// A batch's ids, encoded, for one write.
+    encoded: Vec<u8>,
     refs: u64,
     error: Option<Error>,
 }
@@ -61,14 +63,23 @@ impl NextUseSpill {
     /// An empty spill of the references `options` counts. Fails when no temporary file can be
     /// made.
     pub fn new(options: Options) -> Result<NextUseSpill> {
-        Ok(NextUseSpill {
+        Ok(NextUseSpill::with_file(
             options,
-            id_of: HashMap::default(),
+            tempfile::tempfile().map_err(io)?,
+        ))
+    }
+
+    /// An empty spill to `file`.
+    fn with_file(options: Options, file: File) -> NextUseSpill {
+        NextUseSpill {
+            options,
+            id_of: LineTable::default(),
             lines: Vec::new(),
-            ids: BufWriter::with_capacity(1 << 20, tempfile::tempfile().map_err(io)?),
+            ids: BufWriter::with_capacity(1 << 20, file),
+            encoded: Vec::new(),
             refs: 0,
             error: None,
-        })
+        }
     }
 
     /// Counted references so far.
@@ -80,11 +91,13 @@ impl NextUseSpill {
     /// it can be read on another thread while [`NextUseSpill::finish`] runs), for analyses
     /// that run on line numbers after the pass (random replacement in the report).
     pub fn ids(&mut self) -> Result<SpilledIds> {
-        if let Some(e) = &self.error {
-            return Err(Error::InvalidParameter {
+        if let Some(e) = self.error.take() {
+            // The caller gets the error itself; a later `finish` must still fail.
+            self.error = Some(Error::InvalidParameter {
                 name: "OPT's spill",
-                message: e.to_string(),
+                message: "the forward pass failed (reported before)".into(),
             });
+            return Err(e);
         }
         self.ids.flush().map_err(io)?;
         let file = self.ids.get_ref().try_clone().map_err(io)?;
@@ -149,25 +162,43 @@ impl Analysis for NextUseSpill {
         if self.error.is_some() {
             return;
         }
-        for line in data_lines(batch, &self.options) {
-            let next_id = self.lines.len();
-            let id = *self.id_of.entry(line.0).or_insert_with(|| {
-                self.lines.push(line.0);
-                next_id as u32
+        let (id_of, lines, encoded) = (&mut self.id_of, &mut self.lines, &mut self.encoded);
+        encoded.clear();
+        let mut too_many = false;
+        for_each_chunk(batch, &self.options, |chunk| {
+            if too_many {
+                return;
+            }
+            // The chunk's slots first, so that their cache misses overlap.
+            for &l in chunk {
+                id_of.prefetch(l);
+            }
+            for &l in chunk {
+                let next_id = lines.len() as u64;
+                let id = match id_of.get_or_insert(l, next_id) {
+                    Some(id) => id,
+                    // Ids are u32, and u32::MAX is left free.
+                    None if next_id >= u64::from(u32::MAX) => {
+                        too_many = true;
+                        return;
+                    }
+                    None => {
+                        lines.push(l);
+                        next_id
+                    }
+                };
+                encoded.extend_from_slice(&(id as u32).to_le_bytes());
+            }
+        });
+        if too_many {
+            self.error = Some(Error::InvalidParameter {
+                name: "distinct lines",
+                message: "more than 2^32 − 1 distinct lines: too many to look ahead over".into(),
             });
-            if next_id > u32::MAX as usize - 1 {
-                self.error = Some(Error::InvalidParameter {
-                    name: "distinct lines",
-                    message: "more than 2^32 − 1 distinct lines: too many to look ahead over"
-                        .into(),
-                });
-                return;
-            }
-            if let Err(e) = self.ids.write_all(&id.to_le_bytes()) {
-                self.error = Some(io(e));
-                return;
-            }
-            self.refs += 1;
+        } else if let Err(e) = self.ids.write_all(encoded) {
+            self.error = Some(io(e));
+        } else {
+            self.refs += encoded.len() as u64 / 4;
         }
     }
 }
@@ -227,5 +258,26 @@ impl Spilled {
             f(&ids, &next);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::Access;
+
+    #[test]
+    fn a_write_error_is_returned_as_it_is_and_finish_still_fails() {
+        // A handle opened read-only: every write fails.
+        let file = File::open("/dev/null").unwrap();
+        let mut spill = NextUseSpill::with_file(Options::default(), file);
+        // More ids than the 1 MiB buffer holds, so the write reaches the file.
+        let batch: Batch = (0..300_000u64)
+            .map(|i| Access::load(i % 1000 * 64, 4))
+            .collect();
+        spill.observe(&batch);
+        assert!(matches!(spill.ids(), Err(Error::Io { .. })));
+        assert!(matches!(spill.ids(), Err(Error::InvalidParameter { .. })));
+        assert!(spill.finish().is_err());
     }
 }

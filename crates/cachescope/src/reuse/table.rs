@@ -191,6 +191,34 @@ impl LineTable {
         }
     }
 
+    /// The value of `line`; if absent, inserts it with `value` and returns `None` (one probe
+    /// sequence where [`LineTable::get`] then [`LineTable::replace`] would walk it twice).
+    #[inline]
+    pub fn get_or_insert(&mut self, line: u64, value: u64) -> Option<u64> {
+        if line == EMPTY {
+            let old = self.max_line;
+            self.max_line.get_or_insert(value);
+            return old;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = home(line, self.shift);
+        loop {
+            let slot = &mut self.slots[i];
+            if slot[0] == line {
+                return Some(slot[1]);
+            }
+            if slot[0] == EMPTY {
+                *slot = [line, value];
+                self.len += 1;
+                if self.len * 4 > self.slots.len() * 3 {
+                    self.grow_within_budget();
+                }
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
     /// Doubles the slots if the memory budget allows; past the budget the table fills to 7/8
     /// (the run stops at the next batch, see [`crate::budget`]) and doubles only beyond that.
     #[cold]
@@ -274,7 +302,13 @@ mod tests {
                 2 => x >> 40,
                 _ => [u64::MAX, u64::MAX - 1, 0][(x >> 62) as usize % 3],
             };
-            assert_eq!(t.replace(line, i), m.insert(line, i), "line {line}");
+            if i % 7 == 3 {
+                let expect = m.get(&line).copied();
+                m.entry(line).or_insert(i);
+                assert_eq!(t.get_or_insert(line, i), expect, "line {line}");
+            } else {
+                assert_eq!(t.replace(line, i), m.insert(line, i), "line {line}");
+            }
             assert_eq!(t.get(x >> 44), m.get(&(x >> 44)).copied());
         }
         assert_eq!(t.len(), m.len());

@@ -227,6 +227,9 @@ impl Analysis for ThreeCSweep {
                 }
             }
         });
+        if let Some(t) = two_level.as_mut() {
+            t.flush();
+        }
         for (i, ((cache, stats), &from)) in caches.iter_mut().zip(from.iter()).enumerate() {
             // Every cache takes every reference, built or not.
             stats.refs += lines.len() as u64;
