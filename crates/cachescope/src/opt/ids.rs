@@ -2,7 +2,6 @@
 //! forward on a thread of their own while the backward pass reads the same file.
 
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 
 use super::next_use::{BLOCK, io};
 use crate::error::Result;
@@ -33,9 +32,7 @@ impl SpilledIds {
         let mut start = 0u64;
         while start < self.refs {
             let len = (self.refs - start).min(BLOCK as u64) as usize;
-            self.file
-                .read_exact_at(&mut bytes[..len * 4], start * 4)
-                .map_err(io)?;
+            read_exact_at(&self.file, &mut bytes[..len * 4], start * 4).map_err(io)?;
             ids.clear();
             ids.extend(
                 bytes[..len * 4]
@@ -47,4 +44,27 @@ impl SpilledIds {
         }
         Ok(())
     }
+}
+
+/// Fills `buf` from `file` at `offset` without moving the file's cursor (which the backward
+/// pass, on another handle of the same file, uses).
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+/// Windows has positioned reads that may return short: loop until `buf` is full.
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+    use std::os::windows::fs::FileExt;
+    while !buf.is_empty() {
+        match file.seek_read(buf, offset)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                offset += n as u64;
+            }
+        }
+    }
+    Ok(())
 }
