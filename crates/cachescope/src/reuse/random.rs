@@ -46,11 +46,11 @@ struct RandomCache {
     /// Resident line numbers; a victim is a random index.
     slots: Vec<u64>,
     rng: Pcg64,
-    /// Once the cache is full, the slots of its next two victims, drawn ahead in the order
-    /// the misses would draw them (the same victims): the first's line and the second's slot
-    /// are prefetched by the miss before, so that a miss no longer waits on two cache misses
-    /// in a row (its slot, then its line's residence word) on a large footprint.
-    ahead: [usize; 2],
+    /// Once the cache is full, the slots of its next `DRAWN` victims, drawn ahead in the
+    /// order the misses would draw them (the same victims): a slot is prefetched when drawn
+    /// and its line's residence word two misses before it is evicted, so that a miss no longer
+    /// waits on two cache misses in a row (its slot, then that word) on a large footprint.
+    ahead: [usize; DRAWN],
     /// Misses since the cache was built (all of them when built from the start).
     misses: u64,
 }
@@ -69,24 +69,30 @@ impl RandomCache {
             None
         } else {
             let victim = self.ahead[0];
-            self.ahead = [self.ahead[1], below(&mut self.rng, self.lines) as usize];
+            self.ahead.rotate_left(1);
+            self.ahead[DRAWN - 1] = below(&mut self.rng, self.lines) as usize;
             Some(std::mem::replace(&mut self.slots[victim], id))
         }
     }
 
-    /// Draws the first two victims once the cache is full.
+    /// Draws the first victims once the cache is full.
     fn draw_ahead(&mut self) {
-        for i in 0..2 {
-            self.ahead[i] = below(&mut self.rng, self.lines) as usize;
+        for a in &mut self.ahead {
+            *a = below(&mut self.rng, self.lines) as usize;
         }
     }
 
-    /// The line the next miss evicts (a full cache; its slot was prefetched a miss ago).
+    /// After a miss, prefetches the slot just drawn and the residence word of the line two
+    /// misses from eviction (its slot was prefetched misses ago).
     #[inline]
-    fn next_victim(&self) -> u64 {
-        self.slots[self.ahead[0]]
+    fn prefetch_ahead(&self, resident: &[u64]) {
+        prefetch(&self.slots[self.ahead[DRAWN - 1]]);
+        prefetch(&resident[self.slots[self.ahead[1]] as usize]);
     }
 }
+
+/// Victims drawn ahead per cache.
+const DRAWN: usize = 4;
 
 /// Asks the CPU to start loading `x` (a hint: it never faults nor waits for memory).
 #[inline]
@@ -166,8 +172,7 @@ impl Group {
             if let Some(old) = cache.miss(id) {
                 self.resident[old as usize] &= !(1 << c);
                 if self.far {
-                    prefetch(&cache.slots[cache.ahead[1]]);
-                    prefetch(&self.resident[cache.next_victim() as usize]);
+                    cache.prefetch_ahead(&self.resident);
                 }
             }
             self.resident[id as usize] |= 1 << c;
@@ -227,7 +232,7 @@ impl RandomReplacementAnalysis {
                             built: false,
                             slots: Vec::new(),
                             rng: Pcg64::new(state, u128::from(lines)),
-                            ahead: [0; 2],
+                            ahead: [0; DRAWN],
                             misses: 0,
                         }
                     })
