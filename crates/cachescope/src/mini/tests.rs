@@ -141,7 +141,7 @@ fn observe_naive(m: &mut MiniSim, batch: &Batch) {
         if m.max_threshold.is_some_and(|t| h >= t) {
             continue;
         }
-        m.seen.entry(line.0).or_insert(h);
+        m.seen.replace(line.0, h);
         for c in &mut m.caches {
             if c.threshold.is_none_or(|t| h < t) {
                 c.refs += 1;
