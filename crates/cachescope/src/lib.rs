@@ -76,6 +76,7 @@ pub mod opt;
 pub mod parallel;
 pub mod pass;
 pub mod phases;
+mod prefetch;
 pub mod record;
 pub mod report;
 pub mod reuse;

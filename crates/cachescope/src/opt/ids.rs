@@ -68,3 +68,17 @@ fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::R
     }
     Ok(())
 }
+
+/// What [`SpilledIds`] holds for `lines`, computed the plain way: each line's number in order
+/// of first reference. The tests of the analyses that run on these numbers compare with it.
+#[cfg(test)]
+pub(crate) fn numbered(lines: &[u64]) -> Vec<u32> {
+    let mut number = std::collections::HashMap::new();
+    lines
+        .iter()
+        .map(|l| {
+            let next = number.len() as u32;
+            *number.entry(*l).or_insert(next)
+        })
+        .collect()
+}

@@ -37,6 +37,8 @@ mod stack;
 mod tests;
 
 pub use ids::SpilledIds;
+#[cfg(test)]
+pub(crate) use ids::numbered;
 pub use next_use::{NextUseSpill, Spilled};
 pub use stack::OptStack;
 

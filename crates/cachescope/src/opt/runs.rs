@@ -178,18 +178,9 @@ impl<K: Key> Runs<K> {
     /// Asks the CPU to start loading line `id`'s run index, read first by its reference: the
     /// index table is spread over memory as the ids are, and a reference waits longest on it.
     #[inline]
-    #[allow(unsafe_code)]
     pub fn prefetch(&self, id: u32) {
         if let Some(r) = self.run_of.get(id as usize) {
-            // SAFETY: a prefetch never faults and changes no memory; the pointer is live.
-            #[cfg(target_arch = "x86_64")]
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    (r as *const u32).cast::<i8>(),
-                );
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            std::hint::black_box(r);
+            crate::prefetch::prefetch(r);
         }
     }
 

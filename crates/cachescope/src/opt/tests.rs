@@ -256,14 +256,7 @@ proptest! {
     fn spilled_ids_number_lines_beside_finish(
         trace in proptest::collection::vec(0u64..40, 0..3000),
     ) {
-        let mut number = std::collections::HashMap::new();
-        let expected: Vec<u32> = trace
-            .iter()
-            .map(|l| {
-                let next = number.len() as u32;
-                *number.entry(*l).or_insert(next)
-            })
-            .collect();
+        let expected = crate::opt::numbered(&trace);
         let sizes: Vec<u64> = (0..42).map(|l| l * 64).collect();
         let mut alone = OptAnalysis::new(Options::default()).unwrap();
         alone.observe(&batch(&trace));

@@ -34,6 +34,7 @@ use super::table::LineTable;
 use super::{Options, data_lines};
 use crate::analysis::Analysis;
 use crate::batch::Batch;
+use crate::prefetch::prefetch;
 
 /// One fully-associative random-replacement cache, over line numbers (order of first reference).
 #[derive(Clone, Debug)]
@@ -93,21 +94,6 @@ impl RandomCache {
 
 /// Victims drawn ahead per cache.
 const DRAWN: usize = 4;
-
-/// Asks the CPU to start loading `x` (a hint: it never faults nor waits for memory).
-#[inline]
-#[allow(unsafe_code)]
-fn prefetch<T>(x: &T) {
-    // SAFETY: a prefetch never faults and changes no memory; the pointer is a live value.
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-            (x as *const T).cast::<i8>(),
-        );
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    std::hint::black_box(x);
-}
 
 /// Up to 64 caches and, per line number, which of them hold it.
 #[derive(Clone, Debug)]

@@ -152,18 +152,8 @@ impl LineTable {
     /// Asks the CPU to start loading `line`'s home slot (a prefetch hint: unlike a load, it
     /// never holds up the instructions after it while the slot comes from memory).
     #[inline]
-    #[allow(unsafe_code)]
     pub fn prefetch(&self, line: u64) {
-        let slot = &self.slots[home(line, self.shift)];
-        // SAFETY: a prefetch never faults and changes no memory; the pointer is a live slot.
-        #[cfg(target_arch = "x86_64")]
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                slot.as_ptr().cast::<i8>(),
-            );
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        std::hint::black_box(slot);
+        crate::prefetch::prefetch(&self.slots[home(line, self.shift)]);
     }
 
     /// Sets the value of `line` to `value`; returns the value it had, `None` if it was absent.
@@ -172,23 +162,8 @@ impl LineTable {
         if line == EMPTY {
             return self.max_line.replace(value);
         }
-        let mask = self.slots.len() - 1;
-        let mut i = home(line, self.shift);
-        loop {
-            let slot = &mut self.slots[i];
-            if slot[0] == line {
-                return Some(std::mem::replace(&mut slot[1], value));
-            }
-            if slot[0] == EMPTY {
-                *slot = [line, value];
-                self.len += 1;
-                if self.len * 4 > self.slots.len() * 3 {
-                    self.grow_within_budget();
-                }
-                return None;
-            }
-            i = (i + 1) & mask;
-        }
+        self.find_or_insert(line, value)
+            .map(|i| std::mem::replace(&mut self.slots[i][1], value))
     }
 
     /// The value of `line`; if absent, inserts it with `value` and returns `None` (one probe
@@ -200,12 +175,18 @@ impl LineTable {
             self.max_line.get_or_insert(value);
             return old;
         }
+        self.find_or_insert(line, value).map(|i| self.slots[i][1])
+    }
+
+    /// The slot holding `line` (not [`EMPTY`]), or `None` after inserting it with `value`.
+    #[inline]
+    fn find_or_insert(&mut self, line: u64, value: u64) -> Option<usize> {
         let mask = self.slots.len() - 1;
         let mut i = home(line, self.shift);
         loop {
             let slot = &mut self.slots[i];
             if slot[0] == line {
-                return Some(slot[1]);
+                return Some(i);
             }
             if slot[0] == EMPTY {
                 *slot = [line, value];

@@ -88,14 +88,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let sizes: Vec<u64> = (0..70).map(|l| l * 64).collect();
-        let mut number = std::collections::HashMap::new();
-        let ids: Vec<u32> = trace
-            .iter()
-            .map(|l| {
-                let next = number.len() as u32;
-                *number.entry(*l).or_insert(next)
-            })
-            .collect();
+        let ids = crate::opt::numbered(&trace);
         let split = split.min(trace.len());
         let mut by_line = RandomReplacementAnalysis::new(Options::default(), &sizes, seed);
         let mut by_number = by_line.clone();
@@ -116,14 +109,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         let sizes: Vec<u64> = (0..90).map(|l| l * 3 * 64).collect();
-        let mut number = std::collections::HashMap::new();
-        let ids: Vec<u32> = trace
-            .iter()
-            .map(|l| {
-                let next = number.len() as u32;
-                *number.entry(*l).or_insert(next)
-            })
-            .collect();
+        let ids = crate::opt::numbered(&trace);
         let mut by_line = RandomReplacementAnalysis::new(Options::default(), &sizes, seed);
         let mut whole = by_line.clone();
         let mut blocks = by_line.clone();
