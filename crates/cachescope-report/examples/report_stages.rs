@@ -34,13 +34,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut collector = Collector::new(CollectOptions::default())?;
     // In the order of `Collector::analyses`.
     let names = [
-        "kinds",
-        "reuse-time",
-        "footprint",
-        "time-local footprint",
-        "sampler",
         "three-c+two-level+phases",
         "fifo+srrip+drrip",
+        "reuse-time",
+        "time-local footprint",
+        "footprint",
+        "sampler",
+        "kinds",
         "opt spill",
     ];
     let started = Instant::now();

@@ -120,26 +120,14 @@ impl Collector {
         Ok(self)
     }
 
-    /// Every analysis, for one pass: `pass.run(trace, Analyses(&mut collector.analyses()))`.
+    /// Every analysis, for one pass on one thread:
+    /// `pass.run(trace, Analyses(&mut collector.analyses()))`; those of
+    /// [`Collector::analyses_send`], in its order.
     pub fn analyses(&mut self) -> Vec<&mut dyn Analysis> {
-        let mut all: Vec<&mut dyn Analysis> = vec![
-            &mut self.kinds,
-            &mut self.rt,
-            &mut self.fp,
-            &mut self.local,
-            &mut self.sampler,
-            &mut self.sweep,
-        ];
-        all.extend(
-            self.policies
-                .analyses()
-                .into_iter()
-                .map(|a| a as &mut dyn Analysis),
-        );
-        if let Some(a) = &mut self.attribution {
-            all.push(a);
-        }
-        all
+        self.analyses_send()
+            .into_iter()
+            .map(|a| a as &mut dyn Analysis)
+            .collect()
     }
 
     /// Every analysis as `Send`, for [`crate::pass::Independent`] (one decode, the analyses

@@ -5,7 +5,6 @@
 //! simulation; OPT (Belady's MIN, fully associative, exact) is the bound none of them beats.
 
 use crate::Result;
-use crate::analysis::Analysis;
 use crate::mini::MiniSim;
 use crate::opt::OptAnalysis;
 use crate::reuse::{Mrc, MrcPoint, Options};
@@ -40,18 +39,8 @@ impl PolicyCurves {
         })
     }
 
-    /// The miniature simulations and OPT's spill of the references, for the report's pass
-    /// (after [`PolicyCurves::take_opt`], the miniatures alone).
-    pub fn analyses(&mut self) -> Vec<&mut (dyn Analysis + Send)> {
-        let mut all: Vec<&mut (dyn Analysis + Send)> = vec![&mut self.minis];
-        if let Some(opt) = &mut self.opt {
-            all.push(opt);
-        }
-        all
-    }
-
-    /// The miniature simulations alone, and OPT's spill of the references while OPT is held
-    /// (for a pass that puts them on different threads).
+    /// The miniature simulations, and OPT's spill of the references while OPT is held, for
+    /// the report's pass (two analyses, which the pass may run on different threads).
     pub fn parts(&mut self) -> (&mut MiniSim, Option<&mut OptAnalysis>) {
         (&mut self.minis, self.opt.as_mut())
     }
