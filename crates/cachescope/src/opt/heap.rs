@@ -19,6 +19,11 @@ pub(super) trait Key: Copy + Ord + Default + std::fmt::Debug {
     fn never(self) -> bool {
         self.next() == u64::MAX
     }
+    /// A line never referenced again whose id is not a line's (`u32::MAX` is left free): the
+    /// latest key of all.
+    fn latest() -> Self {
+        Self::new(u64::MAX, u32::MAX)
+    }
 }
 
 /// Times below `u32::MAX` (traces of fewer than 2^32 − 1 references) and the id in one word,

@@ -14,8 +14,11 @@ const EMPTY: u32 = u32::MAX;
 struct Run<K> {
     /// Its lines, and stale entries of lines referenced since (all earlier than the present).
     heap: RunHeap<K>,
-    /// Lines in the run (entries not stale).
+    /// Lines in the run: those in the heap not stale, and the `nevers`.
     live: usize,
+    /// Lines never referenced again at the run's end (its latest lines), counted, not kept in
+    /// the heap: where each of them is changes no depth, and no reference looks for them.
+    nevers: usize,
     /// The run's first depth (0 is the top).
     start: usize,
     /// Its index in `slots`.
@@ -92,6 +95,18 @@ impl<K: Key> Runs<K> {
                 r.live += 1;
                 return self.found(run, now);
             }
+            if r.nevers > 0 {
+                // The run's latest line is one never referenced again: the carried line joins
+                // the heap and a never-line is carried on, which nothing is later than. No
+                // never-line walks a heap on its way in or out.
+                r.heap.push(carried);
+                r.nevers -= 1;
+                if r.nevers == 0 {
+                    self.maxes[hi] = r.heap.max();
+                }
+                carried = K::latest();
+                break;
+            }
             let out = r.heap.replace_max(carried);
             self.maxes[hi] = r.heap.max();
             carried = out;
@@ -112,7 +127,7 @@ impl<K: Key> Runs<K> {
         let r = &mut self.runs[run as usize];
         r.start += 1;
         r.live -= 1;
-        if r.live > 0 && r.heap.len() > 2 * r.live + 16 {
+        if r.live > 0 && r.heap.len() > 2 * (r.live - r.nevers) + 16 {
             r.heap.retain(|e| e.next() > now);
         }
         if r.live == 0 {
@@ -135,6 +150,7 @@ impl<K: Key> Runs<K> {
                     self.runs.len() as u32 - 1
                 });
                 self.runs[slot as usize].start = 1;
+                self.runs[slot as usize].nevers = 0;
                 self.runs[slot as usize].pos = self.slots.len();
                 self.slots.push(slot);
                 self.maxes.push(e);
@@ -142,9 +158,13 @@ impl<K: Key> Runs<K> {
             }
         };
         let r = &mut self.runs[slot as usize];
-        r.heap.push(e);
         r.live += 1;
-        self.run_of[e.id() as usize] = slot;
+        if e.never() {
+            r.nevers += 1;
+        } else {
+            r.heap.push(e);
+            self.run_of[e.id() as usize] = slot;
+        }
     }
 
     /// Frees an emptied run; compacts `slots` in place when an eighth of it is emptied runs
@@ -193,6 +213,7 @@ impl<K: Key> Runs<K> {
             Run {
                 heap,
                 live: r.live,
+                nevers: r.nevers,
                 start: r.start,
                 pos: r.pos,
             }
