@@ -179,18 +179,30 @@ impl<K: Key> Runs<K> {
         (self.slots[r.pos], self.maxes[r.pos]) = (EMPTY, K::default());
         self.free.push(slot);
         self.empty += 1;
+        // Emptied runs at the top (most of them) just go.
+        while self.slots.last() == Some(&EMPTY) {
+            self.slots.pop();
+            self.maxes.pop();
+            self.empty -= 1;
+        }
         if 8 * self.empty > self.slots.len() {
-            let mut k = 0;
-            for j in 0..self.slots.len() {
-                let s = self.slots[j];
+            // Nothing moves below the first emptied run.
+            let (slots, maxes, runs) = (&mut self.slots, &mut self.maxes, &mut self.runs);
+            let first = slots
+                .iter()
+                .position(|&s| s == EMPTY)
+                .unwrap_or(slots.len());
+            let mut k = first;
+            for j in first..slots.len() {
+                let s = slots[j];
                 if s != EMPTY {
-                    self.runs[s as usize].pos = k;
-                    (self.slots[k], self.maxes[k]) = (s, self.maxes[j]);
+                    runs[s as usize].pos = k;
+                    (slots[k], maxes[k]) = (s, maxes[j]);
                     k += 1;
                 }
             }
-            self.slots.truncate(k);
-            self.maxes.truncate(k);
+            slots.truncate(k);
+            maxes.truncate(k);
             self.empty = 0;
         }
     }
