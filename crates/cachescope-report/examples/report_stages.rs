@@ -37,7 +37,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "three-c+two-level+phases",
         "fifo+srrip+drrip",
         "reuse-time",
-        "time-local footprint",
         "footprint",
         "sampler",
         "kinds",

@@ -32,10 +32,11 @@ pub struct Collector {
     pub(super) kinds: KindCounts,
     pub(super) rt: ReuseTimeAnalysis,
     pub(super) fp: FootprintAnalysis,
-    /// HOTL's time-local reading, the one `mrc --method hotl` shows.
+    /// HOTL's time-local reading, the one `mrc --method hotl` shows; and random replacement.
+    /// Both run after the pass on the line ids OPT spilled, beside OPT's stack (the longest
+    /// model, which leaves the other core idle otherwise): the pass's cores go to the
+    /// analyses that need the trace.
     pub(super) local: LocalFootprintAnalysis,
-    /// Random replacement, run after the pass on the line ids OPT spilled (beside OPT's
-    /// stack, on the other thread): the pass's cores go to the analyses that need the trace.
     pub(super) random: RandomReplacementAnalysis,
     pub(super) sampler: Sampler,
     /// The 3C caches, classified from one stack-distance computation, whose histogram gives
@@ -133,17 +134,16 @@ impl Collector {
     /// Every analysis as `Send`, for [`crate::pass::Independent`] (one decode, the analyses
     /// shared out over the threads as the pass goes). Listed so that the first deal, every
     /// other analysis to each of two threads, is about even on small footprints (the 3C sweep
-    /// with the two-level simulation and the phases, reuse times, footprint, the access counts
-    /// and the attribution on one; the policies' miniatures, HOTL's time-local footprint,
-    /// StatCache's sampler and OPT's spill on the other); the pass moves them where the load
-    /// is even on others (docs/report.md has each stage's cost).
+    /// with the two-level simulation and the phases, reuse times, StatCache's sampler and
+    /// OPT's spill on one; the policies' miniatures, the footprint, the access counts and the
+    /// attribution on the other); the pass moves them where the load is even on others
+    /// (docs/report.md has each stage's cost).
     pub fn analyses_send(&mut self) -> Vec<&mut (dyn Analysis + Send)> {
         let (minis, opt) = self.policies.parts();
         let mut all: Vec<&mut (dyn Analysis + Send)> = vec![
             &mut self.sweep,
             minis,
             &mut self.rt,
-            &mut self.local,
             &mut self.fp,
             &mut self.sampler,
             &mut self.kinds,
@@ -170,21 +170,38 @@ impl Collector {
                 name: "report",
                 message: "OPT's analysis was already finished".into(),
             })?;
-        // Random replacement reads the line ids OPT spilled while OPT runs its backward pass
-        // and stack on another thread.
+        // Random replacement and the time-local footprint read the line ids OPT spilled
+        // while OPT runs its backward pass and stack on another thread; the footprint gets a
+        // thread of its own, so that the two cores share out the three as they go.
         let ids = opt.ids()?;
         if self.threads > 1 {
+            let ids = &ids;
             std::thread::scope(|s| {
                 let opt = s.spawn(|| opt.finish(&sizes));
+                let mut local = std::mem::replace(
+                    &mut self.local,
+                    LocalFootprintAnalysis::with_span(Options::default(), 1),
+                );
+                let local = s.spawn(move || {
+                    ids.for_each_block(|b| local.observe_numbered(b))
+                        .map(|()| local)
+                });
                 ids.for_each_block(|b| self.random.observe_numbered(b))?;
-                self.models(trace, stats, max_bytes, &sizes, || match opt.join() {
-                    Ok(r) => r,
-                    Err(panic) => std::panic::resume_unwind(panic),
-                })
+                self.local = joined(local)?;
+                self.models(trace, stats, max_bytes, &sizes, || joined(opt))
             })
         } else {
             ids.for_each_block(|b| self.random.observe_numbered(b))?;
+            ids.for_each_block(|b| self.local.observe_numbered(b))?;
             self.models(trace, stats, max_bytes, &sizes, || opt.finish(&sizes))
         }
+    }
+}
+
+/// What a finishing thread returned; its panic goes on.
+fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, Result<T>>) -> Result<T> {
+    match thread.join() {
+        Ok(r) => r,
+        Err(panic) => std::panic::resume_unwind(panic),
     }
 }

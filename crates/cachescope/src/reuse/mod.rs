@@ -106,7 +106,7 @@ pub fn hotl_distance(sd: u64) -> u64 {
 /// (independent loads, whose cache misses the CPU overlaps), then the chunk is processed with
 /// its data in cache. Measured at 1 Mi lines (benches/reuse.rs): 16 is about 8 % slower than
 /// 32; 64 and 128 are within noise of 32.
-const CHUNK: usize = 32;
+pub(crate) const CHUNK: usize = 32;
 
 /// Calls `f` on the lines of the references `options` counts in `batch`, in order, `CHUNK` at
 /// a time (the last chunk may be shorter).

@@ -367,6 +367,23 @@ impl LocalFootprintAnalysis {
     }
 }
 
+impl LocalFootprintAnalysis {
+    /// Takes the next references as line numbers given in order of first reference, as
+    /// [`crate::opt::SpilledIds`] holds them: the analysis only tells lines apart, so this is
+    /// [`Analysis::observe`] on the references they number (the report runs it after its
+    /// pass, beside OPT's stack).
+    pub fn observe_numbered(&mut self, ids: &[u32]) {
+        for chunk in ids.chunks(crate::reuse::CHUNK) {
+            for &id in chunk {
+                self.table.prefetch(u64::from(id));
+            }
+            for &id in chunk {
+                self.access(u64::from(id));
+            }
+        }
+    }
+}
+
 impl Analysis for LocalFootprintAnalysis {
     fn observe(&mut self, batch: &Batch) {
         // A chunk's slots are prefetched first, so that on a large footprint their cache

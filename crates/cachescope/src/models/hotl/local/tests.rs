@@ -381,3 +381,29 @@ fn curves_are_those_of_before_bit_for_bit() {
         assert_eq!(got, want, "seed {seed}: {:#x} {:#x}", got.0, got.1);
     }
 }
+
+/// Line numbers in order of first reference (as OPT's spill holds them, which the report
+/// feeds) give the model the lines give, whatever the blocks.
+#[test]
+fn numbered_lines_give_the_same_model() {
+    let mut next = rng(7);
+    let lines: Vec<u64> = (0..60_000)
+        .map(|i| match i % 3 {
+            0 => next() % 3_000,
+            _ => (i / 3) % 500 + 10_000,
+        })
+        .collect();
+    let ids = crate::opt::numbered(&lines);
+    let mut by_number = LocalFootprintAnalysis::new(Options::default());
+    for block in ids.chunks(4_099) {
+        by_number.observe_numbered(block);
+    }
+    let mut by_line = LocalFootprintAnalysis::new(Options::default());
+    for chunk in lines.chunks(777) {
+        by_line.observe(&batch(chunk));
+    }
+    let (a, b) = (by_line.finish(), by_number.finish());
+    assert_eq!(format!("{a:?}"), format!("{b:?}"));
+    let distinct: std::collections::HashSet<u64> = lines.iter().copied().collect();
+    assert_eq!(b.distinct_lines, distinct.len() as u64);
+}
