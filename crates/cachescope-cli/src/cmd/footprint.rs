@@ -12,7 +12,7 @@ use clap::Args;
 
 use super::{drive, open_chunked};
 use crate::args::{InputArgs, RunArgs, values};
-use crate::output::{self, Format, Output};
+use crate::output::{self, Format, Sourced, SourcedDocument};
 
 #[derive(Debug, Args)]
 pub struct FootprintArgs {
@@ -77,45 +77,34 @@ pub fn run(args: FootprintArgs) -> Result<()> {
         distinct_lines: fp.distinct_lines,
         points,
     };
-    let out = Table {
+    let out = Sourced {
         doc,
         source: trace.source().to_string(),
     };
     output::emit(&out, Format::from_flags(args.json, args.csv))
 }
 
-/// The document and the name of what was read, for the table's heading.
-struct Table {
-    doc: Document,
-    source: String,
-}
-
-impl Output for Table {
-    fn json(&self) -> Result<String> {
-        output::json(&self.doc)
-    }
-
+impl SourcedDocument for Document {
     fn csv(&self) -> Result<String> {
         let mut o = String::from("window,footprint\n");
-        for p in &self.doc.points {
+        for p in &self.points {
             let _ = writeln!(o, "{},{}", p.window, p.footprint);
         }
         Ok(o)
     }
 
-    fn table(&self) -> String {
-        let doc = &self.doc;
+    fn table(&self, source: &str) -> String {
         let mut o = format!(
             "# average footprint fp(w) of {}: distinct {}-B lines per window of w references \
              ({} references, {} distinct lines)\n{:>16} {:>16}\n",
-            self.source,
-            doc.line_size,
-            thousands(doc.refs),
-            thousands(doc.distinct_lines),
+            source,
+            self.line_size,
+            thousands(self.refs),
+            thousands(self.distinct_lines),
             "window",
             "footprint"
         );
-        for p in &doc.points {
+        for p in &self.points {
             let _ = writeln!(o, "{:>16} {:>16.3}", p.window, p.footprint);
         }
         o

@@ -17,7 +17,7 @@ use clap::Args;
 
 use super::{drive, open_chunked};
 use crate::args::{InputArgs, RunArgs, SizeArgs, values};
-use crate::output::{self, Format, Output};
+use crate::output::{self, Format, Sourced, SourcedDocument};
 
 #[derive(Debug, Args)]
 pub struct HotlArgs {
@@ -159,30 +159,19 @@ pub fn run(args: HotlArgs) -> Result<()> {
         direct_fill_time: direct.map(|a| a.finish().compare(&filmer)),
         sampling: sampler.map(|s| s.finish()),
     };
-    let out = Table {
+    let out = Sourced {
         doc,
         source: trace.source().to_string(),
     };
     output::emit(&out, Format::from_flags(args.json, args.csv))
 }
 
-/// The document and the name of what was read, for the table's heading.
-struct Table {
-    doc: Document,
-    source: String,
-}
-
-impl Output for Table {
-    fn json(&self) -> Result<String> {
-        output::json(&self.doc)
-    }
-
+impl SourcedDocument for Document {
     fn csv(&self) -> Result<String> {
-        let doc = &self.doc;
         let mut o = String::from(
             "size_bytes,lines,fill_time,inter_miss_time,miss_ratio,miss_ratio_warm,reuse_distance_probability\n",
         );
-        for p in &doc.points {
+        for p in &self.points {
             let _ = writeln!(
                 o,
                 "{},{},{},{},{},{},{}",
@@ -198,8 +187,8 @@ impl Output for Table {
         Ok(o)
     }
 
-    fn table(&self) -> String {
-        table(&self.doc, &self.source)
+    fn table(&self, source: &str) -> String {
+        table(self, source)
     }
 }
 

@@ -12,7 +12,7 @@ use cachescope::sim::Policy;
 use cachescope::units::size_label;
 use clap::Args;
 
-use super::mrc::ReplacementPolicy;
+use super::mrc::{CSV_HEADER, ReplacementPolicy, csv_cells, ratio_cell};
 use super::{drive, open_chunked};
 use crate::args::{InputArgs, RunArgs, values};
 use crate::input;
@@ -181,22 +181,14 @@ impl Output for Prediction {
         let Prediction {
             model, simulated, ..
         } = self;
-        let mut o =
-            String::from("size_bytes,lines,miss_ratio,miss_ratio_warm,simulated_miss_ratio\n");
+        let mut o = format!("{CSV_HEADER},simulated_miss_ratio\n");
         for (i, p) in model.points.iter().enumerate() {
             let sim = simulated
                 .as_ref()
                 .and_then(|s| s.points[i].miss_ratio)
                 .map(|r| r.to_string())
                 .unwrap_or_default();
-            let _ = writeln!(
-                o,
-                "{},{},{},{},{sim}",
-                p.size_bytes,
-                p.lines,
-                p.miss_ratio.map(|r| r.to_string()).unwrap_or_default(),
-                p.miss_ratio_warm
-            );
+            let _ = writeln!(o, "{},{sim}", csv_cells(p));
         }
         Ok(o)
     }
@@ -230,9 +222,9 @@ impl Output for Prediction {
                 "{:>10} {:>10} {:>12} {:>16.6} {:>12} {:>10}",
                 size_label(p.size_bytes),
                 p.lines,
-                mr.map_or("-".into(), |r| format!("{r:.6}")),
+                ratio_cell(mr),
                 p.miss_ratio_warm,
-                sim.map_or("-".into(), |r| format!("{r:.6}")),
+                ratio_cell(sim),
                 match (mr, sim) {
                     (Some(a), Some(b)) => format!("{:+.2}", 100.0 * (a - b)),
                     _ => "-".into(),

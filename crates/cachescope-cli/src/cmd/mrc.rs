@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use anyhow::Result;
 use cachescope::method::{self, MrcOptions, MrcRun};
-use cachescope::reuse::{Mrc, Options};
+use cachescope::reuse::{Mrc, MrcPoint, Options};
 use cachescope::sampling::{Cold, Profile, SamplerOptions};
 use cachescope::units::{size_label, thousands};
 use clap::Args;
@@ -197,16 +197,9 @@ impl Output for Curve<'_> {
     }
 
     fn csv(&self) -> Result<String> {
-        let mut o = String::from("size_bytes,lines,miss_ratio,miss_ratio_warm\n");
+        let mut o = format!("{CSV_HEADER}\n");
         for p in &self.mrc.points {
-            let _ = writeln!(
-                o,
-                "{},{},{},{}",
-                p.size_bytes,
-                p.lines,
-                p.miss_ratio.map(|r| r.to_string()).unwrap_or_default(),
-                p.miss_ratio_warm
-            );
+            let _ = writeln!(o, "{}", csv_cells(p));
         }
         Ok(o)
     }
@@ -242,10 +235,25 @@ impl Output for Curve<'_> {
                 "{:>12} {:>12} {:>12} {:>16.6}",
                 size_label(p.size_bytes),
                 p.lines,
-                p.miss_ratio.map_or("-".into(), |r| format!("{r:.6}")),
+                ratio_cell(p.miss_ratio),
                 p.miss_ratio_warm
             );
         }
         o
     }
+}
+
+/// The CSV columns of a curve's point ([`csv_cells`]); `l2` adds its simulated ratio after them.
+pub(super) const CSV_HEADER: &str = "size_bytes,lines,miss_ratio,miss_ratio_warm";
+
+/// A point's [`CSV_HEADER`] cells, a miss ratio not estimated left empty: `mrc` and `l2` print
+/// curves' points alike.
+pub(super) fn csv_cells(p: &MrcPoint) -> String {
+    let cold = p.miss_ratio.map(|r| r.to_string()).unwrap_or_default();
+    format!("{},{},{cold},{}", p.size_bytes, p.lines, p.miss_ratio_warm)
+}
+
+/// A miss ratio in a table: six decimals, `-` where it is not estimated (or not simulated).
+pub(super) fn ratio_cell(r: Option<f64>) -> String {
+    r.map_or("-".into(), |r| format!("{r:.6}"))
 }

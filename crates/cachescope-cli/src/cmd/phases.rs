@@ -14,7 +14,7 @@ use super::{drive, drive_again};
 use crate::args::values::{self, Methods};
 use crate::args::{InputArgs, RunArgs};
 use crate::input;
-use crate::output::{self, Format, Output};
+use crate::output::{self, Format, Sourced, SourcedDocument};
 
 #[derive(Debug, Args)]
 pub struct PhasesArgs {
@@ -103,31 +103,24 @@ pub fn run(args: PhasesArgs) -> Result<()> {
         drive_again(&mut again, Analyses(&mut [&mut reps]), &args.run)?;
         report.apply_representatives(&reps.finish())?;
     }
-    let out = Table { report, source };
+    let out = Sourced {
+        doc: report,
+        source,
+    };
     output::emit(&out, Format::from_flags(args.json, args.csv))
 }
 
-/// The report and the name of what was read, for the table's heading.
-struct Table {
-    report: PhaseReport,
-    source: String,
-}
-
-impl Output for Table {
-    fn json(&self) -> Result<String> {
-        output::json(&self.report)
-    }
-
+impl SourcedDocument for PhaseReport {
     /// One row per method (the JSON's `methods`, without their per-phase lists).
     fn csv(&self) -> Result<String> {
-        let v = serde_json::to_value(&self.report)?;
+        let v = serde_json::to_value(self)?;
         Ok(output::csv_records(
             v["methods"].as_array().map_or(&[][..], Vec::as_slice),
         ))
     }
 
-    fn table(&self) -> String {
-        render(&self.report, &self.source)
+    fn table(&self, source: &str) -> String {
+        render(self, source)
     }
 }
 

@@ -54,6 +54,38 @@ pub trait Output {
     }
 }
 
+/// A result whose `--json` is its serialisation and whose table is headed with the name of what
+/// was read: the commands that print one (`footprint`, `hotl`, `phases`) write only its CSV and
+/// its table, and print it as a [`Sourced`].
+pub trait SourcedDocument: serde::Serialize {
+    /// The `--csv` text: a header row, then the records.
+    fn csv(&self) -> Result<String>;
+    /// The aligned table for people, headed with `source`.
+    fn table(&self, source: &str) -> String;
+}
+
+/// A [`SourcedDocument`] and the name of what was read.
+pub struct Sourced<D> {
+    /// The result.
+    pub doc: D,
+    /// What was read, as the table's heading names it.
+    pub source: String,
+}
+
+impl<D: SourcedDocument> Output for Sourced<D> {
+    fn table(&self) -> String {
+        self.doc.table(&self.source)
+    }
+
+    fn json(&self) -> Result<String> {
+        json(&self.doc)
+    }
+
+    fn csv(&self) -> Result<String> {
+        self.doc.csv()
+    }
+}
+
 /// Prints `out` on stdout in `format`.
 pub fn emit(out: &impl Output, format: Format) -> Result<()> {
     print(&out.render(format)?)

@@ -26,10 +26,9 @@ impl Job for Analyses<'_, '_> {
     type Output = u64;
 
     fn run<H: Hooks>(self, trace: &mut Trace, pass: &mut Pass<H>) -> Result<u64, H::Error> {
-        let hooks = &mut pass.hooks;
-        Ok(super::in_order::run(trace, self.0, pass.threads, |n| {
-            hooks.progress(n)
-        })?)
+        here(pass, trace, |trace, threads, _, progress| {
+            super::in_order::run(trace, self.0, threads, progress)
+        })
     }
 }
 
@@ -42,10 +41,9 @@ impl Job for Independent<'_, '_> {
     type Output = u64;
 
     fn run<H: Hooks>(self, trace: &mut Trace, pass: &mut Pass<H>) -> Result<u64, H::Error> {
-        let hooks = &mut pass.hooks;
-        Ok(super::split::run(trace, self.0, pass.threads, |n| {
-            hooks.progress(n)
-        })?)
+        here(pass, trace, |trace, threads, _, progress| {
+            super::split::run(trace, self.0, threads, progress)
+        })
     }
 }
 
@@ -61,14 +59,9 @@ impl<P: Wire> Job for Plan<'_, P> {
         if let Some(out) = pass.hooks.distribute_plan(trace, self.0, pass.threads)? {
             return Ok(out);
         }
-        let hooks = &mut pass.hooks;
-        Ok(super::plans::run(
-            trace,
-            self.0,
-            pass.threads,
-            pass.segment,
-            |n| hooks.progress(n),
-        )?)
+        here(pass, trace, |trace, threads, segment, progress| {
+            super::plans::run(trace, self.0, threads, segment, progress)
+        })
     }
 }
 
@@ -84,13 +77,21 @@ impl Job for Sampling {
         if let Some(out) = pass.hooks.distribute_sample(trace, self.0, pass.threads)? {
             return Ok(out);
         }
-        let hooks = &mut pass.hooks;
-        Ok(super::sampled::run(
-            trace,
-            self.0,
-            pass.threads,
-            pass.segment,
-            |n| hooks.progress(n),
-        )?)
+        here(pass, trace, |trace, threads, segment, progress| {
+            super::sampled::run(trace, self.0, threads, segment, progress)
+        })
     }
+}
+
+/// Runs a job in this process: `local` gets the trace, the threads, the segment length and a
+/// progress callback that reports through the hooks (the same for every kind of job).
+fn here<H: Hooks, T>(
+    pass: &mut Pass<H>,
+    trace: &mut Trace,
+    local: impl FnOnce(&mut Trace, usize, u64, &mut dyn FnMut(u64)) -> crate::error::Result<T>,
+) -> Result<T, H::Error> {
+    let hooks = &mut pass.hooks;
+    Ok(local(trace, pass.threads, pass.segment, &mut |n| {
+        hooks.progress(n)
+    })?)
 }

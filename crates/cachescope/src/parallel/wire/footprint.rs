@@ -174,9 +174,8 @@ fn sums(
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{merged_through_wire, partials, stream, survives_damage};
+    use super::super::tests::{CUTS, merges_like_one_pass, partials, stream, survives_damage};
     use super::*;
-    use crate::analysis::Analysis;
     use crate::reuse::Options;
 
     /// The footprint at every point and listed window, as comparable numbers.
@@ -208,15 +207,9 @@ mod tests {
             ),
         ] {
             let plan = FootprintPlan::new(options, &windows).unwrap();
-            let batch = stream(20_000, 3000, 5);
-            let mut one = FootprintAnalysis::new(options, &windows).unwrap();
-            one.observe(&batch);
-            let want = curve(&one.finish());
-            let cuts = [1, 4000, 4001, 13_000];
-            for all in [false, true] {
-                let got = merged_through_wire(&plan, partials(&plan, &batch, &cuts), all);
-                assert_eq!(curve(&got), want);
-            }
+            let one = FootprintAnalysis::new(options, &windows).unwrap();
+            let one = (one, |one: &FootprintAnalysis| curve(&one.finish()));
+            merges_like_one_pass(&plan, 5, &CUTS, one, |got| curve(&got));
         }
     }
 

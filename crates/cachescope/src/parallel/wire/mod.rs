@@ -142,6 +142,42 @@ pub(crate) mod tests {
         plan.finish(acc.unwrap())
     }
 
+    /// Where the merge tests cut their stream: a one-access chunk, a one-access gap, uneven rest.
+    pub const CUTS: [usize; 4] = [1, 4000, 4001, 13_000];
+
+    /// Line-size-default options without and with instruction fetches counted.
+    pub fn with_and_without_instructions() -> [crate::reuse::Options; 2] {
+        let with = crate::reuse::Options {
+            include_instructions: true,
+            ..Default::default()
+        };
+        [Default::default(), with]
+    }
+
+    /// Checks `plan` on `stream(20_000, 3000, seed)` cut at `cuts` against `one`, the same
+    /// analysis over the whole stream (its result taken by `finish`): the partials merged
+    /// directly, through the wire after the first, and all through the wire, each compared as
+    /// `key` makes it. One check for every plan: each plan's test only names its analysis.
+    pub fn merges_like_one_pass<P: Wire, A: Analysis, T: PartialEq + std::fmt::Debug>(
+        plan: &P,
+        seed: u64,
+        cuts: &[usize],
+        (mut one, finish): (A, impl FnOnce(&A) -> T),
+        key: impl Fn(P::Output) -> T,
+    ) {
+        let batch = stream(20_000, 3000, seed);
+        one.observe(&batch);
+        let want = finish(&one);
+        let mut it = partials(plan, &batch, cuts).into_iter();
+        let mut acc = it.next().unwrap();
+        it.for_each(|p| plan.merge(&mut acc, p));
+        assert_eq!(key(plan.finish(acc)), want);
+        for all in [false, true] {
+            let got = merged_through_wire(plan, partials(plan, &batch, cuts), all);
+            assert_eq!(key(got), want, "all through the wire: {all}");
+        }
+    }
+
     /// Cuts every prefix (each must be an error), adds a trailing byte (an error), and flips
     /// every byte with a few masks: decoding never panics, and whatever decodes merges after
     /// `first` and finishes without a panic. Returns how many damaged copies decoded.

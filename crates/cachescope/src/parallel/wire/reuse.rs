@@ -49,30 +49,18 @@ impl Wire for ReuseTimePlan {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{merged_through_wire, partials, stream, survives_damage};
+    use super::super::tests::{
+        CUTS, merges_like_one_pass, partials, stream, survives_damage,
+        with_and_without_instructions,
+    };
     use super::*;
-    use crate::analysis::Analysis;
-    use crate::reuse::{Options, ReuseTimeAnalysis};
+    use crate::reuse::ReuseTimeAnalysis;
 
     #[test]
     fn merging_decoded_partials_equals_merging_the_partials() {
-        for options in [
-            Options::default(),
-            Options {
-                include_instructions: true,
-                ..Options::default()
-            },
-        ] {
-            let plan = ReuseTimePlan { options };
-            let batch = stream(20_000, 3000, 11);
-            let mut one = ReuseTimeAnalysis::new(options);
-            one.observe(&batch);
-            let want = one.finish();
-            let cuts = [1, 4000, 4001, 13_000];
-            for all in [false, true] {
-                let got = merged_through_wire(&plan, partials(&plan, &batch, &cuts), all);
-                assert_eq!(got, want);
-            }
+        for options in with_and_without_instructions() {
+            let one = (ReuseTimeAnalysis::new(options), ReuseTimeAnalysis::finish);
+            merges_like_one_pass(&ReuseTimePlan { options }, 11, &CUTS, one, |got| got);
         }
     }
 

@@ -64,7 +64,9 @@ impl Wire for StackDistancePlan {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{merged_through_wire, partials, stream, survives_damage};
+    use super::super::tests::{
+        CUTS, merges_like_one_pass, survives_damage, with_and_without_instructions,
+    };
     use super::*;
     use crate::analysis::Analysis;
     use crate::parallel::Chunked;
@@ -100,30 +102,12 @@ mod tests {
 
     #[test]
     fn merging_decoded_partials_equals_merging_the_partials() {
-        for options in [
-            Options::default(),
-            Options {
-                include_instructions: true,
-                ..Options::default()
-            },
-        ] {
-            let plan = StackDistancePlan { options };
-            let batch = stream(20_000, 3000, 7);
-            let mut one = StackDistanceAnalysis::new(options);
-            one.observe(&batch);
-            let want = one.finish();
-            let cuts = [1, 4000, 4001, 13_000];
-            let direct = {
-                let mut it = partials(&plan, &batch, &cuts).into_iter();
-                let mut acc = it.next().unwrap();
-                it.for_each(|p| plan.merge(&mut acc, p));
-                plan.finish(acc)
-            };
-            assert_eq!(direct, want);
-            for all in [false, true] {
-                let got = merged_through_wire(&plan, partials(&plan, &batch, &cuts), all);
-                assert_eq!(got, want);
-            }
+        for options in with_and_without_instructions() {
+            let one = (
+                StackDistanceAnalysis::new(options),
+                StackDistanceAnalysis::finish,
+            );
+            merges_like_one_pass(&StackDistancePlan { options }, 7, &CUTS, one, |got| got);
         }
     }
 

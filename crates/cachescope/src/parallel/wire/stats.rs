@@ -101,10 +101,9 @@ fn lines(r: &mut Cursor<'_>, refs: u64, shift: u32, what: &str) -> Result<LineSe
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{merged_through_wire, partials, stream, survives_damage};
+    use super::super::tests::{CUTS, merges_like_one_pass, partials, stream, survives_damage};
     use super::*;
     use crate::access::LineSize;
-    use crate::analysis::Analysis;
     use crate::parallel::Chunked;
 
     #[test]
@@ -113,15 +112,9 @@ mod tests {
             let plan = StatsPlan {
                 line_size: LineSize::new(bytes).unwrap(),
             };
-            let batch = stream(20_000, 3000, 13);
-            let mut one = StatsAnalysis::new(plan.line_size);
-            one.observe(&batch);
-            let want = one.finish();
-            for cuts in [&[1, 4000, 4001, 13_000][..], &[]] {
-                for all in [false, true] {
-                    let got = merged_through_wire(&plan, partials(&plan, &batch, cuts), all);
-                    assert_eq!(got, want);
-                }
+            for cuts in [&CUTS[..], &[]] {
+                let one = (StatsAnalysis::new(plan.line_size), StatsAnalysis::finish);
+                merges_like_one_pass(&plan, 13, cuts, one, |got| got);
             }
         }
     }
