@@ -154,28 +154,11 @@ impl NextUseSpill {
     }
 }
 
-/// A time in the last-seen table's width, written little-endian.
-trait Time: Copy {
-    fn put(self, out: &mut [u8]);
-}
-
-impl Time for u32 {
-    fn put(self, out: &mut [u8]) {
-        out.copy_from_slice(&self.to_le_bytes());
-    }
-}
-
-impl Time for u64 {
-    fn put(self, out: &mut [u8]) {
-        out.copy_from_slice(&self.to_le_bytes());
-    }
-}
-
 /// One block of the backward pass: the block's references (`ids`, 4 bytes each, the first at
 /// time `start`) from the last, each one's next use taken from `last` (which then gets its
 /// own time) and encoded in `out`. The entry a reference reads is prefetched a few
 /// references earlier: ids are spread over the table as their lines are over memory.
-fn backward<T: Time>(
+fn backward<T: Copy + Into<u64>>(
     ids: &[u8],
     start: u64,
     last: &mut [T],
@@ -190,7 +173,9 @@ fn backward<T: Time>(
         if k >= AHEAD {
             crate::prefetch::prefetch(&last[id(k - AHEAD)]);
         }
-        std::mem::replace(&mut last[id(k)], time(start + k as u64)).put(o);
+        let t = std::mem::replace(&mut last[id(k)], time(start + k as u64));
+        // Little-endian: the first `w` bytes of the 8 are the time in `w` bytes.
+        o.copy_from_slice(&t.into().to_le_bytes()[..w]);
     }
 }
 

@@ -150,7 +150,6 @@ impl<K: Key> Runs<K> {
                     self.runs.len() as u32 - 1
                 });
                 self.runs[slot as usize].start = 1;
-                self.runs[slot as usize].nevers = 0;
                 self.runs[slot as usize].pos = self.slots.len();
                 self.slots.push(slot);
                 self.maxes.push(e);
@@ -171,6 +170,8 @@ impl<K: Key> Runs<K> {
     /// (runs near the top come and go with most references: nothing is allocated for them).
     fn remove(&mut self, slot: u32) {
         let r = &mut self.runs[slot as usize];
+        // A freed run has no line, never-lines included: a slot reused starts empty.
+        debug_assert_eq!(r.nevers, 0);
         r.heap.clear();
         if r.start >= self.ends.len() {
             self.ends.resize(r.start + 1, 0);

@@ -10,6 +10,7 @@ use crate::analysis::Analysis;
 use crate::attribution::measure::{self as attribution, EventSource};
 use crate::models::hotl::{FootprintAnalysis, LocalFootprintAnalysis};
 use crate::models::l2::TwoLevelAnalysis;
+use crate::opt::SpilledIds;
 use crate::phases::{KChoice, Method, PhaseAnalysis, PhaseOptions};
 use crate::reuse::{Options, RandomReplacementAnalysis, ReuseTimeAnalysis, sizes_log_range};
 use crate::sampling::{DEFAULT_SLOT_REFS, Sampler, SamplerOptions};
@@ -171,29 +172,34 @@ impl Collector {
                 message: "OPT's analysis was already finished".into(),
             })?;
         // Random replacement and the time-local footprint read the line ids OPT spilled
-        // while OPT runs its backward pass and stack on another thread; the footprint gets a
-        // thread of its own, so that the two cores share out the three as they go.
+        // while OPT runs its backward pass and stack on another thread.
         let ids = opt.ids()?;
         if self.threads > 1 {
-            let ids = &ids;
             std::thread::scope(|s| {
                 let opt = s.spawn(|| opt.finish(&sizes));
-                let mut local = std::mem::replace(
-                    &mut self.local,
-                    LocalFootprintAnalysis::with_span(Options::default(), 1),
-                );
-                let local = s.spawn(move || {
-                    ids.for_each_block(|b| local.observe_numbered(b))
-                        .map(|()| local)
-                });
-                ids.for_each_block(|b| self.random.observe_numbered(b))?;
-                self.local = joined(local)?;
+                self.run_numbered(&ids)?;
                 self.models(trace, stats, max_bytes, &sizes, || joined(opt))
             })
         } else {
-            ids.for_each_block(|b| self.random.observe_numbered(b))?;
-            ids.for_each_block(|b| self.local.observe_numbered(b))?;
+            self.run_numbered(&ids)?;
             self.models(trace, stats, max_bytes, &sizes, || opt.finish(&sizes))
+        }
+    }
+
+    /// Random replacement and the time-local footprint over the spilled line ids; with more
+    /// than one thread the footprint gets one of its own, so that the two cores share out
+    /// these two and OPT's stack as they go.
+    fn run_numbered(&mut self, ids: &SpilledIds) -> Result<()> {
+        let (local, random) = (&mut self.local, &mut self.random);
+        if self.threads > 1 {
+            std::thread::scope(|s| {
+                let local = s.spawn(|| ids.for_each_block(|b| local.observe_numbered(b)));
+                ids.for_each_block(|b| random.observe_numbered(b))?;
+                joined(local)
+            })
+        } else {
+            ids.for_each_block(|b| random.observe_numbered(b))?;
+            ids.for_each_block(|b| local.observe_numbered(b))
         }
     }
 }

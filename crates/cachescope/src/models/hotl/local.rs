@@ -374,28 +374,28 @@ impl LocalFootprintAnalysis {
     /// pass, beside OPT's stack).
     pub fn observe_numbered(&mut self, ids: &[u32]) {
         for chunk in ids.chunks(crate::reuse::CHUNK) {
-            for &id in chunk {
-                self.table.prefetch(u64::from(id));
-            }
-            for &id in chunk {
-                self.access(u64::from(id));
-            }
+            self.access_chunk(chunk.iter().map(|&id| u64::from(id)));
+        }
+    }
+
+    /// A chunk's lines: their table slots are prefetched first, so that on a large footprint
+    /// their cache misses overlap instead of each stalling its reference in turn.
+    #[inline]
+    fn access_chunk(&mut self, lines: impl Iterator<Item = u64> + Clone) {
+        for l in lines.clone() {
+            self.table.prefetch(l);
+        }
+        for l in lines {
+            self.access(l);
         }
     }
 }
 
 impl Analysis for LocalFootprintAnalysis {
     fn observe(&mut self, batch: &Batch) {
-        // A chunk's slots are prefetched first, so that on a large footprint their cache
-        // misses overlap instead of each stalling its reference in turn.
         let options = self.options;
         for_each_chunk(batch, &options, |chunk| {
-            for &l in chunk {
-                self.table.prefetch(l);
-            }
-            for &l in chunk {
-                self.access(l);
-            }
+            self.access_chunk(chunk.iter().copied())
         });
     }
 }
