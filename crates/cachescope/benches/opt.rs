@@ -12,6 +12,10 @@
 //! - `spill`: the spill and the backward pass read back with nothing done per reference: what
 //!   `curve` costs besides the stack.
 //!
+//! Recorded programs: `OPT_BENCH_TRACES="a.cst b.cst"` adds each trace's data references
+//! (held in memory, so decoding is not timed), named by file stem, to the three benches above
+//! (`scripts/real-traces.sh` records such traces).
+//!
 //! Run: `cargo bench -p cachescope --bench opt -- --warm-up-time 1 --measurement-time 10`.
 //! Figures are in docs/opt.md.
 
@@ -21,6 +25,7 @@ use std::hint::black_box;
 use cachescope::Batch;
 use cachescope::opt::{NextUseSpill, OptAnalysis, OptStack};
 use cachescope::reuse::{Options, default_sizes};
+use cachescope::trace::{OpenOptions, open};
 use cachescope::workloads::{Params, Workload};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
@@ -35,6 +40,34 @@ fn trace(w: Workload, lines: u64, zipf_s: f64) -> Vec<Batch> {
         ..Params::default()
     };
     workload::batches(w, &p)
+}
+
+/// The data references of the native traces named in `OPT_BENCH_TRACES`, each by file stem.
+fn recorded() -> Vec<(String, Vec<Batch>)> {
+    let Ok(paths) = std::env::var("OPT_BENCH_TRACES") else {
+        return Vec::new();
+    };
+    paths
+        .split_whitespace()
+        .map(|path| {
+            let path = std::path::Path::new(path);
+            let mut trace = open(path, &OpenOptions::default())
+                .unwrap_or_else(|e| panic!("OPT_BENCH_TRACES: {e}"));
+            let (mut all, mut b) = (Vec::new(), Batch::new());
+            let mut data = Batch::new();
+            while trace.read_batch(&mut b).expect("a readable trace") > 0 {
+                for i in (0..b.len()).filter(|&i| b.kinds[i].is_data()) {
+                    data.push_raw(b.addrs[i], b.sizes[i], b.kinds[i], b.pcs[i]);
+                }
+                if data.len() >= 1 << 16 {
+                    all.push(std::mem::take(&mut data));
+                }
+            }
+            all.push(data);
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+            (stem.unwrap_or_default(), all)
+        })
+        .collect()
 }
 
 /// Dense ids and next uses of the data lines, computed in memory.
@@ -65,11 +98,14 @@ fn bench_opt(c: &mut Criterion) {
     let mut group = c.benchmark_group("opt");
     group.sample_size(10);
     let sizes = default_sizes();
-    for (name, batches) in [
+    let built = [
         ("zipf-256K", trace(Workload::Zipf, 1 << 18, 1.0)),
         ("zipf-4M", trace(Workload::Zipf, 1 << 22, 0.8)),
         ("phases-64K", trace(Workload::Phases, 1 << 16, 1.0)),
-    ] {
+    ];
+    let built = built.into_iter().map(|(n, b)| (n.to_string(), b));
+    for (name, batches) in built.chain(recorded()) {
+        let name = name.as_str();
         let (id, next) = prepared(&batches);
         group.throughput(Throughput::Elements(id.len() as u64));
         group.bench_function(BenchmarkId::new("curve", name), |b| {
