@@ -265,14 +265,7 @@ impl SetAssoc {
             let set: &mut [u64; A] = (&mut self.tags[start..start + A])
                 .try_into()
                 .expect("a set has A ways");
-            // FIFO without a branch on hit or miss (its misses are the shifts a trace that
-            // misses often mispredicts); LRU's hits on the first way make the branches cheaper.
-            let hit = if MOVE {
-                ordered(set, line, true).is_hit()
-            } else {
-                fifo_branch_free(set, line)
-            };
-            if !hit {
+            if !ordered(set, line, MOVE).is_hit() {
                 miss(i);
             }
         }
@@ -378,24 +371,6 @@ fn scan(set: &[u64], line: u64) -> (Option<usize>, Option<usize>) {
         }
     }
     (None, empty)
-}
-
-/// FIFO on a set of `A` ways kept most recent first, as [`ordered`] does it, without a
-/// data-dependent branch: on a miss every way takes its neighbour's tag, on a hit its own, by
-/// a mask. True on a hit.
-#[inline]
-fn fifo_branch_free<const A: usize>(set: &mut [u64; A], line: u64) -> bool {
-    let hit = ways_holding(set, line) != 0;
-    // Ways 1..=last take their neighbour's tag: all on a miss, none on a hit. (Masks from
-    // `j <= last` rather than from `hit` itself, which the compiler turns back into a branch.)
-    let last = usize::from(!hit) * (A - 1);
-    for j in (1..A).rev() {
-        let moved = 0u64.wrapping_sub(u64::from(j <= last));
-        set[j] = (set[j - 1] & moved) | (set[j] & !moved);
-    }
-    let keep = 0u64.wrapping_sub(u64::from(last == 0));
-    set[0] = (set[0] & keep) | (line & !keep);
-    hit
 }
 
 /// LRU (`move_on_hit`) or FIFO on a set kept most recent first.
