@@ -67,6 +67,7 @@ pub(crate) fn mrc_options(
         },
         mini_rate,
         mini_min_sets: cachescope::method::DEFAULT_MINI_MIN_SETS,
+        mini_unadjusted: false,
         threads: threads.max(1),
         hotl_variant: Default::default(),
     })

@@ -39,6 +39,11 @@ pub struct MrcArgs {
     /// (caches with no more are simulated whole); 1 scales every cache by --mini-rate alone.
     #[arg(long, default_value_t = cachescope::method::DEFAULT_MINI_MIN_SETS)]
     pub mini_min_sets: u64,
+    /// Miniature simulation's plain estimate (misses over the references kept, as published)
+    /// instead of the default, misses over the references the rate should keep (SHARDS's
+    /// adjustment: a few hot lines kept or not no longer move it; docs/accuracy/mini.md).
+    #[arg(long)]
+    pub mini_unadjusted: bool,
     /// Models: also estimate cold misses (StatCache/StatStack from the samples whose line is
     /// never referenced again), so `miss_ratio` is printed too.
     #[arg(long)]
@@ -91,6 +96,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
         },
         mini_rate: args.mini_rate,
         mini_min_sets: args.mini_min_sets,
+        mini_unadjusted: args.mini_unadjusted,
         threads: args.run.threads,
         hotl_variant: args.hotl_variant,
     };

@@ -104,6 +104,9 @@ pub struct MrcOptions {
     /// Sets every set-associative miniature keeps at least (exact below that many): the
     /// sampled sets of a small cache are too few for its miss ratio.
     pub mini_min_sets: u64,
+    /// Miniature simulation's plain estimate, misses over the references kept, instead of
+    /// over those the rate should keep (SHARDS's adjustment, the default: see `mini`).
+    pub mini_unadjusted: bool,
     /// Threads for the models' own work (StatCache solves sizes side by side).
     pub threads: usize,
     /// HOTL's reading: time-local (the default) or the paper's whole-trace conversion.
@@ -124,6 +127,7 @@ impl Default for MrcOptions {
             cold: Cold::Exclude,
             mini_rate: 0.01,
             mini_min_sets: DEFAULT_MINI_MIN_SETS,
+            mini_unadjusted: false,
             threads: 1,
             hotl_variant: hotl::HotlVariant::default(),
         }
@@ -240,6 +244,9 @@ pub fn mrc<H: Hooks>(
             let mut mini = crate::mini::MiniSim::with_min_sets(
                 options, sim, opts.ways, sizes, rate, min_sets,
             )?;
+            if opts.mini_unadjusted {
+                mini = mini.unadjusted();
+            }
             pass.run(trace, Analyses(&mut [&mut mini]))?;
             curve_from(Measured::Simulated(mini.finish()), opts)?
         }
