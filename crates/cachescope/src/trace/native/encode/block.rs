@@ -1,0 +1,126 @@
+//! [`BlockEncoder`]'s column buffers: the block being built, its counts, and its hand-off as
+//! raw columns ([`push`](super::push) fills them).
+
+use super::super::MAX_BLOCK_LEN;
+use super::slots::SlotPolicy;
+use super::{KIND_BITS, KIND_SHIFT, SLOTS};
+
+/// The columns of the block being built. Each is a buffer sized for the largest block (plus
+/// 8 bytes of slack) with a fill level, so the encoding loop ([`BlockEncoder::push_run`])
+/// holds the buffers' addresses and levels in registers: with a `Vec` per column, every byte
+/// stored might have aliased the vectors' lengths, and each push reloaded and rewrote them.
+/// The three one-byte-per-access columns share one buffer (`fixed`, meta then sizes then
+/// slots, each [`MAX_BLOCK_LEN`] long), so the loop reaches all three from one address.
+#[derive(Debug)]
+pub(in crate::trace::native) struct BlockEncoder {
+    pub(super) fixed: Box<[u8]>,
+    pub(super) addrs: Box<[u8]>,
+    pub(super) escapes: Box<[u8]>,
+    pub(super) pc_lens: Box<[u8]>,
+    pub(super) pc_bytes: Box<[u8]>,
+    /// Accesses in the block; bytes used in `addrs`, `escapes` and `pc_bytes`; explicit pcs.
+    pub(super) n: usize,
+    pub(super) addrs_len: usize,
+    pub(super) escapes_len: usize,
+    pub(super) pcs: usize,
+    pub(super) pc_bytes_len: usize,
+    /// The decoder's slot table, mirrored.
+    pub(super) table: [u64; SLOTS],
+    pub(super) policy: SlotPolicy,
+    /// Address of the most recent instruction fetch in this block.
+    pub(super) last_instr: u64,
+    /// Previous explicit pc.
+    pub(super) prev_pc: u64,
+}
+
+/// Offsets of the sizes and slots columns in [`BlockEncoder`]'s `fixed` buffer.
+pub(super) const SIZES_AT: usize = MAX_BLOCK_LEN;
+pub(super) const SLOTS_AT: usize = 2 * MAX_BLOCK_LEN;
+
+impl Default for BlockEncoder {
+    fn default() -> Self {
+        // Zeroed allocations: pages a small trace never touches are never mapped.
+        let column =
+            |per_access: usize| vec![0u8; per_access * MAX_BLOCK_LEN + 8].into_boxed_slice();
+        BlockEncoder {
+            fixed: column(3),
+            addrs: column(8),
+            escapes: column(4),
+            pc_lens: column(1),
+            pc_bytes: column(8),
+            n: 0,
+            addrs_len: 0,
+            escapes_len: 0,
+            pcs: 0,
+            pc_bytes_len: 0,
+            table: [0; SLOTS],
+            policy: SlotPolicy::default(),
+            last_instr: 0,
+            prev_pc: 0,
+        }
+    }
+}
+
+impl BlockEncoder {
+    /// Accesses in the block so far.
+    pub(in crate::trace::native) fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Counts of the block's accesses by kind, read from their meta bytes.
+    pub(in crate::trace::native) fn counts(&self) -> super::super::Counts {
+        // One comparison per code: each loop vectorises, where incrementing a counter picked
+        // by the byte chained every byte of the block through memory (~0.1 s of `record`).
+        let metas = &self.fixed[..self.n];
+        let count = |code: u8| {
+            let bits = code << KIND_SHIFT;
+            metas.iter().filter(|&&m| m & KIND_BITS == bits).count() as u64
+        };
+        // The kind code is 3 − the kind.
+        let (instrs, modifies, stores) = (count(0), count(1), count(2));
+        let loads = self.n as u64 - instrs - modifies - stores;
+        super::super::Counts {
+            accesses: self.n as u64,
+            loads,
+            stores,
+            modifies,
+            instrs,
+        }
+    }
+
+    /// Appends the block's columns to `raw` and starts a new block. The slot policy carries
+    /// over (it is only a choice); the state the decoder mirrors is reset.
+    pub(in crate::trace::native) fn take(&mut self, raw: &mut Vec<u8>) {
+        let directory = [
+            self.addrs_len,
+            self.escapes_len / 4,
+            self.pcs,
+            self.pc_bytes_len,
+        ];
+        for len in directory {
+            raw.extend_from_slice(&(len as u32).to_le_bytes());
+        }
+        let n = self.n;
+        for col in [
+            &self.fixed[..n],
+            &self.fixed[SIZES_AT..SIZES_AT + n],
+            &self.fixed[SLOTS_AT..SLOTS_AT + n],
+            &self.addrs[..self.addrs_len],
+            &self.escapes[..self.escapes_len],
+            &self.pc_lens[..self.pcs],
+            &self.pc_bytes[..self.pc_bytes_len],
+        ] {
+            raw.extend_from_slice(col);
+        }
+        self.n = 0;
+        (
+            self.addrs_len,
+            self.escapes_len,
+            self.pcs,
+            self.pc_bytes_len,
+        ) = (0, 0, 0, 0);
+        self.table = [0; SLOTS];
+        self.last_instr = 0;
+        self.prev_pc = 0;
+    }
+}

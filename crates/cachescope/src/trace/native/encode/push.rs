@@ -1,0 +1,222 @@
+//! Appending accesses to a [`BlockEncoder`]: the items it takes, and the encoding loop, the
+//! hot part of `record`.
+
+use super::super::MAX_BLOCK_LEN;
+use super::super::runs::InstrRun;
+use super::block::{BlockEncoder, SIZES_AT, SLOTS_AT};
+use super::slots::slot;
+use super::{KIND_SHIFT, PC_EXPLICIT, PC_LAST_INSTR, byte_len, put_low_bytes};
+use crate::access::AccessKind;
+use crate::batch::NO_PC;
+
+/// What [`BlockEncoder::push_from`] appends: one access, or a run of instruction fetches
+/// whose encoding is known in advance.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Item<'a> {
+    /// `(address, size, kind, pc)`, pc [`NO_PC`] for none.
+    Access(u64, u32, AccessKind, u64),
+    /// A run of fetches ([`super::super::runs`]).
+    Run(InstrRun<'a>),
+}
+
+/// A source of [`Item`]s for [`BlockEncoder::push_from`].
+pub(crate) trait ItemSource<'a> {
+    /// The next item, if any; a run must hold at most `room` fetches (a source splits a longer
+    /// one into accesses).
+    fn next_item(&mut self, room: usize) -> Option<Item<'a>>;
+}
+
+/// Accesses from an iterator, as items.
+pub(crate) struct Accesses<I>(pub(crate) I);
+
+impl<'a, I: Iterator<Item = (u64, u32, AccessKind, u64)>> ItemSource<'a> for Accesses<I> {
+    #[inline(always)]
+    fn next_item(&mut self, _room: usize) -> Option<Item<'a>> {
+        self.0.next().map(|(a, s, k, p)| Item::Access(a, s, k, p))
+    }
+}
+
+impl BlockEncoder {
+    /// Appends one access.
+    #[cfg(test)]
+    pub(in crate::trace::native) fn push(
+        &mut self,
+        addr: u64,
+        size: u32,
+        kind: AccessKind,
+        pc: u64,
+    ) {
+        self.push_run(&[addr], &[size], &[kind], &[pc]);
+    }
+
+    /// Appends the accesses given by four columns of one length; the block must have room
+    /// for them (at most [`MAX_BLOCK_LEN`] accesses in all).
+    pub(in crate::trace::native) fn push_run(
+        &mut self,
+        addrs: &[u64],
+        sizes: &[u32],
+        kinds: &[AccessKind],
+        pcs: &[u64],
+    ) {
+        let len = addrs.len();
+        assert!(
+            sizes.len() == len && kinds.len() == len && pcs.len() == len,
+            "columns of different lengths"
+        );
+        assert!(
+            self.n + len <= MAX_BLOCK_LEN,
+            "a block holds at most {MAX_BLOCK_LEN} accesses"
+        );
+        let accesses = addrs.iter().zip(sizes).zip(kinds).zip(pcs);
+        self.push_iter(accesses.map(|(((&a, &s), &k), &p)| (a, s, k, p)));
+    }
+
+    /// Appends `(address, size, kind, pc)` accesses from `accesses` (pc [`NO_PC`] for none)
+    /// until it ends or the block is full; returns how many.
+    #[inline(always)]
+    pub(in crate::trace::native) fn push_iter(
+        &mut self,
+        accesses: impl Iterator<Item = (u64, u32, AccessKind, u64)>,
+    ) -> usize {
+        self.push_from(&mut Accesses(accesses), MAX_BLOCK_LEN)
+    }
+
+    /// Appends the items of `source` until it ends or the block holds `limit` accesses (at
+    /// most [`MAX_BLOCK_LEN`]); returns how many accesses. `record` feeds the tool's words through here without a batch in between.
+    ///
+    /// The column writes are unchecked: this loop is most of `record`'s encoding time, and
+    /// the bounds checks (two per write, seven writes per access) spilled its registers. The
+    /// bounds hold by construction: each access adds at most 8 address bytes, 4 escape bytes,
+    /// one pc length and 8 pc bytes, each column has room for [`MAX_BLOCK_LEN`] accesses plus
+    /// 8 bytes, and the loop stops at [`MAX_BLOCK_LEN`] accesses (a run is given only when it
+    /// fits, and adds at most 8 address bytes per fetch).
+    #[allow(unsafe_code)]
+    #[inline(always)]
+    pub(in crate::trace::native) fn push_from<'a>(
+        &mut self,
+        source: &mut impl ItemSource<'a>,
+        limit: usize,
+    ) -> usize {
+        assert!(
+            limit <= MAX_BLOCK_LEN,
+            "a block holds at most {MAX_BLOCK_LEN} accesses"
+        );
+        let start = self.n;
+        let fixed = self.fixed.as_mut_ptr();
+        let (addr_col, escapes) = (self.addrs.as_mut_ptr(), self.escapes.as_mut_ptr());
+        let (pc_lens, pc_bytes) = (self.pc_lens.as_mut_ptr(), self.pc_bytes.as_mut_ptr());
+        let table = &mut self.table;
+        let keys = &mut *self.policy.keys;
+        let (mut next, mut operand) = (self.policy.next, self.policy.operand);
+        let mut n = self.n;
+        let (mut al, mut el, mut pn, mut pl) = (
+            self.addrs_len,
+            self.escapes_len,
+            self.pcs,
+            self.pc_bytes_len,
+        );
+        let (mut last_instr, mut prev_pc) = (self.last_instr, self.prev_pc);
+        // One access: the body shared by both kinds of item (a macro, as it updates the
+        // loop's locals).
+        macro_rules! put {
+            ($n:expr, $addr:expr, $size:expr, $kind:expr, $pc:expr) => {{
+                let (n, addr, size, kind, pc): (usize, u64, u32, AccessKind, u64) =
+                    ($n, $addr, $size, $kind, $pc);
+                let slot = slot(keys, &mut next, &mut operand, kind, addr, pc);
+                let prev = &mut table[usize::from(slot)];
+                let delta = addr.wrapping_sub(*prev);
+                *prev = addr;
+                let len = byte_len(delta);
+                // SAFETY (every write below): the bounds in this function's documentation.
+                unsafe { put_low_bytes(addr_col, &mut al, delta, len) };
+                if kind == AccessKind::Instr {
+                    last_instr = addr;
+                }
+                let mode = if pc == NO_PC {
+                    0
+                } else if pc == last_instr {
+                    PC_LAST_INSTR
+                } else {
+                    let delta = pc.wrapping_sub(prev_pc);
+                    prev_pc = pc;
+                    let len = byte_len(delta);
+                    unsafe {
+                        *pc_lens.add(pn) = len as u8;
+                        put_low_bytes(pc_bytes, &mut pl, delta, len);
+                    }
+                    pn += 1;
+                    PC_EXPLICIT
+                };
+                let small = if (1..=255).contains(&size) {
+                    size as u8
+                } else {
+                    unsafe {
+                        escapes
+                            .add(el)
+                            .cast::<[u8; 4]>()
+                            .write_unaligned(size.to_le_bytes())
+                    };
+                    el += 4;
+                    0
+                };
+                unsafe {
+                    *fixed.add(n) = len as u8 | (3 - kind as u8) << KIND_SHIFT | mode;
+                    *fixed.add(SIZES_AT + n) = small;
+                    *fixed.add(SLOTS_AT + n) = slot;
+                }
+            }};
+        }
+        while n < limit {
+            let Some(item) = source.next_item(limit - n) else {
+                break;
+            };
+            match item {
+                Item::Access(addr, size, kind, pc) => {
+                    put!(n, addr, size, kind, pc);
+                    n += 1;
+                }
+                Item::Run(run) => {
+                    // The first fetch as any other; the rest from the template: deltas in
+                    // slot 0 (the first set it), the fetch's own pc, slot byte 0.
+                    let k = run.len();
+                    put!(
+                        n,
+                        run.addrs[0],
+                        run.sizes[0],
+                        AccessKind::Instr,
+                        run.addrs[0]
+                    );
+                    // SAFETY: the source gives a run only when its `k` accesses fit in the
+                    // block, and its delta bytes are at most 8 per fetch.
+                    unsafe {
+                        let at = n + 1;
+                        std::ptr::copy_nonoverlapping(run.metas.as_ptr(), fixed.add(at), k - 1);
+                        std::ptr::copy_nonoverlapping(
+                            run.sizes8.as_ptr(),
+                            fixed.add(SIZES_AT + at),
+                            k - 1,
+                        );
+                        std::ptr::write_bytes(fixed.add(SLOTS_AT + at), 0, k - 1);
+                        let d = run.deltas.len();
+                        std::ptr::copy_nonoverlapping(run.deltas.as_ptr(), addr_col.add(al), d);
+                        al += d;
+                    }
+                    let last = run.last();
+                    table[0] = last;
+                    last_instr = last;
+                    n += k;
+                }
+            }
+        }
+        (self.policy.next, self.policy.operand) = (next, operand);
+        self.n = n;
+        (
+            self.addrs_len,
+            self.escapes_len,
+            self.pcs,
+            self.pc_bytes_len,
+        ) = (al, el, pn, pl);
+        (self.last_instr, self.prev_pc) = (last_instr, prev_pc);
+        n - start
+    }
+}
