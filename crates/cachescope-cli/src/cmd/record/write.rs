@@ -1,0 +1,160 @@
+//! Writing a recording out: the trace streamed into its file, the event log beside it, and
+//! the closing notes on stderr.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use cachescope::Source;
+use cachescope::attribution::events::{Event, EventWriter, Header, sidecar_path};
+use cachescope::record::Recording;
+use cachescope::units::{Precision, format_bytes, thousands};
+
+use super::{Backend, EventsThread, Recorded, Stream};
+use crate::cmd::convert::{write_tool_native, write_trace};
+
+/// Streams the trace into `out`, waits for the program, and reports what was written.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn finish(
+    recording: Recording,
+    stream: Stream,
+    events_writer: Option<EventsThread>,
+    out: &Path,
+    to: cachescope::trace::Format,
+    run: &crate::args::RunArgs,
+    meta: Vec<(String, String)>,
+    distinct: bool,
+    backend: Backend,
+) -> Result<Recorded> {
+    let quiet = run.quiet;
+    let events_path = sidecar_path(out);
+    // The tool's words go straight into a plain native file's blocks, skipping batches (the
+    // summary's distinct lines need them); any other output is written from batches.
+    let direct = to == cachescope::trace::Format::Native
+        && out.as_os_str() != "-"
+        && cachescope::trace::write::compression_for_path(out)
+            == cachescope::trace::Compression::None
+        && !distinct;
+    // Each arm drops its stream at its end, closing the event channel, which ends the writer
+    // thread.
+    let (written, source) = match stream {
+        Stream::Tool(mut tool) if direct => {
+            let written = write_tool_native(&mut tool, out, run, meta);
+            (written, tool.source().to_string())
+        }
+        Stream::Tool(tool) => {
+            let source = tool.source().clone();
+            let mut trace = cachescope::trace::Trace::from_reader(tool, source);
+            let written = write_trace(&mut trace, out, to, run, meta, distinct);
+            (written, trace.source().to_string())
+        }
+        Stream::Trace(mut trace) => {
+            let written = write_trace(&mut trace, out, to, run, meta, distinct);
+            (written, trace.source().to_string())
+        }
+    };
+    let finished = recording.finish()?;
+    let logged = events_writer.map(|w| w.join().expect("event writer thread"));
+    let summary = match written {
+        Ok(s) => s,
+        Err(e) => {
+            // No trace was left (a cut stream, a full disk): no event log without its trace.
+            let _ = std::fs::remove_file(&events_path);
+            return Err(e);
+        }
+    };
+    if !quiet {
+        eprintln!(
+            "cachescope: recorded {source} into {} ({}; {} records, {})",
+            out.display(),
+            finished.status,
+            thousands(summary.records),
+            format_bytes(summary.bytes, Precision::ThreeDigits)
+        );
+    }
+    let mut kept_events = None;
+    if let (Some(logged), Some(counts)) = (logged, &finished.events) {
+        logged?;
+        if counts.brackets == 0 {
+            let _ = std::fs::remove_file(&events_path);
+            if !quiet {
+                eprintln!(
+                    "cachescope: no allocation events (statically linked?): the interposer never \
+                     ran in the program, so {} was not written",
+                    events_path.display()
+                );
+            }
+        } else {
+            kept_events = Some(events_path.clone());
+            if !quiet {
+                let total = counts.kept + counts.dropped;
+                if backend == Backend::Tool {
+                    eprintln!(
+                        "cachescope: logged {} allocations, {} frees and {} mappings into {}{}",
+                        counts.allocs,
+                        counts.frees,
+                        counts.maps,
+                        events_path.display(),
+                        if counts.allocs + counts.frees == 0 {
+                            " (no heap events: a statically linked program, whose allocator \
+                             cannot be wrapped, or one that never called malloc)"
+                        } else {
+                            ""
+                        }
+                    );
+                    return Ok(Recorded {
+                        summary,
+                        status: finished.status,
+                        events: kept_events,
+                    });
+                }
+                eprintln!(
+                    "cachescope: logged {} allocations, {} frees and {} mappings into {}; removed \
+                     {} interposer references ({:.1} % of the {} recorded){}",
+                    counts.allocs,
+                    counts.frees,
+                    counts.maps,
+                    events_path.display(),
+                    counts.dropped,
+                    100.0 * counts.dropped as f64 / total.max(1) as f64,
+                    total,
+                    if counts.unclosed > 0 {
+                        format!(
+                            "; {} event(s) cut off by the program's end",
+                            counts.unclosed
+                        )
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+        }
+    }
+    Ok(Recorded {
+        summary,
+        status: finished.status,
+        events: kept_events,
+    })
+}
+
+/// Streams the events into `path` as they arrive; returns how many were written.
+pub(super) fn write_events(
+    path: &Path,
+    header: &Header,
+    rx: impl IntoIterator<Item = Event>,
+) -> Result<u64> {
+    let file =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let source = Source::File(path.to_owned());
+    let mut w = EventWriter::new(std::io::BufWriter::new(file), source, header)?;
+    let mut n = 0;
+    for event in rx {
+        w.write(&event)?;
+        n += 1;
+    }
+    let buf = w.finish()?;
+    buf.into_inner()
+        .map_err(|e| e.into_error())
+        .and_then(|f| f.sync_all())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(n)
+}
