@@ -3,7 +3,8 @@
 # full per-size simulation for LRU, FIFO, SRRIP and DRRIP on the real programs that
 # scripts/l2-accuracy.sh records (kept in its trace directory) and the synthetic workloads.
 #
-#   scripts/mini-accuracy.sh [TRACE_DIR]     (default: target/l2-traces)
+#   scripts/mini-accuracy.sh [TRACE_DIR]     (default: target/l2-traces; the table in the repo
+#                                            is of `RECORDER=cachescope scripts/real-traces.sh DIR`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-target/l2-traces}
