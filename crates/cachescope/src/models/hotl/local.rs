@@ -92,8 +92,20 @@ pub enum HotlVariant {
     /// stretch of the trace it ends in; the default, closer on every real program of
     /// docs/accuracy/hotl.md.
     #[default]
+    #[cfg_attr(
+        feature = "clap",
+        value(
+            help = "Time-local: each reuse's window footprint from the stretch of the trace \
+                      it ends in; the default, closer on every real program of \
+                      docs/accuracy/hotl.md"
+        )
+    )]
     Local,
     /// The paper's conversion of the whole trace's footprint (§2.3–2.6, [`super::Filmer`]).
+    #[cfg_attr(
+        feature = "clap",
+        value(help = "The paper's conversion of the whole trace's footprint (§2.3–2.6)")
+    )]
     Paper,
 }
 
