@@ -127,13 +127,15 @@ class Trace:
         threads: Optional[int] = None,
         progress: Progress = None,
         mini_min_sets: int = 64,
+        mini_unadjusted: bool = False,
     ) -> Curve:
         """A miss-ratio curve (``cachescope mrc``).
 
         method: ``exact`` (LRU stack distances for every size, or per-size simulation for
         other policies), ``statstack``, ``statcache``, ``hotl``, ``hotl-rt`` or ``mini``
         (miniature simulation at ``mini_rate``, each miniature at least ``mini_min_sets``
-        sets). policy: ``lru`` (default), ``random``,
+        sets; misses over the references the rate should keep, SHARDS's adjustment, unless
+        ``mini_unadjusted``). policy: ``lru`` (default), ``random``,
         ``opt``, ``fifo``, ``plru``, ``srrip``, ``brrip``, ``drrip``; the models take only the
         policy they model. ways: set-associative caches (Smith's formula for exact LRU and
         HOTL, simulation otherwise).
@@ -141,7 +143,7 @@ class Trace:
         doc = _native.mrc(
             self._native, method, policy, _sizes(sizes), _size(line_size), include_instructions,
             seed, rate, slot, ways, estimate_cold, mini_rate, _threads(threads), _progress(progress),
-            mini_min_sets,
+            mini_min_sets, mini_unadjusted,
         )
         return Curve(doc)
 

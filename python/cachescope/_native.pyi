@@ -46,6 +46,7 @@ def mrc(
     threads: int,
     progress_cb: Progress = ...,
     mini_min_sets: int = ...,
+    mini_unadjusted: bool = ...,
 ) -> str: ...
 def sample(
     source: NativeSource,

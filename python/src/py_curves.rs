@@ -75,7 +75,7 @@ pub(crate) fn mrc_options(
 
 /// `cachescope mrc --json`: any method's curve.
 #[pyfunction]
-#[pyo3(signature = (source, method, policy, sizes, line_size, include_instructions, seed, rate, slot, ways, estimate_cold, mini_rate, threads, progress_cb = None, mini_min_sets = cachescope::method::DEFAULT_MINI_MIN_SETS))]
+#[pyo3(signature = (source, method, policy, sizes, line_size, include_instructions, seed, rate, slot, ways, estimate_cold, mini_rate, threads, progress_cb = None, mini_min_sets = cachescope::method::DEFAULT_MINI_MIN_SETS, mini_unadjusted = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn mrc(
     py: Python<'_>,
@@ -94,6 +94,7 @@ pub fn mrc(
     threads: usize,
     progress_cb: Option<Py<PyAny>>,
     mini_min_sets: u64,
+    mini_unadjusted: bool,
 ) -> PyResult<String> {
     let mut opts = mrc_options(
         method,
@@ -110,6 +111,7 @@ pub fn mrc(
         threads,
     )?;
     opts.mini_min_sets = mini_min_sets;
+    opts.mini_unadjusted = mini_unadjusted;
     let spec = source.spec.clone();
     py.detach(move || passes::mrc(&spec, &opts, progress(progress_cb)))
         .map_err(err)

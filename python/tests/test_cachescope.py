@@ -60,6 +60,7 @@ def trace(tmp_path_factory):
         ("hotl", None, {}),
         ("hotl-rt", None, {}),
         ("mini", "srrip", {"ways": 4, "mini_rate": 0.1}),
+        ("mini", "fifo", {"ways": 4, "mini_rate": 0.1, "mini_unadjusted": True}),
     ],
 )
 def test_every_method_equals_the_cli(trace, method, policy, extra):
@@ -70,6 +71,8 @@ def test_every_method_equals_the_cli(trace, method, policy, extra):
     for k, v in extra.items():
         if k == "estimate_cold":
             args.append("--estimate-cold")
+        elif k == "mini_unadjusted":
+            args.append("--mini-unadjusted")
         else:
             args += [flags[k], str(v)]
     want = cli(*args)
