@@ -1,6 +1,6 @@
 //! StatCache sampling of one run of a native trace's blocks: an MPI rank's share (the CLI's
 //! `mpi.rs` drives the exchanges between ranks). The sampled pipeline's three steps
-//! ([`super::sample`]) with a whole run as one segment, read from the file at each step
+//! ([`super::sampled`]) with a whole run as one segment, read from the file at each step
 //! rather than held in memory:
 //! 1. [`SampledRange::count`]: the run's counted references; the ranks' counts, added in rank
 //!    order, give each its offset;

@@ -10,7 +10,7 @@
 //!   clusters of sorted values are contiguous, `D[m][j] = min_i D[m−1][i−1] + cost(i, j)` with
 //!   `cost` the within-segment sum of squares from prefix sums, and the optimal split index is
 //!   monotone in `j`, so each layer is filled by divide and conquer in O(n log n).
-//! - [`bic`] and [`choose_k`]: the Bayesian information criterion of a clustering under a
+//! - [`bic()`] and [`choose_k`]: the Bayesian information criterion of a clustering under a
 //!   mixture of spherical Gaussians (Pelleg & Moore 2000, as SimPoint uses it, here with one
 //!   variance per cluster), and SimPoint's rule: the smallest k whose BIC is at least 90 % of
 //!   the way from the worst to the best.

@@ -95,7 +95,7 @@ impl Served {
 pub struct Hierarchy {
     /// [L1I, L1D].
     l1: [Level; 2],
-    /// [L2] or [L2, L3].
+    /// `[L2]` or `[L2, L3]`.
     lower: Vec<Level>,
     inclusion: Inclusion,
     names: Vec<&'static str>,

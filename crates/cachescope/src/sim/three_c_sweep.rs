@@ -5,7 +5,7 @@
 //! associative LRU shadow of the cache's capacity (two hash-map operations per reference per
 //! cache). But a fully associative LRU cache of `C` lines hits exactly when the reference's
 //! stack distance is below `C` (Mattson et al. 1970; docs/definitions.md), and a first
-//! reference is one without a stack distance. So one [`StackDistance`] per reference classifies
+//! reference is one without a stack distance. So one [`StackDistance`](crate::reuse::StackDistance) per reference classifies
 //! the misses of every cache: cold without a distance, conflict when the distance is below the
 //! cache's lines, capacity otherwise. The counts are those of [`SimAnalysis`] with
 //! [`SimOptions::three_c`] and the first-byte mapping, one [`SimReport`] per cache; and the

@@ -8,7 +8,7 @@
 //! Each format module has the same shape: an `Options` struct with documented defaults, a
 //! `Reader` over any [`std::io::Read`], and a `sniff` function used by detection that says how
 //! many lines of a sample parse ([`Sniff`]; for [`champsim`], whether every record of the sample
-//! is plausible). [`open`] wires a file or stdin through
+//! is plausible). [`open()`] wires a file or stdin through
 //! decompression ([`Compression`]) and detection ([`Format`]) to the right reader.
 
 pub mod binary;

@@ -41,7 +41,7 @@ impl Survival {
     }
 }
 
-/// Checks that `segments` is a cover of `profile` as [`segments`] and [`segments_at`] make.
+/// Checks that `segments` is a cover of `profile` as [`segments`](super::segments) and [`segments_at`](super::segments_at) make.
 fn check(profile: &Profile, segments: &[Segment]) -> Result<()> {
     let samples = profile.samples();
     let (mut next_ref, mut next_sample) = (1, 0);
