@@ -143,37 +143,21 @@ pub fn table(inputs: &[Input]) -> String {
             exact_secs / mini_secs
         );
     }
-    let _ = writeln!(
-        o,
-        "| **mean** | | | {} | | | |",
-        sums.map(|s| format!("{:.2}", s / n)).join(" | ")
+    let mut mean_row = |label: &str, sums: [f64; 4], n: f64| {
+        if n > 0.0 {
+            let cells = sums.map(|s| format!("{:.2}", s / n)).join(" | ");
+            let _ = writeln!(o, "| {label} | | | {cells} | | | |");
+        }
+    };
+    mean_row("**mean**", sums, n);
+    mean_row("**mean, real programs**", real_sums, real_n);
+    mean_row("mean, `--mini-unadjusted`", plain_sums, n);
+    mean_row(
+        "mean, `--mini-unadjusted`, real programs",
+        plain_real_sums,
+        real_n,
     );
-    if real_n > 0.0 {
-        let _ = writeln!(
-            o,
-            "| **mean, real programs** | | | {} | | | |",
-            real_sums.map(|s| format!("{:.2}", s / real_n)).join(" | ")
-        );
-    }
-    let _ = writeln!(
-        o,
-        "| mean, `--mini-unadjusted` | | | {} | | | |",
-        plain_sums.map(|s| format!("{:.2}", s / n)).join(" | ")
-    );
-    if real_n > 0.0 {
-        let _ = writeln!(
-            o,
-            "| mean, `--mini-unadjusted`, real programs | | | {} | | | |",
-            plain_real_sums
-                .map(|s| format!("{:.2}", s / real_n))
-                .join(" | ")
-        );
-    }
-    let _ = writeln!(
-        o,
-        "| mean, `--mini-min-sets 1` | | | {} | | | |",
-        bare_sums.map(|s| format!("{:.2}", s / n)).join(" | ")
-    );
+    mean_row("mean, `--mini-min-sets 1`", bare_sums, n);
     let names: Vec<&str> = POLICIES.iter().map(|(n, _)| *n).collect();
     let _ = writeln!(
         o,
