@@ -75,6 +75,14 @@ impl fmt::Display for AccessKind {
     }
 }
 
+/// The thread that made a reference: the recording's own numbering, from 1 in order of
+/// creation (Valgrind's thread ids). Formats that hold one stream read as [`MAIN_THREAD`];
+/// docs/threads.md says what a thread id is and is not.
+pub type ThreadId = u32;
+
+/// The thread of every reference of a single-stream trace, and of a recording's first thread.
+pub const MAIN_THREAD: ThreadId = 1;
+
 /// One memory access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Access {

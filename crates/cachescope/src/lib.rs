@@ -88,6 +88,6 @@ pub mod trace;
 pub mod units;
 pub mod workloads;
 
-pub use access::{Access, AccessKind, LineAddr, LineSize};
+pub use access::{Access, AccessKind, LineAddr, LineSize, MAIN_THREAD, ThreadId};
 pub use batch::Batch;
 pub use error::{Error, Result, Source};

@@ -1,6 +1,7 @@
 //! The kept version-1 sample, `tests/fixtures/native-v1.cst`, must decode to exactly the
 //! accesses below, forever: a change to the format or the decoder that breaks reading old files
-//! fails here. Never regenerate the file; a new format version adds `native-v2.cst` next to it.
+//! fails here. Never regenerate the file; a new format version adds a sample next to it, as
+//! version 2 added `native-v2.cst` (the same accesses by three threads, see [`thread_of`]).
 //!
 //! The file was written once by `write_fixture` (ignored; run it only to create a fixture for a
 //! new version) with 100-access blocks, so it has four blocks and every encoding path: fetch and
@@ -153,7 +154,13 @@ fn writer_reproduces_the_fixture() {
     }
     let (out, counts) = w.finish_and_patch_header().unwrap();
     assert_eq!(counts, count(&expected()));
-    assert!(out.into_inner() == std::fs::read(fixture()).unwrap());
+    // The writer writes version 2, whose single-threaded blocks are version 1's: everything
+    // after the header is the same.
+    let (ours, kept) = (out.into_inner(), std::fs::read(fixture()).unwrap());
+    let header_len = |b: &[u8]| u32::from_le_bytes(b[12..16].try_into().unwrap()) as usize;
+    assert_eq!(u32::from_le_bytes(ours[8..12].try_into().unwrap()), VERSION);
+    assert_eq!(header_len(&ours), header_len(&kept));
+    assert!(ours[header_len(&ours)..] == kept[header_len(&kept)..]);
 }
 
 fn count(accesses: &[Access]) -> Counts {
@@ -174,7 +181,7 @@ fn fixture_decodes_exactly() {
     let source = Source::File(fixture());
     let mut r = Reader::new(File::open(fixture()).unwrap(), source.clone()).unwrap();
     let header = r.header().clone();
-    assert_eq!(header.version, VERSION);
+    assert_eq!(header.version, 1);
     assert_eq!(header.line_size, 64);
     assert_eq!(header.metadata, expected_header().metadata);
     assert_eq!(header.counts, Some(count(&expected)));
@@ -182,6 +189,8 @@ fn fixture_decodes_exactly() {
     let (mut got, mut lens) = (Vec::new(), Vec::new());
     let mut b = Batch::new();
     while r.read_batch(&mut b).unwrap() > 0 {
+        // Version 1 has no threads: every access is the main thread's.
+        assert_eq!(b.single_thread(), Some(cachescope::MAIN_THREAD));
         lens.push(b.len());
         got.extend(b.iter());
     }
@@ -219,5 +228,74 @@ fn fixture_index_agrees() {
         let n = dec.read_block(&mut file, &source, e, &mut b).unwrap();
         let first = e.first as usize;
         assert_eq!(b.iter().collect::<Vec<_>>(), expected[first..first + n]);
+    }
+}
+
+fn fixture_v2() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/native-v2.cst")
+}
+
+/// The thread of access `i` in `native-v2.cst`: runs that start inside blocks and span block
+/// boundaries, a return to the main thread, and a block that starts in another thread's run.
+fn thread_of(i: usize) -> u32 {
+    match i {
+        0..50 => 1,
+        50..130 => 2,
+        130..220 => 1,
+        220..300 => 3,
+        _ => 2,
+    }
+}
+
+fn threaded_batch() -> Batch {
+    let mut b = Batch::new();
+    for (i, a) in expected().into_iter().enumerate() {
+        b.set_thread(thread_of(i));
+        b.push(a);
+    }
+    b
+}
+
+/// Writes the version-2 fixture. Run only to create it:
+/// `cargo test -p cachescope --test native_fixture -- --ignored write_fixture_v2`.
+#[test]
+#[ignore = "writes tests/fixtures/native-v2.cst, which must never change"]
+fn write_fixture_v2() {
+    let out = File::create(fixture_v2()).unwrap();
+    let opts = WriterOptions {
+        block_len: BLOCK_LEN,
+        ..WriterOptions::default()
+    };
+    let mut w = Writer::with_options(out, expected_header(), opts).unwrap();
+    w.write_batch(&threaded_batch()).unwrap();
+    w.finish_and_patch_header().unwrap();
+}
+
+#[test]
+fn fixture_v2_decodes_exactly_with_its_threads() {
+    let bytes = std::fs::read(fixture_v2()).unwrap();
+    assert_eq!(bytes.len(), 2989);
+    assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 2);
+    let source = Source::File(fixture_v2());
+    let mut r = Reader::new(File::open(fixture_v2()).unwrap(), source.clone()).unwrap();
+    let mut got = Vec::new();
+    let mut b = Batch::new();
+    while r.read_batch(&mut b).unwrap() > 0 {
+        got.extend(b.iter_threaded());
+    }
+    let want: Vec<(u32, Access)> = threaded_batch().iter_threaded().collect();
+    assert_eq!(got, want);
+    // Each block alone, through the index, knows whose accesses it starts with.
+    let mut file = File::open(fixture_v2()).unwrap();
+    let (_, index) = read_index(&mut file, &source).unwrap();
+    let mut dec = BlockDecoder::new();
+    for e in &index.blocks {
+        dec.read_block(&mut file, &source, e, &mut b).unwrap();
+        assert_eq!(
+            b.thread_at(0),
+            thread_of(e.first as usize),
+            "block at {}",
+            e.first
+        );
     }
 }

@@ -99,12 +99,17 @@ impl Fill for SegmentBuf {
 /// uncompressed native trace in a regular file with an index that reads, cut into
 /// `native_parts(accesses)` runs of blocks (fewer when it has fewer blocks), or an
 /// uncompressed lackey, plain or din trace in a regular file read without `skip_bad_lines`,
-/// cut into `text_parts(bytes)` byte ranges at line boundaries.
+/// cut into `text_parts(bytes)` byte ranges at line boundaries; never for a trace read through
+/// a thread filter.
 pub(crate) fn file_segments(
     trace: &Trace,
     native_parts: impl FnOnce(u64) -> u64,
     text_parts: impl FnOnce(u64) -> u64,
 ) -> Result<Option<FileSegments>> {
+    if trace.thread_filter().is_some() {
+        // The parts' readers would bypass the trace's filter: read it as a stream instead.
+        return Ok(None);
+    }
     if let Some((path, blocks)) = indexed(trace) {
         let total: u64 = blocks.iter().map(|b| u64::from(b.count)).sum();
         return Ok(Some(FileSegments::native(

@@ -19,6 +19,7 @@ pub mod din;
 pub mod lackey;
 pub(crate) mod lines;
 pub mod native;
+mod only_thread;
 mod open;
 mod pipe;
 pub mod plain;
@@ -49,6 +50,17 @@ impl<R: AccessReader + ?Sized> AccessReader for Box<R> {
     }
     fn diagnostics(&self) -> Diagnostics {
         (**self).diagnostics()
+    }
+}
+
+/// A reader with nothing to read: what a [`Trace`] holds for the instant its reader is
+/// wrapped.
+pub(crate) struct Ended;
+
+impl AccessReader for Ended {
+    fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
+        batch.clear();
+        Ok(0)
     }
 }
 

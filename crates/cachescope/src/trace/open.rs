@@ -11,6 +11,7 @@ use super::detect::{self, SNIFF_LEN};
 use super::{
     AccessReader, Diagnostics, Format, binary, champsim, din, lackey, native, pipe, plain,
 };
+use crate::access::ThreadId;
 use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 
@@ -67,6 +68,8 @@ pub struct Trace {
     skip_bad_lines: bool,
     /// Whether a batch was asked for yet.
     started: bool,
+    /// The one thread whose references are read ([`Trace::only_thread`]).
+    only_thread: Option<ThreadId>,
 }
 
 /// Opens `path` (`-` for stdin) and detects compression and format.
@@ -177,6 +180,7 @@ impl Trace {
             total_bytes,
             skip_bad_lines: skip,
             started: false,
+            only_thread: None,
         })
     }
 
@@ -192,7 +196,26 @@ impl Trace {
             total_bytes: None,
             skip_bad_lines: false,
             started: false,
+            only_thread: None,
         }
+    }
+
+    /// Reads the references of `thread` alone from now on (`--thread ID`): every pass over
+    /// the trace then sees that thread's stream. A thread the trace does not have is an error
+    /// at its end. Readers that would read the file in parts on their own are not used.
+    pub fn only_thread(&mut self, thread: ThreadId) {
+        let inner = std::mem::replace(&mut self.reader, Box::new(super::Ended));
+        self.reader = Box::new(super::only_thread::OnlyThread::new(
+            inner,
+            thread,
+            self.source.clone(),
+        ));
+        self.only_thread = Some(thread);
+    }
+
+    /// The thread [`Trace::only_thread`] keeps, if any.
+    pub fn thread_filter(&self) -> Option<ThreadId> {
+        self.only_thread
     }
 
     /// True when lines that do not parse are skipped rather than errors.

@@ -4,6 +4,7 @@
 use std::io::{Read, Write};
 
 use super::{ARG_MASK, State, ToolReader};
+use crate::access::ThreadId;
 use crate::batch::{BATCH_LEN, Batch};
 use crate::error::{Result, corrupt, truncated};
 use crate::record::tool_decode::{TAG_RUN, ToolItems, decode_run};
@@ -18,6 +19,8 @@ trait RunSink {
     /// expanded from `runs`, up to the first other escape (or its room); `pc` is the last
     /// instruction record's address, updated. Returns how many words and references.
     fn take_run(&mut self, words: &[u8], pc: &mut u64, runs: &InstrRuns) -> Result<(usize, u64)>;
+    /// Makes the references taken from now on `thread`'s.
+    fn set_thread(&mut self, thread: ThreadId);
 }
 
 impl RunSink for Batch {
@@ -30,6 +33,10 @@ impl RunSink for Batch {
         let room = self.room();
         let done = decode_run(words, pc, runs, self, room);
         Ok((done, (self.len() - before) as u64))
+    }
+
+    fn set_thread(&mut self, thread: ThreadId) {
+        Batch::set_thread(self, thread);
     }
 }
 
@@ -51,6 +58,10 @@ impl<W: Write> RunSink for NativeSink<'_, W> {
         self.left = self.left.saturating_sub(records as usize);
         Ok((words, records))
     }
+
+    fn set_thread(&mut self, thread: ThreadId) {
+        self.writer.set_thread(thread);
+    }
 }
 
 impl<R: Read + Send> ToolReader<R> {
@@ -59,6 +70,7 @@ impl<R: Read + Send> ToolReader<R> {
     /// switches and the end record checked).
     fn read_into(&mut self, sink: &mut impl RunSink) -> Result<bool> {
         self.start()?;
+        sink.set_thread(self.thread);
         while sink.room() > 0 {
             if self.state == State::Ended {
                 if self.fill(1)? {
@@ -92,6 +104,7 @@ impl<R: Read + Send> ToolReader<R> {
                     return Ok(false);
                 }
                 self.escape(w)?;
+                sink.set_thread(self.thread);
             }
         }
         Ok(false)

@@ -20,7 +20,8 @@
 use std::io::Read;
 
 use super::encode::{
-    DIRECTORY_LEN, KIND_BITS, KIND_SHIFT, LEN_MASK, PC_EXPLICIT, PC_LAST_INSTR, SLOTS, max_raw_len,
+    DIRECTORY_LEN, KIND_BITS, KIND_SHIFT, LEN_MASK, PC_EXPLICIT, PC_LAST_INSTR, SLOTS,
+    THREAD_SWITCH_LEN, max_raw_len, read_switches,
 };
 use super::{BLOCK_TAG, MAX_BLOCK_LEN, corrupt, crc32, read_exact_or, u32_at};
 use crate::access::AccessKind;
@@ -218,9 +219,11 @@ pub(super) fn decode_columns(
         + 4 * dir.escapes as u64
         + dir.explicit_pcs as u64
         + dir.pc_bytes as u64;
-    if total != raw_len as u64 {
-        return Err("column lengths do not add up to the block length".into());
-    }
+    // What the seven columns leave is the thread switches' column (version 2).
+    let switch_bytes = (raw_len as u64)
+        .checked_sub(total)
+        .filter(|b| b % THREAD_SWITCH_LEN as u64 == 0)
+        .ok_or("column lengths do not add up to the block length")? as usize;
     let cols = &buf[DIRECTORY_LEN..];
     let (meta, rest) = cols.split_at(n);
     let (sizes, rest) = rest.split_at(n);
@@ -266,7 +269,8 @@ pub(super) fn decode_columns(
     if dir.explicit_pcs > 0 && !patch_pcs(meta, pc_lens, pc_col, dir.pc_bytes, &mut batch.pcs) {
         return Err("explicit pcs do not match their columns".into());
     }
-    Ok(())
+    let switches = &pc_col[dir.pc_bytes..dir.pc_bytes + switch_bytes];
+    batch.set_thread_switches(&read_switches(switches))
 }
 
 /// Flag set by [`meta_flags`] for an impossible meta byte.

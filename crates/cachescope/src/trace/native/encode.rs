@@ -13,7 +13,10 @@
 //! 5. escapes, `4 × E` bytes: per size byte 0, the size as u32 LE;
 //! 6. pc lengths, `X` bytes: per explicit pc, its delta length `M` (0–8);
 //! 7. pc bytes, `Σ M` bytes: per explicit pc, pc − the previous explicit pc, `M` bytes LE,
-//!    sign-extended.
+//!    sign-extended;
+//! 8. (version 2) thread switches, the rest of the block, 8 bytes each: the index of the first
+//!    access of the new thread's run (u32 LE) and the thread (u32 LE), in the canonical form of
+//!    [`Batch`](crate::batch::Batch)'s switches; none when the block is all the main thread's.
 //!
 //! **Slots.** The decoder keeps 256 addresses, all 0 at the start of a block; an access's
 //! address is its delta plus the address in its slot, and then replaces it. Which slot an
@@ -39,6 +42,7 @@ mod push;
 mod slots;
 
 pub(super) use block::BlockEncoder;
+pub(super) use block::read_switches;
 pub(crate) use push::{Item, ItemSource};
 
 /// Bits 0–3 of a meta byte: the address delta length.
@@ -54,8 +58,10 @@ pub(crate) const PC_LAST_INSTR: u8 = 0x80;
 /// Prediction slots.
 pub(super) const SLOTS: usize = 256;
 /// Most raw bytes one access can take: meta, size, slot, 8 address bytes, 4 escape bytes, a pc
-/// length and 8 pc bytes.
-const MAX_RAW_PER_ACCESS: usize = 24;
+/// length, 8 pc bytes and a thread switch.
+const MAX_RAW_PER_ACCESS: usize = 24 + THREAD_SWITCH_LEN;
+/// Bytes of one thread switch in the last column.
+pub(super) const THREAD_SWITCH_LEN: usize = 8;
 /// Bytes of the column directory.
 pub(super) const DIRECTORY_LEN: usize = 16;
 

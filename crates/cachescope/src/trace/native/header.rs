@@ -80,11 +80,11 @@ pub(super) fn read<R: Read + ?Sized>(input: &mut R, source: &Source) -> Result<(
         ));
     }
     let version = u32_at(&b, 8);
-    if version != VERSION {
+    if !(1..=VERSION).contains(&version) {
         return Err(corrupt(
             source,
             format!(
-                "native format version {version} is not supported (this build reads {VERSION})"
+                "native format version {version} is not supported (this build reads 1 to {VERSION})"
             ),
         ));
     }

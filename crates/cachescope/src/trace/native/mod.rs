@@ -41,9 +41,11 @@
 //! [`Writer::finish_and_patch_header`]; the index always has them).
 //!
 //! ## Versions
-//! [`VERSION`] is the only version so far. The magic never changes; a later version bumps the
-//! `version` field, keeps a decoder for every older version, and adds a sample file next to
-//! `tests/fixtures/native-v1.cst`, which `tests/native_fixture.rs` decodes exactly.
+//! The magic never changes; a later version bumps the `version` field, keeps a decoder for
+//! every older version, and adds a sample file next to `tests/fixtures/native-v1.cst`, which
+//! `tests/native_fixture.rs` decodes exactly. Version 2 adds each block's thread switches as
+//! an eighth column (empty for a block of the main thread alone, so a single-threaded
+//! version 1 block is a version 2 block); version 1 files read as one thread.
 
 mod compress;
 mod decode;
@@ -72,8 +74,8 @@ use crate::error::{Error, Source, corrupt, truncated};
 /// The first bytes of every native trace (the same for every version; see [`VERSION`]).
 pub const MAGIC: [u8; 8] = *b"CSCOPE\x00\x01";
 
-/// The format version this module writes, and the newest it reads.
-pub const VERSION: u32 = 1;
+/// The format version this module writes, and the newest it reads (it reads every older one).
+pub const VERSION: u32 = 2;
 
 /// The last 8 bytes of a complete native trace.
 pub const END_MAGIC: [u8; 8] = *b"CSCOPEND";

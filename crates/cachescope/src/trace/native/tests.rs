@@ -152,6 +152,37 @@ proptest! {
         prop_assert_eq!(blocks, batches);
     }
 
+    /// Every access keeps its thread, however blocks and batches cut the runs, and a block
+    /// decodes alone (its first accesses' thread is in it).
+    #[test]
+    fn threads_round_trip(
+        raw in prop::collection::vec((access(5), prop_oneof![6 => Just(None), 1 => (1..5u32).prop_map(Some)]), 0..400),
+        block_len in 1..120usize,
+        batch_len in 1..300usize,
+    ) {
+        let accesses = resolve(&raw.iter().map(|r| r.0).collect::<Vec<_>>());
+        let mut thread = crate::MAIN_THREAD;
+        let threaded: Vec<(u32, Access)> = raw.iter().zip(&accesses).map(|(r, &a)| {
+            thread = r.1.unwrap_or(thread);
+            (thread, a)
+        }).collect();
+        let mut w = Writer::with_options(Vec::new(), Header::new(), opts(block_len)).unwrap();
+        for chunk in threaded.chunks(batch_len) {
+            let mut b = Batch::new();
+            for &(t, a) in chunk {
+                b.set_thread(t);
+                b.push(a);
+            }
+            w.write_batch(&b).unwrap();
+        }
+        let (bytes, _) = w.finish().unwrap();
+        let batches = stream(&bytes).unwrap();
+        let read: Vec<(u32, Access)> = batches.iter().flat_map(|b| b.iter_threaded()).collect();
+        prop_assert_eq!(&read, &threaded);
+        let (_, _, blocks) = indexed(&bytes).unwrap();
+        prop_assert_eq!(blocks, batches);
+    }
+
     /// Arbitrary column bytes under a valid checksum must never panic the decoder.
     #[test]
     fn garbage_columns_never_panic(
@@ -355,9 +386,9 @@ fn bad_headers_are_reported() {
     let e = Reader::new(&b"CSCOPE\x00\x02whatever"[..], Source::Memory).unwrap_err();
     assert!(e.to_string().contains("wrong magic"), "{e}");
     let mut bytes = encode(&[], 1, 1);
-    bytes[8] = 2;
+    bytes[8] = 3;
     let e = Reader::new(&bytes[..], Source::Memory).unwrap_err();
-    assert!(e.to_string().contains("version 2 is not supported"), "{e}");
+    assert!(e.to_string().contains("version 3 is not supported"), "{e}");
 
     let long = Header::new().with_metadata("k", "v".repeat(MAX_HEADER_LEN));
     assert!(matches!(

@@ -114,22 +114,31 @@ impl<W: Write> Writer<W> {
             batch.sizes.len() == n && batch.kinds.len() == n && batch.pcs.len() == n,
             "batch columns of different lengths"
         );
-        let mut i = 0;
-        while i < n {
-            let take = (self.opts.block_len - self.enc.len()).min(n - i);
-            let range = i..i + take;
-            self.enc.push_run(
-                &batch.addrs[range.clone()],
-                &batch.sizes[range.clone()],
-                &batch.kinds[range.clone()],
-                &batch.pcs[range],
-            );
-            i += take;
-            if self.enc.len() == self.opts.block_len {
-                self.flush_block()?;
+        for (run, thread) in batch.thread_runs() {
+            self.enc.set_thread(thread);
+            let mut i = run.start;
+            while i < run.end {
+                let take = (self.opts.block_len - self.enc.len()).min(run.end - i);
+                let range = i..i + take;
+                self.enc.push_run(
+                    &batch.addrs[range.clone()],
+                    &batch.sizes[range.clone()],
+                    &batch.kinds[range.clone()],
+                    &batch.pcs[range],
+                );
+                i += take;
+                if self.enc.len() == self.opts.block_len {
+                    self.flush_block()?;
+                }
             }
         }
         Ok(())
+    }
+
+    /// Makes the accesses written from now on `thread`'s ([`Writer::write_items`]' path;
+    /// [`Writer::write_batch`] takes each access's thread from its batch).
+    pub(crate) fn set_thread(&mut self, thread: crate::access::ThreadId) {
+        self.enc.set_thread(thread);
     }
 
     /// Appends the items of `source` until it ends, writing each block as it fills: `record`'s

@@ -3,7 +3,9 @@
 
 use super::super::MAX_BLOCK_LEN;
 use super::slots::SlotPolicy;
-use super::{KIND_BITS, KIND_SHIFT, SLOTS};
+use super::{KIND_BITS, KIND_SHIFT, SLOTS, THREAD_SWITCH_LEN};
+use crate::access::{MAIN_THREAD, ThreadId};
+use crate::batch::{ThreadRun, switch_to};
 
 /// The columns of the block being built. Each is a buffer sized for the largest block (plus
 /// 8 bytes of slack) with a fill level, so the encoding loop ([`BlockEncoder::push_run`])
@@ -31,6 +33,10 @@ pub(in crate::trace::native) struct BlockEncoder {
     pub(super) last_instr: u64,
     /// Previous explicit pc.
     pub(super) prev_pc: u64,
+    /// The block's thread switches (canonical, as a batch's), and the thread of the next
+    /// access, which carries over to the next block.
+    switches: Vec<ThreadRun>,
+    thread: ThreadId,
 }
 
 /// Offsets of the sizes and slots columns in [`BlockEncoder`]'s `fixed` buffer.
@@ -57,6 +63,8 @@ impl Default for BlockEncoder {
             policy: SlotPolicy::default(),
             last_instr: 0,
             prev_pc: 0,
+            switches: Vec::new(),
+            thread: MAIN_THREAD,
         }
     }
 }
@@ -65,6 +73,12 @@ impl BlockEncoder {
     /// Accesses in the block so far.
     pub(in crate::trace::native) fn len(&self) -> usize {
         self.n
+    }
+
+    /// Makes the accesses appended from now on `thread`'s.
+    pub(in crate::trace::native) fn set_thread(&mut self, thread: ThreadId) {
+        switch_to(&mut self.switches, self.n as u32, thread);
+        self.thread = thread;
     }
 
     /// Counts of the block's accesses by kind, read from their meta bytes.
@@ -112,6 +126,18 @@ impl BlockEncoder {
         ] {
             raw.extend_from_slice(col);
         }
+        for r in self.switches.iter().filter(|r| (r.start as usize) < n) {
+            raw.extend_from_slice(&r.start.to_le_bytes());
+            raw.extend_from_slice(&r.thread.to_le_bytes());
+        }
+        self.switches.clear();
+        if self.thread != MAIN_THREAD {
+            // Blocks decode alone: the next one says whose its first accesses are.
+            self.switches.push(ThreadRun {
+                start: 0,
+                thread: self.thread,
+            });
+        }
         self.n = 0;
         (
             self.addrs_len,
@@ -123,4 +149,15 @@ impl BlockEncoder {
         self.last_instr = 0;
         self.prev_pc = 0;
     }
+}
+
+/// The thread switches of a block's last column (`col`, a whole number of
+/// [`THREAD_SWITCH_LEN`]-byte entries).
+pub(in crate::trace::native) fn read_switches(col: &[u8]) -> Vec<ThreadRun> {
+    col.chunks_exact(THREAD_SWITCH_LEN)
+        .map(|e| ThreadRun {
+            start: u32::from_le_bytes(e[..4].try_into().expect("4 bytes")),
+            thread: u32::from_le_bytes(e[4..].try_into().expect("4 bytes")),
+        })
+        .collect()
 }

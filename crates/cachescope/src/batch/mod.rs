@@ -3,8 +3,17 @@
 //! Readers fill batches and analyses consume them. Columns (structure of arrays) let an analysis
 //! that needs only addresses scan one dense slice, and let the native format decode each column
 //! with a tight loop.
+//!
+//! The thread of each access is not a column: threads switch rarely (Valgrind runs one thread
+//! for long slices), so a batch keeps the switches ([`ThreadRun`], `threads.rs`) and an
+//! analysis that ignores threads pays nothing for them.
 
-use crate::access::{Access, AccessKind};
+mod threads;
+
+pub(crate) use threads::switch_to;
+pub use threads::{ThreadRun, ThreadRuns};
+
+use crate::access::{Access, AccessKind, ThreadId};
 
 /// The number of accesses readers aim to put in one batch: large enough that per-batch costs
 /// vanish, small enough (1.5 MiB of columns) to stay in L2/L3 while every analysis reads it.
@@ -14,7 +23,9 @@ pub const BATCH_LEN: usize = 64 * 1024;
 pub const NO_PC: u64 = 0;
 
 /// Accesses in trace order, one column per field. All four columns always have the same length.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Each access belongs to a thread: [`MAIN_THREAD`](crate::access::MAIN_THREAD) unless a
+/// [`Batch::set_thread`] before it said otherwise ([`Batch::thread_runs`] lists them).
+#[derive(Clone, Debug, Default)]
 pub struct Batch {
     /// Byte address of each access.
     pub addrs: Vec<u64>,
@@ -24,6 +35,8 @@ pub struct Batch {
     pub kinds: Vec<AccessKind>,
     /// Instruction address of each access, or [`NO_PC`] when unknown.
     pub pcs: Vec<u64>,
+    /// The thread switches, in canonical form (see `threads.rs`).
+    switches: Vec<ThreadRun>,
 }
 
 impl Batch {
@@ -39,6 +52,7 @@ impl Batch {
             sizes: Vec::with_capacity(n),
             kinds: Vec::with_capacity(n),
             pcs: Vec::with_capacity(n),
+            switches: Vec::new(),
         }
     }
 
@@ -60,12 +74,14 @@ impl Batch {
         self.addrs.len() >= BATCH_LEN
     }
 
-    /// Removes every access, keeping the allocations.
+    /// Removes every access, keeping the allocations; the next access is the main thread's
+    /// unless [`Batch::set_thread`] says otherwise.
     pub fn clear(&mut self) {
         self.addrs.clear();
         self.sizes.clear();
         self.kinds.clear();
         self.pcs.clear();
+        self.switches.clear();
     }
 
     /// Keeps the accesses before the `n + 1`-th one that `counted` accepts (all of them if
@@ -89,6 +105,7 @@ impl Batch {
         self.sizes.truncate(len);
         self.kinds.truncate(len);
         self.pcs.truncate(len);
+        self.truncate_switches(len);
     }
 
     /// Appends one access.
@@ -122,7 +139,41 @@ impl Batch {
     pub fn iter(&self) -> impl ExactSizeIterator<Item = Access> + '_ {
         (0..self.len()).map(|i| self.get(i))
     }
+
+    /// The accesses in order, each with its thread.
+    pub fn iter_threaded(&self) -> impl Iterator<Item = (ThreadId, Access)> + '_ {
+        self.thread_runs()
+            .flat_map(move |(range, t)| range.map(move |i| (t, self.get(i))))
+    }
+
+    /// Appends the accesses `range` of `other`, with their threads; the thread of accesses
+    /// pushed after them is the last one's.
+    pub fn extend_from_range(&mut self, other: &Batch, range: std::ops::Range<usize>) {
+        for (r, t) in other.thread_runs() {
+            let (lo, hi) = (r.start.max(range.start), r.end.min(range.end));
+            if lo < hi {
+                self.set_thread(t);
+                self.addrs.extend_from_slice(&other.addrs[lo..hi]);
+                self.sizes.extend_from_slice(&other.sizes[lo..hi]);
+                self.kinds.extend_from_slice(&other.kinds[lo..hi]);
+                self.pcs.extend_from_slice(&other.pcs[lo..hi]);
+            }
+        }
+    }
 }
+
+impl PartialEq for Batch {
+    /// The same accesses by the same threads (a switch after the last access does not count).
+    fn eq(&self, other: &Batch) -> bool {
+        self.addrs == other.addrs
+            && self.sizes == other.sizes
+            && self.kinds == other.kinds
+            && self.pcs == other.pcs
+            && self.thread_switches() == other.thread_switches()
+    }
+}
+
+impl Eq for Batch {}
 
 impl Extend<Access> for Batch {
     fn extend<I: IntoIterator<Item = Access>>(&mut self, iter: I) {
@@ -141,40 +192,4 @@ impl FromIterator<Access> for Batch {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn push_get_round_trip() {
-        let a = Access {
-            addr: 0x1000,
-            size: 8,
-            kind: AccessKind::Modify,
-            pc: Some(0x400),
-        };
-        let b = Access::load(0x2000, 4);
-        let batch: Batch = [a, b].into_iter().collect();
-        assert_eq!(batch.len(), 2);
-        assert_eq!(batch.iter().collect::<Vec<_>>(), vec![a, b]);
-    }
-
-    #[test]
-    fn keep_counted_cuts_after_the_nth_counted_access() {
-        let i = Access {
-            kind: AccessKind::Instr,
-            ..Access::load(0x400, 4)
-        };
-        let d = |a| Access::load(a, 8);
-        let all: Batch = [i, d(0), i, d(8), i, d(16)].into_iter().collect();
-        let data = |k| k != AccessKind::Instr;
-        for (n, kept, len) in [(0, 0, 0), (1, 1, 2), (2, 2, 4), (3, 3, 6), (9, 3, 6)] {
-            let mut b = all.clone();
-            assert_eq!(b.keep_counted(n, data), kept, "n = {n}");
-            assert_eq!(b.len(), len, "n = {n}");
-            assert_eq!(
-                b.iter().collect::<Vec<_>>(),
-                all.iter().take(len).collect::<Vec<_>>()
-            );
-        }
-    }
-}
+mod tests;
