@@ -9,22 +9,35 @@ use std::path::Path;
 
 use crate::args::{InputArgs, ReadArgs};
 
-/// Opens the trace or starts the workload or program the flags name. A program runs once per
-/// process: a second call reads the trace the first one saved (see [`open_twice`]).
+/// Opens the trace or starts the workload or program the flags name, keeping `--thread`'s
+/// references alone when it is given. A program runs once per process: a second call reads
+/// the trace the first one saved (see [`open_twice`]).
 pub fn open(args: &InputArgs, line_size: LineSize) -> Result<Trace> {
-    if !args.program.is_empty() {
-        return crate::program::open(&args.program, args.save.as_deref(), false, false);
-    }
-    open_other(args, line_size)
+    let trace = if args.program.is_empty() {
+        open_other(args, line_size)?
+    } else {
+        crate::program::open(&args.program, args.save.as_deref(), false, false)?
+    };
+    Ok(filtered(trace, args))
 }
 
 /// [`open`] for a command that will open its input a second time: a program's trace is kept
 /// (in `--save`'s file, or a temporary one) for the second pass.
 pub fn open_twice(args: &InputArgs, line_size: LineSize) -> Result<Trace> {
-    if !args.program.is_empty() {
-        return crate::program::open(&args.program, args.save.as_deref(), true, false);
+    let trace = if args.program.is_empty() {
+        open_other(args, line_size)?
+    } else {
+        crate::program::open(&args.program, args.save.as_deref(), true, false)?
+    };
+    Ok(filtered(trace, args))
+}
+
+/// `trace`, read through `--thread`'s filter when it is given.
+fn filtered(mut trace: Trace, args: &InputArgs) -> Trace {
+    if let Some(t) = args.thread {
+        trace.only_thread(t);
     }
-    open_other(args, line_size)
+    trace
 }
 
 fn open_other(args: &InputArgs, line_size: LineSize) -> Result<Trace> {

@@ -91,15 +91,16 @@ fn shared_native_file(trace: &Trace, rank: i32) -> Option<PathBuf> {
     match trace.source() {
         Source::File(p)
             if trace.format() == Some(Format::Native)
-                && trace.compression() == Compression::None =>
+                && trace.compression() == Compression::None
+                && trace.thread_filter().is_none() =>
         {
             Some(p.clone())
         }
         _ => {
             if rank == 0 {
                 eprintln!(
-                    "cachescope: note: MPI splits native traces only (cachescope convert TRACE \
-                     OUT.cst); rank 0 reads {} alone",
+                    "cachescope: note: MPI splits whole native traces only (cachescope convert \
+                     TRACE OUT.cst; not with --thread); rank 0 reads {} alone",
                     trace.source()
                 );
             }

@@ -168,13 +168,18 @@ fn partial_path(path: &Path) -> PathBuf {
 /// `sample -- PROG` and `mrc --method statcache|statstack -- PROG`: StatCache's sampler runs
 /// inside the tool and only the samples' reuses cross the pipe; the profile equals sampling the
 /// run's full trace. `None` (sample the full stream instead) when the input is not a program,
-/// when --save wants the trace, or where the tool cannot run.
+/// when --save wants the trace or --thread one thread, or where the tool cannot run.
 pub fn sample_in_tool(
     input: &crate::args::InputArgs,
     options: cachescope::sampling::SamplerOptions,
     quiet: bool,
 ) -> Result<Option<cachescope::sampling::Profile>> {
-    if input.program.is_empty() || input.save.is_some() || tool_status().is_err() {
+    // The tool's sampler sees every thread: one thread's profile needs its stream.
+    if input.program.is_empty()
+        || input.save.is_some()
+        || input.thread.is_some()
+        || tool_status().is_err()
+    {
         return Ok(None);
     }
     let (program, args) = input.program.split_first().context("no program to run")?;

@@ -31,6 +31,10 @@ pub struct InputArgs {
     /// pass).
     #[arg(long, value_name = "TRACE", requires = "program")]
     pub save: Option<PathBuf>,
+    /// Analyse the references of this thread alone (thread ids as `stats` lists them; 1 is
+    /// the program's first thread and the one thread of a single-stream format).
+    #[arg(long, value_name = "ID")]
+    pub thread: Option<cachescope::ThreadId>,
     #[command(flatten)]
     pub params: WorkloadParams,
     #[command(flatten)]

@@ -68,6 +68,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
         read: args.read,
         program: Vec::new(),
         save: None,
+        thread: None,
     };
     // A recorded trace's event log (TRACE.events) adds the data-structure attribution.
     let events = match &input.trace {
