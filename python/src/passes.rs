@@ -5,7 +5,7 @@
 use cachescope::analysis::Analysis;
 use cachescope::method::{self, MrcOptions};
 use cachescope::models::hotl::FootprintAnalysis;
-use cachescope::parallel::{FootprintPlan, StatsPlan};
+use cachescope::parallel::{Both, Chunked, FootprintPlan, PerThreadPlan, StatsPlan};
 use cachescope::pass::{Analyses, Pass, Plan, Sampling};
 use cachescope::reuse::{Options, StackDistanceAnalysis};
 use cachescope::sampling::{Profile, Sampler, SamplerOptions};
@@ -27,10 +27,10 @@ pub fn stats(
 ) -> Result<String> {
     let mut trace = spec.open(line_size)?;
     let plan = StatsPlan { line_size };
-    let stats = Pass::new(threads)
+    let (stats, per_thread) = Pass::new(threads)
         .with_progress(progress)
-        .run(&mut trace, Plan(&plan))?;
-    Ok(pretty(&StatsReport::new(&trace, stats)))
+        .run(&mut trace, Plan(&Both(plan, PerThreadPlan(plan))))?;
+    Ok(pretty(&StatsReport::new(&trace, stats, &per_thread)))
 }
 
 /// `cachescope mrc --json`: the curve of any method.
@@ -103,6 +103,10 @@ pub fn analyse(
     let options = opts.options;
     let mut trace = spec.open(options.line_size)?;
     let mut stats = StatsAnalysis::new(options.line_size);
+    let per_thread = PerThreadPlan(StatsPlan {
+        line_size: options.line_size,
+    });
+    let mut thread_stats = per_thread.worker(0);
     let mut sd = StackDistanceAnalysis::new(options);
     let mut fp = FootprintAnalysis::new(options, &[])?;
     let mut sampler = Sampler::new(opts.sampler())?;
@@ -119,6 +123,7 @@ pub fn analyse(
     }
     if has("stats") {
         chosen.push(&mut stats);
+        chosen.push(&mut thread_stats);
     }
     if has("mrc") {
         chosen.push(&mut sd);
@@ -133,10 +138,11 @@ pub fn analyse(
         .with_progress(progress)
         .run(&mut trace, Analyses(&mut chosen))?;
     let profile = has("sample").then(|| sampler.finish().with_source(trace.source().to_string()));
+    let threads = per_thread.finish(per_thread.seal(thread_stats));
     let mut out = Vec::new();
     for name in names {
         out.push(match name.as_str() {
-            "stats" => pretty(&StatsReport::new(&trace, stats.finish())),
+            "stats" => pretty(&StatsReport::new(&trace, stats.finish(), &threads)),
             "mrc" => pretty(&method::curve_from(
                 method::Measured::StackDistances(&sd.finish()),
                 opts,

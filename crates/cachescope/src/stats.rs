@@ -76,15 +76,58 @@ pub struct StatsReport {
     pub skipped_lines: u64,
     /// What detection assumed where the input was ambiguous.
     pub notes: Vec<String>,
+    /// Each thread's share, in thread order (one entry for a single-threaded trace); their
+    /// references add up to the trace's, their distinct lines need not.
+    pub threads: Vec<ThreadStats>,
+}
+
+/// One thread's references in a [`StatsReport`].
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct ThreadStats {
+    /// The thread (docs/threads.md).
+    pub thread: crate::access::ThreadId,
+    /// Its data references.
+    pub refs: u64,
+    /// Its loads, stores and modifies.
+    pub loads: u64,
+    /// Stores.
+    pub stores: u64,
+    /// Modifies.
+    pub modifies: u64,
+    /// Its instruction fetches.
+    pub instructions: u64,
+    /// Distinct lines its data references touch.
+    pub distinct_lines: u64,
+}
+
+impl ThreadStats {
+    /// Thread `thread`'s entry from the statistics of its references alone.
+    pub fn new(thread: crate::access::ThreadId, s: &TraceStats) -> ThreadStats {
+        ThreadStats {
+            thread,
+            refs: s.refs,
+            loads: s.loads,
+            stores: s.stores,
+            modifies: s.modifies,
+            instructions: s.instructions,
+            distinct_lines: s.distinct_lines,
+        }
+    }
 }
 
 impl StatsReport {
-    /// The report for `stats` computed over `trace`.
-    pub fn new(trace: &crate::trace::Trace, stats: TraceStats) -> StatsReport {
+    /// The report for `stats` computed over `trace`, with the statistics of each thread's
+    /// references (a [`PerThreadPlan`](crate::parallel::PerThreadPlan) of the same pass).
+    pub fn new(
+        trace: &crate::trace::Trace,
+        stats: TraceStats,
+        threads: &[(crate::access::ThreadId, TraceStats)],
+    ) -> StatsReport {
         StatsReport {
             source: trace.source().to_string(),
             format: trace.format_name().to_string(),
             compression: trace.compression().name().to_string(),
+            threads: threads.iter().map(|(t, s)| ThreadStats::new(*t, s)).collect(),
             stats,
             skipped_lines: trace.diagnostics().skipped_lines,
             notes: trace

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
-use cachescope::parallel::StatsPlan;
+use cachescope::parallel::{Both, PerThreadPlan, StatsPlan};
 use cachescope::pass::Plan;
 use cachescope::stats::StatsReport;
 use cachescope::units::{Precision, format_bytes, thousands};
@@ -34,8 +34,10 @@ pub fn run(args: StatsArgs) -> Result<()> {
     let plan = StatsPlan {
         line_size: args.run.line_size,
     };
-    let stats = drive(&mut trace, Plan(&plan), &args.run)?;
-    let report = StatsReport::new(&trace, stats);
+    // The trace and each of its threads, in one pass.
+    let both = Both(plan, PerThreadPlan(plan));
+    let (stats, threads) = drive(&mut trace, Plan(&both), &args.run)?;
+    let report = StatsReport::new(&trace, stats, &threads);
     output::emit(&report, Format::from_flags(args.json, args.csv))
 }
 
@@ -98,7 +100,32 @@ pub fn render(r: &StatsReport) -> String {
     if r.skipped_lines > 0 {
         let _ = writeln!(o, "skipped lines      {}", thousands(r.skipped_lines));
     }
+    if r.threads.len() > 1 {
+        render_threads(&mut o, r);
+    }
     o
+}
+
+/// The per-thread table, for a trace with more than one thread.
+fn render_threads(o: &mut String, r: &StatsReport) {
+    let _ = writeln!(o, "threads            {}", r.threads.len());
+    let _ = writeln!(
+        o,
+        "  {:>6}  {:>14}  {:>7}  {:>14}  {:>12}",
+        "thread", "data refs", "share", "instr fetches", "lines"
+    );
+    for t in &r.threads {
+        let share = t.refs as f64 / r.stats.refs.max(1) as f64;
+        let _ = writeln!(
+            o,
+            "  {:>6}  {:>14}  {:>6.1}%  {:>14}  {:>12}",
+            t.thread,
+            thousands(t.refs),
+            100.0 * share,
+            thousands(t.instructions),
+            thousands(t.distinct_lines)
+        );
+    }
 }
 
 /// A header and one row: the numeric fields of `--json`.

@@ -20,8 +20,10 @@
 
 mod measured;
 mod names;
+mod per_thread;
 
 pub use measured::{Measure, Measured, curve_from};
+pub use per_thread::{ThreadRun, mrc_per_thread};
 
 use crate::error::{Error, Result};
 use crate::models::hotl;
@@ -224,34 +226,51 @@ pub fn mrc<H: Hooks>(
             curve_from(Measured::Simulated(opt.finish(sizes)?), opts)?
         }
         Measure::RandomReplacement => {
-            if sizes.len() > 4096 {
-                return Err(invalid(format!(
-                    "exact random replacement simulates one cache per size; {} sizes is too many \
-                     (at most 4096)",
-                    sizes.len()
-                ))
-                .into());
-            }
+            check_random_sizes(sizes)?;
             let mut rr = RandomReplacementAnalysis::new(options, sizes, opts.seed);
             pass.run(trace, Analyses(&mut [&mut rr]))?;
             curve_from(Measured::Simulated(rr.finish()), opts)?
         }
         Measure::Simulation(sim) => {
-            let (rate, min_sets) = match opts.method {
-                Method::Mini => (opts.mini_rate, opts.mini_min_sets),
-                _ => (1.0, 1),
-            };
-            let mut mini = crate::mini::MiniSim::with_min_sets(
-                options, sim, opts.ways, sizes, rate, min_sets,
-            )?;
-            if opts.mini_unadjusted {
-                mini = mini.unadjusted();
-            }
+            let mut mini = simulation(opts, sim)?;
             pass.run(trace, Analyses(&mut [&mut mini]))?;
             curve_from(Measured::Simulated(mini.finish()), opts)?
         }
     };
     Ok(MrcRun { mrc, profile: None })
+}
+
+/// Refuses more sizes than exact random replacement simulates (one cache each).
+fn check_random_sizes(sizes: &[u64]) -> Result<()> {
+    if sizes.len() > 4096 {
+        return Err(invalid(format!(
+            "exact random replacement simulates one cache per size; {} sizes is too many \
+             (at most 4096)",
+            sizes.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The caches of a simulated curve of `policy`: whole for `exact`, miniatures for `mini`.
+fn simulation(opts: &MrcOptions, policy: crate::sim::Policy) -> Result<crate::mini::MiniSim> {
+    let (rate, min_sets) = match opts.method {
+        Method::Mini => (opts.mini_rate, opts.mini_min_sets),
+        _ => (1.0, 1),
+    };
+    let mini = crate::mini::MiniSim::with_min_sets(
+        opts.options,
+        policy,
+        opts.ways,
+        &opts.sizes,
+        rate,
+        min_sets,
+    )?;
+    Ok(if opts.mini_unadjusted {
+        mini.unadjusted()
+    } else {
+        mini
+    })
 }
 
 /// The curve a sampled method (StatCache or StatStack) models from `profile`, which must have

@@ -19,6 +19,9 @@
 //! | [`FootprintPlan`] | [`crate::models::hotl::Footprint`] | each line's first and last local position |
 //! | [`StatsPlan`] | [`crate::stats::TraceStats`] | its sets of lines (union) |
 //!
+//! Any of them per thread of the trace ([`PerThreadPlan`]: one instance per thread, merged
+//! thread by thread) or two side by side ([`Both`]), in the same pass.
+//!
 //! Stack distances follow Niu et al. (PARDA, IPDPS 2012): inside a chunk every reuse is
 //! resolved locally (every reference between the two is in the chunk); a chunk's first
 //! reference to a line is resolved against the chunks before it by replaying the chunk's lines,
@@ -38,9 +41,11 @@
 //! JSON of 1, 2 and 4 threads and of adversarial chunkings byte for byte.
 
 mod check;
+mod count;
 mod cut;
 mod decode;
 mod footprint;
+mod per_thread;
 mod reuse;
 mod sampled;
 mod sampled_range;
@@ -51,7 +56,9 @@ pub mod wire;
 pub use check::run_chunks;
 pub use cut::split_blocks;
 pub use decode::decode_in_parallel;
+pub use count::{Count, CountPlan};
 pub use footprint::FootprintPlan;
+pub use per_thread::{Both, BothWorkers, PerThreadPlan};
 pub use reuse::{
     ReuseTimePartial, ReuseTimePlan, ReuseTimeWorker, StackDistancePartial, StackDistancePlan,
     StackDistanceWorker,

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use super::{Compression, Format, Radix, champsim, native};
 use crate::AccessKind;
+use crate::access::ThreadId;
 use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 
@@ -55,12 +56,17 @@ pub fn writer(
     }
     if format == Format::Champsim {
         let inner = champsim::Writer::new(BufWriter::with_capacity(1 << 20, out), sink.clone());
-        return Ok(Box::new(ChampsimSink { inner, sink }));
+        return Ok(Box::new(ChampsimSink {
+            inner,
+            sink,
+            threads: Threads::default(),
+        }));
     }
     Ok(Box::new(TextSink {
         out: BufWriter::with_capacity(1 << 20, out),
         format,
         sink,
+        threads: Threads::default(),
     }))
 }
 
@@ -145,13 +151,38 @@ impl AccessWriter for NativeSink {
     }
 }
 
+/// The threads a single-stream format merged, for the note that says so.
+#[derive(Default)]
+struct Threads(std::collections::BTreeSet<ThreadId>);
+
+impl Threads {
+    fn saw(&mut self, batch: &Batch) {
+        self.0.extend(batch.thread_runs().map(|(_, t)| t));
+    }
+
+    /// The note for `format` when it merged more than one thread.
+    fn note(&self, format: Format) -> Option<String> {
+        (self.0.len() > 1).then(|| {
+            let ids: Vec<String> = self.0.iter().map(ToString::to_string).collect();
+            format!(
+                "the references of {} threads ({}) are merged into one stream, in trace order: \
+                 {format} has no thread field (the native format keeps them)",
+                ids.len(),
+                ids.join(", ")
+            )
+        })
+    }
+}
+
 struct ChampsimSink {
     inner: champsim::Writer<BufWriter<Compressed>>,
     sink: Source,
+    threads: Threads,
 }
 
 impl AccessWriter for ChampsimSink {
     fn write_batch(&mut self, batch: &Batch) -> Result<()> {
+        self.threads.saw(batch);
         self.inner.write_batch(batch)
     }
     fn finish(self: Box<Self>) -> Result<()> {
@@ -164,7 +195,9 @@ impl AccessWriter for ChampsimSink {
         inner.finish().map_err(|e| Error::io(&sink, e))
     }
     fn notes(&self) -> Vec<String> {
-        self.inner.losses().notes()
+        let mut notes = self.inner.losses().notes();
+        notes.extend(self.threads.note(Format::Champsim));
+        notes
     }
 }
 
@@ -172,10 +205,16 @@ struct TextSink {
     out: BufWriter<Compressed>,
     format: Format,
     sink: Source,
+    threads: Threads,
 }
 
 impl AccessWriter for TextSink {
+    fn notes(&self) -> Vec<String> {
+        self.threads.note(self.format).into_iter().collect()
+    }
+
     fn write_batch(&mut self, batch: &Batch) -> Result<()> {
+        self.threads.saw(batch);
         for i in 0..batch.len() {
             write_text_record(&mut self.out, self.format, batch, i)
                 .map_err(|e| Error::io(&self.sink, e))?;

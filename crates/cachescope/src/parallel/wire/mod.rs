@@ -46,6 +46,7 @@
 
 mod bytes;
 mod footprint;
+mod per_thread;
 mod reuse;
 mod sampled;
 mod stack;

@@ -21,3 +21,17 @@ impl<A: Analysis + ?Sized> Analysis for Box<A> {
         (**self).observe(batch)
     }
 }
+
+mod per_thread;
+
+pub use per_thread::PerThread;
+
+/// An analysis that could not be made (a per-thread instance whose spill file could not be
+/// created, say) observes nothing: its error is the caller's when it asks for the result.
+impl<A: Analysis> Analysis for Result<A, crate::Error> {
+    fn observe(&mut self, batch: &Batch) {
+        if let Ok(a) = self {
+            a.observe(batch)
+        }
+    }
+}

@@ -14,6 +14,8 @@ use crate::args::{InputArgs, RunArgs, SamplingArgs, SizeArgs};
 use crate::input;
 use crate::output::{self, Format, Output};
 
+mod per_thread;
+
 /// The replacement policy a curve models: the library's, taken by name.
 pub use cachescope::method::CurvePolicy as ReplacementPolicy;
 /// How a miss-ratio curve is obtained: the library's methods, taken by name.
@@ -62,6 +64,10 @@ pub struct MrcArgs {
     /// Count instruction fetches too (a unified cache).
     #[arg(long)]
     pub include_instructions: bool,
+    /// A curve per thread of the trace, in the same single pass (every method); each equals
+    /// the curve `--thread ID` gives.
+    #[arg(long, conflicts_with = "thread")]
+    pub per_thread: bool,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print one JSON object: {"method", "policy", "line_size", "points": [...]}.
@@ -102,6 +108,9 @@ pub fn run(args: MrcArgs) -> Result<()> {
     };
     // Asking a model for another policy fails before any program runs.
     opts.policy()?;
+    if args.per_thread {
+        return per_thread::run(&args, &opts);
+    }
     let run = if let Some(profile) = input::profile(&args.input)? {
         // A profile needs no pass: rank 0 alone models it under MPI.
         #[cfg(feature = "mpi")]
@@ -147,7 +156,7 @@ pub fn run(args: MrcArgs) -> Result<()> {
 }
 
 /// The comment lines of the table: the samples behind a model, the miniatures' rate.
-fn notes(run: &MrcRun, opts: &MrcOptions) -> Vec<String> {
+pub(super) fn notes(run: &MrcRun, opts: &MrcOptions) -> Vec<String> {
     let mut notes = Vec::new();
     if let Some(p) = &run.profile {
         notes.push(sample_note(p));

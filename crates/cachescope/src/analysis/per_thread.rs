@@ -1,0 +1,72 @@
+//! [`PerThread`]: any analysis, one instance per thread of the trace, in one pass.
+//!
+//! Threads enter where data enters (each batch says whose its accesses are, see
+//! [`Batch::thread_runs`]); an analysis gets a per-thread view by composition, never by a
+//! thread parameter of its own. The instance of thread `t` sees exactly the references the
+//! whole analysis would see over the trace read with
+//! [`Trace::only_thread`](crate::trace::Trace::only_thread)`(t)`, in order, so its result is
+//! the same.
+
+use std::collections::BTreeMap;
+
+use super::Analysis;
+use crate::access::ThreadId;
+use crate::batch::Batch;
+
+/// One `A` per thread met, made by a factory when the thread first appears.
+pub struct PerThread<A> {
+    make: Box<dyn FnMut(ThreadId) -> A + Send>,
+    parts: BTreeMap<ThreadId, A>,
+    /// One thread's run of a batch with several, copied out.
+    run: Batch,
+}
+
+impl<A> PerThread<A> {
+    /// An instance per thread, each made by `make(thread)`.
+    pub fn new(make: impl FnMut(ThreadId) -> A + Send + 'static) -> PerThread<A> {
+        PerThread {
+            make: Box::new(make),
+            parts: BTreeMap::new(),
+            run: Batch::with_capacity(0),
+        }
+    }
+
+    /// The instances, in thread order.
+    pub fn into_parts(self) -> BTreeMap<ThreadId, A> {
+        self.parts
+    }
+
+    /// The instance of `thread`, made now if it is new.
+    fn part(&mut self, thread: ThreadId) -> &mut A {
+        let make = &mut self.make;
+        self.parts.entry(thread).or_insert_with(|| make(thread))
+    }
+}
+
+impl<A: Analysis> Analysis for PerThread<A> {
+    fn observe(&mut self, batch: &Batch) {
+        if batch.is_empty() {
+            return;
+        }
+        if let Some(t) = batch.single_thread() {
+            // The usual case (Valgrind switches threads rarely): no copy.
+            self.part(t).observe(batch);
+            return;
+        }
+        let mut run = std::mem::take(&mut self.run);
+        for (range, t) in batch.thread_runs() {
+            run.clear();
+            run.extend_from_range(batch, range);
+            self.part(t).observe(&run);
+        }
+        self.run = run;
+    }
+}
+
+impl<A> std::fmt::Debug for PerThread<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PerThread")
+            .field("threads", &self.parts.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
