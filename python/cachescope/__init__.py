@@ -24,7 +24,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 from . import _native
 from ._native import CachescopeError
-from ._results import Curve, Document, Footprint, Profile
+from ._results import Curve, Document, Footprint, Profile, ThreadCurves
 
 __all__ = [
     "CachescopeError",
@@ -32,6 +32,7 @@ __all__ = [
     "Document",
     "Footprint",
     "Profile",
+    "ThreadCurves",
     "Trace",
     "analyse",
     "load_profile",
@@ -107,6 +108,12 @@ class Trace:
         """The source as results name it (a path, or a workload's name)."""
         return self._native.name
 
+    def thread(self, thread: int) -> "Trace":
+        """The references of thread ``thread`` alone (``--thread ID``): every analysis of the
+        result sees that thread's stream. Thread ids are those ``stats()`` lists under
+        ``threads``; a single-stream trace is thread 1."""
+        return Trace(self._native.thread(int(thread)))
+
     def stats(self, line_size: Size = 64, threads: Optional[int] = None, progress: Progress = None) -> Document:
         """Reference counts by kind, distinct lines, bytes touched (``cachescope stats``)."""
         return Document(_native.stats(self._native, _size(line_size), _threads(threads), _progress(progress)))
@@ -128,7 +135,8 @@ class Trace:
         progress: Progress = None,
         mini_min_sets: int = 64,
         mini_unadjusted: bool = False,
-    ) -> Curve:
+        per_thread: bool = False,
+    ) -> Union[Curve, ThreadCurves]:
         """A miss-ratio curve (``cachescope mrc``).
 
         method: ``exact`` (LRU stack distances for every size, or per-size simulation for
@@ -138,14 +146,16 @@ class Trace:
         ``mini_unadjusted``). policy: ``lru`` (default), ``random``,
         ``opt``, ``fifo``, ``plru``, ``srrip``, ``brrip``, ``drrip``; the models take only the
         policy they model. ways: set-associative caches (Smith's formula for exact LRU and
-        HOTL, simulation otherwise).
+        HOTL, simulation otherwise). per_thread: a curve per thread of the trace from one pass
+        (``mrc --per-thread``), returned as :class:`ThreadCurves`; each equals
+        ``trace.thread(id).mrc(...)``.
         """
         doc = _native.mrc(
             self._native, method, policy, _sizes(sizes), _size(line_size), include_instructions,
             seed, rate, slot, ways, estimate_cold, mini_rate, _threads(threads), _progress(progress),
-            mini_min_sets, mini_unadjusted,
+            mini_min_sets, mini_unadjusted, per_thread,
         )
-        return Curve(doc)
+        return ThreadCurves(doc) if per_thread else Curve(doc)
 
     def footprint(
         self,
@@ -285,10 +295,12 @@ class Trace:
         return f"<Trace {self.name}>"
 
 
-def open(path, format: str = "auto") -> Trace:  # noqa: A001 - the package's verb, as in the issue
+def open(path, format: str = "auto", thread: Optional[int] = None) -> Trace:  # noqa: A001 - the package's verb, as in the issue
     """A trace file of any format cachescope reads (lackey, plain, din, binary, native, each
-    optionally gzip/zstd/xz-compressed); ``format`` forces one."""
-    return Trace(_native.open_file(str(path), format))
+    optionally gzip/zstd/xz-compressed); ``format`` forces one; ``thread`` keeps that thread's
+    references alone (as :meth:`Trace.thread`)."""
+    t = Trace(_native.open_file(str(path), format))
+    return t if thread is None else t.thread(thread)
 
 
 def workload(name: str, seed: int = 1, refs: Optional[int] = None, **params) -> Trace:

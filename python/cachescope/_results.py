@@ -87,6 +87,47 @@ class Curve:
         return f"<Curve {self.method} {self.policy}, {len(self)} sizes, {self.line_size}-B lines>"
 
 
+class ThreadCurves:
+    """A curve per thread (``mrc --per-thread``): ``curves[thread]`` is that thread's
+    :class:`Curve` (the points ``trace.thread(thread).mrc(...)`` gives), ``refs[thread]`` its
+    references, ``threads`` the thread ids in order; ``method``, ``policy``, ``line_size`` and
+    ``json`` (the command line's document) as for a curve.
+    """
+
+    def __init__(self, document: str):
+        self.json: str = document
+        d = _json.loads(document)
+        self.method: str = d["method"]
+        self.policy: str = d["policy"]
+        self.line_size: int = d["line_size"]
+        self.threads = [t["thread"] for t in d["threads"]]
+        self.refs: Dict[int, int] = {t["thread"]: t["refs"] for t in d["threads"]}
+        self.curves: Dict[int, Curve] = {}
+        for t in d["threads"]:
+            one = {"method": self.method, "policy": self.policy, "line_size": self.line_size, "points": t["points"]}
+            self.curves[t["thread"]] = Curve(_json.dumps(one))
+
+    def __getitem__(self, thread: int) -> "Curve":
+        return self.curves[thread]
+
+    def __len__(self) -> int:
+        return len(self.threads)
+
+    def to_pandas(self):
+        """A long DataFrame: thread, refs and the columns of :meth:`Curve.to_pandas`."""
+        pd = _pandas()
+        frames = []
+        for t in self.threads:
+            f = self.curves[t].to_pandas()
+            f.insert(0, "refs", self.refs[t])
+            f.insert(0, "thread", t)
+            frames.append(f)
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+    def __repr__(self) -> str:
+        return f"<ThreadCurves {self.method} {self.policy}, threads {self.threads}>"
+
+
 class Footprint:
     """The average footprint fp(w): distinct lines in a window of w references (HOTL).
 

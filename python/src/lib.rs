@@ -48,6 +48,16 @@ impl NativeSource {
     fn name(&self) -> String {
         self.spec.describe()
     }
+
+    /// The references of thread `thread` alone (`--thread ID`).
+    fn thread(&self, thread: cachescope::ThreadId) -> NativeSource {
+        NativeSource {
+            spec: Spec::Thread {
+                inner: Box::new(self.spec.clone()),
+                thread,
+            },
+        }
+    }
 }
 
 /// A trace file; `format` is `auto` (detected from the content) or a format name.

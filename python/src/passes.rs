@@ -41,6 +41,14 @@ pub fn mrc(spec: &Spec, opts: &MrcOptions, progress: Progress) -> Result<String>
     Ok(pretty(&run.mrc))
 }
 
+/// `cachescope mrc --per-thread --json`: a curve per thread from one pass.
+pub fn mrc_per_thread(spec: &Spec, opts: &MrcOptions, progress: Progress) -> Result<String> {
+    let mut trace = spec.open(opts.options.line_size)?;
+    let mut pass = Pass::new(opts.threads).with_progress(progress);
+    let runs = method::mrc_per_thread(&mut trace, opts, &mut pass)?;
+    Ok(pretty(&method::ThreadCurves::new(&runs, opts)?))
+}
+
 /// `cachescope sample`: the profile of sampling the source.
 pub fn sample(
     spec: &Spec,

@@ -75,7 +75,7 @@ pub(crate) fn mrc_options(
 
 /// `cachescope mrc --json`: any method's curve.
 #[pyfunction]
-#[pyo3(signature = (source, method, policy, sizes, line_size, include_instructions, seed, rate, slot, ways, estimate_cold, mini_rate, threads, progress_cb = None, mini_min_sets = cachescope::method::DEFAULT_MINI_MIN_SETS, mini_unadjusted = false))]
+#[pyo3(signature = (source, method, policy, sizes, line_size, include_instructions, seed, rate, slot, ways, estimate_cold, mini_rate, threads, progress_cb = None, mini_min_sets = cachescope::method::DEFAULT_MINI_MIN_SETS, mini_unadjusted = false, per_thread = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn mrc(
     py: Python<'_>,
@@ -95,6 +95,7 @@ pub fn mrc(
     progress_cb: Option<Py<PyAny>>,
     mini_min_sets: u64,
     mini_unadjusted: bool,
+    per_thread: bool,
 ) -> PyResult<String> {
     let mut opts = mrc_options(
         method,
@@ -113,8 +114,14 @@ pub fn mrc(
     opts.mini_min_sets = mini_min_sets;
     opts.mini_unadjusted = mini_unadjusted;
     let spec = source.spec.clone();
-    py.detach(move || passes::mrc(&spec, &opts, progress(progress_cb)))
-        .map_err(err)
+    py.detach(move || {
+        if per_thread {
+            passes::mrc_per_thread(&spec, &opts, progress(progress_cb))
+        } else {
+            passes::mrc(&spec, &opts, progress(progress_cb))
+        }
+    })
+    .map_err(err)
 }
 
 /// `cachescope sample`: the profile of sampling the source.

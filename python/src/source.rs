@@ -25,6 +25,13 @@ pub enum Spec {
         /// Its parameters.
         params: Params,
     },
+    /// One thread's references of another source (`--thread ID`).
+    Thread {
+        /// The whole source.
+        inner: Box<Spec>,
+        /// The thread kept.
+        thread: cachescope::ThreadId,
+    },
 }
 
 impl Spec {
@@ -49,6 +56,11 @@ impl Spec {
                     Source::Workload(workload.name().into()),
                 ))
             }
+            Spec::Thread { inner, thread } => {
+                let mut trace = inner.open(line_size)?;
+                trace.only_thread(*thread);
+                Ok(trace)
+            }
         }
     }
 
@@ -57,6 +69,7 @@ impl Spec {
         match self {
             Spec::File { path, .. } => path.display().to_string(),
             Spec::Workload { workload, .. } => workload.name().into(),
+            Spec::Thread { inner, thread } => format!("{} thread {thread}", inner.describe()),
         }
     }
 }

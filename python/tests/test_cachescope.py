@@ -244,3 +244,30 @@ def test_attribute_equals_the_cli(trace, tmp_path):
     assert got.json == want
     text = (tmp_path / "cg.out").read_text()
     assert text.startswith("desc:") or "events:" in text
+
+
+@needs_cli
+@pytest.mark.skipif(not shutil.which("valgrind") or not shutil.which("cc"), reason="valgrind or cc missing")
+def test_threads_per_thread_curves_and_one_thread_equal_the_cli(tmp_path):
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "threads", "working_sets.c")
+    exe = tmp_path / "ws"
+    subprocess.run(["cc", "-O1", "-pthread", "-o", str(exe), src], check=True)
+    path = tmp_path / "ws.cst"
+    try:
+        cli("record", "-q", "-o", str(path), "--", str(exe))
+    except subprocess.CalledProcessError as e:
+        pytest.skip(f"cachescope's Valgrind tool cannot run here: {e.stderr}")
+    t = cs.open(path)
+    st = t.stats()
+    assert st["threads"] == json.loads(cli("stats", "--json", str(path)))["threads"]
+    assert [x["thread"] for x in st["threads"]] == [1, 2, 3]
+    per = t.mrc(method="statstack", sizes=SIZES, per_thread=True, rate=0.01)
+    want = cli("mrc", str(path), "--json", "--per-thread", "--method", "statstack", "--rate", "0.01",
+               "--sizes", ",".join(SIZES))
+    assert json.loads(per.json) == json.loads(want)
+    assert per.threads == [1, 2, 3]
+    one = cs.open(path, thread=3).mrc(method="statstack", sizes=SIZES, rate=0.01)
+    assert one.miss_ratio_warm.tolist() == per[3].miss_ratio_warm.tolist()
+    assert t.thread(2).stats()["refs"] == per.refs[2]
+    with pytest.raises(cs.CachescopeError, match="thread 9 does not appear"):
+        t.thread(9).stats()

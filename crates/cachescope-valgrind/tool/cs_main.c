@@ -37,6 +37,7 @@
 #include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_options.h"
+#include "pub_tool_mallocfree.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
@@ -156,12 +157,45 @@ Bool cs_instr_records(void)
 /*--- Thread switches, fork and exec                             ---*/
 /*------------------------------------------------------------------*/
 
+/* Valgrind reuses the ThreadId of an exited thread for the next one created, so the stream
+   numbers threads itself: each thread gets the next serial number when it is created (the
+   main thread is 1), and a thread switch carries the serial, never the slot. */
+static UInt* thread_serial = NULL; /* by ThreadId; 0 = not given yet */
+static UInt next_serial = 1;
+
+static void ensure_serials(void)
+{
+   if (thread_serial == NULL)
+      thread_serial = VG_(calloc)("cs.thread_serial", VG_N_THREADS, sizeof(UInt));
+}
+
+static UInt serial_of(ThreadId tid)
+{
+   ensure_serials();
+   if (thread_serial[tid] == 0)
+      thread_serial[tid] = next_serial++;
+   return thread_serial[tid];
+}
+
+static void cs_thread_created(ThreadId parent, ThreadId child)
+{
+   /* The main thread is created with no parent. */
+   if (parent != VG_INVALID_THREADID)
+      (void)serial_of(parent); /* numbered before its child */
+   ensure_serials();
+   /* A new thread, perhaps in the slot of an exited one: a new number. */
+   thread_serial[child] = next_serial++;
+}
+
+static UInt current_serial = 0;
+
 static void cs_start_client_code(ThreadId tid, ULong blocks_dispatched)
 {
    cs_events_first_run();
-   if (tid != current_tid) {
+   if (tid != current_tid || serial_of(tid) != current_serial) {
       current_tid = tid;
-      cs_append(CS_ESCAPE(CS_TAG_THREAD, tid));
+      current_serial = serial_of(tid);
+      cs_append(CS_ESCAPE(CS_TAG_THREAD, current_serial));
    }
 }
 
@@ -303,6 +337,7 @@ static void cs_pre_clo_init(void)
                                    cs_print_debug_usage);
    VG_(needs_syscall_wrapper)   (cs_pre_syscall, cs_post_syscall);
    VG_(track_start_client_code) (cs_start_client_code);
+   VG_(track_pre_thread_ll_create)(cs_thread_created);
    VG_(atfork)                  (cs_pre_fork, NULL, cs_fork_child);
    cs_events_pre_clo_init();
 }

@@ -127,7 +127,10 @@ impl StatsReport {
             source: trace.source().to_string(),
             format: trace.format_name().to_string(),
             compression: trace.compression().name().to_string(),
-            threads: threads.iter().map(|(t, s)| ThreadStats::new(*t, s)).collect(),
+            threads: threads
+                .iter()
+                .map(|(t, s)| ThreadStats::new(*t, s))
+                .collect(),
             stats,
             skipped_lines: trace.diagnostics().skipped_lines,
             notes: trace

@@ -23,7 +23,7 @@ mod names;
 mod per_thread;
 
 pub use measured::{Measure, Measured, curve_from};
-pub use per_thread::{ThreadRun, mrc_per_thread};
+pub use per_thread::{ThreadCurve, ThreadCurves, ThreadRun, mrc_per_thread};
 
 use crate::error::{Error, Result};
 use crate::models::hotl;

@@ -10,8 +10,7 @@ use crate::analysis::{Analysis, PerThread};
 use crate::error::Result;
 use crate::models::hotl;
 use crate::parallel::{
-    Both, Count, CountPlan, FootprintPlan, PerThreadPlan, ReuseTimePlan,
-    StackDistancePlan, Wire,
+    Both, Count, CountPlan, FootprintPlan, PerThreadPlan, ReuseTimePlan, StackDistancePlan, Wire,
 };
 use crate::pass::{Analyses, Hooks, Pass, Plan};
 use crate::reuse::RandomReplacementAnalysis;
@@ -28,6 +27,57 @@ pub struct ThreadRun {
     pub refs: u64,
     /// Its curve (and profile, for a sampled method).
     pub run: MrcRun,
+}
+
+/// The per-thread curves as `mrc --per-thread --json` prints them: `mrc --json`'s fields, the
+/// points of each thread under `threads`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ThreadCurves {
+    /// How the curves were obtained (as [`Mrc::method`](crate::reuse::Mrc)).
+    pub method: String,
+    /// The replacement policy modelled.
+    pub policy: String,
+    /// Line size in bytes.
+    pub line_size: u64,
+    /// One entry per thread, in thread order.
+    pub threads: Vec<ThreadCurve>,
+}
+
+/// One thread's entry of [`ThreadCurves`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct ThreadCurve {
+    /// The thread.
+    pub thread: ThreadId,
+    /// Its references the curve counts.
+    pub refs: u64,
+    /// Its curve's points, as `mrc --thread ID --json` gives them.
+    pub points: Vec<crate::reuse::MrcPoint>,
+}
+
+impl ThreadCurves {
+    /// The document of `runs`, curves made with `opts`.
+    pub fn new(runs: &[ThreadRun], opts: &MrcOptions) -> Result<ThreadCurves> {
+        let policy = opts.policy()?;
+        let method = runs.first().map_or_else(
+            || opts.method.name().to_string(),
+            |r| r.run.mrc.method.clone(),
+        );
+        Ok(ThreadCurves {
+            method,
+            policy: runs
+                .first()
+                .map_or_else(|| policy.name().to_string(), |r| r.run.mrc.policy.clone()),
+            line_size: opts.options.line_size.bytes(),
+            threads: runs
+                .iter()
+                .map(|r| ThreadCurve {
+                    thread: r.thread,
+                    refs: r.refs,
+                    points: r.run.mrc.points.clone(),
+                })
+                .collect(),
+        })
+    }
 }
 
 /// A curve per thread of `trace` by `opts.method`, in thread order, from one pass run by
@@ -80,7 +130,10 @@ pub fn mrc_per_thread<H: Hooks>(
             let per = ordered(trace, pass, opts, move |_| {
                 hotl::LocalFootprintAnalysis::new(options)
             })?;
-            let done: Vec<_> = per.into_iter().map(|(t, n, a)| (t, n, a.finish())).collect();
+            let done: Vec<_> = per
+                .into_iter()
+                .map(|(t, n, a)| (t, n, a.finish()))
+                .collect();
             curves(with(&done, Measured::LocalFootprint))?
         }
         Measure::Opt => {

@@ -54,9 +54,9 @@ mod stats;
 pub mod wire;
 
 pub use check::run_chunks;
+pub use count::{Count, CountPlan};
 pub use cut::split_blocks;
 pub use decode::decode_in_parallel;
-pub use count::{Count, CountPlan};
 pub use footprint::FootprintPlan;
 pub use per_thread::{Both, BothWorkers, PerThreadPlan};
 pub use reuse::{

@@ -3,8 +3,7 @@
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
-use cachescope::method::{self, MrcOptions, ThreadRun};
-use cachescope::reuse::MrcPoint;
+use cachescope::method::{self, MrcOptions, ThreadCurves};
 use cachescope::units::{size_label, thousands};
 
 use super::{MrcArgs, csv_cells, notes, ratio_cell};
@@ -33,55 +32,27 @@ pub fn run(args: &MrcArgs, opts: &MrcOptions) -> Result<()> {
         })
         .collect();
     let curves = PerThreadCurves {
-        method: opts.method.name(),
-        policy: opts.policy()?.name(),
-        line_size: opts.options.line_size.bytes(),
-        threads,
+        doc: ThreadCurves::new(&threads, opts)?,
         notes,
     };
     output::emit(&curves, Format::from_flags(args.json, args.csv))
 }
 
-/// The curves of every thread.
+/// The curves of every thread, and the table's comment lines.
 struct PerThreadCurves {
-    method: &'static str,
-    policy: &'static str,
-    line_size: u64,
-    threads: Vec<ThreadRun>,
+    doc: ThreadCurves,
     notes: Vec<String>,
-}
-
-/// One thread's entry of the JSON: `mrc --json`'s points for that thread.
-#[derive(serde::Serialize)]
-struct ThreadEntry<'a> {
-    thread: u32,
-    refs: u64,
-    points: &'a [MrcPoint],
 }
 
 impl Output for PerThreadCurves {
     fn json(&self) -> Result<String> {
-        let threads: Vec<ThreadEntry> = self
-            .threads
-            .iter()
-            .map(|t| ThreadEntry {
-                thread: t.thread,
-                refs: t.refs,
-                points: &t.run.mrc.points,
-            })
-            .collect();
-        output::json(&serde_json::json!({
-            "method": self.threads.first().map_or(self.method, |t| t.run.mrc.method.as_str()),
-            "policy": self.policy,
-            "line_size": self.line_size,
-            "threads": threads,
-        }))
+        output::json(&self.doc)
     }
 
     fn csv(&self) -> Result<String> {
         let mut o = format!("thread,refs,{}\n", super::CSV_HEADER);
-        for t in &self.threads {
-            for p in &t.run.mrc.points {
+        for t in &self.doc.threads {
+            for p in &t.points {
                 let _ = writeln!(o, "{},{},{}", t.thread, t.refs, csv_cells(p));
             }
         }
@@ -90,28 +61,29 @@ impl Output for PerThreadCurves {
 
     /// One column of warm miss ratios per thread (cold-inclusive ones in `--json`).
     fn table(&self) -> String {
+        let d = &self.doc;
         let mut o = format!(
             "# {} {} miss-ratio curve per thread, {}-B lines; miss_ratio_warm (cold misses \
              left out) per thread\n",
-            self.method,
-            self.policy.to_uppercase(),
-            self.line_size
+            d.method,
+            d.policy.to_uppercase(),
+            d.line_size
         );
         for n in &self.notes {
             let _ = writeln!(o, "# {n}");
         }
         let _ = write!(o, "{:>12} {:>12}", "size", "lines");
-        for t in &self.threads {
+        for t in &d.threads {
             let _ = write!(o, " {:>12}", format!("thread {}", t.thread));
         }
         o.push('\n');
-        let Some(first) = self.threads.first() else {
+        let Some(first) = d.threads.first() else {
             return o;
         };
-        for (i, p) in first.run.mrc.points.iter().enumerate() {
+        for (i, p) in first.points.iter().enumerate() {
             let _ = write!(o, "{:>12} {:>12}", size_label(p.size_bytes), p.lines);
-            for t in &self.threads {
-                let warm = t.run.mrc.points.get(i).map(|p| p.miss_ratio_warm);
+            for t in &d.threads {
+                let warm = t.points.get(i).map(|p| p.miss_ratio_warm);
                 let _ = write!(o, " {:>12}", ratio_cell(warm));
             }
             o.push('\n');

@@ -93,3 +93,80 @@ impl Wire for CountPlan {
         *part
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{CUTS, merged_through_wire, stream, survives_damage};
+    use super::*;
+    use crate::analysis::Analysis;
+    use crate::batch::Batch;
+    use crate::parallel::{Chunked, StackDistancePlan, StatsPlan};
+    use crate::reuse::Options;
+
+    /// The test stream, its accesses dealt to threads 1-3 in runs of uneven length.
+    fn threaded() -> Batch {
+        let flat = stream(20_000, 3000, 7);
+        let mut b = Batch::new();
+        for i in 0..flat.len() {
+            b.set_thread(1 + ((i / 377 + i / 1000) % 3) as u32);
+            b.push(flat.get(i));
+        }
+        b
+    }
+
+    /// The plan's partials of `batch` cut at [`CUTS`], threads kept.
+    fn partials<P: Chunked>(plan: &P, batch: &Batch) -> Vec<P::Partial> {
+        let mut bounds = vec![0];
+        bounds.extend_from_slice(&CUTS);
+        bounds.push(batch.len());
+        bounds
+            .windows(2)
+            .map(|w| {
+                let mut part = Batch::new();
+                part.extend_from_range(batch, w[0]..w[1]);
+                let mut worker = plan.worker(w[0] as u64);
+                worker.observe(&part);
+                plan.seal(worker)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn per_thread_partials_merge_the_same_through_the_wire() {
+        let options = Options::default();
+        let stats = StatsPlan {
+            line_size: options.line_size,
+        };
+        let plan = Both(
+            PerThreadPlan(StackDistancePlan { options }),
+            PerThreadPlan(CountPlan { options }),
+        );
+        let batch = threaded();
+        let mut direct = partials(&plan, &batch).into_iter();
+        let mut acc = direct.next().unwrap();
+        direct.for_each(|p| plan.merge(&mut acc, p));
+        let want = plan.finish(acc);
+        assert_eq!(want.0.len(), 3);
+        for all in [false, true] {
+            let got = merged_through_wire(&plan, partials(&plan, &batch), all);
+            assert_eq!(got.0, want.0);
+            assert_eq!(got.1, want.1);
+        }
+        let per = PerThreadPlan(stats);
+        let got = merged_through_wire(&per, partials(&per, &batch), true);
+        let refs: u64 = got.iter().map(|(_, s)| s.refs).sum();
+        assert_eq!(refs, want.1.iter().map(|(_, n)| n).sum::<u64>());
+    }
+
+    #[test]
+    fn damaged_per_thread_partials_are_errors_not_panics() {
+        let options = Options::default();
+        let plan = Both(
+            PerThreadPlan(CountPlan { options }),
+            PerThreadPlan(CountPlan { options }),
+        );
+        let mut part = partials(&plan, &threaded()).remove(1);
+        let bytes = plan.encode(&mut part);
+        survives_damage(&plan, &bytes, || partials(&plan, &threaded()).remove(0));
+    }
+}
