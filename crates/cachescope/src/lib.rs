@@ -81,6 +81,7 @@ pub mod record;
 pub mod report;
 pub mod reuse;
 pub mod sampling;
+pub mod sharing;
 pub mod sim;
 pub mod stats;
 pub mod threads;

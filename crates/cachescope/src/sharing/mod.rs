@@ -1,0 +1,117 @@
+//! Sharing between threads, line by line (`cachescope sharing`): every cache line that two or
+//! more threads touch and at least one writes, with which bytes each thread reads and writes,
+//! classified as *true* sharing (one thread writes bytes another thread uses: the data itself
+//! is communicated) or *false* sharing (the threads' bytes are disjoint: only the line is
+//! shared, and moving the data apart removes the communication). docs/threads.md defines both.
+//!
+//! [`SharingAnalysis`] observes threaded batches in one pass; its memory is one small record
+//! per distinct data line (per thread only for the lines more than one thread touches). Which
+//! data structure a line belongs to and what it costs in a multi-core cache are the caller's
+//! to add ([`SharedLine::structure`], [`SharedLine::coherence_misses`]): the CLI names it with
+//! the attribution's buckets and simulates it with [`crate::sim::MultiCore`].
+
+mod line;
+
+#[cfg(test)]
+mod tests;
+
+pub use line::{LineUse, ThreadUse};
+
+use std::collections::HashMap;
+
+use crate::access::{AccessKind, LineSize, ThreadId};
+use crate::analysis::Analysis;
+use crate::batch::Batch;
+
+/// Finds the lines threads share.
+#[derive(Debug)]
+pub struct SharingAnalysis {
+    line_size: LineSize,
+    lines: HashMap<u64, LineUse>,
+}
+
+/// A line two or more threads touch and at least one writes.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SharedLine {
+    /// The line's first byte address, `0x…`.
+    pub line: String,
+    /// `true` when a thread writes bytes another thread reads or writes, `false` when the
+    /// threads' bytes are disjoint.
+    pub kind: &'static str,
+    /// The data structure: the attribution's stat bucket of the line's first shared byte
+    /// (`other` until a caller names it).
+    pub structure: String,
+    /// Each thread's use of the line, in thread order.
+    pub threads: Vec<ThreadUse>,
+    /// Writes to the line, all threads.
+    pub writes: u64,
+    /// Misses of the multi-core model on this line caused by coherence (0 until a caller
+    /// simulates it).
+    pub coherence_misses: u64,
+    /// The code lines that write it, most writes first (instruction addresses `0x…` until a
+    /// caller symbolizes them).
+    pub code: Vec<String>,
+    /// For false sharing: what moves the threads' data apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+    /// The writing instructions and their writes, most first (for the caller to name).
+    #[serde(skip)]
+    pub write_pcs: Vec<(u64, u64)>,
+}
+
+impl SharingAnalysis {
+    /// Lines of `line_size` bytes.
+    pub fn new(line_size: LineSize) -> SharingAnalysis {
+        SharingAnalysis {
+            line_size,
+            lines: HashMap::new(),
+        }
+    }
+
+    /// The shared lines (two threads or more, a write), most writes first.
+    pub fn finish(&self) -> Vec<SharedLine> {
+        let mut shared: Vec<SharedLine> = self
+            .lines
+            .iter()
+            .filter_map(|(&l, u)| u.shared(l << self.line_size.shift(), self.line_size))
+            .collect();
+        shared.sort_by(|a, b| b.writes.cmp(&a.writes).then_with(|| a.line.cmp(&b.line)));
+        shared
+    }
+
+    /// Distinct data lines seen.
+    pub fn lines(&self) -> usize {
+        self.lines.len()
+    }
+
+    fn access(&mut self, thread: ThreadId, addr: u64, size: u32, kind: AccessKind, pc: u64) {
+        let line = self.line_size.line_of(addr).0;
+        let mask = line::byte_mask(addr, size, self.line_size);
+        self.lines
+            .entry(line)
+            .or_default()
+            .record(thread, kind, mask, pc);
+    }
+}
+
+impl Analysis for SharingAnalysis {
+    fn observe(&mut self, batch: &Batch) {
+        for (range, t) in batch.thread_runs() {
+            for i in range {
+                let kind = batch.kinds[i];
+                if kind.is_data() {
+                    self.access(t, batch.addrs[i], batch.sizes[i], kind, batch.pcs[i]);
+                }
+            }
+        }
+    }
+}
+
+/// Sorts `lines` by coherence misses, then writes (the order `sharing` prints).
+pub fn rank(lines: &mut [SharedLine]) {
+    lines.sort_by(|a, b| {
+        (b.coherence_misses, b.writes)
+            .cmp(&(a.coherence_misses, a.writes))
+            .then_with(|| a.line.cmp(&b.line))
+    });
+}
