@@ -131,6 +131,9 @@ impl Trace {
                 let d = detect::detect(&head, at_eof).ok_or_else(|| Error::UnknownFormat {
                     source_name: source.clone(),
                     tried: detect::TRIED.into(),
+                    why: detect::why_unknown(&head)
+                        .map(|why| format!(": {why}"))
+                        .unwrap_or_default(),
                 })?;
                 notes.extend(d.note);
                 d.format
