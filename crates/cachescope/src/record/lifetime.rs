@@ -137,29 +137,25 @@ pub(super) fn die_with_parent(command: &mut Command) {
 }
 
 /// Stops `root` and every process descended from it, then kills them all.
+#[cfg(target_os = "linux")]
 fn kill_tree(root: u32) {
-    #[cfg(target_os = "linux")]
-    {
-        let mut tree = vec![root];
-        signal(root, libc::SIGSTOP);
-        // Each round stops the children of the processes stopped so far; a few suffice (the
-        // bound only guards against a /proc that keeps changing).
-        for _ in 0..64 {
-            let new = children(&tree);
-            if new.is_empty() {
-                break;
-            }
-            for &pid in &new {
-                signal(pid, libc::SIGSTOP);
-            }
-            tree.extend(new);
+    let mut tree = vec![root];
+    signal(root, libc::SIGSTOP);
+    // Each round stops the children of the processes stopped so far; a few suffice (the
+    // bound only guards against a /proc that keeps changing).
+    for _ in 0..64 {
+        let new = children(&tree);
+        if new.is_empty() {
+            break;
         }
-        for &pid in &tree {
-            signal(pid, libc::SIGKILL);
+        for &pid in &new {
+            signal(pid, libc::SIGSTOP);
         }
+        tree.extend(new);
     }
-    #[cfg(not(target_os = "linux"))]
-    let _ = root;
+    for &pid in &tree {
+        signal(pid, libc::SIGKILL);
+    }
 }
 
 #[cfg(target_os = "linux")]
