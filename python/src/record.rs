@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use cachescope::batch::Batch;
-use cachescope::record::{Recording, ToolOptions};
+use cachescope::record::{ProgramOutput, Recording, ToolOptions};
 use cachescope::trace::{Compression, Format, native, write};
 use cachescope::{Result, Source};
 use pyo3::prelude::*;
@@ -43,7 +43,7 @@ fn run(program: &OsString, args: &[OsString], path: &std::path::Path) -> Result<
     let opts = ToolOptions {
         events: false,
         instr: true,
-        stdout_to_stderr: true,
+        output: ProgramOutput::Stderr,
         trace_children: false,
     };
     let (recording, mut trace, _) = Recording::start_tool(program, args, opts)?;

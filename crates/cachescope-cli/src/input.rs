@@ -16,7 +16,7 @@ pub fn open(args: &InputArgs, line_size: LineSize) -> Result<Trace> {
     let trace = if args.program.is_empty() {
         open_other(args, line_size)?
     } else {
-        crate::program::open(&args.program, args.save.as_deref(), false, false)?
+        crate::program::open(&args.program, &args.live, false, false)?
     };
     Ok(filtered(trace, args))
 }
@@ -27,7 +27,7 @@ pub fn open_twice(args: &InputArgs, line_size: LineSize) -> Result<Trace> {
     let trace = if args.program.is_empty() {
         open_other(args, line_size)?
     } else {
-        crate::program::open(&args.program, args.save.as_deref(), true, false)?
+        crate::program::open(&args.program, &args.live, true, false)?
     };
     Ok(filtered(trace, args))
 }

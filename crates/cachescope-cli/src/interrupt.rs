@@ -1,20 +1,23 @@
-//! Ctrl-C, SIGTERM and SIGHUP: stop promptly, leave no file that looks finished, exit 130.
+//! Ctrl-C, SIGTERM and SIGHUP: stop promptly, leave no file that looks finished and no program
+//! running, exit with 128 + the signal's number (130, 143, 129), as shells report it.
 //!
 //! The first signal asks the library to stop ([`cachescope::interrupt::request`]): every pass
 //! over a trace fails with `Error::Interrupted` at its next batch (milliseconds), unwinds, and
-//! the temporary output files are removed by their owners (`output::Pending`). Should a
-//! command be busy somewhere that does not read batches (building a model after the pass, a
-//! program being recorded that ignores the signal), a second signal, or [`GRACE`] after the
-//! first, removes the temporary files and exits at once.
+//! the temporary output files are removed by their owners (`output::Pending`). It also kills
+//! every program being recorded, with what it forked ([`cachescope::record::kill_all`]): a
+//! signal sent to cachescope's pid alone never reaches them, and a reader blocked on their pipe
+//! then sees the stream end. Should a command be busy somewhere that does not read batches
+//! (building a model after the pass, waiting on a silent stdin), a second signal, or [`GRACE`]
+//! after the first, removes the temporary files and directories and exits at once.
 
-use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::Duration;
-
-/// Exit status after an interruption: 128 + SIGINT, as shells report Ctrl-C.
-pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// How long the work gets to stop on its own before the process exits anyway.
 const GRACE: Duration = Duration::from_secs(3);
+
+/// The first signal received (0: none).
+static SIGNAL: AtomicI32 = AtomicI32::new(0);
 
 /// Installs the handler (once, at start-up). A signal this process was started ignoring
 /// (SIGHUP under `nohup`, SIGINT for a background job of a script) stays ignored: the
@@ -37,10 +40,13 @@ pub fn install() {
         }
     };
     std::thread::spawn(move || {
-        let mut signalled = false;
-        for _ in signals.forever() {
+        for signal in signals.forever() {
+            let first = SIGNAL
+                .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
+                .is_ok();
             cachescope::interrupt::request();
-            if std::mem::replace(&mut signalled, true) {
+            cachescope::record::kill_all();
+            if !first {
                 force_exit();
             }
             std::thread::spawn(|| {
@@ -64,14 +70,42 @@ fn ignored_signals() -> u64 {
         .unwrap_or(0)
 }
 
+/// Exits without unwinding: the recorded programs killed, their directories, the uncommitted
+/// temporary files and the directories this run created removed.
 fn force_exit() -> ! {
+    cachescope::record::kill_all();
+    cachescope::record::remove_all_dirs();
     crate::output::remove_pending_files();
-    eprintln!("cachescope: interrupted");
-    std::process::exit(i32::from(EXIT_INTERRUPTED));
+    crate::output::remove_created_dirs();
+    eprintln!("cachescope: {}", message());
+    std::process::exit(i32::from(exit_status()));
 }
 
-/// The exit code for a failed run: 130 when it was interrupted.
-pub fn exit_code(err: &anyhow::Error) -> Option<ExitCode> {
+/// `interrupted (SIGTERM)`.
+pub fn message() -> String {
+    match SIGNAL.load(Ordering::SeqCst) {
+        signal_hook::consts::SIGINT => "interrupted (SIGINT)".into(),
+        signal_hook::consts::SIGTERM => "interrupted (SIGTERM)".into(),
+        signal_hook::consts::SIGHUP => "interrupted (SIGHUP)".into(),
+        _ => "interrupted".into(),
+    }
+}
+
+/// 128 + the first signal's number; 130 (SIGINT's) when the library was asked to stop
+/// otherwise.
+fn exit_status() -> u8 {
+    let signal = SIGNAL.load(Ordering::SeqCst);
+    let signal = if signal > 0 {
+        signal
+    } else {
+        signal_hook::consts::SIGINT
+    };
+    128 + u8::try_from(signal).unwrap_or(2)
+}
+
+/// The exit status of a failed run that was interrupted (see [`exit_status`]), `None` for any
+/// other failure.
+pub fn interrupted_status(err: &anyhow::Error) -> Option<u8> {
     let interrupted = cachescope::interrupt::requested()
         || err.chain().any(|c| {
             matches!(
@@ -79,5 +113,5 @@ pub fn exit_code(err: &anyhow::Error) -> Option<ExitCode> {
                 Some(cachescope::Error::Interrupted)
             )
         });
-    interrupted.then_some(ExitCode::from(EXIT_INTERRUPTED))
+    interrupted.then(exit_status)
 }

@@ -1,20 +1,74 @@
-//! A running program as a trace source: `cachescope mrc -- ./prog` and every other analysing
-//! command. The program runs under cachescope's Valgrind tool (or lackey, where the tool
-//! cannot run) and its references feed the analysis as they are made: no trace file, unless
-//! `--save TRACE` keeps one (written as the references pass) or the command reads its input
-//! twice (`phases`), when the trace is kept in a temporary file for the second pass. The
-//! program's standard output goes to standard error, so the analysis alone is on standard
-//! output.
+//! A running program as a trace source (`cachescope mrc -- ./prog` and every other analysing
+//! command), and how every command that takes `-- PROGRAM` runs it ([`Capture`], from the
+//! shared [`LiveArgs`]). The program runs under cachescope's Valgrind tool (or lackey, where
+//! the tool cannot run or `--backend lackey` asks) and its references feed the analysis as
+//! they are made: no trace file, unless `--save TRACE` keeps one (written as the references
+//! pass) or the command reads its input twice (`phases`), when the trace is kept in a
+//! temporary file for the second pass. The program's standard output goes to standard error
+//! unless `--program-output` says otherwise, so the analysis alone is on standard output.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 
-use anyhow::{Context, Result};
-use cachescope::record::{Recording, ToolOptions, tool_status};
+use anyhow::{Context, Result, bail};
+use cachescope::record::{ProgramOutput, Recording, ToolOptions, tool_status};
 use cachescope::trace::native::{Header, Writer};
 use cachescope::trace::{AccessReader, Diagnostics, Trace};
 use cachescope::{Batch, Source};
+
+use crate::args::{Backend, InputArgs, LiveArgs};
+use crate::output::Pending;
+
+/// How a command runs its program: the shared flags, resolved.
+#[derive(Clone, Debug)]
+pub struct Capture {
+    /// The tool or lackey, as asked.
+    pub backend: Backend,
+    /// Follow the programs the recorded one execs (the tool only).
+    pub trace_children: bool,
+    /// Record allocation events (where the command records them at all).
+    pub events: bool,
+    /// Where the program's standard output goes.
+    pub output: ProgramOutput,
+}
+
+impl Capture {
+    /// The capture `live` asks for; the program's output goes to `default_output` unless
+    /// `--program-output` says where.
+    pub fn new(live: &LiveArgs, default_output: ProgramOutput) -> Capture {
+        Capture {
+            backend: live.backend,
+            trace_children: live.trace_children,
+            events: !live.no_events,
+            output: live.output(default_output),
+        }
+    }
+
+    /// The backend that runs: the tool unless lackey is asked for or the tool cannot run here
+    /// (then lackey, with the reason printed unless quiet). `--trace-children` needs the tool.
+    pub fn backend(&self, quiet: bool) -> Result<Backend> {
+        match self.backend {
+            Backend::Lackey if self.trace_children => bail!(
+                "--trace-children needs the tool backend: lackey would write every child into \
+                 the same log"
+            ),
+            Backend::Lackey => Ok(Backend::Lackey),
+            Backend::Tool => match tool_status() {
+                Ok(_) => Ok(Backend::Tool),
+                Err(why) if self.trace_children => bail!(
+                    "--trace-children needs cachescope's Valgrind tool, which cannot run: {why}"
+                ),
+                Err(why) => {
+                    if !quiet {
+                        eprintln!("cachescope: recording with lackey (much slower): {why}");
+                    }
+                    Ok(Backend::Lackey)
+                }
+            },
+        }
+    }
+}
 
 /// The trace of the program run by this process, once a first pass has saved it: a second
 /// pass reads it instead of running the program again.
@@ -23,9 +77,9 @@ static SAVED: Mutex<Option<PathBuf>> = Mutex::new(None);
 /// A temporary file removed when the process ends normally.
 static TEMPORARY: Mutex<Option<tempfile::TempPath>> = Mutex::new(None);
 
-/// Starts `command` (or reopens its saved trace on a second call). `save` keeps the trace
-/// there; `twice` keeps it in a temporary file when `save` is not given.
-pub fn open(command: &[OsString], save: Option<&Path>, twice: bool, quiet: bool) -> Result<Trace> {
+/// Starts `command` as `live` says (or reopens its saved trace on a second call). `--save`
+/// keeps the trace; `twice` keeps it in a temporary file when `--save` is not given.
+pub fn open(command: &[OsString], live: &LiveArgs, twice: bool, quiet: bool) -> Result<Trace> {
     if let Some(path) = SAVED.lock().expect("not poisoned").clone() {
         return Ok(cachescope::trace::open(
             &path,
@@ -33,8 +87,10 @@ pub fn open(command: &[OsString], save: Option<&Path>, twice: bool, quiet: bool)
         )?);
     }
     let (program, args) = command.split_first().context("no program to run")?;
-    let keep = match save {
-        Some(p) => Some(p.to_owned()),
+    let capture = Capture::new(live, ProgramOutput::Stderr);
+    let backend = capture.backend(quiet)?;
+    let keep = match &live.save {
+        Some(p) => Some(p.clone()),
         None if twice => {
             let tmp = tempfile::Builder::new()
                 .prefix("cachescope-program-")
@@ -47,39 +103,47 @@ pub fn open(command: &[OsString], save: Option<&Path>, twice: bool, quiet: bool)
         }
         None => None,
     };
-    let (recording, trace) = match tool_status() {
-        Ok(_) => {
+    // Created before the program starts, so that a path that cannot be written fails at once;
+    // written under a temporary name and renamed at the end, so that a run cut short never
+    // leaves a trace that looks complete.
+    let pending = keep
+        .map(|path| Pending::create(&path).map(|p| (p, path)))
+        .transpose()?;
+    let (recording, trace) = match backend {
+        Backend::Tool => {
             let opts = ToolOptions {
                 events: false,
                 instr: true,
-                stdout_to_stderr: true,
-                trace_children: false,
+                output: capture.output,
+                trace_children: capture.trace_children,
             };
             let (recording, trace, _) = Recording::start_tool(program, args, opts)?;
             (recording, trace)
         }
-        Err(why) => {
-            if !quiet {
-                eprintln!("cachescope: running the program under lackey (much slower): {why}");
-            }
-            Recording::start(program, args)?
+        Backend::Lackey => {
+            let (recording, trace, _) =
+                Recording::start_lackey(program, args, None, &capture.output)?;
+            (recording, trace)
         }
     };
     let source = Source::Program(recording.description().to_string());
-    let save = match &keep {
-        Some(path) => {
-            // Written under a `.partial` name and renamed at the end: a run cut short never
-            // leaves a trace that looks complete.
-            let partial = partial_path(path);
-            let file = std::fs::File::create(&partial)
-                .with_context(|| format!("cannot create {}", partial.display()))?;
+    let save = match pending {
+        Some(((pending, file), path)) => {
             let mut header = Header::new();
             header.metadata = vec![
                 ("source".into(), recording.description().to_string()),
                 ("source_format".into(), "lackey".into()),
+                (
+                    cachescope::attribution::run_id::KEY.into(),
+                    cachescope::attribution::run_id::new(),
+                ),
             ];
-            let w = Writer::new(std::io::BufWriter::new(file), header)?;
-            Some((w, path.clone()))
+            let writer = Writer::new(std::io::BufWriter::new(file), header)?;
+            Some(Saving {
+                writer,
+                pending,
+                path,
+            })
         }
         None => None,
     };
@@ -87,58 +151,40 @@ pub fn open(command: &[OsString], save: Option<&Path>, twice: bool, quiet: bool)
         trace,
         recording: Some(recording),
         save,
-        quiet,
     };
     Ok(Trace::from_reader(Box::new(reader), source))
 }
 
-type SaveWriter = Writer<std::io::BufWriter<std::fs::File>>;
+/// The trace being kept as it passes.
+struct Saving {
+    writer: Writer<std::io::BufWriter<std::fs::File>>,
+    pending: Pending,
+    path: PathBuf,
+}
 
-/// Reads the program's trace; at its end waits for the program, says how it ended, and
-/// finishes the saved copy.
+/// Reads the program's trace; at its end waits for the program, notes how it ended, and
+/// finishes the saved copy (dropped unfinished, the copy's temporary file goes).
 struct ProgramReader {
     trace: Trace,
     recording: Option<Recording>,
-    save: Option<(SaveWriter, PathBuf)>,
-    quiet: bool,
+    save: Option<Saving>,
 }
 
 impl AccessReader for ProgramReader {
     fn read_batch(&mut self, batch: &mut Batch) -> cachescope::Result<usize> {
-        let n = match self.trace.read_batch(batch) {
-            Ok(n) => n,
-            Err(e) => {
-                if let Some((_, path)) = self.save.take() {
-                    let _ = std::fs::remove_file(partial_path(&path));
-                }
-                return Err(e);
-            }
-        };
+        let n = self.trace.read_batch(batch)?;
         if n > 0 {
-            if let Some((w, _)) = &mut self.save {
-                w.write_batch(batch)?;
+            if let Some(save) = &mut self.save {
+                save.writer.write_batch(batch)?;
             }
             return Ok(n);
         }
         if let Some(recording) = self.recording.take() {
             let description = recording.description().to_string();
             let finished = recording.finish()?;
-            if !finished.status.success() && !self.quiet {
-                eprintln!(
-                    "cachescope: note: `{description}` exited with {}; its references up to \
-                     the exit were analysed",
-                    finished.status
-                );
-            }
-            if let Some((w, path)) = self.save.take() {
-                let (buf, _) = w.finish_and_patch_header()?;
-                let file = buf.into_inner().map_err(|e| {
-                    cachescope::Error::io(&Source::File(path.clone()), e.into_error())
-                })?;
-                file.sync_all()
-                    .map_err(|e| cachescope::Error::io(&Source::File(path.clone()), e))?;
-                std::fs::rename(partial_path(&path), &path)
-                    .map_err(|e| cachescope::Error::io(&Source::File(path.clone()), e))?;
+            crate::exit::program_ended(&description, &finished);
+            if let Some(save) = self.save.take() {
+                let path = save.finish()?;
                 *SAVED.lock().expect("not poisoned") = Some(path);
             }
         }
@@ -150,46 +196,63 @@ impl AccessReader for ProgramReader {
     }
 }
 
-impl Drop for ProgramReader {
-    fn drop(&mut self) {
-        // Stopped before the end (an error, an interrupt): no half-written trace is kept.
-        if let Some((_, path)) = self.save.take() {
-            let _ = std::fs::remove_file(partial_path(&path));
-        }
+impl Saving {
+    /// Ends the trace, syncs it and moves it into place; returns where.
+    fn finish(self) -> cachescope::Result<PathBuf> {
+        let Saving {
+            writer,
+            pending,
+            path,
+        } = self;
+        let source = Source::File(path.clone());
+        let (buf, _) = writer.finish_and_patch_header()?;
+        let file = buf
+            .into_inner()
+            .map_err(|e| cachescope::Error::io(&source, e.into_error()))?;
+        file.sync_all()
+            .map_err(|e| cachescope::Error::io(&source, e))?;
+        pending.commit().map_err(|e| {
+            cachescope::Error::io(&source, std::io::Error::other(crate::exit::message(&e)))
+        })?;
+        Ok(path)
     }
-}
-
-fn partial_path(path: &Path) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(".partial");
-    PathBuf::from(name)
 }
 
 /// `sample -- PROG` and `mrc --method statcache|statstack -- PROG`: StatCache's sampler runs
 /// inside the tool and only the samples' reuses cross the pipe; the profile equals sampling the
 /// run's full trace. `None` (sample the full stream instead) when the input is not a program,
-/// when --save wants the trace or --thread one thread, or where the tool cannot run.
+/// when --save wants the trace, --thread one thread, lackey or --trace-children the full
+/// stream, or where the tool cannot run.
 pub fn sample_in_tool(
-    input: &crate::args::InputArgs,
+    input: &InputArgs,
     options: cachescope::sampling::SamplerOptions,
     quiet: bool,
 ) -> Result<Option<cachescope::sampling::Profile>> {
-    // The tool's sampler sees every thread: one thread's profile needs its stream.
+    let live = &input.live;
+    // The tool's sampler sees every thread, and stops at an exec.
     if input.program.is_empty()
-        || input.save.is_some()
+        || live.save.is_some()
         || input.thread.is_some()
+        || live.backend == Backend::Lackey
+        || live.trace_children
         || tool_status().is_err()
     {
         return Ok(None);
     }
     let (program, args) = input.program.split_first().context("no program to run")?;
-    let (profile, finished) = cachescope::record::sample_program(program, args, options, true)?;
-    if !finished.status.success() && !quiet {
-        eprintln!(
-            "cachescope: note: {} exited with {}; its references up to the exit were sampled",
-            profile.source(),
-            finished.status
-        );
+    let output = live.output(ProgramOutput::Stderr);
+    let (profile, finished) = cachescope::record::sample_program(program, args, options, output)?;
+    let description = input
+        .program
+        .iter()
+        .map(|a| a.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ");
+    crate::exit::program_ended(&description, &finished);
+    if !quiet {
+        for note in &finished.notes {
+            eprintln!("cachescope: note: {}: {note}", profile.source());
+        }
     }
     Ok(Some(profile))
 }

@@ -27,6 +27,7 @@ fn write_events(path: &Path, events: &[Event]) {
     let header = Header {
         cachescope_events: EVENTS_VERSION,
         program: "test".into(),
+        run: String::new(),
     };
     let file = std::fs::File::create(path).unwrap();
     let mut w = EventWriter::new(file, Source::File(path.into()), &header).unwrap();

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use predicates::prelude::*;
 
 mod common;
-use common::cs;
+use common::{cs, with_default_signals};
 
 fn files_in(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir)
@@ -59,12 +59,17 @@ fn wait_at_most(child: &mut Child, limit: Duration) -> (Option<i32>, Duration) {
 }
 
 /// Sends `child`, once it has started writing into `dir`, the signal `name`; it must exit with
-/// 130 within 10 s and leave `dir` empty. How long it took.
+/// 128 + its number within 10 s and leave `dir` empty. How long it took.
 fn interrupt(dir: &Path, child: &mut Child, name: &str) -> Duration {
     wait_for_output(dir, child);
     signal(child, name);
     let (code, took) = wait_at_most(child, Duration::from_secs(10));
-    assert_eq!(code, Some(130));
+    let number = match name {
+        "INT" => 2,
+        "TERM" => 15,
+        _ => unreachable!("a signal the tests send"),
+    };
+    assert_eq!(code, Some(128 + number));
     assert_eq!(files_in(dir), Vec::<String>::new());
     took
 }
@@ -74,12 +79,14 @@ fn ctrl_c_during_generate_stops_promptly_and_leaves_no_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("big.cst");
     // Billions of references: minutes of work, so the signal lands mid-run.
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("cachescope"))
-        .args(["generate", "zipf", "--refs", "5000000000", "-q", "-o"])
-        .arg(&out)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = with_default_signals(&mut Command::new(assert_cmd::cargo::cargo_bin!(
+        "cachescope"
+    )))
+    .args(["generate", "zipf", "--refs", "5000000000", "-q", "-o"])
+    .arg(&out)
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
     let took = interrupt(dir.path(), &mut child, "INT");
     // The pass checks the flag between batches: well within the 3 s grace period.
     assert!(took < Duration::from_millis(2500), "took {took:?}");
@@ -92,13 +99,15 @@ fn ctrl_c_during_generate_stops_promptly_and_leaves_no_file() {
 fn sigterm_while_blocked_on_input_still_exits_and_cleans_up() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.cst");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("cachescope"))
-        .args(["convert", "-q", "-"])
-        .arg(&out)
-        .stdin(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = with_default_signals(&mut Command::new(assert_cmd::cargo::cargo_bin!(
+        "cachescope"
+    )))
+    .args(["convert", "-q", "-"])
+    .arg(&out)
+    .stdin(Stdio::piped())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
     // Enough hex addresses to get past format detection, then the input stays open and silent:
     // the reader blocks, so the handler's grace period has to end the process.
     let mut stdin = child.stdin.take().unwrap();

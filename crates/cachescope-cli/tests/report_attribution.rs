@@ -49,6 +49,7 @@ fn event_log(trace: &Path) {
     let header = Header {
         cachescope_events: EVENTS_VERSION,
         program: "test".into(),
+        run: String::new(),
     };
     let mut w = EventWriter::new(
         std::fs::File::create(&log).unwrap(),

@@ -60,12 +60,15 @@ pub enum Error {
     #[error("{0}: the file is empty; a trace needs at least one access")]
     Empty(Source),
     /// No reader recognised the content.
-    #[error("{source_name}: unknown trace format (tried {tried}); use --format to choose one")]
+    #[error("{source_name}: unknown trace format{why} (tried {tried}); use --format to choose one")]
     UnknownFormat {
         /// The file.
         source_name: Source,
         /// The formats that were tried, comma separated.
         tried: String,
+        /// What the content looked like, when detection can say (`: binary data, but …`), or
+        /// empty.
+        why: String,
     },
     /// The input ended in the middle of a record, a block or a compressed stream.
     #[error("{source_name}: truncated: {message}")]

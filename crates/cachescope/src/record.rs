@@ -28,11 +28,21 @@
 //! the trace and sends each [`Event`](crate::attribution::events::Event) on a channel, positioned in the filtered stream. See
 //! `docs/recording.md`.
 //!
+//! ## Lifetime
+//! Valgrind and the processes the program forks never outlive the recording: dropping a
+//! [`Recording`] kills them, [`kill_all`] kills every recording's at once (a signal handler's
+//! thread calls it), and the kernel kills Valgrind when the thread that started it ends
+//! (`PR_SET_PDEATHSIG`; start recordings on a thread that outlives them). See `lifetime.rs`.
+//!
 //! Files: this one holds [`Recording`]'s lifecycle (waiting, stopping, cleaning up);
-//! `lackey_run.rs` starts lackey (with or without the interposer); `process.rs` the FIFO and
-//! process plumbing both backends share; `tool_run.rs` starts the tool.
+//! `lifetime.rs` the list of running recordings and how they are killed; `ending.rs` how a
+//! program ended, in words; `lackey_run.rs` starts lackey (with or without the interposer);
+//! `process.rs` the FIFO and process plumbing both backends share; `tool_run.rs` starts the
+//! tool.
 
+mod ending;
 mod lackey_run;
+mod lifetime;
 pub mod log;
 pub mod preload;
 mod process;
@@ -44,6 +54,9 @@ mod tool_decode;
 mod tool_run;
 mod tool_sampled;
 
+pub use ending::{crash_report, describe_status};
+pub use lifetime::{kill_all, remove_all_dirs};
+pub use process::ProgramOutput;
 pub use tool_run::{ToolOptions, ToolStream, tool_status, valgrind};
 pub use tool_sampled::sample_program;
 
@@ -86,6 +99,10 @@ pub struct Recording {
     events: Option<EventsSide>,
     /// With the tool backend and events: what its reader counted.
     tool_counts: Option<Arc<Mutex<EventCounts>>>,
+    /// Valgrind's log file, where it has one of its own (the tool).
+    log: Option<PathBuf>,
+    /// Said about the run by the stream's reader (an exec not followed).
+    notes: Vec<String>,
 }
 
 /// How a recorded program ended.
@@ -96,9 +113,29 @@ pub struct Finished {
     /// With the interposer: what was logged and removed. `brackets == 0` means the interposer
     /// never ran (a statically linked program ignores `LD_PRELOAD`).
     pub events: Option<EventCounts>,
+    /// Killed by a signal: Valgrind's report of it (the fault and the program's stack, see
+    /// [`crash_report`]), where Valgrind's log is apart from the trace (the tool).
+    pub crash: Option<String>,
+    /// What else the recording noticed, for the caller to tell (an exec not followed).
+    pub notes: Vec<String>,
 }
 
 impl Recording {
+    /// A started Valgrind `child` whose pipes are in `dir` (removed with the recording), listed
+    /// among the recordings [`kill_all`] kills.
+    fn new(child: Arc<Mutex<Child>>, dir: PathBuf, description: String) -> Recording {
+        lifetime::register(&child, &dir);
+        Recording {
+            child,
+            dir,
+            description,
+            events: None,
+            tool_counts: None,
+            log: None,
+            notes: Vec::new(),
+        }
+    }
+
     /// The command line being recorded.
     pub fn description(&self) -> &str {
         &self.description
@@ -107,17 +144,13 @@ impl Recording {
     /// Kills Valgrind if it still runs and returns its status (a recording that failed to
     /// start).
     fn finish_now(&mut self) -> Option<ExitStatus> {
-        let mut child = self.child.lock().ok()?;
-        child.wait().ok()
+        lifetime::kill_running(&self.child);
+        lifetime::wait(&self.child).ok()
     }
 
     /// Waits for Valgrind to exit (call after reading the trace to its end).
     pub fn finish(mut self) -> Result<Finished> {
-        let status = self
-            .child
-            .lock()
-            .expect("not poisoned")
-            .wait()
+        let status = lifetime::wait(&self.child)
             .map_err(|e| Error::io(&Source::Program(self.description.clone()), e))?;
         let events = match (&mut self.events, &self.tool_counts) {
             (Some(side), _) => {
@@ -127,20 +160,29 @@ impl Recording {
             (None, Some(counts)) => Some(counts.lock().map(|c| c.clone()).unwrap_or_default()),
             (None, None) => None,
         };
-        Ok(Finished { status, events })
+        let crash = match (&self.log, status.code()) {
+            (Some(log), None) => fs::read_to_string(log)
+                .ok()
+                .and_then(|text| crash_report(&text)),
+            _ => None,
+        };
+        Ok(Finished {
+            status,
+            events,
+            crash,
+            notes: std::mem::take(&mut self.notes),
+        })
     }
 }
 
 impl Drop for Recording {
     fn drop(&mut self) {
-        // A recording dropped early (an error, a closed pipe): stop Valgrind rather than leave
-        // it blocked writing into a pipe nobody reads.
-        if let Ok(mut child) = self.child.lock() {
-            if matches!(child.try_wait(), Ok(None)) {
-                let _ = child.kill();
-            }
-            let _ = child.wait();
-        }
+        // A recording dropped early (an error, an interruption, a closed pipe): stop Valgrind
+        // and what the program forked rather than leave them running, or blocked writing into
+        // a pipe nobody reads.
+        lifetime::kill_running(&self.child);
+        let _ = lifetime::wait(&self.child);
+        lifetime::unregister(&self.dir);
         if let Some(side) = self.events.as_mut() {
             side.stop();
         }

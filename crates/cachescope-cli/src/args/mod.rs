@@ -25,8 +25,8 @@ pub use crate::cmd::sample::SampleArgs;
 pub use crate::cmd::simulate::SimulateArgs;
 pub use crate::cmd::stats::StatsArgs;
 pub use shared::{
-    InputArgs, ReadArgs, ReportOptions, RunArgs, SamplingArgs, SizeArgs, SummaryFormat,
-    WorkloadParams,
+    Backend, InputArgs, LiveArgs, ReadArgs, ReportOptions, RunArgs, SamplingArgs, SizeArgs,
+    SummaryFormat, WorkloadParams,
 };
 
 /// Cache-locality analysis of memory-access traces.

@@ -1,5 +1,6 @@
 //! Flags shared by many subcommands, flattened into each command's arguments: where the
-//! accesses come from (`InputArgs`), how a trace is read, the workload parameters, the run
+//! accesses come from (`InputArgs`), how a program given after `--` runs (`LiveArgs`: every
+//! command that takes one), how a trace is read, the workload parameters, the run
 //! (`--line-size`, `--threads`, `--quiet`), the cache sizes of a curve, sampling, and what a
 //! report measures.
 
@@ -7,6 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 use cachescope::LineSize;
+use cachescope::record::ProgramOutput;
 use cachescope::trace::FormatChoice;
 use cachescope::workloads::{self, Workload};
 use clap::Args;
@@ -27,10 +29,8 @@ pub struct InputArgs {
     /// as `record` runs it, without writing a trace unless --save is given).
     #[arg(value_name = "PROGRAM", last = true, num_args = 1.., conflicts_with = "trace")]
     pub program: Vec<std::ffi::OsString>,
-    /// With a program: also keep its trace in this native file (written as the references
-    /// pass).
-    #[arg(long, value_name = "TRACE", requires = "program")]
-    pub save: Option<PathBuf>,
+    #[command(flatten)]
+    pub live: LiveArgs,
     /// Analyse the references of this thread alone (thread ids as `stats` lists them; 1 is
     /// the program's first thread and the one thread of a single-stream format).
     #[arg(long, value_name = "ID")]
@@ -39,6 +39,53 @@ pub struct InputArgs {
     pub params: WorkloadParams,
     #[command(flatten)]
     pub read: ReadArgs,
+}
+
+/// How a program given after `--` runs: the flags of every command that takes one (`record`,
+/// `report` and every analysing command), so each means the same everywhere.
+#[derive(Clone, Debug, Args)]
+#[command(next_help_heading = "Running a program (-- PROGRAM ARGS…)")]
+pub struct LiveArgs {
+    /// Keep the program's trace in this native file (with its event log beside it, where the
+    /// command records one: record, report, attribute); written under a temporary name and
+    /// renamed when complete. For `record`, the same as -o.
+    #[arg(long, value_name = "TRACE", requires = "program")]
+    pub save: Option<PathBuf>,
+    /// What records the references: `tool`, cachescope's own Valgrind tool (binary records,
+    /// ~40x faster than lackey on gzip), or `lackey`, Valgrind's lackey with the LD_PRELOAD
+    /// interposer (the fallback, with a printed reason, where the tool cannot run).
+    #[arg(long, value_enum, default_value_t = Backend::Tool)]
+    pub backend: Backend,
+    /// Follow the programs the recorded one becomes with exec (a shell script's last
+    /// command, a pyenv shim's interpreter): their references continue the trace. Forked
+    /// children are never recorded. Needs the tool backend.
+    #[arg(long)]
+    pub trace_children: bool,
+    /// Do not record allocation events: no TRACE.events (memory map, heap allocations and
+    /// frees) beside the trace, and no data-structure attribution from them.
+    #[arg(long)]
+    pub no_events: bool,
+    /// Where the program's standard output goes: `stdout`, `stderr`, `null` (discarded), or
+    /// a file (`./stderr` for a file of that name) [default: stderr, so that cachescope's own
+    /// output stays apart; `record -o FILE` leaves it on stdout].
+    #[arg(long, value_name = "WHERE", value_parser = values::program_output)]
+    pub program_output: Option<ProgramOutput>,
+}
+
+impl LiveArgs {
+    /// Where the program's output goes: `--program-output`, else `default`.
+    pub fn output(&self, default: ProgramOutput) -> ProgramOutput {
+        self.program_output.clone().unwrap_or(default)
+    }
+}
+
+/// What runs a program to record it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// cachescope's own Valgrind tool.
+    Tool,
+    /// Valgrind's lackey (text), with the LD_PRELOAD allocation interposer.
+    Lackey,
 }
 
 /// How to read a trace file.

@@ -125,6 +125,18 @@ pub fn methods(s: &str) -> Result<Methods> {
     Ok(Methods(Method::parse_list(s)?))
 }
 
+/// `--program-output`: `stdout`, `stderr`, `null`, or a file.
+pub fn program_output(s: &str) -> Result<cachescope::record::ProgramOutput> {
+    use cachescope::record::ProgramOutput;
+    Ok(match s {
+        "stdout" => ProgramOutput::Inherit,
+        "stderr" => ProgramOutput::Stderr,
+        "null" => ProgramOutput::Null,
+        "" => bail!("expected stdout, stderr, null or a file"),
+        path => ProgramOutput::File(path.into()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
-use cachescope::attribution::EventSource;
+use anyhow::{Context, Result};
 use cachescope::attribution::events::{EventReader, sidecar_path};
+use cachescope::attribution::{EventSource, run_id};
 use cachescope::pass::{Analyses, Independent};
 use cachescope::trace::Trace;
 use cachescope::units::{self, Precision, format_bytes, size_label, thousands};
@@ -18,10 +18,10 @@ use cachescope_report::{Report, write};
 use clap::Args;
 
 use super::drive;
-use super::record::Backend;
-use crate::args::{InputArgs, ReadArgs, ReportOptions, RunArgs, WorkloadParams, values};
+use crate::args::{InputArgs, LiveArgs, ReadArgs, ReportOptions, RunArgs, WorkloadParams, values};
 use crate::input;
-use crate::output::{self, Format, Output};
+use crate::output::{self, CreatedDir, Format, Output};
+use crate::program::Capture;
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -31,7 +31,8 @@ pub struct ReportArgs {
     /// Report on a built-in workload instead of a trace (see `cachescope generate --list`).
     #[arg(long, value_name = "NAME", conflicts_with_all = ["trace", "program"], value_parser = values::workload)]
     pub workload: Option<Workload>,
-    /// The directory to write report.html, report.json and figures/ into (created if needed).
+    /// The directory to write report.html, report.json and figures/ into (created if needed;
+    /// removed again if this run created it and fails).
     #[arg(short, long, value_name = "DIR", default_value = "cachescope-report")]
     pub output: PathBuf,
     #[command(flatten)]
@@ -48,12 +49,12 @@ pub struct ReportArgs {
     /// Print the summary table as CSV.
     #[arg(long)]
     pub csv: bool,
-    /// A program to record under Valgrind and report on, after `--`.
+    /// A program to record under Valgrind and report on, after `--` (its trace kept in
+    /// DIR/PROGRAM.cst, or --save's file).
     #[arg(value_name = "PROGRAM", last = true, num_args = 1.., conflicts_with = "trace")]
     pub program: Vec<std::ffi::OsString>,
-    /// With a program: what records it (`tool` or `lackey`, as `record --backend`).
-    #[arg(long, value_enum, default_value_t = Backend::Tool)]
-    pub backend: Backend,
+    #[command(flatten)]
+    pub live: LiveArgs,
 }
 
 pub fn run(args: ReportArgs) -> Result<()> {
@@ -67,49 +68,53 @@ pub fn run(args: ReportArgs) -> Result<()> {
         params: args.params,
         read: args.read,
         program: Vec::new(),
-        save: None,
+        live: args.live,
         thread: None,
     };
-    // A recorded trace's event log (TRACE.events) adds the data-structure attribution.
+    let mut trace = input::open(&input, args.run.line_size)?;
+    // A recorded trace's event log (TRACE.events) adds the data-structure attribution, if it
+    // is this trace's.
     let events = match &input.trace {
         Some(path) if sidecar_path(path).is_file() => {
             let log = sidecar_path(path);
             let reader = EventReader::open(&log)?;
+            if let Some(warning) = run_id::check(&trace, &reader.header, &log)? {
+                if !args.run.quiet {
+                    eprintln!("cachescope: warning: {warning}");
+                }
+            }
             Some(Box::new(reader) as EventSource<'static>)
         }
         _ => None,
     };
-    let mut trace = input::open(&input, args.run.line_size)?;
     let (report, written) = make(&mut trace, options, events, None, &args.output, &args.run)?;
     print_summary(&report, &written, args.json, args.csv)
 }
 
-/// Records the program into `DIR/PROGRAM.cst` with its event log beside it (`cachescope
-/// record`), then reports on that trace, so the report has the data-structure attribution.
-/// The trace stays in DIR for further analyses (`cachescope attribute DIR/PROGRAM.cst`).
+/// Records the program into `DIR/PROGRAM.cst` (or `--save`'s file) with its event log beside
+/// it (`cachescope record`), then reports on that trace, so the report has the data-structure
+/// attribution. The trace stays for further analyses (`cachescope attribute DIR/PROGRAM.cst`).
+/// A DIR this run creates is removed again if it fails or is interrupted.
 fn report_program(
     program: &std::ffi::OsStr,
     args: &ReportArgs,
     options: CollectOptions,
 ) -> Result<()> {
-    std::fs::create_dir_all(&args.output)
-        .with_context(|| format!("cannot create {}", args.output.display()))?;
+    let created = CreatedDir::create(&args.output)?;
     let name = Path::new(program)
         .file_name()
         .map_or_else(|| "program".into(), |n| n.to_string_lossy().into_owned());
-    let trace_path = args.output.join(format!("{name}.cst"));
+    let trace_path = match &args.live.save {
+        Some(path) => path.clone(),
+        None => args.output.join(format!("{name}.cst")),
+    };
     let recorded = super::record::record(
         &args.program,
         &trace_path,
         cachescope::trace::Format::Native,
         &args.run,
-        true,
         false,
-        super::record::Capture {
-            backend: args.backend,
-            trace_children: false,
-            stdout_to_stderr: false,
-        },
+        &Capture::new(&args.live, cachescope::record::ProgramOutput::Stderr),
     )?;
     let events = match &recorded.events {
         Some(log) => Some(Box::new(EventReader::open(log)?) as EventSource<'static>),
@@ -119,14 +124,7 @@ fn report_program(
     // The report names the program, not the file it was recorded into.
     let source = Some(recorded.summary.source.clone());
     let (report, written) = make(&mut trace, options, events, source, &args.output, &args.run)?;
-    if !recorded.status.success() {
-        bail!(
-            "the recorded program exited with {}; the report in {} covers its references up to \
-             its exit",
-            recorded.status,
-            args.output.display()
-        );
-    }
+    created.keep();
     if !args.run.quiet {
         eprintln!(
             "cachescope: the recorded trace is kept in {}{}",

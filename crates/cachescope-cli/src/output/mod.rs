@@ -1,8 +1,10 @@
 //! The output layer every command prints through: a command's result implements [`Output`]
 //! (the table, `--json`, `--csv`), and [`emit`] prints the form the flags ask for. Broken
 //! pipes count as success (`cachescope … | head`); files are written under a temporary name
-//! and renamed when complete ([`Pending`]).
+//! and renamed when complete ([`Pending`]); directories a failed run created go
+//! ([`CreatedDir`]).
 
+mod created;
 mod csv;
 mod pending;
 
@@ -10,6 +12,7 @@ use std::io::{self, Write};
 
 use anyhow::Result;
 
+pub use created::{CreatedDir, remove_created_dirs};
 pub use csv::{csv_field, csv_records};
 pub use pending::{Pending, remove_pending_files};
 

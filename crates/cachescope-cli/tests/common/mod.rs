@@ -115,3 +115,26 @@ pub fn bucket<'a>(r: &'a Value, name: &str) -> &'a Value {
         .find(|b| b["name"] == name)
         .unwrap_or_else(|| panic!("no bucket {name} in {:?}", names(r)))
 }
+
+/// Starts `command`'s process with SIGINT, SIGTERM and SIGHUP at their default dispositions
+/// and unblocked, for a test that sends it one. A test suite run in the background (`nohup
+/// bash scripts/test.sh &`) starts with SIGINT ignored, which every child inherits, and
+/// cachescope leaves a signal it was started ignoring alone (src/interrupt.rs): the test's
+/// signal would then never arrive.
+pub fn with_default_signals(command: &mut std::process::Command) -> &mut std::process::Command {
+    use std::os::unix::process::CommandExt;
+    #[allow(unsafe_code)]
+    // SAFETY: signal and sigprocmask are async-signal-safe, allocate nothing and touch only
+    // the new process's dispositions and mask.
+    unsafe {
+        command.pre_exec(|| {
+            for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+            let mut none: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut none);
+            libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut());
+            Ok(())
+        })
+    }
+}

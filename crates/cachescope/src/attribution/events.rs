@@ -2,8 +2,9 @@
 //! placed at its exact position in the reference stream.
 //!
 //! Stored beside a trace as `TRACE.events` (for `t.cst`, `t.cst.events`): a zstd-compressed
-//! stream of JSON lines. The first line is the header, `{"cachescope_events": 1, ...}`; every
-//! other line is one [`Event`]. Events are in stream order (non-decreasing `position`).
+//! stream of JSON lines. The first line is the header, `{"cachescope_events": 1, ...}`, with the
+//! recording's run id, which the trace's header carries too ([`super::run_id`]); every other
+//! line is one [`Event`]. Events are in stream order (non-decreasing `position`).
 //!
 //! `position` is the number of trace records (every kind, instruction fetches included, as
 //! stored in the trace the log belongs to) that come *before* the event: an allocation at
@@ -79,6 +80,10 @@ pub struct Header {
     /// The program recorded, as a command line (informational).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub program: String,
+    /// The recording's run id, also in its trace's header: the two name each other (empty in
+    /// logs written before run ids).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run: String,
 }
 
 /// The side-car path of a trace's event log: `TRACE.events`.
@@ -277,6 +282,7 @@ mod tests {
         let header = Header {
             cachescope_events: EVENTS_VERSION,
             program: "prog".into(),
+            run: "0123abcd".into(),
         };
         let mut w = EventWriter::new(Vec::new(), Source::Memory, &header).unwrap();
         for e in sample() {
@@ -303,6 +309,7 @@ mod tests {
         let header = Header {
             cachescope_events: EVENTS_VERSION,
             program: String::new(),
+            run: String::new(),
         };
         let mut w = EventWriter::new(Vec::new(), Source::Memory, &header).unwrap();
         w.write(&sample()[2]).unwrap();

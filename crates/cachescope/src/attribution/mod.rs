@@ -9,6 +9,7 @@
 //!
 //! | module | concern |
 //! | --- | --- |
+//! | [`run_id`] | the id a recording writes into its trace and its event log, checked when they meet |
 //! | [`symbols`] | ELF variables at run-time addresses; pc → function, file, line (DWARF) |
 //! | [`buckets`] | address → bucket as allocation and map events unfold |
 //! | [`measure`] | [`Attribution`]: the exact simulation with a bucket per resident line |
@@ -44,6 +45,7 @@ pub mod cost;
 pub mod events;
 pub mod measure;
 pub mod report;
+pub mod run_id;
 pub mod sampler;
 pub mod symbols;
 mod tally;

@@ -10,7 +10,10 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
 use super::sentinel::{self, ChannelLog, EventCounts, SentinelFilter};
-use super::{EventsSide, Recording, describe, log, make_fifo, open_fifo, private_dir, spawn_error};
+use super::{
+    EventsSide, ProgramOutput, Recording, describe, lifetime, log, make_fifo, open_fifo,
+    private_dir, spawn_error,
+};
 use crate::attribution::events::Event;
 use crate::error::{Error, Result, Source};
 use crate::trace::{Format, FormatChoice, OpenOptions, Trace};
@@ -32,7 +35,8 @@ impl Recording {
         program: &OsStr,
         args: &[OsString],
     ) -> Result<(Recording, Trace)> {
-        let (rec, trace, _) = Recording::spawn(valgrind, program, args, None)?;
+        let (rec, trace, _) =
+            Recording::spawn(valgrind, program, args, None, &ProgramOutput::Inherit)?;
         Ok((rec, trace))
     }
 
@@ -46,9 +50,21 @@ impl Recording {
         args: &[OsString],
         preload: &Path,
     ) -> Result<(Recording, Trace, crossbeam_channel::Receiver<Event>)> {
-        let valgrind = std::env::var_os("CACHESCOPE_VALGRIND").unwrap_or_else(|| "valgrind".into());
-        let (rec, trace, events) = Recording::spawn(&valgrind, program, args, Some(preload))?;
+        let (rec, trace, events) =
+            Recording::start_lackey(program, args, Some(preload), &ProgramOutput::Inherit)?;
         Ok((rec, trace, events.expect("events requested")))
+    }
+
+    /// [`Recording::start`], with the allocation interposer when `preload` is given (as
+    /// [`Recording::start_with_events`]) and the program's standard output sent to `output`.
+    pub fn start_lackey(
+        program: &OsStr,
+        args: &[OsString],
+        preload: Option<&Path>,
+        output: &ProgramOutput,
+    ) -> Result<(Recording, Trace, Option<crossbeam_channel::Receiver<Event>>)> {
+        let valgrind = std::env::var_os("CACHESCOPE_VALGRIND").unwrap_or_else(|| "valgrind".into());
+        Recording::spawn(&valgrind, program, args, preload, output)
     }
 
     fn spawn(
@@ -56,6 +72,7 @@ impl Recording {
         program: &OsStr,
         args: &[OsString],
         preload: Option<&Path>,
+        output: &ProgramOutput,
     ) -> Result<(Recording, Trace, Option<crossbeam_channel::Receiver<Event>>)> {
         let description = describe(program, args);
         let source = Source::Program(description.clone());
@@ -75,15 +92,23 @@ impl Recording {
         }
         let mut log_file = OsString::from("--log-file=");
         log_file.push(&fifo);
+        let stdout = match output.stdio() {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = fs::remove_dir_all(&dir);
+                return Err(e);
+            }
+        };
         let mut command = Command::new(valgrind);
         super::process::without_huge_pages(&mut command);
+        lifetime::die_with_parent(&mut command);
         command
             .args(["--tool=lackey", "--trace-mem=yes"])
             .arg(log_file)
             .arg(program)
             .args(args)
             .stdin(Stdio::inherit())
-            .stdout(Stdio::inherit())
+            .stdout(stdout)
             .stderr(Stdio::inherit());
         let mut log_end = None;
         if let Some(so) = preload {
@@ -122,13 +147,7 @@ impl Recording {
                 return Err(spawn_error(valgrind, &source, e));
             }
         };
-        let mut recording = Recording {
-            child: child.clone(),
-            dir,
-            description,
-            events: None,
-            tool_counts: None,
-        };
+        let mut recording = Recording::new(child.clone(), dir, description);
         let mut channels = None;
         if let Some(end) = log_end {
             let quit = end.try_clone().map_err(|e| Error::io(&source, e))?;

@@ -1,5 +1,6 @@
 //! The process and FIFO plumbing both backends share: a private directory for the pipes, an
-//! unblocked open when Valgrind dies first, the command line for messages, spawn errors.
+//! unblocked open when Valgrind dies first, where the program's output goes, the command line
+//! for messages, spawn errors.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::{self, File, OpenOptions as FsOpenOptions};
@@ -40,6 +41,37 @@ fn unblock_if_exited(child: &Mutex<Child>, opened: &AtomicBool, fifo: &PathBuf) 
             return;
         }
         std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Where the recorded program's standard output goes (its standard error and input stay
+/// this process's).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ProgramOutput {
+    /// This process's standard output.
+    #[default]
+    Inherit,
+    /// This process's standard error: an analysis printed on standard output stays apart from
+    /// what the program prints.
+    Stderr,
+    /// Discarded (`/dev/null`).
+    Null,
+    /// This file, created or truncated.
+    File(PathBuf),
+}
+
+impl ProgramOutput {
+    /// The program's standard output (a file is created now).
+    pub(super) fn stdio(&self) -> Result<std::process::Stdio> {
+        use std::process::Stdio;
+        Ok(match self {
+            ProgramOutput::Inherit => Stdio::inherit(),
+            ProgramOutput::Stderr => io::stderr().into(),
+            ProgramOutput::Null => Stdio::null(),
+            ProgramOutput::File(path) => File::create(path)
+                .map_err(|e| Error::io(&Source::File(path.clone()), e))?
+                .into(),
+        })
     }
 }
 

@@ -39,6 +39,12 @@ mod read;
 /// Version of the record stream this reader understands.
 pub const VERSION: u64 = 2;
 
+/// The note on a recording cut at an exec that was not followed: most often a wrapper (a shell
+/// script ending in `exec`, a pyenv shim) whose real program was left out.
+pub const EXEC_NOT_FOLLOWED: &str = "the program exec'd another program, which was not \
+    recorded (a wrapper, such as a shell script ending in exec or a pyenv shim?): give \
+    --trace-children to follow it";
+
 const TAG_THREAD: u64 = 0x1;
 const TAG_EVENT: u64 = 0x2;
 const TAG_EXEC: u64 = 0x3;
@@ -81,6 +87,8 @@ pub struct ToolReader<R> {
     thread: u32,
     threads: u32,
     exec_seen: bool,
+    /// Whether Valgrind was asked to follow execs (`--trace-children`).
+    follows_exec: bool,
     /// Programs followed across an exec.
     execs: u32,
     /// The word where the current program's stream began (its header).
@@ -110,6 +118,7 @@ impl<R: Read + Send> ToolReader<R> {
             thread: 1,
             threads: 1,
             exec_seen: false,
+            follows_exec: false,
             execs: 0,
             instance_start: 0,
             events: None,
@@ -123,6 +132,13 @@ impl<R: Read + Send> ToolReader<R> {
     /// returned, on `tx`.
     pub fn with_events(mut self, tx: crossbeam_channel::Sender<Event>) -> Self {
         self.events = Some(tx);
+        self
+    }
+
+    /// Says the run follows execs (Valgrind's `--trace-children=yes`): an exec the stream
+    /// still stops at is then one Valgrind could not follow, not one it was not asked to.
+    pub fn following_exec(mut self, yes: bool) -> Self {
+        self.follows_exec = yes;
         self
     }
 

@@ -6,30 +6,30 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::io::{self, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
 use super::sentinel::EventCounts;
 use super::tool::ToolReader;
-use super::{Recording, make_fifo, open_fifo, private_dir, spawn_error};
+use super::{ProgramOutput, Recording, lifetime, make_fifo, open_fifo, private_dir, spawn_error};
 use crate::attribution::events::Event;
 use crate::error::{Error, Result, Source};
 use crate::sampling::SamplerOptions;
 use crate::trace::Trace;
 
-/// What the tool records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What the tool records, and where the program's output goes.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolOptions {
     /// Allocation and memory-map events (the tool's preload library is loaded into the
     /// program).
     pub events: bool,
     /// Instruction records (off: data references only, about twice as fast).
     pub instr: bool,
-    /// The program's standard output goes to cachescope's standard error, so that an analysis
-    /// printed on standard output is not mixed with it.
-    pub stdout_to_stderr: bool,
+    /// Where the program's standard output goes (an analysis printed on standard output wants
+    /// it elsewhere).
+    pub output: ProgramOutput,
     /// Follow the programs the recorded process becomes with `execve` (Valgrind's
     /// `--trace-children=yes`); forked children are never written into the stream.
     pub trace_children: bool,
@@ -40,7 +40,7 @@ impl Default for ToolOptions {
         ToolOptions {
             events: true,
             instr: true,
-            stdout_to_stderr: false,
+            output: ProgramOutput::Inherit,
             trace_children: false,
         }
     }
@@ -102,12 +102,14 @@ impl Recording {
             input,
             log,
             source,
-        } = launch(program, args, opts, None)?;
+        } = launch(program, args, &opts, None)?;
         let counts = Arc::new(Mutex::new(EventCounts::default()));
         if opts.events {
             recording.tool_counts = Some(counts.clone());
         }
-        let mut reader = ToolReader::new(input, source).with_shared_counts(counts);
+        let mut reader = ToolReader::new(input, source)
+            .with_shared_counts(counts)
+            .following_exec(opts.trace_children);
         let mut rx = None;
         if opts.events {
             let (tx, events) = crossbeam_channel::unbounded();
@@ -136,7 +138,7 @@ pub(super) struct Launched {
 pub(super) fn launch(
     program: &OsStr,
     args: &[OsString],
-    opts: ToolOptions,
+    opts: &ToolOptions,
     sampling: Option<&SamplerOptions>,
 ) -> Result<Launched> {
     let valgrind = valgrind();
@@ -187,8 +189,16 @@ pub(super) fn launch(
     out.push(&fifo);
     let mut log_file = OsString::from("--log-file=");
     log_file.push(&log);
+    let stdout = match opts.output.stdio() {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = fs::remove_dir_all(&dir);
+            return Err(e);
+        }
+    };
     let mut command = Command::new(&valgrind);
     super::process::without_huge_pages(&mut command);
+    lifetime::die_with_parent(&mut command);
     let spawned = command
         .arg(format!("--tool={}", cachescope_valgrind::TOOL_NAME))
         .arg(out)
@@ -204,11 +214,7 @@ pub(super) fn launch(
         .args(args)
         .env("VALGRIND_LIB", lib)
         .stdin(Stdio::inherit())
-        .stdout(if opts.stdout_to_stderr {
-            io::stderr().into()
-        } else {
-            Stdio::inherit()
-        })
+        .stdout(stdout)
         .stderr(Stdio::inherit())
         .spawn();
     let child = match spawned {
@@ -218,13 +224,8 @@ pub(super) fn launch(
             return Err(spawn_error(&valgrind, &source, e));
         }
     };
-    let recording = Recording {
-        child: child.clone(),
-        dir,
-        description,
-        events: None,
-        tool_counts: None,
-    };
+    let mut recording = Recording::new(child.clone(), dir, description);
+    recording.log = Some(log.clone());
     let file = open_fifo(&child, &fifo, &source)?;
     let input: Box<dyn Read + Send> = match ring {
         Some((ring, _)) => Box::new(ring.reader(file)),

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use super::tool_run::{Launched, POSITIONS, launch, no_trace};
-use super::{Finished, ToolOptions};
+use super::{Finished, ProgramOutput, ToolOptions};
 use crate::error::{Error, Result, Source, corrupt, truncated};
 use crate::sampling::{NextUse, Profile, Sample, SampleCursor, SamplerOptions};
 
@@ -35,8 +35,9 @@ const VERSION: u64 = 2;
 const SAMPLED: u64 = 1 << 17;
 
 /// Runs `program` under the tool sampling with `options` (the program's standard output goes to
-/// standard error when `stdout_to_stderr`), and returns the profile of the run, whose source
-/// is the command line, and how the program ended.
+/// `output`), and returns the profile of the run, whose source is the command line, and how the
+/// program ended. A program that execs another is sampled up to the exec (the sampled stream
+/// does not follow it), which [`Finished::notes`] says.
 ///
 /// Errors: the tool cannot run, the program cannot be started, or the run was cut short
 /// (Valgrind killed: no end record), as for [`super::Recording::start_tool`]'s stream.
@@ -44,13 +45,13 @@ pub fn sample_program(
     program: &OsStr,
     args: &[OsString],
     options: SamplerOptions,
-    stdout_to_stderr: bool,
+    output: ProgramOutput,
 ) -> Result<(Profile, Finished)> {
     options.validate()?;
     let opts = ToolOptions {
         events: false,
         instr: options.include_instructions,
-        stdout_to_stderr,
+        output,
         trace_children: false,
     };
     let Launched {
@@ -58,7 +59,7 @@ pub fn sample_program(
         input,
         log,
         source,
-    } = launch(program, args, opts, Some(&options))?;
+    } = launch(program, args, &opts, Some(&options))?;
     let positions = recording.dir.join(POSITIONS);
     let stop = Arc::new(AtomicBool::new(false));
     let writer = {
@@ -78,6 +79,9 @@ pub fn sample_program(
         Err(e) => return Err(no_trace(e, &mut recording, &log)),
     };
     let profile = rebuild(options, &stream, &source)?.with_source(source.to_string());
+    if stream.exec {
+        recording.notes.push(super::tool::EXEC_NOT_FOLLOWED.into());
+    }
     Ok((profile, recording.finish()?))
 }
 
@@ -86,6 +90,8 @@ pub fn sample_program(
 struct Stream {
     reuses: Vec<(u64, u64)>,
     count: u64,
+    /// The program exec'd another, which was not followed.
+    exec: bool,
 }
 
 /// Writes the sampled positions, in order, until the tool closes its end or `stop` is set.
@@ -144,6 +150,7 @@ fn read_stream(mut input: impl Read, source: &Source) -> Result<Stream> {
         let before = words;
         let Some(w) = next(&mut words)? else {
             if exec {
+                stream.exec = true;
                 return Ok(stream);
             }
             return Err(truncated(
@@ -249,6 +256,7 @@ mod tests {
         let stream = Stream {
             reuses: vec![(1, 3)],
             count: 3,
+            exec: false,
         };
         let p = rebuild(options, &stream, &Source::Stdin).unwrap();
         let expect = [
@@ -269,6 +277,7 @@ mod tests {
         let bad = Stream {
             reuses: vec![(5, 6)],
             count: 6,
+            exec: false,
         };
         let sparse = SamplerOptions {
             rate: 1e-6,

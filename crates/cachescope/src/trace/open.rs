@@ -70,6 +70,8 @@ pub struct Trace {
     started: bool,
     /// The one thread whose references are read ([`Trace::only_thread`]).
     only_thread: Option<ThreadId>,
+    /// The native header's metadata pairs (none for other formats).
+    metadata: Vec<(String, String)>,
 }
 
 /// Opens `path` (`-` for stdin) and detects compression and format.
@@ -131,6 +133,9 @@ impl Trace {
                 let d = detect::detect(&head, at_eof).ok_or_else(|| Error::UnknownFormat {
                     source_name: source.clone(),
                     tried: detect::TRIED.into(),
+                    why: detect::why_unknown(&head)
+                        .map(|why| format!(": {why}"))
+                        .unwrap_or_default(),
                 })?;
                 notes.extend(d.note);
                 d.format
@@ -139,6 +144,7 @@ impl Trace {
         let input = Cursor::new(head).chain(rest);
         let skip = opts.skip_bad_lines;
         let src = source.clone();
+        let mut metadata = Vec::new();
         let reader: Box<dyn AccessReader> = match format {
             Format::Lackey => Box::new(lackey::Reader::new(
                 input,
@@ -163,7 +169,11 @@ impl Trace {
                 },
             )),
             Format::Binary => Box::new(binary::Reader::new(input, src, binary::Options::default())),
-            Format::Native => Box::new(native::Reader::new(input, src)?),
+            Format::Native => {
+                let reader = native::Reader::new(input, src)?;
+                metadata = reader.header().metadata.clone();
+                Box::new(reader)
+            }
             Format::Champsim => Box::new(champsim::Reader::new(
                 input,
                 src,
@@ -181,6 +191,7 @@ impl Trace {
             skip_bad_lines: skip,
             started: false,
             only_thread: None,
+            metadata,
         })
     }
 
@@ -197,6 +208,7 @@ impl Trace {
             skip_bad_lines: false,
             started: false,
             only_thread: None,
+            metadata: Vec::new(),
         }
     }
 
@@ -251,6 +263,14 @@ impl Trace {
     /// Where the trace comes from.
     pub fn source(&self) -> &Source {
         &self.source
+    }
+
+    /// The value of the native header's metadata pair `key` (`None` for other formats).
+    pub fn metadata(&self, key: &str) -> Option<&str> {
+        self.metadata
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     /// The format read (`None` for generated workloads).

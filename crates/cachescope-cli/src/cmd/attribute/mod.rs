@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use cachescope::attribution::events::{EventReader, sidecar_path};
-use cachescope::attribution::{Attribution, CostModel, EventSource, Options};
+use cachescope::attribution::{Attribution, CostModel, EventSource, Options, run_id};
 use cachescope::pass::Analyses;
 use cachescope::sim::Geometry;
 use clap::Args;
@@ -96,27 +96,25 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         None
     } else {
         let dir = tempfile::tempdir()?;
-        let path = match &args.input.save {
+        let path = match &args.input.live.save {
             Some(p) => p.clone(),
             None => dir.path().join("program.cst"),
         };
-        let capture = super::record::Capture {
-            backend: super::record::Backend::Tool,
-            trace_children: false,
-            stdout_to_stderr: true,
-        };
+        let capture = crate::program::Capture::new(
+            &args.input.live,
+            cachescope::record::ProgramOutput::Stderr,
+        );
         let format = cachescope::trace::Format::Native;
         super::record::record(
             &args.input.program,
             &path,
             format,
             &args.run,
-            true,
             false,
-            capture,
+            &capture,
         )?;
         args.input.program.clear();
-        args.input.save = None;
+        args.input.live.save = None;
         args.input.trace = Some(path);
         Some(dir)
     };
@@ -129,10 +127,21 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
             .filter(|p| p.as_os_str() != "-")?;
         Some(sidecar_path(trace)).filter(|p| p.exists())
     });
-    let events: Option<EventSource<'static>> = match &events_path {
-        Some(p) => Some(Box::new(EventReader::open(p)?)),
+    let log = match &events_path {
+        Some(p) => Some(EventReader::open(p)?),
         None => None,
     };
+    let mut trace = input::open(&args.input, args.run.line_size)?;
+    // An event log read beside another recording's trace would name the wrong program's
+    // variables and functions.
+    if let (Some(log), Some(path)) = (&log, &events_path) {
+        if let Some(warning) = run_id::check(&trace, &log.header, path)? {
+            if !args.run.quiet {
+                eprintln!("cachescope: warning: {warning}");
+            }
+        }
+    }
+    let events = log.map(|log| Box::new(log) as EventSource<'static>);
     let opts = Options {
         geometry,
         sample_every: args.sample,
@@ -146,7 +155,6 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         per_instruction: cachegrind_out.is_some(),
     };
     let mut attribution = Attribution::new(opts, events)?;
-    let mut trace = input::open(&args.input, args.run.line_size)?;
     drive(&mut trace, Analyses(&mut [&mut attribution]), &args.run)?;
     let mut report = attribution.finish().with_context(|| match &events_path {
         Some(p) => format!("reading the event log {}", p.display()),

@@ -9,14 +9,18 @@ use cachescope::record::{Recording, preload};
 
 use super::EventsThread;
 use super::write::write_events;
+use crate::program::Capture;
 
-/// Starts lackey, with the LD_PRELOAD interposer when `events` and it is found.
+/// Starts lackey, with the LD_PRELOAD interposer when `events` and it is found; the program's
+/// output goes where `capture` says, the event log's header carries `run_id`.
 pub(super) fn start_lackey(
     program: &std::ffi::OsStr,
     rest: &[std::ffi::OsString],
     events: bool,
     quiet: bool,
     events_path: &Path,
+    capture: &Capture,
+    run_id: &str,
 ) -> Result<(
     Recording,
     cachescope::trace::Trace,
@@ -42,22 +46,17 @@ pub(super) fn start_lackey(
             }
         }
     };
-    let (recording, trace, events_writer) = match &preload {
-        Some(so) => {
-            let (recording, trace, rx) = Recording::start_with_events(program, rest, so)?;
-            let header = Header {
-                cachescope_events: EVENTS_VERSION,
-                program: recording.description().to_string(),
-            };
-            let path = events_path.to_owned();
-            let writer = std::thread::spawn(move || write_events(&path, &header, rx));
-            (recording, trace, Some(writer))
-        }
-        None => {
-            let (recording, trace) = Recording::start(program, rest)?;
-            (recording, trace, None)
-        }
-    };
+    let (recording, trace, rx) =
+        Recording::start_lackey(program, rest, preload.as_deref(), &capture.output)?;
+    let events_writer = rx.map(|rx| {
+        let header = Header {
+            cachescope_events: EVENTS_VERSION,
+            program: recording.description().to_string(),
+            run: run_id.to_owned(),
+        };
+        let path = events_path.to_owned();
+        std::thread::spawn(move || write_events(&path, &header, rx))
+    });
     let with = if preload.is_some() {
         "valgrind --tool=lackey --trace-mem=yes, LD_PRELOAD=libcachescope_preload.so \
          (its own references removed)"

@@ -11,6 +11,7 @@ use cachescope::units::{Precision, format_bytes, thousands};
 
 use super::{Backend, EventsThread, Recorded, Stream};
 use crate::cmd::convert::{write_tool_native, write_trace};
+use crate::output::Pending;
 
 /// Streams the trace into `out`, waits for the program, and reports what was written.
 #[allow(clippy::too_many_arguments)]
@@ -52,16 +53,13 @@ pub(super) fn finish(
             (written, trace.source().to_string())
         }
     };
+    let description = recording.description().to_string();
     let finished = recording.finish()?;
+    crate::exit::program_ended(&description, &finished);
+    // Uncommitted until the trace is: dropped on the way out (a cut stream, a full disk, an
+    // interruption), its temporary file goes, so no event log is left without its trace.
     let logged = events_writer.map(|w| w.join().expect("event writer thread"));
-    let summary = match written {
-        Ok(s) => s,
-        Err(e) => {
-            // No trace was left (a cut stream, a full disk): no event log without its trace.
-            let _ = std::fs::remove_file(&events_path);
-            return Err(e);
-        }
-    };
+    let summary = written?;
     if !quiet {
         eprintln!(
             "cachescope: recorded {source} into {} ({}; {} records, {})",
@@ -73,9 +71,9 @@ pub(super) fn finish(
     }
     let mut kept_events = None;
     if let (Some(logged), Some(counts)) = (logged, &finished.events) {
-        logged?;
+        let (log, _) = logged?;
         if counts.brackets == 0 {
-            let _ = std::fs::remove_file(&events_path);
+            drop(log);
             if !quiet {
                 eprintln!(
                     "cachescope: no allocation events (statically linked?): the interposer never \
@@ -84,6 +82,7 @@ pub(super) fn finish(
                 );
             }
         } else {
+            log.commit()?;
             kept_events = Some(events_path.clone());
             if !quiet {
                 let total = counts.kept + counts.dropped;
@@ -103,7 +102,6 @@ pub(super) fn finish(
                     );
                     return Ok(Recorded {
                         summary,
-                        status: finished.status,
                         events: kept_events,
                     });
                 }
@@ -131,19 +129,18 @@ pub(super) fn finish(
     }
     Ok(Recorded {
         summary,
-        status: finished.status,
         events: kept_events,
     })
 }
 
-/// Streams the events into `path` as they arrive; returns how many were written.
+/// Streams the events into `path`'s temporary file as they arrive; returns it, to be
+/// committed with the trace, and how many events were written.
 pub(super) fn write_events(
     path: &Path,
     header: &Header,
     rx: impl IntoIterator<Item = Event>,
-) -> Result<u64> {
-    let file =
-        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+) -> Result<(Pending, u64)> {
+    let (pending, file) = Pending::create(path)?;
     let source = Source::File(path.to_owned());
     let mut w = EventWriter::new(std::io::BufWriter::new(file), source, header)?;
     let mut n = 0;
@@ -156,5 +153,5 @@ pub(super) fn write_events(
         .map_err(|e| e.into_error())
         .and_then(|f| f.sync_all())
         .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(n)
+    Ok((pending, n))
 }

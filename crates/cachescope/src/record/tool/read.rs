@@ -156,8 +156,13 @@ impl<R: Read + Send> AccessReader for ToolReader<R> {
     fn diagnostics(&self) -> Diagnostics {
         let mut d = Diagnostics::default();
         if self.exec_seen && self.state != State::Ended {
-            d.notes
-                .push("the program called execve: the new program it became was not traced".into());
+            d.notes.push(if self.follows_exec {
+                "the program exec'd another program, which Valgrind could not follow: the \
+                 trace stops at the exec"
+                    .into()
+            } else {
+                super::EXEC_NOT_FOLLOWED.into()
+            });
         }
         d
     }
