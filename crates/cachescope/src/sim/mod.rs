@@ -15,6 +15,9 @@
 //! - [`CachegrindSim`]: Valgrind Cachegrind's I1/D1/LL model, reference for reference
 //!   ([`CachegrindCounts`]); `docs/cachegrind.md` says exactly what Cachegrind does and how
 //!   closely a lackey trace reproduces it.
+//! - [`MultiCore`]: several cores with private levels over shared ones, kept coherent
+//!   (MESI-like invalidation), threads placed on cores; misses in four classes (3C and
+//!   coherence) per core and level ([`MultiCoreReport`]; docs/threads.md).
 //!
 //! Conventions: caches work on line addresses (`addr >> log2(line size)`, see
 //! [`LineSize`](crate::LineSize)); every cache is write-allocate and models no write-backs, so
@@ -39,6 +42,7 @@ mod geometry;
 mod hierarchy;
 mod lazy_cache;
 mod level;
+mod multicore;
 mod policy;
 pub mod rrip;
 mod set_assoc;
@@ -56,6 +60,10 @@ pub use fully::FullyAssoc;
 pub use geometry::{Geometry, MAX_LINES};
 pub use hierarchy::{Hierarchy, HierarchyConfig, Inclusion, Served};
 pub use level::MissStats;
+pub use multicore::{
+    CacheCounts, CacheReport, LevelSpec, LevelTotals, MAX_CORES, MachineLevel, MultiCore,
+    MultiCoreConfig, MultiCoreReport, ThreadPlacement,
+};
 pub use policy::Policy;
 pub use set_assoc::SetAssoc;
 pub use simulate::{LevelReport, LineMapping, SimAnalysis, SimOptions, SimReport};

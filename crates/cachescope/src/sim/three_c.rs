@@ -80,13 +80,7 @@ impl ThreeC {
     /// class of a miss.
     #[inline]
     pub fn observe(&mut self, line: u64, hit: bool) -> Option<MissClass> {
-        let shadow_hit = self.shadow.access(line);
-        let first = self.seen.insert(line);
-        if first && self.seen.len() == self.seen.capacity() {
-            // Full: the next new line reallocates. Charge the size it will grow to, so a
-            // limit stops the pass (at its next batch) before the growth, not after.
-            self.charge.set(self.seen.allocation_size() * 2);
-        }
+        let (first, shadow_hit) = self.facts(line);
         if hit {
             None
         } else if first {
@@ -96,5 +90,21 @@ impl ThreeC {
         } else {
             Some(MissClass::Capacity)
         }
+    }
+
+    /// Records a reference to `line` and returns what a class rests on: whether it is the
+    /// line's first reference, and whether the shadow hit. For classifiers that add a class
+    /// of their own (the multi-core model's coherence misses).
+    #[inline]
+    pub(crate) fn facts(&mut self, line: u64) -> (bool, bool) {
+        let shadow_hit = self.shadow.access(line);
+        // A line the shadow holds was seen: the set is only asked about the others.
+        let first = !shadow_hit && self.seen.insert(line);
+        if first && self.seen.len() == self.seen.capacity() {
+            // Full: the next new line reallocates. Charge the size it will grow to, so a
+            // limit stops the pass (at its next batch) before the growth, not after.
+            self.charge.set(self.seen.allocation_size() * 2);
+        }
+        (first, shadow_hit)
     }
 }

@@ -1,0 +1,268 @@
+//! A brute-force multi-core machine: LRU caches as vectors of sets, the shadow, the lines
+//! seen and lost as plain vectors, the owners as a list. Written for obviousness, from the
+//! rules of docs/threads.md, not from the fast model's code.
+
+use crate::access::{AccessKind, ThreadId};
+use crate::sim::{CacheCounts, Geometry};
+
+/// An LRU cache: each set most recent last.
+struct Lru {
+    sets: Vec<Vec<u64>>,
+    ways: usize,
+}
+
+impl Lru {
+    fn new(g: Geometry) -> Lru {
+        Lru {
+            sets: vec![Vec::new(); g.sets() as usize],
+            ways: g.assoc() as usize,
+        }
+    }
+
+    fn set(&mut self, line: u64) -> &mut Vec<u64> {
+        let n = self.sets.len() as u64;
+        &mut self.sets[(line % n) as usize]
+    }
+
+    fn holds(&self, line: u64) -> bool {
+        self.sets.iter().any(|s| s.contains(&line))
+    }
+
+    /// True on a hit; the line evicted on a miss.
+    fn access(&mut self, line: u64) -> (bool, Option<u64>) {
+        let ways = self.ways;
+        let set = self.set(line);
+        if let Some(i) = set.iter().position(|&l| l == line) {
+            set.remove(i);
+            set.push(line);
+            return (true, None);
+        }
+        set.push(line);
+        let evicted = (set.len() > ways).then(|| set.remove(0));
+        (false, evicted)
+    }
+
+    fn invalidate(&mut self, line: u64) -> bool {
+        let set = self.set(line);
+        let before = set.len();
+        set.retain(|&l| l != line);
+        set.len() < before
+    }
+}
+
+/// One cache with its classes.
+struct Unit {
+    cache: Lru,
+    /// The fully associative LRU shadow, most recent last.
+    shadow: Vec<u64>,
+    capacity: usize,
+    seen: Vec<u64>,
+    lost: Vec<u64>,
+    counts: CacheCounts,
+}
+
+impl Unit {
+    fn new(g: Geometry) -> Unit {
+        Unit {
+            cache: Lru::new(g),
+            shadow: Vec::new(),
+            capacity: g.lines() as usize,
+            seen: Vec::new(),
+            lost: Vec::new(),
+            counts: CacheCounts::default(),
+        }
+    }
+
+    /// Hit, evicted line, coherence miss.
+    fn access(&mut self, line: u64) -> (bool, Option<u64>, bool) {
+        let (hit, evicted) = self.cache.access(line);
+        let shadow_hit = self.shadow.contains(&line);
+        self.shadow.retain(|&l| l != line);
+        self.shadow.push(line);
+        if self.shadow.len() > self.capacity {
+            self.shadow.remove(0);
+        }
+        let first = !self.seen.contains(&line);
+        if first {
+            self.seen.push(line);
+        }
+        let c = &mut self.counts;
+        c.refs += 1;
+        if hit {
+            c.hits += 1;
+            return (true, None, false);
+        }
+        c.misses += 1;
+        let was_lost = self.lost.contains(&line);
+        self.lost.retain(|&l| l != line);
+        if first {
+            c.cold += 1;
+        } else if !shadow_hit {
+            c.capacity += 1;
+        } else if was_lost {
+            c.coherence += 1;
+        } else {
+            c.conflict += 1;
+        }
+        (false, evicted, !first && shadow_hit && was_lost)
+    }
+}
+
+/// The machine. Units are kept as the fast model reports them: level by level, a private
+/// level core by core.
+pub struct Machine {
+    cores: u32,
+    /// (level, core or None for shared) of each unit.
+    pub slots: Vec<(usize, Option<u32>)>,
+    units: Vec<Unit>,
+    split: bool,
+    /// (line, core) for every line a core holds modified.
+    owners: Vec<(u64, u32)>,
+    pins: Vec<(ThreadId, u32)>,
+    /// (thread, core) in order of first appearance.
+    pub placement: Vec<(ThreadId, u32)>,
+    /// (line, coherence misses).
+    pub by_line: Vec<(u64, u64)>,
+}
+
+impl Machine {
+    /// `levels` top down, `(geometry, shared)`, the first preceded by `l1i` when split.
+    pub fn new(
+        cores: u32,
+        l1i: Option<Geometry>,
+        levels: &[(Geometry, bool)],
+        pins: &[(ThreadId, u32)],
+    ) -> Machine {
+        let all: Vec<(Geometry, bool)> = l1i
+            .iter()
+            .map(|&g| (g, false))
+            .chain(levels.iter().copied())
+            .collect();
+        let mut m = Machine {
+            cores,
+            slots: Vec::new(),
+            units: Vec::new(),
+            split: l1i.is_some(),
+            owners: Vec::new(),
+            pins: pins.to_vec(),
+            placement: Vec::new(),
+            by_line: Vec::new(),
+        };
+        for (k, &(g, shared)) in all.iter().enumerate() {
+            let cores: Vec<Option<u32>> = if shared {
+                vec![None]
+            } else {
+                (0..cores).map(Some).collect()
+            };
+            for c in cores {
+                m.slots.push((k, c));
+                m.units.push(Unit::new(g));
+            }
+        }
+        m
+    }
+
+    pub fn counts(&self) -> Vec<CacheCounts> {
+        self.units.iter().map(|u| u.counts).collect()
+    }
+
+    fn core_of(&mut self, t: ThreadId) -> u32 {
+        if let Some(&(_, c)) = self.placement.iter().find(|&&(x, _)| x == t) {
+            return c;
+        }
+        let unpinned = self
+            .placement
+            .iter()
+            .filter(|(x, _)| !self.pins.iter().any(|(p, _)| p == x))
+            .count() as u32;
+        let c = match self.pins.iter().find(|&&(p, _)| p == t) {
+            Some(&(_, c)) => c,
+            None => unpinned % self.cores,
+        };
+        self.placement.push((t, c));
+        c
+    }
+
+    /// The units of `core`'s private levels on one side, top down.
+    fn private_path(&self, core: u32, instr: bool) -> Vec<usize> {
+        (0..self.units.len())
+            .filter(|&u| {
+                let (k, c) = self.slots[u];
+                c == Some(core) && (!self.split || if instr { k != 1 } else { k != 0 })
+            })
+            .collect()
+    }
+
+    fn owner(&self, line: u64) -> Option<u32> {
+        self.owners
+            .iter()
+            .find(|&&(l, _)| l == line)
+            .map(|&(_, c)| c)
+    }
+
+    fn holds_privately(&self, core: u32, line: u64) -> bool {
+        (0..self.units.len())
+            .any(|u| self.slots[u].1 == Some(core) && self.units[u].cache.holds(line))
+    }
+
+    /// One access by `thread`.
+    pub fn access(&mut self, thread: ThreadId, kind: AccessKind, line: u64) {
+        let core = self.core_of(thread);
+        let instr = kind == AccessKind::Instr;
+        if instr && !self.split {
+            return;
+        }
+        let write = matches!(kind, AccessKind::Store | AccessKind::Modify);
+        let path = self.private_path(core, instr);
+        let has_private = self.slots.iter().any(|&(_, c)| c.is_some());
+        let coherent = self.cores > 1 && has_private;
+        let mut found = false;
+        for &u in &path {
+            let (hit, evicted, coherence) = self.units[u].access(line);
+            if coherence {
+                match self.by_line.iter_mut().find(|(l, _)| *l == line) {
+                    Some(e) => e.1 += 1,
+                    None => self.by_line.push((line, 1)),
+                }
+            }
+            if hit {
+                found = true;
+                break;
+            }
+            if let Some(v) = evicted {
+                if coherent && self.owner(v) == Some(core) && !self.holds_privately(core, v) {
+                    self.owners.retain(|&(l, _)| l != v);
+                }
+            }
+        }
+        if !found && coherent {
+            if let Some(d) = self.owner(line).filter(|&d| d != core) {
+                let _ = d;
+                self.units[*path.last().unwrap()].counts.transfers += 1;
+                if !write {
+                    self.owners.retain(|&(l, _)| l != line);
+                }
+                found = true;
+            }
+        }
+        if !found {
+            for u in 0..self.units.len() {
+                if self.slots[u].1.is_none() && self.units[u].access(line).0 {
+                    break;
+                }
+            }
+        }
+        if write && coherent && self.owner(line) != Some(core) {
+            self.owners.retain(|&(l, _)| l != line);
+            self.owners.push((line, core));
+            for u in 0..self.units.len() {
+                if matches!(self.slots[u].1, Some(c) if c != core)
+                    && self.units[u].cache.invalidate(line)
+                {
+                    self.units[u].counts.invalidations += 1;
+                    self.units[u].lost.push(line);
+                }
+            }
+        }
+    }
+}
