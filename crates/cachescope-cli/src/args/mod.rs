@@ -15,6 +15,7 @@ pub use crate::cmd::corun::CorunArgs;
 pub use crate::cmd::demo::DemoArgs;
 pub use crate::cmd::footprint::FootprintArgs;
 pub use crate::cmd::generate::GenerateArgs;
+pub use crate::cmd::sharing::SharingArgs;
 pub use crate::cmd::hotl::HotlArgs;
 pub use crate::cmd::l2::L2Args;
 pub use crate::cmd::mrc::MrcArgs;
@@ -75,6 +76,13 @@ pub enum Command {
         cachescope simulate trace.txt --cachegrind --I1 32K,8,64 --D1 32K,8,64 --LL 8M,16,64\n  \
         cachescope simulate --workload matmul --cache 8K,2,64 --policy random --csv")]
     Simulate(SimulateArgs),
+    /// Lines threads share (one writes, another uses it): true or false sharing, the data
+    /// structure, the code that writes it, the coherence misses it causes, the fix.
+    #[command(after_help = "Examples:\n  \
+        cachescope record -o t.cst -- ./threaded_program && cachescope sharing t.cst\n  \
+        cachescope sharing --json t.cst --L1 48K,12,64 --LL 32M,16,64 --quantum 1000\n  \
+        cachescope sharing -- ./threaded_program")]
+    Sharing(SharingArgs),
     /// Miss-ratio curve for many cache sizes from one pass: exact (LRU stack distances, or
     /// random replacement simulated per size), or a model (StatCache, StatStack, HOTL).
     #[command(after_help = "Examples:\n  \

@@ -16,6 +16,7 @@ pub(crate) mod phases;
 pub(crate) mod record;
 pub(crate) mod report;
 pub(crate) mod sample;
+pub(crate) mod sharing;
 pub(crate) mod simulate;
 pub(crate) mod stats;
 
@@ -64,6 +65,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Attribute(a) => attribute::run(a),
         Command::Sample(a) => sample::run(a),
         Command::Report(a) => report::run(a),
+        Command::Sharing(a) => sharing::run(a),
         Command::Demo(a) => demo::run(a),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a),

@@ -123,6 +123,12 @@ impl LineUse {
 }
 
 impl ThreadUse {
+    /// The offset of the first byte it reads or writes (granule-exact for long lines).
+    pub fn first_byte(&self) -> Option<u64> {
+        let m = self.read_mask | self.write_mask;
+        (m != 0).then(|| u64::from(m.trailing_zeros()))
+    }
+
     fn new(thread: ThreadId) -> ThreadUse {
         ThreadUse {
             thread,

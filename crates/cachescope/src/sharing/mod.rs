@@ -11,11 +11,13 @@
 //! the attribution's buckets and simulates it with [`crate::sim::MultiCore`].
 
 mod line;
+mod names;
 
 #[cfg(test)]
 mod tests;
 
 pub use line::{LineUse, ThreadUse};
+pub use names::name;
 
 use std::collections::HashMap;
 
