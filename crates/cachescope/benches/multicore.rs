@@ -19,8 +19,8 @@
 //! (load average about 4 from other builds): `multicore` 26.6 M references/s (`by_line`
 //! 27.2 M: the same within the noise; 5% of the references are coherence misses here),
 //! `interleave` 48.9 M spilling and 49.8 M in memory (copying columns twice, bound by memory
-//! bandwidth rather than by the spill). In wall time on the loaded machine `multicore` was
-//! 20.8 M.
+//! bandwidth rather than by the spill). Before the owners' memo (`protocol.rs`), in wall
+//! time on the machine loaded at 6, `multicore` was 20.8 M.
 //!
 //! Run: `cargo bench -p cachescope --bench multicore -- --warm-up-time 1 --measurement-time 5`.
 
