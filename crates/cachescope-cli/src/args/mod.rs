@@ -69,12 +69,15 @@ pub enum Command {
         cachescope generate zipf --lines 65536 --seed 7 -o zipf.cst\n  \
         cachescope generate stencil --n 32 --to lackey -o stencil.txt.zst")]
     Generate(GenerateArgs),
-    /// Exact cache simulation: caches, a hierarchy, or Cachegrind's I1/D1/LL model.
+    /// Exact cache simulation: caches, a hierarchy, Cachegrind's I1/D1/LL model, or a
+    /// multi-core machine (--cores).
     #[command(after_help = "Examples:\n  \
         cachescope simulate trace.cst --cache 32K,8,64 --cache 1M,16,64 --3c\n  \
         cachescope simulate trace.cst --I1 32K,8,64 --D1 32K,8,64 --L2 1M,16,64 --inclusion inclusive\n  \
         cachescope simulate trace.txt --cachegrind --I1 32K,8,64 --D1 32K,8,64 --LL 8M,16,64\n  \
-        cachescope simulate --workload matmul --cache 8K,2,64 --policy random --csv")]
+        cachescope simulate --workload matmul --cache 8K,2,64 --policy random --csv\n  \
+        cachescope simulate t.cst --cores 4 --L1 32K,8,64 --L2 1M,16,64 --LL 32M,16,64 --shared LL\n  \
+        cachescope simulate t.cst --cores 2 --cache 32K,8,64 --pin 3:0 --quantum 1000 --json")]
     Simulate(SimulateArgs),
     /// Lines threads share (one writes, another uses it): true or false sharing, the data
     /// structure, the code that writes it, the coherence misses it causes, the fix.

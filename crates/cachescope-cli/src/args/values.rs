@@ -95,6 +95,30 @@ pub fn geometry(s: &str) -> Result<Geometry> {
     Ok(Geometry::parse(s)?)
 }
 
+/// `simulate --cores`: 1 to [`cachescope::sim::MAX_CORES`].
+pub fn cores(s: &str) -> Result<u32> {
+    let max = cachescope::sim::MAX_CORES;
+    match s.trim().parse::<u32>() {
+        Ok(0) => bail!("0 cores: a machine has at least 1 (--cores 1 for one core)"),
+        Ok(n) if n > max => bail!("{n} cores: at most {max}"),
+        Ok(n) => Ok(n),
+        Err(_) => bail!("{s:?} is not a number of cores; expected 1 to {max}"),
+    }
+}
+
+/// `simulate --pin THREAD:CORE`: a thread id (from 1) and a core (from 0); whether the core
+/// exists is checked against `--cores` later.
+pub fn pin(s: &str) -> Result<(cachescope::ThreadId, u32)> {
+    let parsed = s
+        .split_once(':')
+        .and_then(|(t, c)| Some((t.trim().parse::<u32>().ok()?, c.trim().parse::<u32>().ok()?)));
+    match parsed {
+        Some((0, _)) => bail!("{s:?}: thread ids start at 1 (Valgrind's numbering)"),
+        Some(pin) => Ok(pin),
+        None => bail!("{s:?} is not THREAD:CORE, e.g. 2:1 (thread 2 on core 1; cores from 0)"),
+    }
+}
+
 /// A replacement policy's name (`simulate --policy`); the random ones are seeded later, by
 /// `--seed` ([`seeded`]).
 pub fn policy(s: &str) -> Result<Policy> {

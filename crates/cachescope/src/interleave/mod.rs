@@ -1,4 +1,5 @@
-//! Re-interleaving a threaded trace into a concurrent order (docs/threads.md, "Quantum").
+//! Re-interleaving a threaded trace into a concurrent order (docs/threads.md, "Valgrind's
+//! serialisation").
 //!
 //! Valgrind runs one thread at a time, for long slices, so a recording's order is not the
 //! order in which threads running on several cores would touch memory: two threads that share

@@ -58,10 +58,16 @@ impl Stream {
         }
     }
 
-    /// Appends the accesses `run` of `b`, all this thread's.
+    /// Appends the accesses `run` of `b`, all this thread's. (Column by column: the batch's
+    /// own `extend_from_range` walks every run of `b`, once per run here.)
     pub(super) fn push(&mut self, b: &Batch, run: Range<usize>) {
         self.total += run.len() as u64;
-        self.held.extend_from_range(b, run);
+        let held = &mut self.held;
+        held.set_thread(self.thread);
+        held.addrs.extend_from_slice(&b.addrs[run.clone()]);
+        held.sizes.extend_from_slice(&b.sizes[run.clone()]);
+        held.kinds.extend_from_slice(&b.kinds[run.clone()]);
+        held.pcs.extend_from_slice(&b.pcs[run]);
     }
 
     /// Accesses held in memory.

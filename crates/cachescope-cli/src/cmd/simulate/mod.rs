@@ -1,5 +1,6 @@
 //! `cachescope simulate`: exact cache simulation — independent caches, a hierarchy, or
-//! Valgrind Cachegrind's I1/D1/LL model — all fed by one pass over the trace.
+//! Valgrind Cachegrind's I1/D1/LL model — all fed by one pass over the trace; or, with
+//! `--cores`, a multi-core machine (`multicore.rs`).
 
 use anyhow::{Result, bail};
 use cachescope::analysis::Analysis;
@@ -15,6 +16,8 @@ use crate::args::{InputArgs, RunArgs, values};
 use crate::input;
 use crate::output::{self, Format};
 
+mod multicore;
+mod multicore_table;
 mod table;
 use table::Simulations;
 
@@ -40,12 +43,39 @@ pub struct SimulateArgs {
     /// L1 data cache of a hierarchy (SIZE,ASSOC,LINE).
     #[arg(long = "D1", value_name = "SPEC", value_parser = values::geometry)]
     pub d1: Option<Geometry>,
-    /// Unified L2 / last-level cache of a hierarchy (SIZE,ASSOC,LINE).
-    #[arg(long = "L2", visible_alias = "LL", value_name = "SPEC", value_parser = values::geometry)]
+    /// Unified L2 of a hierarchy (SIZE,ASSOC,LINE).
+    #[arg(long = "L2", value_name = "SPEC", value_parser = values::geometry)]
     pub l2: Option<Geometry>,
+    /// The last level (SIZE,ASSOC,LINE): the L2 when --L2 is not given, the L3 after --L2
+    /// (so not with --L3).
+    #[arg(long = "LL", value_name = "SPEC", value_parser = values::geometry)]
+    pub ll: Option<Geometry>,
     /// Optional unified L3 (SIZE,ASSOC,LINE).
     #[arg(long = "L3", value_name = "SPEC", value_parser = values::geometry)]
     pub l3: Option<Geometry>,
+    /// Simulate N cores (docs/threads.md): each has private copies of the levels, the ones
+    /// named by --shared aside, kept coherent; misses in four classes (cold, capacity,
+    /// conflict, coherence). Levels: --cache SPEC, or --L1 SPEC [--L2 SPEC] [--LL SPEC], or
+    /// --I1 SPEC --D1 SPEC [--L2 SPEC] [--LL SPEC].
+    #[arg(long, value_name = "N", value_parser = values::cores)]
+    pub cores: Option<u32>,
+    /// Unified first level of each core (SIZE,ASSOC,LINE; --cores only), fed the data
+    /// references as --cache is.
+    #[arg(long = "L1", value_name = "SPEC", value_parser = values::geometry)]
+    pub l1: Option<Geometry>,
+    /// Levels all cores share (--cores only), comma separated or repeated: cache, L1, L2, L3,
+    /// or LL for the last level. A level below a shared one must be shared too.
+    #[arg(long, value_name = "LEVEL", value_delimiter = ',')]
+    pub shared: Vec<String>,
+    /// Run thread THREAD on core CORE (--cores only; cores from 0, threads as recorded, from
+    /// 1); repeatable. Other threads go round-robin by first appearance.
+    #[arg(long = "pin", value_name = "THREAD:CORE", value_parser = values::pin)]
+    pub pins: Vec<(cachescope::ThreadId, u32)>,
+    /// Re-interleave the threads round-robin, this many instructions each in turn (references
+    /// when the trace has no instruction fetch); 0 keeps the recorded order (--cores only;
+    /// default 100, see docs/threads.md).
+    #[arg(long, value_name = "INSTRUCTIONS", value_parser = values::count)]
+    pub quantum: Option<u64>,
     /// How hierarchy levels share lines.
     #[arg(long, value_enum, default_value = "non-inclusive")]
     pub inclusion: InclusionArg,
@@ -98,16 +128,19 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         },
         three_c: args.three_c,
     };
-    let hierarchy_flags = [&args.i1, &args.d1, &args.l2, &args.l3]
-        .iter()
-        .any(|f| f.is_some());
+    let (l2, l3) = lower_levels(&args)?;
+    if args.cores.is_some() {
+        return multicore::run(&args, policy, l2, l3);
+    }
+    multicore::refuse_without_cores(&args)?;
+    let hierarchy_flags = [&args.i1, &args.d1, &l2, &l3].iter().any(|f| f.is_some());
 
     // Validate every geometry before reading anything.
     if args.cachegrind {
-        let (Some(i1), Some(d1), Some(ll)) = (&args.i1, &args.d1, &args.l2) else {
+        let (Some(i1), Some(d1), Some(ll)) = (&args.i1, &args.d1, &l2) else {
             bail!("--cachegrind needs --I1, --D1 and --LL, each SIZE,ASSOC,LINE (e.g. 32K,8,64)");
         };
-        if args.l3.is_some() || !args.caches.is_empty() {
+        if l3.is_some() || !args.caches.is_empty() {
             bail!("--cachegrind simulates exactly I1, D1 and LL; drop --L3 and --cache");
         }
         let mut sim = CachegrindSim::new(*i1, *d1, *ll)?;
@@ -122,11 +155,11 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     let mut sims: Vec<SimAnalysis> = Vec::new();
     if hierarchy_flags {
-        let (Some(i1), Some(d1), Some(l2)) = (&args.i1, &args.d1, &args.l2) else {
+        let (Some(i1), Some(d1), Some(l2)) = (&args.i1, &args.d1, &l2) else {
             bail!("a hierarchy needs --I1, --D1 and --L2 (or --LL); --L3 is optional");
         };
         let mut config = HierarchyConfig::new(*i1, *d1, *l2);
-        config.l3 = args.l3;
+        config.l3 = l3;
         config.policy = policy;
         config.inclusion = args.inclusion.into();
         sims.push(SimAnalysis::hierarchy(&config, opts)?);
@@ -151,6 +184,20 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     print(&args, reports)
 }
 
+/// The unified levels below the first: `(L2, L3)` from --L2, --LL and --L3. --LL is the last
+/// level: the L2 alone, the L3 after --L2; with --L3 too it would name the third level twice.
+fn lower_levels(args: &SimulateArgs) -> Result<(Option<Geometry>, Option<Geometry>)> {
+    match (args.l2, args.ll, args.l3) {
+        (_, Some(_), Some(_)) => bail!(
+            "--LL and --L3 both name the third level (--LL is the last level: the L2 alone, \
+             the L3 after --L2); give one of them"
+        ),
+        (None, Some(ll), None) => Ok((Some(ll), None)),
+        (Some(l2), Some(ll), None) => Ok((Some(l2), Some(ll))),
+        (l2, None, l3) => Ok((l2, l3)),
+    }
+}
+
 /// The reports as JSON, CSV or a table.
 fn print(args: &SimulateArgs, reports: Vec<SimReport>) -> Result<()> {
     output::emit(
@@ -161,7 +208,7 @@ fn print(args: &SimulateArgs, reports: Vec<SimReport>) -> Result<()> {
 
 /// `--policy opt`: every --cache under Belady's MIN, from one spilled pass (see cachescope::opt).
 fn run_opt(args: &SimulateArgs, opts: SimOptions) -> Result<()> {
-    if [&args.i1, &args.d1, &args.l2, &args.l3]
+    if [&args.i1, &args.d1, &args.l2, &args.ll, &args.l3]
         .iter()
         .any(|f| f.is_some())
         || args.three_c

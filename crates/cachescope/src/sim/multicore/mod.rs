@@ -78,6 +78,8 @@ pub struct MultiCore {
     coherent: bool,
     /// The lines some core holds modified, and that core.
     owner: HashMap<u64, u32, foldhash::fast::FixedState>,
+    /// Per core, [`protocol::HINTS`] slots: a line there is one the core owns.
+    hints: Vec<u64>,
     placement: Placement,
     line_size: LineSize,
     /// Coherence misses per line, when asked for.
@@ -130,6 +132,7 @@ impl MultiCore {
             placement: Placement::new(config.cores, &config.pins),
             by_line: config.by_line.then(HashMap::default),
             owner: HashMap::default(),
+            hints: vec![crate::sim::EMPTY; cores * protocol::HINTS],
             config: config.clone(),
             units,
             slots,

@@ -10,14 +10,33 @@
 //!
 //! The states are MESI's, kept where they are cheap: presence is the caches' own, and the one
 //! fact presence does not give, which core holds a line modified, is a map written on a
-//! change of owner only (a core writing a line it already owns, the common case, finds itself
-//! there and invalidates nothing). Exclusive and shared are not told apart: no count depends
-//! on it.
+//! change of owner only. A core writing a line it already owns, the common case, invalidates
+//! nothing, and usually finds that out without the map: each core keeps a direct-mapped memo
+//! of lines it owns ([`HINTS`] per core), cleared wherever its ownership ends. Exclusive and
+//! shared are not told apart: no count depends on it.
 
 use hashbrown::hash_map::Entry;
 
 use super::MultiCore;
-use crate::sim::Outcome;
+use crate::sim::{EMPTY, Outcome};
+
+/// Slots of each core's memo of the lines it owns (a power of two).
+pub(super) const HINTS: usize = 1024;
+
+/// The memo slot of `line` for `core`.
+#[inline]
+fn hint_slot(core: u32, line: u64) -> usize {
+    core as usize * HINTS + (line as usize & (HINTS - 1))
+}
+
+/// `core` no longer owns `line`: out of its memo.
+#[inline]
+fn forget(hints: &mut [u64], core: u32, line: u64) {
+    let slot = hint_slot(core, line);
+    if hints[slot] == line {
+        hints[slot] = EMPTY;
+    }
+}
 
 impl MultiCore {
     /// One reference by `core` to `line`: a write (store, modify) or a read, from the
@@ -48,6 +67,7 @@ impl MultiCore {
                             .any(|&p| self.units[p].cache.contains(v))
                     {
                         self.owner.remove(&v);
+                        forget(&mut self.hints, core, v);
                     }
                 }
                 Outcome::Miss { .. } => {}
@@ -60,6 +80,7 @@ impl MultiCore {
                     self.units[last].counts.transfers += 1;
                     if !write {
                         self.owner.remove(&line);
+                        forget(&mut self.hints, owner, line);
                     }
                     found = true;
                 }
@@ -80,15 +101,24 @@ impl MultiCore {
     /// `core` wrote `line`: it becomes the owner, every other core's copies go.
     #[inline]
     fn write(&mut self, core: u32, line: u64) {
+        let slot = hint_slot(core, line);
+        if self.hints[slot] == line {
+            return;
+        }
         match self.owner.entry(line) {
-            Entry::Occupied(e) if *e.get() == core => return,
+            Entry::Occupied(e) if *e.get() == core => {
+                self.hints[slot] = line;
+                return;
+            }
             Entry::Occupied(mut e) => {
-                e.insert(core);
+                let before = e.insert(core);
+                forget(&mut self.hints, before, line);
             }
             Entry::Vacant(e) => {
                 e.insert(core);
             }
         }
+        self.hints[slot] = line;
         for (d, units) in self.private.iter().enumerate() {
             if d != core as usize {
                 for &u in units {

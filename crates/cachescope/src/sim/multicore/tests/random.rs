@@ -8,6 +8,7 @@ use std::num::NonZeroU64;
 use proptest::prelude::*;
 
 use super::brute::Machine;
+use super::tuple;
 use crate::access::{Access, AccessKind, ThreadId};
 use crate::analysis::Analysis;
 use crate::batch::Batch;
@@ -78,6 +79,8 @@ fn case() -> impl Strategy<Value = Case> {
                     .into_iter()
                     .flat_map(|(t, accesses)| {
                         accesses.into_iter().map(move |(kind, line, offset)| {
+                            // Lines 0-19 and 1024-1043: pairs sharing an owner-memo slot.
+                            let line = line % 20 + line / 20 * 1024;
                             let a = Access {
                                 addr: line * 16 + offset,
                                 size: 1,
@@ -103,12 +106,16 @@ fn case() -> impl Strategy<Value = Case> {
         )
 }
 
+/// Every count of every cache (as `super::tuple` lists them), the placement, and the
+/// coherence misses per line.
+type Counted = (Vec<[u64; 9]>, Vec<(ThreadId, u32)>, Vec<(u64, u64)>);
+
 fn geometry(k: usize) -> Geometry {
     Geometry::parse(SHAPES[k]).unwrap()
 }
 
 /// The fast model's counts, placement and per-line coherence misses.
-fn fast(c: &Case) -> (Vec<[u64; 9]>, Vec<(ThreadId, u32)>, Vec<(u64, u64)>) {
+fn fast(c: &Case) -> Counted {
     let shapes: Vec<usize> = std::iter::once(c.first)
         .chain(c.levels.iter().copied())
         .collect();
@@ -144,30 +151,13 @@ fn fast(c: &Case) -> (Vec<[u64; 9]>, Vec<(ThreadId, u32)>, Vec<(u64, u64)>) {
         }
     }
     let r = sim.finish();
-    let counts = r
-        .caches
-        .iter()
-        .map(|x| {
-            let k = x.counts;
-            [
-                k.refs,
-                k.hits,
-                k.misses,
-                k.cold,
-                k.capacity,
-                k.conflict,
-                k.coherence,
-                k.invalidations,
-                k.transfers,
-            ]
-        })
-        .collect();
+    let counts = r.caches.iter().map(|x| tuple(&x.counts)).collect();
     let placement = r.placement.iter().map(|p| (p.thread, p.core)).collect();
     (counts, placement, sim.coherence_by_line().unwrap())
 }
 
 /// The brute force's.
-fn slow(c: &Case) -> (Vec<[u64; 9]>, Vec<(ThreadId, u32)>, Vec<(u64, u64)>) {
+fn slow(c: &Case) -> Counted {
     let shapes: Vec<usize> = std::iter::once(c.first)
         .chain(c.levels.iter().copied())
         .collect();
@@ -187,23 +177,7 @@ fn slow(c: &Case) -> (Vec<[u64; 9]>, Vec<(ThreadId, u32)>, Vec<(u64, u64)>) {
     for (t, a) in order {
         m.access(t, a.kind, a.addr / 16);
     }
-    let counts = m
-        .counts()
-        .iter()
-        .map(|k| {
-            [
-                k.refs,
-                k.hits,
-                k.misses,
-                k.cold,
-                k.capacity,
-                k.conflict,
-                k.coherence,
-                k.invalidations,
-                k.transfers,
-            ]
-        })
-        .collect();
+    let counts = m.counts().iter().map(tuple).collect();
     let mut by_line = m.by_line.clone();
     by_line.sort_unstable();
     (counts, m.placement.clone(), by_line)

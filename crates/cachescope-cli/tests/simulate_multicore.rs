@@ -1,0 +1,387 @@
+//! `cachescope simulate --cores`: the JSON contract on a hand-worked threaded trace, one core
+//! against the single-core simulation, `--quantum`, `--threads` not changing a number, bad
+//! flags as clear errors, and false sharing in a recorded C program (examples/threads/)
+//! against its padded twin. Skips the recording with a printed reason without Valgrind or cc.
+
+use std::path::{Path, PathBuf};
+
+use cachescope::trace::native::{Header, Writer};
+use cachescope::{Access, AccessKind, Batch, ThreadId};
+use serde_json::Value;
+
+mod common;
+use common::{cs, json, tools_or_skip};
+
+/// Writes `accesses` (thread, kind, address) as a native trace `dir/name`.
+fn threaded(dir: &Path, name: &str, accesses: &[(ThreadId, AccessKind, u64)]) -> PathBuf {
+    let mut b = Batch::new();
+    for &(t, kind, addr) in accesses {
+        b.set_thread(t);
+        b.push(Access {
+            addr,
+            size: 8,
+            kind,
+            pc: None,
+        });
+    }
+    let path = dir.join(name);
+    let mut w = Writer::new(std::fs::File::create(&path).unwrap(), Header::default()).unwrap();
+    w.write_batch(&b).unwrap();
+    w.finish().unwrap();
+    path
+}
+
+/// Threads 1 and 2 store to one line in turn, ten times, each also loading a line of its own.
+fn ping_pong(dir: &Path) -> PathBuf {
+    let mut a = Vec::new();
+    for k in 0..10u32 {
+        let t = 1 + k % 2;
+        a.push((t, AccessKind::Store, 0x1000 + 8 * u64::from(t)));
+        a.push((t, AccessKind::Load, 0x10_000 * u64::from(t)));
+    }
+    threaded(dir, "ping-pong.cst", &a)
+}
+
+fn cache<'a>(v: &'a Value, level: &str, core: Option<u64>) -> &'a Value {
+    v["caches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["level"] == level && c["core"].as_u64() == core)
+        .unwrap_or_else(|| panic!("no {level} of core {core:?} in {v}"))
+}
+
+#[test]
+fn json_has_every_cache_and_level_with_the_hand_worked_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = ping_pong(dir.path());
+    let t = t.to_str().unwrap();
+    let v = json(&[
+        "simulate",
+        t,
+        "--cores",
+        "2",
+        "--L1",
+        "32K,8,64",
+        "--LL",
+        "1M,16,64",
+        "--shared",
+        "LL",
+        "--quantum",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(v["cores"], 2);
+    assert_eq!(v["quantum"], 0);
+    assert_eq!(v["quantum_unit"], Value::Null);
+    assert_eq!(v["levels"][0]["name"], "L1");
+    assert_eq!(v["levels"][1]["name"], "L2");
+    assert_eq!(v["levels"][1]["shared"], true);
+    assert_eq!(v["placement"][1]["thread"], 2);
+    assert_eq!(v["placement"][1]["core"], 1);
+    for c in v["caches"].as_array().unwrap() {
+        for k in [
+            "level",
+            "core",
+            "refs",
+            "hits",
+            "misses",
+            "miss_ratio",
+            "cold",
+            "capacity",
+            "conflict",
+            "coherence",
+            "invalidations",
+            "transfers",
+        ] {
+            assert!(c.get(k).is_some(), "{k} missing in {c}");
+        }
+    }
+    // The stored line ping-pongs: after the two cold misses, each store is a coherence miss
+    // served by the other core; the private loads miss once each.
+    let l1 = &v["totals"][0];
+    assert_eq!(
+        [
+            &l1["refs"],
+            &l1["misses"],
+            &l1["cold"],
+            &l1["coherence"],
+            &l1["invalidations"]
+        ],
+        [20, 12, 4, 8, 9]
+    );
+    assert_eq!(cache(&v, "L1", Some(0))["coherence"], 4);
+    assert_eq!(cache(&v, "L1", Some(1))["transfers"], 5);
+    // Only memory fetches reach the shared level: the three lines' first misses (core 1's
+    // first store is served by core 0).
+    let ll = cache(&v, "L2", None);
+    assert_eq!([&ll["refs"], &ll["misses"], &ll["coherence"]], [3, 3, 0]);
+    assert_eq!(v["totals"][1]["refs"], 3);
+}
+
+#[test]
+fn csv_has_one_row_per_core_and_level_and_the_table_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = ping_pong(dir.path());
+    let args = [
+        "--cores", "2", "--L1", "32K,8,64", "--LL", "1M,16,64", "--shared", "LL",
+    ];
+    let out = cs()
+        .arg("simulate")
+        .arg(&t)
+        .args(args)
+        .arg("--csv")
+        .assert()
+        .success();
+    let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 4, "{csv}");
+    assert!(lines[0].starts_with("level,core,refs,hits,misses,cold,capacity,conflict,coherence"));
+    assert!(lines[1].starts_with("L1,0,") && lines[2].starts_with("L1,1,"));
+    assert!(lines[3].starts_with("L2,,"), "{csv}");
+    let out = cs().arg("simulate").arg(&t).args(args).assert().success();
+    let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(table.contains("thread→core: 1→0 2→1"), "{table}");
+    assert!(
+        table.contains("coherence") && table.contains("shared"),
+        "{table}"
+    );
+}
+
+#[test]
+fn the_quantum_brings_out_the_sharing_the_recorded_slices_hide() {
+    // As Valgrind records it: thread 1 stores 1 000 times, then thread 2 (born after 10).
+    let mut a: Vec<_> = (0..10).map(|_| (1, AccessKind::Store, 0x1000)).collect();
+    a.extend((0..1000).map(|_| (2, AccessKind::Store, 0x1008)));
+    a.extend((0..990).map(|_| (1, AccessKind::Store, 0x1000)));
+    let dir = tempfile::tempdir().unwrap();
+    let t = threaded(dir.path(), "slices.cst", &a);
+    let t = t.to_str().unwrap();
+    let run = |quantum: &str| {
+        json(&[
+            "simulate",
+            t,
+            "--cores",
+            "2",
+            "--cache",
+            "32K,8,64",
+            "--quantum",
+            quantum,
+            "--json",
+        ])
+    };
+    let recorded = run("0");
+    assert_eq!(recorded["totals"][0]["coherence"], 1);
+    // Ten references each in turn (the trace has no fetches): a coherence miss every turn
+    // but the first two, while both threads run.
+    let dealt = run("10");
+    assert_eq!(dealt["quantum_unit"], "references");
+    assert_eq!(dealt["totals"][0]["coherence"], 198);
+    // The default quantum is 100.
+    let default = json(&[
+        "simulate", t, "--cores", "2", "--cache", "32K,8,64", "--json",
+    ]);
+    assert_eq!(default["quantum"], 100);
+    assert_eq!(default["totals"][0]["coherence"], 18);
+}
+
+#[test]
+fn one_core_counts_what_the_single_core_simulation_counts() {
+    let wl = ["--workload", "phases", "--refs", "300000", "--instructions"];
+    let single = json(
+        &[
+            &["simulate", "--cache", "16K,4,64", "--3c", "--json"][..],
+            &wl,
+        ]
+        .concat(),
+    );
+    let multi = json(
+        &[
+            &["simulate", "--cores", "1", "--cache", "16K,4,64", "--json"][..],
+            &wl,
+        ]
+        .concat(),
+    );
+    let s = &single["simulations"][0]["levels"][0];
+    let m = &multi["caches"][0];
+    assert_eq!([&s["refs"], &s["misses"]], [&m["refs"], &m["misses"]]);
+    for k in ["cold", "capacity", "conflict"] {
+        assert_eq!(s["three_c"][k], m[k], "{k}");
+    }
+    assert_eq!(m["coherence"], 0);
+    // A split L1 over an L2 and the last level, with --LL as the third level.
+    let h = [
+        "--I1",
+        "8K,2,64",
+        "--D1",
+        "16K,4,64",
+        "--L2",
+        "128K,8,64",
+        "--LL",
+        "1M,16,64",
+    ];
+    let single = json(&[&["simulate", "--3c", "--json"][..], &h, &wl].concat());
+    let multi = json(
+        &[
+            &["simulate", "--cores", "1", "--shared", "LL", "--json"][..],
+            &h,
+            &wl,
+        ]
+        .concat(),
+    );
+    let levels = single["simulations"][0]["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 4);
+    for (s, m) in levels.iter().zip(multi["caches"].as_array().unwrap()) {
+        assert_eq!(s["name"], m["level"]);
+        assert_eq!(
+            [&s["refs"], &s["misses"]],
+            [&m["refs"], &m["misses"]],
+            "{}",
+            s["name"]
+        );
+        assert_eq!(s["three_c"]["capacity"], m["capacity"]);
+    }
+}
+
+#[test]
+fn the_threads_flag_changes_no_number() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = ping_pong(dir.path());
+    for extra in [&["--json"][..], &["--csv"], &[]] {
+        let run = |threads: Option<&str>| {
+            let mut c = cs();
+            c.arg("simulate")
+                .arg(&t)
+                .args(["--cores", "2", "--cache", "4K,2,64", "-q"]);
+            c.args(extra);
+            if let Some(n) = threads {
+                c.args(["--threads", n]);
+            }
+            c.assert().success().get_output().stdout.clone()
+        };
+        assert_eq!(run(Some("1")), run(None));
+    }
+}
+
+#[test]
+fn bad_flags_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = ping_pong(dir.path());
+    for (args, says) in [
+        (
+            &["--cores", "0", "--cache", "32K,8,64"][..],
+            "0 cores: a machine has at least 1",
+        ),
+        (
+            &["--cores", "2", "--cache", "32K,8,64", "--pin", "2:2"],
+            "there is no core 2",
+        ),
+        (
+            &["--cores", "2", "--cache", "32K,8,64", "--pin", "2=1"],
+            "is not THREAD:CORE",
+        ),
+        (
+            &["--cores", "2", "--cache", "32K,8,64", "--pin", "2"],
+            "is not THREAD:CORE",
+        ),
+        (
+            &["--cores", "2", "--L1", "32K,8,64", "--shared", "L3"],
+            "--shared L3: there is no such level",
+        ),
+        (
+            &["--cache", "32K,8,64", "--shared", "LL"],
+            "--shared applies to the multi-core model",
+        ),
+        (
+            &[
+                "--cores", "2", "--L1", "32K,8,64", "--L2", "1M,16,64", "--shared", "L1",
+            ],
+            "share L2 too",
+        ),
+        (
+            &[
+                "--cores", "2", "--I1", "32K,8,64", "--D1", "32K,8,64", "--shared", "L1",
+            ],
+            "private to each core",
+        ),
+        (&["--L1", "32K,8,64"], "add --cores N"),
+        (&["--cores", "2"], "--cores needs levels"),
+        (
+            &[
+                "--I1", "32K,8,64", "--D1", "32K,8,64", "--L2", "1M,16,64", "--LL", "8M,16,64",
+                "--L3", "8M,16,64",
+            ],
+            "both name the third level",
+        ),
+        (
+            &["--cores", "2", "--cache", "32K,8,64", "--policy", "opt"],
+            "online policies",
+        ),
+    ] {
+        let out = cs().arg("simulate").arg(&t).args(args).assert().failure();
+        let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}
+
+/// Compiles `examples/threads/NAME.c` and records it under the tool.
+fn record(dir: &Path, name: &str) -> PathBuf {
+    let src =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/threads/{name}.c"));
+    let exe = dir.join(name);
+    let ok = std::process::Command::new("cc")
+        .args(["-O1", "-pthread", "-o"])
+        .arg(&exe)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(ok.success(), "cc {}", src.display());
+    let trace = dir.join(format!("{name}.cst"));
+    cs().arg("record")
+        .arg("-o")
+        .arg(&trace)
+        .arg("--no-events")
+        .arg("--")
+        .arg(&exe)
+        .assert()
+        .success();
+    trace
+}
+
+#[test]
+fn padding_removes_the_coherence_misses_of_false_sharing() {
+    if !tools_or_skip(&["valgrind", "cc"]) {
+        return;
+    }
+    if let Err(why) = cachescope::record::tool_status() {
+        eprintln!("skipped: the tool cannot run: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let coherence = |name: &str| {
+        let t = record(dir.path(), name);
+        let v = json(&[
+            "simulate",
+            t.to_str().unwrap(),
+            "--cores",
+            "2",
+            "--L1",
+            "32K,8,64",
+            "--LL",
+            "8M,16,64",
+            "--shared",
+            "LL",
+            "--json",
+        ]);
+        v["totals"][0]["coherence"].as_u64().unwrap()
+    };
+    let shared = coherence("false_sharing");
+    let padded = coherence("padded");
+    // 2 × 100 000 increments dealt 100 instructions at a time: thousands of ping-pongs.
+    assert!(shared > 5_000, "false sharing: {shared} coherence misses");
+    assert!(
+        padded * 100 < shared,
+        "padded: {padded}, false sharing: {shared}"
+    );
+}
