@@ -15,7 +15,6 @@ pub use crate::cmd::corun::CorunArgs;
 pub use crate::cmd::demo::DemoArgs;
 pub use crate::cmd::footprint::FootprintArgs;
 pub use crate::cmd::generate::GenerateArgs;
-pub use crate::cmd::sharing::SharingArgs;
 pub use crate::cmd::hotl::HotlArgs;
 pub use crate::cmd::l2::L2Args;
 pub use crate::cmd::mrc::MrcArgs;
@@ -23,6 +22,7 @@ pub use crate::cmd::phases::PhasesArgs;
 pub use crate::cmd::record::RecordArgs;
 pub use crate::cmd::report::ReportArgs;
 pub use crate::cmd::sample::SampleArgs;
+pub use crate::cmd::sharing::SharingArgs;
 pub use crate::cmd::simulate::SimulateArgs;
 pub use crate::cmd::stats::StatsArgs;
 pub use shared::{

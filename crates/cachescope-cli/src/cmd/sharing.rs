@@ -67,7 +67,11 @@ pub fn run(args: SharingArgs) -> Result<()> {
     let mut trace = input::open(&args.input, args.l1.line_size())?;
     let mut found = SharingAnalysis::new(args.l1.line_size());
     let mut split = Interleaver::new(quantum);
-    drive(&mut trace, Analyses(&mut [&mut found, &mut split]), &args.run)?;
+    drive(
+        &mut trace,
+        Analyses(&mut [&mut found, &mut split]),
+        &args.run,
+    )?;
     let threads = split.threads().len() as u32;
     let mut lines = found.finish();
     let cores = args.cores.unwrap_or(threads.clamp(1, 64));
@@ -83,8 +87,11 @@ pub fn run(args: SharingArgs) -> Result<()> {
     let mut again = Trace::from_reader(Box::new(split.finish()?), trace.source().clone());
     drive_again(&mut again, Analyses(&mut [&mut machine]), &args.run)?;
     let shift = args.l1.line_size().shift();
-    let by_line: std::collections::HashMap<u64, u64> =
-        machine.coherence_by_line().unwrap_or_default().into_iter().collect();
+    let by_line: std::collections::HashMap<u64, u64> = machine
+        .coherence_by_line()
+        .unwrap_or_default()
+        .into_iter()
+        .collect();
     for l in &mut lines {
         let addr = u64::from_str_radix(l.line.trim_start_matches("0x"), 16).unwrap_or(0);
         l.coherence_misses = by_line.get(&(addr >> shift)).copied().unwrap_or(0);
@@ -107,7 +114,12 @@ pub fn run(args: SharingArgs) -> Result<()> {
 }
 
 /// Names structures and code from the event log, when there is one.
-fn name(lines: &mut [SharedLine], args: &SharingArgs, trace: &Trace, notes: &mut Vec<String>) -> Result<()> {
+fn name(
+    lines: &mut [SharedLine],
+    args: &SharingArgs,
+    trace: &Trace,
+    notes: &mut Vec<String>,
+) -> Result<()> {
     let path = args.events.clone().or_else(|| {
         let t = args.input.trace.as_deref()?;
         Some(sidecar_path(t)).filter(|p| p.exists())
@@ -192,7 +204,12 @@ impl Output for Sharing {
             let threads: Vec<String> = l
                 .threads
                 .iter()
-                .map(|t| format!("{}: {}/{} [{}]", t.thread, t.reads, t.writes, t.written_bytes))
+                .map(|t| {
+                    format!(
+                        "{}: {}/{} [{}]",
+                        t.thread, t.reads, t.writes, t.written_bytes
+                    )
+                })
                 .collect();
             let _ = writeln!(
                 o,
@@ -205,14 +222,21 @@ impl Output for Sharing {
                 threads.join("; ")
             );
             if !l.code.is_empty() {
-                let _ = writeln!(o, "{:<18} written at {}", "", l.code.join(", "));
+                // The four busiest writers; --json has them all.
+                let code: Vec<&str> = l.code.iter().take(4).map(String::as_str).collect();
+                let more = if l.code.len() > 4 { ", …" } else { "" };
+                let _ = writeln!(o, "{:<18} written at {}{more}", "", code.join(", "));
             }
             if let Some(fix) = &l.fix {
                 let _ = writeln!(o, "{:<18} fix: {fix}", "");
             }
         }
         if self.lines.len() > self.top {
-            let _ = writeln!(o, "… {} more (--top N, or --json)", self.lines.len() - self.top);
+            let _ = writeln!(
+                o,
+                "… {} more (--top N, or --json)",
+                self.lines.len() - self.top
+            );
         }
         o
     }

@@ -7,6 +7,10 @@ use super::SharedLine;
 /// Writing instructions kept per thread and line: enough to name the code that shares it.
 const MAX_PCS: usize = 8;
 
+/// A thread with fewer than 1/MINOR of a line's accesses does not decide whether the line is
+/// truly or falsely shared ([`LineUse::deciding`]).
+const MINOR: u64 = 100;
+
 /// How the threads use one line.
 #[derive(Clone, Debug, Default)]
 pub struct LineUse {
@@ -84,8 +88,9 @@ impl LineUse {
         if self.threads.len() < 2 || writes == 0 {
             return None;
         }
-        let overlap = self.threads.iter().enumerate().any(|(i, a)| {
-            self.threads
+        let deciding = self.deciding();
+        let overlap = deciding.iter().enumerate().any(|(i, a)| {
+            deciding
                 .iter()
                 .enumerate()
                 .any(|(j, b)| i != j && a.write_mask & (b.read_mask | b.write_mask) != 0)
@@ -107,7 +112,19 @@ impl LineUse {
             }
         }
         pcs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let fix = (!overlap).then(|| fix(&threads, line_size));
+        let mut named: Vec<ThreadUse> = threads
+            .iter()
+            .filter(|t| deciding.iter().any(|d| d.thread == t.thread))
+            .cloned()
+            .collect();
+        named.retain(|t| t.read_mask | t.write_mask != 0);
+        let fix = (!overlap).then(|| fix(&named, line_size));
+        let first_byte = deciding
+            .iter()
+            .filter_map(|t| t.first_byte())
+            .min()
+            .unwrap_or(0)
+            * (line_size.bytes() / 64).max(1);
         Some(SharedLine {
             line: format!("{addr:#x}"),
             kind: if overlap { "true" } else { "false" },
@@ -117,8 +134,28 @@ impl LineUse {
             code: pcs.iter().map(|(pc, _)| format!("{pc:#x}")).collect(),
             fix,
             write_pcs: pcs,
+            first_byte,
             threads,
         })
+    }
+}
+
+impl LineUse {
+    /// The threads that decide the line's kind: those making at least 1/[`MINOR`] of its
+    /// accesses, when two or more do (a main thread that sets a counter up and reads it once
+    /// at the end does not make the workers' disjoint counters true sharing); else all.
+    pub(super) fn deciding(&self) -> Vec<&ThreadUse> {
+        let total: u64 = self.threads.iter().map(|t| t.reads + t.writes).sum();
+        let major: Vec<&ThreadUse> = self
+            .threads
+            .iter()
+            .filter(|t| (t.reads + t.writes) * MINOR >= total)
+            .collect();
+        if major.len() >= 2 {
+            major
+        } else {
+            self.threads.iter().collect()
+        }
     }
 }
 

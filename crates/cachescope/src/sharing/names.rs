@@ -32,15 +32,7 @@ pub fn name(
     let names = buckets.finish_names(&mut symbolizer);
     for l in lines.iter_mut() {
         let addr = u64::from_str_radix(l.line.trim_start_matches("0x"), 16).unwrap_or(0);
-        // The first byte any thread uses names the line (the line's start may be padding).
-        let first = l
-            .threads
-            .iter()
-            .filter_map(|t| t.first_byte())
-            .min()
-            .unwrap_or(0)
-            .min(line_size - 1);
-        let id = buckets.lookup(addr + first);
+        let id = buckets.lookup(addr + l.first_byte.min(line_size - 1));
         if let Some((name, _)) = names.get(id as usize) {
             l.structure = name.clone();
         }

@@ -86,3 +86,15 @@ fn ranking_puts_coherence_cost_first() {
     rank(&mut lines);
     assert_eq!(lines[0].line, "0x1000");
 }
+
+#[test]
+fn a_thread_with_a_few_accesses_does_not_make_disjoint_workers_true_sharing() {
+    let mut refs = vec![(1, Access::load(0x1000, 16))];
+    for _ in 0..200 {
+        refs.push((2, store(0x1000, 8, 0x400)));
+        refs.push((3, store(0x1008, 8, 0x500)));
+    }
+    let lines = run(&refs);
+    assert_eq!(lines[0].kind, "false");
+    assert_eq!(lines[0].threads.len(), 3, "the main thread is still listed");
+}
