@@ -169,6 +169,9 @@ pub fn mrc_per_thread<H: Hooks>(
     Ok(runs)
 }
 
+/// Each thread, its counted references and what was measured over them.
+type PerThreadOutputs<T> = Vec<(ThreadId, u64, T)>;
+
 /// `(thread, refs, measurement)` for each thread's output of a plan.
 fn with<'a, T>(
     per: &'a [(ThreadId, u64, T)],
@@ -184,7 +187,7 @@ fn planned<P, H>(
     pass: &mut Pass<H>,
     plan: P,
     opts: &MrcOptions,
-) -> Result<Vec<(ThreadId, u64, P::Output)>, H::Error>
+) -> Result<PerThreadOutputs<P::Output>, H::Error>
 where
     P: Wire + Clone + Send + 'static,
     H: Hooks,
@@ -207,7 +210,7 @@ fn ordered<A, H>(
     pass: &mut Pass<H>,
     opts: &MrcOptions,
     make: impl FnMut(ThreadId) -> A + Send + 'static,
-) -> Result<Vec<(ThreadId, u64, A)>, H::Error>
+) -> Result<PerThreadOutputs<A>, H::Error>
 where
     A: Analysis,
     H: Hooks,
