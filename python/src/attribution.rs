@@ -39,10 +39,10 @@ pub fn attribute(
         });
     }
     // The event log: `events`, else TRACE.events beside a trace file.
-    let events_path = req.events.clone().or_else(|| match spec {
-        Spec::File { path, .. } => Some(sidecar_path(path)).filter(|p| p.exists()),
-        Spec::Workload { .. } => None,
-    });
+    let events_path = req
+        .events
+        .clone()
+        .or_else(|| Some(sidecar_path(spec.file()?)).filter(|p| p.exists()));
     let events: Option<EventSource<'static>> = match &events_path {
         Some(p) => Some(Box::new(EventReader::open(p)?)),
         None => None,
@@ -75,8 +75,8 @@ pub fn attribute(
     }
     if let Some(path) = &req.cachegrind_out {
         let cmd = match spec {
-            Spec::File { path, .. } => path.display().to_string(),
             Spec::Workload { workload, .. } => format!("workload {}", workload.name()),
+            _ => spec.describe(),
         };
         write_atomically(
             path,

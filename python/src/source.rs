@@ -64,6 +64,15 @@ impl Spec {
         }
     }
 
+    /// The trace file behind the source, if it is one (its event log sits beside it).
+    pub fn file(&self) -> Option<&std::path::Path> {
+        match self {
+            Spec::File { path, .. } => Some(path),
+            Spec::Workload { .. } => None,
+            Spec::Thread { inner, .. } => inner.file(),
+        }
+    }
+
     /// How the source is named in results (`source` fields) and messages.
     pub fn describe(&self) -> String {
         match self {
