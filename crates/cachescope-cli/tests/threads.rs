@@ -280,3 +280,52 @@ fn a_thread_created_after_another_exits_gets_a_new_id() {
         assert!(t["refs"].as_u64().unwrap() >= 4096, "{t}");
     }
 }
+
+#[test]
+fn the_threads_of_one_trace_co_run_in_a_shared_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = threaded_trace(dir.path());
+    let v = json(&[
+        "corun",
+        "--json",
+        "--split-threads",
+        s(&t),
+        "--cache",
+        "64K",
+        "--simulate",
+    ]);
+    let rows = v["programs"]
+        .as_array()
+        .or_else(|| v["rows"].as_array())
+        .expect("a row per thread");
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["program"].as_str().unwrap())
+        .collect();
+    assert!(
+        names[0].ends_with("thread 1") && names[2].ends_with("thread 5"),
+        "{names:?}"
+    );
+    // Each thread made 20,000 data references and 2,000 instruction fetches: equal rates.
+    for r in rows {
+        assert!((r["rate"].as_f64().unwrap() - 10.0).abs() < 1e-9, "{r}");
+        assert!(r["simulated"]["miss_ratio"].as_f64().is_some(), "{r}");
+    }
+    // Thread 1 (32 lines) and thread 5 (200) fit beside thread 2's 1000 lines in 1024.
+    cs().args([
+        "corun",
+        "--split-threads",
+        "--workload",
+        "loop",
+        "--cache",
+        "1M",
+    ])
+    .assert()
+    .failure();
+    let one = cs()
+        .args(["corun", s(&t), "--cache", "64K"])
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&one.get_output().stderr).to_string();
+    assert!(err.contains("two programs or more"), "{err}");
+}

@@ -27,9 +27,15 @@ use crate::output::{self, Format, Output};
 
 #[derive(Debug, Args)]
 pub struct CorunArgs {
-    /// Each program: a trace, or a footprint saved by `cachescope footprint --json`.
-    #[arg(value_name = "PROFILE_OR_TRACE", required = true, num_args = 2..)]
+    /// Each program: a trace, or a footprint saved by `cachescope footprint --json` (two or
+    /// more; one trace with --split-threads).
+    #[arg(value_name = "PROFILE_OR_TRACE", required = true, num_args = 1..)]
     pub inputs: Vec<PathBuf>,
+    /// The threads of one trace share the cache: each thread is a program, its rate its data
+    /// references per instruction (every core runs instructions at the same pace), or equal
+    /// rates for a trace without instruction fetches (docs/threads.md).
+    #[arg(long)]
+    pub split_threads: bool,
     /// The shared cache's size (e.g. 8MiB).
     #[arg(long, value_parser = values::size)]
     pub cache: u64,
@@ -75,35 +81,105 @@ struct Simulated {
     relative_error: f64,
 }
 
+/// A program of the co-run: a trace or saved footprint, or one thread of a trace.
+#[derive(Clone, Debug)]
+struct Input {
+    path: PathBuf,
+    thread: Option<cachescope::ThreadId>,
+}
+
+impl Input {
+    fn name(&self) -> String {
+        match self.thread {
+            Some(t) => format!("{} thread {t}", self.path.display()),
+            None => self.path.display().to_string(),
+        }
+    }
+
+    fn open(&self, read: &ReadArgs) -> Result<cachescope::trace::Trace> {
+        let mut trace = input::open_path(&self.path, read)?;
+        if let Some(t) = self.thread {
+            trace.only_thread(t);
+        }
+        Ok(trace)
+    }
+}
+
+/// The programs the arguments name, and their default rates: each input, or with
+/// --split-threads each thread of the one trace (rate: its data references per instruction).
+fn inputs(args: &CorunArgs) -> Result<(Vec<Input>, Vec<f64>)> {
+    if !args.split_threads {
+        if args.inputs.len() < 2 {
+            bail!("co-running needs two programs or more (or one trace with --split-threads)");
+        }
+        let all = args.inputs.iter().map(|p| Input {
+            path: p.clone(),
+            thread: None,
+        });
+        return Ok((all.collect(), vec![1.0; args.inputs.len()]));
+    }
+    let [path] = args.inputs.as_slice() else {
+        bail!("--split-threads takes one trace, whose threads share the cache");
+    };
+    let plan = cachescope::parallel::PerThreadPlan(cachescope::parallel::StatsPlan {
+        line_size: args.run.line_size,
+    });
+    let mut trace = input::open_path(path, &args.read)?;
+    let threads = drive(&mut trace, cachescope::pass::Plan(&plan), &args.run)?;
+    if threads.len() < 2 {
+        bail!(
+            "{} has one thread: nothing shares the cache",
+            path.display()
+        );
+    }
+    let timed = threads.iter().all(|(_, s)| s.instructions > 0);
+    let rates = threads
+        .iter()
+        .map(|(_, s)| {
+            if timed {
+                s.refs.max(1) as f64 / s.instructions as f64
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    let all = threads.iter().map(|&(t, _)| Input {
+        path: path.clone(),
+        thread: Some(t),
+    });
+    Ok((all.collect(), rates))
+}
+
 pub fn run(args: CorunArgs) -> Result<()> {
     let line = args.run.line_size;
     let cache = match args.ways {
         Some(w) => Geometry::new(args.cache, w, line.bytes())?,
         None => Geometry::fully_associative(args.cache, line.bytes())?,
     };
+    let (sources, default_rates) = inputs(&args)?;
     let rates = match &args.rates {
-        Some(r) if r.len() != args.inputs.len() => bail!(
+        Some(r) if r.len() != sources.len() => bail!(
             "{} rates for {} programs: give one rate per program",
             r.len(),
-            args.inputs.len()
+            sources.len()
         ),
         Some(r) => r.clone(),
-        None => vec![1.0; args.inputs.len()],
+        None => default_rates,
     };
     let options = Options {
         line_size: line,
         ..Options::default()
     };
     let mut programs = Vec::new();
-    for (path, &rate) in args.inputs.iter().zip(&rates) {
-        let footprint = match saved_footprint(path)? {
+    for (src, &rate) in sources.iter().zip(&rates) {
+        let footprint = match saved_footprint(&src.path)? {
             Some(curve) => curve,
-            None => profile(path, options, &args, None)?,
+            None => profile(src, options, &args, None)?,
         };
         if footprint.line_size != line.bytes() {
             bail!(
                 "{}: a footprint of {}-byte lines; this run uses {} (--line-size)",
-                path.display(),
+                src.path.display(),
                 footprint.line_size,
                 line.bytes()
             );
@@ -111,13 +187,12 @@ pub fn run(args: CorunArgs) -> Result<()> {
         programs.push(CorunProgram { footprint, rate });
     }
     let predicted = cachescope::models::hotl::corun::predict(&programs, cache)?;
-    let mut rows: Vec<Row> = args
-        .inputs
+    let mut rows: Vec<Row> = sources
         .iter()
         .zip(&rates)
         .zip(predicted)
         .map(|((p, &rate), pred)| Row {
-            program: p.display().to_string(),
+            program: p.name(),
             rate,
             share_lines: pred.share_lines,
             predicted: pred,
@@ -125,7 +200,7 @@ pub fn run(args: CorunArgs) -> Result<()> {
         })
         .collect();
     if args.simulate {
-        simulate(&args, options, cache, &rates, &mut rows)?;
+        simulate(&args, &sources, options, cache, &rates, &mut rows)?;
     }
     let out = Table { cache, rows };
     output::emit(&out, Format::from_flags(args.json, args.csv))
@@ -183,7 +258,10 @@ impl Output for Table {
                 o,
                 "{:<28} {:>6} {:>12.1} {:>11} {:>11.6} {:>24} {:>10}",
                 r.program,
-                r.rate,
+                // Given rates print as given; measured ones (--split-threads) to 4 places.
+                format!("{:.4}", r.rate)
+                    .trim_end_matches('0')
+                    .trim_end_matches('.'),
                 r.share_lines,
                 r.predicted
                     .miss_ratio
@@ -223,13 +301,13 @@ fn saved_footprint(path: &Path) -> Result<Option<FootprintCurve>> {
 
 /// The footprint of a trace, or of its first `prefix` counted references.
 fn profile(
-    path: &Path,
+    src: &Input,
     options: Options,
     args: &CorunArgs,
     prefix: Option<u64>,
 ) -> Result<FootprintCurve> {
     let mut fp = FootprintAnalysis::new(options, &[])?;
-    let mut trace = input::open_path(path, &args.read)?;
+    let mut trace = src.open(&args.read)?;
     match prefix {
         Some(limit) => {
             let mut p = Prefix {
@@ -251,20 +329,21 @@ fn profile(
 /// it ran.
 fn simulate(
     args: &CorunArgs,
+    sources: &[Input],
     options: Options,
     cache: Geometry,
     rates: &[f64],
     rows: &mut [Row],
 ) -> Result<()> {
     let mut traces = Vec::new();
-    for p in &args.inputs {
-        if saved_footprint(p)?.is_some() {
+    for p in sources {
+        if saved_footprint(&p.path)?.is_some() {
             bail!(
                 "--simulate needs every program's trace; {} is a footprint",
-                p.display()
+                p.path.display()
             );
         }
-        traces.push(input::open_path(p, &args.read)?);
+        traces.push(p.open(&args.read)?);
     }
     let progress = crate::progress::Progress::spinner(args.run.quiet, "interleaved simulation");
     let total = std::sync::atomic::AtomicU64::new(0);
@@ -280,7 +359,7 @@ fn simulate(
     progress.finish();
     let sims = sims?;
     let mut prefixed = Vec::new();
-    for (p, s) in args.inputs.iter().zip(&sims) {
+    for (p, s) in sources.iter().zip(&sims) {
         prefixed.push(CorunProgram {
             footprint: profile(p, options, args, Some(s.refs))?,
             rate: 0.0,
