@@ -120,29 +120,7 @@ fn a_single_threaded_trace_shares_nothing() {
 }
 
 fn record(dir: &Path, name: &str) -> Option<PathBuf> {
-    let src =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/threads/{name}.c"));
-    let exe = dir.join(name);
-    let cc = std::process::Command::new("cc")
-        .args(["-O1", "-g", "-pthread", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .unwrap();
-    assert!(cc.success());
-    let trace = dir.join(format!("{name}.cst"));
-    let rec = cs()
-        .args(["record", "-q", "-o", s(&trace), "--", s(&exe)])
-        .output()
-        .unwrap();
-    if !rec.status.success() {
-        eprintln!(
-            "skipping: record failed: {}",
-            String::from_utf8_lossy(&rec.stderr)
-        );
-        return None;
-    }
-    Some(trace)
+    common::record_threads_program(dir, &common::threads_example(name))
 }
 
 #[test]

@@ -182,27 +182,11 @@ fn a_recorded_program_shows_each_thread_working_set() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/threads/working_sets.c");
-    let exe = dir.path().join("working_sets");
-    let cc = std::process::Command::new("cc")
-        .args(["-O1", "-g", "-pthread", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .unwrap();
-    assert!(cc.success());
-    let trace = dir.path().join("ws.cst");
-    let rec = cs()
-        .args(["record", "-q", "-o", s(&trace), "--", s(&exe)])
-        .output()
-        .unwrap();
-    if !rec.status.success() {
-        eprintln!(
-            "skipping: record failed: {}",
-            String::from_utf8_lossy(&rec.stderr)
-        );
+    let Some(trace) =
+        common::record_threads_program(dir.path(), &common::threads_example("working_sets"))
+    else {
         return;
-    }
+    };
     let v = json(&[
         "mrc",
         "--json",
@@ -247,26 +231,9 @@ fn a_thread_created_after_another_exits_gets_a_new_id() {
          pthread_join(t, 0); } return 0; }\n",
     )
     .unwrap();
-    let exe = dir.path().join("seq");
-    let cc = std::process::Command::new("cc")
-        .args(["-O1", "-pthread", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .unwrap();
-    assert!(cc.success());
-    let trace = dir.path().join("seq.cst");
-    let rec = cs()
-        .args(["record", "-q", "-o", s(&trace), "--", s(&exe)])
-        .output()
-        .unwrap();
-    if !rec.status.success() {
-        eprintln!(
-            "skipping: record failed: {}",
-            String::from_utf8_lossy(&rec.stderr)
-        );
+    let Some(trace) = common::record_threads_program(dir.path(), &src) else {
         return;
-    }
+    };
     let v = json(&["stats", "--json", s(&trace)]);
     let ids: Vec<u64> = v["threads"]
         .as_array()

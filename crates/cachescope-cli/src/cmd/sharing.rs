@@ -93,8 +93,7 @@ pub fn run(args: SharingArgs) -> Result<()> {
         .into_iter()
         .collect();
     for l in &mut lines {
-        let addr = u64::from_str_radix(l.line.trim_start_matches("0x"), 16).unwrap_or(0);
-        l.coherence_misses = by_line.get(&(addr >> shift)).copied().unwrap_or(0);
+        l.coherence_misses = by_line.get(&(l.addr >> shift)).copied().unwrap_or(0);
     }
     let total: u64 = by_line.values().sum();
     let mut notes = Vec::new();

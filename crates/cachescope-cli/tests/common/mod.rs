@@ -138,3 +138,39 @@ pub fn with_default_signals(command: &mut std::process::Command) -> &mut std::pr
         })
     }
 }
+
+/// Compiles the pthreads C program `src` (`cc -O1 -g -pthread`) in `dir` and records it with
+/// `cachescope record` into `dir/NAME.cst`; `None`, with a printed reason, when recording
+/// fails (the caller has checked that Valgrind and cc exist).
+pub fn record_threads_program(dir: &Path, src: &Path) -> Option<PathBuf> {
+    let name = src.file_stem().unwrap().to_str().unwrap();
+    let exe = dir.join(name);
+    let cc = std::process::Command::new("cc")
+        .args(["-O1", "-g", "-pthread", "-o"])
+        .arg(&exe)
+        .arg(src)
+        .status()
+        .unwrap();
+    assert!(cc.success(), "cc {}", src.display());
+    let trace = dir.join(format!("{name}.cst"));
+    let rec = cs()
+        .args(["record", "-q", "-o"])
+        .arg(&trace)
+        .arg("--")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    if !rec.status.success() {
+        eprintln!(
+            "skipping: record failed: {}",
+            String::from_utf8_lossy(&rec.stderr)
+        );
+        return None;
+    }
+    Some(trace)
+}
+
+/// `examples/threads/NAME.c`.
+pub fn threads_example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/threads/{name}.c"))
+}

@@ -127,6 +127,7 @@ impl LineUse {
             * (line_size.bytes() / 64).max(1);
         Some(SharedLine {
             line: format!("{addr:#x}"),
+            addr,
             kind: if overlap { "true" } else { "false" },
             structure: "other".into(),
             writes,

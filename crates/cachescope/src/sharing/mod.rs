@@ -59,6 +59,9 @@ pub struct SharedLine {
     /// The writing instructions and their writes, most first (for the caller to name).
     #[serde(skip)]
     pub write_pcs: Vec<(u64, u64)>,
+    /// The line's first byte address (what `line` prints).
+    #[serde(skip)]
+    pub addr: u64,
     /// The offset of the first byte the threads that decide its kind use: what names the
     /// line's data structure (the line's start may be another variable or padding).
     #[serde(skip)]

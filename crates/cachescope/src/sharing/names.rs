@@ -31,8 +31,7 @@ pub fn name(
     let mut symbolizer = Symbolizer::default();
     let names = buckets.finish_names(&mut symbolizer);
     for l in lines.iter_mut() {
-        let addr = u64::from_str_radix(l.line.trim_start_matches("0x"), 16).unwrap_or(0);
-        let id = buckets.lookup(addr + l.first_byte.min(line_size - 1));
+        let id = buckets.lookup(l.addr + l.first_byte.min(line_size - 1));
         if let Some((name, _)) = names.get(id as usize) {
             l.structure = name.clone();
         }
