@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Regenerates the table of docs/accuracy/threads.md: corun --split-threads against its
+# interleaved simulation on the examples/threads programs (compiled with cc, recorded with
+# cachescope record). Usage: scripts/threads-accuracy.sh [WORKDIR]; prints the Markdown table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=${1:-$(mktemp -d)}
+mkdir -p "$work"
+cargo build -q --release -p cachescope-cli
+cs=$PWD/target/release/cachescope
+for p in working_sets locked_counter producer_consumer false_sharing; do
+  cc -O1 -g -pthread -o "$work/$p" "examples/threads/$p.c"
+  "$cs" record -q -o "$work/$p.cst" -- "$work/$p" >/dev/null
+done
+python3 - "$cs" "$work" <<'PY'
+import json, subprocess, sys
+cs, work = sys.argv[1], sys.argv[2]
+rows, errs = [], []
+for prog in ["working_sets", "locked_counter", "producer_consumer", "false_sharing"]:
+    for cache in ["16K", "64K", "256K", "1M"]:
+        out = subprocess.run([cs, "corun", "--split-threads", f"{work}/{prog}.cst", "--cache", cache,
+                              "--simulate", "--json", "-q"], check=True, capture_output=True, text=True)
+        for r in json.loads(out.stdout)["programs"]:
+            s = r["simulated"]; p = s["predicted_for_prefix"]
+            pm = p["miss_ratio"] if p["miss_ratio"] is not None else p["miss_ratio_warm"]
+            e = 100 * (pm - s["miss_ratio"]); errs.append(abs(e))
+            rows.append(f"| {prog} | {cache} | {r['program'].split()[-1]} | {r['rate']:.3f} | {s['refs']} "
+                        f"| {pm:.4f} | {s['miss_ratio']:.4f} | {e:+.2f} |")
+print("| program | cache | thread | rate (refs/instr) | refs simulated | predicted | simulated | error (pp) |")
+print("|---|---|---|---|---|---|---|---|")
+print("\n".join(rows))
+print()
+print(f"Mean absolute error over the {len(errs)} rows: {sum(errs)/len(errs):.2f} percentage points; "
+      f"largest {max(errs):.2f}.")
+PY
