@@ -275,6 +275,29 @@ class Trace:
             )
         )
 
+    def sharing(
+        self,
+        l1: str = "32K,8,64",
+        ll: str = "8M,16,64",
+        cores: Optional[int] = None,
+        quantum: int = 100,
+        events=None,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Document:
+        """The lines two or more threads touch and one writes, ``true`` or ``false`` sharing,
+        with their data structure, the code that writes them, the fix for false sharing and
+        the coherence misses they cause in a machine of private ``l1`` caches over a shared
+        ``ll`` (``cachescope sharing``; one core per thread unless ``cores``, threads dealt
+        ``quantum`` instructions at a time): ``{"lines": [...], "coherence_misses": N, ...}``.
+        ``events`` defaults to ``TRACE.events`` beside a trace file."""
+        return Document(
+            _native.sharing(
+                self._native, l1, ll, cores, quantum, None if events is None else str(events),
+                _threads(threads), _progress(progress),
+            )
+        )
+
     def report(
         self,
         dir,

@@ -144,3 +144,13 @@ def attribute(
     threads: int,
     progress_cb: Progress = ...,
 ) -> str: ...
+def sharing(
+    source: NativeSource,
+    l1: str,
+    ll: str,
+    cores: Optional[int],
+    quantum: int,
+    events: Optional[str],
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...

@@ -60,10 +60,19 @@ pub fn attribute(
         per_instruction: req.cachegrind_out.is_some(),
     };
     let mut attribution = Attribution::new(opts, events)?;
+    // One thread's references are kept by the attribution, not by a filter on the trace: the
+    // event log's positions count every thread's records.
+    let read = match spec {
+        Spec::Thread { inner, thread } => {
+            attribution = attribution.only_thread(*thread);
+            inner
+        }
+        _ => spec,
+    };
     cachescope::pass::Pass::new(threads)
         .with_progress(progress)
         .run(
-            &mut spec.open(line_size)?,
+            &mut read.open(line_size)?,
             cachescope::pass::Analyses(&mut [&mut attribution]),
         )?;
     let mut report = attribution.finish()?;

@@ -11,6 +11,7 @@ mod py_curves;
 mod py_models;
 mod py_profile;
 mod record;
+mod sharing;
 mod source;
 
 use std::path::PathBuf;
@@ -167,6 +168,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(py_models::l2, m)?,
         wrap_pyfunction!(py_models::phases, m)?,
         wrap_pyfunction!(py_models::attribute, m)?,
+        wrap_pyfunction!(py_models::sharing, m)?,
         wrap_pyfunction!(parse_size, m)?,
         wrap_pyfunction!(size_range, m)?,
         wrap_pyfunction!(record::record, m)?,

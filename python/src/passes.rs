@@ -197,9 +197,22 @@ pub fn report(
     options: cachescope_report::collect::CollectOptions,
     threads: usize,
 ) -> Result<String> {
-    let mut trace = spec.open(options.line_size)?;
-    let report = cachescope_report::collect::collect(&mut trace, options, threads)
+    let line_size = options.line_size;
+    let mut trace = spec.open(line_size)?;
+    let mut report = cachescope_report::collect::collect(&mut trace, options, threads)
         .map_err(|e| invalid_report(e.to_string()))?;
+    // A trace of several threads is read again for the threads section.
+    let log = spec
+        .file()
+        .map(cachescope::attribution::events::sidecar_path)
+        .filter(|p| p.is_file());
+    let mut again = || spec.open(line_size);
+    cachescope::report::threads::complete(
+        &mut report,
+        Some(&mut again),
+        &mut cachescope::pass::Pass::new(threads),
+        log.as_deref(),
+    )?;
     let written =
         cachescope_report::write::write(&report, dir).map_err(|e| invalid_report(e.to_string()))?;
     Ok(pretty(&json!({

@@ -1,5 +1,5 @@
 //! The Python functions of the simulators and the other models: `simulate`, `l2`, `phases`,
-//! `attribute` (each the CLI's `--json` for the same request).
+//! `attribute`, `sharing` (each the CLI's `--json` for the same request).
 
 use std::path::PathBuf;
 
@@ -146,6 +146,37 @@ pub fn attribute(
     let spec = source.spec.clone();
     py.detach(move || {
         attribution::attribute(&spec, &req, ls, threads.max(1), progress(progress_cb))
+    })
+    .map_err(err)
+}
+
+/// `cachescope sharing --json`.
+#[pyfunction]
+#[pyo3(signature = (source, l1, ll, cores, quantum, events, threads, progress_cb = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn sharing(
+    py: Python<'_>,
+    source: &NativeSource,
+    l1: String,
+    ll: String,
+    cores: Option<u32>,
+    quantum: u64,
+    events: Option<PathBuf>,
+    threads: usize,
+    progress_cb: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let spec = source.spec.clone();
+    py.detach(move || {
+        crate::sharing::sharing(
+            &spec,
+            &l1,
+            &ll,
+            cores,
+            quantum,
+            events,
+            threads.max(1),
+            progress(progress_cb),
+        )
     })
     .map_err(err)
 }

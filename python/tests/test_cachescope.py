@@ -271,3 +271,22 @@ def test_threads_per_thread_curves_and_one_thread_equal_the_cli(tmp_path):
     assert t.thread(2).stats()["refs"] == per.refs[2]
     with pytest.raises(cs.CachescopeError, match="thread 9 does not appear"):
         t.thread(9).stats()
+
+
+@needs_cli
+@pytest.mark.skipif(not shutil.which("valgrind") or not shutil.which("cc"), reason="valgrind or cc missing")
+def test_sharing_finds_false_sharing_and_equals_the_cli(tmp_path):
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "threads", "false_sharing.c")
+    exe = tmp_path / "fs"
+    subprocess.run(["cc", "-O1", "-g", "-pthread", "-o", str(exe), src], check=True)
+    path = tmp_path / "fs.cst"
+    try:
+        cli("record", "-q", "-o", str(path), "--", str(exe))
+    except subprocess.CalledProcessError as e:
+        pytest.skip(f"cachescope's Valgrind tool cannot run here: {e.stderr}")
+    got = cs.open(path).sharing()
+    assert json.loads(got.json) == json.loads(cli("sharing", "--json", str(path)))
+    worst = got["lines"][0]
+    assert worst["kind"] == "false" and worst["coherence_misses"] > 0 and "fix" in worst
+    with pytest.raises(cs.CachescopeError, match="quantum"):
+        cs.open(path).sharing(quantum=0)

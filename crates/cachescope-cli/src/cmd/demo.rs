@@ -42,6 +42,14 @@ pub fn run(args: DemoArgs) -> Result<()> {
         Source::Workload(args.workload.name().into()),
     );
     let options = collect_options(&args.report, &args.params, &args.run);
-    let (report, written) = make(&mut trace, options, None, None, &args.output, &args.run)?;
+    let (report, written) = make(
+        &mut trace,
+        options,
+        None,
+        None,
+        super::report::Again::none(),
+        &args.output,
+        &args.run,
+    )?;
     print_summary(&report, &written, args.json, args.csv)
 }

@@ -87,8 +87,40 @@ pub fn run(args: ReportArgs) -> Result<()> {
         }
         _ => None,
     };
-    let (report, written) = make(&mut trace, options, events, None, &args.output, &args.run)?;
+    // The threads section reads a trace file again (not standard input).
+    let path = input.trace.clone().filter(|p| p.as_os_str() != "-");
+    let mut reopen = || input::open(&input, args.run.line_size);
+    let again = Again {
+        open: path.is_some().then_some(&mut reopen as _),
+        log: path.map(|p| sidecar_path(&p)).filter(|l| l.is_file()),
+    };
+    let (report, written) = make(
+        &mut trace,
+        options,
+        events,
+        None,
+        again,
+        &args.output,
+        &args.run,
+    )?;
     print_summary(&report, &written, args.json, args.csv)
+}
+
+/// How the threads section reads the trace again ([`cachescope::report::threads`]): `open`
+/// opens it anew (`None` when it cannot be, as standard input), `log` is its event log.
+pub struct Again<'a> {
+    pub open: Option<&'a mut dyn FnMut() -> Result<Trace>>,
+    pub log: Option<PathBuf>,
+}
+
+impl Again<'_> {
+    /// For a source with one thread, or none that can be read again.
+    pub fn none() -> Again<'static> {
+        Again {
+            open: None,
+            log: None,
+        }
+    }
 }
 
 /// Records the program into `DIR/PROGRAM.cst` (or `--save`'s file) with its event log beside
@@ -123,7 +155,20 @@ fn report_program(
     let mut trace = input::open_path(&trace_path, &args.read)?;
     // The report names the program, not the file it was recorded into.
     let source = Some(recorded.summary.source.clone());
-    let (report, written) = make(&mut trace, options, events, source, &args.output, &args.run)?;
+    let mut reopen = || input::open_path(&trace_path, &args.read);
+    let again = Again {
+        open: Some(&mut reopen),
+        log: recorded.events.clone(),
+    };
+    let (report, written) = make(
+        &mut trace,
+        options,
+        events,
+        source,
+        again,
+        &args.output,
+        &args.run,
+    )?;
     created.keep();
     if !args.run.quiet {
         eprintln!(
@@ -156,12 +201,14 @@ pub fn collect_options(
 
 /// One pass over `trace` (with a progress bar), the models, the figures, the files; with
 /// `events`, the trace's event log, also the data-structure attribution. `source` names what
-/// was analysed when the trace's own name would not (a recorded program).
+/// was analysed when the trace's own name would not (a recorded program). A trace of several
+/// threads is read `again` for the threads section.
 pub fn make(
     trace: &mut Trace,
     options: CollectOptions,
     events: Option<EventSource<'static>>,
     source: Option<String>,
+    again: Again<'_>,
     dir: &Path,
     run: &RunArgs,
 ) -> Result<(Report, Written)> {
@@ -178,6 +225,16 @@ pub fn make(
     let mut report = collector.finish(trace)?;
     if let Some(source) = source {
         report.source = source;
+    }
+    if report.threads.is_some() {
+        let mut pass = super::passes(run);
+        pass.hooks().notes = false;
+        cachescope::report::threads::complete(
+            &mut report,
+            again.open,
+            &mut pass,
+            again.log.as_deref(),
+        )?;
     }
     if !run.quiet {
         for note in &report.notes {

@@ -1,21 +1,19 @@
 //! `cachescope sharing`: the lines threads share, true or false, ranked by the coherence misses
 //! they cause in a multi-core model of the run (docs/threads.md).
 //!
-//! One pass reads the trace into the sharing analysis and splits it per thread; the threads are
-//! then dealt back a quantum at a time (`interleave`) into a machine with a private L1 per core
-//! over a shared last level, which counts each line's coherence misses.
+//! The two passes are the library's (`cachescope::sharing::Finder`, `Machine`), each with its
+//! progress bar; this file has the flags and the printing.
 
 use std::fmt::Write as _;
 use std::num::NonZeroU64;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
-use cachescope::attribution::events::{EventReader, sidecar_path};
-use cachescope::interleave::{DEFAULT_QUANTUM, Interleaver};
+use cachescope::attribution::events::sidecar_path;
+use cachescope::interleave::DEFAULT_QUANTUM;
 use cachescope::pass::Analyses;
-use cachescope::sharing::{self, SharedLine, SharingAnalysis};
-use cachescope::sim::{Geometry, LevelSpec, MultiCore, MultiCoreConfig};
-use cachescope::trace::Trace;
+use cachescope::sharing::{Finder, Options, Sharing};
+use cachescope::sim::Geometry;
 use cachescope::units::thousands;
 use clap::Args;
 
@@ -58,110 +56,54 @@ pub struct SharingArgs {
 }
 
 pub fn run(args: SharingArgs) -> Result<()> {
-    if args.l1.line_size() != args.ll.line_size() {
-        bail!("--L1 and --LL must have the same line size");
-    }
     let Some(quantum) = NonZeroU64::new(args.quantum) else {
         bail!("--quantum must be at least 1 instruction for the sharing model");
     };
+    let options = Options {
+        l1: args.l1,
+        ll: args.ll,
+        cores: args.cores,
+        quantum,
+    };
+    let mut finder = Finder::new(options)?;
     let mut trace = input::open(&args.input, args.l1.line_size())?;
-    let mut found = SharingAnalysis::new(args.l1.line_size());
-    let mut split = Interleaver::new(quantum);
-    drive(
-        &mut trace,
-        Analyses(&mut [&mut found, &mut split]),
+    drive(&mut trace, Analyses(&mut finder.analyses()), &args.run)?;
+    let mut machine = finder.machine(&trace)?;
+    drive_again(
+        &mut machine.trace,
+        Analyses(&mut [&mut machine.model]),
         &args.run,
     )?;
-    let threads = split.threads().len() as u32;
-    let mut lines = found.finish();
-    let cores = args.cores.unwrap_or(threads.clamp(1, 64));
-    let mut config = MultiCoreConfig::new(
-        cores,
-        vec![
-            LevelSpec::private("L1", args.l1),
-            LevelSpec::shared("LL", args.ll),
-        ],
-    );
-    config.by_line = true;
-    let mut machine = MultiCore::new(&config)?;
-    let mut again = Trace::from_reader(Box::new(split.finish()?), trace.source().clone());
-    drive_again(&mut again, Analyses(&mut [&mut machine]), &args.run)?;
-    let shift = args.l1.line_size().shift();
-    let by_line: std::collections::HashMap<u64, u64> = machine
-        .coherence_by_line()
-        .unwrap_or_default()
-        .into_iter()
-        .collect();
-    for l in &mut lines {
-        l.coherence_misses = by_line.get(&(l.addr >> shift)).copied().unwrap_or(0);
-    }
-    let total: u64 = by_line.values().sum();
-    let mut notes = Vec::new();
-    name(&mut lines, &args, &trace, &mut notes)?;
-    sharing::rank(&mut lines);
-    let report = Sharing {
-        source: trace.source().to_string(),
-        threads,
-        cores,
-        quantum: args.quantum,
-        coherence_misses: total,
-        lines,
-        notes,
-        top: args.top,
-    };
-    output::emit(&report, Format::from_flags(args.json, args.csv))
-}
-
-/// Names structures and code from the event log, when there is one.
-fn name(
-    lines: &mut [SharedLine],
-    args: &SharingArgs,
-    trace: &Trace,
-    notes: &mut Vec<String>,
-) -> Result<()> {
-    let path = args.events.clone().or_else(|| {
+    let mut sharing = machine.finish();
+    let log = args.events.clone().or_else(|| {
         let t = args.input.trace.as_deref()?;
         Some(sidecar_path(t)).filter(|p| p.exists())
     });
-    let Some(path) = path else {
-        notes.push(
-            "no event log (record the program with `cachescope record` first): structures are \
-             `other` and code is instruction addresses"
-                .into(),
-        );
-        return Ok(());
-    };
-    let log = EventReader::open(&path)?;
-    if let Some(warning) = cachescope::attribution::run_id::check(trace, &log.header, &path)? {
-        notes.push(warning);
-    }
-    sharing::name(lines, log, None, args.l1.line_size().bytes())?;
-    Ok(())
+    sharing.name_from(&trace, log.as_deref(), args.l1.line_size().bytes())?;
+    output::emit(
+        &Printed {
+            sharing,
+            top: args.top,
+        },
+        Format::from_flags(args.json, args.csv),
+    )
 }
 
-/// What `sharing` prints.
-#[derive(serde::Serialize)]
-struct Sharing {
-    source: String,
-    threads: u32,
-    cores: u32,
-    quantum: u64,
-    /// Coherence misses of the whole model.
-    coherence_misses: u64,
-    lines: Vec<SharedLine>,
-    notes: Vec<String>,
-    #[serde(skip)]
+/// What `sharing` prints: the analysis, the table cut at `--top`.
+struct Printed {
+    sharing: Sharing,
     top: usize,
 }
 
-impl Output for Sharing {
+impl Output for Printed {
     fn json(&self) -> Result<String> {
-        output::json(self)
+        output::json(&self.sharing)
     }
 
     fn csv(&self) -> Result<String> {
+        let s = &self.sharing;
         let mut o = String::from("line,kind,structure,threads,writes,coherence_misses,code\n");
-        for l in &self.lines {
+        for l in &s.lines {
             let threads: Vec<String> = l.threads.iter().map(|t| t.thread.to_string()).collect();
             let _ = writeln!(
                 o,
@@ -179,18 +121,19 @@ impl Output for Sharing {
     }
 
     fn table(&self) -> String {
+        let s = &self.sharing;
         let mut o = format!(
             "# {}: {} threads on {} cores, quantum {} instructions; {} coherence misses in all\n",
-            self.source,
-            self.threads,
-            self.cores,
-            self.quantum,
-            thousands(self.coherence_misses)
+            s.source,
+            s.threads,
+            s.cores,
+            s.quantum,
+            thousands(s.coherence_misses)
         );
-        for n in &self.notes {
+        for n in &s.notes {
             let _ = writeln!(o, "# {n}");
         }
-        if self.lines.is_empty() {
+        if s.lines.is_empty() {
             o += "no line is written by one thread and used by another\n";
             return o;
         }
@@ -199,7 +142,7 @@ impl Output for Sharing {
             "{:<18} {:<6} {:>10} {:>10}  {:<24} threads (reads/writes, bytes written)",
             "line", "kind", "coherence", "writes", "structure"
         );
-        for l in self.lines.iter().take(self.top) {
+        for l in s.lines.iter().take(self.top) {
             let threads: Vec<String> = l
                 .threads
                 .iter()
@@ -230,11 +173,11 @@ impl Output for Sharing {
                 let _ = writeln!(o, "{:<18} fix: {fix}", "");
             }
         }
-        if self.lines.len() > self.top {
+        if s.lines.len() > self.top {
             let _ = writeln!(
                 o,
                 "… {} more (--top N, or --json)",
-                self.lines.len() - self.top
+                s.lines.len() - self.top
             );
         }
         o

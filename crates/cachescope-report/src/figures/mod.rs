@@ -11,6 +11,7 @@ mod histograms;
 mod l2;
 mod phases;
 mod policies;
+mod threads;
 mod three_c;
 mod working_set;
 
@@ -107,5 +108,6 @@ where
             Some(a) => heatmap::draw_heatmap(root, &a.evicted_by),
             None => Ok(()),
         },
+        FigureKind::Threads => threads::draw_threads(root, r),
     }
 }

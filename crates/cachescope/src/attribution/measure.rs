@@ -16,6 +16,7 @@
 //! other event) is applied before the first reference, since the files it names were mapped
 //! by the loader before anything could use their addresses.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::Map;
@@ -27,7 +28,7 @@ use super::events::{Event, EventKind};
 use super::report::{self, Report};
 use super::sampler::Sampler;
 use super::tally::Tally;
-use crate::access::AccessKind;
+use crate::access::{AccessKind, ThreadId};
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::{Error, Result};
@@ -102,6 +103,8 @@ pub struct Attribution<'e> {
     pub(super) bucket_refs: Vec<u64>,
     /// Counts per instruction address, with [`Options::per_instruction`].
     pub(super) per_pc: Option<Map<u64, LineCounts>>,
+    /// The one thread simulated and counted ([`Attribution::only_thread`]), and the threads met.
+    only: Option<(ThreadId, BTreeSet<ThreadId>)>,
 }
 
 impl<'e> Attribution<'e> {
@@ -134,10 +137,40 @@ impl<'e> Attribution<'e> {
             instructions: 0,
             bucket_refs: Vec::new(),
             per_pc: options.per_instruction.then(Map::default),
+            only: None,
             options,
         };
         a.start_up_map();
         Ok(a)
+    }
+
+    /// Simulates and counts only `thread`'s references, in a cache of its own: a thread
+    /// filter that, unlike [`crate::trace::Trace::only_thread`], still counts every thread's
+    /// records for the event log's positions, so allocations are applied when the program made
+    /// them (`attribute --thread ID`, `--per-thread`). [`Attribution::finish`] is an error if
+    /// the thread never appears.
+    pub fn only_thread(mut self, thread: ThreadId) -> Self {
+        self.only = Some((thread, BTreeSet::new()));
+        self
+    }
+
+    /// An error when the thread of [`Attribution::only_thread`] has not appeared (naming those
+    /// that have); [`Attribution::finish`] checks it too.
+    pub fn check_thread(&self) -> Result<()> {
+        match &self.only {
+            Some((thread, seen)) if !seen.contains(thread) => {
+                Err(crate::trace::unknown_thread(*thread, seen, &"the trace"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts the trace's first `records` records as read without simulating them: for an
+    /// attribution of [`Attribution::only_thread`] started when its thread first appears, which
+    /// then applies every event due so far before its first reference.
+    pub fn skip(mut self, records: u64) -> Self {
+        self.position += records;
+        self
     }
 
     /// The options.
@@ -219,6 +252,7 @@ impl<'e> Attribution<'e> {
     /// The report: reads what is left of the event log (so a damaged end is still an
     /// error), names the buckets and the code lines, and ranks everything.
     pub fn finish(mut self) -> Result<Report> {
+        self.check_thread()?;
         while self.pending.is_some() {
             self.pending = self.next_event();
         }
@@ -251,8 +285,38 @@ impl<'e> Attribution<'e> {
 
 impl Analysis for Attribution<'_> {
     fn observe(&mut self, batch: &Batch) {
-        let n = batch.len();
-        let mut i = 0;
+        let Some((only, seen)) = &mut self.only else {
+            self.observe_range(batch, 0..batch.len());
+            return;
+        };
+        let only = *only;
+        let mut skipped = 0;
+        for (run, t) in batch.thread_runs() {
+            seen.insert(t);
+            if t != only {
+                skipped += run.len() as u64;
+            }
+        }
+        if skipped == 0 {
+            self.observe_range(batch, 0..batch.len());
+            return;
+        }
+        for (run, t) in batch.thread_runs() {
+            if t == only {
+                self.observe_range(batch, run);
+            } else {
+                // Another thread's records: due events are applied before the next kept one.
+                self.position += run.len() as u64;
+            }
+        }
+    }
+}
+
+impl Attribution<'_> {
+    /// Simulates and counts the records `range` of `batch`, applying events as they fall due.
+    fn observe_range(&mut self, batch: &Batch, range: std::ops::Range<usize>) {
+        let n = range.end;
+        let mut i = range.start;
         while i < n {
             self.apply_due();
             let stop = match &self.pending {

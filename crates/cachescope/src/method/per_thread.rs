@@ -31,7 +31,7 @@ pub struct ThreadRun {
 
 /// The per-thread curves as `mrc --per-thread --json` prints them: `mrc --json`'s fields, the
 /// points of each thread under `threads`.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ThreadCurves {
     /// How the curves were obtained (as [`Mrc::method`](crate::reuse::Mrc)).
     pub method: String,
@@ -44,7 +44,7 @@ pub struct ThreadCurves {
 }
 
 /// One thread's entry of [`ThreadCurves`].
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ThreadCurve {
     /// The thread.
     pub thread: ThreadId,

@@ -162,6 +162,14 @@ impl Collector {
             l2,
             phases,
             attribution,
+            threads: {
+                let ids = self.kinds.threads();
+                (ids.len() > 1).then_some(ThreadsReport {
+                    ids,
+                    curves: None,
+                    sharing: None,
+                })
+            },
             notes,
             figures: Vec::new(),
         };

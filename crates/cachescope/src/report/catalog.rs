@@ -29,6 +29,8 @@ pub enum FigureKind {
     Phases,
     /// The evicted-by heatmap of data-structure attribution.
     EvictedBy,
+    /// Each thread's miss-ratio curve.
+    Threads,
 }
 
 impl FigureKind {
@@ -113,6 +115,16 @@ impl FigureKind {
                 "Share of each structure's evicted lines (row) evicted by misses of each structure (column), \
                  in percent: dark cells off the diagonal are structures that fight over the cache.",
             ),
+            FigureKind::Threads => (
+                "threads",
+                "Miss-ratio curves per thread",
+                "Misses per data reference (cold misses included) of each thread's own references in a fully \
+                 associative LRU cache of each size (exact, log2 axis), as if the thread had the cache to \
+                 itself: where a thread's knee lies is the private cache it needs. The table below lists the \
+                 lines threads share, true or false, with the coherence misses each causes in a machine of \
+                 private 32 KiB L1s over a shared 8 MiB LL (the threads re-interleaved every 100 \
+                 instructions; `cachescope sharing` has the options).",
+            ),
         };
         FigureInfo {
             id: id.into(),
@@ -147,6 +159,9 @@ pub fn kinds(r: &Report) -> Vec<FigureKind> {
         .is_some_and(|a| !a.evicted_by.rows.is_empty())
     {
         k.push(FigureKind::EvictedBy);
+    }
+    if r.threads.as_ref().is_some_and(|t| t.curves.is_some()) {
+        k.push(FigureKind::Threads);
     }
     k
 }

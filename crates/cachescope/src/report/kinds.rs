@@ -5,15 +5,23 @@
 //! numbers the report does not show.
 
 use crate::analysis::Analysis;
-use crate::{AccessKind, Batch};
+use crate::{AccessKind, Batch, ThreadId};
 
 use super::model::TraceSummary;
 
-/// Accesses per kind (load, store, modify, instruction fetch).
+/// Accesses per kind (load, store, modify, instruction fetch), and the threads met (a few runs
+/// per batch to look at: what decides whether the report has a threads section).
 #[derive(Clone, Debug, Default)]
-pub struct KindCounts([u64; 4]);
+pub struct KindCounts([u64; 4], Vec<ThreadId>);
 
 impl KindCounts {
+    /// The threads whose references were seen, in order.
+    pub fn threads(&self) -> Vec<ThreadId> {
+        let mut t = self.1.clone();
+        t.sort_unstable();
+        t
+    }
+
     /// The summary, given the distinct data lines and the line size in bytes.
     pub fn summary(&self, distinct_lines: u64, line_size: u64) -> TraceSummary {
         let [loads, stores, modifies, instructions] = self.0;
@@ -33,6 +41,13 @@ impl Analysis for KindCounts {
     fn observe(&mut self, batch: &Batch) {
         for (total, n) in self.0.iter_mut().zip(AccessKind::count(&batch.kinds)) {
             *total += n;
+        }
+        if !batch.is_empty() {
+            for (_, t) in batch.thread_runs() {
+                if !self.1.contains(&t) {
+                    self.1.push(t);
+                }
+            }
         }
     }
 }

@@ -16,6 +16,8 @@
 //! - [`catalog`]: the figures a report has, with their titles and captions.
 //! - [`octave_histogram`]: the power-of-two bins of every histogram.
 //! - [`kinds`], [`policies`]: the trace summary's access counts and the policies' curves.
+//! - [`threads`]: the threads section of a trace with several (per-thread curves, sharing),
+//!   from a second read of the trace after the pass.
 //!
 //! What each section and figure shows is in docs/report.md.
 //!
@@ -50,6 +52,7 @@ mod options;
 pub mod policies;
 mod summaries;
 mod sweep;
+pub mod threads;
 
 pub use catalog::FigureKind;
 pub use collector::Collector;

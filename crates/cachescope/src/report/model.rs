@@ -60,10 +60,31 @@ pub struct Report {
     /// Data-structure attribution, when it is available.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attribution: Option<Attribution>,
+    /// The threads section, when the trace has more than one thread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<ThreadsReport>,
     /// What was left out and why (a model without samples, too few phase intervals…).
     pub notes: Vec<String>,
     /// The figures rendered from this report, in page order.
     pub figures: Vec<FigureInfo>,
+}
+
+/// The threads of a trace with more than one, what each misses alone and what they share
+/// (docs/threads.md). The curves and the sharing need a second read of the trace
+/// ([`crate::report::threads::complete`]); without one only the ids are there, and a note says
+/// why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadsReport {
+    /// The threads, in order.
+    pub ids: Vec<crate::ThreadId>,
+    /// Each thread's exact LRU curve over its own references (`mrc --per-thread --json`), at
+    /// the sizes of the report's exact curve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curves: Option<crate::method::ThreadCurves>,
+    /// The lines threads share and their coherence misses in a multi-core model of the run
+    /// (`sharing --json` with its defaults at the report's line size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sharing: Option<crate::sharing::Sharing>,
 }
 
 /// Trace statistics (a subset of `cachescope stats --json`).

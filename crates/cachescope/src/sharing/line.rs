@@ -19,7 +19,7 @@ pub struct LineUse {
 }
 
 /// One thread's use of a line.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ThreadUse {
     /// The thread.
     pub thread: ThreadId,
@@ -128,7 +128,7 @@ impl LineUse {
         Some(SharedLine {
             line: format!("{addr:#x}"),
             addr,
-            kind: if overlap { "true" } else { "false" },
+            kind: if overlap { "true" } else { "false" }.into(),
             structure: "other".into(),
             writes,
             coherence_misses: 0,

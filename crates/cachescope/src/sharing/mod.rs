@@ -7,16 +7,18 @@
 //! [`SharingAnalysis`] observes threaded batches in one pass; its memory is one small record
 //! per distinct data line (per thread only for the lines more than one thread touches). Which
 //! data structure a line belongs to and what it costs in a multi-core cache are the caller's
-//! to add ([`SharedLine::structure`], [`SharedLine::coherence_misses`]): the CLI names it with
-//! the attribution's buckets and simulates it with [`crate::sim::MultiCore`].
+//! to add ([`SharedLine::structure`], [`SharedLine::coherence_misses`]): [`analyse`] (`model.rs`)
+//! names it with the attribution's buckets and simulates it with [`crate::sim::MultiCore`].
 
 mod line;
+mod model;
 mod names;
 
 #[cfg(test)]
 mod tests;
 
 pub use line::{LineUse, ThreadUse};
+pub use model::{Finder, Machine, Options, Sharing, analyse};
 pub use names::name;
 
 use std::collections::HashMap;
@@ -33,13 +35,13 @@ pub struct SharingAnalysis {
 }
 
 /// A line two or more threads touch and at least one writes.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SharedLine {
     /// The line's first byte address, `0x…`.
     pub line: String,
     /// `true` when a thread writes bytes another thread reads or writes, `false` when the
     /// threads' bytes are disjoint.
-    pub kind: &'static str,
+    pub kind: String,
     /// The data structure: the attribution's stat bucket of the line's first shared byte
     /// (`other` until a caller names it).
     pub structure: String,
@@ -54,7 +56,7 @@ pub struct SharedLine {
     /// caller symbolizes them).
     pub code: Vec<String>,
     /// For false sharing: what moves the threads' data apart.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
     /// The writing instructions and their writes, most first (for the caller to name).
     #[serde(skip)]

@@ -29,7 +29,10 @@ fn disjoint_fields_written_by_two_threads_are_false_sharing() {
     let lines = run(&refs);
     assert_eq!(lines.len(), 1);
     let l = &lines[0];
-    assert_eq!((l.line.as_str(), l.kind, l.writes), ("0x1000", "false", 20));
+    assert_eq!(
+        (l.line.as_str(), l.kind.as_str(), l.writes),
+        ("0x1000", "false", 20)
+    );
     assert_eq!(l.threads[0].written_bytes, "0-7");
     assert_eq!(l.threads[1].written_bytes, "8-15");
     assert!(
@@ -54,7 +57,10 @@ fn a_write_another_thread_reads_is_true_sharing() {
     ];
     let lines = run(&refs);
     assert_eq!(lines.len(), 1);
-    assert_eq!((lines[0].kind, lines[0].fix.is_none()), ("true", true));
+    assert_eq!(
+        (lines[0].kind.as_str(), lines[0].fix.is_none()),
+        ("true", true)
+    );
     assert_eq!(lines[0].threads[1].read_bytes, "18-19");
 }
 

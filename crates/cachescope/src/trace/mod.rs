@@ -26,6 +26,7 @@ pub mod plain;
 pub mod write;
 
 pub use compress::Compression;
+pub(crate) use only_thread::unknown_thread;
 pub(crate) use open::open_text_range;
 pub use open::{FormatChoice, OpenOptions, ProgressProbe, Trace, open};
 

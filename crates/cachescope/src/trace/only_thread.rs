@@ -60,8 +60,12 @@ impl AccessReader for OnlyThread {
     }
 }
 
-/// The error for `--thread ID` naming a thread the trace does not have.
-fn unknown_thread(thread: ThreadId, seen: &BTreeSet<ThreadId>, source: &Source) -> Error {
+/// The error for `--thread ID` naming a thread the trace (`source`) does not have.
+pub(crate) fn unknown_thread(
+    thread: ThreadId,
+    seen: &BTreeSet<ThreadId>,
+    source: &dyn std::fmt::Display,
+) -> Error {
     let have: Vec<String> = seen.iter().map(ToString::to_string).collect();
     Error::InvalidParameter {
         name: "thread",

@@ -15,6 +15,7 @@ use crate::args::{InputArgs, RunArgs, values};
 use crate::input;
 use crate::output::{self, Format};
 
+mod per_thread;
 mod table;
 use table::Table;
 
@@ -61,10 +62,13 @@ pub struct AttributeArgs {
     /// Print CSV: one row per bucket (the JSON's `buckets`).
     #[arg(long)]
     pub csv: bool,
+    /// One attribution per thread, each thread's references alone in a cache of its own:
+    /// JSON {"threads": [{"thread": ID, …the attribution's fields}]}.
+    #[arg(long, conflicts_with_all = ["thread", "cachegrind_out"])]
+    pub per_thread: bool,
 }
 
 pub fn run(mut args: AttributeArgs) -> Result<()> {
-    let geometry = args.cache;
     if args.sample == 0 {
         anyhow::bail!("--sample N needs N ≥ 1 (1 samples every miss)");
     }
@@ -131,6 +135,9 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         Some(p) => Some(EventReader::open(p)?),
         None => None,
     };
+    // A thread's references are kept by the attribution, not by a filter on the trace: the
+    // event log's positions count every thread's records.
+    let thread = args.input.thread.take();
     let mut trace = input::open(&args.input, args.run.line_size)?;
     // An event log read beside another recording's trace would name the wrong program's
     // variables and functions.
@@ -141,30 +148,23 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
             }
         }
     }
+    if args.per_thread {
+        return per_thread::run(&mut trace, &args, events_path.as_deref(), log);
+    }
     let events = log.map(|log| Box::new(log) as EventSource<'static>);
-    let opts = Options {
-        geometry,
-        sample_every: args.sample,
-        seed: args.input.params.seed,
-        cost: (!args.no_cost).then(|| CostModel {
-            handler_lines: args.handler_lines,
-            ..CostModel::default()
-        }),
-        mrc: !args.no_mrc,
-        exe: args.exe.clone(),
-        per_instruction: cachegrind_out.is_some(),
-    };
+    let opts = options(&args, cachegrind_out.is_some());
     let mut attribution = Attribution::new(opts, events)?;
+    if let Some(t) = thread {
+        attribution = attribution.only_thread(t);
+    }
     drive(&mut trace, Analyses(&mut [&mut attribution]), &args.run)?;
+    attribution.check_thread()?;
     let mut report = attribution.finish().with_context(|| match &events_path {
         Some(p) => format!("reading the event log {}", p.display()),
         None => "attributing".into(),
     })?;
     if events_path.is_none() {
-        report.notes.insert(
-            0,
-            "no event log (TRACE.events): no memory map and no allocation events".into(),
-        );
+        report.notes.insert(0, NO_LOG.into());
     }
     if let (Some((pending, mut file)), Some(path)) = (cachegrind_out, &args.cachegrind_out) {
         use std::io::Write as _;
@@ -180,4 +180,23 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         top: args.top,
     };
     output::emit(&out, Format::from_flags(args.json, args.csv))
+}
+
+/// The note of an attribution without an event log.
+const NO_LOG: &str = "no event log (TRACE.events): no memory map and no allocation events";
+
+/// The attribution's options from the flags.
+fn options(args: &AttributeArgs, per_instruction: bool) -> Options {
+    Options {
+        geometry: args.cache,
+        sample_every: args.sample,
+        seed: args.input.params.seed,
+        cost: (!args.no_cost).then(|| CostModel {
+            handler_lines: args.handler_lines,
+            ..CostModel::default()
+        }),
+        mrc: !args.no_mrc,
+        exe: args.exe.clone(),
+        per_instruction,
+    }
 }
