@@ -1,6 +1,7 @@
 //! `cachescope report`: every analysis in one pass over a trace, a workload or a recorded
 //! program, written as report.html, report.json and figures/ (the `cachescope-report` crate).
 
+use crate::args::heading;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::path::PathBuf;
@@ -26,14 +27,14 @@ use crate::program::Capture;
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// The trace: a file, or `-` for stdin. Format and compression are detected from the content.
-    #[arg(value_name = "TRACE", required_unless_present_any = ["workload", "program"])]
+    #[arg(help_heading = heading::ARGUMENTS, value_name = "TRACE", required_unless_present_any = ["workload", "program"])]
     pub trace: Option<PathBuf>,
     /// Report on a built-in workload instead of a trace (see `cachescope generate --list`).
-    #[arg(long, value_name = "NAME", conflicts_with_all = ["trace", "program"], value_parser = values::workload)]
+    #[arg(help_heading = heading::INPUT, long, value_name = "NAME", conflicts_with_all = ["trace", "program"], value_parser = values::workload)]
     pub workload: Option<Workload>,
     /// The directory to write report.html, report.json and figures/ into (created if needed;
     /// removed again if this run created it and fails).
-    #[arg(short, long, value_name = "DIR", default_value = "cachescope-report")]
+    #[arg(help_heading = heading::OUTPUT, short, long, value_name = "DIR", default_value = "cachescope-report")]
     pub output: PathBuf,
     #[command(flatten)]
     pub report: ReportOptions,
@@ -44,14 +45,14 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Print what was written as one JSON object instead of the summary table.
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print the summary table as CSV.
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
     /// A program to record under Valgrind and report on, after `--` (its trace kept in
     /// DIR/PROGRAM.cst, or --save's file).
-    #[arg(value_name = "PROGRAM", last = true, num_args = 1.., conflicts_with = "trace")]
+    #[arg(help_heading = heading::ARGUMENTS, value_name = "PROGRAM", last = true, num_args = 1.., conflicts_with = "trace")]
     pub program: Vec<std::ffi::OsString>,
     #[command(flatten)]
     pub live: LiveArgs,
