@@ -134,7 +134,7 @@ pub enum Command {
     /// Memory phases: cut the trace into intervals, classify them with setvectors and the
     /// methods they are compared with, and score each against the intervals' L2 hit rates.
     #[command(after_help = "Examples:\n  \
-        cachescope phases trace.cst                         1M-instruction intervals, k = 2, every method\n  \
+        cachescope phases trace.cst                         100K-instruction intervals, k = 2, every method\n  \
         cachescope phases trace.cst --k 2..8 --method setvector,reuse-distance\n  \
         cachescope phases --workload phases --lines 2048 --interval 4096 --k 3 --L2 64K,8,64\n  \
         cachescope phases trace.cst --json | jq '.methods[] | {name, poec}'")]

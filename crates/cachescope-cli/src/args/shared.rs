@@ -260,8 +260,9 @@ pub struct ReportOptions {
     #[arg(long, default_value_t = 1e-3)]
     pub rate: f64,
     /// Phase interval: instructions when the trace has instruction fetches, data references
-    /// otherwise (with K/M/G). Fewer than 4 intervals leave the phase timeline out.
-    #[arg(long, default_value = "100K", value_parser = values::count)]
+    /// otherwise (with K/M/G), `phases`' default too. Fewer than 4 intervals leave the phase
+    /// timeline out.
+    #[arg(long, default_value_t = cachescope::phases::DEFAULT_INTERVAL, value_parser = values::count)]
     pub interval: u64,
     /// Ways of the set-associative caches of the 3C breakdown.
     #[arg(long, default_value_t = 8)]

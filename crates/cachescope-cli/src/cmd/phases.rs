@@ -22,14 +22,15 @@ pub struct PhasesArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Interval length, in instructions (data references when the trace has no instruction
-    /// fetches; see --unit).
-    #[arg(help_heading = heading::ANALYSIS, long, default_value_t = 1_000_000)]
+    /// fetches; see --unit), with K/M/G; the report's default too.
+    #[arg(help_heading = heading::ANALYSIS, long, default_value_t = cachescope::phases::DEFAULT_INTERVAL, value_parser = values::count)]
     pub interval: u64,
     /// What the interval length counts: auto, instructions or data-refs.
     #[arg(help_heading = heading::ANALYSIS, long, value_enum, default_value = "auto")]
     pub unit: UnitArg,
-    /// Number of phases: a number (e.g. 4), or a range LO..HI chosen per method by BIC.
-    #[arg(help_heading = heading::ANALYSIS, long, default_value = "2", value_parser = values::k)]
+    /// Number of phases: a number (e.g. 4), or a range LO..HI chosen per method by BIC; the
+    /// report's default too.
+    #[arg(help_heading = heading::ANALYSIS, long, default_value_t = KChoice::default(), value_parser = values::k)]
     pub k: KChoice,
     /// Methods, comma separated, or `all`: setvector, setvector-vector, activity,
     /// activity-magnitude, reuse-distance, wavelet, wavelet-dc, wavelet-svd.
