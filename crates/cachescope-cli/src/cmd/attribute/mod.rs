@@ -69,6 +69,21 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     if args.sample == 0 {
         anyhow::bail!("--sample-period N needs N ≥ 1 (1 samples every miss)");
     }
+    // The simulated cache's lines are --cache's; a --line-size other than the default that
+    // differs from them would be ignored, so it is refused (64 cannot be told from the
+    // default, which no cache here needs to match).
+    let line = args.run.line_size.bytes();
+    if line != 64 && line != geometry.line_size().bytes() {
+        let size = cachescope::units::axis_bytes(geometry.size_bytes() as f64);
+        anyhow::bail!(
+            "--line-size {line}: attribute simulates the lines of --cache ({size},{},{}, \
+             {}-byte lines); give --cache {size},{},{line} to simulate {line}-byte lines",
+            geometry.assoc(),
+            geometry.line_size().bytes(),
+            geometry.line_size().bytes(),
+            geometry.assoc()
+        );
+    }
     // Created before the run, so an unwritable path fails at once; renamed into place at the
     // end, removed if anything fails.
     let cachegrind_out = match &args.cachegrind_out {
@@ -93,6 +108,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     // A program: recorded first, with its allocation events (which the attribution reads
     // from the start of the pass, before the program could produce them), into --save's file
     // or a temporary one; then attributed like any recorded trace.
+    let recorded_now = !args.input.program.is_empty();
     let _recorded = if args.input.program.is_empty() {
         None
     } else {
@@ -142,6 +158,11 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
             }
         }
     }
+    // A recorded program's command line, as its event log names it, for the `cmd:` line.
+    let cmd = match &log {
+        Some(log) if !log.header.program.is_empty() && !recorded_now => log.header.program.clone(),
+        _ => cmd,
+    };
     let events = log.map(|log| Box::new(log) as EventSource<'static>);
     let opts = Options {
         geometry,
