@@ -43,6 +43,13 @@ pub fn run(args: DemoArgs) -> Result<()> {
         Source::Workload(args.workload.name().into()),
     );
     let options = collect_options(&args.report, &args.params, &args.run);
-    let (report, written) = make(&mut trace, options, None, None, &args.output, &args.run)?;
+    let (report, written) = make(
+        &mut trace,
+        options,
+        None,
+        Default::default(),
+        &args.output,
+        &args.run,
+    )?;
     print_summary(&report, &written, args.json, args.csv)
 }

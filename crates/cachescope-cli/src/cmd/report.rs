@@ -75,6 +75,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let mut trace = input::open(&input, args.run.line_size)?;
     // A recorded trace's event log (TRACE.events) adds the data-structure attribution, if it
     // is this trace's.
+    let mut program = None;
     let events = match &input.trace {
         Some(path) if sidecar_path(path).is_file() => {
             let log = sidecar_path(path);
@@ -84,11 +85,17 @@ pub fn run(args: ReportArgs) -> Result<()> {
                     eprintln!("cachescope: warning: {warning}");
                 }
             }
+            // The log names the program recorded: the page names it beside the trace.
+            program = Some(reader.header.program.clone()).filter(|p| !p.is_empty());
             Some(Box::new(reader) as EventSource<'static>)
         }
         _ => None,
     };
-    let (report, written) = make(&mut trace, options, events, None, &args.output, &args.run)?;
+    let named = Named {
+        source: None,
+        program,
+    };
+    let (report, written) = make(&mut trace, options, events, named, &args.output, &args.run)?;
     print_summary(&report, &written, args.json, args.csv)
 }
 
@@ -123,8 +130,11 @@ fn report_program(
     };
     let mut trace = input::open_path(&trace_path, &args.read)?;
     // The report names the program, not the file it was recorded into.
-    let source = Some(recorded.summary.source.clone());
-    let (report, written) = make(&mut trace, options, events, source, &args.output, &args.run)?;
+    let named = Named {
+        source: Some(recorded.summary.source.clone()),
+        program: Some(recorded.summary.source.clone()),
+    };
+    let (report, written) = make(&mut trace, options, events, named, &args.output, &args.run)?;
     created.keep();
     if !args.run.quiet {
         eprintln!(
@@ -155,14 +165,23 @@ pub fn collect_options(
     }
 }
 
+/// What a report names beyond its trace's own name.
+#[derive(Debug, Default)]
+pub struct Named {
+    /// What was analysed, when the trace's own name would not say it (a recorded program).
+    pub source: Option<String>,
+    /// The recorded program's command line, when known.
+    pub program: Option<String>,
+}
+
 /// One pass over `trace` (with a progress bar), the models, the figures, the files; with
-/// `events`, the trace's event log, also the data-structure attribution. `source` names what
-/// was analysed when the trace's own name would not (a recorded program).
+/// `events`, the trace's event log, also the data-structure attribution; `named` says what
+/// was analysed where the trace's name does not.
 pub fn make(
     trace: &mut Trace,
     options: CollectOptions,
     events: Option<EventSource<'static>>,
-    source: Option<String>,
+    named: Named,
     dir: &Path,
     run: &RunArgs,
 ) -> Result<(Report, Written)> {
@@ -177,9 +196,10 @@ pub fn make(
         drive(trace, Analyses(&mut collector.analyses()), run)?;
     }
     let mut report = collector.finish(trace)?;
-    if let Some(source) = source {
+    if let Some(source) = named.source {
         report.source = source;
     }
+    report.program = named.program;
     if !run.quiet {
         for note in &report.notes {
             eprintln!("cachescope: note: {note}");
