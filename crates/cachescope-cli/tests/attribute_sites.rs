@@ -148,6 +148,12 @@ fn cachegrind_out_refuses_a_line_size_it_would_not_simulate() {
         "{err}"
     );
     assert!(!cg.exists());
+    // 64, the default's value, given explicitly, is a request too.
+    let out = attribute(&trace, &["--cache", "1K,2,32", "--line-size", "64"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--line-size 64"));
+    // Without --line-size nothing is asked: --cache's 32-byte lines are simulated.
+    assert!(attribute(&trace, &["--cache", "1K,2,32"]).status.success());
     // The line size of --cache is the one simulated and written.
     let out = attribute(
         &trace,

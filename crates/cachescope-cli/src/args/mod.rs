@@ -31,6 +31,17 @@ pub use shared::{
     SummaryFormat, WorkloadParams,
 };
 
+/// Records which flags were given rather than defaulted, where a command must tell them apart
+/// (`attribute --line-size`: the default is no request, an explicit one must match `--cache`).
+pub fn note_explicit(cli: &mut Cli, matches: &clap::ArgMatches) {
+    if let (Command::Attribute(a), Some(("attribute", m))) =
+        (&mut cli.command, matches.subcommand())
+    {
+        a.line_size_given =
+            m.value_source("line_size") == Some(clap::parser::ValueSource::CommandLine);
+    }
+}
+
 /// Cache-locality analysis of memory-access traces.
 #[derive(Debug, Parser)]
 #[command(
@@ -247,6 +258,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn an_explicit_line_size_is_told_from_the_default() {
+        use clap::{CommandFactory, FromArgMatches};
+        let given = |argv: &[&str]| {
+            let m = Cli::command().try_get_matches_from(argv).unwrap();
+            let mut cli = Cli::from_arg_matches(&m).unwrap();
+            note_explicit(&mut cli, &m);
+            match cli.command {
+                Command::Attribute(a) => a.line_size_given,
+                _ => unreachable!(),
+            }
+        };
+        assert!(given(&[
+            "cachescope",
+            "attribute",
+            "t.cst",
+            "--line-size",
+            "64"
+        ]));
+        assert!(!given(&["cachescope", "attribute", "t.cst"]));
     }
 
     #[test]

@@ -62,6 +62,9 @@ pub struct AttributeArgs {
     /// Print CSV: one row per bucket (the JSON's `buckets`).
     #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
+    /// `--line-size` was given on the command line (set by `args::note_explicit`).
+    #[arg(skip)]
+    pub line_size_given: bool,
 }
 
 pub fn run(mut args: AttributeArgs) -> Result<()> {
@@ -69,11 +72,10 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     if args.sample == 0 {
         anyhow::bail!("--sample-period N needs N ≥ 1 (1 samples every miss)");
     }
-    // The simulated cache's lines are --cache's; a --line-size other than the default that
-    // differs from them would be ignored, so it is refused (64 cannot be told from the
-    // default, which no cache here needs to match).
+    // The simulated cache's lines are --cache's; a --line-size given that differs from them
+    // would be ignored, so it is refused (the default asks for nothing).
     let line = args.run.line_size.bytes();
-    if line != 64 && line != geometry.line_size().bytes() {
+    if args.line_size_given && line != geometry.line_size().bytes() {
         let size = cachescope::units::axis_bytes(geometry.size_bytes() as f64);
         anyhow::bail!(
             "--line-size {line}: attribute simulates the lines of --cache ({size},{},{}, \
