@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates the table of docs/accuracy/threads.md: corun --split-threads against its
 # interleaved simulation on the examples/threads programs (compiled with cc, recorded with
-# cachescope record). Usage: scripts/threads-accuracy.sh [WORKDIR]; prints the Markdown table.
+# cachescope record) and on two real multi-threaded programs where installed: xz compressing
+# 1 MiB of text in 256 KiB blocks on two threads, and sort sorting 100,000 lines on two.
+# Usage: scripts/threads-accuracy.sh [WORKDIR]; prints the Markdown table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=${1:-$(mktemp -d)}
@@ -12,11 +14,25 @@ for p in working_sets locked_counter producer_consumer false_sharing; do
   cc -O1 -g -pthread -o "$work/$p" "examples/threads/$p.c"
   "$cs" record -q -o "$work/$p.cst" -- "$work/$p" >/dev/null
 done
-python3 - "$cs" "$work" <<'PY'
+programs="working_sets locked_counter producer_consumer false_sharing"
+seq 1 100000 | awk '{ printf "%08x line %d of the sample text\n", ($1 * 2654435761) % 4294967296, $1 }' > "$work/text.txt"
+if command -v xz >/dev/null; then
+  "$cs" record -q -o "$work/xz-T2.cst" -- xz -T2 --block-size=256KiB -6 -c "$work/text.txt" >/dev/null
+  programs+=" xz-T2"
+else
+  echo "skipped xz: not installed" >&2
+fi
+if sort --parallel=2 </dev/null >/dev/null 2>&1; then
+  "$cs" record -q -o "$work/sort-parallel2.cst" -- sort --parallel=2 -S 64M "$work/text.txt" >/dev/null
+  programs+=" sort-parallel2"
+else
+  echo "skipped sort: no --parallel" >&2
+fi
+python3 - "$cs" "$work" $programs <<'PY'
 import json, subprocess, sys
 cs, work = sys.argv[1], sys.argv[2]
 rows, errs = [], []
-for prog in ["working_sets", "locked_counter", "producer_consumer", "false_sharing"]:
+for prog in sys.argv[3:]:
     for cache in ["16K", "64K", "256K", "1M"]:
         out = subprocess.run([cs, "corun", "--split-threads", f"{work}/{prog}.cst", "--cache", cache,
                               "--simulate", "--json", "-q"], check=True, capture_output=True, text=True)

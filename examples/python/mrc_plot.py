@@ -4,11 +4,22 @@
 # LRU curve of a trace beside StatStack's from 1 in 100 references and the optimal bound,
 # drawn with matplotlib. Run it with `python examples/python/mrc_plot.py [TRACE]`; without a
 # trace it uses the built-in `phases` workload.
+#
+# Needs matplotlib and pandas beside cachescope: `pip install ./python[plot]` installs all
+# three.
 
 # %%
 import sys
 
-import matplotlib
+# Said before anything is computed, with the command that fixes it.
+try:
+    import matplotlib
+    import pandas  # noqa: F401  (curve.to_pandas below)
+except ImportError as missing:
+    sys.exit(
+        f"mrc_plot.py needs matplotlib and pandas ({missing.name} is not installed): "
+        "pip install './python[plot]'"
+    )
 
 matplotlib.use("Agg")  # a file, not a window: works on a headless machine
 import matplotlib.pyplot as plt

@@ -230,7 +230,7 @@ class Trace:
 
     def phases(
         self,
-        interval: int = 1_000_000,
+        interval: int = 100_000,
         unit: str = "auto",
         k: Union[int, str] = 2,
         method: str = "all",

@@ -69,7 +69,10 @@ class Curve:
 
     def plot(self, ax=None, warm: bool = False, **kwargs):
         """Draws the curve on a matplotlib axis (log-2 size axis); returns the axis."""
-        import matplotlib.pyplot as plt
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as e:
+            raise ImportError("Curve.plot needs matplotlib: pip install './python[plot]'") from e
 
         ax = ax or plt.gca()
         y = self.miss_ratio_warm if warm or np.isnan(self.miss_ratio).all() else self.miss_ratio

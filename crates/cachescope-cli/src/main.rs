@@ -15,10 +15,12 @@ mod progress;
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 fn main() -> ExitCode {
-    let cli = args::Cli::parse();
+    let matches = args::Cli::command().get_matches();
+    let mut cli = args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    args::note_explicit(&mut cli, &matches);
     interrupt::install();
     // Under an MPI launcher, MPI lives until main returns (the universe finalises it).
     #[cfg(feature = "mpi")]

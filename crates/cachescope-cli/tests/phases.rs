@@ -130,3 +130,48 @@ fn recorded_program_with_planted_phases() {
     // addresses move, for comparison in the message.
     assert!(poec[0] >= 0.9 && poec[1] >= 0.9, "{poec:?}");
 }
+
+/// `phases` and the report share their defaults (k, interval, L2, methods), so one trace gives
+/// one set of scores: the report's phase section equals `phases --json` with no flags, and
+/// states its k and interval in report.json and on the page.
+#[test]
+fn report_phase_section_agrees_with_phases_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.cst");
+    let t = trace.to_str().unwrap();
+    cargo_bin_cmd!("cachescope")
+        .args(["generate", "phases", "--lines", "2048", "-q", "-o", t])
+        .assert()
+        .success();
+    let phases = json(&["phases", t, "--json", "-q"]);
+    let out = dir.path().join("r");
+    cargo_bin_cmd!("cachescope")
+        .args(["report", t, "-q", "-o", out.to_str().unwrap()])
+        .assert()
+        .success();
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let section = &report["phases"];
+    assert_eq!(section["interval"], phases["settings"]["interval"]);
+    assert_eq!(section["k"], phases["settings"]["k"]["fixed"]);
+    let intervals = section["intervals"].as_array().unwrap();
+    assert_eq!(
+        intervals.len(),
+        phases["intervals"].as_array().unwrap().len()
+    );
+    assert!(intervals.len() >= 4, "{}", intervals.len());
+    let methods = phases["methods"].as_array().unwrap();
+    assert_eq!(section["methods"].as_array().unwrap().len(), methods.len());
+    for (r, p) in section["methods"].as_array().unwrap().iter().zip(methods) {
+        assert_eq!(r["name"], p["name"]);
+        assert_eq!(r["poec"], p["poec"], "{}", p["name"]);
+        assert_eq!(r["cov"], p["cov"], "{}", p["name"]);
+    }
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let k = &phases["settings"]["k"]["fixed"];
+    let stated = format!(
+        "k = {k} phases (setvector) over {} intervals of 100000",
+        intervals.len()
+    );
+    assert!(html.contains(&stated), "the page does not say `{stated}`");
+}

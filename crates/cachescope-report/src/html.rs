@@ -68,7 +68,11 @@ fn inline_svg(doc: &str) -> &str {
 
 fn summary(r: &Report) -> Vec<[String; 2]> {
     let s = &r.stats;
-    let mut rows = vec![
+    let mut rows = Vec::new();
+    if let Some(program) = &r.program {
+        rows.push(["program".into(), program.clone()]);
+    }
+    rows.extend([
         [
             "data references".into(),
             format!(
@@ -95,7 +99,7 @@ fn summary(r: &Report) -> Vec<[String; 2]> {
                 100.0 * s.distinct_lines as f64 / s.refs.max(1) as f64
             ),
         ],
-    ];
+    ]);
     if let Some(size) = fits_at(r) {
         rows.push([
             "smallest LRU cache with at most 1% warm misses".into(),

@@ -3,6 +3,7 @@
 //! into each; [`values`] turns each flag's text into a validated library value while clap
 //! parses.
 
+pub mod heading;
 pub mod shared;
 pub mod values;
 
@@ -29,6 +30,17 @@ pub use shared::{
     Backend, InputArgs, LiveArgs, ReadArgs, ReportOptions, RunArgs, SamplingArgs, SizeArgs,
     SummaryFormat, WorkloadParams,
 };
+
+/// Records which flags were given rather than defaulted, where a command must tell them apart
+/// (`attribute --line-size`: the default is no request, an explicit one must match `--cache`).
+pub fn note_explicit(cli: &mut Cli, matches: &clap::ArgMatches) {
+    if let (Command::Attribute(a), Some(("attribute", m))) =
+        (&mut cli.command, matches.subcommand())
+    {
+        a.line_size_given =
+            m.value_source("line_size") == Some(clap::parser::ValueSource::CommandLine);
+    }
+}
 
 /// Cache-locality analysis of memory-access traces.
 #[derive(Debug, Parser)]
@@ -114,7 +126,7 @@ pub enum Command {
         cachescope hotl trace.cst --range 16K..64M --per-octave 256 --csv    the paper's 3073 sizes\n  \
         cachescope hotl trace.cst --reuse-windows                           where the conversion errs\n  \
         cachescope hotl trace.cst --direct-fill-time 64                     why Filmer's fill time\n  \
-        cachescope hotl trace.cst --sample 1M                               footprint sampling")]
+        cachescope hotl trace.cst --sample-period 1M                        footprint sampling")]
     Hotl(HotlArgs),
     /// Predict each program's miss ratio in a shared cache from solo footprints (HOTL §4.5).
     #[command(after_help = "Examples:\n  \
@@ -125,17 +137,17 @@ pub enum Command {
     /// L2 miss ratios predicted from the L1 stack-distance histogram (Ji, Ling & Liu), for a
     /// fully-associative LRU L1 and fully-associative L2s of several sizes.
     #[command(after_help = "Examples:\n  \
-        cachescope l2 trace.cst --l1 32K --l2 256K,1M,4M\n  \
+        cachescope l2 trace.cst --l1-size 32K --l2-sizes 256K,1M,4M\n  \
         cachescope l2 trace.cst --policy random --variant footprint --simulate\n  \
-        cachescope sample trace.cst -o t.prof && cachescope l2 t.prof --l1 32K --l2 1M\n\n\
+        cachescope sample trace.cst -o t.prof && cachescope l2 t.prof --l1-size 32K --l2-sizes 1M\n\n\
         Ratios are local: L2 misses per L2 reference (per L1 miss).")]
     L2(L2Args),
     /// Memory phases: cut the trace into intervals, classify them with setvectors and the
     /// methods they are compared with, and score each against the intervals' L2 hit rates.
     #[command(after_help = "Examples:\n  \
-        cachescope phases trace.cst                         1M-instruction intervals, k = 2, every method\n  \
+        cachescope phases trace.cst                         100K-instruction intervals, k = 2, every method\n  \
         cachescope phases trace.cst --k 2..8 --method setvector,reuse-distance\n  \
-        cachescope phases --workload phases --lines 2048 --interval 4096 --k 3 --l2 64K,8,64\n  \
+        cachescope phases --workload phases --lines 2048 --interval 4096 --k 3 --L2 64K,8,64\n  \
         cachescope phases trace.cst --json | jq '.methods[] | {name, poec}'")]
     Phases(PhasesArgs),
     /// Record a real program's memory references (under cachescope's Valgrind tool, or lackey)
@@ -153,7 +165,7 @@ pub enum Command {
     /// monitor's cost per sampling rate, and a miss-ratio curve per bucket.
     #[command(after_help = "Examples:\n  \
         cachescope record -o t.cst -- ./prog && cachescope attribute t.cst     events from t.cst.events\n  \
-        cachescope attribute t.cst --cache 32K,8,64 --sample 2500 --json\n  \
+        cachescope attribute t.cst --cache 32K,8,64 --sample-period 2500 --json\n  \
         cachescope attribute lackey.txt --exe ./prog      a lackey trace of a non-PIE program, no events\n  \
         cachescope attribute t.cst --cachegrind-out t.cg && cg_annotate t.cg     misses on the source")]
     Attribute(AttributeArgs),
@@ -211,6 +223,63 @@ mod tests {
             // Every example runs the subcommand it documents.
             assert!(help.contains(&format!("cachescope {name}")), "{name}");
         }
+    }
+
+    #[test]
+    fn only_workload_parameters_sit_under_their_heading() {
+        // clap's headings are sticky: a flag declared after a flattened group takes the
+        // group's heading unless it names its own. Every flag but the positionals, the
+        // global ones and clap's own must have one, and only the workloads' under theirs.
+        use clap::CommandFactory;
+        let workload = [
+            "seed",
+            "refs",
+            "lines",
+            "stride",
+            "n",
+            "tile",
+            "zipf_s",
+            "instructions",
+        ];
+        let global = ["max_memory", "help", "version"];
+        for sub in Cli::command().get_subcommands() {
+            let name = sub.get_name();
+            for arg in sub.get_arguments() {
+                let id = arg.get_id().as_str();
+                match arg.get_help_heading() {
+                    Some(heading::WORKLOAD) => {
+                        assert!(workload.contains(&id), "`{name} --{id}` under workloads")
+                    }
+                    Some(_) => assert!(!arg.is_positional(), "`{name} {id}` not an argument"),
+                    None => assert!(
+                        arg.is_positional() || global.contains(&id),
+                        "`{name} --{id}` has no heading"
+                    ),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_explicit_line_size_is_told_from_the_default() {
+        use clap::{CommandFactory, FromArgMatches};
+        let given = |argv: &[&str]| {
+            let m = Cli::command().try_get_matches_from(argv).unwrap();
+            let mut cli = Cli::from_arg_matches(&m).unwrap();
+            note_explicit(&mut cli, &m);
+            match cli.command {
+                Command::Attribute(a) => a.line_size_given,
+                _ => unreachable!(),
+            }
+        };
+        assert!(given(&[
+            "cachescope",
+            "attribute",
+            "t.cst",
+            "--line-size",
+            "64"
+        ]));
+        assert!(!given(&["cachescope", "attribute", "t.cst"]));
     }
 
     #[test]

@@ -13,27 +13,29 @@ use cachescope::trace::FormatChoice;
 use cachescope::workloads::{self, Workload};
 use clap::Args;
 
-use super::values;
+use super::{heading, values};
 use crate::output::Format;
 
 /// Where accesses come from: a trace file, stdin, a built-in workload, or a program run now.
 #[derive(Debug, Args)]
+#[command(next_help_heading = heading::INPUT)]
 pub struct InputArgs {
     /// The trace: a file, or `-` for stdin. Format and compression are detected from the content.
-    #[arg(value_name = "TRACE", required_unless_present_any = ["workload", "program"])]
+    #[arg(value_name = "TRACE", help_heading = heading::ARGUMENTS, required_unless_present_any = ["workload", "program"])]
     pub trace: Option<PathBuf>,
     /// Analyse a built-in workload instead of a trace (see `cachescope generate --list`).
     #[arg(long, value_name = "NAME", conflicts_with_all = ["trace", "program"], value_parser = values::workload)]
     pub workload: Option<Workload>,
     /// A program to run and analyse as it runs, after `--` (under cachescope's Valgrind tool,
     /// as `record` runs it, without writing a trace unless --save is given).
-    #[arg(value_name = "PROGRAM", last = true, num_args = 1.., conflicts_with = "trace")]
+    #[arg(value_name = "PROGRAM", last = true, num_args = 1.., conflicts_with = "trace",
+          help_heading = heading::ARGUMENTS)]
     pub program: Vec<std::ffi::OsString>,
     #[command(flatten)]
     pub live: LiveArgs,
     /// Analyse the references of this thread alone (thread ids as `stats` lists them; 1 is
     /// the program's first thread and the one thread of a single-stream format).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", help_heading = heading::INPUT)]
     pub thread: Option<cachescope::ThreadId>,
     #[command(flatten)]
     pub params: WorkloadParams,
@@ -44,7 +46,7 @@ pub struct InputArgs {
 /// How a program given after `--` runs: the flags of every command that takes one (`record`,
 /// `report` and every analysing command), so each means the same everywhere.
 #[derive(Clone, Debug, Args)]
-#[command(next_help_heading = "Running a program (-- PROGRAM ARGS…)")]
+#[command(next_help_heading = heading::PROGRAM)]
 pub struct LiveArgs {
     /// Keep the program's trace in this native file (with its event log beside it, where the
     /// command records one: record, report, attribute); written under a temporary name and
@@ -90,6 +92,7 @@ pub enum Backend {
 
 /// How to read a trace file.
 #[derive(Debug, Args)]
+#[command(next_help_heading = heading::INPUT)]
 pub struct ReadArgs {
     /// Trace format: auto, lackey, plain, plain-hex, plain-dec, din, binary, native, champsim.
     #[arg(long, default_value = "auto", value_parser = values::input_format)]
@@ -101,7 +104,7 @@ pub struct ReadArgs {
 
 /// Parameters of the built-in workloads (each uses those that apply).
 #[derive(Debug, Args, Clone)]
-#[command(next_help_heading = "Workload parameters")]
+#[command(next_help_heading = heading::WORKLOAD)]
 pub struct WorkloadParams {
     /// Random seed: of the workload, and of anything random in the analysis (random
     /// replacement, sampling), so one seed fixes the whole run.
@@ -166,12 +169,13 @@ impl WorkloadParams {
 
 /// Flags every analysing command takes.
 #[derive(Clone, Debug, Args)]
+#[command(next_help_heading = heading::RUN)]
 pub struct RunArgs {
     /// Cache line size in bytes, a power of two (e.g. 64, 128, 4K).
     #[arg(long, default_value = "64", value_parser = values::line_size)]
     pub line_size: LineSize,
-    /// Threads to use (default: all cores).
-    #[arg(long, default_value_t = values::default_threads(), value_parser = values::threads)]
+    #[arg(long, default_value_t = values::default_threads(), value_parser = values::threads,
+          hide_default_value = true, help = values::threads_help())]
     pub threads: usize,
     /// No progress bar, no warnings: only results and errors.
     #[arg(long, short)]
@@ -180,6 +184,7 @@ pub struct RunArgs {
 
 /// How `convert`, `generate` and `record` print the summary of what they wrote.
 #[derive(Debug, Args)]
+#[command(next_help_heading = heading::OUTPUT)]
 pub struct SummaryFormat {
     /// Print the summary (records, data references, distinct lines, bytes written) as one
     /// JSON object; on stderr when the trace goes to stdout.
@@ -204,6 +209,7 @@ impl SummaryFormat {
 
 /// Which cache sizes a curve is evaluated at.
 #[derive(Debug, Args)]
+#[command(next_help_heading = heading::SIZES)]
 pub struct SizeArgs {
     /// Cache sizes, comma separated, with units: 32K,256K,8MiB.
     #[arg(long, value_name = "LIST", conflicts_with = "range", value_delimiter = ',', value_parser = values::size)]
@@ -236,7 +242,7 @@ impl SizeArgs {
 
 /// How sampled reuse distances are taken (`sample`, `mrc --method statcache|statstack`).
 #[derive(Debug, Args)]
-#[command(next_help_heading = "Sampling")]
+#[command(next_help_heading = heading::SAMPLING)]
 pub struct SamplingArgs {
     /// Probability that a reference is sampled, in (0, 1].
     #[arg(long, default_value_t = cachescope::sampling::DEFAULT_RATE)]
@@ -248,14 +254,15 @@ pub struct SamplingArgs {
 
 /// What a report measures (`report`, `demo`).
 #[derive(Debug, Args)]
-#[command(next_help_heading = "Report")]
+#[command(next_help_heading = heading::REPORT)]
 pub struct ReportOptions {
     /// StatCache/StatStack sampling rate, in (0, 1].
     #[arg(long, default_value_t = 1e-3)]
     pub rate: f64,
     /// Phase interval: instructions when the trace has instruction fetches, data references
-    /// otherwise (with K/M/G). Fewer than 4 intervals leave the phase timeline out.
-    #[arg(long, default_value = "100K", value_parser = values::count)]
+    /// otherwise (with K/M/G), `phases`' default too. Fewer than 4 intervals leave the phase
+    /// timeline out.
+    #[arg(long, default_value_t = cachescope::phases::DEFAULT_INTERVAL, value_parser = values::count)]
     pub interval: u64,
     /// Ways of the set-associative caches of the 3C breakdown.
     #[arg(long, default_value_t = 8)]

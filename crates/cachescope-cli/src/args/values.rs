@@ -63,6 +63,15 @@ pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// `--threads`'s help: the default said once, as what it means and what it is here (clap's
+/// own `[default: N]` is hidden, since N is this machine's count, not a constant).
+pub fn threads_help() -> String {
+    format!(
+        "Threads to use [default: every core, {} here]",
+        default_threads()
+    )
+}
+
 /// A built-in workload's name.
 pub fn workload(s: &str) -> Result<Workload> {
     Workload::from_name(s).with_context(|| {

@@ -1,6 +1,7 @@
 //! `cachescope completions SHELL` and `cachescope man [-o DIR]`: generated from the clap
 //! definition, so they never disagree with `--help`.
 
+use crate::args::heading;
 use std::io::Write as _;
 use std::path::PathBuf;
 
@@ -22,7 +23,7 @@ pub struct CompletionsArgs {
 pub struct ManArgs {
     /// Write cachescope.1 and one page per subcommand into this directory (created if
     /// needed) instead of printing cachescope.1.
-    #[arg(short, long, value_name = "DIR")]
+    #[arg(help_heading = heading::OUTPUT, short, long, value_name = "DIR")]
     pub output: Option<PathBuf>,
 }
 

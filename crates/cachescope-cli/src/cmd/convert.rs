@@ -1,5 +1,6 @@
 //! `cachescope convert IN OUT`: any format in, native (or another format) out.
 
+use crate::args::heading;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -31,10 +32,10 @@ pub struct ConvertArgs {
     #[command(flatten)]
     pub read: ReadArgs,
     /// Where to write (`-` for stdout). A `.gz`, `.zst` or `.xz` ending compresses text output.
-    #[arg(value_name = "OUT")]
+    #[arg(help_heading = heading::ARGUMENTS, value_name = "OUT")]
     pub output: PathBuf,
     /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary, champsim.
-    #[arg(long, default_value = "native", value_parser = values::output_format)]
+    #[arg(help_heading = heading::OUTPUT, long, default_value = "native", value_parser = values::output_format)]
     pub to: cachescope::trace::Format,
     #[command(flatten)]
     pub run: RunArgs,

@@ -1,6 +1,7 @@
 //! `cachescope corun`: each program's miss ratio in a shared cache, predicted from solo
 //! footprints (HOTL §4.5), optionally checked against an interleaved simulation.
 
+use crate::args::heading;
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
@@ -34,30 +35,30 @@ pub struct CorunArgs {
     /// The threads of one trace share the cache: each thread is a program, its rate its data
     /// references per instruction (every core runs instructions at the same pace), or equal
     /// rates for a trace without instruction fetches (docs/threads.md).
-    #[arg(long)]
+    #[arg(help_heading = heading::ANALYSIS, long)]
     pub split_threads: bool,
     /// The shared cache's size (e.g. 8MiB).
-    #[arg(long, value_parser = values::size)]
+    #[arg(help_heading = heading::CACHE, long, value_parser = values::size)]
     pub cache: u64,
     /// Ways of the shared cache [default: fully associative].
-    #[arg(long)]
+    #[arg(help_heading = heading::CACHE, long)]
     pub ways: Option<u32>,
     /// Access rates (references per unit time), one per program [default: all equal].
-    #[arg(long, value_delimiter = ',')]
+    #[arg(help_heading = heading::ANALYSIS, long, value_delimiter = ',')]
     pub rates: Option<Vec<f64>>,
     /// Also simulate the programs interleaved in proportion to their rates in the shared cache
     /// (traces only), and print the prediction's error.
-    #[arg(long)]
+    #[arg(help_heading = heading::ANALYSIS, long)]
     pub simulate: bool,
     #[command(flatten)]
     pub read: ReadArgs,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON.
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print CSV: one row per program, the JSON's fields (`predicted_miss_ratio`, …).
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
 }
 

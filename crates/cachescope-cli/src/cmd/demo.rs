@@ -1,6 +1,7 @@
 //! `cachescope demo`: the README's first command. Generates a built-in workload, writes its
 //! report (as `cachescope report --workload` would) and prints where it is.
 
+use crate::args::heading;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -15,10 +16,10 @@ use crate::args::{ReportOptions, RunArgs, WorkloadParams, values};
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// The built-in workload to generate (see `cachescope generate --list`).
-    #[arg(long, value_name = "NAME", default_value = "phases", value_parser = values::workload)]
+    #[arg(help_heading = heading::INPUT, long, value_name = "NAME", default_value = "phases", value_parser = values::workload)]
     pub workload: Workload,
     /// The directory to write the report into.
-    #[arg(short, long, value_name = "DIR", default_value = "cachescope-demo")]
+    #[arg(help_heading = heading::OUTPUT, short, long, value_name = "DIR", default_value = "cachescope-demo")]
     pub output: PathBuf,
     #[command(flatten)]
     pub report: ReportOptions,
@@ -27,10 +28,10 @@ pub struct DemoArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Print what was written as one JSON object instead of the summary table.
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print the summary table as CSV.
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
 }
 
@@ -46,7 +47,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         &mut trace,
         options,
         None,
-        None,
+        Default::default(),
         super::report::Again::none(),
         &args.output,
         &args.run,

@@ -1,5 +1,6 @@
 //! `cachescope footprint`: fp(w) on the logarithmic grid or at listed windows.
 
+use crate::args::heading;
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
@@ -19,21 +20,21 @@ pub struct FootprintArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Exact footprints of these window lengths only (references, with K/M/G), comma separated.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', value_parser = values::count)]
+    #[arg(help_heading = heading::ANALYSIS, long, value_name = "LIST", value_delimiter = ',', value_parser = values::count)]
     pub windows: Option<Vec<u64>>,
     /// Windows per power of two on the logarithmic grid (a power of two up to 256).
-    #[arg(long, default_value_t = 256)]
+    #[arg(help_heading = heading::ANALYSIS, long, default_value_t = 256)]
     pub per_octave: u64,
     /// Count instruction fetches too (a unified cache).
-    #[arg(long)]
+    #[arg(help_heading = heading::ANALYSIS, long)]
     pub include_instructions: bool,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print one JSON object: {"line_size", "refs", "distinct_lines", "points": [{"window", "footprint"}]}.
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print CSV.
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
 }
 

@@ -1,5 +1,6 @@
 //! `cachescope generate WORKLOAD -o OUT`: a built-in synthetic workload written as a trace.
 
+use crate::args::heading;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -18,13 +19,13 @@ pub struct GenerateArgs {
     #[arg(value_name = "WORKLOAD", required_unless_present = "list", value_parser = values::workload)]
     pub workload: Option<Workload>,
     /// List the workloads and their parameters.
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub list: bool,
     /// Where to write (`-` for stdout).
-    #[arg(short, long, value_name = "OUT", required_unless_present = "list")]
+    #[arg(help_heading = heading::OUTPUT, short, long, value_name = "OUT", required_unless_present = "list")]
     pub output: Option<PathBuf>,
     /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary, champsim.
-    #[arg(long, default_value = "native", value_parser = values::output_format)]
+    #[arg(help_heading = heading::OUTPUT, long, default_value = "native", value_parser = values::output_format)]
     pub to: cachescope::trace::Format,
     #[command(flatten)]
     pub params: WorkloadParams,

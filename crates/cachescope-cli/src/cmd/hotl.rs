@@ -1,6 +1,7 @@
 //! `cachescope hotl`: the Filmer metrics per cache size from one footprint pass, and the
 //! diagnostics that explain them (reuse windows, direct fill time, footprint sampling).
 
+use crate::args::heading;
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
@@ -26,27 +27,27 @@ pub struct HotlArgs {
     #[command(flatten)]
     pub sizes: SizeArgs,
     /// Count instruction fetches too (a unified cache).
-    #[arg(long)]
+    #[arg(help_heading = heading::ANALYSIS, long)]
     pub include_instructions: bool,
     /// Also measure the footprint of reuse windows, rfp(l), against fp(l) (§2.7), sampling
     /// reuses at this rate (1 = every reuse).
-    #[arg(long, value_name = "RATE", num_args = 0..=1, default_missing_value = "1")]
+    #[arg(help_heading = heading::ANALYSIS, long, value_name = "RATE", num_args = 0..=1, default_missing_value = "1")]
     pub reuse_windows: Option<f64>,
     /// Also measure the direct fill time of volumes 1..=N (Appendix A; quadratic in the
     /// trace's distinct lines at worst: keep N small), next to the Filmer fill time.
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = heading::ANALYSIS, long, value_name = "N")]
     pub direct_fill_time: Option<usize>,
     /// Also run footprint sampling (§3) with one sample per this many references, each until
     /// it fills the largest size; prints its coverage and both designs' curves.
-    #[arg(long, value_name = "PERIOD", value_parser = values::count)]
+    #[arg(help_heading = heading::SAMPLING, long = "sample-period", visible_alias = "sample", value_name = "PERIOD", value_parser = values::count)]
     pub sample: Option<u64>,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print one JSON object.
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print CSV (the per-size metrics).
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
 }
 
@@ -92,7 +93,7 @@ pub fn run(args: HotlArgs) -> Result<()> {
         .map(|n| DirectFillTimeAnalysis::new(options, n))
         .transpose()?;
     let mut sampler = match args.sample {
-        Some(0) => bail!("--sample 0: give a period of at least one reference"),
+        Some(0) => bail!("--sample-period 0: give a period of at least one reference"),
         Some(period) => Some(FootprintSampler::new(SamplingOptions {
             reuse: options,
             fill_lines: sizes.iter().max().copied().unwrap_or(0) / options.line_size.bytes(),

@@ -1,6 +1,7 @@
 //! `cachescope l2`: local L2 miss ratios predicted from the L1 stack-distance histogram
 //! (Ji, Ling & Liu), optionally beside an exact two-level simulation of the same pass.
 
+use crate::args::heading;
 use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
@@ -23,13 +24,14 @@ pub struct L2Args {
     #[command(flatten)]
     pub input: InputArgs,
     /// L1 size (fully-associative LRU).
-    #[arg(long = "l1", default_value = "32K", value_parser = values::size)]
+    #[arg(help_heading = heading::CACHE, long = "l1-size", visible_alias = "l1", value_name = "SIZE", default_value = "32K", value_parser = values::size)]
     pub l1: u64,
-    /// L2 sizes, comma separated (fully associative).
-    #[arg(long = "l2", value_delimiter = ',', default_value = "128K,256K,512K,1M,2M", value_parser = values::size)]
+    /// L2 sizes, comma separated (fully associative); one level's geometry SIZE,ASSOC,LINE is
+    /// `--L2` in `simulate` and `phases`.
+    #[arg(help_heading = heading::CACHE, long = "l2-sizes", visible_alias = "l2", value_name = "LIST", value_delimiter = ',', default_value = "128K,256K,512K,1M,2M", value_parser = values::size)]
     pub l2: Vec<u64>,
     /// L2 replacement policy.
-    #[arg(long, value_enum, default_value = "lru")]
+    #[arg(help_heading = heading::CACHE, long, value_enum, default_value = "lru")]
     pub policy: ReplacementPolicy,
     /// Reading of the equations: `fills` (the default: `resident`'s epochs, and for a random
     /// L2 the survival averaged over the whole distribution of L2 fills between two uses of a
@@ -38,18 +40,18 @@ pub struct L2Args {
     /// LRU on real programs; random through StatCache), `footprint` (the corrected counts
     /// alone), or `paper` (Eqs. 3-9 as the paper prints them, read as intended: several pp
     /// off; for comparison with the paper).
-    #[arg(long, value_enum, default_value_t = L2Variant::Fills)]
+    #[arg(help_heading = heading::ANALYSIS, long, value_enum, default_value_t = L2Variant::Fills)]
     pub variant: L2Variant,
     /// Also simulate the two levels exactly in the same pass and print both (traces only).
-    #[arg(long)]
+    #[arg(help_heading = heading::ANALYSIS, long)]
     pub simulate: bool,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON (the `points` shape; with --simulate also `simulated`).
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print CSV.
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
 }
 
@@ -82,7 +84,7 @@ pub fn run(args: L2Args) -> Result<()> {
     let l1_lines = args.l1 / line.bytes();
     if l1_lines == 0 {
         bail!(
-            "--l1 {}: smaller than one {}-byte line",
+            "--l1-size {}: smaller than one {}-byte line",
             args.l1,
             line.bytes()
         );

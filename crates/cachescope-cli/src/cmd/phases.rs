@@ -1,6 +1,7 @@
 //! `cachescope phases`: phase ids per interval, per-phase summaries, a timeline, and every
 //! method's PoEC / CoV / weighted σ against the intervals' L2 hit rates.
 
+use crate::args::heading;
 use std::fmt::Write as _;
 
 use anyhow::Result;
@@ -21,38 +22,39 @@ pub struct PhasesArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// Interval length, in instructions (data references when the trace has no instruction
-    /// fetches; see --unit).
-    #[arg(long, default_value_t = 1_000_000)]
+    /// fetches; see --unit), with K/M/G; the report's default too.
+    #[arg(help_heading = heading::ANALYSIS, long, default_value_t = cachescope::phases::DEFAULT_INTERVAL, value_parser = values::count)]
     pub interval: u64,
     /// What the interval length counts: auto, instructions or data-refs.
-    #[arg(long, value_enum, default_value = "auto")]
+    #[arg(help_heading = heading::ANALYSIS, long, value_enum, default_value = "auto")]
     pub unit: UnitArg,
-    /// Number of phases: a number (e.g. 4), or a range LO..HI chosen per method by BIC.
-    #[arg(long, default_value = "2", value_parser = values::k)]
+    /// Number of phases: a number (e.g. 4), or a range LO..HI chosen per method by BIC; the
+    /// report's default too.
+    #[arg(help_heading = heading::ANALYSIS, long, default_value_t = KChoice::default(), value_parser = values::k)]
     pub k: KChoice,
     /// Methods, comma separated, or `all`: setvector, setvector-vector, activity,
     /// activity-magnitude, reuse-distance, wavelet, wavelet-dc, wavelet-svd.
-    #[arg(long, default_value = "all", value_parser = values::methods)]
+    #[arg(help_heading = heading::ANALYSIS, long, default_value = "all", value_parser = values::methods)]
     pub method: Methods,
     /// The L2 (SIZE,ASSOC,LINE): the ground truth's cache and the setvectors' geometry.
-    #[arg(long = "l2", default_value = "1M,16,64", value_parser = values::geometry)]
+    #[arg(help_heading = heading::CACHE, long = "L2", visible_alias = "l2", value_name = "SPEC", default_value = "1M,16,64", value_parser = values::geometry)]
     pub l2: Geometry,
     /// An optional L1 (SIZE,ASSOC,LINE) in front of the L2; its misses feed the L2.
-    #[arg(long = "l1", value_parser = values::geometry)]
+    #[arg(help_heading = heading::CACHE, long = "L1", visible_alias = "l1", value_name = "SPEC", value_parser = values::geometry)]
     pub l1: Option<Geometry>,
     /// Setvector elements saturate at 2^BITS - 1 (1 to 8).
-    #[arg(long, default_value_t = 8)]
+    #[arg(help_heading = heading::ANALYSIS, long, default_value_t = 8)]
     pub bits: u32,
     /// Skip the second pass that simulates one representative interval per phase.
-    #[arg(long)]
+    #[arg(help_heading = heading::ANALYSIS, long)]
     pub no_simpoint: bool,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print one JSON object: {"methods": [...], "intervals": [...], ...}.
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print CSV: one row per method (the JSON's `methods`, without their per-phase lists).
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
 }
 

@@ -1,6 +1,7 @@
 //! `cachescope report`: every analysis in one pass over a trace, a workload or a recorded
 //! program, written as report.html, report.json and figures/ (the `cachescope-report` crate).
 
+use crate::args::heading;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::path::PathBuf;
@@ -26,14 +27,14 @@ use crate::program::Capture;
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// The trace: a file, or `-` for stdin. Format and compression are detected from the content.
-    #[arg(value_name = "TRACE", required_unless_present_any = ["workload", "program"])]
+    #[arg(help_heading = heading::ARGUMENTS, value_name = "TRACE", required_unless_present_any = ["workload", "program"])]
     pub trace: Option<PathBuf>,
     /// Report on a built-in workload instead of a trace (see `cachescope generate --list`).
-    #[arg(long, value_name = "NAME", conflicts_with_all = ["trace", "program"], value_parser = values::workload)]
+    #[arg(help_heading = heading::INPUT, long, value_name = "NAME", conflicts_with_all = ["trace", "program"], value_parser = values::workload)]
     pub workload: Option<Workload>,
     /// The directory to write report.html, report.json and figures/ into (created if needed;
     /// removed again if this run created it and fails).
-    #[arg(short, long, value_name = "DIR", default_value = "cachescope-report")]
+    #[arg(help_heading = heading::OUTPUT, short, long, value_name = "DIR", default_value = "cachescope-report")]
     pub output: PathBuf,
     #[command(flatten)]
     pub report: ReportOptions,
@@ -44,14 +45,14 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Print what was written as one JSON object instead of the summary table.
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print the summary table as CSV.
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
     /// A program to record under Valgrind and report on, after `--` (its trace kept in
     /// DIR/PROGRAM.cst, or --save's file).
-    #[arg(value_name = "PROGRAM", last = true, num_args = 1.., conflicts_with = "trace")]
+    #[arg(help_heading = heading::ARGUMENTS, value_name = "PROGRAM", last = true, num_args = 1.., conflicts_with = "trace")]
     pub program: Vec<std::ffi::OsString>,
     #[command(flatten)]
     pub live: LiveArgs,
@@ -74,6 +75,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let mut trace = input::open(&input, args.run.line_size)?;
     // A recorded trace's event log (TRACE.events) adds the data-structure attribution, if it
     // is this trace's.
+    let mut program = None;
     let events = match &input.trace {
         Some(path) if sidecar_path(path).is_file() => {
             let log = sidecar_path(path);
@@ -83,9 +85,15 @@ pub fn run(args: ReportArgs) -> Result<()> {
                     eprintln!("cachescope: warning: {warning}");
                 }
             }
+            // The log names the program recorded: the page names it beside the trace.
+            program = Some(reader.header.program.clone()).filter(|p| !p.is_empty());
             Some(Box::new(reader) as EventSource<'static>)
         }
         _ => None,
+    };
+    let named = Named {
+        source: None,
+        program,
     };
     // The threads section reads a trace file again (not standard input).
     let path = input.trace.clone().filter(|p| p.as_os_str() != "-");
@@ -98,7 +106,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
         &mut trace,
         options,
         events,
-        None,
+        named,
         again,
         &args.output,
         &args.run,
@@ -154,7 +162,10 @@ fn report_program(
     };
     let mut trace = input::open_path(&trace_path, &args.read)?;
     // The report names the program, not the file it was recorded into.
-    let source = Some(recorded.summary.source.clone());
+    let named = Named {
+        source: Some(recorded.summary.source.clone()),
+        program: Some(recorded.summary.source.clone()),
+    };
     let mut reopen = || input::open_path(&trace_path, &args.read);
     let again = Again {
         open: Some(&mut reopen),
@@ -164,7 +175,7 @@ fn report_program(
         &mut trace,
         options,
         events,
-        source,
+        named,
         again,
         &args.output,
         &args.run,
@@ -199,15 +210,24 @@ pub fn collect_options(
     }
 }
 
+/// What a report names beyond its trace's own name.
+#[derive(Debug, Default)]
+pub struct Named {
+    /// What was analysed, when the trace's own name would not say it (a recorded program).
+    pub source: Option<String>,
+    /// The recorded program's command line, when known.
+    pub program: Option<String>,
+}
+
 /// One pass over `trace` (with a progress bar), the models, the figures, the files; with
-/// `events`, the trace's event log, also the data-structure attribution. `source` names what
-/// was analysed when the trace's own name would not (a recorded program). A trace of several
-/// threads is read `again` for the threads section.
+/// `events`, the trace's event log, also the data-structure attribution; `named` says what
+/// was analysed where the trace's name does not. A trace of several threads is read `again`
+/// for the threads section.
 pub fn make(
     trace: &mut Trace,
     options: CollectOptions,
     events: Option<EventSource<'static>>,
-    source: Option<String>,
+    named: Named,
     again: Again<'_>,
     dir: &Path,
     run: &RunArgs,
@@ -223,9 +243,10 @@ pub fn make(
         drive(trace, Analyses(&mut collector.analyses()), run)?;
     }
     let mut report = collector.finish(trace)?;
-    if let Some(source) = source {
+    if let Some(source) = named.source {
         report.source = source;
     }
+    report.program = named.program;
     if report.threads.is_some() {
         let mut pass = super::passes(run);
         pass.hooks().notes = false;

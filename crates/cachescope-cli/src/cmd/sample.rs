@@ -1,5 +1,6 @@
 //! `cachescope sample TRACE -o PROFILE`: StatCache's run-time part, stored for the models.
 
+use crate::args::heading;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -20,18 +21,18 @@ pub struct SampleArgs {
     #[command(flatten)]
     pub sampling: SamplingArgs,
     /// Sample instruction fetches too (a unified cache).
-    #[arg(long)]
+    #[arg(help_heading = heading::SAMPLING, long)]
     pub include_instructions: bool,
     /// Where to write the profile (`-` for stdout).
-    #[arg(short, long, value_name = "PROFILE")]
+    #[arg(help_heading = heading::OUTPUT, short, long, value_name = "PROFILE")]
     pub output: PathBuf,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print the summary as JSON (on stderr when the profile goes to stdout).
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print the summary as a CSV header and one row (stderr when the profile goes to stdout).
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
 }
 

@@ -4,6 +4,7 @@
 //! The two passes are the library's (`cachescope::sharing::Finder`, `Machine`), each with its
 //! progress bar; this file has the flags and the printing.
 
+use crate::args::heading;
 use std::fmt::Write as _;
 use std::num::NonZeroU64;
 use std::path::PathBuf;
@@ -28,30 +29,30 @@ pub struct SharingArgs {
     pub input: InputArgs,
     /// Each core's private cache in the coherence model (SIZE,ASSOC,LINE); its line size is
     /// the line the sharing is measured on.
-    #[arg(long = "L1", value_name = "SPEC", default_value = "32K,8,64", value_parser = values::geometry)]
+    #[arg(help_heading = heading::CACHE, long = "L1", value_name = "SPEC", default_value = "32K,8,64", value_parser = values::geometry)]
     pub l1: Geometry,
     /// The shared last level below the private caches (SIZE,ASSOC,LINE).
-    #[arg(long = "LL", value_name = "SPEC", default_value = "8M,16,64", value_parser = values::geometry)]
+    #[arg(help_heading = heading::CACHE, long = "LL", value_name = "SPEC", default_value = "8M,16,64", value_parser = values::geometry)]
     pub ll: Geometry,
     /// Cores of the model [default: one per thread, up to 64].
-    #[arg(long)]
+    #[arg(help_heading = heading::CACHE, long)]
     pub cores: Option<u32>,
     /// Instructions each thread runs before the next one's turn (see `simulate --quantum`).
-    #[arg(long, default_value_t = DEFAULT_QUANTUM)]
+    #[arg(help_heading = heading::ANALYSIS, long, default_value_t = DEFAULT_QUANTUM)]
     pub quantum: u64,
     /// The event log naming structures and code [default: TRACE.events if present].
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = heading::INPUT, long, value_name = "FILE")]
     pub events: Option<PathBuf>,
     /// Lines in the table (every line in --json and --csv).
-    #[arg(long, default_value_t = 20)]
+    #[arg(help_heading = heading::OUTPUT, long, default_value_t = 20)]
     pub top: usize,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON: {"lines": [{"line", "kind", "structure", "threads", "writes", "coherence_misses", "code", "fix"}], ...}.
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print CSV, one row per shared line.
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
 }
 

@@ -1,5 +1,6 @@
 //! `cachescope stats`.
 
+use crate::args::heading;
 use std::fmt::Write as _;
 
 use anyhow::Result;
@@ -20,10 +21,10 @@ pub struct StatsArgs {
     #[command(flatten)]
     pub run: RunArgs,
     /// Print one JSON object instead of a table.
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print a CSV header and one row.
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
 }
 

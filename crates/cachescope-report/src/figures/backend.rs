@@ -29,10 +29,11 @@ pub(super) fn svg(
     {
         let root = SVGBackend::with_string(&mut out, (WIDTH, HEIGHT)).into_drawing_area();
         root.fill(&WHITE)?;
+        super::hover::clear();
         f(&root)?;
         root.present()?;
     }
-    Ok(out)
+    Ok(super::hover::overlay(&out))
 }
 
 pub(super) fn png(
@@ -45,6 +46,8 @@ pub(super) fn png(
         root.fill(&WHITE)?;
         f(&root)?;
         root.present()?;
+        // A bitmap has no hover: the boxes the drawing registered are dropped.
+        super::hover::clear();
     }
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, WIDTH, HEIGHT);

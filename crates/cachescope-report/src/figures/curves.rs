@@ -68,6 +68,16 @@ where
             .map(|p| ((p.size_bytes as f64).log2(), value(p)))
             .collect();
         let (label, style) = style(m);
+        for (p, q) in m.points.iter().zip(&points) {
+            super::hover::point(
+                chart.backend_coord(q),
+                format!(
+                    "{label}: {} → {:.2} %",
+                    axis_bytes(p.size_bytes as f64),
+                    100.0 * q.1
+                ),
+            );
+        }
         match style {
             Style::Reference => {
                 chart

@@ -8,6 +8,7 @@ mod backend;
 mod curves;
 mod heatmap;
 mod histograms;
+mod hover;
 mod l2;
 mod phases;
 mod policies;

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use hashbrown::HashMap;
 use object::{Object, ObjectKind, ObjectSection, ObjectSegment};
 
+mod debug_file;
 mod tables;
 pub use tables::demangle;
 use tables::{file_name, functions, variables};
@@ -187,7 +188,7 @@ impl Module {
             }
         };
         module.variables = variables(&file, module.bias);
-        module.functions = functions(&file);
+        module.functions = functions(&[&file]);
         module.data_segments = file
             .segments()
             .filter(|s| {
@@ -212,10 +213,27 @@ impl Module {
             (0, 0)
         };
         module.has_symbols = file.symbols().next().is_some();
-        module.has_debug_info = file
-            .section_by_name(".debug_line")
-            .is_some_and(|s| s.size() > 0);
-        module.loader = addr2line::Loader::new(path).ok();
+        module.has_debug_info = has_lines(&file);
+        // A distribution's library keeps its symbols and lines in a separate debug file:
+        // its functions and lines name the code (its variables are left to the file's own
+        // symbols, which name the exported ones).
+        let mut lines_from = path.to_owned();
+        if !module.has_debug_info || !module.has_symbols {
+            let root = Path::new(debug_file::DEBUG_ROOT);
+            if let Some(debug) = debug_file::find(&file, path, root) {
+                if let Ok(data) = std::fs::read(&debug) {
+                    if let Ok(separate) = object::File::parse(&*data) {
+                        module.functions = functions(&[&file, &separate]);
+                        module.has_symbols |= separate.symbols().next().is_some();
+                        if !module.has_debug_info && has_lines(&separate) {
+                            module.has_debug_info = true;
+                            lines_from = debug;
+                        }
+                    }
+                }
+            }
+        }
+        module.loader = addr2line::Loader::new(&lines_from).ok();
         (module, notes)
     }
 
@@ -290,6 +308,12 @@ impl Module {
         let (_, end, name) = self.functions.get(i.checked_sub(1)?)?;
         (probe < *end).then_some(name.as_str())
     }
+}
+
+/// `file` has DWARF line information.
+fn has_lines(file: &object::File<'_>) -> bool {
+    file.section_by_name(".debug_line")
+        .is_some_and(|s| s.size() > 0)
 }
 
 /// Instruction address → [`CodeLine`], over a set of modules, cached per address.

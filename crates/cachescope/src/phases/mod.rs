@@ -45,7 +45,8 @@
 //! accesses, cold misses included.
 //!
 //! ## Defaults ([`PhaseOptions::default`])
-//! 1 M-unit intervals; k = 2 (the paper's "good" and "bad" intervals); every method; L2 1 MiB,
+//! 100 000-unit intervals ([`DEFAULT_INTERVAL`]; the paper's 1 M gives a short trace too few);
+//! k = 2 ([`DEFAULT_K`] (the paper's "good" and "bad" intervals); every method; L2 1 MiB,
 //! 16-way, 64-byte lines, LRU (the paper does not state its L2); 8-bit setvectors; 64
 //! super-sets; M = 16 KiB; SVD rank 4; seed 1; 10 restarts of at most 100 iterations; one
 //! warm-up interval per representative.
@@ -105,7 +106,9 @@ mod truth;
 
 pub use analysis::PhaseAnalysis;
 pub use intervals::{COLUMNS, IntervalCounts, Unit};
-pub use options::{IntervalUnit, KChoice, MAX_K, Method, PhaseOptions};
+pub use options::{
+    DEFAULT_INTERVAL, DEFAULT_K, IntervalUnit, KChoice, MAX_K, Method, PhaseOptions,
+};
 pub use report::{
     IntervalReport, KScore, MethodReport, PhaseReport, PhaseSettings, PhaseSummary,
     SimPointEstimate, poec_table,

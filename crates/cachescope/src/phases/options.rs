@@ -207,10 +207,29 @@ impl KChoice {
     }
 }
 
+/// Phases by default: two, the paper's setting (§4: "good" and "bad" intervals). The one
+/// definition `phases`, the report and the Python package share, so one trace gives one PoEC.
+pub const DEFAULT_K: usize = 2;
+
+/// Interval length by default: 100 000 units. The paper's is 1 M instructions, but a report
+/// needs at least four intervals and is often made of a trace of a few hundred thousand
+/// references; `phases` and the report share this one so their figures agree.
+pub const DEFAULT_INTERVAL: u64 = 100_000;
+
 impl Default for KChoice {
-    /// Two phases, the paper's setting (§4: "good" and "bad" intervals).
+    /// [`DEFAULT_K`] phases.
     fn default() -> KChoice {
-        KChoice::Fixed(2)
+        KChoice::Fixed(DEFAULT_K)
+    }
+}
+
+impl std::fmt::Display for KChoice {
+    /// As `--k` takes it: `3` or `2..8`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KChoice::Fixed(k) => write!(f, "{k}"),
+            KChoice::Sweep { min, max } => write!(f, "{min}..{max}"),
+        }
     }
 }
 
@@ -218,12 +237,12 @@ impl Default for KChoice {
 /// ([`PhaseOptions::default`]); [`PhaseOptions::validate`] checks them all before any work.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PhaseOptions {
-    /// Interval length in [`PhaseOptions::unit`]s. Default 1 000 000 (the paper's 1 M
-    /// instructions). At least 16 (the wavelet matrix has 16 sub-interval columns).
+    /// Interval length in [`PhaseOptions::unit`]s. Default [`DEFAULT_INTERVAL`] (100 000; the
+    /// paper's is 1 M instructions). At least 16 (the wavelet matrix has 16 sub-interval columns).
     pub interval: u64,
     /// What the interval length counts. Default [`IntervalUnit::Auto`].
     pub unit: IntervalUnit,
-    /// Number of phases. Default [`KChoice::Fixed`]`(2)`.
+    /// Number of phases. Default [`KChoice::Fixed`]`(`[`DEFAULT_K`]`)`.
     pub k: KChoice,
     /// Methods to run, in report order. Default: every method ([`Method::ALL`]).
     pub methods: Vec<Method>,
@@ -263,7 +282,7 @@ pub struct PhaseOptions {
 impl Default for PhaseOptions {
     fn default() -> PhaseOptions {
         PhaseOptions {
-            interval: 1_000_000,
+            interval: DEFAULT_INTERVAL,
             unit: IntervalUnit::Auto,
             k: KChoice::default(),
             methods: Method::ALL.to_vec(),

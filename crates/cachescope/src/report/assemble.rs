@@ -129,6 +129,7 @@ impl Collector {
             version: FORMAT_VERSION,
             generator: concat!("cachescope-report ", env!("CARGO_PKG_VERSION")).into(),
             source: trace.source().to_string(),
+            program: None,
             format: trace.format_name().to_string(),
             line_size: line,
             elapsed_seconds: self.started.elapsed().as_secs_f64(),

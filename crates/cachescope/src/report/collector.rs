@@ -11,7 +11,7 @@ use crate::attribution::measure::{self as attribution, EventSource};
 use crate::models::hotl::{FootprintAnalysis, LocalFootprintAnalysis};
 use crate::models::l2::TwoLevelAnalysis;
 use crate::opt::SpilledIds;
-use crate::phases::{KChoice, Method, PhaseAnalysis, PhaseOptions};
+use crate::phases::{Method, PhaseAnalysis, PhaseOptions};
 use crate::reuse::{Options, RandomReplacementAnalysis, ReuseTimeAnalysis, sizes_log_range};
 use crate::sampling::{DEFAULT_SLOT_REFS, Sampler, SamplerOptions};
 use crate::sim::{Geometry, Policy, ThreeCSweep, TwoLevelLru};
@@ -20,7 +20,7 @@ use crate::trace::Trace;
 use super::kinds::KindCounts;
 use super::model::Report;
 use super::options::{
-    CollectOptions, L2_BYTES, MAX_BYTES, MIN_BYTES, PHASES_K, l1_lines, max_bytes, three_c_sizes,
+    CollectOptions, L2_BYTES, MAX_BYTES, MIN_BYTES, l1_lines, max_bytes, three_c_sizes,
 };
 use super::policies::PolicyCurves;
 use super::sweep::SweepAndPhases;
@@ -74,7 +74,6 @@ impl Collector {
         let policies = PolicyCurves::new(reuse, &policy_sizes, options.ways, options.seed)?;
         let phases = PhaseAnalysis::new(PhaseOptions {
             interval: options.phase_interval,
-            k: KChoice::Fixed(PHASES_K),
             l2: Geometry::new(1 << 20, 16, line)?,
             seed: options.seed,
             methods: Method::ALL.to_vec(),

@@ -19,6 +19,10 @@ pub struct Report {
     pub generator: String,
     /// What was analysed: a file name, `<stdin>`, `<workload NAME>` or the recorded command.
     pub source: String,
+    /// The recorded program's command line, when known (a trace's event log names it; a
+    /// program given after `--` is its own): what the page's summary names first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub program: Option<String>,
     /// The trace format read (`workload` for generated traces).
     pub format: String,
     /// Cache line size in bytes every analysis maps references with.

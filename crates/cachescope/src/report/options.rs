@@ -15,7 +15,8 @@ pub struct CollectOptions {
     /// references, enough for smooth curves from the short traces a report is often made of.
     pub sample_rate: f64,
     /// Phase interval (instructions when the trace has instruction fetches, data references
-    /// otherwise). Default 100 000; fewer than 4 intervals leave the phase section out.
+    /// otherwise). Default `phases`' own, [`crate::phases::DEFAULT_INTERVAL`]; fewer than 4
+    /// intervals leave the phase section out.
     pub phase_interval: u64,
     /// Ways of the caches simulated for the 3C breakdown. Default 8.
     pub ways: u32,
@@ -27,7 +28,7 @@ impl Default for CollectOptions {
             line_size: LineSize::default(),
             seed: 1,
             sample_rate: 1e-3,
-            phase_interval: 100_000,
+            phase_interval: crate::phases::DEFAULT_INTERVAL,
             ways: 8,
         }
     }
@@ -39,8 +40,6 @@ pub(super) const MIN_BYTES: u64 = 1 << 10;
 pub(super) const MAX_BYTES: u64 = 1 << 30;
 /// Intervals needed before phases mean anything.
 pub(super) const MIN_INTERVALS: usize = 4;
-/// Phases in the timeline.
-pub(super) const PHASES_K: usize = 3;
 /// The L2 section's L1 and L2 sizes: `cachescope l2`'s defaults.
 const L1_BYTES: u64 = 32 << 10;
 pub(super) const L2_BYTES: [u64; 5] = [128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20];

@@ -2,11 +2,11 @@
 //! [`crate::phases`] and the top structures of [`crate::attribution`].
 
 use crate::attribution::report::{BucketRow, Report as AttributionReport};
-use crate::phases::{Method, PhaseReport, Unit};
+use crate::phases::{KChoice, Method, PhaseReport, Unit};
 use crate::units::axis_bytes;
 
 use super::model::{Attribution, Matrix, PhaseInterval, PhaseMethod, PhasesSummary, StructureRow};
-use super::options::{ATTRIBUTION_TOP, PHASES_K};
+use super::options::ATTRIBUTION_TOP;
 
 /// The phase timeline of setvectors (the paper's method) and every method's scores.
 pub(super) fn phases_summary(r: &PhaseReport) -> PhasesSummary {
@@ -36,7 +36,11 @@ pub(super) fn phases_summary(r: &PhaseReport) -> PhasesSummary {
             l2.assoc(),
             l2.line_size().bytes()
         ),
-        k: PHASES_K,
+        // The k asked for (a method makes fewer phases when the signatures are fewer).
+        k: match r.settings.k {
+            KChoice::Fixed(k) => k,
+            KChoice::Sweep { max, .. } => max,
+        },
         timeline_method: Method::Setvector.name().into(),
         intervals,
         methods: r

@@ -1,6 +1,7 @@
 //! `cachescope attribute`: misses and evictions by stat bucket and code line, exact beside
 //! sampled (Buck & Hollingsworth Tables 1–5), the monitor's cost, per-bucket curves.
 
+use crate::args::heading;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -24,53 +25,71 @@ pub struct AttributeArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// The simulated cache, SIZE,ASSOC,LINE (LRU); the default is the paper's.
-    #[arg(long, value_name = "SPEC", default_value = "64K,4,32", value_parser = values::geometry)]
+    #[arg(help_heading = heading::CACHE, long, value_name = "SPEC", default_value = "64K,4,32", value_parser = values::geometry)]
     pub cache: Geometry,
     /// The monitor samples 1 in N misses on average (randomized intervals, seeded by --seed).
-    #[arg(long, value_name = "N", default_value_t = 25_000)]
+    #[arg(help_heading = heading::SAMPLING, long = "sample-period", visible_alias = "sample", value_name = "N", default_value_t = 25_000)]
     pub sample: u64,
     /// The event log (memory map, allocations, frees) [default: TRACE.events if present].
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = heading::INPUT, long, value_name = "FILE")]
     pub events: Option<PathBuf>,
     /// The program, for a trace without an event log: its variables are taken at their link
     /// addresses (right for a non-PIE executable) and its code lines resolve.
-    #[arg(long, value_name = "PROGRAM")]
+    #[arg(help_heading = heading::INPUT, long, value_name = "PROGRAM")]
     pub exe: Option<PathBuf>,
     /// Cache lines the monitor's handler touches per sample (the cost model's footprint).
-    #[arg(long, value_name = "K", default_value_t = 32)]
+    #[arg(help_heading = heading::ANALYSIS, long, value_name = "K", default_value_t = 32)]
     pub handler_lines: u64,
     /// Rows per table on the terminal.
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    #[arg(help_heading = heading::OUTPUT, long, value_name = "N", default_value_t = 10)]
     pub top: usize,
     /// Skip the monitor-cost simulations (four more caches): `monitor_cost` stays empty.
-    #[arg(long)]
+    #[arg(help_heading = heading::ANALYSIS, long)]
     pub no_cost: bool,
     /// Skip the per-bucket miss-ratio curves (per-reference stack distances): `mrc` stays
     /// empty. With --no-cost, about three times faster: for repeated runs (several --seed).
-    #[arg(long)]
+    #[arg(help_heading = heading::ANALYSIS, long)]
     pub no_mrc: bool,
     /// Also write the counts per source line as a Cachegrind output file (events Ir, Dr,
     /// D1mr, Dw, D1mw and the sampled misses SD1mr, SD1mw) for `cg_annotate FILE` or
     /// KCachegrind.
-    #[arg(long, value_name = "FILE")]
+    #[arg(help_heading = heading::OUTPUT, long, value_name = "FILE")]
     pub cachegrind_out: Option<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON: buckets, evictions, lines, lines_by_misses, monitor_cost, mrc, notes.
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print CSV: one row per bucket (the JSON's `buckets`).
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
     /// One attribution per thread, each thread's references alone in a cache of its own:
     /// JSON {"threads": [{"thread": ID, …the attribution's fields}]}.
     #[arg(long, conflicts_with_all = ["thread", "cachegrind_out"])]
     pub per_thread: bool,
+    /// `--line-size` was given on the command line (set by `args::note_explicit`).
+    #[arg(skip)]
+    pub line_size_given: bool,
 }
 
 pub fn run(mut args: AttributeArgs) -> Result<()> {
+    let geometry = args.cache;
     if args.sample == 0 {
-        anyhow::bail!("--sample N needs N ≥ 1 (1 samples every miss)");
+        anyhow::bail!("--sample-period N needs N ≥ 1 (1 samples every miss)");
+    }
+    // The simulated cache's lines are --cache's; a --line-size given that differs from them
+    // would be ignored, so it is refused (the default asks for nothing).
+    let line = args.run.line_size.bytes();
+    if args.line_size_given && line != geometry.line_size().bytes() {
+        let size = cachescope::units::axis_bytes(geometry.size_bytes() as f64);
+        anyhow::bail!(
+            "--line-size {line}: attribute simulates the lines of --cache ({size},{},{}, \
+             {}-byte lines); give --cache {size},{},{line} to simulate {line}-byte lines",
+            geometry.assoc(),
+            geometry.line_size().bytes(),
+            geometry.line_size().bytes(),
+            geometry.assoc()
+        );
     }
     // Created before the run, so an unwritable path fails at once; renamed into place at the
     // end, removed if anything fails.
@@ -96,6 +115,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     // A program: recorded first, with its allocation events (which the attribution reads
     // from the start of the pass, before the program could produce them), into --save's file
     // or a temporary one; then attributed like any recorded trace.
+    let recorded_now = !args.input.program.is_empty();
     let _recorded = if args.input.program.is_empty() {
         None
     } else {
@@ -148,6 +168,11 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
             }
         }
     }
+    // A recorded program's command line, as its event log names it, for the `cmd:` line.
+    let cmd = match &log {
+        Some(log) if !log.header.program.is_empty() && !recorded_now => log.header.program.clone(),
+        _ => cmd,
+    };
     if args.per_thread {
         return per_thread::run(&mut trace, &args, events_path.as_deref(), log);
     }

@@ -1,5 +1,6 @@
 //! `cachescope mrc`: a miss-ratio curve for many cache sizes from one pass over the trace.
 
+use crate::args::heading;
 use std::fmt::Write as _;
 
 use anyhow::Result;
@@ -26,55 +27,55 @@ pub struct MrcArgs {
     #[command(flatten)]
     pub input: InputArgs,
     /// How the curve is obtained.
-    #[arg(long, value_enum, default_value = "exact")]
+    #[arg(help_heading = heading::ANALYSIS, long, value_enum, default_value = "exact")]
     pub method: MrcMethod,
     /// Replacement policy [default: lru; random for statcache]. StatCache models random
     /// replacement, StatStack and HOTL model LRU.
-    #[arg(long, value_enum)]
+    #[arg(help_heading = heading::ANALYSIS, long, value_enum)]
     pub policy: Option<ReplacementPolicy>,
     #[command(flatten)]
     pub sampling: SamplingArgs,
     /// Miniature simulation's sampling rate, in (0, 1] (`--method mini`).
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(help_heading = heading::SAMPLING, long, default_value_t = 0.01)]
     pub mini_rate: f64,
     /// Miniature simulation with --ways: every miniature keeps at least this many sets
     /// (caches with no more are simulated whole); 1 scales every cache by --mini-rate alone.
-    #[arg(long, default_value_t = cachescope::method::DEFAULT_MINI_MIN_SETS)]
+    #[arg(help_heading = heading::SAMPLING, long, default_value_t = cachescope::method::DEFAULT_MINI_MIN_SETS)]
     pub mini_min_sets: u64,
     /// Miniature simulation's plain estimate (misses over the references kept, as published)
     /// instead of the default, misses over the references the rate should keep (SHARDS's
     /// adjustment: a few hot lines kept or not no longer move it; docs/accuracy/mini.md).
-    #[arg(long)]
+    #[arg(help_heading = heading::SAMPLING, long)]
     pub mini_unadjusted: bool,
     /// Models: also estimate cold misses (StatCache/StatStack from the samples whose line is
     /// never referenced again), so `miss_ratio` is printed too.
-    #[arg(long)]
+    #[arg(help_heading = heading::ANALYSIS, long)]
     pub estimate_cold: bool,
     /// Set-associative caches of this many ways, estimated with Smith's formula from the
     /// stack-distance distribution (exact LRU or HOTL's), instead of fully associative ones.
-    #[arg(long, value_name = "WAYS")]
+    #[arg(help_heading = heading::CACHE, long, value_name = "WAYS")]
     pub ways: Option<u32>,
     /// `--method hotl`'s reading. `local` (the default): each reuse's window footprint from
     /// the stretch of the trace it ends in, closer at the cliffs of programs in phases
     /// (docs/accuracy/hotl.md); `paper`: HOTL's conversion of the whole trace's footprint.
-    #[arg(long, value_enum, default_value = "local")]
+    #[arg(help_heading = heading::ANALYSIS, long, value_enum, default_value = "local")]
     pub hotl_variant: cachescope::models::hotl::HotlVariant,
     #[command(flatten)]
     pub sizes: SizeArgs,
     /// Count instruction fetches too (a unified cache).
-    #[arg(long)]
+    #[arg(help_heading = heading::ANALYSIS, long)]
     pub include_instructions: bool,
     /// A curve per thread of the trace, in the same single pass (every method); each equals
     /// the curve `--thread ID` gives.
-    #[arg(long, conflicts_with = "thread")]
+    #[arg(help_heading = heading::ANALYSIS, long, conflicts_with = "thread")]
     pub per_thread: bool,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print one JSON object: {"method", "policy", "line_size", "points": [...]}.
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print CSV.
-    #[arg(long)]
+    #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
 }
 

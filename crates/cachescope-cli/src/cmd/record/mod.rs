@@ -4,6 +4,7 @@
 //! Files: this one holds the arguments and [`record`], which picks the backend and starts it;
 //! `lackey.rs` starts the lackey fallback; `write.rs` writes the trace and event log and reports.
 
+use crate::args::heading;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -26,10 +27,10 @@ use write::{finish, write_events};
 #[derive(Debug, Args)]
 pub struct RecordArgs {
     /// Where to write the trace (`-` for stdout) [default: PROGRAM.cst in the current directory].
-    #[arg(short, long, value_name = "TRACE", conflicts_with = "save")]
+    #[arg(help_heading = heading::OUTPUT, short, long, value_name = "TRACE", conflicts_with = "save")]
     pub output: Option<PathBuf>,
     /// Output format: native (default), lackey, plain-hex, plain-dec, din, binary, champsim.
-    #[arg(long, default_value = "native", value_parser = values::output_format)]
+    #[arg(help_heading = heading::OUTPUT, long, default_value = "native", value_parser = values::output_format)]
     pub to: cachescope::trace::Format,
     #[command(flatten)]
     pub live: LiveArgs,
@@ -38,7 +39,7 @@ pub struct RecordArgs {
     #[command(flatten)]
     pub summary: SummaryFormat,
     /// The program and its arguments, after `--`.
-    #[arg(id = "program", value_name = "PROGRAM", last = true, required = true, num_args = 1..)]
+    #[arg(help_heading = heading::ARGUMENTS, id = "program", value_name = "PROGRAM", last = true, required = true, num_args = 1..)]
     pub command: Vec<std::ffi::OsString>,
 }
 

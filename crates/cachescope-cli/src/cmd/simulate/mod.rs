@@ -2,6 +2,7 @@
 //! Valgrind Cachegrind's I1/D1/LL model — all fed by one pass over the trace; or, with
 //! `--cores`, a multi-core machine (`multicore.rs`).
 
+use crate::args::heading;
 use anyhow::{Result, bail};
 use cachescope::analysis::Analysis;
 use cachescope::pass::{Analyses, Independent};
@@ -27,72 +28,72 @@ pub struct SimulateArgs {
     pub input: InputArgs,
     /// A cache SIZE,ASSOC,LINE fed the data references, e.g. 32K,8,64 (ASSOC `full` for fully
     /// associative). Repeat it to simulate several caches in the same pass.
-    #[arg(long = "cache", value_name = "SPEC", value_parser = values::geometry)]
+    #[arg(help_heading = heading::CACHE, long = "cache", value_name = "SPEC", value_parser = values::geometry)]
     pub caches: Vec<Geometry>,
     /// Replacement policy: lru, fifo, random (seeded by --seed), plru (tree pseudo-LRU), or
     /// RRIP (Jaleel et al. 2010, M = 2): srrip, brrip (ε = 1/32, seeded by --seed) or drrip
     /// (32 leader sets per policy, 10-bit PSEL); or opt (Belady's MIN, --cache only).
-    #[arg(long, default_value = "lru", value_parser = values::policy)]
+    #[arg(help_heading = heading::CACHE, long, default_value = "lru", value_parser = values::policy)]
     pub policy: Policy,
     /// Valgrind Cachegrind's model, reference for reference: needs --I1, --D1 and --LL.
-    #[arg(long)]
+    #[arg(help_heading = heading::ANALYSIS, long)]
     pub cachegrind: bool,
     /// L1 instruction cache of a hierarchy (SIZE,ASSOC,LINE).
-    #[arg(long = "I1", value_name = "SPEC", value_parser = values::geometry)]
+    #[arg(help_heading = heading::CACHE, long = "I1", value_name = "SPEC", value_parser = values::geometry)]
     pub i1: Option<Geometry>,
     /// L1 data cache of a hierarchy (SIZE,ASSOC,LINE).
-    #[arg(long = "D1", value_name = "SPEC", value_parser = values::geometry)]
+    #[arg(help_heading = heading::CACHE, long = "D1", value_name = "SPEC", value_parser = values::geometry)]
     pub d1: Option<Geometry>,
     /// Unified L2 of a hierarchy (SIZE,ASSOC,LINE).
-    #[arg(long = "L2", value_name = "SPEC", value_parser = values::geometry)]
+    #[arg(help_heading = heading::CACHE, long = "L2", value_name = "SPEC", value_parser = values::geometry)]
     pub l2: Option<Geometry>,
     /// The last level (SIZE,ASSOC,LINE): the L2 when --L2 is not given, the L3 after --L2
     /// (so not with --L3).
-    #[arg(long = "LL", value_name = "SPEC", value_parser = values::geometry)]
+    #[arg(help_heading = heading::CACHE, long = "LL", value_name = "SPEC", value_parser = values::geometry)]
     pub ll: Option<Geometry>,
     /// Optional unified L3 (SIZE,ASSOC,LINE).
-    #[arg(long = "L3", value_name = "SPEC", value_parser = values::geometry)]
+    #[arg(help_heading = heading::CACHE, long = "L3", value_name = "SPEC", value_parser = values::geometry)]
     pub l3: Option<Geometry>,
     /// Simulate N cores (docs/threads.md): each has private copies of the levels, the ones
     /// named by --shared aside, kept coherent; misses in four classes (cold, capacity,
     /// conflict, coherence). Levels: --cache SPEC, or --L1 SPEC [--L2 SPEC] [--LL SPEC], or
     /// --I1 SPEC --D1 SPEC [--L2 SPEC] [--LL SPEC].
-    #[arg(long, value_name = "N", value_parser = values::cores)]
+    #[arg(help_heading = heading::CACHE, long, value_name = "N", value_parser = values::cores)]
     pub cores: Option<u32>,
     /// Unified first level of each core (SIZE,ASSOC,LINE; --cores only), fed the data
     /// references as --cache is.
-    #[arg(long = "L1", value_name = "SPEC", value_parser = values::geometry)]
+    #[arg(help_heading = heading::CACHE, long = "L1", value_name = "SPEC", value_parser = values::geometry)]
     pub l1: Option<Geometry>,
     /// Levels all cores share (--cores only), comma separated or repeated: cache, L1, L2, L3,
     /// or LL for the last level. A level below a shared one must be shared too.
-    #[arg(long, value_name = "LEVEL", value_delimiter = ',')]
+    #[arg(help_heading = heading::CACHE, long, value_name = "LEVEL", value_delimiter = ',')]
     pub shared: Vec<String>,
     /// Run thread THREAD on core CORE (--cores only; cores from 0, threads as recorded, from
     /// 1); repeatable. Other threads go round-robin by first appearance.
-    #[arg(long = "pin", value_name = "THREAD:CORE", value_parser = values::pin)]
+    #[arg(help_heading = heading::CACHE, long = "pin", value_name = "THREAD:CORE", value_parser = values::pin)]
     pub pins: Vec<(cachescope::ThreadId, u32)>,
     /// Re-interleave the threads round-robin, this many instructions each in turn (references
     /// when the trace has no instruction fetch); 0 keeps the recorded order (--cores only;
     /// default 100, see docs/threads.md).
-    #[arg(long, value_name = "INSTRUCTIONS", value_parser = values::count)]
+    #[arg(help_heading = heading::ANALYSIS, long, value_name = "INSTRUCTIONS", value_parser = values::count)]
     pub quantum: Option<u64>,
     /// How hierarchy levels share lines.
-    #[arg(long, value_enum, default_value = "non-inclusive")]
+    #[arg(help_heading = heading::CACHE, long, value_enum, default_value = "non-inclusive")]
     pub inclusion: InclusionArg,
     /// Classify misses as cold, capacity or conflict (3C).
-    #[arg(long = "3c")]
+    #[arg(help_heading = heading::ANALYSIS, long = "3c")]
     pub three_c: bool,
     /// An access that straddles a line boundary also touches the next line (Cachegrind's
     /// convention); by default a reference touches the line of its first byte.
-    #[arg(long)]
+    #[arg(help_heading = heading::ANALYSIS, long)]
     pub straddle: bool,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON.
-    #[arg(long, conflicts_with = "csv")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print CSV, one row per simulated level (not with --cachegrind).
-    #[arg(long, conflicts_with = "cachegrind")]
+    #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "cachegrind")]
     pub csv: bool,
 }
 

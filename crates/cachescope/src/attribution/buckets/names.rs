@@ -1,6 +1,7 @@
 //! Naming what the buckets and code addresses are: module notes, code lines, source paths,
 //! and heap allocation sites named by the first frames that are the program's own.
 
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use super::{BucketKind, BucketMap};
@@ -54,21 +55,48 @@ impl BucketMap {
 
     /// Every bucket's final name and kind: heap paths get named by their first frames
     /// outside allocator wrappers (which can make two paths one name: the caller merges).
+    /// Two sites that differ in a call instruction but share a source line (two `malloc`s on
+    /// one line, one function called twice on one line) are told apart by a number in the
+    /// call instructions' address order, which is their order on the line: `f.c:12#1`,
+    /// `f.c:12#2`.
     pub fn finish_names(&self, symbolizer: &mut Symbolizer) -> Vec<(String, BucketKind)> {
-        self.infos
+        let named: Vec<(String, BucketKind, Vec<u64>)> = self
+            .infos
             .iter()
             .map(|info| match info.kind {
-                BucketKind::Heap => (self.site_name(symbolizer, &info.path), BucketKind::Heap),
-                kind => (info.name.clone(), kind),
+                BucketKind::Heap => {
+                    let (name, calls) = self.site_name(symbolizer, &info.path);
+                    (name, BucketKind::Heap, calls)
+                }
+                kind => (info.name.clone(), kind, Vec::new()),
+            })
+            .collect();
+        // The distinct call instructions behind each heap name.
+        let mut calls: HashMap<&str, BTreeSet<&[u64]>> = HashMap::new();
+        for (name, kind, pcs) in &named {
+            if *kind == BucketKind::Heap {
+                calls.entry(name).or_default().insert(pcs);
+            }
+        }
+        named
+            .iter()
+            .map(|(name, kind, pcs)| match calls.get(name.as_str()) {
+                Some(sites) if sites.len() > 1 => {
+                    let n = sites.iter().position(|s| s == &pcs.as_slice()).unwrap_or(0);
+                    (format!("{name}#{}", n + 1), *kind)
+                }
+                _ => (name.clone(), *kind),
             })
             .collect()
     }
 
-    fn site_name(&self, symbolizer: &mut Symbolizer, path: &[u64]) -> String {
+    /// A heap path's name, from its first two own frames, and those frames' call
+    /// instructions (what tells two sites of one name apart).
+    fn site_name(&self, symbolizer: &mut Symbolizer, path: &[u64]) -> (String, Vec<u64>) {
         // Return addresses point after the call: look up the call instruction itself, and
         // expand it into its inlined frames (a static helper inlined into its caller is still
         // a frame of the path, at the line of the inlined call).
-        let mut frames: Vec<(CodeLine, bool)> = Vec::new();
+        let mut frames: Vec<(CodeLine, bool, u64)> = Vec::new();
         for &ra in path {
             let pc = ra.saturating_sub(1);
             let module = self.module_of(pc);
@@ -79,18 +107,20 @@ impl BucketMap {
                         .function
                         .as_deref()
                         .is_some_and(|f| is_allocator_wrapper(f) || is_start_up(f));
-                frames.push((line, wrapper));
+                frames.push((line, wrapper, pc));
             }
         }
-        let mut own = frames.iter().filter(|f| !f.1).map(|f| f.0.site());
-        match (own.next(), own.next()) {
-            (Some(a), Some(b)) => format!("{a}-{b}"),
-            (Some(a), None) => a,
-            (None, _) => match frames.first() {
+        let own: Vec<&(CodeLine, bool, u64)> = frames.iter().filter(|f| !f.1).take(2).collect();
+        let pcs = own.iter().map(|f| f.2).collect();
+        let name = match own.as_slice() {
+            [a, b] => format!("{}-{}", a.0.site(), b.0.site()),
+            [a] => a.0.site(),
+            _ => match frames.first() {
                 Some(f) => format!("{} (heap)", f.0.site()),
                 None => "heap (no call path)".into(),
             },
-        }
+        };
+        (name, pcs)
     }
 }
 

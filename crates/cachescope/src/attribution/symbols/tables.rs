@@ -7,11 +7,12 @@ use object::{Object, ObjectSection, ObjectSymbol, SectionKind};
 
 use super::Variable;
 
-/// The sized function symbols of `file` (static and dynamic), at link-time addresses, sorted.
-pub(super) fn functions(file: &object::File<'_>) -> Vec<(u64, u64, String)> {
-    let mut out: Vec<(u64, u64, String)> = file
-        .symbols()
-        .chain(file.dynamic_symbols())
+/// The sized function symbols of `files` (static and dynamic; a file and its separate debug
+/// file share link-time addresses), at link-time addresses, sorted.
+pub(super) fn functions(files: &[&object::File<'_>]) -> Vec<(u64, u64, String)> {
+    let mut out: Vec<(u64, u64, String)> = files
+        .iter()
+        .flat_map(|file| file.symbols().chain(file.dynamic_symbols()))
         .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
         .filter_map(|s| {
             Some((
