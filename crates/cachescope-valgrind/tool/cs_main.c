@@ -47,6 +47,7 @@
 /* In Valgrind's core (pub_core_libcfile.h) but not in the tool headers; linked statically
    from the same Valgrind. */
 extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
+#include "cs_env.h"
 #include "cs_events.h"
 #include "cs_instrument.h"
 #include "cs_ring.h"
@@ -331,6 +332,7 @@ static void cs_pre_clo_init(void)
    VG_(details_copyright_author)("Copyright (C) 2026 the cachescope authors; GPL-2.0-or-later.");
    VG_(details_bug_reports_to)  ("the cachescope issue tracker");
    VG_(details_avg_translation_sizeB)(275);
+   cs_strip_client_env();
 
    VG_(basic_tool_funcs)        (cs_post_clo_init, cs_instrument, cs_fini);
    VG_(needs_command_line_options)(cs_process_cmd_line_option, cs_print_usage,

@@ -1,7 +1,11 @@
 //! [`Hierarchy`]: split L1 instruction and data caches over a unified L2 and optional L3.
 //!
-//! Every level is write-allocate and no write-backs are modelled: a store is looked up like a
-//! load (as Cachegrind does). A reference goes to L1I (instruction fetches) or L1D (data); on a
+//! By default every level is write-allocate and no write-backs are modelled: a store is looked
+//! up like a load (as Cachegrind does). With [`HierarchyConfig::writes`] (non-inclusive only)
+//! every level tracks dirty lines: a dirty victim is written into the level below (installed
+//! there dirty, counted as a write-back received, not as a reference), and on down when that
+//! fill evicts a dirty line in turn; under no-write-allocate a store that misses a level goes
+//! on to the next as a store, otherwise the line is fetched from below as a read. A reference goes to L1I (instruction fetches) or L1D (data); on a
 //! miss the next level is asked, and so on down to memory. What a level does with the lines
 //! around it depends on [`Inclusion`]:
 //!
@@ -21,9 +25,11 @@
 
 use super::Outcome;
 use super::cache::Cache;
+use super::dirty::{Op, Writes};
 use super::geometry::Geometry;
 use super::level::{Level, MissStats};
 use super::policy::Policy;
+use super::prefetcher::PrefetchPolicy;
 use crate::error::{Error, Result};
 
 /// How the levels of a [`Hierarchy`] share lines.
@@ -55,6 +61,11 @@ pub struct HierarchyConfig {
     pub policy: Policy,
     /// How levels share lines.
     pub inclusion: Inclusion,
+    /// Track dirty lines and write-backs at every level, with this store policy (`None`: no
+    /// write-backs, the default). Non-inclusive hierarchies only.
+    pub writes: Option<Writes>,
+    /// Each level's prefetcher: L1I, L1D, L2, L3 (default none; non-inclusive hierarchies only).
+    pub prefetch: [PrefetchPolicy; 4],
 }
 
 impl HierarchyConfig {
@@ -67,6 +78,8 @@ impl HierarchyConfig {
             l3: None,
             policy: Policy::Lru,
             inclusion: Inclusion::NonInclusive,
+            writes: None,
+            prefetch: [PrefetchPolicy::None; 4],
         }
     }
 }
@@ -131,10 +144,30 @@ impl Hierarchy {
                 ),
             });
         }
+        let prefetching = config.prefetch.iter().any(|&p| p != PrefetchPolicy::None);
+        if (config.writes.is_some() || prefetching) && config.inclusion != Inclusion::NonInclusive {
+            return Err(Error::InvalidParameter {
+                name: "cache hierarchy",
+                message: "write-backs and prefetchers are modelled in non-inclusive hierarchies \
+                          only (where a written-back or prefetched line may go is the inclusion \
+                          policy's other half)"
+                    .into(),
+            });
+        }
+        if config.l3.is_none() && config.prefetch[3] != PrefetchPolicy::None {
+            return Err(Error::InvalidParameter {
+                name: "cache hierarchy",
+                message: "a prefetcher for L3 needs an L3".into(),
+            });
+        }
         let mut levels = all
             .iter()
             .enumerate()
-            .map(|(k, (_, g))| Level::new(*g, level_policy(config.policy, k as u64), three_c))
+            .map(|(k, (_, g))| {
+                let policy = level_policy(config.policy, k as u64);
+                let prefetch = config.prefetch[k];
+                Level::tracking(*g, policy, three_c, config.writes, prefetch)
+            })
             .collect::<Result<Vec<_>>>()?;
         let lower = levels.split_off(2);
         let [l1i, l1d] = <[Level; 2]>::try_from(levels).expect("two L1 levels");
@@ -148,20 +181,23 @@ impl Hierarchy {
 
     /// Looks up one line (a line address) from L1I (`instr`) or L1D; counts line accesses only.
     pub fn access_line(&mut self, line: u64, instr: bool) -> Served {
+        self.access_line_op(line, instr, Op::Read, 0, 0)
+    }
+
+    /// [`Hierarchy::access_line`] for a load, store or modify (`op`) at byte `addr` by
+    /// instruction `pc` (what the prefetchers learn from): with write-backs tracked, a written
+    /// line turns dirty and dirty victims are written down.
+    pub fn access_line_op(&mut self, line: u64, instr: bool, op: Op, addr: u64, pc: u64) -> Served {
         let side = usize::from(!instr);
+        if self.inclusion == Inclusion::NonInclusive {
+            return self.non_inclusive_line(line, side, op, addr, pc);
+        }
         let l1_evicted = match self.l1[side].line(line) {
             Outcome::Hit => return Served::L1,
             Outcome::Miss { evicted } => evicted,
         };
         match self.inclusion {
-            Inclusion::NonInclusive => {
-                for (k, level) in self.lower.iter_mut().enumerate() {
-                    if level.line(line).is_hit() {
-                        return Served::lower(k);
-                    }
-                }
-                Served::Memory
-            }
+            Inclusion::NonInclusive => unreachable!("non-inclusive lookups returned above"),
             Inclusion::Inclusive => {
                 for k in 0..self.lower.len() {
                     match self.lower[k].line(line) {
@@ -200,14 +236,68 @@ impl Hierarchy {
         }
     }
 
+    /// A non-inclusive lookup: the line is asked of each level until one holds it, each
+    /// missing level filling on its own miss; a dirty victim (of a demand or a prefetch fill)
+    /// is written into the level below first.
+    fn non_inclusive_line(&mut self, line: u64, side: usize, op: Op, addr: u64, pc: u64) -> Served {
+        let l1 = self.l1[side].demand(line, addr, pc, op);
+        self.write_back(0, l1.writeback);
+        while let Some(v) = self.l1[side].spilled.pop() {
+            self.write_back(0, Some(v));
+        }
+        if l1.hit {
+            return Served::L1;
+        }
+        // A store that did not allocate goes down as a store; a fill is fetched as a read.
+        let allocate = self.l1[side].writes_allocate();
+        let below = if op == Op::Write && !allocate {
+            Op::Write
+        } else {
+            Op::Read
+        };
+        for k in 0..self.lower.len() {
+            let got = self.lower[k].demand(line, addr, pc, below);
+            self.write_back(k + 1, got.writeback);
+            while let Some(v) = self.lower[k].spilled.pop() {
+                self.write_back(k + 1, Some(v));
+            }
+            if got.hit {
+                return Served::lower(k);
+            }
+        }
+        Served::Memory
+    }
+
+    /// Writes `line` (a dirty victim) into lower level `k`, and each dirty line that evicts
+    /// on down; past the last level it goes to memory.
+    fn write_back(&mut self, mut k: usize, mut line: Option<u64>) {
+        while let (Some(v), Some(level)) = (line, self.lower.get_mut(k)) {
+            line = level.receive_writeback(v);
+            k += 1;
+        }
+    }
+
     /// One reference touching lines `first..=last` (equal, or a straddling access's two lines)
     /// from L1I (`instr`) or L1D. Each line goes through the hierarchy; the reference counts at
     /// every level it reaches and misses a level when any of its lines does. Returns the
     /// farthest level a line came from.
     pub fn reference(&mut self, first: u64, last: u64, instr: bool) -> Served {
-        let mut worst = self.access_line(first, instr);
+        self.reference_op(first, last, instr, Op::Read, (0, 0))
+    }
+
+    /// [`Hierarchy::reference`] for a load, store or modify (`op`) at byte address and
+    /// instruction `(addr, pc)` (see [`Hierarchy::access_line_op`]).
+    pub fn reference_op(
+        &mut self,
+        first: u64,
+        last: u64,
+        instr: bool,
+        op: Op,
+        (addr, pc): (u64, u64),
+    ) -> Served {
+        let mut worst = self.access_line_op(first, instr, op, addr, pc);
         if last != first {
-            worst = worst.max(self.access_line(last, instr));
+            worst = worst.max(self.access_line_op(last, instr, op, addr, pc));
         }
         self.l1[usize::from(!instr)].count_ref(worst == Served::L1);
         for (k, level) in self.lower.iter_mut().enumerate() {
