@@ -10,8 +10,9 @@
  * VALGRIND_LIB, and the loader's start-up, which walks every variable, ran more instructions
  * than under plain Cachegrind (docs/cachegrind.md, "Environment").
  *
- * How: when the tool starts (pre_clo_init) the core has built the client's stack: argc, argv,
- * NULL, envp (VG_(client_envp) points at it), NULL, the auxiliary vector (VG_(client_auxv)),
+ * How: when the tool is initialised (post_clo_init, before the client runs; --cs-keep-env=yes
+ * skips this for runs compared with another tool under the same environment) the core has
+ * built the client's stack: argc, argv, NULL, envp (VG_(client_envp) points at it), NULL, the auxiliary vector (VG_(client_auxv)),
  * then the strings. The loader finds the auxiliary vector as the word after envp's NULL, so a
  * removed entry cannot just leave a hole: the kept entries close up, and envp's NULL and the
  * whole auxiliary vector move down by the removed words (their contents, pointers into the

@@ -3,7 +3,7 @@
 #define CS_ENV_H
 
 /* Removes VALGRIND_LIB and CACHESCOPE_* from the client's environment on its initial stack;
- * call from pre_clo_init (see cs_env.c). */
+ * call before the client runs, e.g. from post_clo_init (see cs_env.c). */
 void cs_strip_client_env(void);
 
 #endif

@@ -240,6 +240,44 @@ impl Hierarchy {
     /// missing level filling on its own miss; a dirty victim (of a demand or a prefetch fill)
     /// is written into the level below first.
     fn non_inclusive_line(&mut self, line: u64, side: usize, op: Op, addr: u64, pc: u64) -> Served {
+        let served = self.demand_path(line, side, op, addr, pc);
+        self.prefetches_down(side);
+        served
+    }
+
+    /// The lines the levels prefetched, asked of the levels below each (after the demand's own
+    /// path): filled where absent, down to the first level that holds them.
+    fn prefetches_down(&mut self, side: usize) {
+        for k in 0..=self.lower.len() {
+            let level = if k == 0 {
+                &mut self.l1[side]
+            } else {
+                &mut self.lower[k - 1]
+            };
+            if level.issued.is_empty() {
+                continue;
+            }
+            let lines = std::mem::take(&mut level.issued);
+            for &l in &lines {
+                self.fetch_below(k, l);
+            }
+        }
+    }
+
+    /// A prefetched line asked of lower levels `k…`: each fills it until one holds it.
+    fn fetch_below(&mut self, mut k: usize, line: u64) {
+        while k < self.lower.len() {
+            let (here, writeback) = self.lower[k].install(line);
+            self.write_back(k + 1, writeback);
+            if here {
+                break;
+            }
+            k += 1;
+        }
+    }
+
+    /// A demand's path down the levels (see [`Hierarchy::non_inclusive_line`]).
+    fn demand_path(&mut self, line: u64, side: usize, op: Op, addr: u64, pc: u64) -> Served {
         let l1 = self.l1[side].demand(line, addr, pc, op);
         self.write_back(0, l1.writeback);
         while let Some(v) = self.l1[side].spilled.pop() {

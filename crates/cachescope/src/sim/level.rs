@@ -73,6 +73,8 @@ pub(super) struct Level {
     prefetch: Option<Prefetching>,
     /// Write-backs of prefetch fills, for the hierarchy to write down.
     pub(super) spilled: Vec<u64>,
+    /// Lines this level prefetched, for the hierarchy to ask of the levels below.
+    pub(super) issued: Vec<u64>,
     pub(super) stats: MissStats,
 }
 
@@ -91,6 +93,7 @@ impl Level {
             dirty: writes.map(Dirty::new),
             prefetch: prefetching.then(|| Prefetching::new(prefetch, geometry.line_size().shift())),
             spilled: Vec::new(),
+            issued: Vec::new(),
             cache: Cache::new(geometry, policy)?,
             three_c: if three_c {
                 Some(ThreeC::new(geometry.lines())?)
@@ -149,6 +152,7 @@ impl Level {
             dirty,
             prefetch: Some(p),
             spilled,
+            issued,
             stats,
             ..
         } = self
@@ -159,7 +163,7 @@ impl Level {
             cache,
             dirty.as_mut(),
             stats,
-            spilled,
+            (spilled, issued),
             line,
             addr,
             pc,
@@ -176,10 +180,35 @@ impl Level {
         *self.stats.writebacks_received.get_or_insert(0) += 1;
         // A write-back that evicts a prefetched line unused makes that prefetch useless.
         if let Some(p) = &mut self.prefetch {
-            p.evicted_by_writeback(&mut self.stats, lookup.evicted);
+            p.evicted_by_other(&mut self.stats, lookup.evicted);
         }
         self.count_writeback(lookup);
         lookup.writeback
+    }
+
+    /// A line a prefetch in the level above fetched: filled here when absent (not a demand
+    /// reference: no count but a write-back it causes). Returns whether it was here, and the
+    /// dirty line its fill evicted.
+    pub(super) fn install(&mut self, line: u64) -> (bool, Option<u64>) {
+        if self.cache.contains(line) {
+            return (true, None);
+        }
+        let lookup = match &mut self.dirty {
+            Some(dirty) => dirty.fill(&mut self.cache, line, false),
+            None => Lookup {
+                hit: false,
+                evicted: match self.cache.access_outcome(line) {
+                    Outcome::Hit => None,
+                    Outcome::Miss { evicted } => evicted,
+                },
+                writeback: None,
+            },
+        };
+        if let Some(p) = &mut self.prefetch {
+            p.evicted_by_other(&mut self.stats, lookup.evicted);
+        }
+        self.count_writeback(lookup);
+        (false, lookup.writeback)
     }
 
     #[inline]

@@ -155,14 +155,15 @@ impl Prefetching {
     /// After a demand `lookup` of `line` (at byte `addr`, by instruction `pc`): counts a
     /// prefetched line used or evicted unused, then issues the prefetches it triggers into
     /// `cache` (through `dirty` when it tracks dirty lines), pushing their write-backs to
-    /// `spilled`.
+    /// `spilled` and the lines fetched to `issued` (a hierarchy asks the levels below for
+    /// them).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn after_demand(
         &mut self,
         cache: &mut Cache,
         dirty: Option<&mut Dirty>,
         stats: &mut MissStats,
-        spilled: &mut Vec<u64>,
+        (spilled, issued): (&mut Vec<u64>, &mut Vec<u64>),
         line: u64,
         addr: u64,
         pc: u64,
@@ -195,6 +196,7 @@ impl Prefetching {
             };
             *stats.prefetches.get_or_insert(0) += 1;
             self.unused.insert(l);
+            issued.push(l);
             if let Some(v) = fill.evicted {
                 if self.unused.remove(&v) {
                     *stats.useless_prefetches.get_or_insert(0) += 1;
@@ -207,8 +209,9 @@ impl Prefetching {
         }
     }
 
-    /// A fill other than a demand's or a prefetch's (a write-back) evicted `evicted`.
-    pub(super) fn evicted_by_writeback(&mut self, stats: &mut MissStats, evicted: Option<u64>) {
+    /// A fill other than this level's demands' and prefetches' (a write-back, or a prefetch
+    /// from the level above) evicted `evicted`.
+    pub(super) fn evicted_by_other(&mut self, stats: &mut MissStats, evicted: Option<u64>) {
         self.evicted(stats, evicted);
     }
 

@@ -199,7 +199,9 @@ impl Analysis for SimAnalysis {
                     if last != first {
                         hit &= level.demand(last, addr, pc, op).hit;
                     }
-                    level.spilled.clear(); // a single cache writes back to memory
+                    // A single cache writes back to memory and prefetches from it.
+                    level.spilled.clear();
+                    level.issued.clear();
                     level.count_ref(hit);
                 }
             }

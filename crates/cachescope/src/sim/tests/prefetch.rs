@@ -225,3 +225,19 @@ fn next_line_turns_a_stream_into_hits() {
         (1, Some(64), Some(63))
     );
 }
+
+#[test]
+fn an_l1_prefetch_is_fetched_through_the_levels_below() {
+    // A stream through a 4-line L1D with next-line prefetching, then line 50 again: the L1D
+    // evicted it long ago; the L2 holds it because the prefetch fetched it through the L2.
+    let mut t: Vec<(u64, u64)> = (0..64).map(|a| (1, a)).collect();
+    t.push((1, 50));
+    let geo = |s: u64, w: u32| Geometry::new(s * u64::from(w), w, 1).unwrap();
+    let mut config = HierarchyConfig::new(geo(1, 1), geo(1, 4), geo(1, 128));
+    config.prefetch[1] = PrefetchPolicy::NextLine { degree: 1 };
+    let mut sim = SimAnalysis::hierarchy(&config, SimOptions::default()).unwrap();
+    sim.observe(&batch(&t));
+    let levels = sim.finish().levels;
+    assert_eq!(levels[1].stats.misses, 2);
+    assert_eq!((levels[2].stats.refs, levels[2].stats.misses), (2, 1));
+}
