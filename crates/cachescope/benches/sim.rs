@@ -34,6 +34,11 @@
 //! `SimAnalysis` hierarchy 87 M, with 3C 40 M; `fully` 11.5 M (Zipf) and 8.7 M (uniform): about
 //! three DRAM misses per reference (the hash probe, the list neighbours), O(1) all the same.
 //!
+//! `hardware`, measured on 29 Nov under load from other builds (the same run's
+//! `sim_analysis_lru`: 122 M/s): plain 52 M data references/s, write-backs 24 M, next-line
+//! 14 M, stride 25 M, both 20 M; 64 sets by mask 54 M, 48 sets by remainder 61 M; the
+//! hierarchy 16 M references/s, with write-backs 14.5 M (docs/hardware.md).
+//!
 //! Run: `cargo bench -p cachescope --bench sim -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
