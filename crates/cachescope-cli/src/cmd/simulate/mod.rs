@@ -127,12 +127,12 @@ pub struct SimulateArgs {
     pub csv: bool,
 }
 
-/// A yes-or-no flag value.
+/// `--write-allocate`'s value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum YesNo {
-    /// Yes.
+    /// A store that misses fills its line (write-allocate).
     Yes,
-    /// No.
+    /// A store that misses fills nothing (no-write-allocate).
     No,
 }
 
