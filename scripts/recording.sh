@@ -89,11 +89,13 @@ done
 # top of the stack, so a different `$_` (bash sets it to the command it runs: valgrind or
 # cachescope) or VALGRIND_LIB moves every stack address by a multiple of 16 bytes and changes a
 # few misses (sort: 9 of 13,000). `record` runs Valgrind through `vgenv`, which keeps the
-# environment it was given, and Cachegrind then runs in exactly that environment.
+# environment it was given, and Cachegrind then runs in exactly that environment. The tool
+# removes VALGRIND_LIB and CACHESCOPE_* from the program's environment unless told to keep them
+# (--cs-keep-env=yes), which this comparison needs: Cachegrind's program sees them.
 cat > "$work/vgenv" <<'SH'
 #!/bin/sh
 env -0 > "$VGENV_OUT"
-exec valgrind "$@"
+exec valgrind --cs-keep-env=yes "$@"
 SH
 chmod +x "$work/vgenv"
 cgtab="| program | Cachegrind D1 misses | simulate --cachegrind on the tool's trace | difference |

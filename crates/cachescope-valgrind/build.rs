@@ -8,8 +8,9 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: [&str; 6] = [
+const SOURCES: [&str; 7] = [
     "tool/cs_main.c",
+    "tool/cs_env.c",
     "tool/cs_instrument.c",
     "tool/cs_debuginfo.c",
     "tool/cs_events.c",
@@ -21,6 +22,8 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(cachescope_tool)");
     for f in [
         "tool/cs_main.c",
+        "tool/cs_env.c",
+        "tool/cs_env.h",
         "tool/cs_instrument.c",
         "tool/cs_instrument.h",
         "tool/cs_debuginfo.c",

@@ -44,6 +44,7 @@ pub fn simulate(
     let opts = SimOptions {
         mapping: LineMapping::FirstByte,
         three_c: false,
+        ..SimOptions::default()
     };
     let mut sims = caches
         .iter()

@@ -379,3 +379,45 @@ int main(void) {
         "hup ignored term default\n"
     );
 }
+
+/// The recorded program's environment is cachescope's, without the variables cachescope
+/// hands Valgrind (VALGRIND_LIB) or reads itself (CACHESCOPE_*), in a followed child too.
+#[test]
+fn the_program_sees_no_recorder_variable() {
+    if !tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let env_of = |extra: &[&str], command: &[&str]| {
+        let out = cargo_bin_cmd!("cachescope")
+            .env("CACHESCOPE_MARKER", "1")
+            .env("CS_KEPT", "yes")
+            .arg("record")
+            .args(extra)
+            .arg("-o")
+            .arg(dir.path().join("env.cst"))
+            .arg("--")
+            .args(command)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for env in [
+        env_of(&[], &["/usr/bin/env"]),
+        env_of(&["--trace-children"], &["sh", "-c", "exec /usr/bin/env"]),
+    ] {
+        let names: Vec<&str> = env.lines().filter_map(|l| l.split('=').next()).collect();
+        assert!(names.contains(&"CS_KEPT"), "{env}");
+        assert!(
+            names.contains(&"LD_PRELOAD"),
+            "Valgrind's own preload: {env}"
+        );
+        assert!(
+            !names
+                .iter()
+                .any(|n| *n == "VALGRIND_LIB" || n.starts_with("CACHESCOPE_")),
+            "{env}"
+        );
+    }
+}

@@ -136,7 +136,7 @@ fn impossible_geometries_are_rejected_before_any_work() {
     for (spec, needle) in [
         ("32K,6,64", "ways"),
         ("32K,0,64", "way"),
-        ("48K,8,64", "power of two"),
+        ("48K,7,64", "ways that work"),
         ("32K,8,48", "power of two"),
         ("32K,8", "SIZE,ASSOC,LINE"),
     ] {
@@ -265,4 +265,266 @@ fn opt_is_never_above_lru_and_its_fully_associative_cache_equals_the_opt_curve()
         .assert()
         .failure()
         .stderr(predicate::str::contains("--cache caches only"));
+}
+
+/// A lackey trace of loads: 13 lines 40,960 lines apart, twice over.
+fn crowded_set_trace(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("crowded.txt");
+    let mut text = String::new();
+    for _ in 0..2 {
+        for k in 0..13u64 {
+            text.push_str(&format!(" L {:x},8\n", 40_960 * k * 64));
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_30_mib_12_way_cache_has_40960_sets_indexed_by_remainder() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = crowded_set_trace(dir.path());
+    let t = t.to_str().unwrap();
+    let v = json(&[
+        "simulate",
+        t,
+        "--cache",
+        "30M,12,64",
+        "--cache",
+        "30M,15,64",
+    ]);
+    let level = |i: usize| &v["simulations"][i]["levels"][0];
+    assert_eq!(level(0)["geometry"]["sets"], 40_960);
+    // All 13 lines share set 0 of 12 ways: LRU misses every time.
+    assert_eq!(level(0)["misses"], 26);
+    // 32,768 sets (a power of two, the low bits): the lines spread over 4 sets and stay.
+    assert_eq!(level(1)["geometry"]["sets"], 32_768);
+    assert_eq!(level(1)["misses"], 13);
+    // The same through a hierarchy's L2 and the 3C classes: 13 cold, 13 conflict.
+    let h = json(&[
+        "simulate",
+        t,
+        "--I1",
+        "32K,8,64",
+        "--D1",
+        "32K,8,64",
+        "--L2",
+        "30M,12,64",
+        "--3c",
+    ]);
+    let l2 = &h["simulations"][0]["levels"][2];
+    assert_eq!(l2["misses"], 26);
+    assert_eq!(l2["three_c"]["cold"], 13);
+    assert_eq!(l2["three_c"]["conflict"], 13);
+}
+
+#[test]
+fn cachegrind_mode_reshapes_a_non_power_of_two_ll_as_cachegrind_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = crowded_set_trace(dir.path());
+    let t = t.to_str().unwrap();
+    let run = |ll: &str| {
+        cargo_bin_cmd!("cachescope")
+            .args([
+                "simulate",
+                t,
+                "--cachegrind",
+                "--I1",
+                "32K,8,64",
+                "--D1",
+                "1K,1,64",
+            ])
+            .args(["--LL", ll, "--json"])
+            .assert()
+            .success()
+    };
+    // 40,960 sets become 32,768 sets of 15 ways (the ratio 1.25 times 12), as Valgrind's
+    // maybe_tweak_LLc does: the same counts as giving that LL directly.
+    let tweaked = run("30M,12,64");
+    let note = String::from_utf8_lossy(&tweaked.get_output().stderr).to_string();
+    assert!(note.contains("32768 sets"), "{note}");
+    let direct = run("30M,15,64");
+    assert!(direct.get_output().stderr.is_empty());
+    assert_eq!(tweaked.get_output().stdout, direct.get_output().stdout);
+    cargo_bin_cmd!("cachescope")
+        .args([
+            "simulate",
+            t,
+            "--cachegrind",
+            "--I1",
+            "48K,8,64",
+            "--D1",
+            "32K,8,64",
+        ])
+        .args(["--LL", "8M,16,64"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("not a power of two"));
+}
+
+/// A lackey trace of `(kind, line)` records with 64-byte lines.
+fn lackey(dir: &std::path::Path, name: &str, records: &[(char, u64)]) -> std::path::PathBuf {
+    let path = dir.join(name);
+    let text: String = records
+        .iter()
+        .map(|&(k, line)| format!(" {k} {:x},8\n", line * 64))
+        .collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn writebacks_are_counted_only_when_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    // One direct-mapped line: store 0, load 1 (0 was dirty: written back), load 0 (1 clean).
+    let t = lackey(
+        dir.path(),
+        "wb.txt",
+        &[('S', 0), ('L', 1), ('L', 0), ('M', 1), ('L', 0)],
+    );
+    let t = t.to_str().unwrap();
+    let plain = json(&["simulate", t, "--cache", "64,1,64"]);
+    let level = &plain["simulations"][0]["levels"][0];
+    assert_eq!(level["misses"], 5);
+    assert!(level.get("writebacks").is_none(), "{level}");
+    let v = json(&["simulate", t, "--cache", "64,1,64", "--writebacks"]);
+    let level = &v["simulations"][0]["levels"][0];
+    assert_eq!(
+        (&level["misses"], &level["writebacks"]),
+        (&5.into(), &2.into())
+    );
+    // No-write-allocate: the store fills nothing, so nothing is dirty until the modify.
+    let no = json(&[
+        "simulate",
+        t,
+        "--cache",
+        "64,1,64",
+        "--write-allocate",
+        "no",
+    ]);
+    assert_eq!(no["simulations"][0]["levels"][0]["writebacks"], 1);
+    // In a hierarchy the L1D's write-backs arrive in the L2.
+    let h = json(&[
+        "simulate",
+        t,
+        "--I1",
+        "64,1,64",
+        "--D1",
+        "64,1,64",
+        "--L2",
+        "1K,2,64",
+        "--writebacks",
+    ]);
+    let levels = &h["simulations"][0]["levels"];
+    assert_eq!(levels[1]["writebacks"], 2);
+    assert_eq!(levels[2]["writebacks_received"], 2);
+    let table = cargo_bin_cmd!("cachescope")
+        .args(["simulate", t, "--cache", "64,1,64"])
+        .assert()
+        .success();
+    assert!(!String::from_utf8_lossy(&table.get_output().stdout).contains("writebacks"));
+    cargo_bin_cmd!("cachescope")
+        .args(["simulate", t, "--cache", "64,1,64", "--writebacks"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("writebacks"));
+}
+
+#[test]
+fn next_line_prefetching_turns_a_stream_into_hits() {
+    let dir = tempfile::tempdir().unwrap();
+    let stream: Vec<(char, u64)> = (0..64).map(|l| ('L', l)).collect();
+    let t = lackey(dir.path(), "stream.txt", &stream);
+    let t = t.to_str().unwrap();
+    let v = json(&[
+        "simulate",
+        t,
+        "--cache",
+        "256,full,64",
+        "--prefetch",
+        "next-line",
+    ]);
+    let level = &v["simulations"][0]["levels"][0];
+    assert_eq!(level["misses"], 1);
+    assert_eq!(level["prefetches"], 64);
+    assert_eq!(level["useful_prefetches"], 63);
+    assert_eq!(level["useless_prefetches"], 0);
+    let plain = json(&["simulate", t, "--cache", "256,full,64"]);
+    assert!(
+        plain["simulations"][0]["levels"][0]
+            .get("prefetches")
+            .is_none()
+    );
+    // Per level in a hierarchy: only the L2 prefetches.
+    let h = json(&[
+        "simulate",
+        t,
+        "--I1",
+        "256,full,64",
+        "--D1",
+        "256,full,64",
+        "--L2",
+        "4K,4,64",
+        "--prefetch",
+        "L2=next-line",
+    ]);
+    let levels = &h["simulations"][0]["levels"];
+    assert!(levels[1].get("prefetches").is_none());
+    assert_eq!(levels[2]["misses"], 1);
+    for (args, needle) in [
+        (
+            vec!["--cache", "1K,2,64", "--prefetch", "L2=stride"],
+            "level of a hierarchy",
+        ),
+        (
+            vec!["--cache", "1K,2,64", "--prefetch", "sometimes"],
+            "next-line or stride",
+        ),
+        (
+            vec![
+                "--cache",
+                "1K,2,64",
+                "--prefetch",
+                "next-line",
+                "--prefetch-degree",
+                "0",
+            ],
+            "0",
+        ),
+        (
+            vec![
+                "--cachegrind",
+                "--I1",
+                "1K,2,64",
+                "--D1",
+                "1K,2,64",
+                "--LL",
+                "8K,2,64",
+                "--prefetch",
+                "stride",
+            ],
+            "Cachegrind models neither",
+        ),
+        (
+            vec![
+                "--I1",
+                "1K,2,64",
+                "--D1",
+                "1K,2,64",
+                "--L2",
+                "8K,2,64",
+                "--inclusion",
+                "exclusive",
+                "--writebacks",
+            ],
+            "non-inclusive",
+        ),
+    ] {
+        cargo_bin_cmd!("cachescope")
+            .args(["simulate", t])
+            .args(&args)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(needle));
+    }
 }

@@ -47,6 +47,7 @@
 /* In Valgrind's core (pub_core_libcfile.h) but not in the tool headers; linked statically
    from the same Valgrind. */
 extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
+#include "cs_env.h"
 #include "cs_events.h"
 #include "cs_instrument.h"
 #include "cs_ring.h"
@@ -71,6 +72,7 @@ ULong* cs_limit = cs_buf + CS_BUF_WORDS;
 
 static const HChar* clo_out = NULL;  /* --cs-out=PATH: the pipe (or file) to write into */
 static Bool clo_instr = True;        /* --cs-instr=no: no instruction records */
+static Bool clo_keep_env = False;    /* --cs-keep-env=yes: leave the recorder's variables */
 static Long clo_parent = 0;          /* --cs-parent=PID: write only if our parent is PID */
 static Int out_fd = -1;
 static Bool out_broken = False;      /* a write failed: the reader has gone */
@@ -244,6 +246,7 @@ static Bool cs_process_cmd_line_option(const HChar* arg)
    if VG_STR_CLO(arg, "--cs-out", clo_out) {}
    else if VG_INT_CLO(arg, "--cs-parent", clo_parent) {}
    else if VG_BOOL_CLO(arg, "--cs-instr", clo_instr) {}
+   else if VG_BOOL_CLO(arg, "--cs-keep-env", clo_keep_env) {}
    else if (cs_events_option(arg)) {}
    else if (cs_sample_option(arg)) {}
    else if (cs_ring_option(arg)) {}
@@ -263,7 +266,9 @@ static void cs_print_usage(void)
 "                        the reuses of their lines and the count [no sampling]\n"
 "    --cs-line-shift=N   log2 of the line size, for sampling [6]\n"
 "    --cs-ring=PATH      hand the records over in the shared ring PATH (made by\n"
-"                        cachescope), with only tokens in --cs-out [no ring]\n");
+"                        cachescope), with only tokens in --cs-out [no ring]\n"
+"    --cs-keep-env=no|yes  leave VALGRIND_LIB and CACHESCOPE_* in the program's\n"
+"                        environment (to compare with another tool run alike) [no]\n");
 }
 
 static void cs_print_debug_usage(void)
@@ -273,6 +278,9 @@ static void cs_print_debug_usage(void)
 
 static void cs_post_clo_init(void)
 {
+   /* The client has not run yet: its initial stack can still be edited (cs_env.c). */
+   if (!clo_keep_env)
+      cs_strip_client_env();
    if (clo_out == NULL) {
       VG_(umsg)("cachescope: no --cs-out=PATH given; records are counted, not written\n");
       return;

@@ -20,6 +20,12 @@
 //! - `hierarchy`: `CachegrindSim` (I1 and D1 32 KiB 8-way, LL 8 MiB 16-way) over all of `mixed`,
 //!   and the same caches as a straddling `SimAnalysis` hierarchy, with and without 3C.
 //! - `fully`: 1 Mi lines, LRU, over `zipf-4M` and `random-2M`.
+//! - `hardware`: what the models of docs/hardware.md cost, over the data references of `mixed`
+//!   (their instruction addresses woven in as PCs): a 32 KiB 8-way LRU `SimAnalysis` as
+//!   `simulate` runs it by default (`plain`), with write-backs tracked, with a next-line and a
+//!   stride prefetcher (degree 1, distance 1); a 48 KiB cache of 64 sets of 12 ways (indexed by
+//!   a mask) against 48 sets of 16 ways (by the remainder); and the `hierarchy` group's
+//!   `SimAnalysis` hierarchy with write-backs (throughput in all references there).
 //! - `one_set`: the choice behind `SCAN_MAX_WAYS`: a one-set `SetAssoc` against `FullyAssoc` at
 //!   8 to 128 ways on uniform loads over twice the cache's lines.
 //!
@@ -28,14 +34,19 @@
 //! `SimAnalysis` hierarchy 87 M, with 3C 40 M; `fully` 11.5 M (Zipf) and 8.7 M (uniform): about
 //! three DRAM misses per reference (the hash probe, the list neighbours), O(1) all the same.
 //!
+//! `hardware`, measured on 29 Nov under load from other builds (the same run's
+//! `sim_analysis_lru`: 122 M/s): plain 52 M data references/s, write-backs 24 M, next-line
+//! 14 M, stride 25 M, both 20 M; 64 sets by mask 54 M, 48 sets by remainder 61 M; the
+//! hierarchy 16 M references/s, with write-backs 14.5 M (docs/hardware.md).
+//!
 //! Run: `cargo bench -p cachescope --bench sim -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
 
 use cachescope::analysis::Analysis;
 use cachescope::sim::{
-    Cache, CachegrindSim, FullyAssoc, Geometry, HierarchyConfig, LineMapping, Policy, SetAssoc,
-    SimAnalysis, SimOptions,
+    Cache, CachegrindSim, FullyAssoc, Geometry, HierarchyConfig, LineMapping, Policy,
+    PrefetchPolicy, SetAssoc, SimAnalysis, SimOptions, Writes,
 };
 use cachescope::workloads::{Params, Workload};
 use cachescope::{AccessKind, Batch};
@@ -212,6 +223,7 @@ fn bench_hierarchy(c: &mut Criterion, mixed: &[Batch]) {
                 let opts = SimOptions {
                     mapping: LineMapping::Straddle,
                     three_c,
+                    ..SimOptions::default()
                 };
                 let mut sim = SimAnalysis::hierarchy(&config, opts).unwrap();
                 for batch in mixed {
@@ -219,6 +231,67 @@ fn bench_hierarchy(c: &mut Criterion, mixed: &[Batch]) {
                 }
                 sim.finish().levels[2].stats.misses
             })
+        });
+    }
+    group.finish();
+}
+
+/// One `SimAnalysis` over `batches`: the last level's misses.
+fn simulate(sim: &mut SimAnalysis, batches: &[Batch]) -> u64 {
+    for batch in batches {
+        sim.observe(black_box(batch));
+    }
+    sim.finish().levels.last().map_or(0, |l| l.stats.misses)
+}
+
+fn bench_hardware(c: &mut Criterion, mixed: &[Batch]) {
+    let data: usize = mixed
+        .iter()
+        .map(|b| b.kinds.iter().filter(|k| k.is_data()).count())
+        .sum();
+    let mut group = c.benchmark_group("hardware");
+    group.throughput(Throughput::Elements(data as u64));
+    group.sample_size(10);
+    let tracked = Some(Writes::default());
+    let next_line = PrefetchPolicy::NextLine { degree: 1 };
+    let stride = PrefetchPolicy::Stride {
+        degree: 1,
+        distance: 1,
+    };
+    for (name, spec, writes, prefetch) in [
+        ("plain", "32K,8,64", None, PrefetchPolicy::None),
+        ("writebacks", "32K,8,64", tracked, PrefetchPolicy::None),
+        ("next_line", "32K,8,64", None, next_line),
+        ("stride", "32K,8,64", None, stride),
+        ("writebacks_stride", "32K,8,64", tracked, stride),
+        ("mask_64_sets", "48K,12,64", None, PrefetchPolicy::None),
+        ("modulo_48_sets", "48K,16,64", None, PrefetchPolicy::None),
+    ] {
+        let opts = SimOptions {
+            writes,
+            prefetch,
+            ..SimOptions::default()
+        };
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                simulate(
+                    &mut SimAnalysis::cache(geo(spec), Policy::Lru, opts).unwrap(),
+                    mixed,
+                )
+            })
+        });
+    }
+    let refs: usize = mixed.iter().map(Batch::len).sum();
+    group.throughput(Throughput::Elements(refs as u64));
+    let config = HierarchyConfig::new(geo("32K,8,64"), geo("32K,8,64"), geo("8M,16,64"));
+    for (name, writes) in [("hierarchy", None), ("hierarchy_writebacks", tracked)] {
+        let opts = SimOptions {
+            mapping: LineMapping::Straddle,
+            writes,
+            ..SimOptions::default()
+        };
+        group.bench_function(name, |b| {
+            b.iter(|| simulate(&mut SimAnalysis::hierarchy(&config, opts).unwrap(), mixed))
         });
     }
     group.finish();
@@ -270,7 +343,9 @@ fn bench_sim(c: &mut Criterion) {
     let kernels = kernels();
     let data: Vec<Batch> = kernels.iter().flatten().cloned().collect();
     bench_l1(c, &data);
-    bench_hierarchy(c, &mixed(kernels));
+    let mixed = mixed(kernels);
+    bench_hierarchy(c, &mixed);
+    bench_hardware(c, &mixed);
     bench_fully(c);
     bench_one_set(c);
 }

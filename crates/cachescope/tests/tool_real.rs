@@ -83,7 +83,12 @@ fn both(lib: &Path, dir: &Path, program: &OsStr, args: &[&str]) -> (Vec<Rec>, Ve
         "--trace-mem=yes".into(),
         opt("--log-file=", &lk),
     ]);
-    run(vec!["--tool=cachescope".into(), opt("--cs-out=", &bin)]);
+    // The same environment as lackey's run: VALGRIND_LIB kept (record strips it).
+    run(vec![
+        "--tool=cachescope".into(),
+        opt("--cs-out=", &bin),
+        "--cs-keep-env=yes".into(),
+    ]);
     let text = std::fs::File::open(&lk).unwrap();
     let lackey = read_all(lackey::Reader::new(
         std::io::BufReader::new(text),
@@ -269,6 +274,7 @@ fn cachegrind_sim_on_the_tool_stream_equals_cachegrind() {
     run(vec![
         "--tool=cachescope".into(),
         format!("--cs-out={}", bin.display()),
+        "--cs-keep-env=yes".into(),
     ]);
     run(vec![
         "--tool=cachegrind".into(),

@@ -90,7 +90,7 @@ pub enum Command {
         cachescope simulate --workload matmul --cache 8K,2,64 --policy random --csv\n  \
         cachescope simulate t.cst --cores 4 --L1 32K,8,64 --L2 1M,16,64 --LL 32M,16,64 --shared LL\n  \
         cachescope simulate t.cst --cores 2 --cache 32K,8,64 --pin 3:0 --quantum 1000 --json")]
-    Simulate(SimulateArgs),
+    Simulate(Box<SimulateArgs>),
     /// Lines threads share (one writes, another uses it): true or false sharing, the data
     /// structure, the code that writes it, the coherence misses it causes, the fix.
     #[command(after_help = "Examples:\n  \

@@ -54,7 +54,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Stats(a) => stats::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Generate(a) => generate::run(a),
-        Command::Simulate(a) => simulate::run(a),
+        Command::Simulate(a) => simulate::run(*a),
         Command::Mrc(a) => mrc::run(a),
         Command::Footprint(a) => footprint::run(a),
         Command::Hotl(a) => hotl::run(a),

@@ -109,13 +109,13 @@ pub fn curve(stack: &OptStack, options: Options, sizes_bytes: &[u64]) -> Mrc {
     }
 }
 
-/// Misses of OPT in a set-associative cache of each geometry (sets chosen by the low bits of
-/// the line address, as in [`Cache`](crate::sim::Cache)): within a set, a miss in a full set
+/// Misses of OPT in a set-associative cache of each geometry (sets chosen as in
+/// [`Cache`](crate::sim::Cache): the low bits, or the remainder for other set counts): within a set, a miss in a full set
 /// evicts the line whose next reference is farthest away (the lowest way among lines never
 /// referenced again). One scan of the spilled trace feeds every geometry.
 pub fn set_assoc_misses(spilled: &mut Spilled, geometries: &[Geometry]) -> Result<Vec<u64>> {
     struct Sets {
-        mask: u64,
+        index: crate::sim::SetIndex,
         assoc: usize,
         /// (id, next use) per way, `u32::MAX` when empty.
         ways: Vec<(u32, u64)>,
@@ -124,7 +124,7 @@ pub fn set_assoc_misses(spilled: &mut Spilled, geometries: &[Geometry]) -> Resul
     let mut caches: Vec<Sets> = geometries
         .iter()
         .map(|g| Sets {
-            mask: g.sets() - 1,
+            index: g.set_index(),
             assoc: g.assoc() as usize,
             ways: vec![(u32::MAX, 0); g.lines() as usize],
             misses: 0,
@@ -134,7 +134,7 @@ pub fn set_assoc_misses(spilled: &mut Spilled, geometries: &[Geometry]) -> Resul
     spilled.for_each(|id, next| {
         let line = lines[id as usize];
         for c in &mut caches {
-            let start = (line & c.mask) as usize * c.assoc;
+            let start = c.index.of(line) as usize * c.assoc;
             let set = &mut c.ways[start..start + c.assoc];
             if let Some(w) = set.iter_mut().find(|w| w.0 == id) {
                 w.1 = next;

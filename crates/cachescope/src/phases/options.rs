@@ -328,6 +328,18 @@ impl PhaseOptions {
                 format!("{} is not from 1 to 8", self.setvector_bits),
             ));
         }
+        // Setvectors and activity vectors group sets by their index bits.
+        if !self.l2.sets().is_power_of_two() {
+            return Err(invalid(
+                "phase L2 cache",
+                format!(
+                    "{} has {} sets: phase signatures group sets by their index bits, so the \
+                     phase cache needs a power-of-two number of sets",
+                    self.l2,
+                    self.l2.sets()
+                ),
+            ));
+        }
         if !self.activity_supersets.is_power_of_two() {
             return Err(invalid(
                 "activity super-sets",

@@ -4,6 +4,11 @@
 //! The model, as `docs/cachegrind.md` derives it from Valgrind's source:
 //! - I1, D1 and LL are set-associative LRU caches indexed by the low bits of the line address
 //!   (sets a power of two), write-allocate, with no write-backs; LL is non-inclusive.
+//! - Cachegrind refuses a set count that is not a power of two on its command line, and turns a
+//!   detected LL of such a count into one it can index (`maybe_tweak_LLc` in Valgrind 3.19's
+//!   `cg_arch.c`): sets rounded down to a power of two, ways scaled up by the ratio (rounded),
+//!   size recomputed. An LL given here goes through the same tweak ([`cachegrind_ll`]); an I1
+//!   or D1 of such a count is refused, as Cachegrind refuses it.
 //! - An access touches the lines of its first and last byte. When it straddles two lines both
 //!   are looked up (in order, both updated) but it counts **one** reference and **at most one
 //!   miss**: a miss if either line missed.
@@ -69,10 +74,35 @@ struct Sim {
     shift: u32,
 }
 
+/// The LL Cachegrind simulates for a detected LL of shape `g` (`maybe_tweak_LLc`, Valgrind
+/// 3.19): a power-of-two set count is kept; any other is rounded down to a power of two and
+/// the ways scaled by the ratio, rounded to nearest (12 MiB, 16-way, 64 B: 12,288 sets become
+/// 8,192 sets of 24 ways). The size is recomputed from the new shape.
+pub fn cachegrind_ll(g: Geometry) -> Result<Geometry> {
+    let sets = g.sets();
+    if sets.is_power_of_two() {
+        return Ok(g);
+    }
+    let new_sets = 1u64 << (63 - sets.leading_zeros());
+    let factor = sets as f64 / new_sets as f64;
+    let assoc = (0.5 + factor * f64::from(g.assoc())) as u64;
+    let line = g.line_size().bytes();
+    let assoc = u32::try_from(assoc).map_err(|_| Error::InvalidParameter {
+        name: "Cachegrind cache",
+        message: format!("LL ({g}): {assoc} ways after Cachegrind's LL tweak is too many"),
+    })?;
+    Geometry::new(line * u64::from(assoc) * new_sets, assoc, line)
+}
+
 impl Sim {
     fn new(g: Geometry, which: &str) -> Result<Sim> {
         let line = g.line_size().bytes();
-        let problem = if line < MIN_LINE_SIZE {
+        let problem = if !g.sets().is_power_of_two() {
+            Some(
+                "Cachegrind refuses a set count that is not a power of two (`Cache set count is \
+                 not a power of two.`); only a detected LL is reshaped, which --LL does here",
+            )
+        } else if line < MIN_LINE_SIZE {
             Some("Cachegrind needs lines of at least 16 B")
         } else if g.size_bytes() <= line {
             Some("Cachegrind needs a cache larger than one line")
@@ -121,8 +151,11 @@ pub struct CachegrindSim {
 
 impl CachegrindSim {
     /// Empty I1, D1 and LL caches. Cachegrind's own limits apply on top of [`Geometry`]'s:
-    /// lines of at least 16 bytes and caches larger than one line.
+    /// lines of at least 16 bytes, caches larger than one line, I1 and D1 of a power-of-two
+    /// set count; an LL of another count is simulated as Cachegrind reshapes it
+    /// ([`cachegrind_ll`]; [`CachegrindSim::geometries`] gives the shape simulated).
     pub fn new(i1: Geometry, d1: Geometry, ll: Geometry) -> Result<CachegrindSim> {
+        let ll = cachegrind_ll(ll)?;
         let max_data = [i1, d1, ll]
             .iter()
             .map(|g| g.line_size().bytes())
@@ -144,7 +177,7 @@ impl CachegrindSim {
         [&self.i1.cache, &self.d1.cache, &self.ll.cache]
     }
 
-    /// The I1, D1 and LL geometries.
+    /// The I1, D1 and LL geometries simulated (the LL after Cachegrind's tweak).
     pub fn geometries(&self) -> [Geometry; 3] {
         self.geometry
     }

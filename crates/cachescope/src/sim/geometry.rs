@@ -1,14 +1,16 @@
 //! [`Geometry`]: a validated cache shape (size, ways, line size → sets), and its parser.
 //!
 //! A cache of `size` bytes with `assoc` ways and `line`-byte lines has
-//! `sets = size / (assoc × line)`. Simulators index sets by the low bits of the line address, so
-//! `sets` must be a whole power of two; a fully associative cache is the one-set case
-//! (`assoc = size / line`, any number of lines). Every impossible shape is rejected here, before
-//! any work, with a message that names shapes that would work.
+//! `sets = size / (assoc × line)`, any whole number: a power of two is indexed by the line
+//! address's low bits, any other count by its remainder ([`SetIndex`]), as a 30 MiB 12-way L3
+//! (40,960 sets) needs. A fully associative cache is the one-set case (`assoc = size / line`,
+//! any number of lines). Every impossible shape is rejected here, before any work, with a
+//! message that names shapes that would work.
 
 use std::fmt;
 use std::str::FromStr;
 
+use super::set_index::SetIndex;
 use crate::access::LineSize;
 use crate::error::{Error, Result};
 
@@ -23,6 +25,7 @@ pub struct Geometry {
     assoc: u32,
     sets: u64,
     line_size: LineSize,
+    index: SetIndex,
 }
 
 fn invalid(message: String) -> Error {
@@ -42,27 +45,30 @@ fn human(bytes: u64) -> String {
     bytes.to_string()
 }
 
-/// The valid sizes `unit × 2^k` just below and just above `size`.
+/// The valid sizes (whole multiples of `unit`, one set's bytes) just below and above `size`.
 fn nearby_sizes(size: u64, unit: u64) -> String {
-    let mut above = unit;
-    while above <= size && above.checked_mul(2).is_some() {
-        above *= 2;
-    }
-    if above / 2 >= unit && above / 2 != size {
-        format!("{}, {}", human(above / 2), human(above))
+    let below = size / unit * unit;
+    let above = below.saturating_add(unit);
+    if below >= unit && below != size {
+        format!("{}, {}", human(below), human(above))
     } else {
         human(above)
     }
 }
 
-/// Associativities that give a power-of-two set count for `lines` lines, nearest to `assoc`.
+/// Associativities that divide `lines` into whole sets, the four nearest to `assoc`.
 fn nearby_assocs(lines: u64, assoc: u32) -> String {
-    let odd = lines >> lines.trailing_zeros();
-    let mut all: Vec<u64> = (0..=lines.trailing_zeros())
-        .map(|k| odd << k)
-        .filter(|&a| a <= u64::from(u32::MAX))
-        .collect();
-    all.sort_by_key(|&a| a.abs_diff(u64::from(assoc)));
+    let mut all: Vec<u64> = Vec::new();
+    let mut d = 1;
+    while d * d <= lines {
+        if lines % d == 0 {
+            all.extend([d, lines / d]);
+        }
+        d += 1;
+    }
+    all.retain(|&a| a <= u64::from(u32::MAX));
+    all.sort_by_key(|&a| (a.abs_diff(u64::from(assoc)), a));
+    all.dedup();
     all.truncate(4);
     all.sort_unstable();
     let list: Vec<String> = all.iter().map(u64::to_string).collect();
@@ -72,8 +78,8 @@ fn nearby_assocs(lines: u64, assoc: u32) -> String {
 impl Geometry {
     /// A cache of `size_bytes` bytes, `assoc` ways and `line_size`-byte lines. Valid when the
     /// line size is a power of two, `assoc ≥ 1`, and `size_bytes / (assoc × line_size)` is a
-    /// whole power of two (1 included: `assoc = size_bytes / line_size` is fully associative,
-    /// with any number of lines up to [`MAX_LINES`]).
+    /// whole number of sets, power of two or not (1 included: `assoc = size_bytes / line_size`
+    /// is fully associative), with at most [`MAX_LINES`] lines.
     pub fn new(size_bytes: u64, assoc: u32, line_size: u64) -> Result<Geometry> {
         let line = LineSize::new(line_size).map_err(|_| {
             let below = if line_size > 1 {
@@ -137,20 +143,12 @@ impl Geometry {
             )));
         }
         let sets = lines / u64::from(assoc);
-        if !sets.is_power_of_two() {
-            return Err(invalid(format!(
-                "{size_bytes} bytes / ({assoc} ways × {line_size} B) = {sets} sets, not a power \
-                 of two; sizes that work with {assoc} ways and {line_size}-B lines: {}; \
-                 ways that work with {size_bytes} bytes: {}",
-                nearby_sizes(size_bytes, way_bytes),
-                nearby_assocs(lines, assoc)
-            )));
-        }
         Ok(Geometry {
             size_bytes,
             assoc,
             sets,
             line_size: line,
+            index: SetIndex::new(sets),
         })
     }
 
@@ -205,7 +203,7 @@ impl Geometry {
         self.assoc
     }
 
-    /// Number of sets, a power of two.
+    /// Number of sets (any whole number; see [`Geometry::set_index`]).
     pub fn sets(&self) -> u64 {
         self.sets
     }
@@ -225,10 +223,17 @@ impl Geometry {
         self.sets == 1
     }
 
-    /// The set a line address maps to: its low `log2(sets)` bits.
+    /// How a line address picks its set: the low bits, or the remainder when the set count
+    /// is not a power of two.
+    #[inline]
+    pub fn set_index(&self) -> SetIndex {
+        self.index
+    }
+
+    /// The set a line address maps to ([`SetIndex::of`]).
     #[inline]
     pub fn set_of(&self, line: u64) -> u64 {
-        line & (self.sets - 1)
+        self.index.of(line)
     }
 }
 
@@ -298,6 +303,18 @@ mod tests {
     }
 
     #[test]
+    fn any_whole_number_of_sets() {
+        // The 30 MiB 12-way L3 and Intel's 12 MiB 16-way LL.
+        let g = Geometry::parse("30M,12,64").unwrap();
+        assert_eq!((g.sets(), g.lines()), (40_960, 491_520));
+        assert_eq!(g.set_of(40_960 + 7), 7);
+        assert_eq!(Geometry::new(12 << 20, 16, 64).unwrap().sets(), 12_288);
+        assert_eq!(Geometry::new(3 * 64, 1, 64).unwrap().set_of(5), 2);
+        // Powers of two still take the low bits.
+        assert_eq!(Geometry::parse("32K,8,64").unwrap().set_of(0xffff), 63);
+    }
+
+    #[test]
     fn parses_units_and_full() {
         assert_eq!(
             Geometry::parse("32K,8,64").unwrap(),
@@ -332,15 +349,15 @@ mod tests {
         assert_eq!(
             message(Geometry::new(32768, 6, 64)),
             "invalid cache geometry: 32768 bytes / (6 ways × 64 B) = 85.33 sets; sizes that \
-             work with 6 ways and 64-B lines: 24576 (24K), 49152 (48K); ways that work with \
+             work with 6 ways and 64-B lines: 32640, 33024; ways that work with \
              32768 bytes: 1, 2, 4, 8"
         );
-        // The Intel 12 MiB, 16-way LL: 12288 sets.
-        let m = message(Geometry::new(12 << 20, 16, 64));
-        assert!(m.contains("12288 sets, not a power of two"), "{m}");
-        assert!(m.contains("8388608 (8M), 16777216 (16M)"), "{m}");
+        // 30 MiB / (7 × 64 B) is not whole: the nearest whole shapes are named.
+        let m = message(Geometry::new(30 << 20, 7, 64));
+        assert!(m.contains("70217.14 sets"), "{m}");
+        assert!(m.contains("31457216, 31457664"), "{m}");
         assert!(
-            m.contains("ways that work with 12582912 bytes: 3, 6, 12, 24"),
+            m.contains("ways that work with 31457280 bytes: 4, 5, 6, 8"),
             "{m}"
         );
         assert!(message(Geometry::new(32768, 0, 64)).contains("at least one way"));

@@ -1,7 +1,11 @@
 //! [`Hierarchy`]: split L1 instruction and data caches over a unified L2 and optional L3.
 //!
-//! Every level is write-allocate and no write-backs are modelled: a store is looked up like a
-//! load (as Cachegrind does). A reference goes to L1I (instruction fetches) or L1D (data); on a
+//! By default every level is write-allocate and no write-backs are modelled: a store is looked
+//! up like a load (as Cachegrind does). With [`HierarchyConfig::writes`] (non-inclusive only)
+//! every level tracks dirty lines: a dirty victim is written into the level below (installed
+//! there dirty, counted as a write-back received, not as a reference), and on down when that
+//! fill evicts a dirty line in turn; under no-write-allocate a store that misses a level goes
+//! on to the next as a store, otherwise the line is fetched from below as a read. A reference goes to L1I (instruction fetches) or L1D (data); on a
 //! miss the next level is asked, and so on down to memory. What a level does with the lines
 //! around it depends on [`Inclusion`]:
 //!
@@ -21,10 +25,14 @@
 
 use super::Outcome;
 use super::cache::Cache;
+use super::dirty::{Op, Writes};
 use super::geometry::Geometry;
 use super::level::{Level, MissStats};
 use super::policy::Policy;
+use super::prefetcher::PrefetchPolicy;
 use crate::error::{Error, Result};
+
+mod non_inclusive;
 
 /// How the levels of a [`Hierarchy`] share lines.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
@@ -55,6 +63,11 @@ pub struct HierarchyConfig {
     pub policy: Policy,
     /// How levels share lines.
     pub inclusion: Inclusion,
+    /// Track dirty lines and write-backs at every level, with this store policy (`None`: no
+    /// write-backs, the default). Non-inclusive hierarchies only.
+    pub writes: Option<Writes>,
+    /// Each level's prefetcher: L1I, L1D, L2, L3 (default none; non-inclusive hierarchies only).
+    pub prefetch: [PrefetchPolicy; 4],
 }
 
 impl HierarchyConfig {
@@ -67,6 +80,8 @@ impl HierarchyConfig {
             l3: None,
             policy: Policy::Lru,
             inclusion: Inclusion::NonInclusive,
+            writes: None,
+            prefetch: [PrefetchPolicy::None; 4],
         }
     }
 }
@@ -131,10 +146,30 @@ impl Hierarchy {
                 ),
             });
         }
+        let prefetching = config.prefetch.iter().any(|&p| p != PrefetchPolicy::None);
+        if (config.writes.is_some() || prefetching) && config.inclusion != Inclusion::NonInclusive {
+            return Err(Error::InvalidParameter {
+                name: "cache hierarchy",
+                message: "write-backs and prefetchers are modelled in non-inclusive hierarchies \
+                          only (where a written-back or prefetched line may go is the inclusion \
+                          policy's other half)"
+                    .into(),
+            });
+        }
+        if config.l3.is_none() && config.prefetch[3] != PrefetchPolicy::None {
+            return Err(Error::InvalidParameter {
+                name: "cache hierarchy",
+                message: "a prefetcher for L3 needs an L3".into(),
+            });
+        }
         let mut levels = all
             .iter()
             .enumerate()
-            .map(|(k, (_, g))| Level::new(*g, level_policy(config.policy, k as u64), three_c))
+            .map(|(k, (_, g))| {
+                let policy = level_policy(config.policy, k as u64);
+                let prefetch = config.prefetch[k];
+                Level::tracking(*g, policy, three_c, config.writes, prefetch)
+            })
             .collect::<Result<Vec<_>>>()?;
         let lower = levels.split_off(2);
         let [l1i, l1d] = <[Level; 2]>::try_from(levels).expect("two L1 levels");
@@ -148,20 +183,23 @@ impl Hierarchy {
 
     /// Looks up one line (a line address) from L1I (`instr`) or L1D; counts line accesses only.
     pub fn access_line(&mut self, line: u64, instr: bool) -> Served {
+        self.access_line_op(line, instr, Op::Read, 0, 0)
+    }
+
+    /// [`Hierarchy::access_line`] for a load, store or modify (`op`) at byte `addr` by
+    /// instruction `pc` (what the prefetchers learn from): with write-backs tracked, a written
+    /// line turns dirty and dirty victims are written down.
+    pub fn access_line_op(&mut self, line: u64, instr: bool, op: Op, addr: u64, pc: u64) -> Served {
         let side = usize::from(!instr);
+        if self.inclusion == Inclusion::NonInclusive {
+            return self.non_inclusive_line(line, side, op, addr, pc);
+        }
         let l1_evicted = match self.l1[side].line(line) {
             Outcome::Hit => return Served::L1,
             Outcome::Miss { evicted } => evicted,
         };
         match self.inclusion {
-            Inclusion::NonInclusive => {
-                for (k, level) in self.lower.iter_mut().enumerate() {
-                    if level.line(line).is_hit() {
-                        return Served::lower(k);
-                    }
-                }
-                Served::Memory
-            }
+            Inclusion::NonInclusive => unreachable!("non-inclusive lookups returned above"),
             Inclusion::Inclusive => {
                 for k in 0..self.lower.len() {
                     match self.lower[k].line(line) {
@@ -205,9 +243,22 @@ impl Hierarchy {
     /// every level it reaches and misses a level when any of its lines does. Returns the
     /// farthest level a line came from.
     pub fn reference(&mut self, first: u64, last: u64, instr: bool) -> Served {
-        let mut worst = self.access_line(first, instr);
+        self.reference_op(first, last, instr, Op::Read, (0, 0))
+    }
+
+    /// [`Hierarchy::reference`] for a load, store or modify (`op`) at byte address and
+    /// instruction `(addr, pc)` (see [`Hierarchy::access_line_op`]).
+    pub fn reference_op(
+        &mut self,
+        first: u64,
+        last: u64,
+        instr: bool,
+        op: Op,
+        (addr, pc): (u64, u64),
+    ) -> Served {
+        let mut worst = self.access_line_op(first, instr, op, addr, pc);
         if last != first {
-            worst = worst.max(self.access_line(last, instr));
+            worst = worst.max(self.access_line_op(last, instr, op, addr, pc));
         }
         self.l1[usize::from(!instr)].count_ref(worst == Served::L1);
         for (k, level) in self.lower.iter_mut().enumerate() {

@@ -4,12 +4,15 @@
 //! misses when any line it touches misses (Cachegrind's rule: an access straddling two lines is
 //! one reference and at most one miss per level). A *line access* is one line looked up; with
 //! the first-byte mapping of docs/definitions.md the two grains are equal. The 3C classes
-//! count line misses.
+//! count line misses. A level that tracks dirty lines ([`Dirty`]) also counts its write-backs
+//! and those it receives from the level above, apart from the demand counts.
 
 use super::Outcome;
 use super::cache::Cache;
+use super::dirty::{Dirty, Lookup, Op, Writes};
 use super::geometry::Geometry;
 use super::policy::Policy;
+use super::prefetcher::{PrefetchPolicy, Prefetching};
 use super::three_c::{ThreeC, ThreeCCounts};
 use crate::error::Result;
 
@@ -26,6 +29,23 @@ pub struct MissStats {
     pub line_misses: u64,
     /// Line misses by class, when classification was asked for (they sum to `line_misses`).
     pub three_c: Option<ThreeCCounts>,
+    /// Dirty lines evicted, each written to the next level or memory (present when write-backs
+    /// are tracked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writebacks: Option<u64>,
+    /// Write-backs the level above wrote into this one: installations, not counted in `refs`
+    /// (present when write-backs are tracked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writebacks_received: Option<u64>,
+    /// Lines this level's prefetcher brought in (present when it has one; docs/hardware.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefetches: Option<u64>,
+    /// Prefetched lines a demand reference hit before they were evicted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub useful_prefetches: Option<u64>,
+    /// Prefetched lines evicted before any demand reference hit them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub useless_prefetches: Option<u64>,
 }
 
 impl MissStats {
@@ -49,12 +69,31 @@ impl MissStats {
 pub(super) struct Level {
     pub(super) cache: Cache,
     three_c: Option<ThreeC>,
+    dirty: Option<Dirty>,
+    prefetch: Option<Prefetching>,
+    /// Write-backs of prefetch fills, for the hierarchy to write down.
+    pub(super) spilled: Vec<u64>,
+    /// Lines this level prefetched, for the hierarchy to ask of the levels below.
+    pub(super) issued: Vec<u64>,
     pub(super) stats: MissStats,
 }
 
 impl Level {
-    pub(super) fn new(geometry: Geometry, policy: Policy, three_c: bool) -> Result<Level> {
+    /// A level; with `writes` it tracks dirty lines and counts write-backs, with a `prefetch`
+    /// policy other than none it prefetches.
+    pub(super) fn tracking(
+        geometry: Geometry,
+        policy: Policy,
+        three_c: bool,
+        writes: Option<Writes>,
+        prefetch: PrefetchPolicy,
+    ) -> Result<Level> {
+        let prefetching = prefetch != PrefetchPolicy::None;
         Ok(Level {
+            dirty: writes.map(Dirty::new),
+            prefetch: prefetching.then(|| Prefetching::new(prefetch, geometry.line_size().shift())),
+            spilled: Vec::new(),
+            issued: Vec::new(),
             cache: Cache::new(geometry, policy)?,
             three_c: if three_c {
                 Some(ThreeC::new(geometry.lines())?)
@@ -63,6 +102,11 @@ impl Level {
             },
             stats: MissStats {
                 three_c: three_c.then(ThreeCCounts::default),
+                writebacks: writes.map(|_| 0),
+                writebacks_received: writes.map(|_| 0),
+                prefetches: prefetching.then_some(0),
+                useful_prefetches: prefetching.then_some(0),
+                useless_prefetches: prefetching.then_some(0),
                 ..MissStats::default()
             },
         })
@@ -74,6 +118,109 @@ impl Level {
         let outcome = self.cache.access_outcome(line);
         self.count_line(line, outcome.is_hit());
         outcome
+    }
+
+    /// Looks up one line for `op` and counts it: under write-back tracking a store may fill
+    /// nothing (no-write-allocate) and a dirty victim is a write-back; otherwise as
+    /// [`Level::line`].
+    #[inline]
+    pub(super) fn line_op(&mut self, line: u64, op: Op) -> Lookup {
+        let Some(dirty) = &mut self.dirty else {
+            let (hit, evicted) = match self.line(line) {
+                Outcome::Hit => (true, None),
+                Outcome::Miss { evicted } => (false, evicted),
+            };
+            return Lookup {
+                hit,
+                evicted,
+                writeback: None,
+            };
+        };
+        let lookup = dirty.lookup(&mut self.cache, line, op);
+        self.count_line(line, lookup.hit);
+        self.count_writeback(lookup);
+        lookup
+    }
+
+    /// A demand reference's line: [`Level::line_op`], then the prefetches it triggers (the
+    /// reference at byte `addr` by instruction `pc`; see `prefetcher.rs`).
+    #[inline]
+    pub(super) fn demand(&mut self, line: u64, addr: u64, pc: u64, op: Op) -> Lookup {
+        let lookup = self.line_op(line, op);
+        let Level {
+            cache,
+            dirty,
+            prefetch: Some(p),
+            spilled,
+            issued,
+            stats,
+            ..
+        } = self
+        else {
+            return lookup;
+        };
+        p.after_demand(
+            cache,
+            dirty.as_mut(),
+            stats,
+            (spilled, issued),
+            line,
+            addr,
+            pc,
+            lookup,
+        );
+        lookup
+    }
+
+    /// A write-back from the level above: installed dirty (an installation, not a demand
+    /// reference); returns the dirty line its fill evicted, written on down in turn.
+    pub(super) fn receive_writeback(&mut self, line: u64) -> Option<u64> {
+        let dirty = self.dirty.as_mut()?;
+        let lookup = dirty.fill(&mut self.cache, line, true);
+        *self.stats.writebacks_received.get_or_insert(0) += 1;
+        // A write-back that evicts a prefetched line unused makes that prefetch useless.
+        if let Some(p) = &mut self.prefetch {
+            p.evicted_by_other(&mut self.stats, lookup.evicted);
+        }
+        self.count_writeback(lookup);
+        lookup.writeback
+    }
+
+    /// A line a prefetch in the level above fetched: filled here when absent (not a demand
+    /// reference: no count but a write-back it causes). Returns whether it was here, and the
+    /// dirty line its fill evicted.
+    pub(super) fn install(&mut self, line: u64) -> (bool, Option<u64>) {
+        if self.cache.contains(line) {
+            return (true, None);
+        }
+        let lookup = match &mut self.dirty {
+            Some(dirty) => dirty.fill(&mut self.cache, line, false),
+            None => Lookup {
+                hit: false,
+                evicted: match self.cache.access_outcome(line) {
+                    Outcome::Hit => None,
+                    Outcome::Miss { evicted } => evicted,
+                },
+                writeback: None,
+            },
+        };
+        if let Some(p) = &mut self.prefetch {
+            p.evicted_by_other(&mut self.stats, lookup.evicted);
+        }
+        self.count_writeback(lookup);
+        (false, lookup.writeback)
+    }
+
+    #[inline]
+    fn count_writeback(&mut self, lookup: Lookup) {
+        if lookup.writeback.is_some() {
+            *self.stats.writebacks.get_or_insert(0) += 1;
+        }
+    }
+
+    /// True unless this level tracks dirty lines under no-write-allocate.
+    pub(super) fn writes_allocate(&self) -> bool {
+        self.dirty.as_ref().is_none_or(|d| d.writes().allocate)
     }
 
     /// Counts a line lookup done by the caller (e.g. an exclusive level's probe).

@@ -20,8 +20,9 @@
 //!   coherence) per core and level ([`MultiCoreReport`]; docs/threads.md).
 //!
 //! Conventions: caches work on line addresses (`addr >> log2(line size)`, see
-//! [`LineSize`](crate::LineSize)); every cache is write-allocate and models no write-backs, so
-//! loads, stores and modifies are all lookups. Line address `u64::MAX`, reachable only with
+//! [`LineSize`](crate::LineSize)); by default every cache is write-allocate and models no
+//! write-backs, so loads, stores and modifies are all lookups. [`Writes`] and [`Dirty`] add
+//! dirty lines, write-backs and no-write-allocate where asked ([`SimOptions::writes`]). Line address `u64::MAX`, reachable only with
 //! 1-byte lines, marks an empty way and cannot be simulated.
 //!
 //! ```
@@ -37,6 +38,7 @@
 
 mod cache;
 mod cachegrind;
+mod dirty;
 mod fully;
 mod geometry;
 mod hierarchy;
@@ -44,8 +46,10 @@ mod lazy_cache;
 mod level;
 mod multicore;
 mod policy;
+mod prefetcher;
 pub mod rrip;
 mod set_assoc;
+mod set_index;
 mod simulate;
 mod three_c;
 mod three_c_sweep;
@@ -55,7 +59,8 @@ mod two_level_lru;
 mod tests;
 
 pub use cache::{Cache, SCAN_MAX_WAYS};
-pub use cachegrind::{CachegrindCounts, CachegrindSim};
+pub use cachegrind::{CachegrindCounts, CachegrindSim, cachegrind_ll};
+pub use dirty::{Dirty, Lookup, Op, Writes};
 pub use fully::FullyAssoc;
 pub use geometry::{Geometry, MAX_LINES};
 pub use hierarchy::{Hierarchy, HierarchyConfig, Inclusion, Served};
@@ -65,7 +70,9 @@ pub use multicore::{
     MultiCoreConfig, MultiCoreReport, ThreadPlacement,
 };
 pub use policy::Policy;
+pub use prefetcher::{PrefetchPolicy, Prefetcher};
 pub use set_assoc::SetAssoc;
+pub use set_index::SetIndex;
 pub use simulate::{LevelReport, LineMapping, SimAnalysis, SimOptions, SimReport};
 pub use three_c::{MissClass, ThreeC, ThreeCCounts};
 pub use three_c_sweep::ThreeCSweep;

@@ -1,6 +1,7 @@
 //! [`SetAssoc`]: a set-associative cache over line addresses, any policy.
 //!
-//! Tags are the full line addresses (as Cachegrind does), `assoc` per set in one flat vector.
+//! Tags are the full line addresses (as Cachegrind does), `assoc` per set in one flat vector;
+//! a line's set is [`SetIndex::of`] it (low bits, or the remainder for other set counts).
 //! For LRU and FIFO a set is kept in order, most recent first, with empty ways at the end: a
 //! hit at position `i` under LRU shifts positions `0..i` down by one (Cachegrind's own layout,
 //! cheap because most hits are at position 0); a miss shifts the whole set and drops the last
@@ -12,6 +13,7 @@
 use super::geometry::Geometry;
 use super::policy::{Policy, VictimRng, plru_touch, plru_victim};
 use super::rrip::{Insertion, Rrip, victim, victim8};
+use super::set_index::SetIndex;
 use super::{EMPTY, Outcome};
 use crate::error::{Error, Result};
 
@@ -35,7 +37,7 @@ pub struct SetAssoc {
     geometry: Geometry,
     policy: Policy,
     assoc: usize,
-    set_mask: u64,
+    index: SetIndex,
     tags: Vec<u64>,
     state: State,
 }
@@ -92,7 +94,7 @@ impl SetAssoc {
             geometry,
             policy,
             assoc: assoc as usize,
-            set_mask: geometry.sets() - 1,
+            index: geometry.set_index(),
             tags: vec![EMPTY; lines],
             state,
         })
@@ -110,7 +112,7 @@ impl SetAssoc {
 
     #[inline]
     fn set_start(&self, line: u64) -> usize {
-        (line & self.set_mask) as usize * self.assoc
+        self.index.of(line) as usize * self.assoc
     }
 
     /// References `line`: true on a hit. A miss fills the line (write-allocate).
@@ -159,7 +161,7 @@ impl SetAssoc {
                     r.hit(start + w);
                     return Outcome::Hit;
                 }
-                let way = r.miss(line & self.set_mask, start, set.len(), empty) - start;
+                let way = r.miss(self.index.of(line), start, set.len(), empty) - start;
                 Outcome::miss(std::mem::replace(&mut set[way], line))
             }
         }
@@ -244,9 +246,9 @@ impl SetAssoc {
         mut miss: impl FnMut(usize),
         f: impl Fn(&mut [u64], u64) -> Outcome,
     ) {
-        let (mask, assoc) = (self.set_mask, self.assoc);
+        let (index, assoc) = (self.index, self.assoc);
         for (i, line) in lines.enumerate() {
-            let start = (line & mask) as usize * assoc;
+            let start = index.of(line) as usize * assoc;
             if !f(&mut self.tags[start..start + assoc], line).is_hit() {
                 miss(i);
             }
@@ -259,9 +261,9 @@ impl SetAssoc {
         lines: impl Iterator<Item = u64>,
         mut miss: impl FnMut(usize),
     ) {
-        let mask = self.set_mask;
+        let index = self.index;
         for (i, line) in lines.enumerate() {
-            let start = (line & mask) as usize * A;
+            let start = index.of(line) as usize * A;
             let set: &mut [u64; A] = (&mut self.tags[start..start + A])
                 .try_into()
                 .expect("a set has A ways");
@@ -281,7 +283,7 @@ impl SetAssoc {
         mut miss: impl FnMut(usize),
     ) {
         let SetAssoc {
-            set_mask,
+            index,
             tags,
             state: State::Rrip(r),
             ..
@@ -290,7 +292,7 @@ impl SetAssoc {
             unreachable!("rrip_fixed runs RRIP caches only");
         };
         for (i, (line, again)) in runs.enumerate() {
-            let set_index = line & *set_mask;
+            let set_index = index.of(line);
             let start = set_index as usize * A;
             let set: &mut [u64; A] = (&mut tags[start..start + A])
                 .try_into()

@@ -1,9 +1,11 @@
 //! [`SimAnalysis`]: a cache or a hierarchy simulated over a trace, as an [`Analysis`].
 
+use super::dirty::{Op, Writes};
 use super::geometry::Geometry;
 use super::hierarchy::{Hierarchy, HierarchyConfig, Inclusion};
 use super::level::{Level, MissStats};
 use super::policy::Policy;
+use super::prefetcher::PrefetchPolicy;
 use crate::access::{AccessKind, LineSize};
 use crate::analysis::Analysis;
 use crate::batch::Batch;
@@ -29,6 +31,13 @@ pub struct SimOptions {
     /// Classify misses as cold, capacity or conflict (costs two hash lookups per line access at
     /// each level). Default: off.
     pub three_c: bool,
+    /// Track dirty lines and count write-backs at every level, with this store policy
+    /// (write-allocate or not; docs/hardware.md). Default: `None`, no write-backs, every store
+    /// a lookup like a load (and the fastest path).
+    pub writes: Option<Writes>,
+    /// The prefetcher of a single cache (a hierarchy's are in [`HierarchyConfig::prefetch`]).
+    /// Default: none.
+    pub prefetch: PrefetchPolicy,
 }
 
 #[derive(Clone, Debug)]
@@ -91,7 +100,13 @@ impl SimAnalysis {
     /// One cache fed the data references.
     pub fn cache(geometry: Geometry, policy: Policy, opts: SimOptions) -> Result<SimAnalysis> {
         Ok(SimAnalysis {
-            target: Target::Single(Box::new(Level::new(geometry, policy, opts.three_c)?)),
+            target: Target::Single(Box::new(Level::tracking(
+                geometry,
+                policy,
+                opts.three_c,
+                opts.writes,
+                opts.prefetch,
+            )?)),
             opts,
             line_size: geometry.line_size(),
             scratch: Vec::new(),
@@ -99,9 +114,14 @@ impl SimAnalysis {
     }
 
     /// A hierarchy fed instruction fetches (L1I) and data references (L1D).
+    /// [`SimOptions::writes`], when given, replaces the config's [`HierarchyConfig::writes`].
     pub fn hierarchy(config: &HierarchyConfig, opts: SimOptions) -> Result<SimAnalysis> {
+        let mut config = config.clone();
+        if opts.writes.is_some() {
+            config.writes = opts.writes;
+        }
         Ok(SimAnalysis {
-            target: Target::Hierarchy(Box::new(Hierarchy::new(config, opts.three_c)?)),
+            target: Target::Hierarchy(Box::new(Hierarchy::new(&config, opts.three_c)?)),
             opts,
             line_size: config.l1d.line_size(),
             scratch: Vec::new(),
@@ -146,7 +166,12 @@ impl Analysis for SimAnalysis {
         match &mut self.target {
             // The fast path: the data lines are packed without branches into a scratch
             // buffer, then go through one tight loop the simulator's code is inlined into.
-            Target::Single(level) if !straddle && !self.opts.three_c => {
+            Target::Single(level)
+                if !straddle
+                    && !self.opts.three_c
+                    && self.opts.writes.is_none()
+                    && self.opts.prefetch == PrefetchPolicy::None =>
+            {
                 self.scratch.resize(b.len(), 0);
                 let buf: &mut [u64] = &mut self.scratch;
                 let mut n = 0;
@@ -163,22 +188,29 @@ impl Analysis for SimAnalysis {
                 s.line_misses += misses;
             }
             Target::Single(level) => {
-                for ((&addr, &size), &kind) in b.addrs.iter().zip(&b.sizes).zip(&b.kinds) {
+                let refs = b.addrs.iter().zip(&b.sizes).zip(&b.kinds).zip(&b.pcs);
+                for (((&addr, &size), &kind), &pc) in refs {
                     if !kind.is_data() {
                         continue;
                     }
                     let (first, last) = lines(ls, addr, size, straddle);
-                    let mut hit = level.line(first).is_hit();
+                    let op = Op::of(kind);
+                    let mut hit = level.demand(first, addr, pc, op).hit;
                     if last != first {
-                        hit &= level.line(last).is_hit();
+                        hit &= level.demand(last, addr, pc, op).hit;
                     }
+                    // A single cache writes back to memory and prefetches from it.
+                    level.spilled.clear();
+                    level.issued.clear();
                     level.count_ref(hit);
                 }
             }
             Target::Hierarchy(h) => {
-                for ((&addr, &size), &kind) in b.addrs.iter().zip(&b.sizes).zip(&b.kinds) {
+                let refs = b.addrs.iter().zip(&b.sizes).zip(&b.kinds).zip(&b.pcs);
+                for (((&addr, &size), &kind), &pc) in refs {
                     let (first, last) = lines(ls, addr, size, straddle);
-                    h.reference(first, last, kind == AccessKind::Instr);
+                    let instr = kind == AccessKind::Instr;
+                    h.reference_op(first, last, instr, Op::of(kind), (addr, pc));
                 }
             }
         }

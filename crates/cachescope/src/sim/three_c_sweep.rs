@@ -295,7 +295,11 @@ mod tests {
             let mut two_level =
                 TwoLevelAnalysis::new(32, l1_lines, &l2_sizes, Policy::Lru).unwrap();
             let mut sd = StackDistanceAnalysis::new(options);
-            let opts = SimOptions { mapping: LineMapping::FirstByte, three_c: true };
+            let opts = SimOptions {
+                mapping: LineMapping::FirstByte,
+                three_c: true,
+                ..SimOptions::default()
+            };
             let mut sims: Vec<SimAnalysis> = geometries
                 .iter()
                 .map(|&g| SimAnalysis::cache(g, Policy::Lru, opts).unwrap())

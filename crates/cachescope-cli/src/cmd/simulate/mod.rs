@@ -7,8 +7,8 @@ use anyhow::{Result, bail};
 use cachescope::analysis::Analysis;
 use cachescope::pass::{Analyses, Independent};
 use cachescope::sim::{
-    CachegrindSim, Geometry, HierarchyConfig, LineMapping, Policy, SimAnalysis, SimOptions,
-    SimReport,
+    CachegrindSim, Geometry, HierarchyConfig, LineMapping, Policy, PrefetchPolicy, SimAnalysis,
+    SimOptions, SimReport,
 };
 use clap::Args;
 
@@ -17,6 +17,7 @@ use crate::args::{InputArgs, RunArgs, values};
 use crate::input;
 use crate::output::{self, Format};
 
+mod hardware;
 mod multicore;
 mod multicore_table;
 mod table;
@@ -83,6 +84,36 @@ pub struct SimulateArgs {
     /// Classify misses as cold, capacity or conflict (3C).
     #[arg(help_heading = heading::ANALYSIS, long = "3c")]
     pub three_c: bool,
+    /// Track dirty lines: every level reports `writebacks` (dirty lines it evicted, written to
+    /// the next level or memory) and `writebacks_received` (written into it from above; not
+    /// demand references). Not with --cachegrind, --policy opt or --cores; a hierarchy must be
+    /// non-inclusive (docs/hardware.md).
+    #[arg(long)]
+    pub writebacks: bool,
+    /// Whether a store that misses fills its line: yes (write-allocate, the default) or no
+    /// (no-write-allocate: the store goes on to the next level; implies --writebacks).
+    #[arg(
+        long = "write-allocate",
+        value_enum,
+        default_value = "yes",
+        value_name = "yes|no"
+    )]
+    pub write_allocate: YesNo,
+    /// A prefetcher (docs/hardware.md): none (the default), next-line (tagged: on a miss and on
+    /// the first use of a prefetched line) or stride (per instruction). A bare KIND is for
+    /// --cache caches and a hierarchy's L1D; LEVEL=KIND (L1I, L1D, L2, L3) for one level of a
+    /// hierarchy; repeatable. Levels report `prefetches`, `useful_prefetches` and
+    /// `useless_prefetches`. Not with --cachegrind, --policy opt or --cores.
+    #[arg(long = "prefetch", value_name = "[LEVEL=]KIND")]
+    pub prefetch: Vec<String>,
+    /// Lines each prefetch trigger fetches.
+    #[arg(long = "prefetch-degree", value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub prefetch_degree: u32,
+    /// How many strides ahead of the demand address the stride prefetcher's first line is.
+    #[arg(long = "prefetch-distance", value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub prefetch_distance: u32,
     /// An access that straddles a line boundary also touches the next line (Cachegrind's
     /// convention); by default a reference touches the line of its first byte.
     #[arg(help_heading = heading::ANALYSIS, long)]
@@ -95,6 +126,15 @@ pub struct SimulateArgs {
     /// Print CSV, one row per simulated level (not with --cachegrind).
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "cachegrind")]
     pub csv: bool,
+}
+
+/// `--write-allocate`'s value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum YesNo {
+    /// A store that misses fills its line (write-allocate).
+    Yes,
+    /// A store that misses fills nothing (no-write-allocate).
+    No,
 }
 
 /// How the levels of a hierarchy share lines.
@@ -128,8 +168,32 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             LineMapping::FirstByte
         },
         three_c: args.three_c,
+        writes: hardware::writes(&args),
+        prefetch: PrefetchPolicy::None,
+    };
+    let (single_prefetch, level_prefetch) = hardware::prefetchers(&args)?;
+    let opts = SimOptions {
+        prefetch: single_prefetch,
+        ..opts
     };
     let (l2, l3) = lower_levels(&args)?;
+    let prefetching = level_prefetch.iter().any(|&p| p != PrefetchPolicy::None);
+    if (opts.writes.is_some() || prefetching)
+        && (args.cachegrind || args.cores.is_some() || policy == Policy::Opt)
+    {
+        bail!(
+            "--writebacks, --write-allocate no and --prefetch apply to --cache caches and \
+             hierarchies, not to --cachegrind (Cachegrind models neither), --cores or --policy opt"
+        );
+    }
+    if let Some(w) = opts.writes {
+        if !w.allocate && args.three_c {
+            bail!(
+                "--3c classifies the misses of caches that fill on every miss: drop it with \
+                 --write-allocate no"
+            );
+        }
+    }
     if args.cores.is_some() {
         return multicore::run(&args, policy, l2, l3);
     }
@@ -145,6 +209,16 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             bail!("--cachegrind simulates exactly I1, D1 and LL; drop --L3 and --cache");
         }
         let mut sim = CachegrindSim::new(*i1, *d1, *ll)?;
+        let simulated = sim.geometries()[2];
+        if simulated != *ll {
+            // Valgrind warns the same way when it reshapes a detected LL.
+            eprintln!(
+                "note: --LL {ll} has {} sets, not a power of two; simulated as Cachegrind \
+                 simulates such an LL: {simulated}, {} sets (docs/cachegrind.md)",
+                ll.sets(),
+                simulated.sets()
+            );
+        }
         let mut trace = input::open(&args.input, args.run.line_size)?;
         drive(&mut trace, Analyses(&mut [&mut sim]), &args.run)?;
         let counts = sim.finish();
@@ -155,6 +229,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         return run_opt(&args, opts);
     }
     let mut sims: Vec<SimAnalysis> = Vec::new();
+    if !hierarchy_flags && args.prefetch.iter().any(|p| p.contains('=')) {
+        bail!("--prefetch LEVEL=KIND names a level of a hierarchy (--I1, --D1, --L2 [--L3])");
+    }
     if hierarchy_flags {
         let (Some(i1), Some(d1), Some(l2)) = (&args.i1, &args.d1, &l2) else {
             bail!("a hierarchy needs --I1, --D1 and --L2 (or --LL); --L3 is optional");
@@ -163,6 +240,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         config.l3 = l3;
         config.policy = policy;
         config.inclusion = args.inclusion.into();
+        config.prefetch = level_prefetch;
         sims.push(SimAnalysis::hierarchy(&config, opts)?);
     }
     for &geometry in &args.caches {
@@ -251,7 +329,7 @@ fn run_opt(args: &SimulateArgs, opts: SimOptions) -> Result<()> {
                     misses,
                     line_accesses: refs,
                     line_misses: misses,
-                    three_c: None,
+                    ..Default::default()
                 },
             }],
         })

@@ -67,7 +67,9 @@ fn render(reports: &[SimReport]) -> String {
                 serde_json::to_value(inc).unwrap_or_default()
             );
         }
-        let _ = writeln!(
+        // Write-back columns only when they were tracked: the default table is unchanged.
+        let writebacks = r.levels.iter().any(|l| l.stats.writebacks.is_some());
+        let _ = write!(
             o,
             "{:<5} {:<22} {:<6} {:>14} {:>12} {:>10} {:>12} {:>12} {:>12}",
             "level",
@@ -80,6 +82,10 @@ fn render(reports: &[SimReport]) -> String {
             "capacity",
             "conflict"
         );
+        if writebacks {
+            let _ = write!(o, " {:>12} {:>12}", "writebacks", "wb received");
+        }
+        o.push('\n');
         for l in &r.levels {
             let g = &l.geometry;
             let shape = format!(
@@ -100,7 +106,7 @@ fn render(reports: &[SimReport]) -> String {
                 ),
                 None => ("-".into(), "-".into(), "-".into()),
             };
-            let _ = writeln!(
+            let _ = write!(
                 o,
                 "{:<5} {:<22} {:<6} {:>14} {:>12} {:>9.4}% {:>12} {:>12} {:>12}",
                 l.name,
@@ -113,6 +119,12 @@ fn render(reports: &[SimReport]) -> String {
                 cap,
                 conf
             );
+            if writebacks {
+                let n = |x: Option<u64>| x.map_or_else(|| "-".into(), thousands);
+                let (out, received) = (l.stats.writebacks, l.stats.writebacks_received);
+                let _ = write!(o, " {:>12} {:>12}", n(out), n(received));
+            }
+            o.push('\n');
         }
         o.push('\n');
     }

@@ -205,10 +205,11 @@ fn straddling_reference_is_one_reference_and_one_miss() {
     );
 }
 
-/// Shapes small enough for brute force to be quick, with 1-byte lines so lines = addresses.
+/// Shapes small enough for brute force to be quick, with 1-byte lines so lines = addresses;
+/// any number of sets from 1 to 12 (powers of two take the mask, the others the remainder).
 fn small_geometry() -> impl Strategy<Value = Geometry> {
-    (0u32..4, 0u32..5).prop_map(|(log_sets, log_ways)| {
-        let (sets, ways) = (1u64 << log_sets, 1u32 << log_ways);
+    (1u64..13, 0u32..5).prop_map(|(sets, log_ways)| {
+        let ways = 1u32 << log_ways;
         geo(sets * u64::from(ways), ways, 1)
     })
 }
@@ -314,4 +315,60 @@ proptest! {
         cache.access_runs(t.iter().copied(), |i| got.push(i));
         prop_assert_eq!(got, want);
     }
+}
+
+/// A 30 MiB, 12-way cache of 64-byte lines: 40,960 sets, indexed by the remainder.
+fn l3_30m() -> Geometry {
+    Geometry::parse("30M,12,64").unwrap()
+}
+
+/// Lines that crowd a few sets of [`l3_30m`] (up to 30 lines per set, more than its 12 ways),
+/// with strays anywhere: the low bits alone would put them in other sets.
+fn l3_trace() -> impl Strategy<Value = Vec<u64>> {
+    proptest::collection::vec(
+        prop_oneof![
+            4 => (0u64..6, 0u64..30).prop_map(|(set, k)| set + 40_960 * k),
+            1 => any::<u32>().prop_map(u64::from),
+        ],
+        0..2000,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// The 30 MiB 12-way cache hits where a naive per-set reference (`line % sets`) hits,
+    /// under every policy a 12-way cache can have, through each access path and with 3C.
+    #[test]
+    fn real_l3_agrees_with_a_naive_per_set_reference(p in policy(), t in l3_trace()) {
+        prop_assume!(p != Policy::Plru);
+        let g = l3_30m();
+        prop_assert_eq!(g.sets(), 40_960);
+        let mut brute = Brute::new(g, p);
+        let want: Vec<bool> = t.iter().map(|&l| brute.access(l)).collect();
+        let misses = want.iter().filter(|&&h| !h).count() as u64;
+        prop_assert_eq!(hits(g, p, &t), want);
+        prop_assert_eq!(Cache::new(g, p).unwrap().access_all(t.iter().copied()), misses);
+        let mut sim = SimAnalysis::cache(
+            g,
+            p,
+            SimOptions { three_c: true, ..SimOptions::default() },
+        ).unwrap();
+        // Byte addresses of the lines: SimAnalysis shifts them by the 64-byte line.
+        sim.observe(&batch(&t.iter().map(|&l| (Load, l << 6, 1)).collect::<Vec<_>>()));
+        let s = sim.finish().levels[0].stats.clone();
+        prop_assert_eq!(s.misses, misses);
+        let (_, counts) = brute::three_c(g, p, &t);
+        prop_assert_eq!(s.three_c, Some(counts));
+    }
+}
+
+#[test]
+fn a_non_power_of_two_cache_conflicts_by_remainder() {
+    // Three sets of one way: lines 0, 3 and 6 share set 0, line 4 sits in set 1.
+    let g = geo(3, 1, 1);
+    assert_eq!(
+        hits(g, Policy::Lru, &[0, 3, 0, 4, 0, 6, 0]),
+        [false, false, false, false, true, false, false]
+    );
 }

@@ -4,7 +4,9 @@ mod brute;
 mod cache;
 mod cachegrind;
 mod hierarchy;
+mod prefetch;
 mod rrip;
+mod writeback;
 
 use crate::access::{Access, AccessKind};
 use crate::batch::Batch;

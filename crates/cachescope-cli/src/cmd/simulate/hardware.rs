@@ -1,0 +1,55 @@
+//! `simulate`'s write-back and prefetcher flags turned into the library's settings.
+
+use anyhow::{Result, bail};
+use cachescope::sim::{PrefetchPolicy, Writes};
+
+use super::{SimulateArgs, YesNo};
+
+/// The store policy asked for: `None` unless write-backs are tracked.
+pub fn writes(args: &SimulateArgs) -> Option<Writes> {
+    let allocate = args.write_allocate == YesNo::Yes;
+    (args.writebacks || !allocate).then_some(Writes { allocate })
+}
+
+/// The prefetchers asked for: the one of --cache caches, and a hierarchy's per level (L1I,
+/// L1D, L2, L3). A bare KIND applies to --cache caches and a hierarchy's L1D; `LEVEL=KIND`
+/// to that level of a hierarchy.
+pub fn prefetchers(args: &SimulateArgs) -> Result<(PrefetchPolicy, [PrefetchPolicy; 4])> {
+    let kind = |name: &str| -> Result<PrefetchPolicy> {
+        Ok(match name {
+            "none" => PrefetchPolicy::None,
+            "next-line" => PrefetchPolicy::NextLine {
+                degree: args.prefetch_degree,
+            },
+            "stride" => PrefetchPolicy::Stride {
+                degree: args.prefetch_degree,
+                distance: args.prefetch_distance,
+            },
+            other => bail!("--prefetch {other:?}: expected none, next-line or stride"),
+        })
+    };
+    let mut single = PrefetchPolicy::None;
+    let mut levels = [PrefetchPolicy::None; 4];
+    for spec in &args.prefetch {
+        match spec.split_once('=') {
+            None => {
+                single = kind(spec)?;
+                levels[1] = single;
+            }
+            Some((level, name)) => {
+                let k = match level.to_ascii_uppercase().as_str() {
+                    "L1I" => 0,
+                    "L1D" => 1,
+                    "L2" => 2,
+                    "L3" => 3,
+                    _ => bail!(
+                        "--prefetch {spec:?}: LEVEL is L1I, L1D, L2 or L3 (a level of a \
+                         hierarchy), e.g. --prefetch L2=stride"
+                    ),
+                };
+                levels[k] = kind(name)?;
+            }
+        }
+    }
+    Ok((single, levels))
+}
