@@ -103,6 +103,11 @@ def simulate(
     line_size: int,
     threads: int,
     progress_cb: Progress = ...,
+    writebacks: bool = ...,
+    write_allocate: bool = ...,
+    prefetch: str = ...,
+    prefetch_degree: int = ...,
+    prefetch_distance: int = ...,
 ) -> str: ...
 def l2(
     source: NativeSource,

@@ -7,7 +7,9 @@ use cachescope::parallel::StackDistancePlan;
 use cachescope::pass::{Analyses, Independent, Pass, Plan};
 use cachescope::phases::{IntervalUnit, KChoice, Method, PhaseAnalysis, PhaseOptions};
 use cachescope::reuse::{Options, StackDistanceAnalysis};
-use cachescope::sim::{Geometry, LineMapping, Policy, SimAnalysis, SimOptions};
+use cachescope::sim::{
+    Geometry, LineMapping, Policy, PrefetchPolicy, SimAnalysis, SimOptions, Writes,
+};
 use cachescope::{Error, LineSize, Result};
 use serde_json::json;
 
@@ -18,10 +20,22 @@ fn invalid(name: &'static str, message: String) -> Error {
     Error::InvalidParameter { name, message }
 }
 
+/// `simulate`'s write-back and prefetcher flags (`--writebacks`, `--write-allocate`,
+/// `--prefetch`, `--prefetch-degree`, `--prefetch-distance`).
+pub struct Hardware {
+    pub writebacks: bool,
+    pub write_allocate: bool,
+    pub prefetch: String,
+    pub prefetch_degree: u32,
+    pub prefetch_distance: u32,
+}
+
 /// `cachescope simulate --cache SPEC… --policy P --json`: independent caches side by side.
+#[allow(clippy::too_many_arguments)]
 pub fn simulate(
     spec: &Spec,
     caches: &[String],
+    hardware: &Hardware,
     policy: &str,
     seed: u64,
     line_size: LineSize,
@@ -44,7 +58,14 @@ pub fn simulate(
     let opts = SimOptions {
         mapping: LineMapping::FirstByte,
         three_c: false,
-        ..SimOptions::default()
+        writes: (hardware.writebacks || !hardware.write_allocate).then_some(Writes {
+            allocate: hardware.write_allocate,
+        }),
+        prefetch: PrefetchPolicy::from_name(
+            &hardware.prefetch,
+            hardware.prefetch_degree,
+            hardware.prefetch_distance,
+        )?,
     };
     let mut sims = caches
         .iter()

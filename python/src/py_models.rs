@@ -10,7 +10,7 @@ use crate::{attribution, models};
 
 /// `cachescope simulate --cache SPEC… --json`.
 #[pyfunction]
-#[pyo3(signature = (source, caches, policy, seed, line_size, threads, progress_cb = None))]
+#[pyo3(signature = (source, caches, policy, seed, line_size, threads, progress_cb = None, writebacks = false, write_allocate = true, prefetch = "none".to_string(), prefetch_degree = 1, prefetch_distance = 1))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     py: Python<'_>,
@@ -21,13 +21,26 @@ pub fn simulate(
     line_size: u64,
     threads: usize,
     progress_cb: Option<Py<PyAny>>,
+    writebacks: bool,
+    write_allocate: bool,
+    prefetch: String,
+    prefetch_degree: u32,
+    prefetch_distance: u32,
 ) -> PyResult<String> {
     let ls = crate::line_size(line_size)?;
     let spec = source.spec.clone();
+    let hardware = models::Hardware {
+        writebacks,
+        write_allocate,
+        prefetch,
+        prefetch_degree,
+        prefetch_distance,
+    };
     py.detach(move || {
         models::simulate(
             &spec,
             &caches,
+            &hardware,
             &policy,
             seed,
             ls,

@@ -232,6 +232,12 @@ def test_simulate_l2_and_phases_equal_the_cli(trace):
     want = json.loads(cli("phases", str(trace), "--json", *args))
     # Everything but the methods' measured running times.
     assert untimed(got) == untimed(want) and len(got["methods"]) >= 3
+    want = cli("simulate", str(trace), "--json", "--cache", "8K,4,64", "--write-allocate", "no",
+               "--prefetch", "stride", "--prefetch-degree", "2")
+    got = t.simulate("8K,4,64", write_allocate=False, prefetch="stride", prefetch_degree=2)
+    assert got.json == want and "writebacks" in want and "useful_prefetches" in want
+    with pytest.raises(cs.CachescopeError, match="expected none, next-line or stride"):
+        t.simulate("8K,4,64", prefetch="sideways")
     with pytest.raises(cs.CachescopeError, match="OPT needs the future"):
         t.simulate("32K,8,64", policy="opt")
 

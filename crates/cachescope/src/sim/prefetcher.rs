@@ -46,6 +46,32 @@ pub enum PrefetchPolicy {
 }
 
 impl PrefetchPolicy {
+    /// The prefetcher named `name` (`none`, `next-line` or `stride`) with `degree` lines per
+    /// trigger and, for `stride`, `distance` strides ahead.
+    /// `degree` is 1 to 64, `distance` 1 to 4096 (`simulate`'s ranges).
+    pub fn from_name(name: &str, degree: u32, distance: u32) -> crate::Result<PrefetchPolicy> {
+        if !(1..=64).contains(&degree) || !(1..=4096).contains(&distance) {
+            return Err(crate::Error::InvalidParameter {
+                name: "prefetch",
+                message: format!(
+                    "degree {degree} and distance {distance}: the degree is 1 to 64 lines, the \
+                     distance 1 to 4096 strides"
+                ),
+            });
+        }
+        Ok(match name {
+            "none" => PrefetchPolicy::None,
+            "next-line" => PrefetchPolicy::NextLine { degree },
+            "stride" => PrefetchPolicy::Stride { degree, distance },
+            other => {
+                return Err(crate::Error::InvalidParameter {
+                    name: "prefetch",
+                    message: format!("{other:?}: expected none, next-line or stride"),
+                });
+            }
+        })
+    }
+
     /// The name used on the command line: `none`, `next-line` or `stride`.
     pub fn name(self) -> &'static str {
         match self {

@@ -16,17 +16,11 @@ pub fn writes(args: &SimulateArgs) -> Option<Writes> {
 /// to that level of a hierarchy.
 pub fn prefetchers(args: &SimulateArgs) -> Result<(PrefetchPolicy, [PrefetchPolicy; 4])> {
     let kind = |name: &str| -> Result<PrefetchPolicy> {
-        Ok(match name {
-            "none" => PrefetchPolicy::None,
-            "next-line" => PrefetchPolicy::NextLine {
-                degree: args.prefetch_degree,
-            },
-            "stride" => PrefetchPolicy::Stride {
-                degree: args.prefetch_degree,
-                distance: args.prefetch_distance,
-            },
-            other => bail!("--prefetch {other:?}: expected none, next-line or stride"),
-        })
+        Ok(PrefetchPolicy::from_name(
+            name,
+            args.prefetch_degree,
+            args.prefetch_distance,
+        )?)
     };
     let mut single = PrefetchPolicy::None;
     let mut levels = [PrefetchPolicy::None; 4];
