@@ -45,6 +45,7 @@ fn run(program: &OsString, args: &[OsString], path: &std::path::Path) -> Result<
         instr: true,
         output: ProgramOutput::Stderr,
         trace_children: false,
+        collect_at_start: true,
     };
     let (recording, mut trace, _) = Recording::start_tool(program, args, opts)?;
     let dest = Source::File(path.to_owned());

@@ -31,6 +31,8 @@ pub struct Capture {
     pub events: bool,
     /// Where the program's standard output goes.
     pub output: ProgramOutput,
+    /// Record from the start, or only between CACHESCOPE_START() and CACHESCOPE_STOP().
+    pub collect_at_start: bool,
 }
 
 impl Capture {
@@ -42,6 +44,7 @@ impl Capture {
             trace_children: live.trace_children,
             events: !live.no_events,
             output: live.output(default_output),
+            collect_at_start: live.collect_atstart == crate::args::YesNo::Yes,
         }
     }
 
@@ -53,11 +56,19 @@ impl Capture {
                 "--trace-children needs the tool backend: lackey would write every child into \
                  the same log"
             ),
+            Backend::Lackey if !self.collect_at_start => bail!(
+                "--collect-atstart=no needs the tool backend: lackey cannot be told where the \
+                 program's region of interest starts"
+            ),
             Backend::Lackey => Ok(Backend::Lackey),
             Backend::Tool => match tool_status() {
                 Ok(_) => Ok(Backend::Tool),
                 Err(why) if self.trace_children => bail!(
                     "--trace-children needs cachescope's Valgrind tool, which cannot run: {why}"
+                ),
+                Err(why) if !self.collect_at_start => bail!(
+                    "--collect-atstart=no needs cachescope's Valgrind tool, which cannot run: \
+                     {why}"
                 ),
                 Err(why) => {
                     if !quiet {
@@ -116,6 +127,7 @@ pub fn open(command: &[OsString], live: &LiveArgs, twice: bool, quiet: bool) -> 
                 instr: true,
                 output: capture.output,
                 trace_children: capture.trace_children,
+                collect_at_start: capture.collect_at_start,
             };
             let (recording, trace, _) = Recording::start_tool(program, args, opts)?;
             (recording, trace)
@@ -235,6 +247,7 @@ pub fn sample_in_tool(
         || input.thread.is_some()
         || live.backend == Backend::Lackey
         || live.trace_children
+        || live.collect_atstart == crate::args::YesNo::No
         || tool_status().is_err()
     {
         return Ok(None);

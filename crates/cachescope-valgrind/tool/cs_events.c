@@ -24,6 +24,7 @@
 
 #include "cs_protocol.h"
 #include "cs_events.h"
+#include "cs_instrument.h"
 
 static Bool clo_events = False;
 static Bool started = False;
@@ -102,6 +103,11 @@ static void new_mem_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_
 
 static Bool handle_client_request(ThreadId tid, UWord* arg, UWord* ret)
 {
+   if (arg[0] == CS_REQ_START || arg[0] == CS_REQ_STOP) {
+      *ret = 0;
+      cs_set_collecting(arg[0] == CS_REQ_START);
+      return True;
+   }
    if (arg[0] != CS_REQ_ALLOC && arg[0] != CS_REQ_FREE)
       return False;
    *ret = 0;

@@ -17,8 +17,11 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
 #include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_machine.h"
+#include "pub_tool_options.h"
+#include "pub_tool_transtab.h"
 
 #include "cs_events.h"
 #include "cs_instrument.h"
@@ -272,12 +275,36 @@ static void add_events_of(IRSB* sb, IRTypeEnv* tyenv, IRStmt* st)
    }
 }
 
+/* Whether references are recorded now. Outside a region the code is translated without
+   instrumentation, so it runs at Valgrind's bare speed; switching discards every translation
+   (as Callgrind's CALLGRIND_START_INSTRUMENTATION does), so blocks are translated again the
+   other way. Thread switches, allocations and execs are still recorded outside. */
+static Bool collecting = True;
+
+Bool cs_roi_option(const HChar* arg)
+{
+   if VG_BOOL_CLO(arg, "--cs-collect-atstart", collecting) {}
+   else
+      return False;
+   return True;
+}
+
+void cs_set_collecting(Bool on)
+{
+   if (on == collecting)
+      return;
+   collecting = on;
+   VG_(discard_translations_safely)((Addr)0x1000, ~(SizeT)0xfff, "cachescope");
+}
+
 IRSB* cs_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGuestLayout* layout,
                     const VexGuestExtents* vge, const VexArchInfo* archinfo_host,
                     IRType gWordTy, IRType hWordTy)
 {
    if (gWordTy != Ity_I64 || hWordTy != Ity_I64)
       VG_(tool_panic)("cachescope: only 64-bit guests are supported");
+   if (!collecting)
+      return sbIn;
 
    IRSB* sbOut = deepCopyIRSBExceptStmts(sbIn);
    Int i = 0;

@@ -22,6 +22,11 @@ VG_REGPARM(1) void cs_append_guarded(ULong word);
 /* Whether instruction records are written (--cs-instr). */
 Bool cs_instr_records(void);
 
+/* Regions of interest: --cs-collect-atstart=no starts with recording off; CACHESCOPE_START()
+   and CACHESCOPE_STOP() (include/cachescope.h) switch it. */
+Bool cs_roi_option(const HChar* arg);
+void cs_set_collecting(Bool on);
+
 IRSB* cs_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGuestLayout* layout,
                     const VexGuestExtents* vge, const VexArchInfo* archinfo_host,
                     IRType gWordTy, IRType hWordTy);

@@ -250,6 +250,7 @@ static Bool cs_process_cmd_line_option(const HChar* arg)
    else if (cs_events_option(arg)) {}
    else if (cs_sample_option(arg)) {}
    else if (cs_ring_option(arg)) {}
+   else if (cs_roi_option(arg)) {}
    else
       return False;
    return True;
@@ -268,7 +269,9 @@ static void cs_print_usage(void)
 "    --cs-ring=PATH      hand the records over in the shared ring PATH (made by\n"
 "                        cachescope), with only tokens in --cs-out [no ring]\n"
 "    --cs-keep-env=no|yes  leave VALGRIND_LIB and CACHESCOPE_* in the program's\n"
-"                        environment (to compare with another tool run alike) [no]\n");
+"                        environment (to compare with another tool run alike) [no]\n"
+"    --cs-collect-atstart=no|yes  record from the start, or only between the program's\n"
+"                        CACHESCOPE_START() and CACHESCOPE_STOP() (include/cachescope.h) [yes]\n");
 }
 
 static void cs_print_debug_usage(void)

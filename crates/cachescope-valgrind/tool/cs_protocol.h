@@ -62,5 +62,8 @@
 #define CS_REQ_BASE   (((unsigned int)'C' << 24) | ((unsigned int)'S' << 16))
 #define CS_REQ_ALLOC  (CS_REQ_BASE + 1) /* address, size */
 #define CS_REQ_FREE   (CS_REQ_BASE + 2) /* address */
+/* From include/cachescope.h's CACHESCOPE_START() and CACHESCOPE_STOP(): the region recorded. */
+#define CS_REQ_START  (CS_REQ_BASE + 3)
+#define CS_REQ_STOP   (CS_REQ_BASE + 4)
 
 #endif

@@ -28,7 +28,7 @@ pub use crate::cmd::simulate::SimulateArgs;
 pub use crate::cmd::stats::StatsArgs;
 pub use shared::{
     Backend, InputArgs, LiveArgs, ReadArgs, ReportOptions, RunArgs, SamplingArgs, SizeArgs,
-    SummaryFormat, WorkloadParams,
+    SummaryFormat, WorkloadParams, YesNo,
 };
 
 /// Records which flags were given rather than defaulted, where a command must tell them apart

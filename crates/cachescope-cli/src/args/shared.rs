@@ -67,6 +67,10 @@ pub struct LiveArgs {
     /// frees) beside the trace, and no data-structure attribution from them.
     #[arg(long)]
     pub no_events: bool,
+    /// Record from the start (`yes`), or only between the program's CACHESCOPE_START() and
+    /// CACHESCOPE_STOP() (`no`; include/cachescope.h, Callgrind's flag name). Needs the tool.
+    #[arg(long, value_enum, value_name = "yes|no", default_value_t = YesNo::Yes)]
+    pub collect_atstart: YesNo,
     /// Where the program's standard output goes: `stdout`, `stderr`, `null` (discarded), or
     /// a file (`./stderr` for a file of that name) [default: stderr, so that cachescope's own
     /// output stays apart; `record -o FILE` leaves it on stdout].
@@ -267,4 +271,14 @@ pub struct ReportOptions {
     /// Ways of the set-associative caches of the 3C breakdown.
     #[arg(long, default_value_t = 8)]
     pub ways: u32,
+}
+
+/// A yes-or-no flag value (`--write-allocate`, `--collect-atstart`), as Valgrind's tools spell
+/// them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum YesNo {
+    /// Yes.
+    Yes,
+    /// No.
+    No,
 }

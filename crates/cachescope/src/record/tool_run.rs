@@ -33,6 +33,9 @@ pub struct ToolOptions {
     /// Follow the programs the recorded process becomes with `execve` (Valgrind's
     /// `--trace-children=yes`); forked children are never written into the stream.
     pub trace_children: bool,
+    /// Record from the start (Callgrind's `--collect-atstart`); off, only between the
+    /// program's `CACHESCOPE_START()` and `CACHESCOPE_STOP()` (include/cachescope.h).
+    pub collect_at_start: bool,
 }
 
 impl Default for ToolOptions {
@@ -42,6 +45,7 @@ impl Default for ToolOptions {
             instr: true,
             output: ProgramOutput::Inherit,
             trace_children: false,
+            collect_at_start: true,
         }
     }
 }
@@ -206,6 +210,10 @@ pub(super) fn launch(
         .arg(format!("--cs-events={}", yes_no(opts.events)))
         .arg(format!("--cs-instr={}", yes_no(opts.instr)))
         .arg(format!("--trace-children={}", yes_no(opts.trace_children)))
+        .arg(format!(
+            "--cs-collect-atstart={}",
+            yes_no(opts.collect_at_start)
+        ))
         // Only the process cachescope starts (and what it execs) writes the stream.
         .arg(format!("--cs-parent={}", std::process::id()))
         .args(sample_args)

@@ -53,6 +53,7 @@ pub fn sample_program(
         instr: options.include_instructions,
         output,
         trace_children: false,
+        collect_at_start: true,
     };
     let Launched {
         mut recording,

@@ -115,6 +115,7 @@ pub fn record(
             instr: true,
             output: capture.output.clone(),
             trace_children: capture.trace_children,
+            collect_at_start: capture.collect_at_start,
         };
         let (recording, stream, rx) = Recording::start_tool_stream(program, rest, opts)?;
         let writer = rx.map(|rx| {

@@ -3,7 +3,8 @@
 use anyhow::{Result, bail};
 use cachescope::sim::{PrefetchPolicy, Writes};
 
-use super::{SimulateArgs, YesNo};
+use super::SimulateArgs;
+use crate::args::YesNo;
 
 /// The store policy asked for: `None` unless write-backs are tracked.
 pub fn writes(args: &SimulateArgs) -> Option<Writes> {

@@ -13,7 +13,7 @@ use cachescope::sim::{
 use clap::Args;
 
 use super::drive;
-use crate::args::{InputArgs, RunArgs, values};
+use crate::args::{InputArgs, RunArgs, YesNo, values};
 use crate::input;
 use crate::output::{self, Format};
 
@@ -126,15 +126,6 @@ pub struct SimulateArgs {
     /// Print CSV, one row per simulated level (not with --cachegrind).
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "cachegrind")]
     pub csv: bool,
-}
-
-/// `--write-allocate`'s value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum YesNo {
-    /// A store that misses fills its line (write-allocate).
-    Yes,
-    /// A store that misses fills nothing (no-write-allocate).
-    No,
 }
 
 /// How the levels of a hierarchy share lines.
