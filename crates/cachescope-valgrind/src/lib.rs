@@ -177,13 +177,6 @@ fn write_dirs(core: &Path, base: &Path) -> io::Result<ToolDirs> {
     fs::create_dir_all(base)?;
     // A new build's first run: the directories of builds unused for two weeks go.
     prune::prune(base, &dir, std::time::SystemTime::now(), prune::UNUSED_FOR);
-    if dir.exists() {
-        // Left incomplete by an older cachescope or a hand; moved aside before replacing it.
-        let aside = tempfile::Builder::new()
-            .prefix("broken-")
-            .tempdir_in(base)?;
-        let _ = fs::rename(&dir, aside.path().join("old"));
-    }
     // Written in a directory of its own (unique even among threads of one process) and
     // renamed into place, so concurrent runs never see half a tool.
     let tmp = tempfile::Builder::new().prefix("tmp-").tempdir_in(base)?;
@@ -197,11 +190,24 @@ fn write_dirs(core: &Path, base: &Path) -> io::Result<ToolDirs> {
         &tmp.path().join("events").join(PRELOAD_FILE),
         embedded::PRELOAD,
     )?;
-    match fs::rename(tmp.path(), &dir) {
-        Ok(()) => Ok(dirs),
-        // Another run renamed its copy first.
-        Err(_) if complete(&dirs) => Ok(dirs),
-        Err(e) => Err(e),
+    let mut tries = 0;
+    loop {
+        match fs::rename(tmp.path(), &dir) {
+            Ok(()) => return Ok(dirs),
+            // Another run renamed its copy first.
+            Err(_) if complete(&dirs) => return Ok(dirs),
+            // Left incomplete by an older cachescope or a hand: moved aside (and removed with
+            // `aside`), then ours goes in. Only a directory seen incomplete after our rename
+            // failed is moved, so a complete copy another run has just put there stays.
+            Err(_) if dir.exists() && tries < 4 => {
+                tries += 1;
+                let aside = tempfile::Builder::new()
+                    .prefix("broken-")
+                    .tempdir_in(base)?;
+                let _ = fs::rename(&dir, aside.path().join("old"));
+            }
+            Err(e) => return Err(e),
+        }
     }
 }
 
