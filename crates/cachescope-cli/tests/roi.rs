@@ -5,24 +5,9 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use common::{cs, json, tools_or_skip};
-
-fn build(dir: &Path) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let exe = dir.join("roi");
-    let cc = std::process::Command::new("cc")
-        .args(["-O1", "-g", "-I"])
-        .arg(root.join("include"))
-        .arg("-o")
-        .arg(&exe)
-        .arg(root.join("examples/roi/roi.c"))
-        .status()
-        .unwrap();
-    assert!(cc.success());
-    exe
-}
 
 fn distinct(v: &serde_json::Value) -> u64 {
     v["distinct_lines"].as_u64().unwrap()
@@ -34,25 +19,19 @@ fn only_the_region_is_recorded_with_collect_atstart_no() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = build(dir.path());
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let include = format!("-I{}", root.join("include").display());
+    let Some((exe, t)) = common::record_c_program(
+        dir.path(),
+        &root.join("examples/roi/roi.c"),
+        &[&include],
+        &["--collect-atstart=no"],
+    ) else {
+        return;
+    };
     // Without Valgrind the requests are no-ops.
     let native = std::process::Command::new(&exe).output().unwrap();
     assert!(native.status.success());
-    let t = dir.path().join("roi.cst");
-    let rec = cs()
-        .args(["record", "-q", "--collect-atstart=no", "-o"])
-        .arg(&t)
-        .arg("--")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    if !rec.status.success() {
-        eprintln!(
-            "skipping: the tool cannot record: {}",
-            String::from_utf8_lossy(&rec.stderr)
-        );
-        return;
-    }
     let roi = json(&["stats", "--json", t.to_str().unwrap()]);
     // The loop: 8 rounds of a load and a store on each of 1,024 lines, and the requests' few.
     assert!((1024..1100).contains(&distinct(&roi)), "{roi}");

@@ -143,10 +143,24 @@ pub fn with_default_signals(command: &mut std::process::Command) -> &mut std::pr
 /// `cachescope record` into `dir/NAME.cst`; `None`, with a printed reason, when recording
 /// fails (the caller has checked that Valgrind and cc exist).
 pub fn record_threads_program(dir: &Path, src: &Path) -> Option<PathBuf> {
+    record_c_program(dir, src, &["-pthread"], &[]).map(|(_, trace)| trace)
+}
+
+/// Compiles the C program `src` (`cc -O1 -g CFLAGS…`) in `dir` and records it with
+/// `cachescope record RECORD_ARGS…` into `dir/NAME.cst`: the executable and the trace, or
+/// `None`, with a printed reason, when recording fails.
+pub fn record_c_program(
+    dir: &Path,
+    src: &Path,
+    cflags: &[&str],
+    record_args: &[&str],
+) -> Option<(PathBuf, PathBuf)> {
     let name = src.file_stem().unwrap().to_str().unwrap();
     let exe = dir.join(name);
     let cc = std::process::Command::new("cc")
-        .args(["-O1", "-g", "-pthread", "-o"])
+        .args(["-O1", "-g"])
+        .args(cflags)
+        .arg("-o")
         .arg(&exe)
         .arg(src)
         .status()
@@ -154,7 +168,9 @@ pub fn record_threads_program(dir: &Path, src: &Path) -> Option<PathBuf> {
     assert!(cc.success(), "cc {}", src.display());
     let trace = dir.join(format!("{name}.cst"));
     let rec = cs()
-        .args(["record", "-q", "-o"])
+        .args(["record", "-q"])
+        .args(record_args)
+        .arg("-o")
         .arg(&trace)
         .arg("--")
         .arg(&exe)
@@ -167,7 +183,7 @@ pub fn record_threads_program(dir: &Path, src: &Path) -> Option<PathBuf> {
         );
         return None;
     }
-    Some(trace)
+    Some((exe, trace))
 }
 
 /// `examples/threads/NAME.c`.
