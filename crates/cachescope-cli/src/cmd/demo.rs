@@ -48,7 +48,7 @@ pub fn run(args: DemoArgs) -> Result<()> {
         options,
         None,
         Default::default(),
-        super::report::Again::none(),
+        None,
         &args.output,
         &args.run,
     )?;

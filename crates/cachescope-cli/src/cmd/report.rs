@@ -96,12 +96,11 @@ pub fn run(args: ReportArgs) -> Result<()> {
         program,
     };
     // The threads section reads a trace file again (not standard input).
-    let path = input.trace.clone().filter(|p| p.as_os_str() != "-");
-    let mut reopen = || input::open(&input, args.run.line_size);
-    let again = Again {
-        open: path.is_some().then_some(&mut reopen as _),
-        log: path.map(|p| sidecar_path(&p)).filter(|l| l.is_file()),
-    };
+    let file = input.trace.as_deref().filter(|p| p.as_os_str() != "-");
+    let again = file.map(|path| Again {
+        trace: path,
+        read: &input.read,
+    });
     let (report, written) = make(
         &mut trace,
         options,
@@ -114,21 +113,12 @@ pub fn run(args: ReportArgs) -> Result<()> {
     print_summary(&report, &written, args.json, args.csv)
 }
 
-/// How the threads section reads the trace again ([`cachescope::report::threads`]): `open`
-/// opens it anew (`None` when it cannot be, as standard input), `log` is its event log.
+/// The trace file the threads section reads again ([`cachescope::report::threads`]), with
+/// its event log beside it when there is one.
+#[derive(Clone, Copy)]
 pub struct Again<'a> {
-    pub open: Option<&'a mut dyn FnMut() -> Result<Trace>>,
-    pub log: Option<PathBuf>,
-}
-
-impl Again<'_> {
-    /// For a source with one thread, or none that can be read again.
-    pub fn none() -> Again<'static> {
-        Again {
-            open: None,
-            log: None,
-        }
-    }
+    pub trace: &'a Path,
+    pub read: &'a ReadArgs,
 }
 
 /// Records the program into `DIR/PROGRAM.cst` (or `--save`'s file) with its event log beside
@@ -166,11 +156,10 @@ fn report_program(
         source: Some(recorded.summary.source.clone()),
         program: Some(recorded.summary.source.clone()),
     };
-    let mut reopen = || input::open_path(&trace_path, &args.read);
-    let again = Again {
-        open: Some(&mut reopen),
-        log: recorded.events.clone(),
-    };
+    let again = Some(Again {
+        trace: &trace_path,
+        read: &args.read,
+    });
     let (report, written) = make(
         &mut trace,
         options,
@@ -228,7 +217,7 @@ pub fn make(
     options: CollectOptions,
     events: Option<EventSource<'static>>,
     named: Named,
-    again: Again<'_>,
+    again: Option<Again<'_>>,
     dir: &Path,
     run: &RunArgs,
 ) -> Result<(Report, Written)> {
@@ -250,11 +239,13 @@ pub fn make(
     if report.threads.is_some() {
         let mut pass = super::passes(run);
         pass.hooks().notes = false;
+        let log = again.map(|a| sidecar_path(a.trace)).filter(|l| l.is_file());
+        let mut reopen = again.map(|a| move || input::open_path(a.trace, a.read));
         cachescope::report::threads::complete(
             &mut report,
-            again.open,
+            reopen.as_mut().map(|f| f as _),
             &mut pass,
-            again.log.as_deref(),
+            log.as_deref(),
         )?;
     }
     if !run.quiet {
