@@ -49,6 +49,12 @@ pub fn finish(result: anyhow::Result<()>) -> ExitCode {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .take();
+    // A signal that also reached the program (a terminal's Ctrl-C reaches the group) can end
+    // the run as if the program had merely failed: it is still an interruption.
+    let result = match result {
+        Ok(()) if cachescope::interrupt::requested() => Err(cachescope::Error::Interrupted.into()),
+        other => other,
+    };
     match result {
         Ok(()) => match failed {
             Some(note) => {

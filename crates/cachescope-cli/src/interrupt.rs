@@ -10,14 +10,19 @@
 //! (building a model after the pass, waiting on a silent stdin), a second signal, or [`GRACE`]
 //! after the first, removes the temporary files and directories and exits at once.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 /// How long the work gets to stop on its own before the process exits anyway.
 const GRACE: Duration = Duration::from_secs(3);
 
-/// The first signal received (0: none).
+/// The first signal received (0: none), as the handling thread saw it.
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// The last signal received (0: none), set in the signal handler itself, so it is known before
+/// the handling thread wakes.
+static LATEST: LazyLock<Arc<AtomicUsize>> = LazyLock::new(|| Arc::new(AtomicUsize::new(0)));
 
 /// Installs the handler (once, at start-up). A signal this process was started ignoring
 /// (SIGHUP under `nohup`, SIGINT for a background job of a script) stays ignored: the
@@ -39,6 +44,16 @@ pub fn install() {
             return;
         }
     };
+    // In the handler itself: the library's stop flag and the signal's number.
+    for &signal in &wanted {
+        let set =
+            signal_hook::flag::register(signal, cachescope::interrupt::flag()).and_then(|_| {
+                signal_hook::flag::register_usize(signal, Arc::clone(&LATEST), signal as usize)
+            });
+        if let Err(e) = set {
+            eprintln!("cachescope: warning: cannot handle signal {signal} at once ({e})");
+        }
+    }
     std::thread::spawn(move || {
         for signal in signals.forever() {
             let first = SIGNAL
@@ -83,23 +98,27 @@ fn force_exit() -> ! {
 
 /// `interrupted (SIGTERM)`.
 pub fn message() -> String {
-    match SIGNAL.load(Ordering::SeqCst) {
-        signal_hook::consts::SIGINT => "interrupted (SIGINT)".into(),
-        signal_hook::consts::SIGTERM => "interrupted (SIGTERM)".into(),
-        signal_hook::consts::SIGHUP => "interrupted (SIGHUP)".into(),
+    match received() {
+        Some(signal_hook::consts::SIGINT) => "interrupted (SIGINT)".into(),
+        Some(signal_hook::consts::SIGTERM) => "interrupted (SIGTERM)".into(),
+        Some(signal_hook::consts::SIGHUP) => "interrupted (SIGHUP)".into(),
         _ => "interrupted".into(),
+    }
+}
+
+/// The first signal the handling thread saw, else the one the handler noted, if any.
+fn received() -> Option<i32> {
+    match (SIGNAL.load(Ordering::SeqCst), LATEST.load(Ordering::SeqCst)) {
+        (first, _) if first > 0 => Some(first),
+        (_, latest) if latest > 0 => i32::try_from(latest).ok(),
+        _ => None,
     }
 }
 
 /// 128 + the first signal's number; 130 (SIGINT's) when the library was asked to stop
 /// otherwise.
 fn exit_status() -> u8 {
-    let signal = SIGNAL.load(Ordering::SeqCst);
-    let signal = if signal > 0 {
-        signal
-    } else {
-        signal_hook::consts::SIGINT
-    };
+    let signal = received().unwrap_or(signal_hook::consts::SIGINT);
     128 + u8::try_from(signal).unwrap_or(2)
 }
 

@@ -8,10 +8,11 @@
 //! files are removed by their owners' destructors.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock};
 
 use crate::error::{Error, Result};
 
-static REQUESTED: AtomicBool = AtomicBool::new(false);
+static REQUESTED: LazyLock<Arc<AtomicBool>> = LazyLock::new(|| Arc::new(AtomicBool::new(false)));
 
 /// Asks every running pass to stop at its next batch (safe to call from any thread).
 pub fn request() {
@@ -21,6 +22,14 @@ pub fn request() {
 /// True once [`request`] has been called.
 pub fn requested() -> bool {
     REQUESTED.load(Ordering::Relaxed)
+}
+
+/// The flag itself, for a signal handler to set in the handler (`signal_hook::flag::register`):
+/// a flag set later, by a thread woken by the signal, could lose the race with a recorded
+/// program that died of the same signal (a terminal's Ctrl-C reaches the whole group), and the
+/// run would end as if the program had merely crashed.
+pub fn flag() -> Arc<AtomicBool> {
+    Arc::clone(&REQUESTED)
 }
 
 /// `Err(Error::Interrupted)` after [`request`], the memory budget's error once it is exceeded,

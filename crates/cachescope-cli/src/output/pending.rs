@@ -40,6 +40,8 @@ impl Pending {
 
     /// Moves the finished file into place.
     pub fn commit(mut self) -> Result<()> {
+        // An interrupted run leaves nothing that looks finished, even when its pass ended first.
+        cachescope::interrupt::check()?;
         std::fs::rename(&self.tmp, &self.dest).with_context(|| {
             format!(
                 "cannot move the output into place at {}",
