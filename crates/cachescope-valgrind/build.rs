@@ -8,7 +8,7 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: [&str; 7] = [
+const SOURCES: [&str; 8] = [
     "tool/cs_main.c",
     "tool/cs_env.c",
     "tool/cs_instrument.c",
@@ -16,6 +16,7 @@ const SOURCES: [&str; 7] = [
     "tool/cs_events.c",
     "tool/cs_sample.c",
     "tool/cs_ring.c",
+    "tool/cs_toggle.c",
 ];
 
 fn main() {
@@ -33,6 +34,8 @@ fn main() {
         "tool/cs_sample.h",
         "tool/cs_ring.c",
         "tool/cs_ring.h",
+        "tool/cs_toggle.c",
+        "tool/cs_toggle.h",
         "tool/cs_protocol.h",
         "tool/cs_preload.c",
     ] {

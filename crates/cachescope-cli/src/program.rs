@@ -33,6 +33,8 @@ pub struct Capture {
     pub output: ProgramOutput,
     /// Record from the start, or only between CACHESCOPE_START() and CACHESCOPE_STOP().
     pub collect_at_start: bool,
+    /// Record only while one of these functions is on the stack (empty: everywhere).
+    pub toggle_collect: Vec<String>,
 }
 
 impl Capture {
@@ -45,6 +47,7 @@ impl Capture {
             events: !live.no_events,
             output: live.output(default_output),
             collect_at_start: live.collect_atstart == crate::args::YesNo::Yes,
+            toggle_collect: live.toggle_collect.clone(),
         }
     }
 
@@ -60,6 +63,10 @@ impl Capture {
                 "--collect-atstart=no needs the tool backend: lackey cannot be told where the \
                  program's region of interest starts"
             ),
+            Backend::Lackey if !self.toggle_collect.is_empty() => bail!(
+                "--toggle-collect needs the tool backend: lackey cannot follow the program's \
+                 calls"
+            ),
             Backend::Lackey => Ok(Backend::Lackey),
             Backend::Tool => match tool_status() {
                 Ok(_) => Ok(Backend::Tool),
@@ -69,6 +76,9 @@ impl Capture {
                 Err(why) if !self.collect_at_start => bail!(
                     "--collect-atstart=no needs cachescope's Valgrind tool, which cannot run: \
                      {why}"
+                ),
+                Err(why) if !self.toggle_collect.is_empty() => bail!(
+                    "--toggle-collect needs cachescope's Valgrind tool, which cannot run: {why}"
                 ),
                 Err(why) => {
                     if !quiet {
@@ -128,6 +138,7 @@ pub fn open(command: &[OsString], live: &LiveArgs, twice: bool, quiet: bool) -> 
                 output: capture.output,
                 trace_children: capture.trace_children,
                 collect_at_start: capture.collect_at_start,
+                toggle_collect: capture.toggle_collect.clone(),
             };
             let (recording, trace, _) = Recording::start_tool(program, args, opts)?;
             (recording, trace)
@@ -248,6 +259,7 @@ pub fn sample_in_tool(
         || live.backend == Backend::Lackey
         || live.trace_children
         || live.collect_atstart == crate::args::YesNo::No
+        || !live.toggle_collect.is_empty()
         || tool_status().is_err()
     {
         return Ok(None);

@@ -2,6 +2,8 @@
 //! CACHESCOPE_STOP() (include/cachescope.h) after a 4 MiB set-up; `--collect-atstart=no`
 //! records the loop alone, on `record` and on an analysing command's `-- PROGRAM`; without
 //! the flag the whole run is recorded, and without Valgrind the program runs as usual.
+//! examples/roi/toggle.c calls one helper from a recursive `hot` over 64 KiB and from set-ups
+//! over 4 MiB: `--toggle-collect=hot` records the helper's references under `hot` alone.
 
 mod common;
 
@@ -70,5 +72,74 @@ fn collect_atstart_no_needs_the_tool() {
     .failure()
     .stderr(predicates::str::contains(
         "--collect-atstart=no needs the tool backend",
+    ));
+}
+
+#[test]
+fn only_calls_under_the_function_are_recorded_with_toggle_collect() {
+    if !tools_or_skip(&["valgrind", "cc"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let Some((exe, t)) = common::record_c_program(
+        dir.path(),
+        &root.join("examples/roi/toggle.c"),
+        &[],
+        &["--toggle-collect=hot"],
+    ) else {
+        return;
+    };
+    let hot = json(&["stats", "--json", t.to_str().unwrap()]);
+    // 8 calls of `hot`, each recursing 3 levels then calling `touch` on 1,024 lines: the
+    // call's store, touch's load and store, the return's load. Some 300 more for `hot`'s own
+    // frames; nothing of the set-ups, which call the same `touch` on 65,536 other lines.
+    assert!((1024..1040).contains(&distinct(&hot)), "{hot}");
+    let refs = hot["refs"].as_u64().unwrap();
+    assert!((32_768..33_400).contains(&refs), "{hot}");
+    // Valgrind's wildcards, on an analysing command's program: the same references.
+    let live = json(&[
+        "stats",
+        "--json",
+        "--toggle-collect=h?t",
+        "--",
+        exe.to_str().unwrap(),
+    ]);
+    assert_eq!(live["refs"], hot["refs"]);
+    // A function that never runs: nothing recorded.
+    let none = json(&[
+        "stats",
+        "--json",
+        "--toggle-collect=no_such_function",
+        "--",
+        exe.to_str().unwrap(),
+    ]);
+    assert_eq!(none["refs"], 0, "{none}");
+    // With the region flag too: both must hold, and toggle.c has no region, so nothing.
+    let both = json(&[
+        "stats",
+        "--json",
+        "--toggle-collect=hot",
+        "--collect-atstart=no",
+        "--",
+        exe.to_str().unwrap(),
+    ]);
+    assert_eq!(both["refs"], 0, "{both}");
+}
+
+#[test]
+fn toggle_collect_needs_the_tool() {
+    cs().args([
+        "stats",
+        "--toggle-collect=main",
+        "--backend",
+        "lackey",
+        "--",
+        "/bin/true",
+    ])
+    .assert()
+    .failure()
+    .stderr(predicates::str::contains(
+        "--toggle-collect needs the tool backend",
     ));
 }

@@ -27,6 +27,7 @@
 #include "cs_instrument.h"
 #include "cs_protocol.h"
 #include "cs_sample.h"
+#include "cs_toggle.h"
 
 /* An atom: an IRExpr that is a temporary or a constant (flat IR). */
 typedef IRExpr IRAtom;
@@ -124,8 +125,14 @@ static void emit_segment(IRSB* sb)
                                                IRExpr_Const(IRConst_U64(8 * k))));
       addStmtToIRSB(sb, IRStmt_Store(Iend_LE, at, words[k]));
    }
-   IRAtom* next = assign(sb, Ity_I64, IRExpr_Binop(Iop_Add64, ptr,
-                                                   IRExpr_Const(IRConst_U64(8 * n))));
+   IRAtom* advance = IRExpr_Const(IRConst_U64(8 * n));
+   if (cs_toggle_enabled()) {
+      /* Outside the toggled functions the pointer stays: the words are overwritten. */
+      IRAtom* gate = assign(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
+                                                     mkIRExpr_HWord((HWord)&cs_gate)));
+      advance = assign(sb, Ity_I64, IRExpr_Binop(Iop_And64, advance, gate));
+   }
+   IRAtom* next = assign(sb, Ity_I64, IRExpr_Binop(Iop_Add64, ptr, advance));
    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, ptr_addr, next));
    IRAtom* limit = assign(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
                                                    mkIRExpr_HWord((HWord)&cs_limit)));
@@ -170,6 +177,13 @@ static void flush_events(IRSB* sb)
                                       VG_(fnptr_to_fnentry)(&cs_append_guarded),
                                       mkIRExprVec_1(record_of(sb, &events[i])));
       di->guard = events[i].guard;
+      if (cs_toggle_enabled()) {
+         IRAtom* gate = assign(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
+                                                        mkIRExpr_HWord((HWord)&cs_gate)));
+         IRAtom* open = assign(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, gate,
+                                                        IRExpr_Const(IRConst_U64(0))));
+         di->guard = assign(sb, Ity_I1, IRExpr_Binop(Iop_And1, events[i].guard, open));
+      }
       addStmtToIRSB(sb, IRStmt_Dirty(di));
    }
    gather(sb, start, events_used);
@@ -278,7 +292,9 @@ static void add_events_of(IRSB* sb, IRTypeEnv* tyenv, IRStmt* st)
 /* Whether references are recorded now. Outside a region the code is translated without
    instrumentation, so it runs at Valgrind's bare speed; switching discards every translation
    (as Callgrind's CALLGRIND_START_INSTRUMENTATION does), so blocks are translated again the
-   other way. Thread switches, allocations and execs are still recorded outside. */
+   other way. Thread switches, allocations and execs are still recorded outside. With
+   --cs-toggle-collect every block is instrumented instead, and the region is part of the
+   gate (cs_toggle.c). */
 static Bool collecting = True;
 
 Bool cs_roi_option(const HChar* arg)
@@ -289,8 +305,19 @@ Bool cs_roi_option(const HChar* arg)
    return True;
 }
 
+void cs_roi_post_clo_init(void)
+{
+   cs_toggle_post_clo_init();
+   if (cs_toggle_enabled())
+      cs_toggle_set_roi(collecting);
+}
+
 void cs_set_collecting(Bool on)
 {
+   if (cs_toggle_enabled()) {
+      cs_toggle_set_roi(on);
+      return;
+   }
    if (on == collecting)
       return;
    collecting = on;
@@ -303,7 +330,7 @@ IRSB* cs_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGuestLayout
 {
    if (gWordTy != Ity_I64 || hWordTy != Ity_I64)
       VG_(tool_panic)("cachescope: only 64-bit guests are supported");
-   if (!collecting)
+   if (!collecting && !cs_toggle_enabled())
       return sbIn;
 
    IRSB* sbOut = deepCopyIRSBExceptStmts(sbIn);
@@ -314,6 +341,7 @@ IRSB* cs_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGuestLayout
    }
    events_used = 0;
    segment_used = 0;
+   cs_toggle_instrument(sbOut, layout, (Addr)vge->base[0]);
    Bool own = False; /* the current instruction is the preload library's: not recorded */
 
    for (; i < sbIn->stmts_used; i++) {

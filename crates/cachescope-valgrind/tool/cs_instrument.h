@@ -25,6 +25,8 @@ Bool cs_instr_records(void);
 /* Regions of interest: --cs-collect-atstart=no starts with recording off; CACHESCOPE_START()
    and CACHESCOPE_STOP() (include/cachescope.h) switch it. */
 Bool cs_roi_option(const HChar* arg);
+/* After the options (--cs-toggle-collect included, cs_toggle.h). */
+void cs_roi_post_clo_init(void);
 void cs_set_collecting(Bool on);
 
 IRSB* cs_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGuestLayout* layout,

@@ -52,6 +52,7 @@ extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 #include "cs_instrument.h"
 #include "cs_ring.h"
 #include "cs_sample.h"
+#include "cs_toggle.h"
 
 /*------------------------------------------------------------------*/
 /*--- The output buffer                                          ---*/
@@ -197,6 +198,7 @@ static void cs_start_client_code(ThreadId tid, ULong blocks_dispatched)
    if (tid != current_tid || serial_of(tid) != current_serial) {
       current_tid = tid;
       current_serial = serial_of(tid);
+      cs_toggle_thread(tid);
       cs_append(CS_ESCAPE(CS_TAG_THREAD, current_serial));
    }
 }
@@ -251,6 +253,7 @@ static Bool cs_process_cmd_line_option(const HChar* arg)
    else if (cs_sample_option(arg)) {}
    else if (cs_ring_option(arg)) {}
    else if (cs_roi_option(arg)) {}
+   else if (cs_toggle_option(arg)) {}
    else
       return False;
    return True;
@@ -271,7 +274,9 @@ static void cs_print_usage(void)
 "    --cs-keep-env=no|yes  leave VALGRIND_LIB and CACHESCOPE_* in the program's\n"
 "                        environment (to compare with another tool run alike) [no]\n"
 "    --cs-collect-atstart=no|yes  record from the start, or only between the program's\n"
-"                        CACHESCOPE_START() and CACHESCOPE_STOP() (include/cachescope.h) [yes]\n");
+"                        CACHESCOPE_START() and CACHESCOPE_STOP() (include/cachescope.h) [yes]\n"
+"    --cs-toggle-collect=FUNCTION  record only while a function matching FUNCTION\n"
+"                        (wildcards * and ?; may be repeated) is on the stack [none]\n");
 }
 
 static void cs_print_debug_usage(void)
@@ -284,6 +289,7 @@ static void cs_post_clo_init(void)
    /* The client has not run yet: its initial stack can still be edited (cs_env.c). */
    if (!clo_keep_env)
       cs_strip_client_env();
+   cs_roi_post_clo_init();
    if (clo_out == NULL) {
       VG_(umsg)("cachescope: no --cs-out=PATH given; records are counted, not written\n");
       return;

@@ -71,6 +71,10 @@ pub struct LiveArgs {
     /// CACHESCOPE_STOP() (`no`; include/cachescope.h, Callgrind's flag name). Needs the tool.
     #[arg(long, value_enum, value_name = "yes|no", default_value_t = YesNo::Yes)]
     pub collect_atstart: YesNo,
+    /// Record only while FUNCTION is on the stack (Callgrind's flag; wildcards `*` and `?`,
+    /// as Valgrind matches names; repeat it for several). Needs the tool.
+    #[arg(long, value_name = "FUNCTION")]
+    pub toggle_collect: Vec<String>,
     /// Where the program's standard output goes: `stdout`, `stderr`, `null` (discarded), or
     /// a file (`./stderr` for a file of that name) [default: stderr, so that cachescope's own
     /// output stays apart; `record -o FILE` leaves it on stdout].

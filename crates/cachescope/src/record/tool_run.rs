@@ -36,6 +36,9 @@ pub struct ToolOptions {
     /// Record from the start (Callgrind's `--collect-atstart`); off, only between the
     /// program's `CACHESCOPE_START()` and `CACHESCOPE_STOP()` (include/cachescope.h).
     pub collect_at_start: bool,
+    /// Record only while a function matching one of these names (Valgrind's wildcards `*`
+    /// and `?`) is on the stack (Callgrind's `--toggle-collect`); empty: everywhere.
+    pub toggle_collect: Vec<String>,
 }
 
 impl Default for ToolOptions {
@@ -46,6 +49,7 @@ impl Default for ToolOptions {
             output: ProgramOutput::Inherit,
             trace_children: false,
             collect_at_start: true,
+            toggle_collect: Vec::new(),
         }
     }
 }
@@ -214,6 +218,11 @@ pub(super) fn launch(
             "--cs-collect-atstart={}",
             yes_no(opts.collect_at_start)
         ))
+        .args(
+            opts.toggle_collect
+                .iter()
+                .map(|f| format!("--cs-toggle-collect={f}")),
+        )
         // Only the process cachescope starts (and what it execs) writes the stream.
         .arg(format!("--cs-parent={}", std::process::id()))
         .args(sample_args)

@@ -54,6 +54,7 @@ pub fn sample_program(
         output,
         trace_children: false,
         collect_at_start: true,
+        toggle_collect: Vec::new(),
     };
     let Launched {
         mut recording,

@@ -116,6 +116,7 @@ pub fn record(
             output: capture.output.clone(),
             trace_children: capture.trace_children,
             collect_at_start: capture.collect_at_start,
+            toggle_collect: capture.toggle_collect.clone(),
         };
         let (recording, stream, rx) = Recording::start_tool_stream(program, rest, opts)?;
         let writer = rx.map(|rx| {
