@@ -385,3 +385,81 @@ fn padding_removes_the_coherence_misses_of_false_sharing() {
         "padded: {padded}, false sharing: {shared}"
     );
 }
+
+#[test]
+fn writebacks_with_cores_count_the_flush_of_a_modified_line_another_core_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    // Thread 1 writes a line, thread 2 reads it, five times over.
+    let a: Vec<_> = (0..5)
+        .flat_map(|_| {
+            [
+                (1, AccessKind::Store, 0x1000),
+                (2, AccessKind::Load, 0x1008),
+            ]
+        })
+        .collect();
+    let t = threaded(dir.path(), "flush.cst", &a);
+    let v = json(&[
+        "simulate",
+        t.to_str().unwrap(),
+        "--cores",
+        "2",
+        "--L1",
+        "32K,8,64",
+        "--LL",
+        "1M,16,64",
+        "--shared",
+        "LL",
+        "--quantum",
+        "0",
+        "--writebacks",
+        "--json",
+    ]);
+    // Each read finds the line modified on core 0, which supplies it and writes it back.
+    let core0 = cache(&v, "L1", Some(0));
+    assert_eq!(
+        (core0["refs"].as_u64(), core0["hits"].as_u64()),
+        (Some(5), Some(4))
+    );
+    assert_eq!(core0["writebacks"], 5, "{v}");
+    let core1 = cache(&v, "L1", Some(1));
+    assert_eq!(
+        (
+            &core1["transfers"],
+            &core1["invalidations"],
+            &core1["writebacks"]
+        ),
+        (&5.into(), &4.into(), &0.into()),
+        "{v}"
+    );
+    let shared = v["caches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["core"].is_null())
+        .unwrap();
+    assert_eq!(shared["writebacks_received"], 5, "{v}");
+    // Without the flag the fields are absent; the prefetchers are single-core only.
+    let plain = json(&[
+        "simulate",
+        t.to_str().unwrap(),
+        "--cores",
+        "2",
+        "--cache",
+        "32K,8,64",
+        "--json",
+    ]);
+    assert!(cache(&plain, "cache", Some(0)).get("writebacks").is_none());
+    cs().args([
+        "simulate",
+        t.to_str().unwrap(),
+        "--cores",
+        "2",
+        "--cache",
+        "32K,8,64",
+    ])
+    .args(["--prefetch", "next-line"])
+    .assert()
+    .failure()
+    .stderr(predicates::str::contains("not yet to --cores"));
+}

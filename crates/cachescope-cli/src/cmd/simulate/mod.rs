@@ -86,7 +86,8 @@ pub struct SimulateArgs {
     pub three_c: bool,
     /// Track dirty lines: every level reports `writebacks` (dirty lines it evicted, written to
     /// the next level or memory) and `writebacks_received` (written into it from above; not
-    /// demand references). Not with --cachegrind, --policy opt or --cores; a hierarchy must be
+    /// demand references); with --cores a read of a line another core holds modified also
+    /// writes it back. Not with --cachegrind or --policy opt; a hierarchy must be
     /// non-inclusive (docs/hardware.md).
     #[arg(long)]
     pub writebacks: bool,
@@ -169,13 +170,15 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     };
     let (l2, l3) = lower_levels(&args)?;
     let prefetching = level_prefetch.iter().any(|&p| p != PrefetchPolicy::None);
-    if (opts.writes.is_some() || prefetching)
-        && (args.cachegrind || args.cores.is_some() || policy == Policy::Opt)
-    {
+    if (opts.writes.is_some() || prefetching) && (args.cachegrind || policy == Policy::Opt) {
         bail!(
-            "--writebacks, --write-allocate no and --prefetch apply to --cache caches and \
-             hierarchies, not to --cachegrind (Cachegrind models neither), --cores or --policy opt"
+            "--writebacks, --write-allocate no and --prefetch apply to --cache caches, \
+             hierarchies and --cores, not to --cachegrind (Cachegrind models neither) or \
+             --policy opt"
         );
+    }
+    if prefetching && args.cores.is_some() {
+        bail!("--prefetch applies to single-core caches and hierarchies, not yet to --cores");
     }
     if let Some(w) = opts.writes {
         if !w.allocate && args.three_c {

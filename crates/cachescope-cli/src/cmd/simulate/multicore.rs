@@ -55,6 +55,7 @@ pub fn run(
     config.l1i = l1i;
     config.policy = policy;
     config.pins = args.pins.clone();
+    config.writes = super::hardware::writes(args);
     let mut sim = MultiCore::new(&config)?;
 
     let quantum = args.quantum.unwrap_or(DEFAULT_QUANTUM);

@@ -72,6 +72,11 @@ fn row(o: &mut String, level: &str, core: &str, shape: &str, c: &CacheCounts) {
         thousands(c.invalidations),
         thousands(c.transfers),
     );
+    // Write-back columns, when tracked.
+    if let (Some(made), Some(received)) = (c.writebacks, c.writebacks_received) {
+        o.pop();
+        let _ = writeln!(o, " {:>12} {:>12}", thousands(made), thousands(received));
+    }
 }
 
 fn render(run: &MultiCoreRun) -> String {
@@ -115,6 +120,10 @@ fn render(run: &MultiCoreRun) -> String {
         "invalidations",
         "transfers"
     );
+    if r.caches.iter().any(|c| c.counts.writebacks.is_some()) {
+        o.pop();
+        let _ = writeln!(o, " {:>12} {:>12}", "writebacks", "wb received");
+    }
     for (level, total) in r.levels.iter().zip(&r.totals) {
         let shape = shape(&level.geometry);
         for cache in r.caches.iter().filter(|c| c.level == level.name) {

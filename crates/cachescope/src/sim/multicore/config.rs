@@ -3,7 +3,7 @@
 
 use crate::access::ThreadId;
 use crate::error::{Error, Result};
-use crate::sim::{Geometry, Policy};
+use crate::sim::{Geometry, Policy, Writes};
 
 /// Most cores a machine may have: far beyond the threads of any recorded program, and small
 /// enough that every core's empty caches fit in memory.
@@ -61,6 +61,9 @@ pub struct MultiCoreConfig {
     /// Count each line's coherence misses ([`MultiCore::coherence_by_line`](super::MultiCore::coherence_by_line)):
     /// a hash-map update per coherence miss, nothing otherwise.
     pub by_line: bool,
+    /// Track dirty lines and write-backs in every cache, with this store policy (`None`: no
+    /// tracking, write-allocate, as before write-backs were counted; docs/threads.md).
+    pub writes: Option<Writes>,
 }
 
 fn invalid(name: &'static str, message: String) -> Error {
@@ -78,6 +81,7 @@ impl MultiCoreConfig {
             policy: Policy::Lru,
             pins: Vec::new(),
             by_line: false,
+            writes: None,
         }
     }
 

@@ -11,8 +11,9 @@
 //!
 //! The model reads the trace in the order it is given. A Valgrind recording runs one thread
 //! at a time in long slices; [`crate::interleave`] re-interleaves the threads' streams into a
-//! concurrent order first. Caches are write-allocate and non-inclusive, and a reference looks
-//! up the line of its first byte, as in [`Hierarchy`](super::Hierarchy); instruction fetches
+//! concurrent order first. Caches are non-inclusive, write-allocate unless configured
+//! otherwise, with dirty lines and write-backs tracked on request
+//! ([`MultiCoreConfig::writes`]), and a reference looks up the line of its first byte, as in [`Hierarchy`](super::Hierarchy); instruction fetches
 //! are simulated only with a split first level ([`MultiCoreConfig::l1i`]).
 //!
 //! ```
@@ -57,6 +58,7 @@ use crate::access::{AccessKind, LineSize};
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::Result;
+use crate::sim::Op;
 
 /// A multi-core machine simulated over a threaded trace. See the module documentation.
 #[derive(Clone, Debug)]
@@ -74,6 +76,9 @@ pub struct MultiCore {
     private: Vec<Vec<usize>>,
     /// The shared units, top down.
     shared: Vec<usize>,
+    /// Where each unit's write-backs go: the next unit down its core's path, the first shared
+    /// one below a core's last private level, `None` for memory.
+    below: Vec<Option<usize>>,
     /// Several cores with private caches: the protocol runs.
     coherent: bool,
     /// The lines some core holds modified, and that core.
@@ -106,7 +111,7 @@ impl MultiCore {
             if is_shared {
                 shared.push(units.len());
                 slots.push((k, None));
-                units.push(Unit::new(geometry, config.policy_of(k, 0))?);
+                units.push(Unit::new(geometry, config.policy_of(k, 0), config.writes)?);
                 continue;
             }
             for c in 0..cores {
@@ -120,11 +125,27 @@ impl MultiCore {
                     data[c].push(u);
                 }
                 slots.push((k, Some(c as u32)));
-                units.push(Unit::new(geometry, config.policy_of(k, c as u32))?);
+                units.push(Unit::new(
+                    geometry,
+                    config.policy_of(k, c as u32),
+                    config.writes,
+                )?);
             }
         }
         if !split {
             instr.iter_mut().for_each(Vec::clear);
+        }
+        let mut below = vec![None; units.len()];
+        for path in data.iter().chain(&instr).chain(std::iter::once(&shared)) {
+            let next = path.iter().skip(1).map(|&u| Some(u));
+            let last = if std::ptr::eq(path, &shared) {
+                None
+            } else {
+                shared.first().copied()
+            };
+            for (&u, n) in path.iter().zip(next.chain(std::iter::once(last))) {
+                below[u] = n;
+            }
         }
         Ok(MultiCore {
             coherent: cores > 1 && !private[0].is_empty(),
@@ -140,6 +161,7 @@ impl MultiCore {
             instr,
             private,
             shared,
+            below,
         })
     }
 
@@ -171,8 +193,7 @@ impl Analysis for MultiCore {
                 if instr && !split {
                     continue;
                 }
-                let write = matches!(kind, AccessKind::Store | AccessKind::Modify);
-                self.reference(core, b.addrs[i] >> shift, write, instr);
+                self.reference(core, b.addrs[i] >> shift, Op::of(kind), instr);
             }
         }
     }

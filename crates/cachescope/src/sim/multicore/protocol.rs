@@ -18,7 +18,7 @@
 use hashbrown::hash_map::Entry;
 
 use super::MultiCore;
-use crate::sim::{EMPTY, Outcome};
+use crate::sim::{EMPTY, Op, Outcome};
 
 /// Slots of each core's memo of the lines it owns (a power of two).
 pub(super) const HINTS: usize = 1024;
@@ -39,62 +39,131 @@ fn forget(hints: &mut [u64], core: u32, line: u64) {
 }
 
 impl MultiCore {
-    /// One reference by `core` to `line`: a write (store, modify) or a read, from the
+    /// One reference by `core` to `line` for `op` (a store or a modify writes), from the
     /// instruction side (`instr`, split L1 only) or the data side.
     #[inline]
-    pub(super) fn reference(&mut self, core: u32, line: u64, write: bool, instr: bool) {
+    pub(super) fn reference(&mut self, core: u32, line: u64, op: Op, instr: bool) {
         let c = core as usize;
-        let path = if instr { &self.instr[c] } else { &self.data[c] };
+        let write = op.writes();
+        let depth = if instr { &self.instr[c] } else { &self.data[c] }.len();
         let mut found = false;
-        for &u in path {
-            let (outcome, coherence) = self.units[u].access(line);
+        // What each level is asked: a fill is fetched as a read; a store that a level did not
+        // allocate goes on as a store.
+        let mut asked = op;
+        let mut last = None;
+        for i in 0..depth {
+            let u = if instr {
+                self.instr[c][i]
+            } else {
+                self.data[c][i]
+            };
+            last = Some(u);
+            let (outcome, coherence, writeback) = self.units[u].access(line, asked);
             if coherence {
                 if let Some(map) = &mut self.by_line {
                     *map.entry(line).or_insert(0) += 1;
                 }
+            }
+            if let Some(v) = writeback {
+                self.write_back(u, v);
             }
             match outcome {
                 Outcome::Hit => {
                     found = true;
                     break;
                 }
-                Outcome::Miss { evicted: Some(v) } if self.coherent => {
-                    // A modified line that leaves the core's last private cache is written
-                    // back: the core no longer owns it.
-                    if self.owner.get(&v) == Some(&core)
-                        && !self.private[c]
-                            .iter()
-                            .any(|&p| self.units[p].cache.contains(v))
-                    {
-                        self.owner.remove(&v);
-                        forget(&mut self.hints, core, v);
-                    }
-                }
+                Outcome::Miss { evicted: Some(v) } => self.release_if_gone(core, v),
                 Outcome::Miss { .. } => {}
             }
+            asked = self.asked_below(u, asked);
         }
         if !found && self.coherent && !self.owner.is_empty() {
             if let Some(&owner) = self.owner.get(&line) {
                 if owner != core {
-                    let last = *path.last().expect("a coherent core has private levels");
+                    let last = last.expect("a coherent core has private levels");
                     self.units[last].counts.transfers += 1;
                     if !write {
                         self.owner.remove(&line);
                         forget(&mut self.hints, owner, line);
+                        self.flush_shared_copy(owner, line);
                     }
                     found = true;
                 }
             }
         }
         if !found {
-            for &u in &self.shared {
-                if self.units[u].access(line).0.is_hit() {
+            for j in 0..self.shared.len() {
+                let u = self.shared[j];
+                let (outcome, _, writeback) = self.units[u].access(line, asked);
+                if let Some(v) = writeback {
+                    self.write_back(u, v);
+                }
+                if outcome.is_hit() {
                     break;
                 }
+                asked = self.asked_below(u, asked);
             }
         }
         if write && self.coherent {
             self.write(core, line);
+        }
+    }
+
+    /// The op unit `u`'s miss passes down: a store it did not allocate stays a store, any
+    /// other miss fetches the line (a read).
+    #[inline]
+    fn asked_below(&self, u: usize, asked: Op) -> Op {
+        if asked == Op::Write && !self.units[u].allocates_on_write() {
+            Op::Write
+        } else {
+            Op::Read
+        }
+    }
+
+    /// A dirty `line` leaves unit `u`: written into the unit below,
+    /// and each dirty line that fill evicts on down; past the last level it goes to memory.
+    fn write_back(&mut self, mut u: usize, mut line: u64) {
+        while let Some(next) = self.below[u] {
+            let (outcome, victim) = self.units[next].receive_writeback(line);
+            if let (Outcome::Miss { evicted: Some(v) }, Some(c)) = (outcome, self.slots[next].1) {
+                self.release_if_gone(c, v);
+            }
+            match victim {
+                Some(v) => (u, line) = (next, v),
+                None => return,
+            }
+        }
+    }
+
+    /// `core` evicted `v` from one of its private caches: if it owned it and no private
+    /// cache of it holds it any more, the modified line left the core (written back).
+    #[inline]
+    fn release_if_gone(&mut self, core: u32, v: u64) {
+        if self.coherent
+            && self.owner.get(&v) == Some(&core)
+            && !self.private[core as usize]
+                .iter()
+                .any(|&p| self.units[p].cache.contains(v))
+        {
+            self.owner.remove(&v);
+            forget(&mut self.hints, core, v);
+        }
+    }
+
+    /// Another core read `line`, which `owner` held modified: the owner's copies become clean
+    /// and the data is written back below its last private level (MESI's flush on M to S),
+    /// one write-back counted there. Nothing without write-back tracking.
+    fn flush_shared_copy(&mut self, owner: u32, line: u64) {
+        let o = owner as usize;
+        let mut dirty = false;
+        for k in 0..self.private[o].len() {
+            let p = self.private[o][k];
+            dirty |= self.units[p].clean(line);
+        }
+        if dirty {
+            let last = *self.private[o].last().expect("an owner has private caches");
+            self.units[last].count_writeback(Some(line));
+            self.write_back(last, line);
         }
     }
 
@@ -103,6 +172,18 @@ impl MultiCore {
     fn write(&mut self, core: u32, line: u64) {
         let slot = hint_slot(core, line);
         if self.hints[slot] == line {
+            return;
+        }
+        if !self.units[self.private[core as usize][0]].allocates_on_write()
+            && !self.private[core as usize]
+                .iter()
+                .any(|&p| self.units[p].cache.contains(line))
+        {
+            // A store that allocated nowhere went on below: the other copies go, no owner.
+            if let Some(before) = self.owner.remove(&line) {
+                forget(&mut self.hints, before, line);
+            }
+            self.invalidate_others(core, line);
             return;
         }
         match self.owner.entry(line) {
@@ -119,6 +200,11 @@ impl MultiCore {
             }
         }
         self.hints[slot] = line;
+        self.invalidate_others(core, line);
+    }
+
+    /// Every private copy of `line` but `core`'s goes.
+    fn invalidate_others(&mut self, core: u32, line: u64) {
         for (d, units) in self.private.iter().enumerate() {
             if d != core as usize {
                 for &u in units {

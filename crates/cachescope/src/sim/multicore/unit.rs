@@ -10,7 +10,7 @@
 use hashbrown::HashSet;
 
 use crate::error::Result;
-use crate::sim::{Cache, Geometry, Outcome, Policy, ThreeC};
+use crate::sim::{Cache, Dirty, Geometry, Lookup, Op, Outcome, Policy, ThreeC, Writes};
 
 /// What one cache saw. Field names are a public contract (`simulate --cores --json`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -35,6 +35,14 @@ pub struct CacheCounts {
     /// Misses of every private level of its core that another core's modified copy served
     /// (counted at the core's last private level; 0 at shared levels).
     pub transfers: u64,
+    /// Dirty lines that left this cache with their data: evicted, or cleaned when another
+    /// core read a line this core held modified (present when write-backs are tracked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writebacks: Option<u64>,
+    /// Write-backs the cache above wrote into this one: installations, not counted in `refs`
+    /// (present when write-backs are tracked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writebacks_received: Option<u64>,
 }
 
 impl CacheCounts {
@@ -58,6 +66,14 @@ impl CacheCounts {
         self.coherence += other.coherence;
         self.invalidations += other.invalidations;
         self.transfers += other.transfers;
+        for (sum, add) in [
+            (&mut self.writebacks, other.writebacks),
+            (&mut self.writebacks_received, other.writebacks_received),
+        ] {
+            if let Some(n) = add {
+                *sum.get_or_insert(0) += n;
+            }
+        }
     }
 }
 
@@ -68,35 +84,85 @@ pub(super) struct Unit {
     classes: ThreeC,
     /// Lines taken by another core's write and not filled again since.
     lost: HashSet<u64, foldhash::fast::FixedState>,
+    /// Dirty lines, when write-backs are tracked.
+    dirty: Option<Dirty>,
     pub(super) counts: CacheCounts,
 }
 
 impl Unit {
-    pub(super) fn new(geometry: Geometry, policy: Policy) -> Result<Unit> {
+    pub(super) fn new(geometry: Geometry, policy: Policy, writes: Option<Writes>) -> Result<Unit> {
         Ok(Unit {
             cache: Cache::new(geometry, policy)?,
             classes: ThreeC::new(geometry.lines())?,
             lost: HashSet::default(),
-            counts: CacheCounts::default(),
+            dirty: writes.map(Dirty::new),
+            counts: CacheCounts {
+                writebacks: writes.map(|_| 0),
+                writebacks_received: writes.map(|_| 0),
+                ..CacheCounts::default()
+            },
         })
     }
 
-    /// Looks `line` up, filling it on a miss; counts and classifies. The bool is true for a
-    /// coherence miss.
+    /// Whether a store that misses fills its line here.
+    pub(super) fn allocates_on_write(&self) -> bool {
+        self.dirty.as_ref().is_none_or(|d| d.writes().allocate)
+    }
+
+    /// Looks `line` up for `op`, filling it on a miss (unless a no-write-allocate store
+    /// misses); counts and classifies. The bool is true for a coherence miss; the line is a
+    /// dirty victim of the fill, to be written to the level below.
     #[inline]
-    pub(super) fn access(&mut self, line: u64) -> (Outcome, bool) {
-        let outcome = self.cache.access_outcome(line);
+    pub(super) fn access(&mut self, line: u64, op: Op) -> (Outcome, bool, Option<u64>) {
+        let (outcome, writeback) = match &mut self.dirty {
+            None => (self.cache.access_outcome(line), None),
+            Some(dirty) => {
+                let got = dirty.lookup(&mut self.cache, line, op);
+                self.count_writeback(got.writeback);
+                (outcome_of(got), got.writeback)
+            }
+        };
+        let coherence = self.classify(line, outcome);
+        (outcome, coherence, writeback)
+    }
+
+    /// A dirty line the cache above evicted, installed here dirty (not a reference). Returns
+    /// the fill's outcome and the dirty victim it evicted in turn.
+    pub(super) fn receive_writeback(&mut self, line: u64) -> (Outcome, Option<u64>) {
+        let dirty = self.dirty.as_mut().expect("write-backs are tracked");
+        let got = dirty.fill(&mut self.cache, line, true);
+        *self.counts.writebacks_received.get_or_insert(0) += 1;
+        self.count_writeback(got.writeback);
+        (outcome_of(got), got.writeback)
+    }
+
+    /// Drops `line`'s dirty mark; true if it was dirty (its data is written back or handed on
+    /// by the caller).
+    pub(super) fn clean(&mut self, line: u64) -> bool {
+        self.dirty.as_mut().is_some_and(|d| d.forget(line))
+    }
+
+    /// Counts one write-back the caller makes of this cache's data.
+    pub(super) fn count_writeback(&mut self, line: Option<u64>) {
+        if line.is_some() {
+            *self.counts.writebacks.get_or_insert(0) += 1;
+        }
+    }
+
+    /// Counts a lookup and classifies a miss; true for a coherence miss.
+    #[inline]
+    fn classify(&mut self, line: u64, outcome: Outcome) -> bool {
         let (first, shadow_hit) = self.classes.facts(line);
         let c = &mut self.counts;
         c.refs += 1;
         if outcome.is_hit() {
             c.hits += 1;
-            return (outcome, false);
+            return false;
         }
         c.misses += 1;
         // A line the cache never saw cannot have been taken from it.
         let lost = !first && !self.lost.is_empty() && self.lost.remove(&line);
-        let coherence = if first {
+        if first {
             c.cold += 1;
             false
         } else if !shadow_hit {
@@ -108,18 +174,32 @@ impl Unit {
         } else {
             c.conflict += 1;
             false
-        };
-        (outcome, coherence)
+        }
     }
 
     /// Removes `line` because another core wrote it; true if it was cached.
     #[inline]
     pub(super) fn invalidate(&mut self, line: u64) -> bool {
         let had = self.cache.invalidate(line);
+        // The data goes with the writer's copy: no write-back.
+        self.clean(line);
         if had {
             self.counts.invalidations += 1;
             self.lost.insert(line);
         }
         had
+    }
+}
+
+/// A write-back cache's lookup as the cache's outcome (a no-write-allocate store that missed
+/// fills nothing: a miss that evicted nothing).
+#[inline]
+fn outcome_of(got: Lookup) -> Outcome {
+    if got.hit {
+        Outcome::Hit
+    } else {
+        Outcome::Miss {
+            evicted: got.evicted,
+        }
     }
 }

@@ -50,8 +50,11 @@ impl Lru {
     }
 }
 
-/// One cache with its classes.
+/// One cache with its classes and, when write-backs are tracked, its dirty lines.
 struct Unit {
+    /// `Some(allocate)` when write-backs are tracked.
+    writes: Option<bool>,
+    dirty: Vec<u64>,
     cache: Lru,
     /// The fully associative LRU shadow, most recent last.
     shadow: Vec<u64>,
@@ -62,20 +65,65 @@ struct Unit {
 }
 
 impl Unit {
-    fn new(g: Geometry) -> Unit {
+    fn new(g: Geometry, writes: Option<bool>) -> Unit {
         Unit {
+            writes,
+            dirty: Vec::new(),
             cache: Lru::new(g),
             shadow: Vec::new(),
             capacity: g.lines() as usize,
             seen: Vec::new(),
             lost: Vec::new(),
-            counts: CacheCounts::default(),
+            counts: CacheCounts {
+                writebacks: writes.map(|_| 0),
+                writebacks_received: writes.map(|_| 0),
+                ..CacheCounts::default()
+            },
         }
     }
 
-    /// Hit, evicted line, coherence miss.
-    fn access(&mut self, line: u64) -> (bool, Option<u64>, bool) {
-        let (hit, evicted) = self.cache.access(line);
+    /// Evicted `v`: the write-back if it was dirty.
+    fn evicted(&mut self, v: Option<u64>) -> Option<u64> {
+        let v = v?;
+        let was = self.dirty.contains(&v);
+        self.dirty.retain(|&l| l != v);
+        if was {
+            *self.counts.writebacks.as_mut().unwrap() += 1;
+        }
+        was.then_some(v)
+    }
+
+    /// A write-back from above: filled dirty. The evicted line, and the write-back it makes.
+    fn receive(&mut self, line: u64) -> (Option<u64>, Option<u64>) {
+        *self.counts.writebacks_received.as_mut().unwrap() += 1;
+        let (_, evicted) = self.cache.access(line);
+        if !self.dirty.contains(&line) {
+            self.dirty.push(line);
+        }
+        (evicted, self.evicted(evicted))
+    }
+
+    /// Hit, evicted line, coherence miss, write-back, for `kind` (Store and Modify write).
+    fn access(&mut self, line: u64, kind: AccessKind) -> (bool, Option<u64>, bool, Option<u64>) {
+        let no_fill =
+            self.writes == Some(false) && kind == AccessKind::Store && !self.cache.holds(line);
+        let (hit, evicted) = if no_fill {
+            (false, None)
+        } else {
+            self.cache.access(line)
+        };
+        if self.writes.is_some()
+            && matches!(kind, AccessKind::Store | AccessKind::Modify)
+            && !no_fill
+            && !self.dirty.contains(&line)
+        {
+            self.dirty.push(line);
+        }
+        let writeback = if self.writes.is_some() {
+            self.evicted(evicted)
+        } else {
+            None
+        };
         let shadow_hit = self.shadow.contains(&line);
         self.shadow.retain(|&l| l != line);
         self.shadow.push(line);
@@ -90,7 +138,7 @@ impl Unit {
         c.refs += 1;
         if hit {
             c.hits += 1;
-            return (true, None, false);
+            return (true, None, false, None);
         }
         c.misses += 1;
         let was_lost = self.lost.contains(&line);
@@ -104,7 +152,7 @@ impl Unit {
         } else {
             c.conflict += 1;
         }
-        (false, evicted, !first && shadow_hit && was_lost)
+        (false, evicted, !first && shadow_hit && was_lost, writeback)
     }
 }
 
@@ -123,6 +171,8 @@ pub struct Machine {
     pub placement: Vec<(ThreadId, u32)>,
     /// (line, coherence misses).
     pub by_line: Vec<(u64, u64)>,
+    /// `Some(allocate)` when write-backs are tracked.
+    writes: Option<bool>,
 }
 
 impl Machine {
@@ -132,6 +182,7 @@ impl Machine {
         l1i: Option<Geometry>,
         levels: &[(Geometry, bool)],
         pins: &[(ThreadId, u32)],
+        writes: Option<bool>,
     ) -> Machine {
         let all: Vec<(Geometry, bool)> = l1i
             .iter()
@@ -147,6 +198,7 @@ impl Machine {
             pins: pins.to_vec(),
             placement: Vec::new(),
             by_line: Vec::new(),
+            writes,
         };
         for (k, &(g, shared)) in all.iter().enumerate() {
             let cores: Vec<Option<u32>> = if shared {
@@ -156,7 +208,7 @@ impl Machine {
             };
             for c in cores {
                 m.slots.push((k, c));
-                m.units.push(Unit::new(g));
+                m.units.push(Unit::new(g, writes));
             }
         }
         m
@@ -205,7 +257,46 @@ impl Machine {
             .any(|u| self.slots[u].1 == Some(core) && self.units[u].cache.holds(line))
     }
 
-    /// One access by `thread`.
+    /// The unit a write-back from `u` goes to: its core's next private level (an L1D never
+    /// below an L1I), else the first shared level below; `None`: memory.
+    fn below(&self, u: usize) -> Option<usize> {
+        let (k, c) = self.slots[u];
+        let private = (0..self.units.len())
+            .filter(|&v| {
+                let (k2, c2) = self.slots[v];
+                c.is_some() && c2 == c && k2 > k && !(self.split && k2 == 1)
+            })
+            .min_by_key(|&v| self.slots[v].0);
+        private.or_else(|| {
+            (0..self.units.len())
+                .filter(|&v| self.slots[v].1.is_none() && self.slots[v].0 > k)
+                .min_by_key(|&v| self.slots[v].0)
+        })
+    }
+
+    /// `line` written back from unit `u`, and on down.
+    fn write_back(&mut self, mut u: usize, mut line: u64) {
+        while let Some(next) = self.below(u) {
+            let (evicted, again) = self.units[next].receive(line);
+            if let (Some(v), Some(c)) = (evicted, self.slots[next].1) {
+                self.release(c, v);
+            }
+            match again {
+                Some(v) => (u, line) = (next, v),
+                None => return,
+            }
+        }
+    }
+
+    /// `core` no longer holds `v` in any private cache: it owns it no more.
+    fn release(&mut self, core: u32, v: u64) {
+        let coherent = self.cores > 1 && self.slots.iter().any(|&(_, c)| c.is_some());
+        if coherent && self.owner(v) == Some(core) && !self.holds_privately(core, v) {
+            self.owners.retain(|&(l, _)| l != v);
+        }
+    }
+
+    /// One access by `thread`.    /// One access by `thread`.
     pub fn access(&mut self, thread: ThreadId, kind: AccessKind, line: u64) {
         let core = self.core_of(thread);
         let instr = kind == AccessKind::Instr;
@@ -217,52 +308,92 @@ impl Machine {
         let has_private = self.slots.iter().any(|&(_, c)| c.is_some());
         let coherent = self.cores > 1 && has_private;
         let mut found = false;
+        let mut asked = kind;
         for &u in &path {
-            let (hit, evicted, coherence) = self.units[u].access(line);
+            let (hit, evicted, coherence, writeback) = self.units[u].access(line, asked);
             if coherence {
                 match self.by_line.iter_mut().find(|(l, _)| *l == line) {
                     Some(e) => e.1 += 1,
                     None => self.by_line.push((line, 1)),
                 }
             }
+            if let Some(v) = writeback {
+                self.write_back(u, v);
+            }
             if hit {
                 found = true;
                 break;
             }
             if let Some(v) = evicted {
-                if coherent && self.owner(v) == Some(core) && !self.holds_privately(core, v) {
-                    self.owners.retain(|&(l, _)| l != v);
-                }
+                self.release(core, v);
             }
+            asked = self.asked_below(asked);
         }
         if !found && coherent {
             if let Some(d) = self.owner(line).filter(|&d| d != core) {
-                let _ = d;
                 self.units[*path.last().unwrap()].counts.transfers += 1;
                 if !write {
                     self.owners.retain(|&(l, _)| l != line);
+                    // The owner's copies turn clean: one write-back from its last level.
+                    let mut was_dirty = false;
+                    for u in 0..self.units.len() {
+                        if self.slots[u].1 == Some(d) && self.units[u].dirty.contains(&line) {
+                            self.units[u].dirty.retain(|&l| l != line);
+                            was_dirty = true;
+                        }
+                    }
+                    if was_dirty {
+                        let last = (0..self.units.len())
+                            .filter(|&u| self.slots[u].1 == Some(d))
+                            .max_by_key(|&u| self.slots[u].0)
+                            .unwrap();
+                        *self.units[last].counts.writebacks.as_mut().unwrap() += 1;
+                        self.write_back(last, line);
+                    }
                 }
                 found = true;
             }
         }
         if !found {
             for u in 0..self.units.len() {
-                if self.slots[u].1.is_none() && self.units[u].access(line).0 {
+                if self.slots[u].1.is_some() {
+                    continue;
+                }
+                let (hit, _, _, writeback) = self.units[u].access(line, asked);
+                if let Some(v) = writeback {
+                    self.write_back(u, v);
+                }
+                if hit {
                     break;
                 }
+                asked = self.asked_below(asked);
             }
         }
         if write && coherent && self.owner(line) != Some(core) {
             self.owners.retain(|&(l, _)| l != line);
-            self.owners.push((line, core));
+            // A store that filled no private cache of its core went on below: no owner.
+            if self.holds_privately(core, line) || self.writes != Some(false) {
+                self.owners.push((line, core));
+            }
             for u in 0..self.units.len() {
-                if matches!(self.slots[u].1, Some(c) if c != core)
-                    && self.units[u].cache.invalidate(line)
-                {
-                    self.units[u].counts.invalidations += 1;
-                    self.units[u].lost.push(line);
+                if matches!(self.slots[u].1, Some(c) if c != core) {
+                    self.units[u].dirty.retain(|&l| l != line);
+                    if self.units[u].cache.invalidate(line) {
+                        self.units[u].counts.invalidations += 1;
+                        self.units[u].lost.push(line);
+                    }
                 }
             }
+        }
+    }
+
+    /// What a level's miss asks of the next: a store under no-write-allocate stays a store,
+    /// anything else fetches the line.
+    fn asked_below(&self, asked: AccessKind) -> AccessKind {
+        if self.writes == Some(false) && asked == AccessKind::Store {
+            AccessKind::Store
+        } else {
+            AccessKind::Load
         }
     }
 }

@@ -295,3 +295,100 @@ fn one_core_counts_what_the_single_core_simulators_count() {
         }
     }
 }
+
+#[test]
+fn write_backs_come_from_evictions_and_from_a_read_of_a_modified_line() {
+    use AccessKind::{Load, Store};
+    // Direct-mapped private L1s of two lines (0x0 and 0x80 share a set) over a shared L2.
+    let mut config = MultiCoreConfig::new(
+        2,
+        vec![
+            LevelSpec::private("L1", g("128,1,64")),
+            LevelSpec::shared("L2", g("4K,4,64")),
+        ],
+    );
+    config.writes = Some(crate::sim::Writes { allocate: true });
+    let r = run(
+        &config,
+        &[
+            // Core 0 writes A: dirty in its L1, fetched from L2 as a read.
+            (1, Store, 0x0),
+            // Core 1 reads it: core 0 supplies it and its copy turns clean, written back to L2.
+            (2, Load, 0x0),
+            // Core 0 writes it again (a hit): core 1's copy goes.
+            (1, Store, 0x0),
+            // B evicts the dirty A from core 0's L1: written back again.
+            (1, Load, 0x80),
+        ],
+    );
+    let wb = |k: usize| {
+        let c = &r.caches[k].counts;
+        (c.refs, c.hits, c.writebacks, c.writebacks_received)
+    };
+    assert_eq!(wb(0), (3, 1, Some(2), Some(0)), "core 0's L1");
+    assert_eq!(wb(1), (1, 0, Some(0), Some(0)), "core 1's L1");
+    assert_eq!(r.caches[1].counts.transfers, 1);
+    assert_eq!(r.caches[1].counts.invalidations, 1);
+    assert_eq!(wb(2), (2, 0, Some(0), Some(2)), "the shared L2");
+    // Untracked, the counts are absent and the rest unchanged.
+    config.writes = None;
+    let plain = run(&config, &[(1, Store, 0x0), (2, Load, 0x0)]);
+    assert_eq!(plain.caches[0].counts.writebacks, None);
+    assert_eq!(plain.caches[1].counts.transfers, 1);
+}
+
+#[test]
+fn one_core_counts_the_write_backs_of_the_single_core_hierarchy() {
+    use crate::sim::Writes;
+    // The workload loads only: some of its loads become stores and modifies.
+    let mut trace = workload();
+    for b in &mut trace {
+        for (kind, &addr) in b.kinds.iter_mut().zip(&b.addrs) {
+            if *kind == AccessKind::Load {
+                *kind = match (addr >> 6) % 5 {
+                    0 | 1 => AccessKind::Store,
+                    2 => AccessKind::Modify,
+                    _ => AccessKind::Load,
+                };
+            }
+        }
+    }
+    for allocate in [true, false] {
+        let writes = Some(Writes { allocate });
+        let mut h = HierarchyConfig::new(g("4K,2,64"), g("8K,4,64"), g("64K,8,64"));
+        h.l3 = Some(g("256K,16,64"));
+        h.writes = writes;
+        let mut hier = SimAnalysis::hierarchy(&h, SimOptions::default()).unwrap();
+        let mut config = MultiCoreConfig::new(
+            1,
+            vec![
+                LevelSpec::private("L1D", g("8K,4,64")),
+                LevelSpec::private("L2", g("64K,8,64")),
+                LevelSpec::shared("L3", g("256K,16,64")),
+            ],
+        );
+        config.l1i = Some(g("4K,2,64"));
+        config.writes = writes;
+        let mut split = MultiCore::new(&config).unwrap();
+        for b in &trace {
+            hier.observe(b);
+            split.observe(b);
+        }
+        let (want, got) = (hier.finish(), split.finish());
+        assert!(want.levels[1].stats.writebacks.unwrap() > 0);
+        for (w, c) in want.levels.iter().zip(&got.caches) {
+            let c = &c.counts;
+            assert_eq!(
+                (
+                    w.stats.refs,
+                    w.stats.misses,
+                    w.stats.writebacks,
+                    w.stats.writebacks_received
+                ),
+                (c.refs, c.misses, c.writebacks, c.writebacks_received),
+                "allocate {allocate}, {}",
+                w.name
+            );
+        }
+    }
+}

@@ -32,6 +32,8 @@ struct Case {
     pins: Vec<(ThreadId, u32)>,
     quantum: u64,
     memory: usize,
+    /// `Some(allocate)`: write-backs tracked, with or without write-allocate.
+    writes: Option<bool>,
     trace: Vec<(ThreadId, Access)>,
 }
 
@@ -57,11 +59,14 @@ fn case() -> impl Strategy<Value = Case> {
         0usize..4,
         prop::collection::vec((1u32..6, 0u32..4), 0..3),
         0u64..6,
-        0usize..20,
+        (
+            0usize..20,
+            prop_oneof![Just(None), Just(Some(true)), Just(Some(false))],
+        ),
         runs,
     )
         .prop_map(
-            |(cores, split, first, levels, shared, pins, quantum, memory, runs)| {
+            |(cores, split, first, levels, shared, pins, quantum, (memory, writes), runs)| {
                 let total = levels.len() + 1;
                 let shared = shared.min(total - usize::from(split));
                 // One pin per thread, to a core that exists.
@@ -100,15 +105,24 @@ fn case() -> impl Strategy<Value = Case> {
                     pins,
                     quantum,
                     memory,
+                    writes,
                     trace,
                 }
             },
         )
 }
 
-/// Every count of every cache (as `super::tuple` lists them), the placement, and the
-/// coherence misses per line.
-type Counted = (Vec<[u64; 9]>, Vec<(ThreadId, u32)>, Vec<(u64, u64)>);
+/// Every count of every cache (as `super::tuple` lists them, then its write-backs made and
+/// received), the placement, and the coherence misses per line.
+type Counted = (
+    Vec<([u64; 9], [Option<u64>; 2])>,
+    Vec<(ThreadId, u32)>,
+    Vec<(u64, u64)>,
+);
+
+fn counted(c: &crate::sim::CacheCounts) -> ([u64; 9], [Option<u64>; 2]) {
+    (tuple(c), [c.writebacks, c.writebacks_received])
+}
 
 fn geometry(k: usize) -> Geometry {
     Geometry::parse(SHAPES[k]).unwrap()
@@ -136,6 +150,7 @@ fn fast(c: &Case) -> Counted {
     config.l1i = c.split.then(|| geometry((c.first + 1) % SHAPES.len()));
     config.pins = c.pins.clone();
     config.by_line = true;
+    config.writes = c.writes.map(|allocate| crate::sim::Writes { allocate });
     let mut sim = MultiCore::new(&config).unwrap();
     let input = batches(&c.trace, 7);
     match NonZeroU64::new(c.quantum) {
@@ -151,7 +166,7 @@ fn fast(c: &Case) -> Counted {
         }
     }
     let r = sim.finish();
-    let counts = r.caches.iter().map(|x| tuple(&x.counts)).collect();
+    let counts = r.caches.iter().map(|x| counted(&x.counts)).collect();
     let placement = r.placement.iter().map(|p| (p.thread, p.core)).collect();
     (counts, placement, sim.coherence_by_line().unwrap())
 }
@@ -168,7 +183,7 @@ fn slow(c: &Case) -> Counted {
         .map(|(k, &s)| (geometry(s), k >= n - c.shared))
         .collect();
     let l1i = c.split.then(|| geometry((c.first + 1) % SHAPES.len()));
-    let mut m = Machine::new(c.cores, l1i, &levels, &c.pins);
+    let mut m = Machine::new(c.cores, l1i, &levels, &c.pins, c.writes);
     let order = if c.quantum == 0 {
         c.trace.clone()
     } else {
@@ -177,7 +192,7 @@ fn slow(c: &Case) -> Counted {
     for (t, a) in order {
         m.access(t, a.kind, a.addr / 16);
     }
-    let counts = m.counts().iter().map(tuple).collect();
+    let counts = m.counts().iter().map(counted).collect();
     let mut by_line = m.by_line.clone();
     by_line.sort_unstable();
     (counts, m.placement.clone(), by_line)
@@ -207,6 +222,7 @@ fn the_brute_force_sees_coherence_and_transfers() {
         pins: vec![],
         quantum: 2,
         memory: 3,
+        writes: Some(true),
         trace: (0..400u64)
             .map(|i| {
                 let kind = if i % 3 == 0 {
@@ -233,11 +249,13 @@ fn the_brute_force_sees_coherence_and_transfers() {
             .collect(),
     };
     let (counts, _, lines) = slow(&c);
-    let sum = |i: usize| counts.iter().map(|k| k[i]).sum::<u64>();
+    let sum = |i: usize| counts.iter().map(|k| k.0[i]).sum::<u64>();
+    let writebacks = |i: usize| counts.iter().map(|k| k.1[i].unwrap()).sum::<u64>();
     assert!(
         sum(6) > 0 && sum(7) > 0 && sum(8) > 0 && sum(4) + sum(5) > 0,
         "{counts:?}"
     );
+    assert!(writebacks(0) > 0 && writebacks(1) > 0, "{counts:?}");
     assert!(!lines.is_empty());
     assert_eq!(fast(&c), slow(&c));
 }
