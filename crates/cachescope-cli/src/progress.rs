@@ -49,6 +49,15 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
+    /// Runs `work`, one stage of what follows a pass (OPT's stack and the models, a second
+    /// read, the figures), under a spinner naming it: without one a long stage is silent.
+    pub fn stage<T>(quiet: bool, what: &str, work: impl FnOnce() -> T) -> T {
+        let spinner = Progress::spinner(quiet, what);
+        let done = work();
+        spinner.finish();
+        done
+    }
+
     /// Called after each batch with the accesses seen and the raw bytes read.
     pub fn update(&self, accesses: u64, bytes: u64) {
         if let Some(bar) = &self.bar {

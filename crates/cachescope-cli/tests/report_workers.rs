@@ -1,6 +1,6 @@
 //! The report's pass fans out over worker threads (`cachescope::pass::Independent`): with 1, 2
 //! and 4 of them the report is the same, report.json equal but for `elapsed_seconds` and
-//! `source`, every figure byte for byte.
+//! `source`, every figure byte for byte. On a terminal the stages after the pass are shown.
 
 mod common;
 
@@ -51,4 +51,36 @@ fn the_report_is_the_same_with_one_two_and_four_workers() {
             assert!(a == b, "{name} differs with {threads} workers");
         }
     }
+}
+
+#[test]
+fn the_stages_after_the_pass_show_on_a_terminal() {
+    // `script` gives the command a terminal for stderr (the bars stay off otherwise).
+    if !common::tools_or_skip(&["script"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let command = format!(
+        "{} report --workload phases --refs 1000000 -o {}",
+        env!("CARGO_BIN_EXE_cachescope"),
+        dir.path().join("rep").display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("after the pass: OPT's stack, the models"),
+        "{shown}"
+    );
+    // Without a terminal: nothing of it.
+    let quiet = cs()
+        .args(["report", "--workload", "phases", "--refs", "100000", "-o"])
+        .arg(dir.path().join("rep2"))
+        .assert()
+        .success();
+    let err = String::from_utf8_lossy(&quiet.get_output().stderr).into_owned();
+    assert!(!err.contains("after the pass"), "{err}");
 }

@@ -23,6 +23,7 @@ use crate::args::{InputArgs, LiveArgs, ReadArgs, ReportOptions, RunArgs, Workloa
 use crate::input;
 use crate::output::{self, CreatedDir, Format, Output};
 use crate::program::Capture;
+use crate::progress::Progress;
 
 #[derive(Debug, Args)]
 pub struct ReportArgs {
@@ -231,7 +232,10 @@ pub fn make(
     } else {
         drive(trace, Analyses(&mut collector.analyses()), run)?;
     }
-    let mut report = collector.finish(trace)?;
+    let quiet = run.quiet;
+    let mut report = Progress::stage(quiet, "after the pass: OPT's stack, the models", || {
+        collector.finish(trace)
+    })?;
     if let Some(source) = named.source {
         report.source = source;
     }
@@ -241,19 +245,21 @@ pub fn make(
         pass.hooks().notes = false;
         let log = again.map(|a| sidecar_path(a.trace)).filter(|l| l.is_file());
         let mut reopen = again.map(|a| move || input::open_path(a.trace, a.read));
-        cachescope::report::threads::complete(
-            &mut report,
-            reopen.as_mut().map(|f| f as _),
-            &mut pass,
-            log.as_deref(),
-        )?;
+        Progress::stage(quiet, "the threads section", || {
+            cachescope::report::threads::complete(
+                &mut report,
+                reopen.as_mut().map(|f| f as _),
+                &mut pass,
+                log.as_deref(),
+            )
+        })?;
     }
     if !run.quiet {
         for note in &report.notes {
             eprintln!("cachescope: note: {note}");
         }
     }
-    let written = write::write(&report, dir)
+    let written = Progress::stage(quiet, "drawing the figures", || write::write(&report, dir))
         .with_context(|| format!("writing the report into {}", dir.display()))?;
     Ok((report, written))
 }
