@@ -10,6 +10,10 @@
 //! - `two_threads`: the analyses of `Collector::analyses_send` dealt alternately to two
 //!   threads (the pass's first deal, without its moving of analyses between threads), the
 //!   models with OPT's curve beside them.
+//! - `pass_serial` and `pass_fanned`: the whole of `cachescope::report::collect` with 1 and 2
+//!   threads, through the pass layer (`pass::Analyses` against `pass::Independent`: one decode,
+//!   each batch broadcast to the threads owning the analyses, lanes moving to even the load),
+//!   the workload generated as the trace (the same cost in both).
 //!
 //! Run: `cargo bench -p cachescope-report --bench collect -- --warm-up-time 1 --measurement-time 10`.
 
@@ -76,6 +80,16 @@ fn collect(batches: &[Batch], threads: usize) -> u64 {
     c.finish(&trace).expect("a report").stats.refs
 }
 
+/// `cachescope::report::collect` over the generated workload with `threads` threads.
+fn through_the_pass(threads: usize) -> u64 {
+    let g = generator(Workload::Phases, &params()).expect("valid parameters");
+    let mut trace = Trace::from_reader(Box::new(g), Source::Workload("phases".into()));
+    cachescope::report::collect(&mut trace, CollectOptions::default(), threads)
+        .expect("a report")
+        .stats
+        .refs
+}
+
 fn bench(c: &mut Criterion) {
     let batches = batches();
     let refs = collect(&batches, 1);
@@ -86,6 +100,9 @@ fn bench(c: &mut Criterion) {
     g.bench_function("two_threads", |b| {
         b.iter(|| black_box(collect(&batches, 2)))
     });
+    for (name, threads) in [("pass_serial", 1), ("pass_fanned", 2)] {
+        g.bench_function(name, |b| b.iter(|| black_box(through_the_pass(threads))));
+    }
     g.finish();
 }
 
