@@ -203,18 +203,21 @@ class Trace:
         prefetch: str = "none",
         prefetch_degree: int = 1,
         prefetch_distance: int = 1,
+        utilization: bool = False,
     ) -> Document:
         """Exact simulation of independent caches side by side (``cachescope simulate
         --cache SIZE,ASSOC,LINE … --policy P``): ``{"simulations": [...]}``, each with its
         levels' hits, misses and miss_ratio. ``writebacks``, ``write_allocate``, ``prefetch``
         (``none``, ``next-line`` or ``stride``), ``prefetch_degree`` and ``prefetch_distance``
-        are ``simulate``'s flags of those names (docs/hardware.md)."""
+        are ``simulate``'s flags of those names (docs/hardware.md); ``utilization=True`` adds
+        each level's ``used_bytes``, ``fetched_bytes`` and ``utilization`` (``--utilization``)."""
         caches = [caches] if isinstance(caches, str) else list(caches)
         return Document(
             _native.simulate(
                 self._native, caches, policy, seed, _size(line_size), _threads(threads), _progress(progress),
                 writebacks=writebacks, write_allocate=write_allocate, prefetch=prefetch,
                 prefetch_degree=prefetch_degree, prefetch_distance=prefetch_distance,
+                utilization=utilization,
             )
         )
 

@@ -108,6 +108,7 @@ def simulate(
     prefetch: str = ...,
     prefetch_degree: int = ...,
     prefetch_distance: int = ...,
+    utilization: bool = ...,
 ) -> str: ...
 def l2(
     source: NativeSource,

@@ -10,7 +10,7 @@ use crate::{attribution, models};
 
 /// `cachescope simulate --cache SPEC… --json`.
 #[pyfunction]
-#[pyo3(signature = (source, caches, policy, seed, line_size, threads, progress_cb = None, writebacks = false, write_allocate = true, prefetch = "none".to_string(), prefetch_degree = 1, prefetch_distance = 1))]
+#[pyo3(signature = (source, caches, policy, seed, line_size, threads, progress_cb = None, writebacks = false, write_allocate = true, prefetch = "none".to_string(), prefetch_degree = 1, prefetch_distance = 1, utilization = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     py: Python<'_>,
@@ -26,6 +26,7 @@ pub fn simulate(
     prefetch: String,
     prefetch_degree: u32,
     prefetch_distance: u32,
+    utilization: bool,
 ) -> PyResult<String> {
     let ls = crate::line_size(line_size)?;
     let spec = source.spec.clone();
@@ -35,6 +36,7 @@ pub fn simulate(
         prefetch,
         prefetch_degree,
         prefetch_distance,
+        utilization,
     };
     py.detach(move || {
         models::simulate(
