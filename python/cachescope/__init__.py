@@ -276,16 +276,21 @@ class Trace:
         line_size: Size = 64,
         threads: Optional[int] = None,
         progress: Progress = None,
+        writebacks: bool = False,
+        utilization: bool = False,
     ) -> Document:
         """Misses and evictions by variable, heap allocation site and code line (Buck &
         Hollingsworth; ``cachescope attribute``): the exact simulation beside the sampled
         monitor's view. ``events`` defaults to ``TRACE.events`` beside a trace file;
-        ``cachegrind_out`` also writes a file ``cg_annotate`` and KCachegrind read."""
+        ``cachegrind_out`` also writes a file ``cg_annotate`` and KCachegrind read;
+        ``writebacks=True`` counts write-backs by bucket (``--writebacks``), ``utilization=True``
+        the bytes of each fetched line used, by bucket, code line and load (``--utilization``)."""
         opt = lambda p: None if p is None else str(p)  # noqa: E731
         return Document(
             _native.attribute(
                 self._native, cache, sample, opt(events), opt(exe), handler_lines, no_cost, no_mrc,
                 opt(cachegrind_out), seed, _size(line_size), _threads(threads), _progress(progress),
+                writebacks=writebacks, utilization=utilization,
             )
         )
 

@@ -149,6 +149,8 @@ def attribute(
     line_size: int,
     threads: int,
     progress_cb: Progress = ...,
+    writebacks: bool = ...,
+    utilization: bool = ...,
 ) -> str: ...
 def sharing(
     source: NativeSource,

@@ -128,7 +128,7 @@ pub fn phases(
 
 /// `cachescope attribute --json` (and `--cachegrind-out`).
 #[pyfunction]
-#[pyo3(signature = (source, cache, sample, events, exe, handler_lines, no_cost, no_mrc, cachegrind_out, seed, line_size, threads, progress_cb = None))]
+#[pyo3(signature = (source, cache, sample, events, exe, handler_lines, no_cost, no_mrc, cachegrind_out, seed, line_size, threads, progress_cb = None, writebacks = false, utilization = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn attribute(
     py: Python<'_>,
@@ -145,6 +145,8 @@ pub fn attribute(
     line_size: u64,
     threads: usize,
     progress_cb: Option<Py<PyAny>>,
+    writebacks: bool,
+    utilization: bool,
 ) -> PyResult<String> {
     let req = attribution::Request {
         cache,
@@ -156,6 +158,8 @@ pub fn attribute(
         no_mrc,
         cachegrind_out,
         seed,
+        writebacks,
+        utilization,
     };
     let ls = crate::line_size(line_size)?;
     let spec = source.spec.clone();

@@ -253,6 +253,9 @@ def test_attribute_equals_the_cli(trace, tmp_path):
     assert got.json == want
     text = (tmp_path / "cg.out").read_text()
     assert text.startswith("desc:") or "events:" in text
+    want = cli("attribute", str(trace), "--json", "--cache", "16K,4,64", "--utilization", "--writebacks")
+    got = t.attribute(cache="16K,4,64", utilization=True, writebacks=True)
+    assert got.json == want and "utilization" in got and "writebacks" in got and "loads" in got
 
 
 @needs_cli

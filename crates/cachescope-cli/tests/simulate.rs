@@ -541,7 +541,11 @@ fn utilization_is_reported_only_when_asked_for() {
     );
     let t = t.to_str().unwrap();
     let plain = json(&["simulate", t, "--cache", "128,1,64"]);
-    assert!(plain["simulations"][0]["levels"][0].get("utilization").is_none());
+    assert!(
+        plain["simulations"][0]["levels"][0]
+            .get("utilization")
+            .is_none()
+    );
     let v = json(&["simulate", t, "--cache", "128,1,64", "--utilization"]);
     let level = &v["simulations"][0]["levels"][0];
     assert_eq!(level["misses"], 4);
@@ -551,7 +555,14 @@ fn utilization_is_reported_only_when_asked_for() {
     );
     assert_eq!(level["utilization"], 0.125);
     let csv = cargo_bin_cmd!("cachescope")
-        .args(["simulate", t, "--cache", "128,1,64", "--utilization", "--csv"])
+        .args([
+            "simulate",
+            t,
+            "--cache",
+            "128,1,64",
+            "--utilization",
+            "--csv",
+        ])
         .assert()
         .success();
     let csv = String::from_utf8_lossy(&csv.get_output().stdout).to_string();
@@ -562,7 +573,15 @@ fn utilization_is_reported_only_when_asked_for() {
         .success()
         .stdout(predicate::str::contains("util").and(predicate::str::contains("0.125")));
     cargo_bin_cmd!("cachescope")
-        .args(["simulate", t, "--cache", "128,1,64", "--utilization", "--policy", "opt"])
+        .args([
+            "simulate",
+            t,
+            "--cache",
+            "128,1,64",
+            "--utilization",
+            "--policy",
+            "opt",
+        ])
         .assert()
         .failure()
         .stderr(predicate::str::contains("--utilization applies"));

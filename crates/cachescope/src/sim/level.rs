@@ -69,7 +69,10 @@ impl MissStats {
 
     /// used_bytes / fetched_bytes, when utilization was tracked (0 when nothing was fetched).
     pub fn utilization(&self) -> Option<f64> {
-        Some(super::utilization::ratio(self.used_bytes?, self.fetched_bytes?))
+        Some(super::utilization::ratio(
+            self.used_bytes?,
+            self.fetched_bytes?,
+        ))
     }
 
     /// refs − misses.

@@ -105,13 +105,8 @@ impl SimReport {
 impl SimAnalysis {
     /// One cache fed the data references.
     pub fn cache(geometry: Geometry, policy: Policy, opts: SimOptions) -> Result<SimAnalysis> {
-        let mut level = Level::tracking(
-            geometry,
-            policy,
-            opts.three_c,
-            opts.writes,
-            opts.prefetch,
-        )?;
+        let mut level =
+            Level::tracking(geometry, policy, opts.three_c, opts.writes, opts.prefetch)?;
         if opts.utilization {
             level.track_utilization();
         }

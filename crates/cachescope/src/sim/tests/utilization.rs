@@ -10,8 +10,7 @@ use super::batch;
 use crate::access::AccessKind::{self, Instr, Load, Modify, Store};
 use crate::analysis::Analysis;
 use crate::sim::{
-    Geometry, HierarchyConfig, LevelReport, Policy, PrefetchPolicy, SimAnalysis, SimOptions,
-    Writes,
+    Geometry, HierarchyConfig, LevelReport, Policy, PrefetchPolicy, SimAnalysis, SimOptions, Writes,
 };
 
 /// A naive LRU cache: per set, its lines most recent first; beside them each resident line's
@@ -35,10 +34,6 @@ impl Naive {
             used: 0,
             fetched: 0,
         }
-    }
-
-    fn has(&self, line: u64) -> bool {
-        self.touched.contains_key(&line)
     }
 
     /// Looks `line` up, filling it on a miss when `fill`: true on a hit.
@@ -90,16 +85,18 @@ fn totals(l: &LevelReport) -> (u64, u64) {
 
 /// (kind, address, size) with addresses over `span` lines of `line` bytes.
 fn trace(kinds: Vec<AccessKind>) -> impl Strategy<Value = (u64, Vec<(AccessKind, u64, u32)>)> {
-    (prop_oneof![Just(1u64), Just(8), Just(64), Just(128), Just(256)], 1u64..30).prop_flat_map(
-        move |(line, span)| {
+    (
+        prop_oneof![Just(1u64), Just(8), Just(64), Just(128), Just(256)],
+        1u64..30,
+    )
+        .prop_flat_map(move |(line, span)| {
             let one = (
                 proptest::sample::select(kinds.clone()),
                 0..span * line,
                 proptest::sample::select(vec![1u32, 2, 4, 8, 16, 32, 64]),
             );
             (Just(line), proptest::collection::vec(one, 0..300))
-        },
-    )
+        })
 }
 
 fn run(sim: &mut SimAnalysis, t: &[(AccessKind, u64, u32)]) -> Vec<LevelReport> {
