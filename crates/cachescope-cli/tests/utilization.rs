@@ -223,6 +223,24 @@ fn one_field_of_64_byte_structs_is_an_eighth() {
         (&64.into(), &1.0.into())
     );
     assert_eq!(load["misses"], 32768);
+    // The report ranks the array first among the worst-utilized structures (its cache has
+    // 32-byte lines: 8 of 32 bytes used) and lists the load.
+    let out = dir.path().join("report");
+    cs().args(["report", "-q", "-o"])
+        .arg(&out)
+        .arg(&t)
+        .assert()
+        .success();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let worst = &report["attribution"]["worst_utilized"][0];
+    assert_eq!(
+        (&worst["name"], &worst["utilization"]),
+        (&"particles".into(), &0.25.into())
+    );
+    assert_eq!(report["attribution"]["loads"][0]["stride"], 64);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("Line utilization") && html.contains("structs.c:"));
     // A structure of arrays: every byte fetched is used.
     let split = dir.path().join("split.cst");
     cs().args(["record", "-q", "-o"])
