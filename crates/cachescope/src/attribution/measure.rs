@@ -8,10 +8,11 @@
 //! Cachegrind-format output.
 //!
 //! Which references: data references (loads, stores, modifies; a modify is one lookup), each
-//! on the line of its first byte, as in [`crate::sim`]. The resident lines ([`Residency`])
+//! on the line of its first byte, as in [`crate::sim`]. The resident lines (`residency.rs`)
 //! carry who fetched them, and optionally their touched bytes (line utilization) and dirty
-//! bits (write-backs by bucket); the loads' strides are kept per instruction ([`Strides`]). Instruction fetches are not simulated
-//! but count as trace records for event positions and as the program's instructions.
+//! bits (write-backs by bucket); the loads' strides are kept per instruction ([`Strides`]).
+//! Instruction fetches are not simulated but count as trace records for event positions and
+//! as the program's instructions.
 //!
 //! Events are read as the trace streams: before the reference at position `p`, every event
 //! with position ≤ `p` is applied. The start-up memory map (the `map` events before the first
