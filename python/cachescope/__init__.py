@@ -203,18 +203,21 @@ class Trace:
         prefetch: str = "none",
         prefetch_degree: int = 1,
         prefetch_distance: int = 1,
+        utilization: bool = False,
     ) -> Document:
         """Exact simulation of independent caches side by side (``cachescope simulate
         --cache SIZE,ASSOC,LINE … --policy P``): ``{"simulations": [...]}``, each with its
         levels' hits, misses and miss_ratio. ``writebacks``, ``write_allocate``, ``prefetch``
         (``none``, ``next-line`` or ``stride``), ``prefetch_degree`` and ``prefetch_distance``
-        are ``simulate``'s flags of those names (docs/hardware.md)."""
+        are ``simulate``'s flags of those names (docs/hardware.md); ``utilization=True`` adds
+        each level's ``used_bytes``, ``fetched_bytes`` and ``utilization`` (``--utilization``)."""
         caches = [caches] if isinstance(caches, str) else list(caches)
         return Document(
             _native.simulate(
                 self._native, caches, policy, seed, _size(line_size), _threads(threads), _progress(progress),
                 writebacks=writebacks, write_allocate=write_allocate, prefetch=prefetch,
                 prefetch_degree=prefetch_degree, prefetch_distance=prefetch_distance,
+                utilization=utilization,
             )
         )
 
@@ -273,16 +276,21 @@ class Trace:
         line_size: Size = 64,
         threads: Optional[int] = None,
         progress: Progress = None,
+        writebacks: bool = False,
+        utilization: bool = False,
     ) -> Document:
         """Misses and evictions by variable, heap allocation site and code line (Buck &
         Hollingsworth; ``cachescope attribute``): the exact simulation beside the sampled
         monitor's view. ``events`` defaults to ``TRACE.events`` beside a trace file;
-        ``cachegrind_out`` also writes a file ``cg_annotate`` and KCachegrind read."""
+        ``cachegrind_out`` also writes a file ``cg_annotate`` and KCachegrind read;
+        ``writebacks=True`` counts write-backs by bucket (``--writebacks``), ``utilization=True``
+        the bytes of each fetched line used, by bucket, code line and load (``--utilization``)."""
         opt = lambda p: None if p is None else str(p)  # noqa: E731
         return Document(
             _native.attribute(
                 self._native, cache, sample, opt(events), opt(exe), handler_lines, no_cost, no_mrc,
                 opt(cachegrind_out), seed, _size(line_size), _threads(threads), _progress(progress),
+                writebacks=writebacks, utilization=utilization,
             )
         )
 

@@ -108,6 +108,7 @@ def simulate(
     prefetch: str = ...,
     prefetch_degree: int = ...,
     prefetch_distance: int = ...,
+    utilization: bool = ...,
 ) -> str: ...
 def l2(
     source: NativeSource,
@@ -148,6 +149,8 @@ def attribute(
     line_size: int,
     threads: int,
     progress_cb: Progress = ...,
+    writebacks: bool = ...,
+    utilization: bool = ...,
 ) -> str: ...
 def sharing(
     source: NativeSource,

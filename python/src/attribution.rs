@@ -22,6 +22,8 @@ pub struct Request {
     pub no_mrc: bool,
     pub cachegrind_out: Option<PathBuf>,
     pub seed: u64,
+    pub writebacks: bool,
+    pub utilization: bool,
 }
 
 /// The attribution report's JSON; the Cachegrind-format file too when asked for.
@@ -58,6 +60,9 @@ pub fn attribute(
         mrc: !req.no_mrc,
         exe: req.exe.clone(),
         per_instruction: req.cachegrind_out.is_some(),
+        writebacks: req.writebacks,
+        utilization: req.utilization,
+        ..Options::default()
     };
     let mut attribution = Attribution::new(opts, events)?;
     // One thread's references are kept by the attribution, not by a filter on the trace: the

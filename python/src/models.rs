@@ -21,13 +21,14 @@ fn invalid(name: &'static str, message: String) -> Error {
 }
 
 /// `simulate`'s write-back and prefetcher flags (`--writebacks`, `--write-allocate`,
-/// `--prefetch`, `--prefetch-degree`, `--prefetch-distance`).
+/// `--prefetch`, `--prefetch-degree`, `--prefetch-distance`) and `--utilization`.
 pub struct Hardware {
     pub writebacks: bool,
     pub write_allocate: bool,
     pub prefetch: String,
     pub prefetch_degree: u32,
     pub prefetch_distance: u32,
+    pub utilization: bool,
 }
 
 /// `cachescope simulate --cache SPEC… --policy P --json`: independent caches side by side.
@@ -66,6 +67,7 @@ pub fn simulate(
             hardware.prefetch_degree,
             hardware.prefetch_distance,
         )?,
+        utilization: hardware.utilization,
     };
     let mut sims = caches
         .iter()

@@ -10,7 +10,7 @@ use crate::{attribution, models};
 
 /// `cachescope simulate --cache SPEC… --json`.
 #[pyfunction]
-#[pyo3(signature = (source, caches, policy, seed, line_size, threads, progress_cb = None, writebacks = false, write_allocate = true, prefetch = "none".to_string(), prefetch_degree = 1, prefetch_distance = 1))]
+#[pyo3(signature = (source, caches, policy, seed, line_size, threads, progress_cb = None, writebacks = false, write_allocate = true, prefetch = "none".to_string(), prefetch_degree = 1, prefetch_distance = 1, utilization = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     py: Python<'_>,
@@ -26,6 +26,7 @@ pub fn simulate(
     prefetch: String,
     prefetch_degree: u32,
     prefetch_distance: u32,
+    utilization: bool,
 ) -> PyResult<String> {
     let ls = crate::line_size(line_size)?;
     let spec = source.spec.clone();
@@ -35,6 +36,7 @@ pub fn simulate(
         prefetch,
         prefetch_degree,
         prefetch_distance,
+        utilization,
     };
     py.detach(move || {
         models::simulate(
@@ -126,7 +128,7 @@ pub fn phases(
 
 /// `cachescope attribute --json` (and `--cachegrind-out`).
 #[pyfunction]
-#[pyo3(signature = (source, cache, sample, events, exe, handler_lines, no_cost, no_mrc, cachegrind_out, seed, line_size, threads, progress_cb = None))]
+#[pyo3(signature = (source, cache, sample, events, exe, handler_lines, no_cost, no_mrc, cachegrind_out, seed, line_size, threads, progress_cb = None, writebacks = false, utilization = false))]
 #[allow(clippy::too_many_arguments)]
 pub fn attribute(
     py: Python<'_>,
@@ -143,6 +145,8 @@ pub fn attribute(
     line_size: u64,
     threads: usize,
     progress_cb: Option<Py<PyAny>>,
+    writebacks: bool,
+    utilization: bool,
 ) -> PyResult<String> {
     let req = attribution::Request {
         cache,
@@ -154,6 +158,8 @@ pub fn attribute(
         no_mrc,
         cachegrind_out,
         seed,
+        writebacks,
+        utilization,
     };
     let ls = crate::line_size(line_size)?;
     let spec = source.spec.clone();

@@ -236,6 +236,9 @@ def test_simulate_l2_and_phases_equal_the_cli(trace):
                "--prefetch", "stride", "--prefetch-degree", "2")
     got = t.simulate("8K,4,64", write_allocate=False, prefetch="stride", prefetch_degree=2)
     assert got.json == want and "writebacks" in want and "useful_prefetches" in want
+    want = cli("simulate", str(trace), "--json", "--cache", "8K,4,64", "--utilization")
+    got = t.simulate("8K,4,64", utilization=True)
+    assert got.json == want and 0 < got["simulations"][0]["levels"][0]["utilization"] <= 1
     with pytest.raises(cs.CachescopeError, match="expected none, next-line or stride"):
         t.simulate("8K,4,64", prefetch="sideways")
     with pytest.raises(cs.CachescopeError, match="OPT needs the future"):
@@ -250,6 +253,9 @@ def test_attribute_equals_the_cli(trace, tmp_path):
     assert got.json == want
     text = (tmp_path / "cg.out").read_text()
     assert text.startswith("desc:") or "events:" in text
+    want = cli("attribute", str(trace), "--json", "--cache", "16K,4,64", "--utilization", "--writebacks")
+    got = t.attribute(cache="16K,4,64", utilization=True, writebacks=True)
+    assert got.json == want and "utilization" in got and "writebacks" in got and "loads" in got
 
 
 @needs_cli

@@ -528,3 +528,61 @@ fn next_line_prefetching_turns_a_stream_into_hits() {
             .stderr(predicate::str::contains(needle));
     }
 }
+
+#[test]
+fn utilization_is_reported_only_when_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    // Loads of 8 bytes at the start of lines 0, 1, 0, 2 in a direct-mapped 2-line cache:
+    // lines 0 and 2 share set 0, so 4 fills of 64 bytes, 8 bytes used in each.
+    let t = lackey(
+        dir.path(),
+        "util.txt",
+        &[('L', 0), ('L', 1), ('L', 0), ('L', 2), ('L', 0)],
+    );
+    let t = t.to_str().unwrap();
+    let plain = json(&["simulate", t, "--cache", "128,1,64"]);
+    assert!(
+        plain["simulations"][0]["levels"][0]
+            .get("utilization")
+            .is_none()
+    );
+    let v = json(&["simulate", t, "--cache", "128,1,64", "--utilization"]);
+    let level = &v["simulations"][0]["levels"][0];
+    assert_eq!(level["misses"], 4);
+    assert_eq!(
+        (&level["used_bytes"], &level["fetched_bytes"]),
+        (&32.into(), &256.into())
+    );
+    assert_eq!(level["utilization"], 0.125);
+    let csv = cargo_bin_cmd!("cachescope")
+        .args([
+            "simulate",
+            t,
+            "--cache",
+            "128,1,64",
+            "--utilization",
+            "--csv",
+        ])
+        .assert()
+        .success();
+    let csv = String::from_utf8_lossy(&csv.get_output().stdout).to_string();
+    assert!(csv.lines().next().unwrap().contains("utilization"), "{csv}");
+    cargo_bin_cmd!("cachescope")
+        .args(["simulate", t, "--cache", "128,1,64", "--utilization"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("util").and(predicate::str::contains("0.125")));
+    cargo_bin_cmd!("cachescope")
+        .args([
+            "simulate",
+            t,
+            "--cache",
+            "128,1,64",
+            "--utilization",
+            "--policy",
+            "opt",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--utilization applies"));
+}

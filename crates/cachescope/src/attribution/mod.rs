@@ -13,6 +13,8 @@
 //! | [`symbols`] | ELF variables at run-time addresses; pc → function, file, line (DWARF) |
 //! | [`buckets`] | address → bucket as allocation and map events unfold |
 //! | [`measure`] | [`Attribution`]: the exact simulation with a bucket per resident line |
+//! | `residency` | the resident lines: who fetched each, its touched bytes and dirty bit |
+//! | [`strides`] | each load instruction's dominant stride and its regularity |
 //! | [`sampler`] | the monitor's 1-in-N randomized-interval sampling |
 //! | [`cost`] | the monitor's own cost: its footprint injected per sample |
 //! | [`report`] | [`Report`]: Tables 1–5, the cost table, per-bucket curves, notes |
@@ -45,8 +47,10 @@ pub mod cost;
 pub mod events;
 pub mod measure;
 pub mod report;
+mod residency;
 pub mod run_id;
 pub mod sampler;
+pub mod strides;
 pub mod symbols;
 mod tally;
 
@@ -57,7 +61,9 @@ pub use buckets::{BucketKind, BucketMap};
 pub use cachegrind_out::{LineCounts, SourceLine};
 pub use cost::{CostModel, CostRow};
 pub use measure::{Attribution, DEFAULT_SAMPLE_EVERY, EventSource, Options, PAPER_CACHE};
-pub use report::{BucketCurve, BucketRow, CurvePoint, EvictionRow, LineRow, MissLineRow, Report};
+pub use report::{
+    BucketCurve, BucketRow, CurvePoint, EvictionRow, LineRow, LoadRow, MissLineRow, Report,
+};
 pub use symbols::{CodeLine, Module, Symbolizer, Variable};
 
 /// Hash maps keyed by addresses and bucket ids.

@@ -11,6 +11,7 @@
 
 mod build;
 mod lines;
+mod loads;
 mod rank;
 
 use super::buckets::BucketKind;
@@ -45,6 +46,19 @@ pub struct BucketRow {
     pub sampled_pct: f64,
     /// Times one of its lines was evicted (exact).
     pub evicted: u64,
+    /// Bytes of the lines its misses fetched that any reference touched while they were
+    /// resident (present when utilization is tracked; docs/hardware.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used_bytes: Option<u64>,
+    /// Bytes its misses fetched (misses × line size).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fetched_bytes: Option<u64>,
+    /// used_bytes / fetched_bytes (0-1; 0 when nothing was fetched).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utilization: Option<f64>,
+    /// Its dirty lines evicted: write-backs (present with write-backs tracked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writebacks: Option<u64>,
 }
 
 /// Evictions of `victim` caused by `evictor` (Tables 2–3).
@@ -116,6 +130,46 @@ pub struct MissLineRow {
     pub bucket: String,
     /// That bucket's share of the line's misses, %.
     pub bucket_pct: f64,
+    /// Bytes of the lines its misses fetched that were touched while resident (present when
+    /// utilization is tracked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used_bytes: Option<u64>,
+    /// Bytes its misses fetched (misses × line size).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fetched_bytes: Option<u64>,
+    /// used_bytes / fetched_bytes (0-1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utilization: Option<f64>,
+}
+
+/// One load instruction: its dominant stride and how regular it is (see
+/// [`crate::attribution::strides`]), its misses and the utilization of the lines they fetched.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct LoadRow {
+    /// The instruction address, `0x…`.
+    pub pc: String,
+    /// `file:line` when known, else what [`CodeLine::label`] gives.
+    pub code: String,
+    /// The function, when known.
+    pub function: Option<String>,
+    /// Loads it made (a modify loads too).
+    pub refs: u64,
+    /// Those that missed.
+    pub misses: u64,
+    /// The most frequent difference between two consecutive addresses it loaded, in bytes.
+    pub stride: i64,
+    /// The fraction of its consecutive pairs with that stride (0-1; a lower bound when it had
+    /// more distinct strides than the counters hold).
+    pub regularity: f64,
+    /// Bytes of the lines its misses fetched touched while resident (with utilization).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used_bytes: Option<u64>,
+    /// Bytes its misses fetched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fetched_bytes: Option<u64>,
+    /// used_bytes / fetched_bytes (0-1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utilization: Option<f64>,
 }
 
 /// One point of a bucket's miss-ratio curve.
@@ -165,6 +219,19 @@ pub struct Report {
     pub evictions_total: u64,
     /// Misses sampled.
     pub samples: u64,
+    /// Bytes of every fetched line touched while resident (present with utilization).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used_bytes: Option<u64>,
+    /// Bytes fetched: misses × line size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fetched_bytes: Option<u64>,
+    /// used_bytes / fetched_bytes (0-1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utilization: Option<f64>,
+    /// Dirty lines evicted (present with write-backs tracked; `simulate --writebacks` of the
+    /// same cache counts the same).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub writebacks: Option<u64>,
     /// Buckets with a miss or a reference share of at least 0.01 %, by misses.
     pub buckets: Vec<BucketRow>,
     /// Every (victim, evictor) pair seen, by victim's misses then count.
@@ -175,6 +242,9 @@ pub struct Report {
     /// Misses by code line, by misses: lines with at least 0.1 % of the misses or sampled at
     /// least once.
     pub lines_by_misses: Vec<MissLineRow>,
+    /// The load instructions with at least 0.1 % of the misses or of the data references, by
+    /// misses, then lowest utilization (at most 200).
+    pub loads: Vec<LoadRow>,
     /// The monitor's cost per sampling rate.
     pub monitor_cost: Vec<CostRow>,
     /// Per-bucket miss-ratio curves, for buckets with at least 0.1 % of references or
@@ -187,4 +257,27 @@ pub struct Report {
     /// [`Options::per_instruction`](super::Options::per_instruction). Not in the JSON.
     #[serde(skip)]
     pub source_lines: Vec<SourceLine>,
+}
+
+impl Report {
+    /// The buckets with at least `min_share` (0-1) of the fetched bytes, lowest utilization
+    /// first (empty unless utilization was tracked): the structures whose lines are fetched
+    /// for little of their data.
+    pub fn worst_utilized(&self, min_share: f64) -> Vec<&BucketRow> {
+        let total = self.fetched_bytes.unwrap_or(0) as f64;
+        let mut rows: Vec<&BucketRow> = self
+            .buckets
+            .iter()
+            .filter(|b| {
+                b.fetched_bytes
+                    .is_some_and(|f| f > 0 && f as f64 >= total * min_share)
+            })
+            .collect();
+        rows.sort_by(|x, y| {
+            let u = |b: &BucketRow| b.utilization.unwrap_or(0.0);
+            u(x).total_cmp(&u(y))
+                .then(y.fetched_bytes.cmp(&x.fetched_bytes))
+        });
+        rows
+    }
 }

@@ -109,11 +109,12 @@ impl Collector {
     }
 
     /// Adds data-structure attribution (the paper's default cache, the monitor's cost left
-    /// out) fed by `events`, the trace's event log.
+    /// out, line utilization and the loads' strides in) fed by `events`, the trace's event log.
     pub fn with_attribution(mut self, events: EventSource<'static>) -> Result<Collector> {
         let options = attribution::Options {
             cost: None,
             mrc: false,
+            utilization: true,
             seed: self.options.seed,
             ..attribution::Options::default()
         };

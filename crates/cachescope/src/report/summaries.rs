@@ -5,7 +5,10 @@ use crate::attribution::report::{BucketRow, Report as AttributionReport};
 use crate::phases::{KChoice, Method, PhaseReport, Unit};
 use crate::units::axis_bytes;
 
-use super::model::{Attribution, Matrix, PhaseInterval, PhaseMethod, PhasesSummary, StructureRow};
+use super::model::{
+    Attribution, LoadSummaryRow, Matrix, PhaseInterval, PhaseMethod, PhasesSummary, StructureRow,
+    UtilizationRow,
+};
 use super::options::ATTRIBUTION_TOP;
 
 /// The phase timeline of setvectors (the paper's method) and every method's scores.
@@ -95,5 +98,44 @@ pub(super) fn attribution_summary(r: &AttributionReport) -> Attribution {
             cols: names,
             values,
         },
+        utilization: r.utilization,
+        worst_utilized: worst_utilized(r),
+        loads: r
+            .loads
+            .iter()
+            .take(ATTRIBUTION_TOP)
+            .map(|l| LoadSummaryRow {
+                pc: l.pc.clone(),
+                code: l.code.clone(),
+                refs: l.refs,
+                misses: l.misses,
+                stride: l.stride,
+                regularity: l.regularity,
+                utilization: l.utilization,
+            })
+            .collect(),
     }
+}
+
+/// The structures with at least 1 % of the fetched bytes, lowest utilization first.
+fn worst_utilized(r: &AttributionReport) -> Vec<UtilizationRow> {
+    let total = r.fetched_bytes.unwrap_or(0);
+    r.worst_utilized(0.01)
+        .into_iter()
+        .take(ATTRIBUTION_TOP)
+        .map(|b| {
+            let fetched = b.fetched_bytes.unwrap_or(0);
+            UtilizationRow {
+                name: b.name.clone(),
+                fetched_bytes: fetched,
+                used_bytes: b.used_bytes.unwrap_or(0),
+                utilization: b.utilization.unwrap_or(0.0),
+                fetched_pct: if total == 0 {
+                    0.0
+                } else {
+                    100.0 * fetched as f64 / total as f64
+                },
+            }
+        })
+        .collect()
 }

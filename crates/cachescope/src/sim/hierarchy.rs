@@ -206,7 +206,7 @@ impl Hierarchy {
                         Outcome::Hit => return Served::lower(k),
                         Outcome::Miss { evicted: Some(v) } => {
                             for above in self.l1.iter_mut().chain(&mut self.lower[..k]) {
-                                above.cache.invalidate(v);
+                                above.invalidate(v);
                             }
                         }
                         Outcome::Miss { evicted: None } => {}
@@ -217,7 +217,7 @@ impl Hierarchy {
             Inclusion::Exclusive => {
                 let mut served = Served::Memory;
                 for (k, level) in self.lower.iter_mut().enumerate() {
-                    let hit = level.cache.invalidate(line);
+                    let hit = level.invalidate(line);
                     level.count_line(line, hit);
                     if hit {
                         served = Served::lower(k);
@@ -228,7 +228,7 @@ impl Hierarchy {
                 let mut victim = l1_evicted.filter(|&v| !self.l1[1 - side].cache.contains(v));
                 for level in &mut self.lower {
                     let Some(v) = victim else { break };
-                    victim = match level.cache.access_outcome(v) {
+                    victim = match level.place(v) {
                         Outcome::Hit => None,
                         Outcome::Miss { evicted } => evicted,
                     };
@@ -269,6 +269,31 @@ impl Hierarchy {
             level.count_ref(worst == here);
         }
         worst
+    }
+
+    /// Tracks every level's line utilization from now on (docs/hardware.md); call before the
+    /// first reference.
+    pub fn track_utilization(&mut self) {
+        for level in self.l1.iter_mut().chain(&mut self.lower) {
+            level.track_utilization();
+        }
+    }
+
+    /// Marks a reference's bytes (`size` at `addr`) on the lines holding them in the levels
+    /// it can reach: L1I (`instr`) or L1D, and every lower level. Call after the reference.
+    pub fn touch(&mut self, instr: bool, addr: u64, size: u32) {
+        self.l1[usize::from(!instr)].touch(addr, size);
+        for level in &mut self.lower {
+            level.touch(addr, size);
+        }
+    }
+
+    /// Each level's name and counts (with utilization totals when tracked), top down.
+    pub fn level_stats(&self) -> impl Iterator<Item = (&'static str, &Cache, MissStats)> + '_ {
+        self.names
+            .iter()
+            .zip(self.l1.iter().chain(&self.lower))
+            .map(|(n, l)| (*n, &l.cache, l.stats()))
     }
 
     /// The caches, top down: L1I, L1D, L2 and L3 if present.

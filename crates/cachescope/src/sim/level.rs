@@ -14,6 +14,7 @@ use super::geometry::Geometry;
 use super::policy::Policy;
 use super::prefetcher::{PrefetchPolicy, Prefetching};
 use super::three_c::{ThreeC, ThreeCCounts};
+use super::utilization::Utilization;
 use crate::error::Result;
 
 /// What one cache level saw. Field names are a public contract (`--json`).
@@ -46,6 +47,14 @@ pub struct MissStats {
     /// Prefetched lines evicted before any demand reference hit them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub useless_prefetches: Option<u64>,
+    /// Bytes of the lines filled into this level that a reference touched while they were
+    /// resident (present when utilization is tracked; docs/hardware.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used_bytes: Option<u64>,
+    /// Bytes of every line filled into this level (line size × fills, the lines still
+    /// resident at the end included).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fetched_bytes: Option<u64>,
 }
 
 impl MissStats {
@@ -56,6 +65,14 @@ impl MissStats {
         } else {
             self.misses as f64 / self.refs as f64
         }
+    }
+
+    /// used_bytes / fetched_bytes, when utilization was tracked (0 when nothing was fetched).
+    pub fn utilization(&self) -> Option<f64> {
+        Some(super::utilization::ratio(
+            self.used_bytes?,
+            self.fetched_bytes?,
+        ))
     }
 
     /// refs − misses.
@@ -71,6 +88,8 @@ pub(super) struct Level {
     three_c: Option<ThreeC>,
     dirty: Option<Dirty>,
     prefetch: Option<Prefetching>,
+    /// The touched bytes of the resident lines, when utilization is tracked.
+    usage: Option<Utilization>,
     /// Write-backs of prefetch fills, for the hierarchy to write down.
     pub(super) spilled: Vec<u64>,
     /// Lines this level prefetched, for the hierarchy to ask of the levels below.
@@ -94,6 +113,7 @@ impl Level {
             prefetch: prefetching.then(|| Prefetching::new(prefetch, geometry.line_size().shift())),
             spilled: Vec::new(),
             issued: Vec::new(),
+            usage: None,
             cache: Cache::new(geometry, policy)?,
             three_c: if three_c {
                 Some(ThreeC::new(geometry.lines())?)
@@ -117,7 +137,53 @@ impl Level {
     pub(super) fn line(&mut self, line: u64) -> Outcome {
         let outcome = self.cache.access_outcome(line);
         self.count_line(line, outcome.is_hit());
+        if let (Some(u), Outcome::Miss { evicted }) = (&mut self.usage, outcome) {
+            u.filled(line, evicted);
+        }
         outcome
+    }
+
+    /// Tracks the touched bytes of every line filled from now on (call before the first
+    /// access: lines already resident are not tracked).
+    pub(super) fn track_utilization(&mut self) {
+        let line_size = self.cache.geometry().line_size();
+        self.usage = Some(Utilization::new(line_size));
+    }
+
+    /// Marks a reference's bytes on the lines of this level holding them.
+    #[inline]
+    pub(super) fn touch(&mut self, addr: u64, size: u32) {
+        if let Some(u) = &mut self.usage {
+            u.touch(addr, size);
+        }
+    }
+
+    /// Invalidates `line` (it leaves without a fill): true when it was cached.
+    pub(super) fn invalidate(&mut self, line: u64) -> bool {
+        if let Some(u) = &mut self.usage {
+            u.left(line);
+        }
+        self.cache.invalidate(line)
+    }
+
+    /// Puts `line` in the cache whatever the policy, not counted (an exclusive level's victim
+    /// fill).
+    pub(super) fn place(&mut self, line: u64) -> Outcome {
+        let outcome = self.cache.access_outcome(line);
+        if let (Some(u), Outcome::Miss { evicted }) = (&mut self.usage, outcome) {
+            u.filled(line, evicted);
+        }
+        outcome
+    }
+
+    /// The counts, with the utilization's totals when tracked.
+    pub(super) fn stats(&self) -> MissStats {
+        let mut stats = self.stats.clone();
+        if let Some(u) = &self.usage {
+            let (used, fetched) = u.totals();
+            (stats.used_bytes, stats.fetched_bytes) = (Some(used), Some(fetched));
+        }
+        stats
     }
 
     /// Looks up one line for `op` and counts it: under write-back tracking a store may fill
@@ -136,9 +202,16 @@ impl Level {
                 writeback: None,
             };
         };
+        let allocate = dirty.writes().allocate;
         let lookup = dirty.lookup(&mut self.cache, line, op);
         self.count_line(line, lookup.hit);
         self.count_writeback(lookup);
+        // Every miss fills but a store's under no-write-allocate.
+        if let Some(u) = &mut self.usage {
+            if !lookup.hit && (allocate || op != Op::Write) {
+                u.filled(line, lookup.evicted);
+            }
+        }
         lookup
     }
 
@@ -151,6 +224,7 @@ impl Level {
             cache,
             dirty,
             prefetch: Some(p),
+            usage,
             spilled,
             issued,
             stats,
@@ -161,7 +235,7 @@ impl Level {
         };
         p.after_demand(
             cache,
-            dirty.as_mut(),
+            (dirty.as_mut(), usage.as_mut()),
             stats,
             (spilled, issued),
             line,
@@ -178,6 +252,9 @@ impl Level {
         let dirty = self.dirty.as_mut()?;
         let lookup = dirty.fill(&mut self.cache, line, true);
         *self.stats.writebacks_received.get_or_insert(0) += 1;
+        if let (Some(u), false) = (&mut self.usage, lookup.hit) {
+            u.filled(line, lookup.evicted);
+        }
         // A write-back that evicts a prefetched line unused makes that prefetch useless.
         if let Some(p) = &mut self.prefetch {
             p.evicted_by_other(&mut self.stats, lookup.evicted);
@@ -206,6 +283,9 @@ impl Level {
         };
         if let Some(p) = &mut self.prefetch {
             p.evicted_by_other(&mut self.stats, lookup.evicted);
+        }
+        if let Some(u) = &mut self.usage {
+            u.filled(line, lookup.evicted);
         }
         self.count_writeback(lookup);
         (false, lookup.writeback)

@@ -22,7 +22,9 @@
 //! Conventions: caches work on line addresses (`addr >> log2(line size)`, see
 //! [`LineSize`](crate::LineSize)); by default every cache is write-allocate and models no
 //! write-backs, so loads, stores and modifies are all lookups. [`Writes`] and [`Dirty`] add
-//! dirty lines, write-backs and no-write-allocate where asked ([`SimOptions::writes`]). Line address `u64::MAX`, reachable only with
+//! dirty lines, write-backs and no-write-allocate where asked ([`SimOptions::writes`]);
+//! [`Utilization`] the bytes of each fetched line the program touched
+//! ([`SimOptions::utilization`]). Line address `u64::MAX`, reachable only with
 //! 1-byte lines, marks an empty way and cannot be simulated.
 //!
 //! ```
@@ -54,6 +56,7 @@ mod simulate;
 mod three_c;
 mod three_c_sweep;
 mod two_level_lru;
+mod utilization;
 
 #[cfg(test)]
 mod tests;
@@ -77,6 +80,7 @@ pub use simulate::{LevelReport, LineMapping, SimAnalysis, SimOptions, SimReport}
 pub use three_c::{MissClass, ThreeC, ThreeCCounts};
 pub use three_c_sweep::ThreeCSweep;
 pub use two_level_lru::{TwoLevelLru, TwoLevelResult};
+pub use utilization::{Touched, Utilization, ratio as utilization_ratio};
 
 /// The tag of an empty way.
 const EMPTY: u64 = u64::MAX;

@@ -23,6 +23,7 @@ use super::Outcome;
 use super::cache::Cache;
 use super::dirty::{Dirty, Lookup};
 use super::level::MissStats;
+use super::utilization::Utilization;
 
 /// A level's prefetcher and its settings.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
@@ -182,12 +183,12 @@ impl Prefetching {
     /// prefetched line used or evicted unused, then issues the prefetches it triggers into
     /// `cache` (through `dirty` when it tracks dirty lines), pushing their write-backs to
     /// `spilled` and the lines fetched to `issued` (a hierarchy asks the levels below for
-    /// them).
+    /// them); a level tracking utilization counts each fill as a fetched line.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn after_demand(
         &mut self,
         cache: &mut Cache,
-        dirty: Option<&mut Dirty>,
+        (dirty, mut usage): (Option<&mut Dirty>, Option<&mut Utilization>),
         stats: &mut MissStats,
         (spilled, issued): (&mut Vec<u64>, &mut Vec<u64>),
         line: u64,
@@ -221,6 +222,9 @@ impl Prefetching {
                 }
             };
             *stats.prefetches.get_or_insert(0) += 1;
+            if let Some(u) = usage.as_deref_mut() {
+                u.filled(l, fill.evicted);
+            }
             self.unused.insert(l);
             issued.push(l);
             if let Some(v) = fill.evicted {

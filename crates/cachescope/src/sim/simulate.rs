@@ -38,6 +38,9 @@ pub struct SimOptions {
     /// The prefetcher of a single cache (a hierarchy's are in [`HierarchyConfig::prefetch`]).
     /// Default: none.
     pub prefetch: PrefetchPolicy,
+    /// Track every level's line utilization: `used_bytes` and `fetched_bytes` (one hash lookup
+    /// per level a reference can reach; docs/hardware.md). Default: off.
+    pub utilization: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -84,12 +87,15 @@ pub struct SimReport {
 
 impl SimReport {
     /// The `--json` document of one simulation: the report with each level's `miss_ratio`
-    /// (misses per reference) added.
+    /// (misses per reference) and, when tracked, `utilization` (used / fetched bytes) added.
     pub fn to_json(&self) -> serde_json::Value {
         let mut v = serde_json::to_value(self).expect("serializable");
         if let Some(levels) = v["levels"].as_array_mut() {
             for (json, level) in levels.iter_mut().zip(&self.levels) {
                 json["miss_ratio"] = level.stats.miss_ratio().into();
+                if let Some(u) = level.stats.utilization() {
+                    json["utilization"] = u.into();
+                }
             }
         }
         v
@@ -99,14 +105,13 @@ impl SimReport {
 impl SimAnalysis {
     /// One cache fed the data references.
     pub fn cache(geometry: Geometry, policy: Policy, opts: SimOptions) -> Result<SimAnalysis> {
+        let mut level =
+            Level::tracking(geometry, policy, opts.three_c, opts.writes, opts.prefetch)?;
+        if opts.utilization {
+            level.track_utilization();
+        }
         Ok(SimAnalysis {
-            target: Target::Single(Box::new(Level::tracking(
-                geometry,
-                policy,
-                opts.three_c,
-                opts.writes,
-                opts.prefetch,
-            )?)),
+            target: Target::Single(Box::new(level)),
             opts,
             line_size: geometry.line_size(),
             scratch: Vec::new(),
@@ -120,8 +125,12 @@ impl SimAnalysis {
         if opts.writes.is_some() {
             config.writes = opts.writes;
         }
+        let mut h = Hierarchy::new(&config, opts.three_c)?;
+        if opts.utilization {
+            h.track_utilization();
+        }
         Ok(SimAnalysis {
-            target: Target::Hierarchy(Box::new(Hierarchy::new(&config, opts.three_c)?)),
+            target: Target::Hierarchy(Box::new(h)),
             opts,
             line_size: config.l1d.line_size(),
             scratch: Vec::new(),
@@ -138,19 +147,19 @@ impl SimAnalysis {
                     name: "cache",
                     geometry: level.cache.geometry(),
                     policy: level.cache.policy(),
-                    stats: level.stats.clone(),
+                    stats: level.stats(),
                 }],
             },
             Target::Hierarchy(h) => SimReport {
                 mapping: self.opts.mapping,
                 inclusion: Some(h.inclusion()),
                 levels: h
-                    .levels()
+                    .level_stats()
                     .map(|(name, cache, stats)| LevelReport {
                         name,
                         geometry: cache.geometry(),
                         policy: cache.policy(),
-                        stats: stats.clone(),
+                        stats,
                     })
                     .collect(),
             },
@@ -170,6 +179,7 @@ impl Analysis for SimAnalysis {
                 if !straddle
                     && !self.opts.three_c
                     && self.opts.writes.is_none()
+                    && !self.opts.utilization
                     && self.opts.prefetch == PrefetchPolicy::None =>
             {
                 self.scratch.resize(b.len(), 0);
@@ -203,6 +213,7 @@ impl Analysis for SimAnalysis {
                     level.spilled.clear();
                     level.issued.clear();
                     level.count_ref(hit);
+                    level.touch(addr, size);
                 }
             }
             Target::Hierarchy(h) => {
@@ -211,6 +222,9 @@ impl Analysis for SimAnalysis {
                     let (first, last) = lines(ls, addr, size, straddle);
                     let instr = kind == AccessKind::Instr;
                     h.reference_op(first, last, instr, Op::of(kind), (addr, pc));
+                    if self.opts.utilization {
+                        h.touch(instr, addr, size);
+                    }
                 }
             }
         }

@@ -18,6 +18,7 @@ use crate::output::{self, Format};
 
 mod per_thread;
 mod table;
+mod usage;
 use table::Table;
 
 #[derive(Debug, Args)]
@@ -50,6 +51,17 @@ pub struct AttributeArgs {
     /// empty. With --no-cost, about three times faster: for repeated runs (several --seed).
     #[arg(help_heading = heading::ANALYSIS, long)]
     pub no_mrc: bool,
+    /// Track line utilization (Callgrind's --cacheuse idea): the bytes of each fetched line
+    /// touched while it was resident, charged to the bucket and code line whose miss fetched
+    /// it: `used_bytes`, `fetched_bytes` and `utilization` (0-1) per bucket, code line and load
+    /// (docs/hardware.md). About doubles the attribution's time.
+    #[arg(help_heading = heading::ANALYSIS, long)]
+    pub utilization: bool,
+    /// Track dirty lines (write-allocate) and count write-backs by bucket: each bucket's
+    /// `writebacks` (its dirty lines evicted, charged like the line's fetch) and the total
+    /// `writebacks`, which `simulate --cache SPEC --writebacks` counts too (docs/hardware.md).
+    #[arg(help_heading = heading::ANALYSIS, long)]
+    pub writebacks: bool,
     /// Also write the counts per source line as a Cachegrind output file (events Ir, Dr,
     /// D1mr, Dw, D1mw and the sampled misses SD1mr, SD1mw) for `cg_annotate FILE` or
     /// KCachegrind.
@@ -57,7 +69,7 @@ pub struct AttributeArgs {
     pub cachegrind_out: Option<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
-    /// Print JSON: buckets, evictions, lines, lines_by_misses, monitor_cost, mrc, notes.
+    /// Print JSON: buckets, evictions, lines, lines_by_misses, loads, monitor_cost, mrc, notes.
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
     /// Print CSV: one row per bucket (the JSON's `buckets`).
@@ -223,5 +235,8 @@ fn options(args: &AttributeArgs, per_instruction: bool) -> Options {
         mrc: !args.no_mrc,
         exe: args.exe.clone(),
         per_instruction,
+        writebacks: args.writebacks,
+        utilization: args.utilization,
+        ..Options::default()
     }
 }

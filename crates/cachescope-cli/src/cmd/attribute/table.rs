@@ -41,7 +41,7 @@ fn pct_cell(rank: u32, pct: f64) -> String {
     }
 }
 
-fn cut(s: &str, w: usize) -> String {
+pub(super) fn cut(s: &str, w: usize) -> String {
     if s.chars().count() <= w {
         s.to_owned()
     } else {
@@ -136,6 +136,8 @@ fn render(r: &Report, top: usize) -> String {
             pct_cell(l.sampled_rank, l.sampled_pct)
         );
     }
+
+    super::usage::render(&mut o, r, top, w);
 
     // Evicted-by: for the top buckets, their evictors with at least 1 % (paper: Table 2).
     let victims: Vec<&str> = shown.iter().take(5).map(|b| b.name.as_str()).collect();

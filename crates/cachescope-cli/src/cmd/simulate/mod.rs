@@ -107,6 +107,12 @@ pub struct SimulateArgs {
     /// `useless_prefetches`. Not with --cachegrind, --policy opt or --cores.
     #[arg(long = "prefetch", value_name = "[LEVEL=]KIND")]
     pub prefetch: Vec<String>,
+    /// Track line utilization (Callgrind's --cacheuse idea): every level reports
+    /// `used_bytes` (bytes of its fetched lines a reference touched while they were resident),
+    /// `fetched_bytes` and `utilization` (their ratio, 0-1). Not with --cachegrind, --policy
+    /// opt or --cores (docs/hardware.md).
+    #[arg(help_heading = heading::ANALYSIS, long)]
+    pub utilization: bool,
     /// Lines each prefetch trigger fetches.
     #[arg(long = "prefetch-degree", value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=64))]
@@ -162,6 +168,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         three_c: args.three_c,
         writes: hardware::writes(&args),
         prefetch: PrefetchPolicy::None,
+        utilization: args.utilization,
     };
     let (single_prefetch, level_prefetch) = hardware::prefetchers(&args)?;
     let opts = SimOptions {
@@ -179,6 +186,12 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     if prefetching && args.cores.is_some() {
         bail!("--prefetch applies to single-core caches and hierarchies, not yet to --cores");
+    }
+    if args.utilization && (args.cachegrind || args.cores.is_some() || policy == Policy::Opt) {
+        bail!(
+            "--utilization applies to --cache caches and hierarchies, not to --cachegrind, \
+             --cores or --policy opt"
+        );
     }
     if let Some(w) = opts.writes {
         if !w.allocate && args.three_c {

@@ -85,6 +85,11 @@ fn render(reports: &[SimReport]) -> String {
         if writebacks {
             let _ = write!(o, " {:>12} {:>12}", "writebacks", "wb received");
         }
+        // Likewise the utilization columns.
+        let utilization = r.levels.iter().any(|l| l.stats.used_bytes.is_some());
+        if utilization {
+            let _ = write!(o, " {:>14} {:>14} {:>6}", "used B", "fetched B", "util");
+        }
         o.push('\n');
         for l in &r.levels {
             let g = &l.geometry;
@@ -123,6 +128,12 @@ fn render(reports: &[SimReport]) -> String {
                 let n = |x: Option<u64>| x.map_or_else(|| "-".into(), thousands);
                 let (out, received) = (l.stats.writebacks, l.stats.writebacks_received);
                 let _ = write!(o, " {:>12} {:>12}", n(out), n(received));
+            }
+            if utilization {
+                let n = |x: Option<u64>| x.map_or_else(|| "-".into(), thousands);
+                let (used, fetched) = (l.stats.used_bytes, l.stats.fetched_bytes);
+                let u = l.stats.utilization().unwrap_or(0.0);
+                let _ = write!(o, " {:>14} {:>14} {:>6.3}", n(used), n(fetched), u);
             }
             o.push('\n');
         }

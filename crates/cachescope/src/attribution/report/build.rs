@@ -4,11 +4,13 @@
 use hashbrown::HashMap;
 
 use super::lines::{miss_lines, source_lines};
+use super::loads::load_rows;
 use super::rank::{Ranks, pct};
 use super::*;
 use crate::attribution::measure::Attribution;
 use crate::attribution::symbols::{CodeLine, Symbolizer};
 use crate::reuse::{StackDistances, default_sizes};
+use crate::sim::utilization_ratio;
 
 /// The report of `a`, with the monitor's cost rows and the per-bucket stack distances.
 pub(in crate::attribution) fn build(
@@ -42,6 +44,11 @@ pub(in crate::attribution) fn build(
     let misses = sum_by(&a.exact.misses);
     let sampled = sum_by(&a.sampled.misses);
     let refs = sum_by(&a.bucket_refs);
+    let line_bytes = a.options().geometry.line_size().bytes();
+    let util = a.residency.tracks_utilization();
+    let wb = a.residency.tracks_writebacks();
+    let used = sum_by(&a.residency.used);
+    let writebacks = sum_by(&a.residency.writebacks);
     let pairs = |t: &crate::attribution::tally::Tally| {
         let mut out: HashMap<(usize, usize), u64> = HashMap::new();
         for (&(v, e), &n) in &t.evictions {
@@ -80,6 +87,10 @@ pub(in crate::attribution) fn build(
                 sampled_rank,
                 sampled_pct: pct(sampled[i], a.sampled.total),
                 evicted: evicted[i],
+                used_bytes: util.then_some(used[i]),
+                fetched_bytes: util.then_some(misses[i] * line_bytes),
+                utilization: util.then(|| utilization_ratio(used[i], misses[i] * line_bytes)),
+                writebacks: wb.then_some(writebacks[i]),
             }
         })
         .collect();
@@ -183,6 +194,7 @@ pub(in crate::attribution) fn build(
     });
 
     let lines_by_misses = miss_lines(a, &mut sym, &|raw| name(m(raw)));
+    let loads = load_rows(a, &mut sym);
     let source_lines = a
         .per_pc
         .as_ref()
@@ -267,6 +279,7 @@ pub(in crate::attribution) fn build(
     let mut seen = hashbrown::HashSet::new();
     notes.retain(|n| seen.insert(n.clone()));
 
+    let (used_total, fetched_total) = (used.iter().sum(), a.exact.total * line_bytes);
     Report {
         cache: a.options().geometry,
         sample_every: a.options().sample_every,
@@ -277,10 +290,15 @@ pub(in crate::attribution) fn build(
         misses: a.exact.total,
         evictions_total: evicted.iter().sum(),
         samples: a.sampled.total,
+        used_bytes: util.then_some(used_total),
+        fetched_bytes: util.then_some(fetched_total),
+        utilization: util.then(|| utilization_ratio(used_total, fetched_total)),
+        writebacks: wb.then(|| writebacks.iter().sum()),
         buckets,
         evictions,
         lines,
         lines_by_misses,
+        loads,
         monitor_cost,
         mrc: curves,
         notes,

@@ -46,6 +46,7 @@ pub(super) fn miss_lines(
     struct Acc {
         misses: u64,
         sampled: u64,
+        used: u64,
         by_bucket: HashMap<String, u64>,
     }
     let mut acc: HashMap<CodeLine, Acc> = HashMap::new();
@@ -60,6 +61,11 @@ pub(super) fn miss_lines(
             }
         }
     }
+    for (&pc, &used) in &a.residency.used_by_pc {
+        acc.entry(a.buckets.code_line(sym, pc)).or_default().used += used;
+    }
+    let util = a.residency.tracks_utilization();
+    let line_bytes = a.options().geometry.line_size().bytes();
     let rank = Ranks::new(acc.iter().map(|(c, x)| (c.label(), x.misses, x.sampled)));
     let (total, samples) = (a.exact.total, a.sampled.total);
     let mut rows: Vec<MissLineRow> = acc
@@ -73,7 +79,11 @@ pub(super) fn miss_lines(
                 .max_by(|p, q| p.1.cmp(&q.1).then_with(|| q.0.cmp(&p.0)))
                 .unwrap_or_default();
             let (actual_rank, sampled_rank) = rank.of(&location);
+            let fetched = x.misses * line_bytes;
             MissLineRow {
+                used_bytes: util.then_some(x.used),
+                fetched_bytes: util.then_some(fetched),
+                utilization: util.then(|| crate::sim::utilization_ratio(x.used, fetched)),
                 misses: x.misses,
                 actual_rank,
                 actual_pct: pct(x.misses, total),

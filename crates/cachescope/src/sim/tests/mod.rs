@@ -6,6 +6,7 @@ mod cachegrind;
 mod hierarchy;
 mod prefetch;
 mod rrip;
+mod utilization;
 mod writeback;
 
 use crate::access::{Access, AccessKind};
