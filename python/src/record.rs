@@ -46,6 +46,7 @@ fn run(program: &OsString, args: &[OsString], path: &std::path::Path) -> Result<
         output: ProgramOutput::Stderr,
         trace_children: false,
         collect_at_start: true,
+        toggle_collect: Vec::new(),
     };
     let (recording, mut trace, _) = Recording::start_tool(program, args, opts)?;
     let dest = Source::File(path.to_owned());
