@@ -10,7 +10,7 @@
 
 use super::Map;
 use crate::access::LineSize;
-use crate::sim::{Cache, Dirty, Lookup, Op, Outcome, Touched, Writes};
+use crate::sim::{Cache, Dirty, Lookup, Op, Touched, Writes};
 
 /// Who fetched a resident line.
 #[derive(Clone, Copy, Debug)]
@@ -80,18 +80,7 @@ impl Residency {
     pub fn access(&mut self, cache: &mut Cache, line: u64, op: Op, bucket: u32, pc: u64) -> Access {
         let lookup = match &mut self.dirty {
             Some(d) => d.lookup(cache, line, op),
-            None => match cache.access_outcome(line) {
-                Outcome::Hit => Lookup {
-                    hit: true,
-                    evicted: None,
-                    writeback: None,
-                },
-                Outcome::Miss { evicted } => Lookup {
-                    hit: false,
-                    evicted,
-                    writeback: None,
-                },
-            },
+            None => Lookup::clean(cache.access_outcome(line)),
         };
         if lookup.hit {
             return Access {

@@ -72,6 +72,38 @@ pub struct Lookup {
     pub writeback: Option<u64>,
 }
 
+impl Lookup {
+    /// A lookup in a cache that tracks no dirty line: its outcome, no write-back.
+    #[inline]
+    pub fn clean(outcome: Outcome) -> Lookup {
+        match outcome {
+            Outcome::Hit => Lookup {
+                hit: true,
+                evicted: None,
+                writeback: None,
+            },
+            Outcome::Miss { evicted } => Lookup {
+                hit: false,
+                evicted,
+                writeback: None,
+            },
+        }
+    }
+
+    /// As the cache's outcome (a no-write-allocate store that missed filled nothing: a miss
+    /// that evicted nothing).
+    #[inline]
+    pub fn outcome(self) -> Outcome {
+        if self.hit {
+            Outcome::Hit
+        } else {
+            Outcome::Miss {
+                evicted: self.evicted,
+            }
+        }
+    }
+}
+
 /// The dirty lines of one cache and how it treats stores.
 #[derive(Clone, Debug, Default)]
 pub struct Dirty {
@@ -115,18 +147,9 @@ impl Dirty {
         if written {
             self.lines.insert(line);
         }
-        match outcome {
-            Outcome::Hit => Lookup {
-                hit: true,
-                evicted: None,
-                writeback: None,
-            },
-            Outcome::Miss { evicted } => Lookup {
-                hit: false,
-                evicted,
-                writeback: evicted.filter(|v| self.lines.remove(v)),
-            },
-        }
+        let mut lookup = Lookup::clean(outcome);
+        lookup.writeback = lookup.evicted.filter(|v| self.lines.remove(v));
+        lookup
     }
 
     /// `line` left the cache other than by eviction (invalidated): true when it was dirty,

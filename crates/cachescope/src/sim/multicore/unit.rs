@@ -10,7 +10,7 @@
 use hashbrown::HashSet;
 
 use crate::error::Result;
-use crate::sim::{Cache, Dirty, Geometry, Lookup, Op, Outcome, Policy, ThreeC, Writes};
+use crate::sim::{Cache, Dirty, Geometry, Op, Outcome, Policy, ThreeC, Writes};
 
 /// What one cache saw. Field names are a public contract (`simulate --cores --json`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -119,7 +119,7 @@ impl Unit {
             Some(dirty) => {
                 let got = dirty.lookup(&mut self.cache, line, op);
                 self.count_writeback(got.writeback);
-                (outcome_of(got), got.writeback)
+                (got.outcome(), got.writeback)
             }
         };
         let coherence = self.classify(line, outcome);
@@ -133,7 +133,7 @@ impl Unit {
         let got = dirty.fill(&mut self.cache, line, true);
         *self.counts.writebacks_received.get_or_insert(0) += 1;
         self.count_writeback(got.writeback);
-        (outcome_of(got), got.writeback)
+        (got.outcome(), got.writeback)
     }
 
     /// Drops `line`'s dirty mark; true if it was dirty (its data is written back or handed on
@@ -188,18 +188,5 @@ impl Unit {
             self.lost.insert(line);
         }
         had
-    }
-}
-
-/// A write-back cache's lookup as the cache's outcome (a no-write-allocate store that missed
-/// fills nothing: a miss that evicted nothing).
-#[inline]
-fn outcome_of(got: Lookup) -> Outcome {
-    if got.hit {
-        Outcome::Hit
-    } else {
-        Outcome::Miss {
-            evicted: got.evicted,
-        }
     }
 }
