@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use anyhow::{Context, Result, bail};
+use cachescope::attribution::events::Event;
 use cachescope::record::{ProgramOutput, Recording, ToolOptions, tool_status};
 use cachescope::trace::native::{Header, Writer};
 use cachescope::trace::{AccessReader, Diagnostics, Trace};
@@ -107,9 +108,6 @@ pub fn open(command: &[OsString], live: &LiveArgs, twice: bool, quiet: bool) -> 
             &cachescope::trace::OpenOptions::default(),
         )?);
     }
-    let (program, args) = command.split_first().context("no program to run")?;
-    let capture = Capture::new(live, ProgramOutput::Stderr);
-    let backend = capture.backend(quiet)?;
     let keep = match &live.save {
         Some(p) => Some(p.clone()),
         None if twice => {
@@ -124,42 +122,69 @@ pub fn open(command: &[OsString], live: &LiveArgs, twice: bool, quiet: bool) -> 
         }
         None => None,
     };
+    Ok(start(command, live, keep, false, quiet)?.trace)
+}
+
+/// A program started as a trace source ([`start`]).
+pub struct Started {
+    /// Its references, as it makes them.
+    pub trace: Trace,
+    /// Its allocation events and memory maps, sent as the trace is decoded (the tool, when
+    /// asked for them): an event positioned at record `p` is sent before record `p` is read.
+    pub events: Option<crossbeam_channel::Receiver<Event>>,
+    /// The run id in the kept trace's header, which its event log must carry too.
+    pub run_id: String,
+    /// The program's command line.
+    pub description: String,
+}
+
+/// Starts `command` as `live` says, its trace kept in `keep` as it passes (committed when the
+/// program's stream ends) and, with `events`, its allocation events sent as they are decoded
+/// (the tool only: lackey's come from a file the interposer writes).
+pub fn start(
+    command: &[OsString],
+    live: &LiveArgs,
+    keep: Option<PathBuf>,
+    events: bool,
+    quiet: bool,
+) -> Result<Started> {
+    let (program, args) = command.split_first().context("no program to run")?;
+    let capture = Capture::new(live, ProgramOutput::Stderr);
+    let backend = capture.backend(quiet)?;
     // Created before the program starts, so that a path that cannot be written fails at once;
     // written under a temporary name and renamed at the end, so that a run cut short never
     // leaves a trace that looks complete.
     let pending = keep
         .map(|path| Pending::create(&path).map(|p| (p, path)))
         .transpose()?;
-    let (recording, trace) = match backend {
+    let (recording, trace, events) = match backend {
         Backend::Tool => {
             let opts = ToolOptions {
-                events: false,
+                events,
                 instr: true,
                 output: capture.output,
                 trace_children: capture.trace_children,
                 collect_at_start: capture.collect_at_start,
                 toggle_collect: capture.toggle_collect.clone(),
             };
-            let (recording, trace, _) = Recording::start_tool(program, args, opts)?;
-            (recording, trace)
+            Recording::start_tool(program, args, opts)?
         }
         Backend::Lackey => {
             let (recording, trace, _) =
                 Recording::start_lackey(program, args, None, &capture.output)?;
-            (recording, trace)
+            (recording, trace, None)
         }
     };
-    let source = Source::Program(recording.description().to_string());
+    let description = recording.description().to_string();
+    let source = Source::Program(description.clone());
+    let run_id = cachescope::attribution::run_id::new();
     let save = match pending {
         Some(((pending, file), path)) => {
             let mut header = Header::new();
             header.metadata = vec![
-                ("source".into(), recording.description().to_string()),
+                ("source".into(), description.clone()),
                 ("source_format".into(), "lackey".into()),
-                (
-                    cachescope::attribution::run_id::KEY.into(),
-                    cachescope::attribution::run_id::new(),
-                ),
+                (cachescope::attribution::run_id::KEY.into(), run_id.clone()),
             ];
             let writer = Writer::new(std::io::BufWriter::new(file), header)?;
             Some(Saving {
@@ -175,7 +200,12 @@ pub fn open(command: &[OsString], live: &LiveArgs, twice: bool, quiet: bool) -> 
         recording: Some(recording),
         save,
     };
-    Ok(Trace::from_reader(Box::new(reader), source))
+    Ok(Started {
+        trace: Trace::from_reader(Box::new(reader), source),
+        events,
+        run_id,
+        description,
+    })
 }
 
 /// The trace being kept as it passes.

@@ -117,9 +117,10 @@ fn attribution_on_two_threads_equals_one() {
     assert_eq!(one, two);
 }
 
-/// `report -- PROGRAM` records the program with its event log (as `record` does) and so has
+/// `report -- PROGRAM` reads the program's events from the tool's stream as it runs, and so has
 /// the attribution section: mgrid's `resid` stencil, whose global grids U, V and R take the
-/// misses. Skips, saying why, without gcc, Valgrind or the built interposer.
+/// misses. The trace is kept only with `--save`, and the live report equals the report of the
+/// trace and event log it saved. Skips, saying why, without gcc, Valgrind or the interposer.
 #[test]
 fn report_of_a_program_records_its_events_and_attributes() {
     for tool in ["gcc", "valgrind"] {
@@ -150,20 +151,43 @@ fn report_of_a_program_records_its_events_and_attributes() {
         "{}",
         String::from_utf8_lossy(&cc.stderr)
     );
-    let out = dir.path().join("r");
+    // Without --save the trace the pass wrote as the program ran is not kept.
+    let bare = dir.path().join("bare");
     Command::cargo_bin("cachescope")
         .unwrap()
         .arg("report")
         .arg("-o")
-        .arg(&out)
+        .arg(&bare)
         .args(["--interval", "20K", "-q", "--"])
         .arg(&exe)
         .args(["16", "1"])
         .assert()
         .success();
-    let trace = out.join("resid.cst");
-    assert!(trace.is_file(), "the recorded trace is kept");
-    assert!(out.join("resid.cst.events").is_file(), "with its event log");
+    let mut kept: Vec<_> = std::fs::read_dir(&bare)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    kept.sort();
+    assert_eq!(kept, ["figures", "report.html", "report.json"]);
+    let out = dir.path().join("r");
+    let trace = dir.path().join("resid.cst");
+    Command::cargo_bin("cachescope")
+        .unwrap()
+        .arg("report")
+        .arg("-o")
+        .arg(&out)
+        .arg("--save")
+        .arg(&trace)
+        .args(["--interval", "20K", "-q", "--"])
+        .arg(&exe)
+        .args(["16", "1"])
+        .assert()
+        .success();
+    assert!(trace.is_file(), "--save keeps the recorded trace");
+    assert!(
+        dir.path().join("resid.cst.events").is_file(),
+        "with its event log"
+    );
     let r: Value =
         serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
     assert!(
@@ -171,6 +195,26 @@ fn report_of_a_program_records_its_events_and_attributes() {
         "{}",
         r["source"]
     );
+    // The report made as the program ran (events from the tool's stream) is the report of
+    // the trace and event log it saved.
+    let again = dir.path().join("again");
+    Command::cargo_bin("cachescope")
+        .unwrap()
+        .arg("report")
+        .arg(&trace)
+        .arg("-o")
+        .arg(&again)
+        .args(["--interval", "20K", "-q"])
+        .assert()
+        .success();
+    let mut from_file: Value =
+        serde_json::from_slice(&std::fs::read(again.join("report.json")).unwrap()).unwrap();
+    let mut live = r.clone();
+    for field in ["elapsed_seconds", "source", "format"] {
+        live.as_object_mut().unwrap().remove(field);
+        from_file.as_object_mut().unwrap().remove(field);
+    }
+    assert_eq!(live, from_file);
     let names: Vec<&str> = r["attribution"]["structures"]
         .as_array()
         .expect("an attribution section")

@@ -174,7 +174,7 @@ pub enum Command {
     #[command(after_help = "Examples:\n  \
         cachescope report trace.cst -o trace-report          then open trace-report/report.html\n  \
         cachescope report --workload zipf --lines 65536 -o zipf-report\n  \
-        cachescope report -o ls-report -- ls -l /usr/bin     records the program under Valgrind first\n  \
+        cachescope report -o ls-report -- ls -l /usr/bin     reports on the program as it runs\n  \
         cachescope report trace.cst --interval 1M --rate 1e-4   longer phases, fewer samples\n\n\
         The page needs no network: figures are inline SVG; figures/ has each as SVG and PNG.")]
     Report(ReportArgs),

@@ -46,6 +46,10 @@ pub const PAPER_CACHE: &str = "64K,4,32";
 pub const DEFAULT_SAMPLE_EVERY: u64 = 25_000;
 
 /// A stream of events (an [`EventReader`](super::events::EventReader), or a vector in tests).
+/// It may also be live, the events of a program being recorded: then `None` means no event
+/// yet, and the source is asked again before each run of records. A live source must hold
+/// every event positioned at or before a record by the time that record is measured (the
+/// recorder decodes events and records from one stream, in order, so it does).
 pub type EventSource<'a> = Box<dyn Iterator<Item = Result<Event>> + Send + 'a>;
 
 /// What to measure.
@@ -224,8 +228,13 @@ impl<'e> Attribution<'e> {
         }
     }
 
-    /// Applies every event due before the record at the current position.
+    /// Applies every event due before the record at the current position. With no event
+    /// pending the source is asked again: a live one (the events of a program being recorded,
+    /// [`EventSource`]) has the events of the records decoded so far, and more later.
     fn apply_due(&mut self) {
+        if self.pending.is_none() {
+            self.pending = self.next_event();
+        }
         while self
             .pending
             .as_ref()
@@ -279,9 +288,8 @@ impl<'e> Attribution<'e> {
     /// error), names the buckets and the code lines, and ranks everything.
     pub fn finish(mut self) -> Result<Report> {
         self.check_thread()?;
-        while self.pending.is_some() {
-            self.pending = self.next_event();
-        }
+        self.pending = None;
+        while self.next_event().is_some() {}
         if let Some(e) = self.error.take() {
             return Err(e);
         }

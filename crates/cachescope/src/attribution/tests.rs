@@ -158,6 +158,54 @@ fn attribute(b: &Built, g: Geometry, sample_every: u64) -> Report {
     a.finish().unwrap()
 }
 
+/// A live event source, as the recorder's channel is: an event becomes visible only once the
+/// "decoder" has read the records before it, and `None` means none yet.
+struct Live {
+    events: std::sync::Arc<Vec<Event>>,
+    next: usize,
+    visible: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Iterator for Live {
+    type Item = crate::Result<Event>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let visible = self.visible.load(std::sync::atomic::Ordering::SeqCst);
+        (self.next < visible).then(|| {
+            self.next += 1;
+            Ok(self.events[self.next - 1].clone())
+        })
+    }
+}
+
+/// [`attribute`] with the events fed live: before each batch, only the events positioned
+/// before its last record are visible (the trailing ones at `finish`).
+fn attribute_live(b: &Built, g: Geometry, chunk: usize) -> Report {
+    use std::sync::{Arc, atomic::AtomicUsize, atomic::Ordering};
+    let opts = Options {
+        geometry: g,
+        per_instruction: true,
+        ..Options::default()
+    };
+    let events = Arc::new(b.events.clone());
+    let visible = Arc::new(AtomicUsize::new(0));
+    let live = Live {
+        events: events.clone(),
+        next: 0,
+        visible: visible.clone(),
+    };
+    let mut a = Attribution::new(opts, Some(Box::new(live))).unwrap();
+    let all: Vec<Access> = b.batch.iter().collect();
+    let mut end = 0u64;
+    for part in all.chunks(chunk) {
+        end += part.len() as u64;
+        let decoded = events.iter().take_while(|e| e.position < end).count();
+        visible.store(decoded, Ordering::SeqCst);
+        a.observe(&part.iter().copied().collect());
+    }
+    visible.store(events.len(), Ordering::SeqCst);
+    a.finish().unwrap()
+}
+
 fn tables(r: &Report) -> Naive {
     let misses = r
         .buckets
@@ -196,6 +244,19 @@ proptest! {
         prop_assert_eq!(sum.dr + sum.dw, r.data_refs);
         prop_assert_eq!(sum.d1mr + sum.d1mw, r.misses);
         prop_assert_eq!(sum.sd1mr + sum.sd1mw, r.samples);
+    }
+
+    #[test]
+    fn live_events_give_the_reports_of_a_complete_log(
+        steps in prop::collection::vec(step(), 1..400),
+        chunk in 1usize..50,
+    ) {
+        let g = Geometry::parse("256,2,32").unwrap();
+        let b = build(&steps);
+        let whole = attribute(&b, g, 25_000);
+        let live = attribute_live(&b, g, chunk);
+        prop_assert_eq!(tables(&live), tables(&whole));
+        prop_assert_eq!(live.source_lines.len(), whole.source_lines.len());
     }
 
     #[test]

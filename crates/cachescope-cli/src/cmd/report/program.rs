@@ -1,0 +1,140 @@
+//! `report -- PROGRAM`: the report's pass runs while the program runs under cachescope's
+//! Valgrind tool, fed from the tool's stream as the other live commands are, with the
+//! attribution reading the program's allocation events from the same stream. The trace and
+//! its event log are written as they pass, for the threads section's second read: into
+//! `--save`'s file, kept, or into a temporary directory removed at the end. Under lackey
+//! (asked for, or where the tool cannot run) the program is recorded first and the trace
+//! reported on after, since lackey's events come from a file complete only at the end.
+
+use std::ffi::OsStr;
+use std::path::Path;
+
+use anyhow::Result;
+use cachescope::attribution::EventSource;
+use cachescope::attribution::events::{EVENTS_VERSION, EventReader, Header, sidecar_path};
+use cachescope::record::ProgramOutput;
+use cachescope_report::collect::CollectOptions;
+
+use super::live_log::LiveLog;
+use super::{Again, Named, ReportArgs, analyse, complete, print_summary};
+use crate::args::Backend;
+use crate::input;
+use crate::output::CreatedDir;
+use crate::program::Capture;
+
+/// Reports on `args.program` as it runs (or, under lackey, once recorded) into `args.output`.
+/// A DIR this run creates is removed again if it fails or is interrupted.
+pub fn report(program: &OsStr, args: &ReportArgs, options: CollectOptions) -> Result<()> {
+    let capture = Capture::new(&args.live, ProgramOutput::Stderr);
+    let backend = capture.backend(args.run.quiet)?;
+    let created = CreatedDir::create(&args.output)?;
+    let name = Path::new(program)
+        .file_name()
+        .map_or_else(|| "program".into(), |n| n.to_string_lossy().into_owned());
+    // The second read's copy: --save's file, or one in a directory removed on the way out
+    // (a forced exit included: it is a directory this run created).
+    let temporary = match &args.live.save {
+        Some(_) => None,
+        None => {
+            let dir =
+                std::env::temp_dir().join(format!("cachescope-report-{}", std::process::id()));
+            Some((CreatedDir::create(&dir)?, dir))
+        }
+    };
+    let trace_path = match (&args.live.save, &temporary) {
+        (Some(path), _) => path.clone(),
+        (None, Some((_, dir))) => dir.join(format!("{name}.cst")),
+        (None, None) => unreachable!("a temporary directory without --save"),
+    };
+    let (report, kept_log) = match backend {
+        Backend::Tool => live(args, &capture, &trace_path, options)?,
+        Backend::Lackey => recorded(args, &capture, &trace_path, options)?,
+    };
+    let again = Some(Again {
+        trace: &trace_path,
+        read: &args.read,
+    });
+    let (report, written) = complete(report, again, &args.output, &args.run)?;
+    created.keep();
+    if args.live.save.is_some() && !args.run.quiet {
+        eprintln!(
+            "cachescope: the recorded trace is kept in {}{}",
+            trace_path.display(),
+            if kept_log {
+                " (with its event log beside it)"
+            } else {
+                ""
+            }
+        );
+    }
+    drop(temporary);
+    print_summary(&report, &written, args.json, args.csv)
+}
+
+/// The pass over the running program's stream, its trace written to `trace_path` and its
+/// events (unless `--no-events`) beside it as they pass. Returns the report before its
+/// threads section, and whether an event log was written.
+fn live(
+    args: &ReportArgs,
+    capture: &Capture,
+    trace_path: &Path,
+    options: CollectOptions,
+) -> Result<(cachescope_report::Report, bool)> {
+    let quiet = args.run.quiet;
+    let mut started = crate::program::start(
+        &args.program,
+        &args.live,
+        Some(trace_path.to_owned()),
+        capture.events,
+        quiet,
+    )?;
+    let log = match started.events.take() {
+        Some(rx) => {
+            let header = Header {
+                cachescope_events: EVENTS_VERSION,
+                program: started.description.clone(),
+                run: started.run_id.clone(),
+            };
+            Some(LiveLog::create(&sidecar_path(trace_path), &header, rx)?)
+        }
+        None => None,
+    };
+    let events = log.as_ref().map(LiveLog::source);
+    // The report names the program, not the file it is recorded into.
+    let named = Named {
+        source: Some(started.description.clone()),
+        program: Some(started.description.clone()),
+    };
+    let report = analyse(&mut started.trace, options, events, named, &args.run)?;
+    let kept_log = log.map(LiveLog::finish).transpose()?.is_some();
+    Ok((report, kept_log))
+}
+
+/// Records the program into `trace_path` with its event log beside it (`cachescope
+/// record`), then reports on that trace: lackey's way.
+fn recorded(
+    args: &ReportArgs,
+    capture: &Capture,
+    trace_path: &Path,
+    options: CollectOptions,
+) -> Result<(cachescope_report::Report, bool)> {
+    let recorded = crate::cmd::record::record(
+        &args.program,
+        trace_path,
+        cachescope::trace::Format::Native,
+        &args.run,
+        false,
+        capture,
+    )?;
+    let events = match &recorded.events {
+        Some(log) => Some(Box::new(EventReader::open(log)?) as EventSource<'static>),
+        None => None,
+    };
+    let mut trace = input::open_path(trace_path, &args.read)?;
+    let named = Named {
+        source: Some(recorded.summary.source.clone()),
+        program: Some(recorded.summary.source.clone()),
+    };
+    let report = analyse(&mut trace, options, events, named, &args.run)?;
+    Ok((report, recorded.events.is_some()))
+}
