@@ -83,6 +83,10 @@ pub struct BucketMap {
     pub notes: Vec<String>,
     /// The last range found and its bucket (valid until the next heap event).
     last: (u64, u64, u32),
+    /// The last stack range found that no heap block, variable or module region overlaps, so
+    /// that every address in it is the stack's (valid until the next heap or map event).
+    /// Without it every stack reference searched the heap, the variables and the regions.
+    last_stack: (u64, u64),
     /// True once any allocation event was seen.
     pub saw_heap_events: bool,
     /// True once any memory map event was seen.
@@ -116,6 +120,7 @@ impl BucketMap {
             ranges: Vec::new(),
             notes: Vec::new(),
             last: (1, 0, OTHER),
+            last_stack: (1, 0),
             saw_heap_events: false,
             saw_map: false,
         };
@@ -208,12 +213,12 @@ impl BucketMap {
                     }
                 };
                 self.heap.insert(*addr, (end, id));
-                self.last = (1, 0, OTHER);
+                self.forget();
             }
             EventKind::Free { addr } => {
                 self.saw_heap_events = true;
                 self.heap.remove(addr);
-                self.last = (1, 0, OTHER);
+                self.forget();
             }
         }
     }
@@ -239,7 +244,7 @@ impl BucketMap {
             if !self.stacks.contains(&(low, m.end)) {
                 self.stacks.push((low, m.end));
                 self.stacks.retain(|&s| s != NATIVE_STACK);
-                self.last = (1, 0, OTHER);
+                self.forget();
             }
         } else if m.path.starts_with('/') {
             let i = self.load_module(Path::new(&m.path), Some((m.start, m.offset)));
@@ -247,7 +252,7 @@ impl BucketMap {
                 self.ranges.push((m.start, m.end, i));
                 self.ranges.sort_unstable_by_key(|r| r.0);
             }
-            self.last = (1, 0, OTHER);
+            self.forget();
         }
     }
 
@@ -258,16 +263,49 @@ impl BucketMap {
         if addr >= lo && addr < hi {
             return id;
         }
+        let (lo, hi) = self.last_stack;
+        if addr >= lo && addr < hi {
+            return STACK;
+        }
         let found = self.find(addr);
         if let Some(r) = found {
             self.last = r;
             return r.2;
         }
-        if self.stacks.iter().any(|&(lo, hi)| addr >= lo && addr < hi) {
-            STACK
-        } else {
-            OTHER
+        match self
+            .stacks
+            .iter()
+            .find(|&&(lo, hi)| addr >= lo && addr < hi)
+        {
+            Some(&(lo, hi)) => {
+                if self.nothing_else_in(lo, hi) {
+                    self.last_stack = (lo, hi);
+                }
+                STACK
+            }
+            None => OTHER,
         }
+    }
+
+    /// Forgets the ranges [`BucketMap::lookup`] remembers: the buckets changed.
+    fn forget(&mut self) {
+        self.last = (1, 0, OTHER);
+        self.last_stack = (1, 0);
+    }
+
+    /// No heap block, variable or module region overlaps `[lo, hi)`. Each kind is sorted and
+    /// disjoint, so the last one starting below `hi` must end by `lo`.
+    fn nothing_else_in(&self, lo: u64, hi: u64) -> bool {
+        let clear = |v: &[(u64, u64, u32)]| {
+            let i = v.partition_point(|r| r.0 < hi);
+            i == 0 || v[i - 1].1 <= lo
+        };
+        let heap = self
+            .heap
+            .range(..hi)
+            .next_back()
+            .is_none_or(|(_, &(end, _))| end <= lo);
+        heap && clear(&self.globals) && clear(&self.regions)
     }
 
     fn find(&self, addr: u64) -> Option<(u64, u64, u32)> {

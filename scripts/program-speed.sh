@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# From program to report, side by side in one run: for each real program, wall and CPU
+# seconds of Cachegrind, `record`, `mrc -- PROGRAM`, `report -- PROGRAM`, then `report` and
+# `mrc --method exact` on the trace `record` wrote; the ratios issue 38 sets targets for
+# (record / Cachegrind, report -- PROGRAM / record, report TRACE / mrc exact). Writes the
+# table into docs/report.md (between its `<!-- program-speed.sh -->` markers) and on
+# standard output. Each command runs once (these take minutes); the load average at both
+# ends is printed with the table. Skips, saying so, without Valgrind.
+#
+#   scripts/program-speed.sh        # WORK=DIR keeps the inputs and traces (default target/program-speed)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v valgrind >/dev/null; then
+  echo "program-speed: skipped, valgrind is not installed" >&2
+  exit 0
+fi
+work=${WORK:-target/program-speed}
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+cargo build --release -q -p cachescope-cli
+cs=$PWD/target/release/cachescope
+
+# Inputs: deterministic. Text from a fixed generator, 2 MB for bzip2 (issue 38's target row).
+text() { seq 1 "$1" | awk '{ printf "%08x line %d of the sample text, word %d\n", ($1 * 2654435761) % 4294967296, $1, $1 % 977 }'; }
+text 48000 > "$work/text2m.txt"
+text 12000 > "$work/text500k.txt"
+awk 'BEGIN { srand(1); for (i = 0; i < 60000; i++) print int(rand() * 1000000) }' > "$work/nums.txt"
+cat > "$work/q.sql" <<'SQL'
+CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c INTEGER);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000)
+INSERT INTO t SELECT i, printf('row %d', i * 7919 % 30000), i % 97 FROM n;
+CREATE INDEX tb ON t(b);
+SELECT c, count(*), sum(a) FROM t GROUP BY c ORDER BY 2 DESC LIMIT 3;
+SQL
+cc -O2 -g -pthread -o "$work/working_sets" examples/threads/working_sets.c
+
+# Each program as a function running it after the prefix it is given (a tool, or nothing).
+names=()
+progs=()
+add() { local name=$1 fn=$2 exe=$3; if command -v "$exe" >/dev/null; then names+=("$name"); progs+=("$fn"); else echo "skipped $name: $exe not found" >&2; fi; }
+p_bzip2() { "$@" bzip2 -9 -c "$work/text2m.txt"; }
+p_gzip() { "$@" gzip -9 -c "$work/text500k.txt"; }
+p_xz() { "$@" xz -6 -c "$work/text500k.txt"; }
+p_sort() { "$@" sort -n --parallel=1 "$work/nums.txt"; }
+p_awk() { "$@" awk '{ s[$6] += length($0) } END { for (k in s) n++; print n }' "$work/text2m.txt"; }
+p_sqlite3() { "$@" sqlite3 :memory: ".read $work/q.sql"; }
+p_python3() { "$@" /usr/bin/python3 -c "import random; random.seed(1); a = [random.random() for _ in range(200000)]; a.sort(); print(a[0])"; }
+p_threads() { "$@" "$work/working_sets"; }
+add "bzip2 -9 (2 MB)" p_bzip2 bzip2
+add "gzip -9 (500 KB)" p_gzip gzip
+add "xz -6 (500 KB)" p_xz xz
+add "sort -n (60 K numbers)" p_sort sort
+add "awk (2 MB)" p_awk awk
+add "sqlite3 (30 K rows)" p_sqlite3 sqlite3
+add "python3 (sort 200 K floats)" p_python3 /usr/bin/python3
+add "pthreads working sets (4 threads)" p_threads "$work/working_sets"
+
+load_start=$(cut -d' ' -f1 /proc/loadavg)
+TIMEFORMAT='%R %U %S'
+# "wall cpu" of one run of "$@", its output discarded.
+measure() {
+  { time "$@" >/dev/null 2>"$work/err"; } 2>"$work/time" || { echo "failed: $*" >&2; tail -3 "$work/err" >&2; }
+  awk '{ printf "%.2f %.2f", $1, $2 + $3 }' "$work/time"
+}
+
+rows=""
+for i in "${!progs[@]}"; do
+  p=${names[$i]}
+  f=${progs[$i]}
+  t=$work/p$i.cst
+  "$f" >/dev/null 2>&1 || true # warms the page cache
+  read -r cg_w cg_c <<<"$(measure "$f" valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null)"
+  read -r rec_w rec_c <<<"$(measure "$f" "$cs" record -q -o "$t" --)"
+  read -r mrcp_w mrcp_c <<<"$(measure "$f" "$cs" mrc -q --method exact --)"
+  read -r repp_w repp_c <<<"$(measure "$f" "$cs" report -q -o "$work/rp$i" --)"
+  read -r rept_w rept_c <<<"$(measure "$cs" report -q -o "$work/rt$i" "$t")"
+  read -r mrct_w mrct_c <<<"$(measure "$cs" mrc -q --method exact "$t")"
+  refs=$("$cs" stats -q --json "$t" | python3 -c 'import json,sys; print(json.load(sys.stdin)["refs"])')
+  rows+=$(python3 -c "
+r = $refs
+cg, rec, mp, rp, rt, mt = ($cg_w, $cg_c), ($rec_w, $rec_c), ($mrcp_w, $mrcp_c), ($repp_w, $repp_c), ($rept_w, $rept_c), ($mrct_w, $mrct_c)
+c = lambda x: f'{x[0]:.1f} ({x[1]:.1f})'
+print(f'| {\"$p\"} | {r / 1e6:.0f} M | {c(cg)} | {c(rec)} | {c(mp)} | {c(rp)} | {c(rt)} | {c(mt)} | {rec[0] / cg[0]:.1f}x | {rp[0] / rec[0]:.1f}x | {rt[0] / mt[0]:.1f}x |')")
+  rows+=$'\n'
+  echo "${rows%$'\n'}" | tail -1
+done
+
+table="Measured by \`scripts/program-speed.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, load average $load_start at the start and $(cut -d' ' -f1 /proc/loadavg) at the end; each command once. Seconds, wall (CPU: user + system, both cores); refs are the data references \`record\` wrote.
+
+| program | data refs | Cachegrind | \`record\` | \`mrc -- P\` | \`report -- P\` | \`report TRACE\` | \`mrc --method exact TRACE\` | record / Cachegrind | report -- P / record | report / exact |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+${rows%$'\n'}"
+
+echo "$table"
+python3 - "$table" <<'PY'
+import re, sys
+path = "docs/report.md"
+text = open(path).read()
+begin, end = "<!-- program-speed.sh: begin -->", "<!-- program-speed.sh: end -->"
+new = f"{begin}\n{sys.argv[1]}\n{end}"
+text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, text, flags=re.S)
+open(path, "w").write(text)
+PY
+echo "docs/report.md updated"
