@@ -26,25 +26,22 @@ use crate::program::Capture;
 /// A DIR this run creates is removed again if it fails or is interrupted.
 pub fn report(program: &OsStr, args: &ReportArgs, options: CollectOptions) -> Result<()> {
     let capture = Capture::new(&args.live, ProgramOutput::Stderr);
-    let backend = capture.backend(args.run.quiet)?;
+    // Quiet here: the path taken asks again and says, once, why lackey runs.
+    let backend = capture.backend(true)?;
     let created = CreatedDir::create(&args.output)?;
     let name = Path::new(program)
         .file_name()
         .map_or_else(|| "program".into(), |n| n.to_string_lossy().into_owned());
     // The second read's copy: --save's file, or one in a directory removed on the way out
     // (a forced exit included: it is a directory this run created).
-    let temporary = match &args.live.save {
-        Some(_) => None,
+    let (temporary, trace_path) = match &args.live.save {
+        Some(path) => (None, path.clone()),
         None => {
             let dir =
                 std::env::temp_dir().join(format!("cachescope-report-{}", std::process::id()));
-            Some((CreatedDir::create(&dir)?, dir))
+            let temporary = CreatedDir::create(&dir)?;
+            (Some(temporary), dir.join(format!("{name}.cst")))
         }
-    };
-    let trace_path = match (&args.live.save, &temporary) {
-        (Some(path), _) => path.clone(),
-        (None, Some((_, dir))) => dir.join(format!("{name}.cst")),
-        (None, None) => unreachable!("a temporary directory without --save"),
     };
     let (report, kept_log) = match backend {
         Backend::Tool => live(args, &capture, &trace_path, options)?,
