@@ -74,7 +74,7 @@ pub struct Options {
     pub per_instruction: bool,
     /// Track the bytes of each fetched line touched while resident: `used_bytes`,
     /// `fetched_bytes` and `utilization` per bucket, code line and load (a hash lookup per
-    /// reference and two more per miss: about twice the time of the attribution alone).
+    /// reference, through a memo, and two more per miss: 10-30 % more time than without).
     /// Default: off.
     pub utilization: bool,
     /// Track dirty lines (write-allocate) and count write-backs by bucket. Default: off.

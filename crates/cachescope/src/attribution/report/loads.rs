@@ -19,12 +19,11 @@ pub(super) fn load_rows(a: &Attribution<'_>, sym: &mut Symbolizer) -> Vec<LoadRo
     let line_bytes = a.options().geometry.line_size().bytes();
     let (misses, refs) = (a.exact.total as f64, a.data_refs as f64);
     let mut rows: Vec<LoadRow> = strides
-        .loads
-        .iter()
+        .loads()
         .filter(|(_, l)| {
             l.misses as f64 >= misses * 1e-3 && l.misses > 0 || l.refs as f64 >= refs * 1e-3
         })
-        .map(|(&pc, l)| {
+        .map(|(pc, l)| {
             let code = a.buckets.code_line(sym, pc);
             let (stride, regularity) = l.dominant();
             let used = a.residency.used_by_pc.get(&pc).copied().unwrap_or(0);
