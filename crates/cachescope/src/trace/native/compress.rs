@@ -3,7 +3,8 @@
 //!
 //! Compressing a block costs about as much as encoding it, so a writer that did both in turn
 //! kept one core busy while `record`'s other core waited. The writer hands each encoded block
-//! here and encodes the next while this one compresses; it then collects the result and writes
+//! here (its column buffers, swapped out) and encodes the next while this one is laid out and
+//! compressed; it then collects the result and writes
 //! it, so blocks reach the output in order and the bytes are the same as compressing inline.
 //! Where no thread can be started, blocks are compressed inline.
 
@@ -11,10 +12,15 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 
+use super::encode::Filled;
+
 /// An encoded block and what became of it.
 #[derive(Debug, Default)]
 pub(super) struct Job {
-    /// The block's columns.
+    /// The block's columns as the encoder handed them over.
+    pub block: Filled,
+    /// The block laid out (by the compressing thread: a copy of the whole block, a fifth of
+    /// `record`'s encoding thread when it was done there).
     pub raw: Vec<u8>,
     /// Its zstd frame, when `zstd_ok`.
     pub comp: Vec<u8>,
@@ -104,6 +110,8 @@ impl Drop for BlockCompressor {
 }
 
 fn compress(cctx: &mut zstd::bulk::Compressor<'static>, job: &mut Job) {
+    job.raw.clear();
+    job.block.lay_out(&mut job.raw);
     job.comp.clear();
     job.comp
         .reserve(zstd::zstd_safe::compress_bound(job.raw.len()));

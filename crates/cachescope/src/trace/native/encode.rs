@@ -41,8 +41,8 @@ mod block;
 mod push;
 mod slots;
 
-pub(super) use block::BlockEncoder;
 pub(super) use block::read_switches;
+pub(super) use block::{BlockEncoder, Filled};
 pub(crate) use push::{Item, ItemSource};
 
 /// Bits 0–3 of a meta byte: the address delta length.

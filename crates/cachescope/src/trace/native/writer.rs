@@ -51,8 +51,9 @@ pub struct Writer<W: Write> {
     zstd: BlockCompressor,
     /// The block being compressed: its access count and counts.
     pending: Option<(usize, Counts)>,
-    /// Buffers of the last block written, for the next one.
-    spare: Job,
+    /// Buffers of the last block written, for the next one (`None` until one comes back:
+    /// a job's buffers are a block's worth, not made anew for each block).
+    spare: Option<Job>,
     /// Bytes written since the start of the header.
     offset: u64,
     entries: Vec<BlockEntry>,
@@ -99,7 +100,7 @@ impl<W: Write> Writer<W> {
             enc: BlockEncoder::default(),
             zstd,
             pending: None,
-            spare: Job::default(),
+            spare: None,
             offset: bytes.len() as u64,
             entries: Vec::new(),
             counts: Counts::default(),
@@ -194,9 +195,8 @@ impl<W: Write> Writer<W> {
             return Ok(());
         }
         let counts = self.enc.counts();
-        let mut job = std::mem::take(&mut self.spare);
-        job.raw.clear();
-        self.enc.take(&mut job.raw);
+        let mut job = self.spare.take().unwrap_or_default();
+        self.enc.swap_out(&mut job.block);
         self.write_pending()?;
         self.zstd.submit(job);
         self.pending = Some((n, counts));
@@ -238,7 +238,7 @@ impl<W: Write> Writer<W> {
         self.offset += (BLOCK_HEADER_LEN + payload.len()) as u64;
         self.entries.push(entry);
         self.counts.merge(&counts);
-        self.spare = job;
+        self.spare = Some(job);
         Ok(())
     }
 }

@@ -1,5 +1,6 @@
-//! [`BlockEncoder`]'s column buffers: the block being built, its counts, and its hand-off as
-//! raw columns ([`push`](super::push) fills them).
+//! [`BlockEncoder`]'s column buffers: the block being built, its counts, and its hand-off
+//! ([`Filled`], laid out as raw columns by the compression thread; [`push`](super::push)
+//! fills them).
 
 use super::super::MAX_BLOCK_LEN;
 use super::slots::SlotPolicy;
@@ -102,9 +103,110 @@ impl BlockEncoder {
         }
     }
 
-    /// Appends the block's columns to `raw` and starts a new block. The slot policy carries
-    /// over (it is only a choice); the state the decoder mirrors is reset.
+    /// Hands the block's columns over in `out` (whose buffers become this encoder's) and
+    /// starts a new block: a swap, so that laying them out ([`Filled::lay_out`], a copy of the
+    /// whole block) happens on the compression thread, not the encoding one. The slot policy
+    /// carries over (it is only a choice); the state the decoder mirrors is reset.
+    pub(in crate::trace::native) fn swap_out(&mut self, out: &mut Filled) {
+        std::mem::swap(&mut self.fixed, &mut out.fixed);
+        std::mem::swap(&mut self.addrs, &mut out.addrs);
+        std::mem::swap(&mut self.escapes, &mut out.escapes);
+        std::mem::swap(&mut self.pc_lens, &mut out.pc_lens);
+        std::mem::swap(&mut self.pc_bytes, &mut out.pc_bytes);
+        let n = self.n;
+        (
+            out.n,
+            out.addrs_len,
+            out.escapes_len,
+            out.pcs,
+            out.pc_bytes_len,
+        ) = (
+            n,
+            self.addrs_len,
+            self.escapes_len,
+            self.pcs,
+            self.pc_bytes_len,
+        );
+        std::mem::swap(&mut self.switches, &mut out.switches);
+        out.switches.retain(|r| (r.start as usize) < n);
+        self.switches.clear();
+        if self.thread != MAIN_THREAD {
+            // Blocks decode alone: the next one says whose its first accesses are.
+            self.switches.push(ThreadRun {
+                start: 0,
+                thread: self.thread,
+            });
+        }
+        self.n = 0;
+        (
+            self.addrs_len,
+            self.escapes_len,
+            self.pcs,
+            self.pc_bytes_len,
+        ) = (0, 0, 0, 0);
+        self.table = [0; SLOTS];
+        self.last_instr = 0;
+        self.prev_pc = 0;
+    }
+
+    /// Appends the block's columns to `raw` and starts a new block ([`BlockEncoder::swap_out`]
+    /// then [`Filled::lay_out`]).
+    #[cfg(test)]
     pub(in crate::trace::native) fn take(&mut self, raw: &mut Vec<u8>) {
+        let mut filled = Filled::default();
+        self.swap_out(&mut filled);
+        filled.lay_out(raw);
+    }
+}
+
+/// A finished block's columns, as [`BlockEncoder::swap_out`] hands them over.
+#[derive(Debug)]
+pub(in crate::trace::native) struct Filled {
+    fixed: Box<[u8]>,
+    addrs: Box<[u8]>,
+    escapes: Box<[u8]>,
+    pc_lens: Box<[u8]>,
+    pc_bytes: Box<[u8]>,
+    n: usize,
+    addrs_len: usize,
+    escapes_len: usize,
+    pcs: usize,
+    pc_bytes_len: usize,
+    switches: Vec<ThreadRun>,
+}
+
+impl Default for Filled {
+    /// Empty, with buffers the size of an encoder's (zeroed allocations: only the pages a
+    /// block uses are ever mapped).
+    fn default() -> Self {
+        let BlockEncoder {
+            fixed,
+            addrs,
+            escapes,
+            pc_lens,
+            pc_bytes,
+            ..
+        } = BlockEncoder::default();
+        Filled {
+            fixed,
+            addrs,
+            escapes,
+            pc_lens,
+            pc_bytes,
+            n: 0,
+            addrs_len: 0,
+            escapes_len: 0,
+            pcs: 0,
+            pc_bytes_len: 0,
+            switches: Vec::new(),
+        }
+    }
+}
+
+impl Filled {
+    /// Appends the block as the format lays it out: the directory, the columns, the thread
+    /// switches.
+    pub(in crate::trace::native) fn lay_out(&self, raw: &mut Vec<u8>) {
         let directory = [
             self.addrs_len,
             self.escapes_len / 4,
@@ -126,28 +228,10 @@ impl BlockEncoder {
         ] {
             raw.extend_from_slice(col);
         }
-        for r in self.switches.iter().filter(|r| (r.start as usize) < n) {
+        for r in &self.switches {
             raw.extend_from_slice(&r.start.to_le_bytes());
             raw.extend_from_slice(&r.thread.to_le_bytes());
         }
-        self.switches.clear();
-        if self.thread != MAIN_THREAD {
-            // Blocks decode alone: the next one says whose its first accesses are.
-            self.switches.push(ThreadRun {
-                start: 0,
-                thread: self.thread,
-            });
-        }
-        self.n = 0;
-        (
-            self.addrs_len,
-            self.escapes_len,
-            self.pcs,
-            self.pc_bytes_len,
-        ) = (0, 0, 0, 0);
-        self.table = [0; SLOTS];
-        self.last_instr = 0;
-        self.prev_pc = 0;
     }
 }
 
