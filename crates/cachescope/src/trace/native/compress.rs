@@ -77,8 +77,8 @@ impl BlockCompressor {
     pub fn submit(&mut self, mut job: Job) {
         match self {
             BlockCompressor::Thread { jobs, .. } => {
-                let sent = jobs.as_ref().map(|tx| tx.send(job));
-                debug_assert!(matches!(sent, Some(Ok(()))), "the zstd thread is gone");
+                let sent = jobs.as_ref().is_some_and(|tx| tx.send(job).is_ok());
+                debug_assert!(sent, "the zstd thread is gone");
             }
             BlockCompressor::Inline { cctx, done } => {
                 compress(cctx, &mut job);
