@@ -12,13 +12,13 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 
-use super::encode::Filled;
+use super::encode::Columns;
 
 /// An encoded block and what became of it.
 #[derive(Debug, Default)]
 pub(super) struct Job {
     /// The block's columns as the encoder handed them over.
-    pub block: Filled,
+    pub block: Columns,
     /// The block laid out (by the compressing thread: a copy of the whole block, a fifth of
     /// `record`'s encoding thread when it was done there).
     pub raw: Vec<u8>,

@@ -42,7 +42,7 @@ mod push;
 mod slots;
 
 pub(super) use block::read_switches;
-pub(super) use block::{BlockEncoder, Filled};
+pub(super) use block::{BlockEncoder, Columns};
 pub(crate) use push::{Item, ItemSource};
 
 /// Bits 0–3 of a meta byte: the address delta length.

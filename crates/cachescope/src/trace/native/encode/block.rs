@@ -1,6 +1,5 @@
-//! [`BlockEncoder`]'s column buffers: the block being built, its counts, and its hand-off
-//! ([`Filled`], laid out as raw columns by the compression thread; [`push`](super::push)
-//! fills them).
+//! A block's column buffers ([`Columns`]): built by a [`BlockEncoder`] ([`push`](super::push)
+//! fills them), counted, swapped out whole to the compression thread and laid out there.
 
 use super::super::MAX_BLOCK_LEN;
 use super::slots::SlotPolicy;
@@ -8,14 +7,16 @@ use super::{KIND_BITS, KIND_SHIFT, SLOTS, THREAD_SWITCH_LEN};
 use crate::access::{MAIN_THREAD, ThreadId};
 use crate::batch::{ThreadRun, switch_to};
 
-/// The columns of the block being built. Each is a buffer sized for the largest block (plus
-/// 8 bytes of slack) with a fill level, so the encoding loop ([`BlockEncoder::push_run`])
-/// holds the buffers' addresses and levels in registers: with a `Vec` per column, every byte
-/// stored might have aliased the vectors' lengths, and each push reloaded and rewrote them.
-/// The three one-byte-per-access columns share one buffer (`fixed`, meta then sizes then
-/// slots, each [`MAX_BLOCK_LEN`] long), so the loop reaches all three from one address.
+/// The columns of a block: being built in a [`BlockEncoder`], or finished and handed to the
+/// compression thread, which lays them out ([`Columns::lay_out`]). Each is a buffer sized for
+/// the largest block (plus 8 bytes of slack) with a fill level, so the encoding loop
+/// ([`BlockEncoder::push_run`]) holds the buffers' addresses and levels in registers: with a
+/// `Vec` per column, every byte stored might have aliased the vectors' lengths, and each push
+/// reloaded and rewrote them. The three one-byte-per-access columns share one buffer
+/// (`fixed`, meta then sizes then slots, each [`MAX_BLOCK_LEN`] long), so the loop reaches all
+/// three from one address.
 #[derive(Debug)]
-pub(in crate::trace::native) struct BlockEncoder {
+pub(in crate::trace::native) struct Columns {
     pub(super) fixed: Box<[u8]>,
     pub(super) addrs: Box<[u8]>,
     pub(super) escapes: Box<[u8]>,
@@ -27,29 +28,21 @@ pub(in crate::trace::native) struct BlockEncoder {
     pub(super) escapes_len: usize,
     pub(super) pcs: usize,
     pub(super) pc_bytes_len: usize,
-    /// The decoder's slot table, mirrored.
-    pub(super) table: [u64; SLOTS],
-    pub(super) policy: SlotPolicy,
-    /// Address of the most recent instruction fetch in this block.
-    pub(super) last_instr: u64,
-    /// Previous explicit pc.
-    pub(super) prev_pc: u64,
-    /// The block's thread switches (canonical, as a batch's), and the thread of the next
-    /// access, which carries over to the next block.
+    /// The block's thread switches (canonical, as a batch's).
     switches: Vec<ThreadRun>,
-    thread: ThreadId,
 }
 
-/// Offsets of the sizes and slots columns in [`BlockEncoder`]'s `fixed` buffer.
+/// Offsets of the sizes and slots columns in [`Columns`]' `fixed` buffer.
 pub(super) const SIZES_AT: usize = MAX_BLOCK_LEN;
 pub(super) const SLOTS_AT: usize = 2 * MAX_BLOCK_LEN;
 
-impl Default for BlockEncoder {
+impl Default for Columns {
+    /// Empty, with buffers for the largest block (zeroed allocations: pages a small trace
+    /// never touches are never mapped).
     fn default() -> Self {
-        // Zeroed allocations: pages a small trace never touches are never mapped.
         let column =
             |per_access: usize| vec![0u8; per_access * MAX_BLOCK_LEN + 8].into_boxed_slice();
-        BlockEncoder {
+        Columns {
             fixed: column(3),
             addrs: column(8),
             escapes: column(4),
@@ -60,93 +53,14 @@ impl Default for BlockEncoder {
             escapes_len: 0,
             pcs: 0,
             pc_bytes_len: 0,
-            table: [0; SLOTS],
-            policy: SlotPolicy::default(),
-            last_instr: 0,
-            prev_pc: 0,
             switches: Vec::new(),
-            thread: MAIN_THREAD,
         }
     }
 }
 
-impl BlockEncoder {
-    /// Accesses in the block so far.
-    pub(in crate::trace::native) fn len(&self) -> usize {
-        self.n
-    }
-
-    /// Makes the accesses appended from now on `thread`'s.
-    pub(in crate::trace::native) fn set_thread(&mut self, thread: ThreadId) {
-        switch_to(&mut self.switches, self.n as u32, thread);
-        self.thread = thread;
-    }
-
-    /// Counts of the block's accesses by kind, read from their meta bytes.
-    pub(in crate::trace::native) fn counts(&self) -> super::super::Counts {
-        // One comparison per code: each loop vectorises, where incrementing a counter picked
-        // by the byte chained every byte of the block through memory (~0.1 s of `record`).
-        // Counted in bytes over chunks of 128 (no overflow), so that a vector holds 16 or 32
-        // counts: a `usize` count widened every byte and took most of a block's hand-off.
-        let metas = &self.fixed[..self.n];
-        let count = |code: u8| {
-            let bits = code << KIND_SHIFT;
-            metas
-                .chunks(128)
-                .map(|c| {
-                    let n = c
-                        .iter()
-                        .fold(0u8, |n, &m| n.wrapping_add(u8::from(m & KIND_BITS == bits)));
-                    u64::from(n)
-                })
-                .sum::<u64>()
-        };
-        // The kind code is 3 − the kind.
-        let (instrs, modifies, stores) = (count(0), count(1), count(2));
-        let loads = self.n as u64 - instrs - modifies - stores;
-        super::super::Counts {
-            accesses: self.n as u64,
-            loads,
-            stores,
-            modifies,
-            instrs,
-        }
-    }
-
-    /// Hands the block's columns over in `out` (whose buffers become this encoder's) and
-    /// starts a new block: a swap, so that laying them out ([`Filled::lay_out`], a copy of the
-    /// whole block) happens on the compression thread, not the encoding one. The slot policy
-    /// carries over (it is only a choice); the state the decoder mirrors is reset.
-    pub(in crate::trace::native) fn swap_out(&mut self, out: &mut Filled) {
-        std::mem::swap(&mut self.fixed, &mut out.fixed);
-        std::mem::swap(&mut self.addrs, &mut out.addrs);
-        std::mem::swap(&mut self.escapes, &mut out.escapes);
-        std::mem::swap(&mut self.pc_lens, &mut out.pc_lens);
-        std::mem::swap(&mut self.pc_bytes, &mut out.pc_bytes);
-        let n = self.n;
-        (
-            out.n,
-            out.addrs_len,
-            out.escapes_len,
-            out.pcs,
-            out.pc_bytes_len,
-        ) = (
-            n,
-            self.addrs_len,
-            self.escapes_len,
-            self.pcs,
-            self.pc_bytes_len,
-        );
-        std::mem::swap(&mut self.switches, &mut out.switches);
-        out.switches.retain(|r| (r.start as usize) < n);
-        self.switches.clear();
-        if self.thread != MAIN_THREAD {
-            // Blocks decode alone: the next one says whose its first accesses are.
-            self.switches.push(ThreadRun {
-                start: 0,
-                thread: self.thread,
-            });
-        }
+impl Columns {
+    /// Empties the block, keeping the buffers.
+    fn clear(&mut self) {
         self.n = 0;
         (
             self.addrs_len,
@@ -154,66 +68,9 @@ impl BlockEncoder {
             self.pcs,
             self.pc_bytes_len,
         ) = (0, 0, 0, 0);
-        self.table = [0; SLOTS];
-        self.last_instr = 0;
-        self.prev_pc = 0;
+        self.switches.clear();
     }
 
-    /// Appends the block's columns to `raw` and starts a new block ([`BlockEncoder::swap_out`]
-    /// then [`Filled::lay_out`]).
-    #[cfg(test)]
-    pub(in crate::trace::native) fn take(&mut self, raw: &mut Vec<u8>) {
-        let mut filled = Filled::default();
-        self.swap_out(&mut filled);
-        filled.lay_out(raw);
-    }
-}
-
-/// A finished block's columns, as [`BlockEncoder::swap_out`] hands them over.
-#[derive(Debug)]
-pub(in crate::trace::native) struct Filled {
-    fixed: Box<[u8]>,
-    addrs: Box<[u8]>,
-    escapes: Box<[u8]>,
-    pc_lens: Box<[u8]>,
-    pc_bytes: Box<[u8]>,
-    n: usize,
-    addrs_len: usize,
-    escapes_len: usize,
-    pcs: usize,
-    pc_bytes_len: usize,
-    switches: Vec<ThreadRun>,
-}
-
-impl Default for Filled {
-    /// Empty, with buffers the size of an encoder's (zeroed allocations: only the pages a
-    /// block uses are ever mapped).
-    fn default() -> Self {
-        let BlockEncoder {
-            fixed,
-            addrs,
-            escapes,
-            pc_lens,
-            pc_bytes,
-            ..
-        } = BlockEncoder::default();
-        Filled {
-            fixed,
-            addrs,
-            escapes,
-            pc_lens,
-            pc_bytes,
-            n: 0,
-            addrs_len: 0,
-            escapes_len: 0,
-            pcs: 0,
-            pc_bytes_len: 0,
-            switches: Vec::new(),
-        }
-    }
-}
-
-impl Filled {
     /// Appends the block as the format lays it out: the directory, the columns, the thread
     /// switches.
     pub(in crate::trace::native) fn lay_out(&self, raw: &mut Vec<u8>) {
@@ -242,6 +99,111 @@ impl Filled {
             raw.extend_from_slice(&r.start.to_le_bytes());
             raw.extend_from_slice(&r.thread.to_le_bytes());
         }
+    }
+}
+
+/// The block being built ([`Columns`]) with the state the decoder mirrors (the slot table,
+/// the last fetch, the last explicit pc) and the encoder's own choices (the slot policy).
+#[derive(Debug)]
+pub(in crate::trace::native) struct BlockEncoder {
+    pub(super) cols: Columns,
+    /// The decoder's slot table, mirrored.
+    pub(super) table: [u64; SLOTS],
+    pub(super) policy: SlotPolicy,
+    /// Address of the most recent instruction fetch in this block.
+    pub(super) last_instr: u64,
+    /// Previous explicit pc.
+    pub(super) prev_pc: u64,
+    /// The thread of the next access, which carries over to the next block.
+    thread: ThreadId,
+}
+
+impl Default for BlockEncoder {
+    fn default() -> Self {
+        BlockEncoder {
+            cols: Columns::default(),
+            table: [0; SLOTS],
+            policy: SlotPolicy::default(),
+            last_instr: 0,
+            prev_pc: 0,
+            thread: MAIN_THREAD,
+        }
+    }
+}
+
+impl BlockEncoder {
+    /// Accesses in the block so far.
+    pub(in crate::trace::native) fn len(&self) -> usize {
+        self.cols.n
+    }
+
+    /// Makes the accesses appended from now on `thread`'s.
+    pub(in crate::trace::native) fn set_thread(&mut self, thread: ThreadId) {
+        switch_to(&mut self.cols.switches, self.cols.n as u32, thread);
+        self.thread = thread;
+    }
+
+    /// Counts of the block's accesses by kind, read from their meta bytes.
+    pub(in crate::trace::native) fn counts(&self) -> super::super::Counts {
+        // One comparison per code: each loop vectorises, where incrementing a counter picked
+        // by the byte chained every byte of the block through memory (~0.1 s of `record`).
+        // Counted in bytes over chunks of 128 (no overflow), so that a vector holds 16 or 32
+        // counts: a `usize` count widened every byte and took most of a block's hand-off.
+        let n = self.cols.n;
+        let metas = &self.cols.fixed[..n];
+        let count = |code: u8| {
+            let bits = code << KIND_SHIFT;
+            metas
+                .chunks(128)
+                .map(|c| {
+                    let n = c
+                        .iter()
+                        .fold(0u8, |n, &m| n.wrapping_add(u8::from(m & KIND_BITS == bits)));
+                    u64::from(n)
+                })
+                .sum::<u64>()
+        };
+        // The kind code is 3 − the kind.
+        let (instrs, modifies, stores) = (count(0), count(1), count(2));
+        let loads = n as u64 - instrs - modifies - stores;
+        super::super::Counts {
+            accesses: n as u64,
+            loads,
+            stores,
+            modifies,
+            instrs,
+        }
+    }
+
+    /// Hands the block's columns over in `out` (whose buffers become this encoder's) and
+    /// starts a new block: a swap, so that laying them out ([`Columns::lay_out`], a copy of
+    /// the whole block) happens on the compression thread, not the encoding one. The slot
+    /// policy carries over (it is only a choice); the state the decoder mirrors is reset.
+    pub(in crate::trace::native) fn swap_out(&mut self, out: &mut Columns) {
+        std::mem::swap(&mut self.cols, out);
+        let n = out.n;
+        // A switch at the block's end belongs to the next block, which says below whose its
+        // first accesses are (blocks decode alone).
+        out.switches.retain(|r| (r.start as usize) < n);
+        self.cols.clear();
+        if self.thread != MAIN_THREAD {
+            self.cols.switches.push(ThreadRun {
+                start: 0,
+                thread: self.thread,
+            });
+        }
+        self.table = [0; SLOTS];
+        self.last_instr = 0;
+        self.prev_pc = 0;
+    }
+
+    /// Appends the block's columns to `raw` and starts a new block ([`BlockEncoder::swap_out`]
+    /// then [`Columns::lay_out`]).
+    #[cfg(test)]
+    pub(in crate::trace::native) fn take(&mut self, raw: &mut Vec<u8>) {
+        let mut filled = Columns::default();
+        self.swap_out(&mut filled);
+        filled.lay_out(raw);
     }
 }
 

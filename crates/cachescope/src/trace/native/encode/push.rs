@@ -64,7 +64,7 @@ impl BlockEncoder {
             "columns of different lengths"
         );
         assert!(
-            self.n + len <= MAX_BLOCK_LEN,
+            self.cols.n + len <= MAX_BLOCK_LEN,
             "a block holds at most {MAX_BLOCK_LEN} accesses"
         );
         let accesses = addrs.iter().zip(sizes).zip(kinds).zip(pcs);
@@ -101,19 +101,20 @@ impl BlockEncoder {
             limit <= MAX_BLOCK_LEN,
             "a block holds at most {MAX_BLOCK_LEN} accesses"
         );
-        let start = self.n;
-        let fixed = self.fixed.as_mut_ptr();
-        let (addr_col, escapes) = (self.addrs.as_mut_ptr(), self.escapes.as_mut_ptr());
-        let (pc_lens, pc_bytes) = (self.pc_lens.as_mut_ptr(), self.pc_bytes.as_mut_ptr());
+        let cols = &mut self.cols;
+        let start = cols.n;
+        let fixed = cols.fixed.as_mut_ptr();
+        let (addr_col, escapes) = (cols.addrs.as_mut_ptr(), cols.escapes.as_mut_ptr());
+        let (pc_lens, pc_bytes) = (cols.pc_lens.as_mut_ptr(), cols.pc_bytes.as_mut_ptr());
         let table = &mut self.table;
         let keys = &mut *self.policy.keys;
         let (mut next, mut operand) = (self.policy.next, self.policy.operand);
-        let mut n = self.n;
+        let mut n = cols.n;
         let (mut al, mut el, mut pn, mut pl) = (
-            self.addrs_len,
-            self.escapes_len,
-            self.pcs,
-            self.pc_bytes_len,
+            cols.addrs_len,
+            cols.escapes_len,
+            cols.pcs,
+            cols.pc_bytes_len,
         );
         let (mut last_instr, mut prev_pc) = (self.last_instr, self.prev_pc);
         // One access: the body shared by both kinds of item (a macro, as it updates the
@@ -209,12 +210,12 @@ impl BlockEncoder {
             }
         }
         (self.policy.next, self.policy.operand) = (next, operand);
-        self.n = n;
+        cols.n = n;
         (
-            self.addrs_len,
-            self.escapes_len,
-            self.pcs,
-            self.pc_bytes_len,
+            cols.addrs_len,
+            cols.escapes_len,
+            cols.pcs,
+            cols.pc_bytes_len,
         ) = (al, el, pn, pl);
         (self.last_instr, self.prev_pc) = (last_instr, prev_pc);
         n - start
