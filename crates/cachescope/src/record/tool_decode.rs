@@ -9,15 +9,14 @@ use crate::trace::native::{InstrRun, InstrRuns, Item, ItemSource};
 mod avx2;
 
 /// The kind of a reference's 2-bit kind code: the codes are [`AccessKind`]'s discriminants,
-/// so this compiles to nothing (a table lookup cost a load per record).
+/// so this compiles to nothing (a table lookup cost a load per record). A transmute, not a
+/// `match`: from a match LLVM threaded the encoder's later tests of the kind into a jump
+/// table, an indirect jump per data reference in `record`'s encoding loop.
 #[inline(always)]
+#[allow(unsafe_code)]
 fn kind_of(code: u64) -> AccessKind {
-    match code & 3 {
-        0 => AccessKind::Load,
-        1 => AccessKind::Store,
-        2 => AccessKind::Modify,
-        _ => AccessKind::Instr,
-    }
+    // SAFETY: `AccessKind` is `repr(u8)` with the discriminants 0-3, and `code & 3` is one.
+    unsafe { std::mem::transmute::<u8, AccessKind>((code & 3) as u8) }
 }
 
 #[inline]
