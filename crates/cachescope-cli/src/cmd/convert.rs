@@ -142,7 +142,11 @@ pub fn write_trace(
     let (pending, file) = Pending::create(out)?;
     let sink = Source::File(out.to_owned());
     let notes = if format == Format::Native && compression == cachescope::trace::Compression::None {
-        native_file(file, out, header, |w| {
+        let opts = native::WriterOptions {
+            source: sink,
+            ..Default::default()
+        };
+        native_file(file, out, header, opts, |w| {
             write_all(trace, run, &mut counts, |b| w.write_batch(b))
         })?;
         Vec::new()
@@ -170,18 +174,15 @@ fn header(run: &RunArgs, mut metadata: Vec<(String, String)>) -> native::Header 
     }
 }
 
-/// Writes a plain native file at `out` through `fill`, then patches its header with the final
-/// counts (a file is seekable) and syncs it; returns the counts.
+/// Writes a plain native file at `out` with `opts` through `fill`, then patches its header
+/// with the final counts (a file is seekable) and syncs it; returns the counts.
 fn native_file(
     file: std::fs::File,
     out: &std::path::Path,
     header: native::Header,
+    opts: native::WriterOptions,
     fill: impl FnOnce(&mut native::Writer<std::io::BufWriter<std::fs::File>>) -> Result<()>,
 ) -> Result<native::Counts> {
-    let opts = native::WriterOptions {
-        source: Source::File(out.to_owned()),
-        ..Default::default()
-    };
     let mut w = native::Writer::with_options(std::io::BufWriter::new(file), header, opts)?;
     fill(&mut w)?;
     let (buf, counts) = w.finish_and_patch_header()?;
@@ -202,7 +203,8 @@ pub fn write_tool_native(
     metadata: Vec<(String, String)>,
 ) -> Result<WriteSummary> {
     let (pending, file) = Pending::create(out)?;
-    let counts = native_file(file, out, header(run, metadata), |w| {
+    let opts = native::WriterOptions::recording(Source::File(out.to_owned()));
+    let counts = native_file(file, out, header(run, metadata), opts, |w| {
         let progress = Progress::spinner(run.quiet, "recording");
         let written = stream.write_native(w, |n| progress.update(n, 0));
         progress.finish();
