@@ -24,7 +24,8 @@
 //!   (their instruction addresses woven in as PCs): a 32 KiB 8-way LRU `SimAnalysis` as
 //!   `simulate` runs it by default (`plain`), with write-backs tracked, with a next-line and a
 //!   stride prefetcher (degree 1, distance 1); a 48 KiB cache of 64 sets of 12 ways (indexed by
-//!   a mask) against 48 sets of 16 ways (by the remainder); and the `hierarchy` group's
+//!   a mask) against 48 sets of 16 ways (by the remainder); with line utilization tracked
+//!   (`utilization`: `Touched` and its memo); and the `hierarchy` group's
 //!   `SimAnalysis` hierarchy with write-backs (throughput in all references there).
 //! - `one_set`: the choice behind `SCAN_MAX_WAYS`: a one-set `SetAssoc` against `FullyAssoc` at
 //!   8 to 128 ways on uniform loads over twice the cache's lines.
@@ -37,7 +38,8 @@
 //! `hardware`, measured on 29 Nov under load from other builds (the same run's
 //! `sim_analysis_lru`: 122 M/s): plain 52 M data references/s, write-backs 24 M, next-line
 //! 14 M, stride 25 M, both 20 M; 64 sets by mask 54 M, 48 sets by remainder 61 M; the
-//! hierarchy 16 M references/s, with write-backs 14.5 M (docs/hardware.md).
+//! hierarchy 16 M references/s, with write-backs 14.5 M (docs/hardware.md). `utilization`,
+//! added later (load about 3): 21 M data references/s, plain 94 M in the same runs.
 //!
 //! Run: `cargo bench -p cachescope --bench sim -- --warm-up-time 1 --measurement-time 3`.
 
@@ -281,6 +283,18 @@ fn bench_hardware(c: &mut Criterion, mixed: &[Batch]) {
             })
         });
     }
+    let opts = SimOptions {
+        utilization: true,
+        ..SimOptions::default()
+    };
+    group.bench_function("utilization", |b| {
+        b.iter(|| {
+            simulate(
+                &mut SimAnalysis::cache(geo("32K,8,64"), Policy::Lru, opts).unwrap(),
+                mixed,
+            )
+        })
+    });
     let refs: usize = mixed.iter().map(Batch::len).sum();
     group.throughput(Throughput::Elements(refs as u64));
     let config = HierarchyConfig::new(geo("32K,8,64"), geo("32K,8,64"), geo("8M,16,64"));

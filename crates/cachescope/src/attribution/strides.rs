@@ -12,6 +12,7 @@
 //! possible overestimate).
 
 use super::Map;
+use crate::memo::{Folded, Memo};
 
 /// Stride counters per instruction.
 pub const SLOTS: usize = 4;
@@ -88,20 +89,17 @@ impl Load {
 pub struct Strides {
     index: Map<u64, u32>,
     rows: Vec<(u64, Load)>,
-    /// `(pc + 1, row)` by the pc's low bits; 0 when empty. Rows never move, so an entry stays
-    /// right once set.
-    memo: Box<[(u64, u32); MEMO]>,
+    /// pc → row, by the pc's low bits folded. Rows never move, so an entry stays right once
+    /// set.
+    memo: Box<Memo<u32, Folded, 256>>,
 }
-
-/// Entries of [`Strides`]' memo (a power of two).
-const MEMO: usize = 256;
 
 impl Default for Strides {
     fn default() -> Self {
         Strides {
             index: Map::default(),
             rows: Vec::new(),
-            memo: Box::new([(0, 0); MEMO]),
+            memo: Box::new(Memo::new()),
         }
     }
 }
@@ -110,17 +108,17 @@ impl Strides {
     /// A load at `addr` by instruction `pc`, which missed or not.
     #[inline]
     pub fn observe(&mut self, pc: u64, addr: u64, miss: bool) {
-        let m = &mut self.memo[(pc as usize ^ (pc >> 8) as usize) & (MEMO - 1)];
-        let row = if m.0 == pc.wrapping_add(1) {
-            m.1
-        } else {
-            let rows = &mut self.rows;
-            let row = *self.index.entry(pc).or_insert_with(|| {
-                rows.push((pc, Load::default()));
-                (rows.len() - 1) as u32
-            });
-            *m = (pc.wrapping_add(1), row);
-            row
+        let row = match self.memo.get(pc) {
+            Some(row) => row,
+            None => {
+                let rows = &mut self.rows;
+                let row = *self.index.entry(pc).or_insert_with(|| {
+                    rows.push((pc, Load::default()));
+                    (rows.len() - 1) as u32
+                });
+                self.memo.insert(pc, row);
+                row
+            }
         };
         self.rows[row as usize].1.observe(addr, miss);
     }

@@ -14,6 +14,7 @@
 //! line, in a slab of `u64` words (one word for lines up to 64 bytes).
 
 use crate::access::LineSize;
+use crate::memo::{LowBits, Memo};
 
 type Map<K, V> = hashbrown::HashMap<K, V, foldhash::fast::FixedState>;
 
@@ -27,14 +28,10 @@ pub struct Touched {
     slots: Map<u64, u32>,
     bits: Vec<u64>,
     free: Vec<u32>,
-    /// The slots of recently touched lines, direct-mapped by the line's low bits (an entry is
-    /// `(line + 1, slot)`, 0 when empty): most references touch a line touched a moment ago,
-    /// and this compare is cheaper than the map's hash and probe.
-    memo: Box<[(u64, u32); MEMO]>,
+    /// The slots of recently touched lines, by the line's low bits: most references touch a
+    /// line touched a moment ago.
+    memo: Box<Memo<u32, LowBits, 256>>,
 }
-
-/// Entries of [`Touched`]'s memo (a power of two).
-const MEMO: usize = 256;
 
 impl Touched {
     /// Nothing tracked yet, for lines of `line_size`.
@@ -45,19 +42,18 @@ impl Touched {
             slots: Map::default(),
             bits: Vec::new(),
             free: Vec::new(),
-            memo: Box::new([(0, 0); MEMO]),
+            memo: Box::new(Memo::new()),
         }
     }
 
     /// The slot of `line` when tracked, through the memo.
     #[inline]
     fn slot(&mut self, line: u64) -> Option<u32> {
-        let m = &mut self.memo[line as usize & (MEMO - 1)];
-        if m.0 == line.wrapping_add(1) {
-            return Some(m.1);
+        if let Some(slot) = self.memo.get(line) {
+            return Some(slot);
         }
         let slot = *self.slots.get(&line)?;
-        *m = (line.wrapping_add(1), slot);
+        self.memo.insert(line, slot);
         Some(slot)
     }
 
@@ -89,10 +85,7 @@ impl Touched {
     #[inline]
     pub fn remove(&mut self, line: u64) -> Option<u64> {
         let slot = self.slots.remove(&line)?;
-        let m = &mut self.memo[line as usize & (MEMO - 1)];
-        if m.0 == line.wrapping_add(1) {
-            m.0 = 0;
-        }
+        self.memo.remove(line);
         self.free.push(slot);
         Some(self.count(slot))
     }

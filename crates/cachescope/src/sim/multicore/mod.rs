@@ -83,8 +83,8 @@ pub struct MultiCore {
     coherent: bool,
     /// The lines some core holds modified, and that core.
     owner: HashMap<u64, u32, foldhash::fast::FixedState>,
-    /// Per core, [`protocol::HINTS`] slots: a line there is one the core owns.
-    hints: Vec<u64>,
+    /// Per core, a memo of lines it owns.
+    hints: Vec<protocol::Hints>,
     placement: Placement,
     line_size: LineSize,
     /// Coherence misses per line, when asked for.
@@ -153,7 +153,7 @@ impl MultiCore {
             placement: Placement::new(config.cores, &config.pins),
             by_line: config.by_line.then(HashMap::default),
             owner: HashMap::default(),
-            hints: vec![crate::sim::EMPTY; cores * protocol::HINTS],
+            hints: vec![protocol::Hints::new(); cores],
             config: config.clone(),
             units,
             slots,

@@ -11,32 +11,21 @@
 //! The states are MESI's, kept where they are cheap: presence is the caches' own, and the one
 //! fact presence does not give, which core holds a line modified, is a map written on a
 //! change of owner only. A core writing a line it already owns, the common case, invalidates
-//! nothing, and usually finds that out without the map: each core keeps a direct-mapped memo
-//! of lines it owns ([`HINTS`] per core), cleared wherever its ownership ends. Exclusive and
+//! nothing, and usually finds that out without the map: each core keeps a memo of lines it
+//! owns ([`Hints`]), a line removed from it wherever the core's ownership ends. Exclusive and
 //! shared are not told apart: no count depends on it.
 
 use hashbrown::hash_map::Entry;
 
 use super::MultiCore;
-use crate::sim::{EMPTY, Op, Outcome};
+use crate::memo::{LowBits, Memo};
+use crate::sim::{Op, Outcome};
 
-/// Slots of each core's memo of the lines it owns (a power of two).
+/// Entries of each core's memo of the lines it owns (a power of two).
 pub(super) const HINTS: usize = 1024;
 
-/// The memo slot of `line` for `core`.
-#[inline]
-fn hint_slot(core: u32, line: u64) -> usize {
-    core as usize * HINTS + (line as usize & (HINTS - 1))
-}
-
-/// `core` no longer owns `line`: out of its memo.
-#[inline]
-fn forget(hints: &mut [u64], core: u32, line: u64) {
-    let slot = hint_slot(core, line);
-    if hints[slot] == line {
-        hints[slot] = EMPTY;
-    }
-}
+/// One core's memo of lines it owns: a line there is one the owner map gives the core.
+pub(super) type Hints = Memo<(), LowBits, HINTS>;
 
 impl MultiCore {
     /// One reference by `core` to `line` for `op` (a store or a modify writes), from the
@@ -84,7 +73,7 @@ impl MultiCore {
                     self.units[last].counts.transfers += 1;
                     if !write {
                         self.owner.remove(&line);
-                        forget(&mut self.hints, owner, line);
+                        self.hints[owner as usize].remove(line);
                         self.flush_shared_copy(owner, line);
                     }
                     found = true;
@@ -146,7 +135,7 @@ impl MultiCore {
                 .any(|&p| self.units[p].cache.contains(v))
         {
             self.owner.remove(&v);
-            forget(&mut self.hints, core, v);
+            self.hints[core as usize].remove(v);
         }
     }
 
@@ -170,36 +159,36 @@ impl MultiCore {
     /// `core` wrote `line`: it becomes the owner, every other core's copies go.
     #[inline]
     fn write(&mut self, core: u32, line: u64) {
-        let slot = hint_slot(core, line);
-        if self.hints[slot] == line {
+        let c = core as usize;
+        if self.hints[c].get(line).is_some() {
             return;
         }
-        if !self.units[self.private[core as usize][0]].allocates_on_write()
-            && !self.private[core as usize]
+        if !self.units[self.private[c][0]].allocates_on_write()
+            && !self.private[c]
                 .iter()
                 .any(|&p| self.units[p].cache.contains(line))
         {
             // A store that allocated nowhere went on below: the other copies go, no owner.
             if let Some(before) = self.owner.remove(&line) {
-                forget(&mut self.hints, before, line);
+                self.hints[before as usize].remove(line);
             }
             self.invalidate_others(core, line);
             return;
         }
         match self.owner.entry(line) {
             Entry::Occupied(e) if *e.get() == core => {
-                self.hints[slot] = line;
+                self.hints[c].insert(line, ());
                 return;
             }
             Entry::Occupied(mut e) => {
                 let before = e.insert(core);
-                forget(&mut self.hints, before, line);
+                self.hints[before as usize].remove(line);
             }
             Entry::Vacant(e) => {
                 e.insert(core);
             }
         }
-        self.hints[slot] = line;
+        self.hints[c].insert(line, ());
         self.invalidate_others(core, line);
     }
 
