@@ -1,18 +1,25 @@
-//! [`BlockCompressor`]: zstd-compresses a writer's blocks on a helper thread, one block behind
-//! the encoder.
+//! [`BlockCompressor`]: zstd-compresses a writer's blocks on a helper thread, up to [`DEPTH`]
+//! blocks behind the encoder.
 //!
 //! Compressing a block costs about as much as encoding it, so a writer that did both in turn
 //! kept one core busy while `record`'s other core waited. The writer hands each encoded block
 //! here (its column buffers, swapped out) and encodes the next while this one is laid out and
-//! compressed; it then collects the result and writes
-//! it, so blocks reach the output in order and the bytes are the same as compressing inline.
-//! Where no thread can be started, blocks are compressed inline.
+//! compressed; it collects the results in order and writes them, so blocks reach the output
+//! in order and the bytes are the same as compressing inline. Where no thread can be started,
+//! blocks are compressed inline.
 
+use std::collections::VecDeque;
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 
 use super::encode::Columns;
+
+/// Blocks handed over and not yet collected, at most. With one, the encoder and this thread
+/// went in lockstep, block by block: whichever was slower on a block held the other up, and
+/// under `record` the program's own thread took turns on their cores. A few blocks of slack let
+/// each go at its own mean pace (`record -- bzip2 -9`, docs/recording.md).
+pub(super) const DEPTH: usize = 3;
 
 /// An encoded block and what became of it.
 #[derive(Debug, Default)]
@@ -39,7 +46,7 @@ pub(super) enum BlockCompressor {
     },
     Inline {
         cctx: Box<zstd::bulk::Compressor<'static>>,
-        done: Option<Job>,
+        done: VecDeque<Job>,
     },
 }
 
@@ -48,8 +55,8 @@ impl BlockCompressor {
     /// reported by the writer's constructor.
     pub fn new(level: i32) -> std::io::Result<Self> {
         let mut cctx = zstd::bulk::Compressor::new(level)?;
-        let (jobs, inbox) = bounded::<Job>(1);
-        let (outbox, done) = bounded::<Job>(1);
+        let (jobs, inbox) = bounded::<Job>(DEPTH);
+        let (outbox, done) = bounded::<Job>(DEPTH);
         let spawned = std::thread::Builder::new()
             .name("cachescope-zstd".into())
             .spawn(move || {
@@ -68,12 +75,12 @@ impl BlockCompressor {
             },
             Err(_) => BlockCompressor::Inline {
                 cctx: Box::new(zstd::bulk::Compressor::new(level)?),
-                done: None,
+                done: VecDeque::new(),
             },
         })
     }
 
-    /// Starts compressing `job`; the previous job must have been collected.
+    /// Starts compressing `job`; at most [`DEPTH`] jobs may be uncollected.
     pub fn submit(&mut self, mut job: Job) {
         match self {
             BlockCompressor::Thread { jobs, .. } => {
@@ -82,17 +89,17 @@ impl BlockCompressor {
             }
             BlockCompressor::Inline { cctx, done } => {
                 compress(cctx, &mut job);
-                *done = Some(job);
+                done.push_back(job);
             }
         }
     }
 
-    /// The job submitted last, compressed; `None` if nothing was submitted or the thread died
+    /// The oldest job uncollected, compressed; `None` if there is none or the thread died
     /// (it cannot panic short of running out of memory), which the writer reports.
     pub fn collect(&mut self) -> Option<Job> {
         match self {
             BlockCompressor::Thread { done, .. } => done.recv().ok(),
-            BlockCompressor::Inline { done, .. } => done.take(),
+            BlockCompressor::Inline { done, .. } => done.pop_front(),
         }
     }
 }

@@ -1,8 +1,9 @@
 //! [`Writer`]: encodes batches into blocks, then writes the index and trailer.
 
+use std::collections::VecDeque;
 use std::io::{Seek, SeekFrom, Write};
 
-use super::compress::{BlockCompressor, Job};
+use super::compress::{BlockCompressor, DEPTH, Job};
 use super::decode::{BLOCK_HEADER_LEN, CODEC_STORED, CODEC_ZSTD};
 use super::encode::{BlockEncoder, ItemSource};
 use super::index::{self, BlockEntry};
@@ -63,11 +64,11 @@ pub struct Writer<W: Write> {
     header_len: u64,
     enc: BlockEncoder,
     zstd: BlockCompressor,
-    /// The block being compressed: its access count and counts.
-    pending: Option<(usize, Counts)>,
-    /// Buffers of the last block written, for the next one (`None` until one comes back:
-    /// a job's buffers are a block's worth, not made anew for each block).
-    spare: Option<Job>,
+    /// The blocks being compressed, oldest first: their access counts and counts.
+    pending: VecDeque<(usize, Counts)>,
+    /// Buffers of blocks written, for the next ones (a job's buffers are a block's worth, not
+    /// made anew for each block).
+    spare: Vec<Job>,
     /// Bytes written since the start of the header.
     offset: u64,
     entries: Vec<BlockEntry>,
@@ -113,8 +114,8 @@ impl<W: Write> Writer<W> {
             header_len: bytes.len() as u64,
             enc: BlockEncoder::default(),
             zstd,
-            pending: None,
-            spare: None,
+            pending: VecDeque::with_capacity(DEPTH),
+            spare: Vec::new(),
             offset: bytes.len() as u64,
             entries: Vec::new(),
             counts: Counts::default(),
@@ -171,7 +172,7 @@ impl<W: Write> Writer<W> {
     /// Counts of the accesses written so far.
     pub fn counts(&self) -> Counts {
         let mut c = self.counts;
-        if let Some((_, pending)) = &self.pending {
+        for (_, pending) in &self.pending {
             c.merge(pending);
         }
         c.merge(&self.enc.counts());
@@ -186,7 +187,9 @@ impl<W: Write> Writer<W> {
 
     fn finish_inner(&mut self) -> Result<()> {
         self.flush_block()?;
-        self.write_pending()?;
+        while !self.pending.is_empty() {
+            self.write_pending()?;
+        }
         let bytes = index::encode(&self.entries, &self.counts, self.offset);
         self.write(&bytes)?;
         self.out
@@ -202,24 +205,27 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
-    /// Hands the block being encoded to the compressor, after writing the one before it.
+    /// Hands the block being encoded to the compressor, after writing the oldest one being
+    /// compressed if [`DEPTH`] are.
     fn flush_block(&mut self) -> Result<()> {
         let n = self.enc.len();
         if n == 0 {
             return Ok(());
         }
         let counts = self.enc.counts();
-        let mut job = self.spare.take().unwrap_or_default();
+        if self.pending.len() == DEPTH {
+            self.write_pending()?;
+        }
+        let mut job = self.spare.pop().unwrap_or_default();
         self.enc.swap_out(&mut job.block);
-        self.write_pending()?;
         self.zstd.submit(job);
-        self.pending = Some((n, counts));
+        self.pending.push_back((n, counts));
         Ok(())
     }
 
-    /// Writes the block being compressed, if any, when its compression is done.
+    /// Writes the oldest block being compressed, if any, when its compression is done.
     fn write_pending(&mut self) -> Result<()> {
-        let Some((n, counts)) = self.pending.take() else {
+        let Some((n, counts)) = self.pending.pop_front() else {
             return Ok(());
         };
         let job = self.zstd.collect().ok_or_else(|| Error::Io {
@@ -252,7 +258,7 @@ impl<W: Write> Writer<W> {
         self.offset += (BLOCK_HEADER_LEN + payload.len()) as u64;
         self.entries.push(entry);
         self.counts.merge(&counts);
-        self.spare = Some(job);
+        self.spare.push(job);
         Ok(())
     }
 }
