@@ -55,8 +55,8 @@ impl WriterOptions {
 /// [`finish`](Writer::finish). A writer dropped without `finish` leaves a file that readers
 /// report as truncated.
 ///
-/// Memory: one block of columns plus 24 bytes of index per block written (0.4 bytes per
-/// thousand accesses).
+/// Memory: the block being encoded and up to three being compressed (a few MiB), plus 24 bytes
+/// of index per block written (0.4 bytes per thousand accesses).
 pub struct Writer<W: Write> {
     out: W,
     opts: WriterOptions,
