@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use anyhow::{Context, Result, bail};
 use cachescope::attribution::events::Event;
 use cachescope::record::{ProgramOutput, Recording, ToolOptions, tool_status};
-use cachescope::trace::native::{Header, Writer};
+use cachescope::trace::native::{Header, Writer, WriterOptions};
 use cachescope::trace::{AccessReader, Diagnostics, Trace};
 use cachescope::{Batch, Source};
 
@@ -186,7 +186,9 @@ pub fn start(
                 ("source_format".into(), "lackey".into()),
                 (cachescope::attribution::run_id::KEY.into(), run_id.clone()),
             ];
-            let writer = Writer::new(std::io::BufWriter::new(file), header)?;
+            // zstd level 1, as `record` writes: the copy is made while the program runs.
+            let opts = WriterOptions::recording(Source::File(path.clone()));
+            let writer = Writer::with_options(std::io::BufWriter::new(file), header, opts)?;
             Some(Saving {
                 writer,
                 pending,

@@ -8,6 +8,7 @@
 //! for long slices), so a batch keeps the switches ([`ThreadRun`], `threads.rs`) and an
 //! analysis that ignores threads pays nothing for them.
 
+mod data;
 mod threads;
 
 pub(crate) use threads::switch_to;
@@ -37,6 +38,8 @@ pub struct Batch {
     pub pcs: Vec<u64>,
     /// The thread switches, in canonical form (see `threads.rs`).
     switches: Vec<ThreadRun>,
+    /// The data references' addresses, when indexed (`data.rs`).
+    data: data::DataIndex,
 }
 
 impl Batch {
@@ -53,6 +56,7 @@ impl Batch {
             kinds: Vec::with_capacity(n),
             pcs: Vec::with_capacity(n),
             switches: Vec::new(),
+            data: data::DataIndex::default(),
         }
     }
 
@@ -82,6 +86,7 @@ impl Batch {
         self.kinds.clear();
         self.pcs.clear();
         self.switches.clear();
+        self.data.forget();
     }
 
     /// Keeps the accesses before the `n + 1`-th one that `counted` accepts (all of them if
@@ -106,6 +111,7 @@ impl Batch {
         self.kinds.truncate(len);
         self.pcs.truncate(len);
         self.truncate_switches(len);
+        self.data.forget();
     }
 
     /// Appends one access.

@@ -127,3 +127,59 @@ fn a_decoder_s_switches_are_checked() {
     assert_eq!(b.current_thread(), 1);
     assert_eq!(b.thread_switches(), &[run(1, 2), run(3, 1)]);
 }
+
+/// A batch of `kinds` (0 = fetch, else a data kind) at addresses 0, 8, 16…
+fn of_kinds(kinds: &[u8]) -> Batch {
+    kinds
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| {
+            let kind = [
+                AccessKind::Instr,
+                AccessKind::Load,
+                AccessKind::Store,
+                AccessKind::Modify,
+            ][usize::from(k % 4)];
+            Access {
+                kind,
+                ..Access::load(8 * i as u64, 4)
+            }
+        })
+        .collect()
+}
+
+proptest::proptest! {
+    #[test]
+    fn the_data_index_is_the_data_references_addresses(kinds in proptest::collection::vec(0u8..4, 0..300)) {
+        let mut b = of_kinds(&kinds);
+        proptest::prop_assert!(b.data_addrs().is_none());
+        b.index_data();
+        let want: Vec<u64> = b
+            .iter()
+            .filter(|a| a.kind != AccessKind::Instr)
+            .map(|a| a.addr)
+            .collect();
+        proptest::prop_assert_eq!(b.data_addrs(), Some(&want[..]));
+    }
+}
+
+#[test]
+fn changing_the_batch_forgets_its_data_index() {
+    let mut b = of_kinds(&[1, 0, 2]);
+    b.index_data();
+    assert_eq!(b.data_addrs(), Some(&[0, 16][..]));
+    b.push(Access::load(99, 1));
+    assert_eq!(b.data_addrs(), None, "an access added");
+    b.index_data();
+    b.truncate(3);
+    assert_eq!(b.data_addrs(), None, "truncated");
+    // Cleared and refilled to the same length: the old column must not come back.
+    b.index_data();
+    b.clear();
+    b.extend(of_kinds(&[0, 0, 0]).iter());
+    assert_eq!(b.data_addrs(), None, "cleared and refilled");
+    b.index_data();
+    assert_eq!(b.data_addrs(), Some(&[][..]));
+    // A clone keeps it: it is the clone's data.
+    assert_eq!(b.clone().data_addrs(), Some(&[][..]));
+}

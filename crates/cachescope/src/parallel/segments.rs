@@ -87,6 +87,8 @@ impl Fill for SegmentBuf {
     }
 
     fn filled(&mut self) -> bool {
+        // Indexed here, on the decoding thread, rather than by the pass's reader.
+        self.batches[self.used - 1].index_data();
         true
     }
 

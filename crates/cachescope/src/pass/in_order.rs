@@ -32,6 +32,10 @@ pub(super) fn run(
     if threads <= 1 || decode_in_parallel(trace, threads)? {
         let mut batch = Batch::new();
         while trace.read_batch(&mut batch)? > 0 {
+            if analyses.len() > 1 && batch.data_addrs().is_none() {
+                // Once here rather than in every analysis that counts data references.
+                batch.index_data();
+            }
             for a in analyses.iter_mut() {
                 a.observe(&batch);
             }
@@ -40,6 +44,7 @@ pub(super) fn run(
         }
         return Ok(seen);
     }
+    let many = analyses.len() > 1;
     std::thread::scope(|s| {
         let (full_tx, full_rx) = bounded::<Batch>(IN_FLIGHT);
         let (empty_tx, empty_rx) = bounded::<Batch>(IN_FLIGHT + 1);
@@ -50,7 +55,13 @@ pub(super) fn run(
         }
         let reader = s.spawn(move || -> Result<()> {
             while let Ok(mut batch) = empty_rx.recv() {
-                if trace.read_batch(&mut batch)? == 0 || full_tx.send(batch).is_err() {
+                if trace.read_batch(&mut batch)? == 0 {
+                    break;
+                }
+                if many && batch.data_addrs().is_none() {
+                    batch.index_data();
+                }
+                if full_tx.send(batch).is_err() {
                     break;
                 }
             }

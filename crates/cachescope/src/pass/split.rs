@@ -203,6 +203,10 @@ fn decode(trace: &mut Trace, shared: &Shared, on_progress: &mut impl FnMut(u64))
         if trace.read_batch(&mut batch)? == 0 {
             return Ok(seen);
         }
+        if batch.data_addrs().is_none() {
+            // Once here rather than in every lane that counts data references.
+            batch.index_data();
+        }
         seen += batch.len() as u64;
         shared.lock().batches.push_back(Arc::new(batch));
         shared.changed.notify_all();

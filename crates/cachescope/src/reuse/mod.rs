@@ -111,16 +111,37 @@ pub(crate) const CHUNK: usize = 32;
 /// Calls `f` on the lines of the references `options` counts in `batch`, in order, `CHUNK` at
 /// a time (the last chunk may be shorter).
 #[inline]
-pub(crate) fn for_each_chunk(batch: &Batch, options: &Options, mut f: impl FnMut(&[u64])) {
+pub(crate) fn for_each_chunk(batch: &Batch, options: &Options, f: impl FnMut(&[u64])) {
+    for_each_chunk_of::<CHUNK>(batch, options, f)
+}
+
+/// [`for_each_chunk`], `N` lines at a time; from the batch's indexed data references
+/// ([`Batch::data_addrs`]) when it has them.
+#[inline]
+pub(crate) fn for_each_chunk_of<const N: usize>(
+    batch: &Batch,
+    options: &Options,
+    mut f: impl FnMut(&[u64]),
+) {
     let shift = options.line_size.shift();
     let all = options.include_instructions;
-    let mut chunk = [0u64; CHUNK];
+    let mut chunk = [0u64; N];
+    if let (false, Some(data)) = (all, batch.data_addrs()) {
+        for part in data.chunks(N) {
+            let lines = &mut chunk[..part.len()];
+            for (l, &a) in lines.iter_mut().zip(part) {
+                *l = a >> shift;
+            }
+            f(lines);
+        }
+        return;
+    }
     let mut n = 0;
     for (&addr, &kind) in batch.addrs.iter().zip(&batch.kinds) {
         // Write unconditionally, keep only counted references: no branch per reference.
         chunk[n] = addr >> shift;
         n += usize::from(all || kind != AccessKind::Instr);
-        if n == CHUNK {
+        if n == N {
             f(&chunk);
             n = 0;
         }
@@ -138,10 +159,16 @@ pub(crate) fn data_lines<'a>(
 ) -> impl Iterator<Item = LineAddr> + use<'a> {
     let shift = options.line_size.shift();
     let all = options.include_instructions;
-    batch
-        .addrs
-        .iter()
-        .zip(&batch.kinds)
-        .filter(move |&(_, &k)| all || k != AccessKind::Instr)
-        .map(move |(&a, _)| LineAddr(a >> shift))
+    // The indexed column when there is one, else the batch filtered; one of the two is empty.
+    let (data, addrs, kinds): (&[u64], &[u64], &[AccessKind]) = match batch.data_addrs() {
+        Some(data) if !all => (data, &[], &[]),
+        _ => (&[], &batch.addrs, &batch.kinds),
+    };
+    data.iter().map(move |&a| LineAddr(a >> shift)).chain(
+        addrs
+            .iter()
+            .zip(kinds)
+            .filter(move |&(_, &k)| all || k != AccessKind::Instr)
+            .map(move |(&a, _)| LineAddr(a >> shift)),
+    )
 }

@@ -289,3 +289,39 @@ fn random_replacement_hits_where_lru_thrashes() {
     assert_eq!(lru, 1.0);
     assert!(random < 0.5, "random replacement miss ratio {random}");
 }
+
+proptest! {
+    /// The lines the analyses read are the same from the pass's data index as from the
+    /// batch filtered, with or without instruction fetches counted.
+    #[test]
+    fn indexed_batches_give_the_same_lines(
+        refs in proptest::collection::vec((0u64..1 << 20, 0u8..4), 0..200),
+        all in any::<bool>(),
+    ) {
+        let kinds = [AccessKind::Instr, AccessKind::Load, AccessKind::Store, AccessKind::Modify];
+        let plain: Batch = refs
+            .iter()
+            .map(|&(a, k)| Access { kind: kinds[usize::from(k)], ..Access::load(a, 4) })
+            .collect();
+        let mut indexed = plain.clone();
+        indexed.index_data();
+        let options = Options { include_instructions: all, ..Options::default() };
+        let chunks = |b: &Batch| {
+            let mut out = Vec::new();
+            for_each_chunk(b, &options, |c| {
+                assert!(!c.is_empty() && c.len() <= CHUNK);
+                out.push(c.to_vec());
+            });
+            out
+        };
+        prop_assert_eq!(chunks(&indexed), chunks(&plain));
+        let lines = |b: &Batch| data_lines(b, &options).collect::<Vec<_>>();
+        prop_assert_eq!(lines(&indexed), lines(&plain));
+        let want = plain
+            .iter()
+            .filter(|a| all || a.kind != AccessKind::Instr)
+            .map(|a| LineAddr(a.addr >> 6))
+            .collect::<Vec<_>>();
+        prop_assert_eq!(lines(&plain), want);
+    }
+}

@@ -254,6 +254,19 @@ impl Sampler {
             }
         }
     }
+
+    /// [`Sampler::run`] over data references only (a batch's indexed column).
+    #[inline(always)]
+    fn run_data(&mut self, addrs: &[u64]) {
+        let counted = addrs.len() as u64;
+        if !any_hit(self.watch.filter(), self.line_mask, addrs) && self.next > self.pos + counted {
+            self.pos += counted;
+            return;
+        }
+        for &a in addrs {
+            self.reference(a);
+        }
+    }
 }
 
 /// Data references among `kinds` (at most 255 of them).
@@ -275,6 +288,12 @@ fn any_hit(filter: Filter<'_>, line_mask: u64, addrs: &[u64]) -> bool {
 
 impl Analysis for Sampler {
     fn observe(&mut self, batch: &Batch) {
+        if let (false, Some(data)) = (self.options.include_instructions, batch.data_addrs()) {
+            for a in data.chunks(RUN) {
+                self.run_data(a);
+            }
+            return;
+        }
         for (a, k) in batch.addrs.chunks(RUN).zip(batch.kinds.chunks(RUN)) {
             self.run(a, k);
         }

@@ -57,6 +57,33 @@ fn sample(trace: &[u64], o: SamplerOptions, cuts: &[usize]) -> Profile {
     s.finish()
 }
 
+proptest! {
+    /// A batch whose data references the pass indexed gives the same samples as the batch
+    /// filtered by the sampler itself.
+    #[test]
+    fn indexed_batches_sample_the_same(
+        refs in proptest::collection::vec((0u64..64, any::<bool>()), 1..400),
+        seed in any::<u64>(),
+    ) {
+        let batch: Batch = refs
+            .iter()
+            .map(|&(l, fetch)| Access {
+                kind: if fetch { AccessKind::Instr } else { AccessKind::Load },
+                ..Access::load(l * 64, 8)
+            })
+            .collect();
+        let mut indexed = batch.clone();
+        indexed.index_data();
+        let run = |b: &Batch| {
+            let mut s = Sampler::new(options(0.3, seed)).unwrap();
+            s.observe(b);
+            s.observe(b);
+            s.finish()
+        };
+        prop_assert_eq!(run(&indexed), run(&batch));
+    }
+}
+
 /// The positions the gap generator picks in `1..=n`.
 fn drawn_positions(rate: f64, seed: u64, n: u64) -> Vec<u64> {
     let mut g = Gaps::new(rate, seed);

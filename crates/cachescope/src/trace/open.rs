@@ -241,6 +241,7 @@ impl Trace {
     pub fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
         crate::interrupt::check()?;
         self.started = true;
+        batch.forget_data();
         self.reader.read_batch(batch)
     }
 

@@ -24,11 +24,10 @@
 //! 10⁻⁶ of `fp` on the 400 K-reference traces of `tests/hotl_footprint.rs`.
 
 use super::sums::WindowSums;
-use crate::access::AccessKind;
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::{Error, Result};
-use crate::reuse::Options;
+use crate::reuse::{Options, for_each_chunk_of};
 
 use crate::reuse::table::LineTable;
 
@@ -359,22 +358,8 @@ impl Analysis for FootprintAnalysis {
         // A batch holds at most BATCH_LEN references, so no count can wrap before the next
         // check.
         self.make_room(batch.len());
-        let shift = self.options.line_size.shift();
-        let all = self.options.include_instructions;
-        let mut chunk = [0u64; CHUNK];
-        let mut k = 0;
-        for (&addr, &kind) in batch.addrs.iter().zip(&batch.kinds) {
-            // Write unconditionally, keep only counted references: no branch per reference.
-            chunk[k] = addr >> shift;
-            k += usize::from(all || kind != AccessKind::Instr);
-            if k == CHUNK {
-                self.run(&chunk);
-                k = 0;
-            }
-        }
-        if k > 0 {
-            self.run(&chunk[..k]);
-        }
+        let options = self.options;
+        for_each_chunk_of::<CHUNK>(batch, &options, |lines| self.run(lines));
     }
 }
 

@@ -1,0 +1,62 @@
+//! The addresses of a batch's data references as one column of their own.
+//!
+//! Most analyses count data references only, and a recorded program's batches are three
+//! quarters instruction fetches. Each analysis used to filter the fetches out of every batch
+//! itself, so a report's dozen analyses scanned every record a dozen times. The pass now
+//! computes the column once per batch ([`Batch::index_data`], on the thread that reads the
+//! trace) and the analyses read it ([`Batch::data_addrs`]); a batch that was not indexed
+//! (built by hand, or read outside a pass) gives `None` and they filter it themselves.
+
+use super::Batch;
+use crate::access::AccessKind;
+
+/// The column and the batch length it was computed for.
+#[derive(Clone, Debug, Default)]
+pub(super) struct DataIndex {
+    /// At least as long as the batch when indexed; only `len` entries count.
+    addrs: Vec<u64>,
+    len: usize,
+    /// The batch's length when indexed, or `None`.
+    of: Option<usize>,
+}
+
+impl DataIndex {
+    pub(super) fn forget(&mut self) {
+        self.of = None;
+    }
+}
+
+impl Batch {
+    /// Computes [`Batch::data_addrs`] for the batch as it is now. Clearing or truncating the
+    /// batch, or adding to it, forgets the column; a reader writing the columns directly
+    /// runs under [`crate::trace::Trace::read_batch`], which forgets it first.
+    pub fn index_data(&mut self) {
+        let n = self.len();
+        let index = &mut self.data;
+        if index.addrs.len() < n {
+            index.addrs.resize(n, 0);
+        }
+        let out = &mut index.addrs[..n];
+        let mut k = 0;
+        for (&addr, &kind) in self.addrs.iter().zip(&self.kinds) {
+            // Write unconditionally, keep only data references: no branch per record.
+            out[k.min(n - 1)] = addr;
+            k += usize::from(kind != AccessKind::Instr);
+        }
+        index.len = k;
+        index.of = Some(n);
+    }
+
+    /// The addresses of the data references (every kind but instruction fetches), in order,
+    /// when [`Batch::index_data`] computed them for the batch's present accesses.
+    #[inline]
+    pub fn data_addrs(&self) -> Option<&[u64]> {
+        (self.data.of == Some(self.len())).then(|| &self.data.addrs[..self.data.len])
+    }
+
+    /// Forgets the column (before a reader refills the batch through its columns).
+    #[inline]
+    pub(crate) fn forget_data(&mut self) {
+        self.data.forget();
+    }
+}
