@@ -350,6 +350,12 @@ impl Analysis for Attribution<'_> {
 impl Attribution<'_> {
     /// Simulates and counts the records `range` of `batch`, applying events as they fall due.
     fn observe_range(&mut self, batch: &Batch, range: std::ops::Range<usize>) {
+        if let (None, Some(at)) = (&self.per_pc, batch.data_positions()) {
+            if range == (0..batch.len()) {
+                self.observe_indexed(batch, at);
+                return;
+            }
+        }
         let n = range.end;
         let mut i = range.start;
         while i < n {
@@ -370,6 +376,32 @@ impl Attribution<'_> {
                     kind => self.reference(batch.addrs[j], batch.sizes[j], batch.pcs[j], kind),
                 }
             }
+            self.position += (stop - i) as u64;
+            i = stop;
+        }
+    }
+
+    /// [`Attribution::observe_range`] over a whole batch from its indexed data references
+    /// (`at`, their places in it): the same references and events in the same order, without
+    /// a test of every record's kind. Instruction fetches only count, unless per-instruction
+    /// counts are kept (then the caller takes the record-by-record path).
+    fn observe_indexed(&mut self, batch: &Batch, at: &[u32]) {
+        let n = batch.len();
+        let (mut i, mut j) = (0, 0);
+        while i < n {
+            self.apply_due();
+            let stop = match &self.pending {
+                Some(e) => n.min(i + (e.position - self.position).min(n as u64) as usize),
+                None => n,
+            };
+            let from = j;
+            while j < at.len() && (at[j] as usize) < stop {
+                let p = at[j] as usize;
+                let kind = batch.kinds[p];
+                self.reference(batch.addrs[p], batch.sizes[p], batch.pcs[p], kind);
+                j += 1;
+            }
+            self.instructions += (stop - i - (j - from)) as u64;
             self.position += (stop - i) as u64;
             i = stop;
         }

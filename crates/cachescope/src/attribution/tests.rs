@@ -206,6 +206,28 @@ fn attribute_live(b: &Built, g: Geometry, chunk: usize) -> Report {
     a.finish().unwrap()
 }
 
+/// [`attribute_live`] without per-instruction counts, each batch's data references indexed
+/// by the pass (`indexed`) or not.
+fn attribute_batches(b: &Built, chunk: usize, indexed: bool) -> Report {
+    let opts = Options {
+        geometry: Geometry::parse("256,2,32").unwrap(),
+        utilization: true,
+        loads: true,
+        ..Options::default()
+    };
+    let events: Vec<crate::Result<Event>> = b.events.iter().cloned().map(Ok).collect();
+    let mut a = Attribution::new(opts, Some(Box::new(events.into_iter()))).unwrap();
+    let all: Vec<Access> = b.batch.iter().collect();
+    for part in all.chunks(chunk) {
+        let mut batch: Batch = part.iter().copied().collect();
+        if indexed {
+            batch.index_data();
+        }
+        a.observe(&batch);
+    }
+    a.finish().unwrap()
+}
+
 fn tables(r: &Report) -> Naive {
     let misses = r
         .buckets
@@ -244,6 +266,15 @@ proptest! {
         prop_assert_eq!(sum.dr + sum.dw, r.data_refs);
         prop_assert_eq!(sum.d1mr + sum.d1mw, r.misses);
         prop_assert_eq!(sum.sd1mr + sum.sd1mw, r.samples);
+    }
+
+    #[test]
+    fn indexed_batches_give_the_same_report(
+        steps in prop::collection::vec(step(), 1..400),
+        chunk in 1usize..50,
+    ) {
+        let b = build(&steps);
+        prop_assert_eq!(attribute_batches(&b, chunk, true), attribute_batches(&b, chunk, false));
     }
 
     #[test]

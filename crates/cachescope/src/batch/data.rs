@@ -1,4 +1,4 @@
-//! The addresses of a batch's data references as one column of their own.
+//! The addresses of a batch's data references, and their places in it, as columns of their own.
 //!
 //! Most analyses count data references only, and a recorded program's batches are three
 //! quarters instruction fetches. Each analysis used to filter the fetches out of every batch
@@ -15,6 +15,8 @@ use crate::access::AccessKind;
 pub(super) struct DataIndex {
     /// At least as long as the batch when indexed; only `len` entries count.
     addrs: Vec<u64>,
+    /// Each one's index in the batch.
+    positions: Vec<u32>,
     len: usize,
     /// The batch's length when indexed, or `None`.
     of: Option<usize>,
@@ -33,14 +35,21 @@ impl Batch {
     pub fn index_data(&mut self) {
         let n = self.len();
         let index = &mut self.data;
+        if u32::try_from(n).is_err() {
+            // Positions would not fit: the analyses filter such a batch themselves.
+            index.of = None;
+            return;
+        }
         if index.addrs.len() < n {
             index.addrs.resize(n, 0);
+            index.positions.resize(n, 0);
         }
-        let out = &mut index.addrs[..n];
+        let (out, at) = (&mut index.addrs[..n], &mut index.positions[..n]);
         let mut k = 0;
-        for (&addr, &kind) in self.addrs.iter().zip(&self.kinds) {
+        for (i, (&addr, &kind)) in self.addrs.iter().zip(&self.kinds).enumerate() {
             // Write unconditionally, keep only data references: no branch per record.
             out[k.min(n - 1)] = addr;
+            at[k.min(n - 1)] = i as u32;
             k += usize::from(kind != AccessKind::Instr);
         }
         index.len = k;
@@ -52,6 +61,12 @@ impl Batch {
     #[inline]
     pub fn data_addrs(&self) -> Option<&[u64]> {
         (self.data.of == Some(self.len())).then(|| &self.data.addrs[..self.data.len])
+    }
+
+    /// The index in the batch of each of [`Batch::data_addrs`], when it has them.
+    #[inline]
+    pub fn data_positions(&self) -> Option<&[u32]> {
+        (self.data.of == Some(self.len())).then(|| &self.data.positions[..self.data.len])
     }
 
     /// Forgets the column (before a reader refills the batch through its columns).

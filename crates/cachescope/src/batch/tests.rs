@@ -160,6 +160,10 @@ proptest::proptest! {
             .map(|a| a.addr)
             .collect();
         proptest::prop_assert_eq!(b.data_addrs(), Some(&want[..]));
+        let at: Vec<u32> = (0..b.len() as u32)
+            .filter(|&i| b.kinds[i as usize] != AccessKind::Instr)
+            .collect();
+        proptest::prop_assert_eq!(b.data_positions(), Some(&at[..]));
     }
 }
 

@@ -146,6 +146,12 @@ impl Splitter {
             end: 0,
         });
         let counting_instr = unit == Unit::Instructions;
+        if let (true, Some(data), Some(at)) =
+            (counting_instr, batch.data_addrs(), batch.data_positions())
+        {
+            self.split_indexed(batch.len(), data, at, addrs, segs);
+            return;
+        }
         let mut instructions = 0u64;
         for (&addr, &kind) in batch.addrs.iter().zip(&batch.kinds) {
             let is_instr = kind == AccessKind::Instr;
@@ -170,6 +176,53 @@ impl Splitter {
             }
         }
         self.close_counts(addrs.len(), &mut instructions, segs);
+    }
+
+    /// [`Splitter::split`] by instructions of a batch of `n` records whose data references
+    /// the pass indexed (`data` at places `at`): the same cuts, found by counting instead of
+    /// by a test of every record. The data reference at `at[j]` has `at[j] − j` fetches
+    /// before it in the batch, so it precedes the fetch numbered `c` (from 0) when that count
+    /// is at most `c`.
+    fn split_indexed(
+        &mut self,
+        n: usize,
+        data: &[u64],
+        at: &[u32],
+        addrs: &mut Vec<u64>,
+        segs: &mut Vec<Segment>,
+    ) {
+        addrs.extend_from_slice(data);
+        let fetches = (n - data.len()) as u64;
+        // The next fetch to count, the one the open segment's count starts at, the next data
+        // reference to place.
+        let (mut q, mut from, mut j) = (0u64, 0u64, 0usize);
+        loop {
+            let cut_at = q + (self.next_cut - self.pos);
+            if cut_at >= fetches {
+                self.pos += fetches - q;
+                let mut counted = fetches - from;
+                self.close_counts(data.len(), &mut counted, segs);
+                return;
+            }
+            while j < at.len() && u64::from(at[j]) - j as u64 <= cut_at {
+                j += 1;
+            }
+            let mut counted = cut_at - from;
+            self.close_counts(j, &mut counted, segs);
+            self.pos = self.next_cut;
+            let new_interval = self.cut();
+            segs.push(Segment {
+                interval: self.interval,
+                column: self.column,
+                starts_interval: new_interval,
+                start: j,
+                end: j,
+            });
+            // The fetch that made the cut counts in the new segment.
+            self.pos += 1;
+            from = cut_at;
+            q = cut_at + 1;
+        }
     }
 
     /// Ends the last segment at `end` and adds its data references and `instructions` to the
@@ -229,6 +282,41 @@ mod tests {
             }
         }
         (out, s)
+    }
+
+    proptest::proptest! {
+        /// Batches whose data references the pass indexed are cut exactly as filtered ones.
+        #[test]
+        fn indexed_batches_cut_the_same(
+            pattern in "[Id]{0,400}",
+            cuts in proptest::collection::vec(0usize..400, 0..6),
+            len in 16u64..40,
+        ) {
+            let mut cuts = cuts;
+            cuts.push(pattern.len());
+            cuts.sort_unstable();
+            let run = |indexed: bool| {
+                let mut s = Splitter::new(None, len);
+                let (mut addrs, mut segs) = (Vec::new(), Vec::new());
+                let mut out = Vec::new();
+                let mut start = 0;
+                for &c in &cuts {
+                    let c = c.min(pattern.len()).max(start);
+                    let mut b = batch(&pattern[start..c]);
+                    for a in &mut b.addrs {
+                        *a += start as u64;
+                    }
+                    if indexed {
+                        b.index_data();
+                    }
+                    s.split(&b, &mut addrs, &mut segs);
+                    out.push((addrs.clone(), segs.clone()));
+                    start = c;
+                }
+                (out, s.counts().to_vec(), s.unit())
+            };
+            proptest::prop_assert_eq!(run(true), run(false));
+        }
     }
 
     #[test]
