@@ -162,3 +162,22 @@ fn bad_sizes() {
         .assert()
         .failure();
 }
+
+/// The policies the model does not cover are not offered: `--help` lists two, and any other is
+/// refused when the arguments are read, naming the two.
+#[test]
+fn only_the_modelled_policies_are_offered() {
+    cargo_bin_cmd!("cachescope")
+        .args(["l2", "--help"])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("- random:").and(predicate::str::contains("- fifo:").not()),
+        );
+    cargo_bin_cmd!("cachescope")
+        .args(["l2", "--policy", "opt"])
+        .args(ZIPF)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("possible values: lru, random"));
+}

@@ -13,7 +13,7 @@ use cachescope::sim::Policy;
 use cachescope::units::size_label;
 use clap::Args;
 
-use super::mrc::{CSV_HEADER, ReplacementPolicy, csv_cells, ratio_cell};
+use super::mrc::{CSV_HEADER, csv_cells, ratio_cell};
 use super::{drive, open_chunked};
 use crate::args::{InputArgs, RunArgs, values};
 use crate::input;
@@ -30,9 +30,10 @@ pub struct L2Args {
     /// `--L2` in `simulate` and `phases`.
     #[arg(help_heading = heading::CACHE, long = "l2-sizes", visible_alias = "l2", value_name = "LIST", value_delimiter = ',', default_value = "128K,256K,512K,1M,2M", value_parser = values::size)]
     pub l2: Vec<u64>,
-    /// L2 replacement policy.
+    /// L2 replacement policy (the model covers these two; other policies' curves are
+    /// `mrc --policy`).
     #[arg(help_heading = heading::CACHE, long, value_enum, default_value = "lru")]
-    pub policy: ReplacementPolicy,
+    pub policy: L2Policy,
     /// Reading of the equations: `fills` (the default: `resident`'s epochs, and for a random
     /// L2 the survival averaged over the whole distribution of L2 fills between two uses of a
     /// line, counting only fills that evict; LRU as `resident`), `resident` (the corrected
@@ -53,6 +54,15 @@ pub struct L2Args {
     /// Print CSV.
     #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
+}
+
+/// The L2 replacement policies the model covers (`--policy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum L2Policy {
+    /// Least recently used
+    Lru,
+    /// Random replacement (seeded by --seed)
+    Random,
 }
 
 /// The reading of Ji et al.'s L2 equations (`l2 --variant`).
@@ -90,13 +100,10 @@ pub fn run(args: L2Args) -> Result<()> {
         );
     }
     let policy = match args.policy {
-        ReplacementPolicy::Lru => Policy::Lru,
-        ReplacementPolicy::Random => Policy::Random {
+        L2Policy::Lru => Policy::Lru,
+        L2Policy::Random => Policy::Random {
             seed: args.input.params.seed,
         },
-        _ => bail!(
-            "the L2 model covers LRU and random replacement; other policies' curves are mrc --policy"
-        ),
     };
     let mut simulated: Option<Mrc> = None;
     let profile = input::profile(&args.input)?;
