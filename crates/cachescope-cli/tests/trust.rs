@@ -534,6 +534,53 @@ fn a_wrapper_that_execs_is_noted_naming_trace_children() {
     }
 }
 
+/// A recording made for one command's own use, in a file removed at its end, is not named:
+/// `report --backend lackey -- PROGRAM` and `attribute -- PROGRAM` without `--save` say what
+/// they recorded "for the analysis"; with `--save` they name the file kept.
+#[test]
+fn a_temporary_recording_is_not_named() {
+    if !tools_or_skip(&["valgrind"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = |args: &[&str]| {
+        let out = cs().current_dir(d).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stderr(&out)
+    };
+    let lackey = [
+        "report",
+        "--backend",
+        "lackey",
+        "-o",
+        "r",
+        "--",
+        "/bin/true",
+    ];
+    let err = run(&lackey);
+    assert!(
+        err.contains("recorded <recording of /bin/true> for the analysis"),
+        "{err}"
+    );
+    assert!(!err.contains("cachescope-report-"), "{err}");
+    let err = run(&["attribute", "--backend", "lackey", "--", "/bin/true"]);
+    assert!(err.contains("for the analysis"), "{err}");
+    assert!(!err.contains("program.cst"), "{err}");
+    let err = run(&[
+        "report",
+        "--backend",
+        "lackey",
+        "--save",
+        "t.cst",
+        "-o",
+        "s",
+        "--",
+        "/bin/true",
+    ]);
+    assert!(err.contains("into t.cst"), "{err}");
+}
+
 #[test]
 fn a_failed_report_leaves_no_directory_it_created() {
     let dir = tempfile::tempdir().unwrap();

@@ -148,6 +148,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
             &args.run,
             false,
             &capture,
+            args.input.live.save.is_some(),
         )?;
         args.input.program.clear();
         args.input.live.save = None;

@@ -69,6 +69,7 @@ pub fn run(args: RecordArgs) -> Result<()> {
         &args.run,
         args.summary.wanted(),
         &capture,
+        true,
     )?;
     if args.summary.wanted() {
         print_summary(&recorded.summary, &args.summary, &args.run)?;
@@ -87,8 +88,9 @@ pub struct Recorded {
 /// Records `command` (program and arguments) as `capture` says (the tool, or lackey when asked
 /// for or when the tool cannot run here) into `out` in format `to`, with its event log in
 /// `out.events` when `capture.events` is on, both carrying one run id; notes on stderr unless
-/// quiet. `distinct` counts the distinct lines for the summary. How the program ended is told
-/// to [`crate::exit::program_ended`].
+/// quiet. `distinct` counts the distinct lines for the summary. `kept`: `out` is the user's
+/// file; otherwise a temporary one another command reads, which the notes do not name. How the
+/// program ended is told to [`crate::exit::program_ended`].
 pub fn record(
     command: &[std::ffi::OsString],
     out: &Path,
@@ -96,6 +98,7 @@ pub fn record(
     run: &crate::args::RunArgs,
     distinct: bool,
     capture: &Capture,
+    kept: bool,
 ) -> Result<Recorded> {
     let (program, rest) = command.split_first().context("no program to record")?;
     let quiet = run.quiet;
@@ -151,6 +154,7 @@ pub fn record(
         meta,
         distinct,
         backend,
+        kept,
     )
 }
 

@@ -25,9 +25,18 @@ pub(super) fn finish(
     meta: Vec<(String, String)>,
     distinct: bool,
     backend: Backend,
+    kept: bool,
 ) -> Result<Recorded> {
     let quiet = run.quiet;
     let events_path = sidecar_path(out);
+    // Where the notes say things went: a temporary file is not named (it is gone at the end).
+    let into = |path: &Path| {
+        if kept {
+            format!("into {}", path.display())
+        } else {
+            "for the analysis".to_string()
+        }
+    };
     // The tool's words go straight into a plain native file's blocks, skipping batches (the
     // summary's distinct lines need them); any other output is written from batches.
     let direct = to == cachescope::trace::Format::Native
@@ -62,8 +71,8 @@ pub(super) fn finish(
     let summary = written?;
     if !quiet {
         eprintln!(
-            "cachescope: recorded {source} into {} ({}; {} records, {})",
-            out.display(),
+            "cachescope: recorded {source} {} ({}; {} records, {})",
+            into(out),
             finished.status,
             thousands(summary.records),
             format_bytes(summary.bytes, Precision::ThreeDigits)
@@ -75,10 +84,14 @@ pub(super) fn finish(
         if counts.brackets == 0 {
             drop(log);
             if !quiet {
+                let log = if kept {
+                    format!("{} was not written", events_path.display())
+                } else {
+                    "there is no event log".to_string()
+                };
                 eprintln!(
                     "cachescope: no allocation events (statically linked?): the interposer never \
-                     ran in the program, so {} was not written",
-                    events_path.display()
+                     ran in the program, so {log}"
                 );
             }
         } else {
@@ -88,11 +101,11 @@ pub(super) fn finish(
                 let total = counts.kept + counts.dropped;
                 if backend == Backend::Tool {
                     eprintln!(
-                        "cachescope: logged {} allocations, {} frees and {} mappings into {}{}",
+                        "cachescope: logged {} allocations, {} frees and {} mappings {}{}",
                         counts.allocs,
                         counts.frees,
                         counts.maps,
-                        events_path.display(),
+                        into(&events_path),
                         if counts.allocs + counts.frees == 0 {
                             " (no heap events: a statically linked program, whose allocator \
                              cannot be wrapped, or one that never called malloc)"
@@ -106,12 +119,12 @@ pub(super) fn finish(
                     });
                 }
                 eprintln!(
-                    "cachescope: logged {} allocations, {} frees and {} mappings into {}; removed \
+                    "cachescope: logged {} allocations, {} frees and {} mappings {}; removed \
                      {} interposer references ({:.1} % of the {} recorded){}",
                     counts.allocs,
                     counts.frees,
                     counts.maps,
-                    events_path.display(),
+                    into(&events_path),
                     counts.dropped,
                     100.0 * counts.dropped as f64 / total.max(1) as f64,
                     total,

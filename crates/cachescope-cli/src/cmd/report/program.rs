@@ -122,6 +122,7 @@ fn recorded(
         &args.run,
         false,
         capture,
+        args.live.save.is_some(),
     )?;
     let events = match &recorded.events {
         Some(log) => Some(Box::new(EventReader::open(log)?) as EventSource<'static>),
