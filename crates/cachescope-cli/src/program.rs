@@ -52,6 +52,22 @@ impl Capture {
         }
     }
 
+    /// The note for a run that recorded nothing: why, when the flags make that likely.
+    pub fn nothing_recorded(&self) -> String {
+        let why = if !self.toggle_collect.is_empty() {
+            format!(
+                ": no function named by --toggle-collect ({}) ran, and collection starts only \
+                 inside one",
+                self.toggle_collect.join(", ")
+            )
+        } else if !self.collect_at_start {
+            ": --collect-atstart=no, and the program never switched collection on".to_string()
+        } else {
+            String::new()
+        };
+        format!("cachescope: note: nothing was recorded{why}")
+    }
+
     /// The backend that runs: the tool unless lackey is asked for or the tool cannot run here
     /// (then lackey, with the reason printed unless quiet). `--trace-children` needs the tool.
     pub fn backend(&self, quiet: bool) -> Result<Backend> {
@@ -151,6 +167,7 @@ pub fn start(
     let (program, args) = command.split_first().context("no program to run")?;
     let capture = Capture::new(live, ProgramOutput::Stderr);
     let backend = capture.backend(quiet)?;
+    let empty = (!quiet).then(|| capture.nothing_recorded());
     // Created before the program starts, so that a path that cannot be written fails at once;
     // written under a temporary name and renamed at the end, so that a run cut short never
     // leaves a trace that looks complete.
@@ -201,6 +218,7 @@ pub fn start(
         trace,
         recording: Some(recording),
         save,
+        empty,
     };
     Ok(Started {
         trace: Trace::from_reader(Box::new(reader), source),
@@ -223,12 +241,15 @@ struct ProgramReader {
     trace: Trace,
     recording: Option<Recording>,
     save: Option<Saving>,
+    /// The note to print if the stream ends before any record (taken at the first batch).
+    empty: Option<String>,
 }
 
 impl AccessReader for ProgramReader {
     fn read_batch(&mut self, batch: &mut Batch) -> cachescope::Result<usize> {
         let n = self.trace.read_batch(batch)?;
         if n > 0 {
+            self.empty = None;
             if let Some(save) = &mut self.save {
                 save.writer.write_batch(batch)?;
             }
@@ -238,6 +259,9 @@ impl AccessReader for ProgramReader {
             let description = recording.description().to_string();
             let finished = recording.finish()?;
             crate::exit::program_ended(&description, &finished);
+            if let Some(note) = self.empty.take() {
+                eprintln!("{note}");
+            }
             if let Some(save) = self.save.take() {
                 let path = save.finish()?;
                 *SAVED.lock().expect("not poisoned") = Some(path);

@@ -143,3 +143,44 @@ fn toggle_collect_needs_the_tool() {
         "--toggle-collect needs the tool backend",
     ));
 }
+
+/// A region that never opens records nothing, and the recording says why rather than writing
+/// an empty trace (or printing a curve of zeros) without a word.
+#[test]
+fn a_region_that_never_opens_is_noted() {
+    if !tools_or_skip(&["valgrind"]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let t = dir.path().join("t.cst");
+    let out = cs()
+        .args(["record", "--toggle-collect=no_such_function", "-o"])
+        .arg(&t)
+        .args(["--", "/bin/true"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("cannot run") {
+        eprintln!("skipping: cachescope's tool cannot run here: {err}");
+        return;
+    }
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "nothing was recorded: no function named by --toggle-collect (no_such_function) ran"
+        ),
+        "{err}"
+    );
+    let out = cs()
+        .args(["mrc", "--collect-atstart=no", "--", "/bin/true"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nothing was recorded: --collect-atstart=no"),
+        "{err}"
+    );
+    // A run that records is not noted.
+    let out = cs().args(["mrc", "--", "/bin/true"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("nothing was recorded"));
+}

@@ -144,7 +144,7 @@ pub fn record(
         ("recorded_with".into(), recorded_with),
         (run_id::KEY.into(), run_id),
     ];
-    finish(
+    let recorded = finish(
         recording,
         stream,
         events_writer,
@@ -155,7 +155,11 @@ pub fn record(
         distinct,
         backend,
         kept,
-    )
+    )?;
+    if recorded.summary.records == 0 && !quiet {
+        eprintln!("{}", capture.nothing_recorded());
+    }
+    Ok(recorded)
 }
 
 /// The event log being written on its own thread: its uncommitted file and how many events.
