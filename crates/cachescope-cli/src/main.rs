@@ -25,5 +25,7 @@ fn main() -> ExitCode {
     // Under an MPI launcher, MPI lives until main returns (the universe finalises it).
     #[cfg(feature = "mpi")]
     let _universe = mpi::init();
-    exit::finish(cmd::run(cli))
+    let result = cmd::run(cli);
+    program::remove_temporary();
+    exit::finish(result)
 }

@@ -112,8 +112,16 @@ impl Capture {
 /// pass reads it instead of running the program again.
 static SAVED: Mutex<Option<PathBuf>> = Mutex::new(None);
 
-/// A temporary file removed when the process ends normally.
+/// The temporary file that trace is in, removed by [`remove_temporary`] when the command
+/// ends (a static is never dropped, so nothing else would remove it).
 static TEMPORARY: Mutex<Option<tempfile::TempPath>> = Mutex::new(None);
+
+/// Removes the temporary copy of the program's trace, if a command made one: `main` calls it
+/// when the command has returned, whether it succeeded, failed or was interrupted.
+pub fn remove_temporary() {
+    let taken = TEMPORARY.lock().map(|mut t| t.take());
+    drop(taken);
+}
 
 /// Starts `command` as `live` says (or reopens its saved trace on a second call). `--save`
 /// keeps the trace; `twice` keeps it in a temporary file when `--save` is not given.

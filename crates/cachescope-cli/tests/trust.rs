@@ -534,6 +534,23 @@ fn a_wrapper_that_execs_is_noted_naming_trace_children() {
     }
 }
 
+/// A command that reads a running program twice (`phases -- PROGRAM`) keeps its trace in a
+/// temporary file between the reads, and removes it when it ends.
+#[test]
+fn a_second_reads_temporary_trace_is_removed() {
+    if !tools_or_skip(&["valgrind"]) {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let out = cs()
+        .env("TMPDIR", tmp.path())
+        .args(["phases", "-q", "--", "/bin/ls", "/"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(files_in(tmp.path()), Vec::<String>::new());
+}
+
 /// A recording made for one command's own use, in a file removed at its end, is not named:
 /// `report --backend lackey -- PROGRAM` and `attribute -- PROGRAM` without `--save` say what
 /// they recorded "for the analysis"; with `--save` they name the file kept.
