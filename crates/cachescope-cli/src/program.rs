@@ -249,7 +249,7 @@ struct ProgramReader {
     trace: Trace,
     recording: Option<Recording>,
     save: Option<Saving>,
-    /// The note to print if the stream ends before any record (taken at the first batch).
+    /// The note to print if the stream ends before any record (dropped at the first batch).
     empty: Option<String>,
 }
 

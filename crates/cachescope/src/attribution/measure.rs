@@ -360,10 +360,7 @@ impl Attribution<'_> {
         let mut i = range.start;
         while i < n {
             self.apply_due();
-            let stop = match &self.pending {
-                Some(e) => n.min(i + (e.position - self.position).min(n as u64) as usize),
-                None => n,
-            };
+            let stop = self.next_event_before(i, n);
             for j in i..stop {
                 match batch.kinds[j] {
                     AccessKind::Instr => {
@@ -381,6 +378,15 @@ impl Attribution<'_> {
         }
     }
 
+    /// Where the records from `i` (at the current position) up to `n` stop for the pending
+    /// event: the index of the record it is due before, or `n`.
+    fn next_event_before(&self, i: usize, n: usize) -> usize {
+        match &self.pending {
+            Some(e) => n.min(i + (e.position - self.position).min(n as u64) as usize),
+            None => n,
+        }
+    }
+
     /// [`Attribution::observe_range`] over a whole batch from its indexed data references
     /// (`at`, their places in it): the same references and events in the same order, without
     /// a test of every record's kind. Instruction fetches only count, unless per-instruction
@@ -390,10 +396,7 @@ impl Attribution<'_> {
         let (mut i, mut j) = (0, 0);
         while i < n {
             self.apply_due();
-            let stop = match &self.pending {
-                Some(e) => n.min(i + (e.position - self.position).min(n as u64) as usize),
-                None => n,
-            };
+            let stop = self.next_event_before(i, n);
             let from = j;
             while j < at.len() && (at[j] as usize) < stop {
                 let p = at[j] as usize;

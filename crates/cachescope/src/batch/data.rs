@@ -2,7 +2,7 @@
 //!
 //! Most analyses count data references only, and a recorded program's batches are three
 //! quarters instruction fetches. Each analysis used to filter the fetches out of every batch
-//! itself, so a report's dozen analyses scanned every record a dozen times. The pass now
+//! itself, so a report's eight such analyses scanned every record eight times. The pass now
 //! computes the column once per batch ([`Batch::index_data`], on the thread that reads the
 //! trace) and the analyses read it ([`Batch::data_addrs`]); a batch that was not indexed
 //! (built by hand, or read outside a pass) gives `None` and they filter it themselves.
