@@ -149,7 +149,7 @@ mod tests {
         #[test]
         fn templates_equal_accesses(
             defs in prop::collection::vec(
-                prop::collection::vec((0u64..1 << 20, 1u32..16, any::<bool>()), 1..12), 1..8),
+                prop::collection::vec((0u64..1 << 20, 1u32..16, any::<bool>()), 1..40), 1..8),
             picks in prop::collection::vec((any::<prop::sample::Index>(), any::<bool>(), any::<u64>()), 0..300),
         ) {
             let mut runs = InstrRuns::default();
