@@ -20,13 +20,12 @@
 //! by the loader before anything could use their addresses.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use super::Map;
 use super::bucket_mrc::BucketMrc;
 use super::buckets::BucketMap;
 use super::cachegrind_out::LineCounts;
-use super::cost::{CostModel, Perturbed};
+use super::cost::Perturbed;
 use super::events::{Event, EventKind};
 use super::report::{self, Report};
 use super::residency::Residency;
@@ -34,16 +33,13 @@ use super::sampler::Sampler;
 use super::strides::Strides;
 use super::tally::Tally;
 use crate::access::{AccessKind, ThreadId};
-use crate::analysis::Analysis;
-use crate::batch::Batch;
 use crate::error::{Error, Result};
-use crate::sim::{Cache, Geometry, Op, Policy};
+use crate::sim::{Cache, Op, Policy};
 
-/// The paper's cache: 64 KiB, 4-way, 32-byte lines.
-pub const PAPER_CACHE: &str = "64K,4,32";
+mod observe;
+mod options;
 
-/// The paper's default sampling rate: 1 in 25000 misses.
-pub const DEFAULT_SAMPLE_EVERY: u64 = 25_000;
+pub use options::{DEFAULT_SAMPLE_EVERY, Options, PAPER_CACHE};
 
 /// A stream of events (an [`EventReader`](super::events::EventReader), or a vector in tests).
 /// It may also be live, the events of a program being recorded: then `None` means no event
@@ -52,56 +48,8 @@ pub const DEFAULT_SAMPLE_EVERY: u64 = 25_000;
 /// recorder decodes events and records from one stream, in order, so it does).
 pub type EventSource<'a> = Box<dyn Iterator<Item = Result<Event>> + Send + 'a>;
 
-/// What to measure.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// The simulated cache (LRU). Default: [`PAPER_CACHE`].
-    pub geometry: Geometry,
-    /// The monitor samples 1 in this many misses on average. Default: 25000.
-    pub sample_every: u64,
-    /// Seed of the sampling intervals.
-    pub seed: u64,
-    /// The monitor cost model; `None` skips the perturbed simulations.
-    pub cost: Option<CostModel>,
-    /// Compute the per-bucket miss-ratio curves. Default: on.
-    pub mrc: bool,
-    /// The program, for traces without a memory map: loaded at its link addresses (right for
-    /// a non-PIE executable).
-    pub exe: Option<PathBuf>,
-    /// Count fetches, data references, misses and samples per instruction, for the
-    /// Cachegrind-format output ([`Report::source_lines`], [`super::cachegrind_out`]).
-    /// Default: off.
-    pub per_instruction: bool,
-    /// Track the bytes of each fetched line touched while resident: `used_bytes`,
-    /// `fetched_bytes` and `utilization` per bucket, code line and load (a hash lookup per
-    /// reference, through a memo, and two more per miss: 10-30 % more time than without).
-    /// Default: off.
-    pub utilization: bool,
-    /// Track dirty lines (write-allocate) and count write-backs by bucket. Default: off.
-    pub writebacks: bool,
-    /// The stride summary of each load instruction ([`Report::loads`]). Default: on.
-    pub loads: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            geometry: Geometry::parse(PAPER_CACHE).expect("the paper's cache is valid"),
-            sample_every: DEFAULT_SAMPLE_EVERY,
-            seed: 1,
-            cost: Some(CostModel::default()),
-            mrc: true,
-            exe: None,
-            per_instruction: false,
-            utilization: false,
-            writebacks: false,
-            loads: true,
-        }
-    }
-}
-
-/// Data-structure attribution over one trace, as an [`Analysis`]; [`Attribution::finish`]
-/// gives the [`Report`].
+/// Data-structure attribution over one trace, as an [`Analysis`](crate::analysis::Analysis);
+/// [`Attribution::finish`] gives the [`Report`].
 pub struct Attribution<'e> {
     options: Options,
     pub(super) buckets: BucketMap,
@@ -315,98 +263,5 @@ impl<'e> Attribution<'e> {
     /// Trace records seen so far (every kind).
     pub fn position(&self) -> u64 {
         self.position
-    }
-}
-
-impl Analysis for Attribution<'_> {
-    fn observe(&mut self, batch: &Batch) {
-        let Some((only, seen)) = &mut self.only else {
-            self.observe_range(batch, 0..batch.len());
-            return;
-        };
-        let only = *only;
-        let mut skipped = 0;
-        for (run, t) in batch.thread_runs() {
-            seen.insert(t);
-            if t != only {
-                skipped += run.len() as u64;
-            }
-        }
-        if skipped == 0 {
-            self.observe_range(batch, 0..batch.len());
-            return;
-        }
-        for (run, t) in batch.thread_runs() {
-            if t == only {
-                self.observe_range(batch, run);
-            } else {
-                // Another thread's records: due events are applied before the next kept one.
-                self.position += run.len() as u64;
-            }
-        }
-    }
-}
-
-impl Attribution<'_> {
-    /// Simulates and counts the records `range` of `batch`, applying events as they fall due.
-    fn observe_range(&mut self, batch: &Batch, range: std::ops::Range<usize>) {
-        if let (None, Some(at)) = (&self.per_pc, batch.data_positions()) {
-            if range == (0..batch.len()) {
-                self.observe_indexed(batch, at);
-                return;
-            }
-        }
-        let n = range.end;
-        let mut i = range.start;
-        while i < n {
-            self.apply_due();
-            let stop = self.next_event_before(i, n);
-            for j in i..stop {
-                match batch.kinds[j] {
-                    AccessKind::Instr => {
-                        self.instructions += 1;
-                        if let Some(m) = &mut self.per_pc {
-                            m.entry(batch.addrs[j]).or_default().ir += 1;
-                        }
-                    }
-                    // A modify is one lookup, counted as a read (as Cachegrind counts it).
-                    kind => self.reference(batch.addrs[j], batch.sizes[j], batch.pcs[j], kind),
-                }
-            }
-            self.position += (stop - i) as u64;
-            i = stop;
-        }
-    }
-
-    /// Where the records from `i` (at the current position) up to `n` stop for the pending
-    /// event: the index of the record it is due before, or `n`.
-    fn next_event_before(&self, i: usize, n: usize) -> usize {
-        match &self.pending {
-            Some(e) => n.min(i + (e.position - self.position).min(n as u64) as usize),
-            None => n,
-        }
-    }
-
-    /// [`Attribution::observe_range`] over a whole batch from its indexed data references
-    /// (`at`, their places in it): the same references and events in the same order, without
-    /// a test of every record's kind. Instruction fetches only count, unless per-instruction
-    /// counts are kept (then the caller takes the record-by-record path).
-    fn observe_indexed(&mut self, batch: &Batch, at: &[u32]) {
-        let n = batch.len();
-        let (mut i, mut j) = (0, 0);
-        while i < n {
-            self.apply_due();
-            let stop = self.next_event_before(i, n);
-            let from = j;
-            while j < at.len() && (at[j] as usize) < stop {
-                let p = at[j] as usize;
-                let kind = batch.kinds[p];
-                self.reference(batch.addrs[p], batch.sizes[p], batch.pcs[p], kind);
-                j += 1;
-            }
-            self.instructions += (stop - i - (j - from)) as u64;
-            self.position += (stop - i) as u64;
-            i = stop;
-        }
     }
 }

@@ -1,0 +1,100 @@
+//! Feeding [`Attribution`] a batch: the records of the thread it follows, with the events
+//! applied as they fall due, record by record or from the batch's data index.
+
+use super::Attribution;
+use crate::access::AccessKind;
+use crate::analysis::Analysis;
+use crate::batch::Batch;
+
+impl Analysis for Attribution<'_> {
+    fn observe(&mut self, batch: &Batch) {
+        let Some((only, seen)) = &mut self.only else {
+            self.observe_range(batch, 0..batch.len());
+            return;
+        };
+        let only = *only;
+        let mut skipped = 0;
+        for (run, t) in batch.thread_runs() {
+            seen.insert(t);
+            if t != only {
+                skipped += run.len() as u64;
+            }
+        }
+        if skipped == 0 {
+            self.observe_range(batch, 0..batch.len());
+            return;
+        }
+        for (run, t) in batch.thread_runs() {
+            if t == only {
+                self.observe_range(batch, run);
+            } else {
+                // Another thread's records: due events are applied before the next kept one.
+                self.position += run.len() as u64;
+            }
+        }
+    }
+}
+
+impl Attribution<'_> {
+    /// Simulates and counts the records `range` of `batch`, applying events as they fall due.
+    fn observe_range(&mut self, batch: &Batch, range: std::ops::Range<usize>) {
+        if let (None, Some(at)) = (&self.per_pc, batch.data_positions()) {
+            if range == (0..batch.len()) {
+                self.observe_indexed(batch, at);
+                return;
+            }
+        }
+        let n = range.end;
+        let mut i = range.start;
+        while i < n {
+            self.apply_due();
+            let stop = self.next_event_before(i, n);
+            for j in i..stop {
+                match batch.kinds[j] {
+                    AccessKind::Instr => {
+                        self.instructions += 1;
+                        if let Some(m) = &mut self.per_pc {
+                            m.entry(batch.addrs[j]).or_default().ir += 1;
+                        }
+                    }
+                    // A modify is one lookup, counted as a read (as Cachegrind counts it).
+                    kind => self.reference(batch.addrs[j], batch.sizes[j], batch.pcs[j], kind),
+                }
+            }
+            self.position += (stop - i) as u64;
+            i = stop;
+        }
+    }
+
+    /// Where the records from `i` (at the current position) up to `n` stop for the pending
+    /// event: the index of the record it is due before, or `n`.
+    fn next_event_before(&self, i: usize, n: usize) -> usize {
+        match &self.pending {
+            Some(e) => n.min(i + (e.position - self.position).min(n as u64) as usize),
+            None => n,
+        }
+    }
+
+    /// [`Attribution::observe_range`] over a whole batch from its indexed data references
+    /// (`at`, their places in it): the same references and events in the same order, without
+    /// a test of every record's kind. Instruction fetches only count, unless per-instruction
+    /// counts are kept (then the caller takes the record-by-record path).
+    fn observe_indexed(&mut self, batch: &Batch, at: &[u32]) {
+        let n = batch.len();
+        let (mut i, mut j) = (0, 0);
+        while i < n {
+            self.apply_due();
+            let stop = self.next_event_before(i, n);
+            let from = j;
+            while j < at.len() && (at[j] as usize) < stop {
+                let p = at[j] as usize;
+                let kind = batch.kinds[p];
+                self.reference(batch.addrs[p], batch.sizes[p], batch.pcs[p], kind);
+                j += 1;
+            }
+            self.instructions += (stop - i - (j - from)) as u64;
+            self.position += (stop - i) as u64;
+            i = stop;
+        }
+    }
+}
