@@ -223,6 +223,59 @@ fn empty_and_unknown_inputs_are_clear_errors() {
         .stderr(predicate::str::contains("/nonexistent/trace.txt"));
 }
 
+/// A trace of instruction fetches only gives a curve of zeros by convention, and `mrc` says so
+/// (every method); counting the fetches, or a trace with data references, is not noted.
+#[test]
+fn a_curve_of_no_references_is_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let fetches = write(
+        dir.path(),
+        "fetches.lackey",
+        b"I  00001000,4\nI  00001004,4\nI  00001008,4\n",
+    );
+    let note = "no data references: every miss ratio below is 0 by convention";
+    for method in [
+        &["--method", "exact"][..],
+        &["--method", "hotl"],
+        &["--policy", "opt"],
+        &["--method", "mini", "--policy", "fifo"],
+    ] {
+        let out = cs()
+            .arg("mrc")
+            .args(method)
+            .args(["--format", "lackey"])
+            .arg(&fetches)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{method:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).matches(note).count(),
+            1,
+            "{method:?}"
+        );
+    }
+    let out = cs()
+        .args(["mrc", "--include-instructions", "--format", "lackey"])
+        .arg(&fetches)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("convention"));
+    let out = cs()
+        .args(["mrc", "-q", "--format", "lackey"])
+        .arg(&fetches)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("convention"));
+    let data = write(dir.path(), "data.lackey", b"I  00001000,4\n L 00002000,8\n");
+    let out = cs()
+        .args(["mrc", "--format", "lackey"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("convention"));
+}
+
 /// gzip of `data` made by the system's gzip, or a stored (uncompressed) gzip member built by hand.
 fn flate2_free_gzip_of(data: &[u8]) -> Vec<u8> {
     let mut child = Command::new("gzip")

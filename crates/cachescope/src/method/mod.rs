@@ -185,6 +185,10 @@ pub struct MrcRun {
     pub mrc: Mrc,
     /// The samples behind a StatCache or StatStack curve.
     pub profile: Option<Profile>,
+    /// The references the curve counts (data references, and instruction fetches when
+    /// included). 0 when the trace has none: every ratio of the curve is then 0 by
+    /// convention, not a measurement (the CLI says so).
+    pub refs: u64,
 }
 
 /// The curve of `trace` by `opts.method`, its passes run by `pass`: the pass measures what
@@ -196,10 +200,10 @@ pub fn mrc<H: Hooks>(
 ) -> Result<MrcRun, H::Error> {
     let options = opts.options;
     let sizes = opts.sizes.as_slice();
-    let mrc = match opts.measure()? {
+    let (mrc, refs) = match opts.measure()? {
         Measure::StackDistances => {
             let d = pass.run(trace, Plan(&StackDistancePlan { options }))?;
-            curve_from(Measured::StackDistances(&d), opts)?
+            (curve_from(Measured::StackDistances(&d), opts)?, d.refs)
         }
         Measure::Profile => {
             let profile = pass.run(trace, Sampling(opts.sampler()))?;
@@ -210,34 +214,52 @@ pub fn mrc<H: Hooks>(
             // One sequential pass: the stretches' histograms follow the trace's order.
             let mut local = hotl::LocalFootprintAnalysis::new(options);
             pass.run(trace, Analyses(&mut [&mut local]))?;
-            curve_from(Measured::LocalFootprint(&local.finish()), opts)?
+            let local = local.finish();
+            (
+                curve_from(Measured::LocalFootprint(&local), opts)?,
+                local.refs,
+            )
         }
         Measure::Footprint => {
             let fp = pass.run(trace, Plan(&FootprintPlan::new(options, &[])?))?;
-            curve_from(Measured::Footprint(&fp), opts)?
+            (curve_from(Measured::Footprint(&fp), opts)?, fp.refs)
         }
         Measure::ReuseTimes => {
             let rt = pass.run(trace, Plan(&ReuseTimePlan { options }))?;
-            curve_from(Measured::ReuseTimes(&rt), opts)?
+            (curve_from(Measured::ReuseTimes(&rt), opts)?, rt.refs)
         }
         Measure::Opt => {
             let mut opt = crate::opt::OptAnalysis::new(options)?;
             pass.run(trace, Analyses(&mut [&mut opt]))?;
-            curve_from(Measured::Simulated(opt.finish(sizes)?), opts)?
+            let refs = opt.refs();
+            (
+                curve_from(Measured::Simulated(opt.finish(sizes)?), opts)?,
+                refs,
+            )
         }
         Measure::RandomReplacement => {
             check_random_sizes(sizes)?;
             let mut rr = RandomReplacementAnalysis::new(options, sizes, opts.seed);
             pass.run(trace, Analyses(&mut [&mut rr]))?;
-            curve_from(Measured::Simulated(rr.finish()), opts)?
+            (
+                curve_from(Measured::Simulated(rr.finish()), opts)?,
+                rr.refs(),
+            )
         }
         Measure::Simulation(sim) => {
             let mut mini = simulation(opts, sim)?;
             pass.run(trace, Analyses(&mut [&mut mini]))?;
-            curve_from(Measured::Simulated(mini.finish()), opts)?
+            (
+                curve_from(Measured::Simulated(mini.finish()), opts)?,
+                mini.all_refs(),
+            )
         }
     };
-    Ok(MrcRun { mrc, profile: None })
+    Ok(MrcRun {
+        mrc,
+        profile: None,
+        refs,
+    })
 }
 
 /// Refuses more sizes than exact random replacement simulates (one cache each).
@@ -288,6 +310,7 @@ pub fn mrc_of_profile(profile: Profile, opts: &MrcOptions) -> Result<MrcRun> {
     let mrc = curve_from(Measured::Profile(&profile), opts)?;
     Ok(MrcRun {
         mrc,
+        refs: profile.refs(),
         profile: Some(profile),
     })
 }

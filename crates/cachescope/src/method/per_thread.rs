@@ -94,7 +94,11 @@ pub fn mrc_per_thread<H: Hooks>(
             .into_iter()
             .map(|(thread, refs, m)| {
                 let mrc = curve_from(m, opts)?;
-                let run = MrcRun { mrc, profile: None };
+                let run = MrcRun {
+                    mrc,
+                    profile: None,
+                    refs,
+                };
                 Ok(ThreadRun { thread, refs, run })
             })
             .collect()

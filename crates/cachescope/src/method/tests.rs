@@ -158,3 +158,33 @@ fn both_hotl_readings_equal_their_analyses_run_by_hand() {
     o.hotl_variant = hotl::HotlVariant::Paper;
     assert_eq!(curve(&o, 2).mrc, paper);
 }
+
+/// Every measurement reports the references its curve counts: the trace's data references, so
+/// the CLI can tell a curve of none (ratios 0 by convention) from one of no misses.
+#[test]
+fn every_method_counts_the_references_of_its_curve() {
+    let mut sd = crate::reuse::StackDistanceAnalysis::new(Options::default());
+    Pass::new(1)
+        .run(&mut trace(), Analyses(&mut [&mut sd]))
+        .unwrap();
+    let want = sd.finish().refs;
+    assert!(want > 0);
+    let mut fifo = opts(Method::Mini, Some(CurvePolicy::Fifo));
+    fifo.ways = Some(4);
+    let mut paper = opts(Method::Hotl, None);
+    paper.hotl_variant = crate::models::hotl::HotlVariant::Paper;
+    let all = [
+        opts(Method::Exact, None),
+        opts(Method::Exact, Some(CurvePolicy::Opt)),
+        opts(Method::Exact, Some(CurvePolicy::Random)),
+        fifo,
+        opts(Method::Statstack, None),
+        opts(Method::Statcache, None),
+        opts(Method::Hotl, None),
+        paper,
+        opts(Method::HotlRt, None),
+    ];
+    for o in &all {
+        assert_eq!(curve(o, 2).refs, want, "{:?} {:?}", o.method, o.policy);
+    }
+}

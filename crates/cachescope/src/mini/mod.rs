@@ -148,6 +148,11 @@ impl Lines {
 }
 
 impl MiniSim {
+    /// References counted so far, kept by a miniature or not.
+    pub fn all_refs(&self) -> u64 {
+        self.all_refs
+    }
+
     /// Caches of `sizes_bytes` under `policy`, fully associative or of `ways` ways, sampled
     /// at `rate` in (0, 1]. Fails for an absurd rate, a size no geometry fits, or a policy the
     /// miniature geometry cannot have.

@@ -57,6 +57,11 @@ pub struct OptAnalysis {
 }
 
 impl OptAnalysis {
+    /// References counted so far.
+    pub fn refs(&self) -> u64 {
+        self.spill.refs()
+    }
+
     /// An empty analysis of the references `options` counts.
     pub fn new(options: Options) -> Result<OptAnalysis> {
         Ok(OptAnalysis {

@@ -201,6 +201,11 @@ pub struct RandomReplacementAnalysis {
 }
 
 impl RandomReplacementAnalysis {
+    /// References counted so far.
+    pub fn refs(&self) -> u64 {
+        self.refs
+    }
+
     /// Caches of `sizes_bytes` (each holds `size / line_size` lines, rounded down), victims
     /// drawn from generators seeded with `seed`. The layout in `options` is not used.
     pub fn new(options: Options, sizes_bytes: &[u64], seed: u64) -> RandomReplacementAnalysis {
