@@ -224,7 +224,8 @@ fn empty_and_unknown_inputs_are_clear_errors() {
 }
 
 /// A trace of instruction fetches only gives a curve of zeros by convention, and `mrc` says so
-/// (every method); counting the fetches, or a trace with data references, is not noted.
+/// (every method), as `l2` does; counting the fetches, or a trace with data references, is
+/// not noted.
 #[test]
 fn a_curve_of_no_references_is_noted() {
     let dir = tempfile::tempdir().unwrap();
@@ -266,6 +267,17 @@ fn a_curve_of_no_references_is_noted() {
         .output()
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("convention"));
+    // `l2` too, without the flag it does not have.
+    let out = cs()
+        .args(["l2", "--format", "lackey"])
+        .arg(&fetches)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains(note) && !err.contains("--include"),
+        "{err}"
+    );
     let data = write(dir.path(), "data.lackey", b"I  00001000,4\n L 00002000,8\n");
     let out = cs()
         .args(["mrc", "--format", "lackey"])

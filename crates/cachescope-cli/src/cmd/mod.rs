@@ -78,6 +78,27 @@ pub fn run(cli: Cli) -> Result<()> {
     done
 }
 
+/// The note for a curve of no references, whose ratios are 0 by convention: a trace of
+/// instruction fetches only (data references are counted by default), or nothing at all.
+/// `unified`: the fetches were counted too; `offers_fetches`: the command has
+/// `--include-instructions` (`mrc` does, `l2` does not).
+pub fn nothing_counted(unified: bool, offers_fetches: bool) -> String {
+    let what = if unified {
+        "references"
+    } else {
+        "data references"
+    };
+    let hint = if !unified && offers_fetches {
+        " (--include-instructions counts instruction fetches)"
+    } else {
+        ""
+    };
+    format!(
+        "cachescope: note: the input has no {what}: every miss ratio below is 0 by convention, \
+         not a measurement{hint}"
+    )
+}
+
 /// Passes on `--threads` threads with the command line's hooks: the trace's notes before, a
 /// progress bar during, and what reading noticed (skipped lines, notes) after, on stderr
 /// unless quiet; under MPI, distributable jobs spread over the ranks.

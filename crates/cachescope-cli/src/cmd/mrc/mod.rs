@@ -148,7 +148,10 @@ pub fn run(args: MrcArgs) -> Result<()> {
         }
     };
     if run.refs == 0 && !args.run.quiet {
-        eprintln!("{}", nothing_counted(args.include_instructions));
+        eprintln!(
+            "{}",
+            super::nothing_counted(args.include_instructions, true)
+        );
     }
     let notes = notes(&run, &opts);
     let curve = Curve {
@@ -157,20 +160,6 @@ pub fn run(args: MrcArgs) -> Result<()> {
         notes,
     };
     output::emit(&curve, Format::from_flags(args.json, args.csv))
-}
-
-/// The note for a curve of no references, whose ratios are 0 by convention: a trace of
-/// instruction fetches only (data references are the default), or nothing at all.
-fn nothing_counted(unified: bool) -> String {
-    if unified {
-        "cachescope: note: the input has no references: every miss ratio below is 0 by \
-         convention, not a measurement"
-            .to_string()
-    } else {
-        "cachescope: note: the input has no data references: every miss ratio below is 0 by \
-         convention, not a measurement (--include-instructions counts instruction fetches)"
-            .to_string()
-    }
 }
 
 /// The comment lines of the table: the samples behind a model, the miniatures' rate.
