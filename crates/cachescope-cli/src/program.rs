@@ -10,6 +10,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
 use cachescope::attribution::events::Event;
@@ -115,6 +116,15 @@ static SAVED: Mutex<Option<PathBuf>> = Mutex::new(None);
 /// The temporary file that trace is in, removed by [`remove_temporary`] when the command
 /// ends (a static is never dropped, so nothing else would remove it).
 static TEMPORARY: Mutex<Option<tempfile::TempPath>> = Mutex::new(None);
+
+/// Set once a run of the program was noted as recording nothing, so that the command does not
+/// go on to say of its curve, again, that there was nothing to count.
+static NOTED_EMPTY: AtomicBool = AtomicBool::new(false);
+
+/// Whether this process noted that a run of the program recorded nothing.
+pub fn noted_empty() -> bool {
+    NOTED_EMPTY.load(Ordering::Relaxed)
+}
 
 /// Removes the temporary copy of the program's trace, if a command made one: `main` calls it
 /// when the command has returned, whether it succeeded, failed or was interrupted.
@@ -269,6 +279,7 @@ impl AccessReader for ProgramReader {
             crate::exit::program_ended(&description, &finished);
             if let Some(note) = self.empty.take() {
                 eprintln!("{note}");
+                NOTED_EMPTY.store(true, Ordering::Relaxed);
             }
             if let Some(save) = self.save.take() {
                 let path = save.finish()?;

@@ -180,6 +180,8 @@ fn a_region_that_never_opens_is_noted() {
         err.contains("nothing was recorded: --collect-atstart=no"),
         "{err}"
     );
+    // Said once: the curve's own note (nothing to count) is not added to it.
+    assert!(!err.contains("by convention"), "{err}");
     // A run that records is not noted.
     let out = cs().args(["mrc", "--", "/bin/true"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("nothing was recorded"));

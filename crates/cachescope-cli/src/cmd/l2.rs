@@ -150,8 +150,8 @@ pub fn run(args: L2Args) -> Result<()> {
         simulated = sim.map(|s| s.finish().mrc());
         L1Histogram::from_stack_distances(&distances)
     };
-    if hist.refs == 0.0 && !args.run.quiet {
-        eprintln!("{}", super::nothing_counted(false, false));
+    if hist.refs == 0.0 {
+        super::note_nothing_counted(args.run.quiet, false, false);
     }
     let model = l2_mrc(&hist, l1_lines, &args.l2, policy, args.variant.into())?;
     let out = Prediction {

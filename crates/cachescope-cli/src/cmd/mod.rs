@@ -78,11 +78,15 @@ pub fn run(cli: Cli) -> Result<()> {
     done
 }
 
-/// The note for a curve of no references, whose ratios are 0 by convention: a trace of
-/// instruction fetches only (data references are counted by default), or nothing at all.
-/// `unified`: the fetches were counted too; `offers_fetches`: the command has
+/// Notes, unless `quiet`, that a curve counted no references, so its ratios are 0 by
+/// convention: a trace of instruction fetches only (data references are counted by default),
+/// or nothing at all (a program's run that recorded nothing has said so already, and is not
+/// noted twice). `unified`: the fetches were counted too; `offers_fetches`: the command has
 /// `--include-instructions` (`mrc` does, `l2` does not).
-pub fn nothing_counted(unified: bool, offers_fetches: bool) -> String {
+pub fn note_nothing_counted(quiet: bool, unified: bool, offers_fetches: bool) {
+    if quiet || crate::program::noted_empty() {
+        return;
+    }
     let what = if unified {
         "references"
     } else {
@@ -93,10 +97,10 @@ pub fn nothing_counted(unified: bool, offers_fetches: bool) -> String {
     } else {
         ""
     };
-    format!(
+    eprintln!(
         "cachescope: note: the input has no {what}: every miss ratio below is 0 by convention, \
          not a measurement{hint}"
-    )
+    );
 }
 
 /// Passes on `--threads` threads with the command line's hooks: the trace's notes before, a

@@ -147,11 +147,8 @@ pub fn run(args: MrcArgs) -> Result<()> {
             }
         }
     };
-    if run.refs == 0 && !args.run.quiet {
-        eprintln!(
-            "{}",
-            super::nothing_counted(args.include_instructions, true)
-        );
+    if run.refs == 0 {
+        super::note_nothing_counted(args.run.quiet, args.include_instructions, true);
     }
     let notes = notes(&run, &opts);
     let curve = Curve {
