@@ -35,9 +35,11 @@
 //! Every delta chain starts from 0 at the block's first access, so blocks decode independently.
 //!
 //! The parts: `encode/slots.rs` picks the slots, `encode/push.rs` appends accesses to the
-//! columns (the hot loop), `encode/block.rs` holds the columns and hands them off.
+//! columns (the hot loop) with `encode/copy.rs`'s short copies, `encode/block.rs` holds the
+//! columns and hands them off.
 
 mod block;
+mod copy;
 mod push;
 mod slots;
 

@@ -4,6 +4,7 @@
 use super::super::MAX_BLOCK_LEN;
 use super::super::runs::InstrRun;
 use super::block::{BlockEncoder, SIZES_AT, SLOTS_AT};
+use super::copy::{copy_short, zero_short};
 use super::slots::slot;
 use super::{KIND_SHIFT, PC_EXPLICIT, PC_LAST_INSTR, byte_len, put_low_bytes};
 use crate::access::AccessKind;
@@ -214,103 +215,5 @@ impl BlockEncoder {
         ) = (al, el, pn, pl);
         (self.last_instr, self.prev_pc) = (last_instr, prev_pc);
         n - start
-    }
-}
-
-/// Copies `src` to `dst` (which must have room for `src.len()` bytes and not overlap it).
-/// A run's template is a few bytes: two overlapping word moves instead of a call to
-/// `memcpy`, three of which per run were 8 % of `record`'s encoding time on bzip2.
-///
-/// # Safety
-/// `dst` is valid for `src.len()` bytes of writes.
-#[inline(always)]
-#[allow(unsafe_code)]
-unsafe fn copy_short(src: &[u8], dst: *mut u8) {
-    let (n, s) = (src.len(), src.as_ptr());
-    // SAFETY (each arm): every read is inside `src`, every write inside `dst[..n]`.
-    unsafe {
-        match n {
-            0 => {}
-            1..=3 => {
-                *dst = *s;
-                *dst.add(n / 2) = *s.add(n / 2);
-                *dst.add(n - 1) = *s.add(n - 1);
-            }
-            4..=7 => {
-                let (a, b) = (
-                    s.cast::<u32>().read_unaligned(),
-                    s.add(n - 4).cast::<u32>().read_unaligned(),
-                );
-                dst.cast::<u32>().write_unaligned(a);
-                dst.add(n - 4).cast::<u32>().write_unaligned(b);
-            }
-            8..=16 => {
-                let (a, b) = (
-                    s.cast::<u64>().read_unaligned(),
-                    s.add(n - 8).cast::<u64>().read_unaligned(),
-                );
-                dst.cast::<u64>().write_unaligned(a);
-                dst.add(n - 8).cast::<u64>().write_unaligned(b);
-            }
-            _ => std::ptr::copy_nonoverlapping(s, dst, n),
-        }
-    }
-}
-
-/// Writes `n` zero bytes at `dst`, as [`copy_short`] copies.
-///
-/// # Safety
-/// `dst` is valid for `n` bytes of writes.
-#[inline(always)]
-#[allow(unsafe_code)]
-unsafe fn zero_short(dst: *mut u8, n: usize) {
-    // SAFETY (each arm): every write is inside `dst[..n]`.
-    unsafe {
-        match n {
-            0 => {}
-            1..=3 => {
-                *dst = 0;
-                *dst.add(n / 2) = 0;
-                *dst.add(n - 1) = 0;
-            }
-            4..=7 => {
-                dst.cast::<u32>().write_unaligned(0);
-                dst.add(n - 4).cast::<u32>().write_unaligned(0);
-            }
-            8..=16 => {
-                dst.cast::<u64>().write_unaligned(0);
-                dst.add(n - 8).cast::<u64>().write_unaligned(0);
-            }
-            _ => std::ptr::write_bytes(dst, 0, n),
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{copy_short, zero_short};
-
-    /// Every length of every arm, at every offset into a larger buffer: the bytes written are
-    /// those of `src` (or zeros), and none outside.
-    #[test]
-    #[allow(unsafe_code)]
-    fn short_copies_write_exactly_their_bytes() {
-        for n in 0..40 {
-            let src: Vec<u8> = (0..n as u8).map(|b| b.wrapping_mul(37) | 1).collect();
-            for at in 0..4 {
-                let mut copied = vec![0xAAu8; 48];
-                let mut zeroed = vec![0xAAu8; 48];
-                // SAFETY: `at + n <= 43 < 48`.
-                unsafe {
-                    copy_short(&src, copied.as_mut_ptr().add(at));
-                    zero_short(zeroed.as_mut_ptr().add(at), n);
-                }
-                let mut want = vec![0xAAu8; 48];
-                want[at..at + n].copy_from_slice(&src);
-                assert_eq!(copied, want, "copy of {n} bytes at {at}");
-                want[at..at + n].fill(0);
-                assert_eq!(zeroed, want, "zeros of {n} bytes at {at}");
-            }
-        }
     }
 }
