@@ -148,3 +148,15 @@ fn duplicates_and_empty_input() {
     assert_eq!(distinct_points(&pts, 1), 2);
     assert_eq!(kmeans(&[], 3, 2, &KMeansConfig::default()).k(), 0);
 }
+
+#[test]
+fn distance_agrees_with_one_running_sum_at_every_length() {
+    // Lengths around the eight-lane chunks, values whose squares are exact in binary, so the
+    // two summation orders must agree to the bit.
+    for n in 0..40usize {
+        let a: Vec<f64> = (0..n).map(|i| (i * 7 % 13) as f64 * 0.5).collect();
+        let b: Vec<f64> = (0..n).map(|i| (i * 5 % 11) as f64 * 0.25).collect();
+        let naive: f64 = a.iter().zip(&b).map(|(x, y)| (x - y) * (x - y)).sum();
+        assert_eq!(dist2(&a, &b), naive, "length {n}");
+    }
+}
