@@ -4,8 +4,11 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
+use std::sync::Arc;
+
+use cachescope::stages::{Stage, StageState};
 use cachescope::trace::Trace;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// The bar, or nothing.
 pub struct Progress {
@@ -58,6 +61,37 @@ impl Progress {
         done
     }
 
+    /// [`Progress::stage`] for work made of [`Stage`]s running side by side (the report's
+    /// OPT stack and models after its pass): the spinner shows how far each one is.
+    pub fn stages<T>(
+        quiet: bool,
+        what: &str,
+        stages: Vec<Arc<Stage>>,
+        work: impl FnOnce() -> T,
+    ) -> T {
+        let spinner = if quiet || !std::io::stderr().is_terminal() {
+            Progress { bar: None }
+        } else {
+            let shown = Arc::new(stages);
+            let style = ProgressStyle::with_template("{spinner} {prefix} ({stages}) {elapsed}")
+                .expect("valid template")
+                .with_key(
+                    "stages",
+                    move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = w.write_str(&stages_line(&shown));
+                    },
+                );
+            let bar = ProgressBar::new_spinner().with_style(style);
+            bar.set_prefix(what.to_string());
+            bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(8));
+            bar.enable_steady_tick(Duration::from_millis(250));
+            Progress { bar: Some(bar) }
+        };
+        let done = work();
+        spinner.finish();
+        done
+    }
+
     /// Called after each batch with the accesses seen and the raw bytes read.
     pub fn update(&self, accesses: u64, bytes: u64) {
         if let Some(bar) = &self.bar {
@@ -100,5 +134,48 @@ impl<R: cachescope::trace::AccessReader> cachescope::trace::AccessReader for Cou
 
     fn diagnostics(&self) -> cachescope::trace::Diagnostics {
         self.inner.diagnostics()
+    }
+}
+
+/// How many stages ended, then the ones running: `2/5 done · OPT's stack 45% · models…`
+/// (short enough for a terminal line; finished stages leave it).
+fn stages_line(stages: &[Arc<Stage>]) -> String {
+    let done = stages
+        .iter()
+        .filter(|s| s.state() == StageState::Done)
+        .count();
+    let mut line = format!("{done}/{} done", stages.len());
+    for s in stages {
+        match s.state() {
+            StageState::Running(Some(f)) => {
+                line += &format!(" · {} {:.0}%", s.name(), f * 100.0);
+            }
+            StageState::Running(None) => line += &format!(" · {}…", s.name()),
+            StageState::Waiting | StageState::Done => {}
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stages_line_shows_each_started_stage_as_it_stands() {
+        let stages = vec![
+            Stage::new("OPT's stack"),
+            Stage::new("time-local footprint"),
+            Stage::new("models"),
+        ];
+        assert_eq!(stages_line(&stages), "0/3 done");
+        stages[0].start(200);
+        stages[0].add(90);
+        stages[1].start(10);
+        stages[1].add(10);
+        stages[1].finish();
+        assert_eq!(stages_line(&stages), "1/3 done · OPT's stack 45%");
+        stages[2].start(0);
+        assert_eq!(stages_line(&stages), "1/3 done · OPT's stack 45% · models…");
     }
 }

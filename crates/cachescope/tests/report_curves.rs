@@ -95,3 +95,35 @@ fn the_reports_hotl_is_the_time_local_reading() {
     // The two readings differ on a program in phases; the report shows the local one.
     assert_ne!(paper.points, hotl.points);
 }
+
+#[test]
+fn every_stage_after_the_pass_counts_each_reference_and_ends() {
+    use cachescope::analysis::Analysis;
+    use cachescope::pass::Analyses;
+    use cachescope::report::Collector;
+    use cachescope::stages::StageState;
+    for threads in [1, 2] {
+        let mut t = trace(Workload::Zipf);
+        let mut collector = Collector::new(CollectOptions::default())
+            .unwrap()
+            .with_threads(threads);
+        let mut analyses: Vec<&mut dyn Analysis> = collector.analyses();
+        Pass::new(1).run(&mut t, Analyses(&mut analyses)).unwrap();
+        drop(analyses);
+        let stages = collector.stages();
+        assert!(stages.iter().all(|s| s.state() == StageState::Waiting));
+        collector.finish(&t).unwrap();
+        for s in &stages {
+            assert_eq!(s.state(), StageState::Done, "{}", s.name());
+        }
+        // Every stage over the spilled references passes each of the 60,000 once.
+        let counted: Vec<(&str, u64, u64)> = stages
+            .iter()
+            .filter(|s| s.name() != "models")
+            .map(|s| (s.name(), s.done(), s.total()))
+            .collect();
+        for (name, done, total) in counted {
+            assert_eq!((done, total), (60_000, 60_000), "{name} with {threads} thread(s)");
+        }
+    }
+}

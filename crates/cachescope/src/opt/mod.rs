@@ -47,6 +47,7 @@ use crate::batch::Batch;
 use crate::error::Result;
 use crate::reuse::{Mrc, MrcPoint, Options};
 use crate::sim::Geometry;
+use crate::stages::Stage;
 
 /// The fully associative OPT curve of a trace: spill in [`Analysis::observe`], the backward
 /// pass and the stack in [`OptAnalysis::finish`].
@@ -78,9 +79,31 @@ impl OptAnalysis {
 
     /// The OPT curve at `sizes_bytes` (method `exact`, policy `opt`), in the order given.
     pub fn finish(self, sizes_bytes: &[u64]) -> Result<Mrc> {
-        let mut spilled = self.spill.finish()?;
+        self.finish_staged(sizes_bytes, None)
+    }
+
+    /// [`OptAnalysis::finish`], counting the references of the backward pass on `stages.0`
+    /// and those of the stack on `stages.1`, for a front end showing how far it is.
+    pub fn finish_staged(
+        self,
+        sizes_bytes: &[u64],
+        stages: Option<(&Stage, &Stage)>,
+    ) -> Result<Mrc> {
+        let mut spilled = self.spill.finish_staged(stages.map(|s| s.0))?;
+        let stack_stage = stages.map(|s| s.1);
+        if let Some(s) = stack_stage {
+            s.start(spilled.refs());
+        }
         let mut stack = OptStack::new();
-        spilled.for_each_block(|ids, next| stack.access_all(ids, next))?;
+        spilled.for_each_block(|ids, next| {
+            stack.access_all(ids, next);
+            if let Some(s) = stack_stage {
+                s.add(ids.len() as u64);
+            }
+        })?;
+        if let Some(s) = stack_stage {
+            s.finish();
+        }
         Ok(curve(&stack, self.options, sizes_bytes))
     }
 }

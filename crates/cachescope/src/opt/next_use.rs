@@ -20,6 +20,7 @@ use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 use crate::reuse::table::LineTable;
 use crate::reuse::{Options, for_each_chunk};
+use crate::stages::Stage;
 
 use super::ids::SpilledIds;
 
@@ -107,18 +108,26 @@ impl NextUseSpill {
     /// The backward pass: every reference's next use. Reports a write error of the forward
     /// pass here.
     pub fn finish(self) -> Result<Spilled> {
-        let wide = self.refs >= u64::from(u32::MAX);
-        self.finish_as(wide)
+        self.finish_staged(None)
     }
 
-    /// [`NextUseSpill::finish`] with next uses written in 8 bytes (`wide`) or 4.
-    pub(super) fn finish_as(self, wide: bool) -> Result<Spilled> {
+    /// [`NextUseSpill::finish`], counting the references passed on `stage`.
+    pub fn finish_staged(self, stage: Option<&Stage>) -> Result<Spilled> {
+        let wide = self.refs >= u64::from(u32::MAX);
+        self.finish_as(wide, stage)
+    }
+
+    /// [`NextUseSpill::finish_staged`] with next uses written in 8 bytes (`wide`) or 4.
+    pub(super) fn finish_as(self, wide: bool, stage: Option<&Stage>) -> Result<Spilled> {
         if let Some(e) = self.error {
             return Err(e);
         }
         let mut ids = self.ids.into_inner().map_err(|e| io(e.into_error()))?;
         let mut next = BufWriter::with_capacity(1 << 20, tempfile::tempfile().map_err(io)?);
         let n = self.refs;
+        if let Some(s) = stage {
+            s.start(n);
+        }
         let blocks = n.div_ceil(BLOCK as u64);
         let mut buf = vec![0u8; BLOCK * 4];
         let w = if wide { 8 } else { 4 };
@@ -143,6 +152,12 @@ impl NextUseSpill {
                 backward(block, start, &mut last32, &mut out[..len * 4], |t| t as u32);
             }
             next.write_all(&out[..len * w]).map_err(io)?;
+            if let Some(s) = stage {
+                s.add(len as u64);
+            }
+        }
+        if let Some(s) = stage {
+            s.finish();
         }
         Ok(Spilled {
             lines: self.lines,

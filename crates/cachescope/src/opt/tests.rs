@@ -126,7 +126,7 @@ fn spilled_next_uses_are_exact_in_4_and_8_bytes() {
         spill.observe(&batch(&t[..70_000]));
         spill.observe(&batch(&t[70_000..]));
         let mut got = (Vec::new(), Vec::new());
-        let mut spilled = spill.finish_as(wide).unwrap();
+        let mut spilled = spill.finish_as(wide, None).unwrap();
         spilled
             .for_each(|id, next| {
                 got.0.push(id);

@@ -3,6 +3,7 @@
 //! over the threads as [`crate::pass::Independent`]; the CLI's hooks add a progress bar),
 //! then finished into a [`Report`].
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use crate::Result;
@@ -15,6 +16,7 @@ use crate::phases::{Method, PhaseAnalysis, PhaseOptions};
 use crate::reuse::{Options, RandomReplacementAnalysis, ReuseTimeAnalysis, sizes_log_range};
 use crate::sampling::{DEFAULT_SLOT_REFS, Sampler, SamplerOptions};
 use crate::sim::{Geometry, Policy, ThreeCSweep, TwoLevelLru};
+use crate::stages::Stage;
 use crate::trace::Trace;
 
 use super::kinds::KindCounts;
@@ -51,6 +53,29 @@ pub struct Collector {
     pub(super) attribution: Option<attribution::Attribution<'static>>,
     /// Threads [`Collector::finish`] may use (OPT's curve beside the other models).
     threads: usize,
+    /// The work of [`Collector::finish`], counted for a front end ([`Collector::stages`]).
+    stages: Stages,
+}
+
+/// [`Collector::finish`]'s stages, in the order [`Collector::stages`] lists them.
+struct Stages {
+    next_uses: Arc<Stage>,
+    opt_stack: Arc<Stage>,
+    local: Arc<Stage>,
+    random: Arc<Stage>,
+    models: Arc<Stage>,
+}
+
+impl Stages {
+    fn new() -> Stages {
+        Stages {
+            next_uses: Stage::new("OPT's next uses"),
+            opt_stack: Stage::new("OPT's stack"),
+            local: Stage::new("time-local footprint"),
+            random: Stage::new("random replacement"),
+            models: Stage::new("models"),
+        }
+    }
 }
 
 impl Collector {
@@ -97,6 +122,7 @@ impl Collector {
             policies,
             attribution: None,
             threads: 1,
+            stages: Stages::new(),
             options,
         })
     }
@@ -106,6 +132,18 @@ impl Collector {
     pub fn with_threads(mut self, threads: usize) -> Collector {
         self.threads = threads.max(1);
         self
+    }
+
+    /// The stages of [`Collector::finish`] (OPT's backward pass and stack, the time-local
+    /// footprint and random replacement over the spilled references, the models), each
+    /// counting its references as it goes: a front end reads them from another thread while
+    /// `finish` runs, which otherwise says nothing for seconds on a long trace.
+    pub fn stages(&self) -> Vec<Arc<Stage>> {
+        let s = &self.stages;
+        [&s.next_uses, &s.opt_stack, &s.local, &s.random, &s.models]
+            .into_iter()
+            .cloned()
+            .collect()
     }
 
     /// Adds data-structure attribution (the paper's default cache, the monitor's cost left
@@ -174,16 +212,25 @@ impl Collector {
         // Random replacement and the time-local footprint read the line ids OPT spilled
         // while OPT runs its backward pass and stack on another thread.
         let ids = opt.ids()?;
-        if self.threads > 1 {
+        let (next_uses, opt_stack) = (self.stages.next_uses.clone(), self.stages.opt_stack.clone());
+        let opt_stages = Some((&*next_uses, &*opt_stack));
+        let models = self.stages.models.clone();
+        let report = if self.threads > 1 {
             std::thread::scope(|s| {
-                let opt = s.spawn(|| opt.finish(&sizes));
+                let opt = s.spawn(|| opt.finish_staged(&sizes, opt_stages));
                 self.run_numbered(&ids)?;
+                models.start(0);
                 self.models(trace, stats, max_bytes, &sizes, || joined(opt))
             })
         } else {
             self.run_numbered(&ids)?;
-            self.models(trace, stats, max_bytes, &sizes, || opt.finish(&sizes))
-        }
+            models.start(0);
+            self.models(trace, stats, max_bytes, &sizes, || {
+                opt.finish_staged(&sizes, opt_stages)
+            })
+        };
+        models.finish();
+        report
     }
 
     /// Random replacement and the time-local footprint over the spilled line ids; with more
@@ -191,17 +238,31 @@ impl Collector {
     /// these two and OPT's stack as they go.
     fn run_numbered(&mut self, ids: &SpilledIds) -> Result<()> {
         let (local, random) = (&mut self.local, &mut self.random);
+        let (local_stage, random_stage) = (&*self.stages.local, &*self.stages.random);
+        let mut local = || counted(ids, local_stage, |b| local.observe_numbered(b));
+        let mut random = || counted(ids, random_stage, |b| random.observe_numbered(b));
         if self.threads > 1 {
             std::thread::scope(|s| {
-                let local = s.spawn(|| ids.for_each_block(|b| local.observe_numbered(b)));
-                ids.for_each_block(|b| random.observe_numbered(b))?;
+                let local = s.spawn(local);
+                random()?;
                 joined(local)
             })
         } else {
-            ids.for_each_block(|b| random.observe_numbered(b))?;
-            ids.for_each_block(|b| local.observe_numbered(b))
+            random()?;
+            local()
         }
     }
+}
+
+/// `ids.for_each_block(f)`, counted on `stage`.
+fn counted(ids: &SpilledIds, stage: &Stage, mut f: impl FnMut(&[u32])) -> Result<()> {
+    stage.start(ids.refs());
+    ids.for_each_block(|b| {
+        f(b);
+        stage.add(b.len() as u64);
+    })?;
+    stage.finish();
+    Ok(())
 }
 
 /// What a finishing thread returned; its panic goes on.

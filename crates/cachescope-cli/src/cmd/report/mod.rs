@@ -184,7 +184,8 @@ pub fn analyse(
     } else {
         drive(trace, Analyses(&mut collector.analyses()), run)?;
     }
-    let mut report = Progress::stage(run.quiet, "after the pass: OPT's stack, the models", || {
+    let stages = collector.stages();
+    let mut report = Progress::stages(run.quiet, "after the pass", stages, || {
         collector.finish(trace)
     })?;
     if let Some(source) = named.source {
