@@ -123,7 +123,11 @@ fn every_stage_after_the_pass_counts_each_reference_and_ends() {
             .map(|s| (s.name(), s.done(), s.total()))
             .collect();
         for (name, done, total) in counted {
-            assert_eq!((done, total), (60_000, 60_000), "{name} with {threads} thread(s)");
+            assert_eq!(
+                (done, total),
+                (60_000, 60_000),
+                "{name} with {threads} thread(s)"
+            );
         }
     }
 }

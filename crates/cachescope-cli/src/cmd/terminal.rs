@@ -1,7 +1,10 @@
 //! The command line's hooks around every pass ([`cachescope::pass::Hooks`]): the trace's
 //! notes, the progress bar, the diagnostics reading left, and MPI ranks.
 
+use std::sync::Arc;
+
 use cachescope::pass::Hooks;
+use cachescope::stages::Stage;
 use cachescope::trace::{ProgressProbe, Trace};
 
 use crate::args::RunArgs;
@@ -73,6 +76,10 @@ impl Hooks for Terminal<'_> {
         for note in &diag.notes {
             eprintln!("cachescope: note: {}: {note}", trace.source());
         }
+    }
+
+    fn after_pass<T>(&mut self, stages: Vec<Arc<Stage>>, work: impl FnOnce() -> T) -> T {
+        Progress::stages(self.silent(), "after the pass", stages, work)
     }
 
     #[cfg(feature = "mpi")]

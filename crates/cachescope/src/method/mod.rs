@@ -31,6 +31,7 @@ use crate::parallel::{FootprintPlan, ReuseTimePlan, StackDistancePlan};
 use crate::pass::{Analyses, Hooks, Pass, Plan, Sampling};
 use crate::reuse::{Mrc, Options, RandomReplacementAnalysis};
 use crate::sampling::{Cold, Profile, SamplerOptions};
+use crate::stages::Stage;
 use crate::trace::Trace;
 
 /// How a miss-ratio curve is obtained.
@@ -232,10 +233,12 @@ pub fn mrc<H: Hooks>(
             let mut opt = crate::opt::OptAnalysis::new(options)?;
             pass.run(trace, Analyses(&mut [&mut opt]))?;
             let refs = opt.refs();
-            (
-                curve_from(Measured::Simulated(opt.finish(sizes)?), opts)?,
-                refs,
-            )
+            let (next_uses, stack) = (Stage::new("OPT's next uses"), Stage::new("OPT's stack"));
+            let stages = vec![next_uses.clone(), stack.clone()];
+            let curve = pass.hooks().after_pass(stages, || {
+                opt.finish_staged(sizes, Some((&next_uses, &stack)))
+            })?;
+            (curve_from(Measured::Simulated(curve), opts)?, refs)
         }
         Measure::RandomReplacement => {
             check_random_sizes(sizes)?;

@@ -2,9 +2,12 @@
 //! none of it ([`Alone`]); the command-line tool's hooks draw its progress bar, print the
 //! trace's notes, and hand distributable jobs to its ranks.
 
+use std::sync::Arc;
+
 use crate::error::Error;
 use crate::parallel::Wire;
 use crate::sampling::{Profile, SamplerOptions};
+use crate::stages::Stage;
 use crate::trace::Trace;
 
 /// Called by [`super::Pass::run`] around and during every pass. Every method has a default
@@ -22,6 +25,12 @@ pub trait Hooks {
 
     /// After the pass, `completed` when it read the whole trace without an error.
     fn end(&mut self, _trace: &Trace, _completed: bool) {}
+
+    /// Runs `work`, what a caller computes after a pass (OPT's backward pass and stack),
+    /// made of `stages` that count how far they are, so that a front end can show them.
+    fn after_pass<T>(&mut self, _stages: Vec<Arc<Stage>>, work: impl FnOnce() -> T) -> T {
+        work()
+    }
 
     /// Runs `plan` over several processes when they can share `trace`: `Ok(Some(result))` on
     /// the process that gets the merged result, `Ok(None)` when the pass runs here as usual.
