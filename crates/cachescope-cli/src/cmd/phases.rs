@@ -92,7 +92,7 @@ pub fn run(args: PhasesArgs) -> Result<()> {
     let mut trace = input::open_twice(&args.input, args.l2.line_size())?;
     drive(&mut trace, Analyses(&mut [&mut analysis]), &args.run)?;
     let source = trace.source().to_string();
-    let mut report = analysis.finish()?;
+    let mut report = analysis.finish_on(args.run.threads)?;
     // The second pass needs the trace again: a file or a workload, not stdin.
     let reopenable = args
         .input

@@ -8,7 +8,7 @@ use super::clusters::{cluster, summaries};
 use super::intervals::{Segment, Splitter, Unit};
 use super::kmeans::{self, KMeansConfig};
 use super::metrics;
-use super::options::{IntervalUnit, Method, PhaseOptions};
+use super::options::{IntervalUnit, KChoice, Method, PhaseOptions};
 use super::report::{IntervalReport, MethodReport, PhaseReport, PhaseSettings};
 use super::signature::{
     ActivityVectors, REUSE_BINS, ReuseHistograms, Setvectors, Signer, WaveletImages,
@@ -187,7 +187,13 @@ impl PhaseAnalysis {
     ///
     /// Errors when the trace held no reference, or when the unit is
     /// [`IntervalUnit::Instructions`] and the trace has no instruction fetch.
-    pub fn finish(mut self) -> Result<PhaseReport> {
+    pub fn finish(self) -> Result<PhaseReport> {
+        self.finish_on(1)
+    }
+
+    /// [`PhaseAnalysis::finish`] with the methods clustered on up to `threads` threads (the
+    /// report is the same for any number, but for the timings it holds).
+    pub fn finish_on(mut self, threads: usize) -> Result<PhaseReport> {
         let counts = self.splitter.counts().to_vec();
         let n = counts.len();
         if n == 0 {
@@ -231,10 +237,28 @@ impl PhaseAnalysis {
         };
         let mut class_cache: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         let mut methods = Vec::new();
-        for &m in &self.options.methods {
+        // The clusterings are independent: a sweep of k shares out its values of k over the
+        // threads, a single k its methods.
+        let (across, within) = match self.options.k {
+            KChoice::Sweep { .. } => (1, threads),
+            KChoice::Fixed(_) => (threads, 1),
+        };
+        let clustered = crate::threads::map_in_order(&self.options.methods, across, |&m| {
             let (features, dims) = self.features(m, n);
             let start = Instant::now();
-            let (c, k_scores) = cluster(&features, dims, m.is_scalar(), self.options.k, &config);
+            let (c, k_scores) = cluster(
+                &features,
+                dims,
+                m.is_scalar(),
+                self.options.k,
+                &config,
+                within,
+            );
+            (features, dims, c, k_scores, start.elapsed())
+        });
+        for (&m, (features, dims, c, k_scores, took)) in self.options.methods.iter().zip(clustered)
+        {
+            let start = Instant::now();
             let classes = class_cache
                 .entry(c.k())
                 .or_insert_with(|| kmeans::kmeans_1d(&hit_rates, c.k()).labels);
@@ -242,7 +266,7 @@ impl PhaseAnalysis {
             let cov = metrics::cov(&c.labels, &hit_rates);
             let sigma_weighted = metrics::sigma_weighted(&c.labels, &hit_rates);
             let phases = summaries(&c, &features, &hit_rates, &counts);
-            let clustering = start.elapsed();
+            let clustering = took + start.elapsed();
             let builder_time = match m {
                 Method::Setvector | Method::SetvectorVector => self.time[0],
                 Method::Activity | Method::ActivityMagnitude => self.time[1],

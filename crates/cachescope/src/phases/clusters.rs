@@ -8,13 +8,15 @@ use super::options::KChoice;
 use super::report::{KScore, PhaseSummary};
 
 /// Clusters `features` for `k`: the optimal 1-D partition for scalars, k-means++ otherwise; a
-/// sweep keeps the k chosen by SimPoint's BIC rule and returns every k's score.
+/// sweep keeps the k chosen by SimPoint's BIC rule and returns every k's score, its values of
+/// k clustered on up to `threads` threads (the same result on any number).
 pub(super) fn cluster(
     features: &[f64],
     dims: usize,
     scalar: bool,
     k: KChoice,
     config: &KMeansConfig,
+    threads: usize,
 ) -> (Clustering, Vec<KScore>) {
     let run = |k: usize| {
         if scalar {
@@ -27,7 +29,9 @@ pub(super) fn cluster(
         KChoice::Fixed(k) => (run(k), Vec::new()),
         KChoice::Sweep { min, max } => {
             let var = kmeans::variance(features, dims);
-            let runs: Vec<(usize, Clustering)> = (min..=max).map(|k| (k, run(k))).collect();
+            let ks: Vec<usize> = (min..=max).collect();
+            let runs: Vec<(usize, Clustering)> =
+                crate::threads::map_in_order(&ks, threads, |&k| (k, run(k)));
             let scores: Vec<KScore> = runs
                 .iter()
                 .map(|(k, c)| KScore {

@@ -87,3 +87,45 @@ fn setvectors_find_three_planted_phases() {
         }
     }
 }
+
+#[test]
+fn the_report_is_the_same_clustered_on_one_or_several_threads() {
+    let addrs = planted(INTERVAL * 22 / 4);
+    for k in [KChoice::Fixed(3), KChoice::Sweep { min: 2, max: 5 }] {
+        clustered_alike(&addrs, k);
+    }
+}
+
+/// [`PhaseAnalysis::finish_on`] with 1, 2, 3 and 8 threads: the same report but for timings.
+fn clustered_alike(addrs: &[u64], k: KChoice) {
+    let run = |threads: usize| {
+        let mut a = PhaseAnalysis::new(PhaseOptions { k, ..options() }).expect("valid options");
+        let mut batch = Batch::new();
+        for part in addrs.chunks(4096) {
+            batch.clear();
+            for &addr in part {
+                batch.push_raw(addr, 8, AccessKind::Load, NO_PC);
+            }
+            a.observe(&batch);
+        }
+        let mut r = a.finish_on(threads).expect("intervals");
+        // Timings differ from run to run; everything else must not.
+        r.ground_truth_ns_per_ref = 0.0;
+        for m in &mut r.methods {
+            (
+                m.signature_ns_per_ref,
+                m.clustering_ms,
+                m.clustering_ns_per_ref,
+            ) = (0.0, 0.0, 0.0);
+        }
+        r
+    };
+    let one = run(1);
+    assert!(one.methods.len() >= 2);
+    if let KChoice::Sweep { .. } = k {
+        assert!(one.methods.iter().all(|m| m.k_scores.len() == 4), "{k:?}");
+    }
+    for threads in [2, 3, 8] {
+        assert_eq!(run(threads), one, "{threads} threads, {k:?}");
+    }
+}

@@ -115,7 +115,7 @@ impl Collector {
             ));
             None
         } else {
-            match self.sweep.phases.finish() {
+            match self.sweep.phases.finish_on(self.threads) {
                 Ok(r) => Some(phases_summary(&r)),
                 Err(e) => {
                     notes.push(format!("phases left out: {e}"));

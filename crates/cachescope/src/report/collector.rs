@@ -51,8 +51,9 @@ pub struct Collector {
     /// Data-structure attribution, only for traces with an event log (without one every
     /// reference of a synthetic trace is "other", which says nothing).
     pub(super) attribution: Option<attribution::Attribution<'static>>,
-    /// Threads [`Collector::finish`] may use (OPT's curve beside the other models).
-    threads: usize,
+    /// Threads [`Collector::finish`] may use (OPT's curve beside the other models, the phases'
+    /// clusterings side by side).
+    pub(super) threads: usize,
     /// The work of [`Collector::finish`], counted for a front end ([`Collector::stages`]).
     stages: Stages,
 }
