@@ -39,13 +39,19 @@ impl Progress {
 
     /// A spinner counting accesses, for a pass over several traces at once.
     pub fn spinner(quiet: bool, what: &str) -> Progress {
+        Progress::styled_spinner(quiet, what, || {
+            ProgressStyle::with_template("{spinner} {prefix} {msg} {elapsed}")
+                .expect("valid template")
+        })
+    }
+
+    /// A spinner prefixed by `what`, drawn in the style `style` makes (made only when the
+    /// spinner shows), or nothing when quiet or stderr is not a terminal.
+    fn styled_spinner(quiet: bool, what: &str, style: impl FnOnce() -> ProgressStyle) -> Progress {
         if quiet || !std::io::stderr().is_terminal() {
             return Progress { bar: None };
         }
-        let bar = ProgressBar::new_spinner().with_style(
-            ProgressStyle::with_template("{spinner} {prefix} {msg} {elapsed}")
-                .expect("valid template"),
-        );
+        let bar = ProgressBar::new_spinner().with_style(style());
         bar.set_prefix(what.to_string());
         bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(8));
         bar.enable_steady_tick(Duration::from_millis(250));
@@ -69,24 +75,17 @@ impl Progress {
         stages: Vec<Arc<Stage>>,
         work: impl FnOnce() -> T,
     ) -> T {
-        let spinner = if quiet || !std::io::stderr().is_terminal() {
-            Progress { bar: None }
-        } else {
+        let spinner = Progress::styled_spinner(quiet, what, move || {
             let shown = Arc::new(stages);
-            let style = ProgressStyle::with_template("{spinner} {prefix} ({stages}) {elapsed}")
+            ProgressStyle::with_template("{spinner} {prefix} ({stages}) {elapsed}")
                 .expect("valid template")
                 .with_key(
                     "stages",
                     move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
                         let _ = w.write_str(&stages_line(&shown));
                     },
-                );
-            let bar = ProgressBar::new_spinner().with_style(style);
-            bar.set_prefix(what.to_string());
-            bar.set_draw_target(ProgressDrawTarget::stderr_with_hz(8));
-            bar.enable_steady_tick(Duration::from_millis(250));
-            Progress { bar: Some(bar) }
-        };
+                )
+        });
         let done = work();
         spinner.finish();
         done

@@ -53,9 +53,8 @@ fn planted(instance: u64) -> Vec<u64> {
     addrs
 }
 
-fn poec(addrs: &[u64]) -> Vec<(Method, f64)> {
-    let options = options();
-    let methods = options.methods.clone();
+/// An analysis with `options` fed `addrs` as 8-byte loads, 4096 to a batch.
+fn fed(options: PhaseOptions, addrs: &[u64]) -> PhaseAnalysis {
     let mut a = PhaseAnalysis::new(options).expect("valid options");
     let mut batch = Batch::new();
     for part in addrs.chunks(4096) {
@@ -65,7 +64,13 @@ fn poec(addrs: &[u64]) -> Vec<(Method, f64)> {
         }
         a.observe(&batch);
     }
-    let r = a.finish().expect("intervals");
+    a
+}
+
+fn poec(addrs: &[u64]) -> Vec<(Method, f64)> {
+    let options = options();
+    let methods = options.methods.clone();
+    let r = fed(options, addrs).finish().expect("intervals");
     assert_eq!(r.intervals.len() as u64, addrs.len() as u64 / INTERVAL + 1);
     methods
         .into_iter()
@@ -99,26 +104,12 @@ fn the_report_is_the_same_clustered_on_one_or_several_threads() {
 /// [`PhaseAnalysis::finish_on`] with 1, 2, 3 and 8 threads: the same report but for timings.
 fn clustered_alike(addrs: &[u64], k: KChoice) {
     let run = |threads: usize| {
-        let mut a = PhaseAnalysis::new(PhaseOptions { k, ..options() }).expect("valid options");
-        let mut batch = Batch::new();
-        for part in addrs.chunks(4096) {
-            batch.clear();
-            for &addr in part {
-                batch.push_raw(addr, 8, AccessKind::Load, NO_PC);
-            }
-            a.observe(&batch);
-        }
-        let mut r = a.finish_on(threads).expect("intervals");
+        let options = PhaseOptions { k, ..options() };
         // Timings differ from run to run; everything else must not.
-        r.ground_truth_ns_per_ref = 0.0;
-        for m in &mut r.methods {
-            (
-                m.signature_ns_per_ref,
-                m.clustering_ms,
-                m.clustering_ns_per_ref,
-            ) = (0.0, 0.0, 0.0);
-        }
-        r
+        fed(options, addrs)
+            .finish_on(threads)
+            .expect("intervals")
+            .untimed()
     };
     let one = run(1);
     assert!(one.methods.len() >= 2);

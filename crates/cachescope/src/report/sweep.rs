@@ -50,23 +50,10 @@ impl Analysis for SweepAndPhases {
 mod tests {
     use super::*;
     use crate::access::Access;
-    use crate::phases::{KChoice, Method, PhaseOptions, PhaseReport};
+    use crate::phases::{KChoice, Method, PhaseOptions};
     use crate::reuse::Options;
     use crate::sim::Geometry;
     use proptest::prelude::*;
-
-    /// The report without its measured times.
-    fn untimed(mut r: PhaseReport) -> PhaseReport {
-        r.ground_truth_ns_per_ref = 0.0;
-        for m in &mut r.methods {
-            (
-                m.signature_ns_per_ref,
-                m.clustering_ms,
-                m.clustering_ns_per_ref,
-            ) = (0.0, 0.0, 0.0);
-        }
-        r
-    }
 
     proptest! {
         /// Phases fed the sweep's distances and L2 misses report what phases computing their
@@ -109,7 +96,7 @@ mod tests {
                 own.observe(&batch);
             }
             match (shared.phases.finish(), own.finish()) {
-                (Ok(a), Ok(b)) => prop_assert_eq!(untimed(a), untimed(b)),
+                (Ok(a), Ok(b)) => prop_assert_eq!(a.untimed(), b.untimed()),
                 (a, b) => prop_assert_eq!(a.is_err(), b.is_err()),
             }
         }
