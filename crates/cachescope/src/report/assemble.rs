@@ -35,11 +35,6 @@ impl Collector {
         let mut notes = Vec::new();
         let line = self.options.line_size.bytes();
 
-        let attribution = match self.attribution {
-            None => None,
-            Some(a) => Some(attribution_summary(&a.finish()?)),
-        };
-
         let distances = self.sweep.three_c.distances();
         let curve = |measured, method, policy, sizes: &[u64]| {
             method::curve_from(
@@ -125,6 +120,14 @@ impl Collector {
         };
 
         let policies = self.policies.finish(&three_c_reports, opt()?, max_bytes);
+        // Last, once OPT's stack (on another thread) and the other models are done with their
+        // tables: naming the code and heap sites loads the modules' DWARF line tables (a
+        // distribution's libc debug file alone parses into 12-33 MB), which is this report's
+        // peak of memory when it overlaps them.
+        let attribution = match self.attribution {
+            None => None,
+            Some(a) => Some(attribution_summary(&a.finish()?)),
+        };
         let mut report = Report {
             version: FORMAT_VERSION,
             generator: concat!("cachescope-report ", env!("CARGO_PKG_VERSION")).into(),
