@@ -2,16 +2,23 @@
 # From program to report, side by side in one run: for each real program, wall and CPU
 # seconds of Cachegrind, `record`, `mrc -- PROGRAM`, `report -- PROGRAM`, then `report` and
 # `mrc --method exact` on the trace `record` wrote; the ratios issue 38 sets targets for
-# (record / Cachegrind, report -- PROGRAM / record, report TRACE / mrc exact). Writes the
-# table into docs/report.md (between its `<!-- program-speed.sh -->` markers) and on
-# standard output. Each command runs once (these take minutes); the load average at both
-# ends is printed with the table. Skips, saying so, without Valgrind.
+# (record / Cachegrind, report -- PROGRAM / record, report TRACE / mrc exact); and a second
+# table of each command's peak resident memory (GNU time's maximum RSS: the largest single
+# process of the run, so the Valgrind process under `record`, the larger of cachescope and
+# Valgrind under `report -- P`). Writes both tables into docs/report.md (between its
+# `<!-- program-speed.sh -->` markers) and on standard output. Each command runs once (these
+# take minutes); the load average at both ends is printed with the table. Skips, saying so,
+# without Valgrind or GNU time.
 #
 #   scripts/program-speed.sh        # WORK=DIR keeps the inputs and traces (default target/program-speed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v valgrind >/dev/null; then
   echo "program-speed: skipped, valgrind is not installed" >&2
+  exit 0
+fi
+if ! [ -x /usr/bin/time ]; then
+  echo "program-speed: skipped, GNU time (/usr/bin/time, Debian package time) is not installed" >&2
   exit 0
 fi
 work=${WORK:-target/program-speed}
@@ -56,25 +63,28 @@ add "python3 (sort 200 K floats)" p_python3 /usr/bin/python3
 add "pthreads working sets (4 threads)" p_threads "$work/working_sets"
 
 load_start=$(cut -d' ' -f1 /proc/loadavg)
-TIMEFORMAT='%R %U %S'
-# "wall cpu" of one run of "$@", its output discarded.
+# The command "$@" under GNU time, into $work/time. A prefix for the program functions.
+timed() { /usr/bin/time -o "$work/time" -f '%e %U %S %M' "$@"; }
+# "wall cpu peak-MiB" of one run of "$@" (which calls `timed`), its output discarded.
 measure() {
-  { time "$@" >/dev/null 2>"$work/err"; } 2>"$work/time" || { echo "failed: $*" >&2; tail -3 "$work/err" >&2; }
-  awk '{ printf "%.2f %.2f", $1, $2 + $3 }' "$work/time"
+  rm -f "$work/time"
+  "$@" >/dev/null 2>"$work/err" || { echo "failed: $*" >&2; tail -3 "$work/err" >&2; }
+  tail -1 "$work/time" | awk '{ printf "%.2f %.2f %.0f", $1, $2 + $3, $4 / 1024 }'
 }
 
 rows=""
+mems=""
 for i in "${!progs[@]}"; do
   p=${names[$i]}
   f=${progs[$i]}
   t=$work/p$i.cst
   "$f" >/dev/null 2>&1 || true # warms the page cache
-  read -r cg_w cg_c <<<"$(measure "$f" valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null)"
-  read -r rec_w rec_c <<<"$(measure "$f" "$cs" record -q -o "$t" --)"
-  read -r mrcp_w mrcp_c <<<"$(measure "$f" "$cs" mrc -q --method exact --)"
-  read -r repp_w repp_c <<<"$(measure "$f" "$cs" report -q -o "$work/rp$i" --)"
-  read -r rept_w rept_c <<<"$(measure "$cs" report -q -o "$work/rt$i" "$t")"
-  read -r mrct_w mrct_c <<<"$(measure "$cs" mrc -q --method exact "$t")"
+  read -r cg_w cg_c cg_m <<<"$(measure "$f" timed valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null)"
+  read -r rec_w rec_c rec_m <<<"$(measure "$f" timed "$cs" record -q -o "$t" --)"
+  read -r mrcp_w mrcp_c mrcp_m <<<"$(measure "$f" timed "$cs" mrc -q --method exact --)"
+  read -r repp_w repp_c repp_m <<<"$(measure "$f" timed "$cs" report -q -o "$work/rp$i" --)"
+  read -r rept_w rept_c rept_m <<<"$(measure timed "$cs" report -q -o "$work/rt$i" "$t")"
+  read -r mrct_w mrct_c mrct_m <<<"$(measure timed "$cs" mrc -q --method exact "$t")"
   refs=$("$cs" stats -q --json "$t" | python3 -c 'import json,sys; print(json.load(sys.stdin)["refs"])')
   rows+=$(python3 -c "
 r = $refs
@@ -82,6 +92,7 @@ cg, rec, mp, rp, rt, mt = ($cg_w, $cg_c), ($rec_w, $rec_c), ($mrcp_w, $mrcp_c), 
 c = lambda x: f'{x[0]:.1f} ({x[1]:.1f})'
 print(f'| {\"$p\"} | {r / 1e6:.0f} M | {c(cg)} | {c(rec)} | {c(mp)} | {c(rp)} | {c(rt)} | {c(mt)} | {rec[0] / cg[0]:.1f}x | {rp[0] / rec[0]:.1f}x | {rt[0] / mt[0]:.1f}x |')")
   rows+=$'\n'
+  mems+="| $p | $cg_m | $rec_m | $mrcp_m | $repp_m | $rept_m | $mrct_m |"$'\n'
   echo "${rows%$'\n'}" | tail -1
 done
 
@@ -89,7 +100,13 @@ table="Measured by \`scripts/program-speed.sh\` on $(date -u +%Y-%m-%d), $(nproc
 
 | program | data refs | Cachegrind | \`record\` | \`mrc -- P\` | \`report -- P\` | \`report TRACE\` | \`mrc --method exact TRACE\` | record / Cachegrind | report -- P / record | report / exact |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
-${rows%$'\n'}"
+${rows%$'\n'}
+
+Peak resident memory of each run, MiB (GNU time's maximum RSS: the largest single process, so Valgrind's under Cachegrind and \`record\`, the larger of cachescope's and Valgrind's under the \`-- P\` commands):
+
+| program | Cachegrind | \`record\` | \`mrc -- P\` | \`report -- P\` | \`report TRACE\` | \`mrc --method exact TRACE\` |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: |
+${mems%$'\n'}"
 
 echo "$table"
 python3 - "$table" <<'PY'
