@@ -183,7 +183,11 @@ where
             tickets.send(()).expect("room for every ticket");
         }
         let (decoded_tx, decoded) = unbounded::<(usize, Decoded)>();
-        let (recycle, recycled) = unbounded::<SegmentBuf>();
+        // Bounded: a spent buffer the helpers have no use for is dropped, not queued. Queued
+        // without bound, buffers piled up whenever the reader decoded segments itself while
+        // the helpers' turn came late (89 batches, 200 MB, at the peak of a report of a
+        // 150 M-record trace under Valgrind's serialised threads).
+        let (recycle, recycled) = bounded::<SegmentBuf>(helpers * AHEAD);
         let handles = (0..helpers)
             .map(|_| {
                 let (shared, tx) = (shared.clone(), decoded_tx.clone());
@@ -340,7 +344,8 @@ where
                 if self.spares.len() < 2 {
                     self.spares.push(buf);
                 } else {
-                    let _ = self.recycle.send(buf);
+                    // Full: the helpers hold enough; this one is freed.
+                    let _ = self.recycle.try_send(buf);
                 }
             }
             if self.done || self.next == self.shared.segments.count() {
