@@ -156,10 +156,16 @@ pub fn distinct_points(points: &[f64], dims: usize) -> usize {
     if dims == 0 {
         return 0;
     }
+    // Rows compared bit by bit where they lie: a sort by a copied key per row held a second
+    // copy of the points (20 MB of setvectors on a 336 M-record trace, the report's peak).
     let mut rows: Vec<&[f64]> = points.chunks_exact(dims).collect();
-    let key = |r: &[f64]| r.iter().map(|x| x.to_bits()).collect::<Vec<u64>>();
-    rows.sort_by_cached_key(|r| key(r));
-    rows.dedup_by(|a, b| key(a) == key(b));
+    let order = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .map(|x| x.to_bits())
+            .cmp(b.iter().map(|x| x.to_bits()))
+    };
+    rows.sort_unstable_by(|a, b| order(a, b));
+    rows.dedup_by(|a, b| order(a, b).is_eq());
     rows.len()
 }
 

@@ -160,3 +160,22 @@ fn distance_agrees_with_one_running_sum_at_every_length() {
         assert_eq!(dist2(&a, &b), naive, "length {n}");
     }
 }
+
+proptest::proptest! {
+    /// The count of bitwise-distinct rows, against a set of copied rows (a naive count), on
+    /// rows drawn from a few values so that duplicates are common; 0.0 and -0.0 differ.
+    #[test]
+    fn distinct_points_counts_bitwise_distinct_rows(
+        dims in 1usize..6,
+        picks in proptest::collection::vec(0usize..4, 0..120),
+    ) {
+        let values = [0.0, -0.0, 1.5, f64::MAX];
+        let pts: Vec<f64> = picks.iter().map(|&i| values[i]).collect();
+        let pts = &pts[..pts.len() / dims * dims];
+        let naive: std::collections::HashSet<Vec<u64>> = pts
+            .chunks_exact(dims)
+            .map(|r| r.iter().map(|x| x.to_bits()).collect())
+            .collect();
+        proptest::prop_assert_eq!(distinct_points(pts, dims), naive.len());
+    }
+}
