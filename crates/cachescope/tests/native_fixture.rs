@@ -1,7 +1,8 @@
 //! The kept version-1 sample, `tests/fixtures/native-v1.cst`, must decode to exactly the
 //! accesses below, forever: a change to the format or the decoder that breaks reading old files
 //! fails here. Never regenerate the file; a new format version adds a sample next to it, as
-//! version 2 added `native-v2.cst` (the same accesses by three threads, see [`thread_of`]).
+//! version 2 added `native-v2.cst` (the same accesses by three threads, see [`thread_of`]) and
+//! version 3 `native-v3.cst` (runs of fetches as run rows, `native_fixture_v3.rs`).
 //!
 //! The file was written once by `write_fixture` (ignored; run it only to create a fixture for a
 //! new version) with 100-access blocks, so it has four blocks and every encoding path: fetch and
@@ -154,8 +155,8 @@ fn writer_reproduces_the_fixture() {
     }
     let (out, counts) = w.finish_and_patch_header().unwrap();
     assert_eq!(counts, count(&expected()));
-    // The writer writes version 2, whose single-threaded blocks are version 1's: everything
-    // after the header is the same.
+    // The writer writes version 3, whose blocks without run rows and of one thread are
+    // version 1's: everything after the header is the same.
     let (ours, kept) = (out.into_inner(), std::fs::read(fixture()).unwrap());
     let header_len = |b: &[u8]| u32::from_le_bytes(b[12..16].try_into().unwrap()) as usize;
     assert_eq!(u32::from_le_bytes(ours[8..12].try_into().unwrap()), VERSION);

@@ -7,7 +7,8 @@
 //!      8     4  raw length: bytes of the columns (u32 LE)
 //!     12     4  payload length (u32 LE)
 //!     16     1  codec: 0 = stored (payload = columns), 1 = one zstd frame
-//!     17     3  reserved, zero
+//!     17     1  flags: bit 0 = run rows and a run dictionary (version 3)
+//!     18     2  reserved, zero
 //!     20     4  CRC-32 of bytes 0..20 and of the payload
 //!     24     …  payload
 //! ```
@@ -19,6 +20,7 @@
 
 use std::io::Read;
 
+use super::decode_runs::{RUN_DIRECTORY_LEN, decode_run_columns, max_run_raw_len};
 use super::encode::{
     DIRECTORY_LEN, KIND_BITS, KIND_SHIFT, LEN_MASK, PC_EXPLICIT, PC_LAST_INSTR, SLOTS,
     THREAD_SWITCH_LEN, max_raw_len, read_switches,
@@ -34,6 +36,8 @@ pub(super) const BLOCK_HEADER_LEN: usize = 24;
 pub(super) const CODEC_STORED: u8 = 0;
 /// Codec: the payload is one zstd frame holding the columns.
 pub(super) const CODEC_ZSTD: u8 = 1;
+/// Block header byte 17, bit 0 (version 3): the block has run rows and a run dictionary.
+pub(super) const BLOCK_RUNS: u8 = 1;
 /// Zero bytes after the columns, so a column reader may load a whole word near the end.
 const PAD: usize = 8;
 
@@ -96,10 +100,17 @@ impl BlockDecoder {
         let raw_len = u32_at(head, 8) as usize;
         let comp_len = u32_at(head, 12) as usize;
         let codec = head[16];
+        let runs = head[17] == BLOCK_RUNS;
+        let raw_range = if runs {
+            RUN_DIRECTORY_LEN + 3..=max_run_raw_len(n)
+        } else {
+            DIRECTORY_LEN + 3 * n..=max_raw_len(n)
+        };
         if !(1..=MAX_BLOCK_LEN).contains(&n)
-            || !(DIRECTORY_LEN + 3 * n..=max_raw_len(n)).contains(&raw_len)
+            || !raw_range.contains(&raw_len)
             || comp_len > raw_len
-            || head[17..20] != [0; 3]
+            || head[17] & !BLOCK_RUNS != 0
+            || head[18..20] != [0; 2]
         {
             return Err(bad(format!(
                 "impossible header ({n} accesses, {raw_len} raw bytes, {comp_len} payload bytes)"
@@ -144,7 +155,11 @@ impl BlockDecoder {
             }
             _ => return Err(bad(format!("unknown codec {codec}"))),
         };
-        decode_columns(columns, raw_len, n, batch).map_err(bad)?;
+        if runs {
+            decode_run_columns(columns, raw_len, n, batch).map_err(bad)?;
+        } else {
+            decode_columns(columns, raw_len, n, batch).map_err(bad)?;
+        }
         Ok(BlockInfo {
             comp_len: comp_len as u32,
         })
@@ -154,21 +169,21 @@ impl BlockDecoder {
 /// The `len`-byte little-endian signed value at the start of `w` (the bytes above it ignored).
 /// `(x ^ s) - s` sign-extends without variable shifts, which cost several uops on x86-64.
 #[inline(always)]
-fn sign_extend(w: u64, len: usize) -> u64 {
+pub(super) fn sign_extend(w: u64, len: usize) -> u64 {
     let (mask, sign) = SIGN_EXTEND[len];
     ((w & mask) ^ sign).wrapping_sub(sign)
 }
 
 /// The little-endian word at `at`.
 #[inline(always)]
-fn word(buf: &[u8], at: usize) -> u64 {
+pub(super) fn word(buf: &[u8], at: usize) -> u64 {
     let mut w = [0; 8];
     w.copy_from_slice(&buf[at..at + 8]);
     u64::from_le_bytes(w)
 }
 
 #[inline(always)]
-fn kind_of(m: u8) -> AccessKind {
+pub(super) fn kind_of(m: u8) -> AccessKind {
     match (m & KIND_BITS) >> KIND_SHIFT {
         0 => AccessKind::Instr,
         1 => AccessKind::Modify,

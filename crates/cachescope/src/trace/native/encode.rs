@@ -39,12 +39,13 @@
 //! columns and hands them off.
 
 mod block;
-mod copy;
+mod dict;
 mod push;
 mod slots;
 
 pub(super) use block::read_switches;
 pub(super) use block::{BlockEncoder, Columns};
+pub(super) use dict::unzigzag;
 pub(crate) use push::{Item, ItemSource};
 
 /// Bits 0–3 of a meta byte: the address delta length.
@@ -57,6 +58,9 @@ pub(super) const KIND_SHIFT: u32 = 4;
 pub(super) const PC_EXPLICIT: u8 = 0x40;
 /// Meta bit: the pc is the address of the most recent instruction fetch.
 pub(crate) const PC_LAST_INSTR: u8 = 0x80;
+/// The meta byte of a run row (version 3): delta length 15, which no access has, kind code 0
+/// (a fetch), no pc bits.
+pub(super) const RUN_META: u8 = 0x0f;
 /// Prediction slots.
 pub(super) const SLOTS: usize = 256;
 /// Most raw bytes one access can take: meta, size, slot, 8 address bytes, 4 escape bytes, a pc

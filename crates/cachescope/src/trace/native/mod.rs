@@ -49,6 +49,7 @@
 
 mod compress;
 mod decode;
+mod decode_runs;
 mod encode;
 mod header;
 mod index;
@@ -56,6 +57,8 @@ mod reader;
 mod runs;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_runs;
 mod writer;
 
 pub use decode::BlockDecoder;
@@ -75,7 +78,7 @@ use crate::error::{Error, Source, corrupt, truncated};
 pub const MAGIC: [u8; 8] = *b"CSCOPE\x00\x01";
 
 /// The format version this module writes, and the newest it reads (it reads every older one).
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// The last 8 bytes of a complete native trace.
 pub const END_MAGIC: [u8; 8] = *b"CSCOPEND";

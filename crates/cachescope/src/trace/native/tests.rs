@@ -19,7 +19,7 @@ fn opts(block_len: usize) -> WriterOptions {
 }
 
 /// Encodes `accesses`, handing them to the writer in batches of `batch_len`.
-fn encode(accesses: &[Access], block_len: usize, batch_len: usize) -> Vec<u8> {
+pub(super) fn encode(accesses: &[Access], block_len: usize, batch_len: usize) -> Vec<u8> {
     let header = Header::new().with_metadata("tool", "test");
     let mut w = Writer::with_options(Vec::new(), header, opts(block_len)).unwrap();
     for chunk in accesses.chunks(batch_len.max(1)) {
@@ -37,7 +37,7 @@ fn count(accesses: &[Access]) -> Counts {
 }
 
 /// Every batch of a streaming read.
-fn stream(bytes: &[u8]) -> Result<Vec<Batch>, Error> {
+pub(super) fn stream(bytes: &[u8]) -> Result<Vec<Batch>, Error> {
     let mut r = Reader::new(bytes, Source::File("t.cst".into()))?;
     let mut batches = Vec::new();
     let mut b = Batch::new();
@@ -50,7 +50,7 @@ fn stream(bytes: &[u8]) -> Result<Vec<Batch>, Error> {
 }
 
 /// Every block through the index.
-fn indexed(bytes: &[u8]) -> Result<(Header, BlockIndex, Vec<Batch>), Error> {
+pub(super) fn indexed(bytes: &[u8]) -> Result<(Header, BlockIndex, Vec<Batch>), Error> {
     let source = Source::File("t.cst".into());
     let mut file = Cursor::new(bytes);
     let (header, index) = read_index(&mut file, &source)?;
@@ -67,7 +67,7 @@ fn indexed(bytes: &[u8]) -> Result<(Header, BlockIndex, Vec<Batch>), Error> {
     Ok((header, index, batches))
 }
 
-fn flatten(batches: &[Batch]) -> Vec<Access> {
+pub(super) fn flatten(batches: &[Batch]) -> Vec<Access> {
     batches.iter().flat_map(|b| b.iter()).collect()
 }
 
@@ -209,7 +209,12 @@ proptest! {
 }
 
 /// A file holding one stored (uncompressed) block with columns `raw`, checksums valid.
-fn stored_block_file(n: usize, raw: &[u8]) -> Vec<u8> {
+pub(super) fn stored_block_file(n: usize, raw: &[u8]) -> Vec<u8> {
+    stored_block_file_with(n, raw, 0)
+}
+
+/// [`stored_block_file`] with block header flags `flags`.
+pub(super) fn stored_block_file_with(n: usize, raw: &[u8], flags: u8) -> Vec<u8> {
     let mut bytes = encode(&[], 1, 1);
     let tail = bytes.split_off(bytes.len() - (index::INDEX_FIXED_LEN + 4 + index::TRAILER_LEN));
     drop(tail);
@@ -220,6 +225,7 @@ fn stored_block_file(n: usize, raw: &[u8]) -> Vec<u8> {
     head[8..12].copy_from_slice(&(raw.len() as u32).to_le_bytes());
     head[12..16].copy_from_slice(&(raw.len() as u32).to_le_bytes());
     head[16] = CODEC_STORED;
+    head[17] = flags;
     let crc = crc32(&[&head[..20], raw]);
     head[20..].copy_from_slice(&crc.to_le_bytes());
     bytes.extend_from_slice(&head);
@@ -386,9 +392,9 @@ fn bad_headers_are_reported() {
     let e = Reader::new(&b"CSCOPE\x00\x02whatever"[..], Source::Memory).unwrap_err();
     assert!(e.to_string().contains("wrong magic"), "{e}");
     let mut bytes = encode(&[], 1, 1);
-    bytes[8] = 3;
+    bytes[8] = 4;
     let e = Reader::new(&bytes[..], Source::Memory).unwrap_err();
-    assert!(e.to_string().contains("version 3 is not supported"), "{e}");
+    assert!(e.to_string().contains("version 4 is not supported"), "{e}");
 
     let long = Header::new().with_metadata("k", "v".repeat(MAX_HEADER_LEN));
     assert!(matches!(

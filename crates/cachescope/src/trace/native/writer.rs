@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 use std::io::{Seek, SeekFrom, Write};
 
 use super::compress::{BlockCompressor, DEPTH, Job};
-use super::decode::{BLOCK_HEADER_LEN, CODEC_STORED, CODEC_ZSTD};
+use super::decode::{BLOCK_HEADER_LEN, BLOCK_RUNS, CODEC_STORED, CODEC_ZSTD};
 use super::encode::{BlockEncoder, ItemSource};
 use super::index::{self, BlockEntry};
 use super::{BLOCK_TAG, Counts, Header, MAX_BLOCK_LEN, crc32, header};
@@ -243,6 +243,7 @@ impl<W: Write> Writer<W> {
         head[8..12].copy_from_slice(&(job.raw.len() as u32).to_le_bytes());
         head[12..16].copy_from_slice(&(payload.len() as u32).to_le_bytes());
         head[16] = codec;
+        head[17] = if job.block.has_runs() { BLOCK_RUNS } else { 0 };
         let crc = crc32(&[&head[..20], payload]);
         head[20..24].copy_from_slice(&crc.to_le_bytes());
         let entry = BlockEntry {

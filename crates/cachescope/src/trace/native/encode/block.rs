@@ -2,6 +2,7 @@
 //! fills them), counted, swapped out whole to the compression thread and laid out there.
 
 use super::super::MAX_BLOCK_LEN;
+use super::dict::LocalRuns;
 use super::slots::SlotPolicy;
 use super::{KIND_BITS, KIND_SHIFT, SLOTS, THREAD_SWITCH_LEN};
 use crate::access::{MAIN_THREAD, ThreadId};
@@ -22,14 +23,20 @@ pub(in crate::trace::native) struct Columns {
     pub(super) escapes: Box<[u8]>,
     pub(super) pc_lens: Box<[u8]>,
     pub(super) pc_bytes: Box<[u8]>,
-    /// Accesses in the block; bytes used in `addrs`, `escapes` and `pc_bytes`; explicit pcs.
+    /// Accesses in the block; rows (one per access, or per run of fetches); bytes used in
+    /// `addrs`, `escapes` and `pc_bytes`; explicit pcs.
     pub(super) n: usize,
+    pub(super) rows: usize,
     pub(super) addrs_len: usize,
     pub(super) escapes_len: usize,
     pub(super) pcs: usize,
     pub(super) pc_bytes_len: usize,
     /// The block's thread switches (canonical, as a batch's).
     switches: Vec<ThreadRun>,
+    /// The run dictionary ([`super::dict`]); empty when the block has no run rows.
+    pub(super) dict: Vec<u8>,
+    /// Fetches of the run rows beyond one per row.
+    pub(super) run_extra: usize,
 }
 
 /// Offsets of the sizes and slots columns in [`Columns`]' `fixed` buffer.
@@ -49,11 +56,14 @@ impl Default for Columns {
             pc_lens: column(1),
             pc_bytes: column(8),
             n: 0,
+            rows: 0,
             addrs_len: 0,
             escapes_len: 0,
             pcs: 0,
             pc_bytes_len: 0,
             switches: Vec::new(),
+            dict: Vec::new(),
+            run_extra: 0,
         }
     }
 }
@@ -62,6 +72,9 @@ impl Columns {
     /// Empties the block, keeping the buffers.
     fn clear(&mut self) {
         self.n = 0;
+        self.rows = 0;
+        self.run_extra = 0;
+        self.dict.clear();
         (
             self.addrs_len,
             self.escapes_len,
@@ -71,27 +84,37 @@ impl Columns {
         self.switches.clear();
     }
 
-    /// Appends the block as the format lays it out: the directory, the columns, the thread
-    /// switches.
+    /// True when the block has run rows, so the format's version 3 layout (the block
+    /// header's runs flag).
+    pub(in crate::trace::native) fn has_runs(&self) -> bool {
+        !self.dict.is_empty()
+    }
+
+    /// Appends the block as the format lays it out: the directory, the columns, the run
+    /// dictionary if any, the thread switches.
     pub(in crate::trace::native) fn lay_out(&self, raw: &mut Vec<u8>) {
-        let directory = [
+        let mut directory = vec![
             self.addrs_len,
             self.escapes_len / 4,
             self.pcs,
             self.pc_bytes_len,
         ];
+        if self.has_runs() {
+            directory.extend([self.rows, self.dict.len()]);
+        }
         for len in directory {
             raw.extend_from_slice(&(len as u32).to_le_bytes());
         }
-        let n = self.n;
+        let rows = self.rows;
         for col in [
-            &self.fixed[..n],
-            &self.fixed[SIZES_AT..SIZES_AT + n],
-            &self.fixed[SLOTS_AT..SLOTS_AT + n],
+            &self.fixed[..rows],
+            &self.fixed[SIZES_AT..SIZES_AT + rows],
+            &self.fixed[SLOTS_AT..SLOTS_AT + rows],
             &self.addrs[..self.addrs_len],
             &self.escapes[..self.escapes_len],
             &self.pc_lens[..self.pcs],
             &self.pc_bytes[..self.pc_bytes_len],
+            &self.dict,
         ] {
             raw.extend_from_slice(col);
         }
@@ -110,6 +133,8 @@ pub(in crate::trace::native) struct BlockEncoder {
     /// The decoder's slot table, mirrored.
     pub(super) table: [u64; SLOTS],
     pub(super) policy: SlotPolicy,
+    /// The local indexes of the runs the block's dictionary holds.
+    pub(super) runs: LocalRuns,
     /// Address of the most recent instruction fetch in this block.
     pub(super) last_instr: u64,
     /// Previous explicit pc.
@@ -124,6 +149,7 @@ impl Default for BlockEncoder {
             cols: Columns::default(),
             table: [0; SLOTS],
             policy: SlotPolicy::default(),
+            runs: LocalRuns::default(),
             last_instr: 0,
             prev_pc: 0,
             thread: MAIN_THREAD,
@@ -150,7 +176,7 @@ impl BlockEncoder {
         // Counted in bytes over chunks of 128 (no overflow), so that a vector holds 16 or 32
         // counts: a `usize` count widened every byte and took most of a block's hand-off.
         let n = self.cols.n;
-        let metas = &self.cols.fixed[..n];
+        let metas = &self.cols.fixed[..self.cols.rows];
         let count = |code: u8| {
             let bits = code << KIND_SHIFT;
             metas
@@ -164,7 +190,9 @@ impl BlockEncoder {
                 .sum::<u64>()
         };
         // The kind code is 3 − the kind.
-        let (instrs, modifies, stores) = (count(0), count(1), count(2));
+        // A run row's kind code is the fetch's, for the first of its fetches.
+        let instrs = count(0) + self.cols.run_extra as u64;
+        let (modifies, stores) = (count(1), count(2));
         let loads = n as u64 - instrs - modifies - stores;
         super::super::Counts {
             accesses: n as u64,
@@ -193,6 +221,7 @@ impl BlockEncoder {
             });
         }
         self.table = [0; SLOTS];
+        self.runs.clear();
         self.last_instr = 0;
         self.prev_pc = 0;
     }

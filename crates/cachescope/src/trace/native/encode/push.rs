@@ -4,9 +4,8 @@
 use super::super::MAX_BLOCK_LEN;
 use super::super::runs::InstrRun;
 use super::block::{BlockEncoder, SIZES_AT, SLOTS_AT};
-use super::copy::{copy_short, zero_short};
 use super::slots::slot;
-use super::{KIND_SHIFT, PC_EXPLICIT, PC_LAST_INSTR, byte_len, put_low_bytes};
+use super::{KIND_SHIFT, PC_EXPLICIT, PC_LAST_INSTR, RUN_META, byte_len, put_low_bytes};
 use crate::access::AccessKind;
 use crate::batch::NO_PC;
 
@@ -16,7 +15,7 @@ use crate::batch::NO_PC;
 pub(crate) enum Item<'a> {
     /// `(address, size, kind, pc)`, pc [`NO_PC`] for none.
     Access(u64, u32, AccessKind, u64),
-    /// A run of fetches ([`super::super::runs`]).
+    /// A run of fetches ([`super::super::runs`]), written as one run row.
     Run(InstrRun<'a>),
 }
 
@@ -87,10 +86,10 @@ impl BlockEncoder {
     ///
     /// The column writes are unchecked: this loop is most of `record`'s encoding time, and
     /// the bounds checks (two per write, seven writes per access) spilled its registers. The
-    /// bounds hold by construction: each access adds at most 8 address bytes, 4 escape bytes,
-    /// one pc length and 8 pc bytes, each column has room for [`MAX_BLOCK_LEN`] accesses plus
-    /// 8 bytes, and the loop stops at [`MAX_BLOCK_LEN`] accesses (a run is given only when it
-    /// fits, and adds at most 8 address bytes per fetch).
+    /// bounds hold by construction: each row adds at most 8 address bytes, 4 escape bytes,
+    /// one pc length and 8 pc bytes, each column has room for [`MAX_BLOCK_LEN`] rows plus
+    /// 8 bytes, there are no more rows than accesses, and the loop stops at
+    /// [`MAX_BLOCK_LEN`] accesses (a run is given only when it fits).
     #[allow(unsafe_code)]
     #[inline(always)]
     pub(in crate::trace::native) fn push_from<'a>(
@@ -108,9 +107,10 @@ impl BlockEncoder {
         let (addr_col, escapes) = (cols.addrs.as_mut_ptr(), cols.escapes.as_mut_ptr());
         let (pc_lens, pc_bytes) = (cols.pc_lens.as_mut_ptr(), cols.pc_bytes.as_mut_ptr());
         let table = &mut self.table;
+        let (runs, dict) = (&mut self.runs, &mut cols.dict);
         let keys = &mut *self.policy.keys;
         let (mut next, mut operand) = (self.policy.next, self.policy.operand);
-        let mut n = cols.n;
+        let (mut n, mut r, mut run_extra) = (cols.n, cols.rows, cols.run_extra);
         let (mut al, mut el, mut pn, mut pl) = (
             cols.addrs_len,
             cols.escapes_len,
@@ -118,12 +118,11 @@ impl BlockEncoder {
             cols.pc_bytes_len,
         );
         let (mut last_instr, mut prev_pc) = (self.last_instr, self.prev_pc);
-        // One access: the body shared by both kinds of item (a macro, as it updates the
-        // loop's locals).
+        // One access in row `r` (a macro, as it updates the loop's locals).
         macro_rules! put {
-            ($n:expr, $addr:expr, $size:expr, $kind:expr, $pc:expr) => {{
-                let (n, addr, size, kind, pc): (usize, u64, u32, AccessKind, u64) =
-                    ($n, $addr, $size, $kind, $pc);
+            ($r:expr, $addr:expr, $size:expr, $kind:expr, $pc:expr) => {{
+                let (r, addr, size, kind, pc): (usize, u64, u32, AccessKind, u64) =
+                    ($r, $addr, $size, $kind, $pc);
                 let slot = slot(keys, &mut next, &mut operand, kind, addr, pc);
                 let prev = &mut table[usize::from(slot)];
                 let delta = addr.wrapping_sub(*prev);
@@ -162,9 +161,9 @@ impl BlockEncoder {
                     0
                 };
                 unsafe {
-                    *fixed.add(n) = len as u8 | (3 - kind as u8) << KIND_SHIFT | mode;
-                    *fixed.add(SIZES_AT + n) = small;
-                    *fixed.add(SLOTS_AT + n) = slot;
+                    *fixed.add(r) = len as u8 | (3 - kind as u8) << KIND_SHIFT | mode;
+                    *fixed.add(SIZES_AT + r) = small;
+                    *fixed.add(SLOTS_AT + r) = slot;
                 }
             }};
         }
@@ -174,39 +173,34 @@ impl BlockEncoder {
             };
             match item {
                 Item::Access(addr, size, kind, pc) => {
-                    put!(n, addr, size, kind, pc);
+                    put!(r, addr, size, kind, pc);
                     n += 1;
+                    r += 1;
                 }
                 Item::Run(run) => {
-                    // The first fetch as any other; the rest from the template: deltas in
-                    // slot 0 (the first set it), the fetch's own pc, slot byte 0.
+                    // One row naming the run in the block's dictionary: the run meta byte,
+                    // the local index in the size and slot bytes. Decoding it leaves slot 0
+                    // and the last fetch at the run's last fetch.
                     let k = run.len();
-                    put!(
-                        n,
-                        run.addrs[0],
-                        run.sizes[0],
-                        AccessKind::Instr,
-                        run.addrs[0]
-                    );
-                    // SAFETY: the source gives a run only when its `k` accesses fit in the
-                    // block, and its delta bytes are at most 8 per fetch.
+                    let local = runs.index(&run, dict);
+                    // SAFETY: the source gives a run only when its `k >= 1` accesses fit in
+                    // the block, so the row does too.
                     unsafe {
-                        let at = n + 1;
-                        copy_short(run.metas, fixed.add(at));
-                        copy_short(run.sizes8, fixed.add(SIZES_AT + at));
-                        zero_short(fixed.add(SLOTS_AT + at), k - 1);
-                        copy_short(run.deltas, addr_col.add(al));
-                        al += run.deltas.len();
+                        *fixed.add(r) = RUN_META;
+                        *fixed.add(SIZES_AT + r) = local as u8;
+                        *fixed.add(SLOTS_AT + r) = (local >> 8) as u8;
                     }
                     let last = run.last();
                     table[0] = last;
                     last_instr = last;
                     n += k;
+                    r += 1;
+                    run_extra += k - 1;
                 }
             }
         }
         (self.policy.next, self.policy.operand) = (next, operand);
-        cols.n = n;
+        (cols.n, cols.rows, cols.run_extra) = (n, r, run_extra);
         (
             cols.addrs_len,
             cols.escapes_len,

@@ -1,0 +1,234 @@
+//! Decoding a version 3 block with run rows: a row is one access, as in version 2, or a run
+//! of instruction fetches named in the block's run dictionary (`docs/native-format.md`).
+//!
+//! Rows and accesses no longer line up, so the columns are decoded row by row into the
+//! accesses, escaped sizes and explicit pcs taken inline; a run row copies its fetches from
+//! the parsed dictionary. Reads are clamped and every count is checked at the end, so damaged
+//! columns are reported, never read out of bounds.
+
+use super::decode::{kind_of, sign_extend, word};
+use super::encode::{
+    KIND_BITS, LEN_MASK, PC_EXPLICIT, PC_LAST_INSTR, RUN_META, SLOTS, THREAD_SWITCH_LEN,
+    read_switches, unzigzag,
+};
+use super::u32_at;
+use crate::access::AccessKind;
+use crate::batch::Batch;
+
+/// Bytes of a run block's column directory: six u32.
+pub(super) const RUN_DIRECTORY_LEN: usize = 24;
+
+/// Most raw bytes a run block of `n` accesses can take: per row at most 24 bytes of columns
+/// and a thread switch; the dictionary at most 11 bytes per fetch it defines (a LEB128 count,
+/// a size and a LEB128 address delta; it may define no more fetches than the block has).
+pub(super) fn max_run_raw_len(n: usize) -> usize {
+    RUN_DIRECTORY_LEN + (24 + THREAD_SWITCH_LEN + 11 + 10) * n
+}
+
+/// The runs of a block's dictionary: each one's first fetch in `addrs`/`sizes` and its length.
+#[derive(Debug, Default)]
+struct Dictionary {
+    runs: Vec<(u32, u32)>,
+    addrs: Vec<u64>,
+    sizes: Vec<u32>,
+}
+
+/// A run row's fetches are copied this many at a time: a fixed-size copy is a few vector
+/// moves, where a copy of the run's length was a `memcpy` call per column and run.
+const CHUNK: usize = 4;
+
+/// Reads a LEB128 value at `*at`, or `None` past the end or beyond 64 bits.
+fn leb128(bytes: &[u8], at: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*at)?;
+        *at += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return (shift < 63 || b <= 1).then_some(v);
+        }
+    }
+    None
+}
+
+impl Dictionary {
+    /// Parses `bytes` exactly; at most `n` fetches in all (a block names each run it defines).
+    fn parse(bytes: &[u8], n: usize) -> Result<Dictionary, String> {
+        let bad = || "the run dictionary is damaged".to_string();
+        let mut d = Dictionary::default();
+        let (mut at, mut prev_first) = (0, 0u64);
+        while at < bytes.len() {
+            let k = leb128(bytes, &mut at).ok_or_else(bad)?;
+            if k == 0 || k > (n - d.addrs.len()) as u64 {
+                return Err(bad());
+            }
+            let k = k as usize;
+            let sizes = bytes.get(at..at + k).ok_or_else(bad)?;
+            at += k;
+            let first = d.addrs.len();
+            let mut addr =
+                prev_first.wrapping_add(unzigzag(leb128(bytes, &mut at).ok_or_else(bad)?));
+            prev_first = addr;
+            for (i, &size) in sizes.iter().enumerate() {
+                if i > 0 {
+                    let gap = unzigzag(leb128(bytes, &mut at).ok_or_else(bad)?);
+                    addr = addr.wrapping_add(u64::from(sizes[i - 1])).wrapping_add(gap);
+                }
+                d.addrs.push(addr);
+                d.sizes.push(u32::from(size));
+            }
+            d.runs.push((first as u32, k as u32));
+        }
+        // Room for a copy of `CHUNK` fetches from any run's start.
+        d.addrs.extend([0; CHUNK]);
+        d.sizes.extend([0; CHUNK]);
+        Ok(d)
+    }
+}
+
+/// Decodes the `n` accesses of a run block's columns in `buf[..raw_len]` (followed by at least
+/// 8 padding bytes) into `batch`, replacing its contents.
+pub(super) fn decode_run_columns(
+    buf: &[u8],
+    raw_len: usize,
+    n: usize,
+    batch: &mut Batch,
+) -> Result<(), String> {
+    let dir: [usize; 6] = std::array::from_fn(|i| u32_at(buf, 4 * i) as usize);
+    let [
+        addr_bytes,
+        escapes,
+        explicit_pcs,
+        pc_bytes,
+        rows,
+        dict_bytes,
+    ] = dir;
+    let total = RUN_DIRECTORY_LEN as u64
+        + 3 * rows as u64
+        + addr_bytes as u64
+        + 4 * escapes as u64
+        + explicit_pcs as u64
+        + pc_bytes as u64
+        + dict_bytes as u64;
+    let switch_bytes = (raw_len as u64)
+        .checked_sub(total)
+        .filter(|b| b % THREAD_SWITCH_LEN as u64 == 0)
+        .ok_or("column lengths do not add up to the block length")? as usize;
+    if rows == 0 || rows > n || dict_bytes == 0 {
+        return Err("impossible run block directory".into());
+    }
+    let cols = &buf[RUN_DIRECTORY_LEN..];
+    let (meta, rest) = cols.split_at(rows);
+    let (sizes, rest) = rest.split_at(rows);
+    let (slots, rest) = rest.split_at(rows);
+    let (addr_col, rest) = rest.split_at(addr_bytes);
+    let (escape_col, rest) = rest.split_at(4 * escapes);
+    let (pc_lens, rest) = rest.split_at(explicit_pcs);
+    let rest = &rest[pc_bytes..];
+    let (dict_col, rest) = rest.split_at(dict_bytes);
+    let switches = &rest[..switch_bytes];
+    let dict = Dictionary::parse(dict_col, n)?;
+    // The address and pc columns are followed by other bytes and the padding, so an 8-byte
+    // read at any in-bounds start stays in `buf`; reads past a column are clamped to its end.
+    let addr_buf = &cols[3 * rows..];
+    let pc_buf = &cols[3 * rows + addr_bytes + 4 * escapes + explicit_pcs..];
+
+    // `CHUNK` spare accesses at the end for the chunked copies, cut off at the end.
+    batch.addrs.resize(n + CHUNK, 0);
+    batch.sizes.resize(n + CHUNK, 0);
+    batch.kinds.resize(n + CHUNK, AccessKind::Load);
+    batch.pcs.resize(n + CHUNK, 0);
+    // Slices, not the vectors: a store through one could not alias another's length, so
+    // the loop keeps their addresses in registers.
+    let (out_addrs, out_sizes) = (&mut batch.addrs[..], &mut batch.sizes[..]);
+    let (out_kinds, out_pcs) = (&mut batch.kinds[..], &mut batch.pcs[..]);
+    let mut table = [0u64; SLOTS];
+    let (mut o, mut at, mut esc, mut xp, mut pat) = (0usize, 0usize, 0usize, 0usize, 0usize);
+    let (mut last_instr, mut prev_pc) = (0u64, 0u64);
+    for i in 0..rows {
+        let m = meta[i];
+        if m == RUN_META {
+            let local = usize::from(sizes[i]) | usize::from(slots[i]) << 8;
+            let &(first, k) = dict.runs.get(local).ok_or("a run row names no run")?;
+            let (first, k) = (first as usize, k as usize);
+            if o + k > n {
+                return Err("the rows hold more accesses than the block".into());
+            }
+            // Whole chunks: the dictionary and the columns have `CHUNK` spare entries, and
+            // what a chunk writes past the run the next rows overwrite.
+            let mut j = 0;
+            while j < k {
+                let (from, to) = (first + j, o + j);
+                out_addrs[to..to + CHUNK].copy_from_slice(&dict.addrs[from..from + CHUNK]);
+                out_pcs[to..to + CHUNK].copy_from_slice(&dict.addrs[from..from + CHUNK]);
+                out_sizes[to..to + CHUNK].copy_from_slice(&dict.sizes[from..from + CHUNK]);
+                out_kinds[to..to + CHUNK].copy_from_slice(&[AccessKind::Instr; CHUNK]);
+                j += CHUNK;
+            }
+            last_instr = dict.addrs[first + k - 1];
+            table[0] = last_instr;
+            o += k;
+            continue;
+        }
+        let len = usize::from(m & LEN_MASK);
+        if len > 8 || (m & PC_EXPLICIT != 0 && m & PC_LAST_INSTR != 0) {
+            return Err("invalid access descriptor".into());
+        }
+        if o == n {
+            return Err("the rows hold more accesses than the block".into());
+        }
+        let delta = sign_extend(word(addr_buf, at.min(addr_bytes)), len);
+        at += len;
+        let slot = &mut table[usize::from(slots[i])];
+        let a = slot.wrapping_add(delta);
+        *slot = a;
+        let kind = kind_of(m);
+        if m & KIND_BITS == 0 {
+            last_instr = a;
+        }
+        out_pcs[o] = if m & PC_LAST_INSTR != 0 {
+            last_instr
+        } else if m & PC_EXPLICIT != 0 {
+            let plen = pc_lens.get(xp).map_or(9, |&l| usize::from(l));
+            xp += 1;
+            if plen > 8 || pat + plen > pc_bytes {
+                return Err("explicit pcs do not match their columns".into());
+            }
+            prev_pc = prev_pc.wrapping_add(sign_extend(word(pc_buf, pat), plen));
+            pat += plen;
+            prev_pc
+        } else {
+            0
+        };
+        out_sizes[o] = match sizes[i] {
+            0 => {
+                let wide = escape_col
+                    .get(4 * esc..4 * esc + 4)
+                    .ok_or("escaped sizes do not match their column")?;
+                esc += 1;
+                u32_at(wide, 0)
+            }
+            s => u32::from(s),
+        };
+        out_addrs[o] = a;
+        out_kinds[o] = kind;
+        o += 1;
+    }
+    if o != n {
+        return Err("the rows hold fewer accesses than the block".into());
+    }
+    batch.addrs.truncate(n);
+    batch.sizes.truncate(n);
+    batch.kinds.truncate(n);
+    batch.pcs.truncate(n);
+    if at != addr_col.len() {
+        return Err("address deltas do not fill their column".into());
+    }
+    if esc != escapes {
+        return Err("escaped sizes do not match their column".into());
+    }
+    if xp != explicit_pcs || pat != pc_bytes {
+        return Err("explicit pcs do not match their columns".into());
+    }
+    batch.set_thread_switches(&read_switches(switches))
+}
