@@ -133,34 +133,94 @@ pub(super) fn decode_run_columns(
     let addr_buf = &cols[3 * rows..];
     let pc_buf = &cols[3 * rows + addr_bytes + 4 * escapes + explicit_pcs..];
 
-    // `CHUNK` spare accesses at the end for the chunked copies, cut off at the end.
-    batch.addrs.resize(n + CHUNK, 0);
-    batch.sizes.resize(n + CHUNK, 0);
-    batch.kinds.resize(n + CHUNK, AccessKind::Load);
-    batch.pcs.resize(n + CHUNK, 0);
-    // Slices, not the vectors: a store through one could not alias another's length, so
-    // the loop keeps their addresses in registers.
-    let (out_addrs, out_sizes) = (&mut batch.addrs[..], &mut batch.sizes[..]);
-    let (out_kinds, out_pcs) = (&mut batch.kinds[..], &mut batch.pcs[..]);
+    // Exactly `n`: one more would double a batch's capacity.
+    batch.addrs.resize(n, 0);
+    batch.sizes.resize(n, 0);
+    batch.kinds.resize(n, AccessKind::Load);
+    batch.pcs.resize(n, 0);
+    let rows_in = Rows { meta, sizes, slots };
+    let (o, at) = expand(&rows_in, addr_buf, addr_bytes, &dict, batch)?;
+    if o != n {
+        return Err("the rows hold fewer accesses than the block".into());
+    }
+    if at != addr_col.len() {
+        return Err("address deltas do not fill their column".into());
+    }
+    if escapes > 0 || explicit_pcs > 0 {
+        let wide = Wide {
+            escapes: escape_col,
+            pc_lens,
+            pc_buf,
+            pc_bytes,
+        };
+        patch(&rows_in, &dict, &wide, batch)?;
+    } else if (meta.iter().zip(sizes))
+        .any(|(&m, &s)| m != RUN_META && (s == 0 || m & PC_EXPLICIT != 0))
+    {
+        return Err("the column directory disagrees with the columns".into());
+    }
+    batch.set_thread_switches(&read_switches(switches))
+}
+
+/// The one-byte-per-row columns.
+struct Rows<'a> {
+    meta: &'a [u8],
+    sizes: &'a [u8],
+    slots: &'a [u8],
+}
+
+/// The escaped sizes and the explicit pcs' columns (`pc_buf` is the pc bytes, `pc_bytes` long,
+/// followed by at least 8 more bytes).
+struct Wide<'a> {
+    escapes: &'a [u8],
+    pc_lens: &'a [u8],
+    pc_buf: &'a [u8],
+    pc_bytes: usize,
+}
+
+/// Writes every row's accesses into `batch` (`n` long): addresses, kinds, sizes as their size
+/// bytes and pcs as the last fetch or 0, which [`patch`] corrects for escaped sizes and
+/// explicit pcs. Returns the accesses written and the address bytes used. Kept out of line
+/// and lean, with the rare cases left to [`patch`]: the loop's state fits the registers.
+#[inline(never)]
+fn expand(
+    rows: &Rows<'_>,
+    addr_buf: &[u8],
+    addr_bytes: usize,
+    dict: &Dictionary,
+    batch: &mut Batch,
+) -> Result<(usize, usize), String> {
+    let n = batch.addrs.len();
+    // One length for all four, so one check covers a row's writes to each.
+    let (out_addrs, out_sizes) = (&mut batch.addrs[..n], &mut batch.sizes[..n]);
+    let (out_kinds, out_pcs) = (&mut batch.kinds[..n], &mut batch.pcs[..n]);
     let mut table = [0u64; SLOTS];
-    let (mut o, mut at, mut esc, mut xp, mut pat) = (0usize, 0usize, 0usize, 0usize, 0usize);
-    let (mut last_instr, mut prev_pc) = (0u64, 0u64);
-    for i in 0..rows {
-        let m = meta[i];
+    let (mut o, mut at, mut last_instr, mut invalid) = (0usize, 0usize, 0u64, false);
+    for ((&m, &size), &slot) in rows.meta.iter().zip(rows.sizes).zip(rows.slots) {
         if m == RUN_META {
-            let local = usize::from(sizes[i]) | usize::from(slots[i]) << 8;
+            let local = usize::from(size) | usize::from(slot) << 8;
             let &(first, k) = dict.runs.get(local).ok_or("a run row names no run")?;
             let (first, k) = (first as usize, k as usize);
-            if o + k > n {
+            if k > n - o {
                 return Err("the rows hold more accesses than the block".into());
             }
-            // Whole chunks: the dictionary and the columns have `CHUNK` spare entries, and
-            // what a chunk writes past the run the next rows overwrite.
+            // Whole chunks (the dictionary has `CHUNK` spare entries, and what a chunk writes
+            // past the run the next rows overwrite), but fetch by fetch at the block's end.
             let mut j = 0;
             while j < k {
                 let (from, to) = (first + j, o + j);
-                out_addrs[to..to + CHUNK].copy_from_slice(&dict.addrs[from..from + CHUNK]);
-                out_pcs[to..to + CHUNK].copy_from_slice(&dict.addrs[from..from + CHUNK]);
+                if to + CHUNK > n {
+                    for (f, t) in (from..first + k).zip(to..) {
+                        out_addrs[t] = dict.addrs[f];
+                        out_pcs[t] = dict.addrs[f];
+                        out_sizes[t] = dict.sizes[f];
+                        out_kinds[t] = AccessKind::Instr;
+                    }
+                    break;
+                }
+                let src = &dict.addrs[from..from + CHUNK];
+                out_addrs[to..to + CHUNK].copy_from_slice(src);
+                out_pcs[to..to + CHUNK].copy_from_slice(src);
                 out_sizes[to..to + CHUNK].copy_from_slice(&dict.sizes[from..from + CHUNK]);
                 out_kinds[to..to + CHUNK].copy_from_slice(&[AccessKind::Instr; CHUNK]);
                 j += CHUNK;
@@ -170,65 +230,76 @@ pub(super) fn decode_run_columns(
             o += k;
             continue;
         }
-        let len = usize::from(m & LEN_MASK);
-        if len > 8 || (m & PC_EXPLICIT != 0 && m & PC_LAST_INSTR != 0) {
-            return Err("invalid access descriptor".into());
-        }
         if o == n {
             return Err("the rows hold more accesses than the block".into());
         }
+        let len = usize::from(m & LEN_MASK);
+        // A length above 8 reads as 0 bytes (`sign_extend`); reported after the loop.
+        invalid |= len > 8;
         let delta = sign_extend(word(addr_buf, at.min(addr_bytes)), len);
         at += len;
-        let slot = &mut table[usize::from(slots[i])];
+        let slot = &mut table[usize::from(slot)];
         let a = slot.wrapping_add(delta);
         *slot = a;
-        let kind = kind_of(m);
         if m & KIND_BITS == 0 {
             last_instr = a;
         }
-        out_pcs[o] = if m & PC_LAST_INSTR != 0 {
-            last_instr
-        } else if m & PC_EXPLICIT != 0 {
-            let plen = pc_lens.get(xp).map_or(9, |&l| usize::from(l));
-            xp += 1;
-            if plen > 8 || pat + plen > pc_bytes {
-                return Err("explicit pcs do not match their columns".into());
-            }
-            prev_pc = prev_pc.wrapping_add(sign_extend(word(pc_buf, pat), plen));
-            pat += plen;
-            prev_pc
-        } else {
-            0
-        };
-        out_sizes[o] = match sizes[i] {
-            0 => {
-                let wide = escape_col
-                    .get(4 * esc..4 * esc + 4)
-                    .ok_or("escaped sizes do not match their column")?;
-                esc += 1;
-                u32_at(wide, 0)
-            }
-            s => u32::from(s),
-        };
         out_addrs[o] = a;
-        out_kinds[o] = kind;
+        out_kinds[o] = kind_of(m);
+        out_sizes[o] = u32::from(size);
+        // Bit 7 (pc = last fetch) sign-extended is the mask.
+        out_pcs[o] = last_instr & (m as i8 >> 7) as u64;
         o += 1;
     }
-    if o != n {
-        return Err("the rows hold fewer accesses than the block".into());
+    if invalid {
+        return Err("invalid access descriptor".into());
     }
-    batch.addrs.truncate(n);
-    batch.sizes.truncate(n);
-    batch.kinds.truncate(n);
-    batch.pcs.truncate(n);
-    if at != addr_col.len() {
-        return Err("address deltas do not fill their column".into());
+    Ok((o, at))
+}
+
+/// Puts the escaped sizes and explicit pcs in place, walking the rows again for each access's
+/// place; checks both columns are used up exactly.
+fn patch(
+    rows: &Rows<'_>,
+    dict: &Dictionary,
+    wide: &Wide<'_>,
+    batch: &mut Batch,
+) -> Result<(), String> {
+    let (mut o, mut esc, mut xp, mut pat, mut prev_pc) = (0usize, 0usize, 0usize, 0usize, 0u64);
+    for ((&m, &size), &slot) in rows.meta.iter().zip(rows.sizes).zip(rows.slots) {
+        if m == RUN_META {
+            let local = usize::from(size) | usize::from(slot) << 8;
+            o += dict.runs[local].1 as usize;
+            continue;
+        }
+        if m & PC_EXPLICIT != 0 {
+            if m & PC_LAST_INSTR != 0 {
+                return Err("invalid access descriptor".into());
+            }
+            let plen = wide.pc_lens.get(xp).map_or(9, |&l| usize::from(l));
+            xp += 1;
+            if plen > 8 || pat + plen > wide.pc_bytes {
+                return Err("explicit pcs do not match their columns".into());
+            }
+            prev_pc = prev_pc.wrapping_add(sign_extend(word(wide.pc_buf, pat), plen));
+            pat += plen;
+            batch.pcs[o] = prev_pc;
+        }
+        if size == 0 {
+            let w = wide
+                .escapes
+                .get(4 * esc..4 * esc + 4)
+                .ok_or("escaped sizes do not match their column")?;
+            esc += 1;
+            batch.sizes[o] = u32_at(w, 0);
+        }
+        o += 1;
     }
-    if esc != escapes {
+    if 4 * esc != wide.escapes.len() {
         return Err("escaped sizes do not match their column".into());
     }
-    if xp != explicit_pcs || pat != pc_bytes {
+    if xp != wide.pc_lens.len() || pat != wide.pc_bytes {
         return Err("explicit pcs do not match their columns".into());
     }
-    batch.set_thread_switches(&read_switches(switches))
+    Ok(())
 }

@@ -45,7 +45,10 @@
 //! every older version, and adds a sample file next to `tests/fixtures/native-v1.cst`, which
 //! `tests/native_fixture.rs` decodes exactly. Version 2 adds each block's thread switches as
 //! an eighth column (empty for a block of the main thread alone, so a single-threaded
-//! version 1 block is a version 2 block); version 1 files read as one thread.
+//! version 1 block is a version 2 block); version 1 files read as one thread. Version 3 adds
+//! run blocks (a flag in the block header): a run of the Valgrind tool's fetches is one row
+//! naming the run in the block's run dictionary (`encode/dict.rs`, decoded by
+//! `decode_runs.rs`); a block without the flag is a version 2 block.
 
 mod compress;
 mod decode;
