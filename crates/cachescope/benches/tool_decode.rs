@@ -15,6 +15,10 @@
 //! `ToolReader::write_native`, `record`'s direct path (decoding and encoding on the bench
 //! thread; zstd again on the writer's helper thread).
 //!
+//! And `tool_trace_decode`: reading that native trace back (`native::Reader`): the `records`
+//! stream's blocks have a row per access, the `runs` stream's are run blocks (format version
+//! 3, each run of fetches one row), so the two compare the decoders.
+//!
 //! Each group also reads `runs`: a stream shaped as the tool writes real programs now, where
 //! consecutive instructions are one word naming a run defined once (256 runs of 2-8
 //! instructions, each run followed by one or two data references), so that a word stands for
@@ -28,7 +32,7 @@ use std::hint::black_box;
 
 use cachescope::record::tool::ToolReader;
 use cachescope::trace::AccessReader;
-use cachescope::trace::native::{Header, Writer};
+use cachescope::trace::native::{Header, Reader, Writer};
 use cachescope::{Batch, Source};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -181,9 +185,36 @@ fn record(c: &mut Criterion<CpuTime>) {
     group.finish();
 }
 
+fn read_back(c: &mut Criterion<CpuTime>) {
+    let mut group = c.benchmark_group("tool_trace_decode");
+    group.sample_size(10);
+    for (name, (bytes, refs)) in streams() {
+        let mut w = Writer::new(Vec::with_capacity(16 << 20), Header::new()).unwrap();
+        ToolReader::new(bytes.as_slice(), Source::Memory)
+            .write_native(&mut w, |_| {})
+            .unwrap();
+        let trace = w.finish().unwrap().0;
+        drop(bytes);
+        group.throughput(Throughput::Elements(refs));
+        group.bench_function(name, |b| {
+            let mut batch = Batch::new();
+            b.iter(|| {
+                let mut r = Reader::new(trace.as_slice(), Source::Memory).unwrap();
+                let mut n = 0;
+                while r.read_batch(&mut batch).unwrap() > 0 {
+                    n += batch.len() as u64;
+                }
+                assert_eq!(n, refs);
+                black_box(n)
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().with_measurement(CpuTime);
-    targets = decode, encode, record
+    targets = decode, encode, record, read_back
 }
 criterion_main!(benches);
