@@ -2,9 +2,10 @@
 //! of instruction fetches named in the block's run dictionary (`docs/native-format.md`).
 //!
 //! Rows and accesses no longer line up, so the columns are decoded row by row into the
-//! accesses, escaped sizes and explicit pcs taken inline; a run row copies its fetches from
-//! the parsed dictionary. Reads are clamped and every count is checked at the end, so damaged
-//! columns are reported, never read out of bounds.
+//! accesses ([`expand`]; a run row copies its fetches from the parsed dictionary), then the
+//! rare escaped sizes and explicit pcs are put in place by a second walk over the rows
+//! ([`patch`]) when the directory says there are any. Reads are clamped and every count is
+//! checked at the end, so damaged columns are reported, never read out of bounds.
 
 use super::decode::{kind_of, sign_extend, word};
 use super::encode::{
@@ -19,8 +20,9 @@ use crate::batch::Batch;
 pub(super) const RUN_DIRECTORY_LEN: usize = 24;
 
 /// Most raw bytes a run block of `n` accesses can take: per row at most 24 bytes of columns
-/// and a thread switch; the dictionary at most 11 bytes per fetch it defines (a LEB128 count,
-/// a size and a LEB128 address delta; it may define no more fetches than the block has).
+/// and a thread switch; the dictionary at most 21 bytes per fetch it defines (a run of `k`
+/// fetches takes at most 11k + 10: a LEB128 count and first address of up to 10 bytes each,
+/// then a size and a LEB128 gap per fetch; it may define no more fetches than the block has).
 pub(super) fn max_run_raw_len(n: usize) -> usize {
     RUN_DIRECTORY_LEN + (24 + THREAD_SWITCH_LEN + 11 + 10) * n
 }

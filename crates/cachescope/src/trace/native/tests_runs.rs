@@ -55,7 +55,8 @@ fn define(defs: &[Vec<(u64, u32, bool)>]) -> InstrRuns {
 }
 
 /// A trace of `picks` (a run, or a data access of the kind, size and pc mode given by the
-/// number) written in `segments` of threads, and the accesses it stands for.
+/// number), its picks split into equal stretches for the `threads` in turn, and the accesses
+/// it stands for with each one's thread.
 fn write(
     runs: &InstrRuns,
     picks: &[(usize, bool, u64)],

@@ -93,16 +93,17 @@ impl Columns {
     /// Appends the block as the format lays it out: the directory, the columns, the run
     /// dictionary if any, the thread switches.
     pub(in crate::trace::native) fn lay_out(&self, raw: &mut Vec<u8>) {
-        let mut directory = vec![
+        let directory = [
             self.addrs_len,
             self.escapes_len / 4,
             self.pcs,
             self.pc_bytes_len,
+            self.rows,
+            self.dict.len(),
         ];
-        if self.has_runs() {
-            directory.extend([self.rows, self.dict.len()]);
-        }
-        for len in directory {
+        // A run block's directory adds the rows and the dictionary's length.
+        let used = if self.has_runs() { 6 } else { 4 };
+        for &len in &directory[..used] {
             raw.extend_from_slice(&(len as u32).to_le_bytes());
         }
         let rows = self.rows;
