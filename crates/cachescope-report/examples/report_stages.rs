@@ -36,11 +36,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let names = [
         "three-c+two-level+phases",
         "fifo+srrip+drrip",
-        "reuse-time",
-        "footprint",
         "sampler",
-        "kinds",
+        "footprint+reuse-time",
         "opt spill",
+        "kinds",
     ];
     let started = Instant::now();
     let (spent, refs) = {

@@ -71,7 +71,7 @@ impl Collector {
             None,
             sizes,
         )?);
-        let reuse_times = self.rt.finish();
+        let reuse_times = self.fp.reuse_times();
         mrc.push(curve(
             Measured::ReuseTimes(&reuse_times),
             Method::HotlRt,

@@ -13,7 +13,7 @@ use crate::models::hotl::{FootprintAnalysis, LocalFootprintAnalysis};
 use crate::models::l2::TwoLevelAnalysis;
 use crate::opt::SpilledIds;
 use crate::phases::{Method, PhaseAnalysis, PhaseOptions};
-use crate::reuse::{Options, RandomReplacementAnalysis, ReuseTimeAnalysis, sizes_log_range};
+use crate::reuse::{Options, RandomReplacementAnalysis, sizes_log_range};
 use crate::sampling::{DEFAULT_SLOT_REFS, Sampler, SamplerOptions};
 use crate::sim::{Geometry, Policy, ThreeCSweep, TwoLevelLru};
 use crate::stages::Stage;
@@ -33,7 +33,8 @@ pub struct Collector {
     pub(super) started: Instant,
     /// Accesses per kind (the distinct lines come from the stack distances).
     pub(super) kinds: KindCounts,
-    pub(super) rt: ReuseTimeAnalysis,
+    /// The footprint, and the reuse-time histograms (it measures the same reuse times: one
+    /// table of last uses, not two).
     pub(super) fp: FootprintAnalysis,
     /// HOTL's time-local reading, the one `mrc --method hotl` shows; and random replacement.
     /// Both run after the pass on the line ids OPT spilled, beside OPT's stack (the longest
@@ -108,7 +109,6 @@ impl Collector {
         Ok(Collector {
             started: Instant::now(),
             kinds: KindCounts::default(),
-            rt: ReuseTimeAnalysis::new(reuse),
             fp: FootprintAnalysis::new(reuse, &[])?,
             local: LocalFootprintAnalysis::new(reuse),
             random: RandomReplacementAnalysis::new(reuse, &random_sizes, options.seed),
@@ -174,21 +174,16 @@ impl Collector {
     /// Every analysis as `Send`, for [`crate::pass::Independent`] (one decode, the analyses
     /// shared out over the threads as the pass goes). Listed so that the first deal, every
     /// other analysis to each of two threads, is about even on small footprints (the 3C sweep
-    /// with the two-level simulation and the phases, reuse times, StatCache's sampler and
-    /// OPT's spill on one; the policies' miniatures, the footprint, the access counts and the
-    /// attribution on the other); the pass moves them where the load is even on others
+    /// with the two-level simulation and the phases, StatCache's sampler, OPT's spill and the
+    /// attribution on one; the policies' miniatures, the footprint with the reuse times and
+    /// the access counts on the other); the pass moves them where the load is even on others
     /// (docs/report.md has each stage's cost).
     pub fn analyses_send(&mut self) -> Vec<&mut (dyn Analysis + Send)> {
         let (minis, opt) = self.policies.parts();
-        let mut all: Vec<&mut (dyn Analysis + Send)> = vec![
-            &mut self.sweep,
-            minis,
-            &mut self.rt,
-            &mut self.fp,
-            &mut self.sampler,
-            &mut self.kinds,
-        ];
+        let mut all: Vec<&mut (dyn Analysis + Send)> =
+            vec![&mut self.sweep, minis, &mut self.sampler, &mut self.fp];
         all.extend(opt.map(|o| o as &mut (dyn Analysis + Send)));
+        all.push(&mut self.kinds);
         if let Some(a) = &mut self.attribution {
             all.push(a);
         }

@@ -27,7 +27,7 @@ use super::sums::WindowSums;
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::{Error, Result};
-use crate::reuse::{Options, for_each_chunk_of};
+use crate::reuse::{Options, ReuseTimes, for_each_chunk_of};
 
 use crate::reuse::table::LineTable;
 
@@ -219,11 +219,41 @@ impl FootprintAnalysis {
 
     /// The footprint of the references seen so far. O(distinct lines) for the last positions.
     pub fn finish(&self) -> Footprint {
-        let layout = self.options.layout;
+        let (reuse, last) = self.reuse_and_last();
+        Footprint::from_sums(
+            self.options.line_size.bytes(),
+            self.now,
+            self.distinct_lines(),
+            reuse,
+            self.first.clone(),
+            last,
+            self.listed.clone(),
+        )
+    }
+
+    /// The reuse-time histograms of the references seen so far, equal to those a
+    /// [`ReuseTimeAnalysis`](crate::reuse::ReuseTimeAnalysis) fed the same references gives:
+    /// this analysis measures the same reuse times and positions in bins of the same layout,
+    /// so a pass that needs both runs one. O(distinct lines), as [`FootprintAnalysis::finish`].
+    pub fn reuse_times(&self) -> ReuseTimes {
+        let (reuse, last) = self.reuse_and_last();
+        ReuseTimes {
+            line_size: self.options.line_size.bytes(),
+            refs: self.now,
+            distinct_lines: self.distinct_lines(),
+            reuse_time: reuse.histogram(),
+            first: self.first.histogram(),
+            last: last.histogram(),
+        }
+    }
+
+    /// The reuse-time sums with the dense counts folded in, and the sums of
+    /// `l = n + 1 − (position of the line's last reference)`.
+    fn reuse_and_last(&self) -> (WindowSums, WindowSums) {
         let mut reuse = self.reuse.clone();
         fold(&mut reuse, &self.dense);
         let n = self.now;
-        let mut last = WindowSums::new(layout, &self.listed);
+        let mut last = WindowSums::new(self.options.layout, &self.listed);
         for (line, p) in self.table.entries() {
             let p = if self.run_open && line == self.prev {
                 n
@@ -232,15 +262,7 @@ impl FootprintAnalysis {
             };
             last.record(n + 1 - p);
         }
-        Footprint::from_sums(
-            self.options.line_size.bytes(),
-            n,
-            self.distinct_lines(),
-            reuse,
-            self.first.clone(),
-            last,
-            self.listed.clone(),
-        )
+        (reuse, last)
     }
 
     /// Processes one chunk of line addresses.

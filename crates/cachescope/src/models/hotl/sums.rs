@@ -14,7 +14,7 @@
 //! convexity of `x ↦ (x − w)⁺` on the bin `[lo, hi]`: at least `(sum − w·count)⁺` (Jensen),
 //! at most `(sum − lo·count)·(hi − w)/(hi − lo)` (the chord).
 
-use crate::reuse::Layout;
+use crate::reuse::{Layout, LogHistogram};
 
 /// Bins per octave above the exact region (HOTL §4.1; the same as `LogHistogram`).
 const SUB_BITS: u32 = 8;
@@ -168,6 +168,21 @@ impl WindowSums {
             .enumerate()
             .filter(|(_, (c, _))| **c > 0)
             .map(|(b, (&c, &s))| (b, c, s))
+    }
+
+    /// The counts alone, as the histogram of the same layout that recorded the same values
+    /// holds them (the bins are the same; the sums are dropped).
+    pub fn histogram(&self) -> LogHistogram {
+        let mut h = LogHistogram::new(self.layout);
+        for (x, &n) in self.exact.iter().enumerate() {
+            if n > 0 {
+                h.record_n(x as u64, n);
+            }
+        }
+        for (b, n, _) in self.binned() {
+            h.record_n(binned_bounds(self.layout, b).0, n);
+        }
+        h
     }
 
     /// The listed windows' partial sums, by window.

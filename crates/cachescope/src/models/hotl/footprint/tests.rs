@@ -28,3 +28,36 @@ fn folding_the_dense_counts_changes_nothing() {
     assert_eq!(a.listed(), b.listed());
     assert!(a.fp(100) > 1.0);
 }
+
+proptest::proptest! {
+    /// The report takes its reuse-time histograms from the footprint analysis instead of
+    /// running a `ReuseTimeAnalysis` beside it: the two must agree bin for bin, long reuse
+    /// times (binned above 2^8 here), runs of one line and batches of any length included.
+    #[test]
+    fn reuse_times_equal_those_of_the_reuse_time_analysis(
+        lines in proptest::collection::vec(0u64..600, 0..3000),
+        repeats in proptest::collection::vec(1usize..4, 0..3000),
+        cuts in proptest::collection::vec(0usize..3000, 0..4),
+    ) {
+        use crate::reuse::{Layout, ReuseTimeAnalysis};
+        let options = Options { layout: Layout::new(8).unwrap(), ..Options::default() };
+        // Runs of one line (a line's words in a row) take the footprint's fast path.
+        let addrs: Vec<u64> = lines
+            .iter()
+            .zip(repeats.iter().chain(std::iter::repeat(&1)))
+            .flat_map(|(&l, &r)| std::iter::repeat_n(l * 64, r))
+            .collect();
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(addrs.len())).collect();
+        cuts.push(0);
+        cuts.push(addrs.len());
+        cuts.sort_unstable();
+        let mut fp = FootprintAnalysis::new(options, &[]).unwrap();
+        let mut rt = ReuseTimeAnalysis::new(options);
+        for w in cuts.windows(2) {
+            let batch: Batch = addrs[w[0]..w[1]].iter().map(|&a| Access::load(a, 8)).collect();
+            fp.observe(&batch);
+            rt.observe(&batch);
+        }
+        proptest::prop_assert_eq!(fp.reuse_times(), rt.finish());
+    }
+}

@@ -80,8 +80,10 @@ impl Sampler {
         self.rng ^= self.rng << 13;
         self.rng ^= self.rng >> 7;
         self.rng ^= self.rng << 17;
-        // The modulo (not a multiply-compare) keeps the draws, hence the curves, of before.
-        if self.rng % rt >= self.per {
+        // The modulo (not a multiply-compare) keeps the draws, hence the curves, of before;
+        // `rt ≤ per` is always drawn (its remainder is below `rt`), which spares the division
+        // for most reuses (`per` is 2, and reuses of 1 and 2 are common).
+        if rt > self.per && self.rng % rt >= self.per {
             return None;
         }
         Some(self.live(j + 1, now))
