@@ -106,5 +106,11 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group! {
+    name = benches;
+    // No plots: this crate turns on plotters' `ab_glyph` fonts, which then need a font
+    // registered, and criterion's plotting panicked (FontUnavailable) after the first bench.
+    config = Criterion::default().without_plots();
+    targets = bench
+}
 criterion_main!(benches);
