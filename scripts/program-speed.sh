@@ -6,9 +6,12 @@
 # table of each command's peak resident memory (GNU time's maximum RSS: the largest single
 # process of the run, so the Valgrind process under `record`, the larger of cachescope and
 # Valgrind under `report -- P`). Writes both tables into docs/report.md (between its
-# `<!-- program-speed.sh -->` markers) and on standard output. Each command runs once (these
-# take minutes); the load average at both ends is printed with the table. Skips, saying so,
-# without Valgrind or GNU time.
+# `<!-- program-speed.sh -->` markers) and on standard output. Cachegrind and `record`, the
+# pair of the recording target and the shortest commands, run RUNS times (default 3) and the
+# run of median wall time is shown: some `record` runs are slower for reasons outside the
+# process (docs/recording.md), and one run each made the ratio swing by 1.5x between two
+# tables. Every other command runs once (these take minutes); the load average at both ends is
+# printed with the table. Skips, saying so, without Valgrind or GNU time.
 #
 #   scripts/program-speed.sh        # WORK=DIR keeps the inputs and traces (default target/program-speed)
 set -euo pipefail
@@ -72,6 +75,13 @@ measure() {
   tail -1 "$work/time" | awk '{ printf "%.2f %.2f %.0f", $1, $2 + $3, $4 / 1024 }'
 }
 
+# `measure` RUNS times; prints the run of median wall time.
+runs=${RUNS:-3}
+measure_median() {
+  local k
+  for ((k = 0; k < runs; k++)); do measure "$@"; echo; done | sort -n | awk -v n="$runs" 'NR == int((n + 1) / 2) { printf "%s", $0 }'
+}
+
 rows=""
 mems=""
 for i in "${!progs[@]}"; do
@@ -79,8 +89,8 @@ for i in "${!progs[@]}"; do
   f=${progs[$i]}
   t=$work/p$i.cst
   "$f" >/dev/null 2>&1 || true # warms the page cache
-  read -r cg_w cg_c cg_m <<<"$(measure "$f" timed valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null)"
-  read -r rec_w rec_c rec_m <<<"$(measure "$f" timed "$cs" record -q -o "$t" --)"
+  read -r cg_w cg_c cg_m <<<"$(measure_median "$f" timed valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null)"
+  read -r rec_w rec_c rec_m <<<"$(measure_median "$f" timed "$cs" record -q -o "$t" --)"
   read -r mrcp_w mrcp_c mrcp_m <<<"$(measure "$f" timed "$cs" mrc -q --method exact --)"
   read -r repp_w repp_c repp_m <<<"$(measure "$f" timed "$cs" report -q -o "$work/rp$i" --)"
   read -r rept_w rept_c rept_m <<<"$(measure timed "$cs" report -q -o "$work/rt$i" "$t")"
@@ -96,7 +106,7 @@ print(f'| {\"$p\"} | {r / 1e6:.0f} M | {c(cg)} | {c(rec)} | {c(mp)} | {c(rp)} | 
   echo "${rows%$'\n'}" | tail -1
 done
 
-table="Measured by \`scripts/program-speed.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, load average $load_start at the start and $(cut -d' ' -f1 /proc/loadavg) at the end; each command once. Seconds, wall (CPU: user + system, both cores); refs are the data references \`record\` wrote.
+table="Measured by \`scripts/program-speed.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, load average $load_start at the start and $(cut -d' ' -f1 /proc/loadavg) at the end; Cachegrind and \`record\` the median of $runs runs by wall time, every other command once. Seconds, wall (CPU: user + system, both cores); refs are the data references \`record\` wrote.
 
 | program | data refs | Cachegrind | \`record\` | \`mrc -- P\` | \`report -- P\` | \`report TRACE\` | \`mrc --method exact TRACE\` | record / Cachegrind | report -- P / record | report / exact |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
