@@ -71,14 +71,13 @@ impl Collector {
             None,
             sizes,
         )?);
-        let reuse_times = self.fp.reuse_times();
+        let (footprint, reuse_times) = self.fp.finish_with_reuse_times();
         mrc.push(curve(
             Measured::ReuseTimes(&reuse_times),
             Method::HotlRt,
             None,
             sizes,
         )?);
-        let footprint = self.fp.finish();
         let filmer = hotl::Filmer::new(&footprint);
 
         let three_c_reports = self.sweep.three_c.finish();

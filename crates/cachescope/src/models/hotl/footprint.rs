@@ -220,6 +220,20 @@ impl FootprintAnalysis {
     /// The footprint of the references seen so far. O(distinct lines) for the last positions.
     pub fn finish(&self) -> Footprint {
         let (reuse, last) = self.reuse_and_last();
+        self.footprint(reuse, last)
+    }
+
+    /// [`FootprintAnalysis::finish`] and the reuse-time histograms of the same references,
+    /// equal to those a [`ReuseTimeAnalysis`](crate::reuse::ReuseTimeAnalysis) fed them gives:
+    /// this analysis measures the same reuse times and positions in bins of the same layout,
+    /// so a pass that needs both runs one. The last positions are walked once.
+    pub fn finish_with_reuse_times(&self) -> (Footprint, ReuseTimes) {
+        let (reuse, last) = self.reuse_and_last();
+        let times = self.histograms(&reuse, &last);
+        (self.footprint(reuse, last), times)
+    }
+
+    fn footprint(&self, reuse: WindowSums, last: WindowSums) -> Footprint {
         Footprint::from_sums(
             self.options.line_size.bytes(),
             self.now,
@@ -231,12 +245,7 @@ impl FootprintAnalysis {
         )
     }
 
-    /// The reuse-time histograms of the references seen so far, equal to those a
-    /// [`ReuseTimeAnalysis`](crate::reuse::ReuseTimeAnalysis) fed the same references gives:
-    /// this analysis measures the same reuse times and positions in bins of the same layout,
-    /// so a pass that needs both runs one. O(distinct lines), as [`FootprintAnalysis::finish`].
-    pub fn reuse_times(&self) -> ReuseTimes {
-        let (reuse, last) = self.reuse_and_last();
+    fn histograms(&self, reuse: &WindowSums, last: &WindowSums) -> ReuseTimes {
         ReuseTimes {
             line_size: self.options.line_size.bytes(),
             refs: self.now,

@@ -58,6 +58,8 @@ proptest::proptest! {
             fp.observe(&batch);
             rt.observe(&batch);
         }
-        proptest::prop_assert_eq!(fp.reuse_times(), rt.finish());
+        let (footprint, times) = fp.finish_with_reuse_times();
+        proptest::prop_assert_eq!(&times, &rt.finish());
+        proptest::prop_assert_eq!(footprint.points(64).unwrap(), fp.finish().points(64).unwrap());
     }
 }
