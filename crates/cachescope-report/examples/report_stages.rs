@@ -60,8 +60,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let pass = started.elapsed();
     let t = Instant::now();
+    // Each stage of `finish` (one thread: one after another) timed by when it is seen done.
+    let stages = collector.stages();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = {
+        let (stages, done) = (stages.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut ended = vec![None; stages.len()];
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                for (e, s) in ended.iter_mut().zip(&stages) {
+                    if e.is_none() && s.state() == cachescope::stages::StageState::Done {
+                        *e = Some(t.elapsed());
+                    }
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            ended
+        })
+    };
     let report = collector.finish(&trace)?;
     let models = t.elapsed();
+    done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let ended = watcher.join().map_err(|_| "watcher panicked")?;
     let t = Instant::now();
     let figures = cachescope_report::figures::render_all(&report)?;
     let html = cachescope_report::html::render(&report, &figures)?;
@@ -77,6 +97,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (pass - observed).as_secs_f64()
     );
     println!("{:<24} {:>8.2} s", "models (finish)", models.as_secs_f64());
+    for (s, e) in stages.iter().zip(&ended) {
+        let at = e.unwrap_or(models).as_secs_f64();
+        println!("  {:<22} done at {at:>6.2} s", s.name());
+    }
     println!(
         "{:<24} {:>8.2} s ({} B of html)",
         "figures + html",

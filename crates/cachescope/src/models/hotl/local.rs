@@ -151,7 +151,13 @@ impl Bin {
 pub struct LocalFootprintAnalysis {
     options: Options,
     span: u64,
+    /// Each line's latest position: by line, or by number for [`Self::observe_numbered`]
+    /// (one indexed load instead of a hash probe; 0 for a number not seen). One of the two
+    /// is used; an analysis is fed one way.
     table: LineTable,
+    ids: Vec<u64>,
+    /// Numbers seen in `ids`.
+    id_lines: u64,
     now: u64,
     /// Level `k`: stretches of `2^k` finest ones.
     levels: Vec<Level>,
@@ -187,6 +193,8 @@ impl LocalFootprintAnalysis {
             options,
             span,
             table: LineTable::default(),
+            ids: Vec::new(),
+            id_lines: 0,
             now: 0,
             levels: vec![Level::new(0, span, 1)],
             next_event: 1 << MIN_STRETCH_BITS,
@@ -214,9 +222,14 @@ impl LocalFootprintAnalysis {
     /// [`Analysis::observe`] on the references they number (the report runs it after its
     /// pass, beside OPT's stack).
     pub fn observe_numbered(&mut self, ids: &[u32]) {
-        for chunk in ids.chunks(crate::reuse::CHUNK) {
-            self.access_chunk(chunk.iter().map(|&id| u64::from(id)));
+        for &id in ids {
+            self.access_id(id as usize);
         }
+    }
+
+    /// Distinct lines seen so far.
+    pub(super) fn lines(&self) -> u64 {
+        self.table.len() as u64 + self.id_lines
     }
 }
 

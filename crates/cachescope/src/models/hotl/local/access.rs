@@ -13,14 +13,39 @@ impl LocalFootprintAnalysis {
         bits.saturating_sub(MIN_STRETCH_BITS) as usize
     }
 
+    /// The next position, with the levels settled and advanced up to it.
     #[inline]
-    fn access(&mut self, line: u64) {
+    fn tick(&mut self) -> u64 {
         self.now += 1;
         if self.now >= self.next_event {
             self.events();
         }
-        let now = self.now;
+        self.now
+    }
+
+    #[inline]
+    fn access(&mut self, line: u64) {
+        let now = self.tick();
         let prev = self.table.replace(line, now);
+        self.reused(now, prev);
+    }
+
+    /// A reference by line number (numbers in order of first reference): its last position
+    /// is one indexed load, no hash probe (0: never seen, as positions start at 1).
+    #[inline]
+    pub(super) fn access_id(&mut self, id: usize) {
+        let now = self.tick();
+        if id >= self.ids.len() {
+            self.ids.resize(id + 1, 0);
+        }
+        let prev = std::mem::replace(&mut self.ids[id], now);
+        self.id_lines += u64::from(prev == 0);
+        self.reused(now, (prev != 0).then_some(prev));
+    }
+
+    /// The reference at `now`, whose line was last referenced at `prev`.
+    #[inline]
+    fn reused(&mut self, now: u64, prev: Option<u64>) {
         let measured = self.sampler.access(now, prev);
         match prev {
             Some(j) => {

@@ -15,7 +15,7 @@ impl LocalFootprintAnalysis {
         let p = self.now;
         for k in 0..self.levels.len() {
             if let Some(done) = self.levels[k].take_settled(p) {
-                let lines = self.table.len() as u64;
+                let lines = self.lines();
                 self.settle(k, done, None, lines);
             }
             self.levels[k].advance(p);
@@ -78,6 +78,7 @@ impl LocalFootprintAnalysis {
         // The open stretches settle on a copy; the line table, the largest part, is only read.
         let mut a = LocalFootprintAnalysis {
             table: LineTable::default(),
+            ids: Vec::new(),
             levels: self.levels.clone(),
             reuse: self.reuse.clone(),
             first: self.first.clone(),
@@ -88,7 +89,7 @@ impl LocalFootprintAnalysis {
             estimates: Vec::new(),
             ..*self
         };
-        let m = self.table.len() as u64;
+        let m = self.lines();
         let n = a.now;
         // Levels whose stretch holds the whole trace take the Xiang footprint instead.
         let top = (0..)
@@ -120,7 +121,8 @@ impl LocalFootprintAnalysis {
             k += 1;
         }
         let mut last = vec![Bin::default(); BINS];
-        for p in self.table.values() {
+        let by_id = self.ids.iter().copied().filter(|&p| p != 0);
+        for p in self.table.values().chain(by_id) {
             levels::add(&mut last, n + 1 - p);
         }
         let mut model = LocalFootprint {
