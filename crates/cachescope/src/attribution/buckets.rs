@@ -49,6 +49,10 @@ pub const STACK: u32 = 1;
 
 /// Main-thread stack growth room below a `[stack]` mapping.
 const STACK_ROOM: u64 = 8 << 20;
+/// Ranges [`BucketMap::lookup`] remembers.
+const RECENT: usize = 4;
+/// An empty range, which no address is in.
+const NONE: (u64, u64, u32) = (1, 0, OTHER);
 /// Valgrind's amd64 client stack region.
 const VALGRIND_STACK: (u64, u64) = (0x1f_f000_0000, 0x20_0000_0000);
 /// A native main stack with no map to say where: the top of the user address space.
@@ -81,8 +85,12 @@ pub struct BucketMap {
     ranges: Vec<(u64, u64, usize)>,
     /// Notes about what is missing, for the report.
     pub notes: Vec<String>,
-    /// The last range found and its bucket (valid until the next heap event).
-    last: (u64, u64, u32),
+    /// The last ranges found and their buckets (valid until the next heap event), the
+    /// oldest replaced: a loop over a few arrays alternates between their blocks, which one
+    /// remembered range would miss on every turn (a search of the heap's tree each time).
+    recent: [(u64, u64, u32); RECENT],
+    /// The entry of `recent` replaced next.
+    oldest: usize,
     /// The last stack range found that no heap block, variable or module region overlaps, so
     /// that every address in it is the stack's (valid until the next heap or map event).
     /// Without it every stack reference searched the heap, the variables and the regions.
@@ -119,7 +127,8 @@ impl BucketMap {
             loaded: Map::default(),
             ranges: Vec::new(),
             notes: Vec::new(),
-            last: (1, 0, OTHER),
+            recent: [NONE; RECENT],
+            oldest: 0,
             last_stack: (1, 0),
             saw_heap_events: false,
             saw_map: false,
@@ -259,8 +268,7 @@ impl BucketMap {
     /// The bucket of byte address `addr` now.
     #[inline]
     pub fn lookup(&mut self, addr: u64) -> u32 {
-        let (lo, hi, id) = self.last;
-        if addr >= lo && addr < hi {
+        if let Some(&(_, _, id)) = self.recent.iter().find(|r| addr >= r.0 && addr < r.1) {
             return id;
         }
         let (lo, hi) = self.last_stack;
@@ -269,7 +277,8 @@ impl BucketMap {
         }
         let found = self.find(addr);
         if let Some(r) = found {
-            self.last = r;
+            self.recent[self.oldest] = r;
+            self.oldest = (self.oldest + 1) % RECENT;
             return r.2;
         }
         match self
@@ -289,7 +298,7 @@ impl BucketMap {
 
     /// Forgets the ranges [`BucketMap::lookup`] remembers: the buckets changed.
     fn forget(&mut self) {
-        self.last = (1, 0, OTHER);
+        self.recent = [NONE; RECENT];
         self.last_stack = (1, 0);
     }
 
