@@ -12,7 +12,7 @@ use std::process::Command as Std;
 use serde_json::Value;
 
 mod common;
-use common::{cs, tools_or_skip};
+use common::{compile_c, cs, tools_or_skip};
 
 /// Markers name the lines the test looks at.
 const PROGRAM: &str = r#"#include <stdio.h>
@@ -185,20 +185,7 @@ fn cg_annotate_prints_attributes_totals_and_misses_per_source_line() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("prog.c");
-    std::fs::write(&src, PROGRAM).unwrap();
-    let exe = dir.path().join("prog");
-    let out = Std::new("cc")
-        .args(["-g", "-O1", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let exe = compile_c(dir.path(), "prog", PROGRAM, &["-g", "-O1"]);
 
     let cg = dir.path().join("prog.cg");
     let out = cs()

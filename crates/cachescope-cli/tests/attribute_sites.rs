@@ -10,7 +10,7 @@ use std::process::Command as Std;
 use serde_json::Value;
 
 mod common;
-use common::{cs, names, tools_or_skip};
+use common::{compile_c, cs, names, tools_or_skip};
 
 const PROGRAM: &str = r#"#include <stdio.h>
 #include <stdlib.h>
@@ -44,20 +44,7 @@ fn recorded(dir: &Path) -> Option<(PathBuf, PathBuf)> {
     if !tools_or_skip(&["valgrind", "cc"]) {
         return None;
     }
-    let src = dir.join("prog.c");
-    std::fs::write(&src, PROGRAM).unwrap();
-    let exe = dir.join("prog");
-    let out = Std::new("cc")
-        .args(["-g", "-O0", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let exe = compile_c(dir, "prog", PROGRAM, &["-g", "-O0"]);
     let trace = dir.join("t.cst");
     cs().args(["record", "-q", "-o"])
         .arg(&trace)

@@ -2,7 +2,7 @@
 //! here, recorded under Valgrind, and the trace and `TRACE.events` checked against what the C
 //! code does. Skips, saying why, where Valgrind or a C compiler is missing.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin_cmd;
@@ -12,27 +12,7 @@ use cachescope::trace::{self, OpenOptions};
 use cachescope::{AccessKind, Batch};
 
 mod common;
-use common::tools_or_skip;
-
-/// Compiles `source` into `dir/name` with `flags`.
-fn compile(dir: &Path, name: &str, source: &str, flags: &[&str]) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).unwrap();
-    let exe = dir.join(name);
-    let out = Command::new("cc")
-        .args(flags)
-        .arg("-o")
-        .arg(&exe)
-        .arg(&c)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "cc failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    exe
-}
+use common::{compile_c, tools_or_skip};
 
 /// Every reference of a trace: (kind, addr, pc).
 /// `cachescope record EXTRA -o trace -- exe`, which must succeed: the program's stdout and
@@ -111,7 +91,7 @@ fn events_of_a_c_program_are_exact_and_aligned() {
 
 fn events_are_exact_and_aligned(backend: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile(dir.path(), "blocks", BLOCKS, &["-g", "-O1"]);
+    let exe = compile_c(dir.path(), "blocks", BLOCKS, &["-g", "-O1"]);
     let out_trace = dir.path().join("blocks.cst");
     let (stdout, stderr) = record(backend, &out_trace, &exe);
     assert!(stderr.contains("allocations"), "{stderr}");
@@ -217,7 +197,7 @@ fn without_events_the_trace_has_no_sidecar_and_the_same_program_references() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile(dir.path(), "blocks", BLOCKS, &["-g", "-O1"]);
+    let exe = compile_c(dir.path(), "blocks", BLOCKS, &["-g", "-O1"]);
     let plain = dir.path().join("plain.cst");
     record(&["--no-events"], &plain, &exe);
     assert!(!sidecar_path(&plain).exists());
@@ -269,7 +249,7 @@ fn a_threaded_program_gives_every_event_once() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile(dir.path(), "threads", THREADS, &["-g", "-O1", "-pthread"]);
+    let exe = compile_c(dir.path(), "threads", THREADS, &["-g", "-O1", "-pthread"]);
     let out_trace = dir.path().join("threads.cst");
     record(&[], &out_trace, &exe);
     let evs = events(&out_trace);
@@ -363,7 +343,7 @@ fn the_library_streams_trace_and_events_without_files() {
         }
     };
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile(dir.path(), "blocks", BLOCKS, &["-O1"]);
+    let exe = compile_c(dir.path(), "blocks", BLOCKS, &["-O1"]);
     let (rec, mut trace, rx) =
         cachescope::record::Recording::start_with_events(exe.as_os_str(), &[], &so).unwrap();
     let mut b = Batch::new();

@@ -3,42 +3,14 @@
 //! tool's recording against Cachegrind. Skips with a printed reason where Valgrind, a C
 //! compiler or the tool are missing.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use assert_cmd::cargo::cargo_bin_cmd;
 use cachescope::attribution::events::sidecar_path;
 
 mod common;
-use common::tools_or_skip;
-
-/// True (after printing why not) when the tool can run here.
-fn tool_or_skip() -> bool {
-    if !tools_or_skip(&["valgrind", "cc"]) {
-        return false;
-    }
-    match cachescope::record::tool_status() {
-        Ok(_) => true,
-        Err(why) => {
-            eprintln!("skipped: the tool cannot run: {why}");
-            false
-        }
-    }
-}
-
-fn compile(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).unwrap();
-    let exe = dir.join(name);
-    let ok = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(&c)
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    exe
-}
+use common::{compile_c, tool_or_skip, tools_or_skip};
 
 fn record(extra: &[&str], trace: &Path, command: &[&std::ffi::OsStr]) -> Output {
     cargo_bin_cmd!("cachescope")
@@ -100,7 +72,7 @@ fn failing_and_crashing_programs_leave_complete_traces() {
             "SIGSEGV",
         ),
     ] {
-        let exe = compile(dir.path(), name, src);
+        let exe = compile_c(dir.path(), name, src, &["-O1"]);
         let trace = dir.path().join(format!("{name}.cst"));
         let out = record(&[], &trace, &[exe.as_os_str()]);
         // Written, but the program failed: exit status 3 (docs/reliability.md).
@@ -123,11 +95,12 @@ fn valgrind_killed_leaves_no_trace_that_looks_complete() {
     let dir = tempfile::tempdir().unwrap();
     // Under Valgrind the program is the Valgrind process; a SIGKILL from another process (a
     // forked child here) stops the tool before it writes its end record.
-    let exe = compile(
+    let exe = compile_c(
         dir.path(),
         "killed",
         "#include <signal.h>\n#include <unistd.h>\nint main(void){ pid_t p = getpid(); \
          if (fork() == 0) { kill(p, SIGKILL); _exit(0); } for (;;) sleep(1); }",
+        &["-O1"],
     );
     let trace = dir.path().join("k.cst");
     let out = record(&[], &trace, &[exe.as_os_str()]);
@@ -144,7 +117,7 @@ fn a_forked_child_never_writes_into_the_parents_stream() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile(
+    let exe = compile_c(
         dir.path(),
         "fork",
         r#"#include <stdio.h>
@@ -160,6 +133,7 @@ int main(void) {
     printf("%ld\n", s);
     return 0;
 }"#,
+        &["-O1"],
     );
     let trace = dir.path().join("f.cst");
     let out = record(&[], &trace, &[exe.as_os_str()]);
@@ -229,7 +203,7 @@ fn analyses_run_on_a_running_program_as_on_its_saved_trace() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile(
+    let exe = compile_c(
         dir.path(),
         "loop",
         r#"#include <stdio.h>
@@ -240,6 +214,7 @@ int main(void) {
     printf("program output %ld\n", a[300]);
     return 0;
 }"#,
+        &["-O1"],
     );
     let saved = dir.path().join("saved.cst");
     let e = exe.as_os_str();
@@ -292,11 +267,12 @@ fn trace_children_follows_exec_but_never_forked_children() {
     }
     let dir = tempfile::tempdir().unwrap();
     // 300,000 modifies of `a`: easy to tell in a trace.
-    let exe = compile(
+    let exe = compile_c(
         dir.path(),
         "busy",
         "static long a[100000];\nint main(void){ for (int r = 0; r < 3; r++) \
          for (int i = 0; i < 100000; i++) a[i] += i; return a[5] == 15 ? 0 : 2; }",
+        &["-O1"],
     );
     let modifies = |trace: &Path| stats(trace)["modifies"].as_u64().unwrap();
     let exec = format!("exec {}", exe.display());
@@ -350,7 +326,7 @@ fn ignored_signals_stay_ignored_in_the_recorded_program() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile(
+    let exe = compile_c(
         dir.path(),
         "disposition",
         r#"#include <signal.h>
@@ -363,6 +339,7 @@ int main(void) {
            term.sa_handler == SIG_IGN ? "ignored" : "default");
     return 0;
 }"#,
+        &["-O1"],
     );
     let trace = dir.path().join("t.cst");
     let out = Command::new("sh")

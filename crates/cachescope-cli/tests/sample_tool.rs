@@ -8,26 +8,13 @@
 //! Skips with a printed reason where Valgrind, a C compiler or the tool are missing.
 
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
 
 mod common;
-use common::{cs, tools_or_skip};
-
-fn tool_or_skip() -> bool {
-    if !tools_or_skip(&["valgrind", "cc"]) {
-        return false;
-    }
-    match cachescope::record::tool_status() {
-        Ok(_) => true,
-        Err(why) => {
-            eprintln!("skipped: the tool cannot run: {why}");
-            false
-        }
-    }
-}
+use common::{compile_c, cs, tool_or_skip};
 
 /// A kernel with reuse at several distances, a forked child whose references are not the
 /// parent's, a guarded-free amd64 build, and an exit status of 3.
@@ -46,20 +33,6 @@ int main(void) {
     printf("program output %ld\n", s);
     return 3;
 }"#;
-
-fn compile(dir: &Path) -> PathBuf {
-    let c = dir.join("kernel.c");
-    std::fs::write(&c, PROGRAM).unwrap();
-    let exe = dir.join("kernel");
-    let ok = Command::new("cc")
-        .args(["-O1", "-static", "-o"])
-        .arg(&exe)
-        .arg(&c)
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    exe
-}
 
 /// Runs cachescope with `args`; its stdout as JSON (or text), and its stderr. Status 3 is a
 /// success whose program failed: the kernel exits with 3.
@@ -80,7 +53,7 @@ fn sampling_inside_the_tool_equals_sampling_the_full_trace() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile(dir.path());
+    let exe = compile_c(dir.path(), "kernel", PROGRAM, &["-O1", "-static"]);
     let trace = dir.path().join("full.cst");
     // record says the program exited with 3 and ends with status 3 (results written, the
     // program failed), the trace complete up to the exit.
@@ -156,7 +129,7 @@ fn mrc_from_a_running_program_samples_inside_the_tool() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile(dir.path());
+    let exe = compile_c(dir.path(), "kernel", PROGRAM, &["-O1", "-static"]);
     let trace = dir.path().join("full.cst");
     let (live, _) = run(&[
         os("mrc"),

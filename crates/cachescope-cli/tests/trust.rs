@@ -6,42 +6,14 @@
 //! beside another recording's trace. Tests that need Valgrind, a C compiler or cachescope's
 //! tool skip with a printed reason.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::cargo_bin;
 
 mod common;
-use common::{cs, tools_or_skip, with_default_signals};
-
-/// True (after printing why not) when cachescope's tool can run here.
-fn tool_or_skip() -> bool {
-    if !tools_or_skip(&["valgrind", "cc"]) {
-        return false;
-    }
-    match cachescope::record::tool_status() {
-        Ok(_) => true,
-        Err(why) => {
-            eprintln!("skipping: cachescope's Valgrind tool cannot run: {why}");
-            false
-        }
-    }
-}
-
-fn compile(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).unwrap();
-    let exe = dir.join(name);
-    let ok = Command::new("cc")
-        .args(["-g", "-O0", "-o"])
-        .arg(&exe)
-        .arg(&c)
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    exe
-}
+use common::{compile_c, cs, tool_or_skip, tools_or_skip, with_default_signals};
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
@@ -188,7 +160,7 @@ fn a_signal_to_cachescope_alone_stops_the_program_and_leaves_nothing() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let spin = compile(dir.path(), "spin", SPIN);
+    let spin = compile_c(dir.path(), "spin", SPIN, &["-g", "-O0"]);
     let commands: [&[&str]; 4] = [
         &["record", "-q", "-o", "spin.cst"],
         &["report", "-q", "-o", "rep"],
@@ -344,11 +316,12 @@ fn a_crash_is_shown_and_every_command_exits_3_with_its_results() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let segv = compile(
+    let segv = compile_c(
         d,
         "segv",
         "#include <stdio.h>\nint main(void) {\n  int *p = 0;\n  puts(\"about to crash\");\n  \
          fflush(stdout);\n  *p = 1;\n  return 0;\n}\n",
+        &["-g", "-O0"],
     );
     let commands: [&[&str]; 5] = [
         &["record", "-o", "s.cst"],

@@ -96,6 +96,42 @@ pub fn tools_or_skip(tools: &[&str]) -> bool {
     true
 }
 
+/// Whether cachescope's own Valgrind tool can run here (Valgrind and cc installed, the tool
+/// built and runnable); if not, says why, for the test to skip.
+pub fn tool_or_skip() -> bool {
+    if !tools_or_skip(&["valgrind", "cc"]) {
+        return false;
+    }
+    match cachescope::record::tool_status() {
+        Ok(_) => true,
+        Err(why) => {
+            eprintln!("skipping: cachescope's Valgrind tool cannot run: {why}");
+            false
+        }
+    }
+}
+
+/// Compiles the C `source` into `dir/NAME` with `cc FLAGS…`; panics with cc's message when it
+/// fails.
+pub fn compile_c(dir: &Path, name: &str, source: &str, flags: &[&str]) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, source).unwrap();
+    let exe = dir.join(name);
+    let out = std::process::Command::new("cc")
+        .args(flags)
+        .arg("-o")
+        .arg(&exe)
+        .arg(&c)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cc failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
 /// The names of the buckets of an `attribute --json` report.
 pub fn names(r: &Value) -> Vec<String> {
     r["buckets"]
