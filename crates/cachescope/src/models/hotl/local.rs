@@ -222,6 +222,10 @@ impl LocalFootprintAnalysis {
     /// [`Analysis::observe`] on the references they number (the report runs it after its
     /// pass, beside OPT's stack).
     pub fn observe_numbered(&mut self, ids: &[u32]) {
+        debug_assert!(
+            self.table.len() == 0,
+            "fed by lines already: numbers would be new lines"
+        );
         for &id in ids {
             self.access_id(id as usize);
         }
@@ -235,6 +239,10 @@ impl LocalFootprintAnalysis {
 
 impl Analysis for LocalFootprintAnalysis {
     fn observe(&mut self, batch: &Batch) {
+        debug_assert!(
+            self.ids.is_empty(),
+            "fed by numbers already: lines would be new lines"
+        );
         let options = self.options;
         for_each_chunk(batch, &options, |chunk| {
             self.access_chunk(chunk.iter().copied())
