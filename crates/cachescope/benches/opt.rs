@@ -8,7 +8,8 @@
 //!   spilling ids to a temporary file, the backward pass for next uses, the stack and the
 //!   curve.
 //! - `stack`: [`OptStack`] alone, over ids and next uses prepared in memory: the all-sizes
-//!   algorithm itself.
+//!   algorithm itself; `stack-bounded-32K` the same stack bounded at 512 lines
+//!   ([`OptStack::bounded`], what `mrc --policy opt --sizes …` up to 32 KiB runs).
 //! - `spill`: the spill and the backward pass read back with nothing done per reference: what
 //!   `curve` costs besides the stack.
 //!
@@ -120,6 +121,13 @@ fn bench_opt(c: &mut Criterion) {
                 let mut s = OptStack::new();
                 s.access_all(&id, &next);
                 black_box(s.misses(1 << 14))
+            })
+        });
+        group.bench_function(BenchmarkId::new("stack-bounded-32K", name), |b| {
+            b.iter(|| {
+                let mut s = OptStack::bounded(512);
+                s.access_all(&id, &next);
+                black_box(s.misses(512))
             })
         });
         group.bench_function(BenchmarkId::new("spill", name), |b| {

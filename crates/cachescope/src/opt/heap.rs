@@ -86,6 +86,17 @@ impl<K: Key> RunHeap<K> {
         out
     }
 
+    /// Removes the latest entry and returns it; the heap must not be empty.
+    pub fn pop_max(&mut self) -> K {
+        let last = self.keys.pop().expect("a heap with an entry");
+        if self.keys.is_empty() {
+            return last;
+        }
+        let out = self.keys[0];
+        self.sift_down(0, last);
+        out
+    }
+
     /// Adds `e`.
     pub fn push(&mut self, e: K) {
         let mut i = self.len();
@@ -157,9 +168,10 @@ mod tests {
     use super::*;
 
     proptest! {
-        /// Pushes, replacements of the maximum and bulk drops, against a sorted list.
+        /// Pushes, replacements and removals of the maximum and bulk drops, against a sorted
+        /// list.
         #[test]
-        fn heap_keeps_the_maximum(ops in proptest::collection::vec((0u8..3, 0u64..50), 1..300)) {
+        fn heap_keeps_the_maximum(ops in proptest::collection::vec((0u8..4, 0u64..50), 1..300)) {
             let (mut heap, mut sorted) = (RunHeap::<u64>::default(), Vec::<u64>::new());
             for (i, &(op, t)) in ops.iter().enumerate() {
                 let e = u64::new(t, i as u32);
@@ -171,6 +183,9 @@ mod tests {
                     1 if !sorted.is_empty() => {
                         prop_assert_eq!(heap.replace_max(e).next(), sorted.pop().unwrap());
                         sorted.push(t);
+                    }
+                    2 if !sorted.is_empty() => {
+                        prop_assert_eq!(heap.pop_max().next(), sorted.pop().unwrap());
                     }
                     _ => {
                         heap.retain(|e| e.next() > t);

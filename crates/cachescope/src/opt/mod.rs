@@ -94,7 +94,10 @@ impl OptAnalysis {
         if let Some(s) = stack_stage {
             s.start(spilled.refs());
         }
-        let mut stack = OptStack::new();
+        // Sizes above the largest asked need no depths below it.
+        let line = self.options.line_size.bytes();
+        let deepest = sizes_bytes.iter().map(|s| s / line).max();
+        let mut stack = deepest.map_or_else(OptStack::new, OptStack::bounded);
         spilled.for_each_block(|ids, next| {
             stack.access_all(ids, next);
             if let Some(s) = stack_stage {

@@ -3,9 +3,11 @@
 
 use super::heap::{Key, RunHeap};
 
-/// `run_of` of a line not yet seen, and of the line on top.
+/// `run_of` of a line not yet seen, of the line on top, and of a line a bounded stack let go
+/// (deeper than its bound).
 const ABSENT: u32 = u32::MAX;
 const ON_TOP: u32 = u32::MAX - 1;
+const DROPPED: u32 = u32::MAX - 2;
 /// `slots` of a run emptied (its `maxes` is the default key, time 0, below every line's).
 const EMPTY: u32 = u32::MAX;
 
@@ -49,9 +51,23 @@ pub(super) struct Runs<K> {
     ends: Vec<u64>,
     cold: u64,
     refs: u64,
+    /// With a bound, the depths kept ([`Runs::bounded`]), and the lines in the stack.
+    bound: Option<usize>,
+    lines: usize,
 }
 
 impl<K: Key> Runs<K> {
+    /// A stack that keeps its `bound` top depths only (at least one): a line carried below
+    /// them is let go, and its next reference counts as one from below every depth kept. The
+    /// depths kept, so the misses of caches of up to `bound` lines, are those of the whole
+    /// stack: Mattson's update above a depth does not depend on anything below it.
+    pub fn bounded(bound: usize) -> Runs<K> {
+        Runs {
+            bound: Some(bound.max(1)),
+            ..Runs::default()
+        }
+    }
+
     /// References line `id`, whose next reference is at time `next`: see
     /// [`OptStack::access`](super::OptStack::access).
     pub fn access(&mut self, id: u32, next: u64) {
@@ -64,6 +80,7 @@ impl<K: Key> Runs<K> {
         let Some(mut carried) = self.top.replace(K::new(next, id)) else {
             self.run_of[i] = ON_TOP;
             self.cold += 1;
+            self.lines = 1;
             return;
         };
         let run = std::mem::replace(&mut self.run_of[i], ON_TOP);
@@ -74,7 +91,7 @@ impl<K: Key> Runs<K> {
         // Carry the old top down through the runs above the line's (all runs for a new line):
         // it changes only the runs whose latest line is later than the one carried.
         let lo = match run {
-            ABSENT => 0,
+            ABSENT | DROPPED => 0,
             _ => self.runs[run as usize].pos + 1,
         };
         let mut hi = self.maxes.len();
@@ -118,10 +135,15 @@ impl<K: Key> Runs<K> {
     }
 
     /// Counts a first reference, or takes the line referenced out of run `run` (at time
-    /// `now`): it was found at the run's first depth.
+    /// `now`): it was found at the run's first depth. A line from outside the stack made it
+    /// one line deeper, which a bounded stack gives back at its bottom.
     fn found(&mut self, run: u32, now: u64) {
-        if run == ABSENT {
-            self.cold += 1;
+        if run == ABSENT || run == DROPPED {
+            self.cold += u64::from(run == ABSENT);
+            self.lines += 1;
+            if self.bound.is_some_and(|b| self.lines > b) {
+                self.drop_deepest();
+            }
             return;
         }
         let r = &mut self.runs[run as usize];
@@ -163,6 +185,30 @@ impl<K: Key> Runs<K> {
         } else {
             r.heap.push(e);
             self.run_of[e.id() as usize] = slot;
+        }
+    }
+
+    /// Lets go of the line at the stack's bottom: the latest of the bottom run (one of its
+    /// never-again lines if it has any, else its heap's maximum, which is never a stale
+    /// entry: those are of references past, every live line's next one is to come).
+    fn drop_deepest(&mut self) {
+        let Some(k) = self.slots.iter().position(|&s| s != EMPTY) else {
+            return;
+        };
+        let slot = self.slots[k];
+        let r = &mut self.runs[slot as usize];
+        if r.nevers > 0 {
+            r.nevers -= 1;
+        } else {
+            let out = r.heap.pop_max();
+            self.run_of[out.id() as usize] = DROPPED;
+        }
+        r.live -= 1;
+        self.lines -= 1;
+        if r.live == 0 {
+            self.remove(slot);
+        } else if r.nevers == 0 {
+            self.maxes[k] = r.heap.max();
         }
     }
 
@@ -243,6 +289,8 @@ impl<K: Key> Runs<K> {
             ends: self.ends,
             cold: self.cold,
             refs: self.refs,
+            bound: self.bound,
+            lines: self.lines,
         }
     }
 
@@ -251,7 +299,14 @@ impl<K: Key> Runs<K> {
         self.refs
     }
 
-    /// First references (misses in every cache).
+    /// Lines in the stack.
+    #[cfg(test)]
+    pub fn lines(&self) -> usize {
+        self.lines
+    }
+
+    /// First references (misses in every cache; a bounded stack's references from below its
+    /// bound are misses in every cache it measures, but not counted here).
     pub fn cold(&self) -> u64 {
         self.cold
     }

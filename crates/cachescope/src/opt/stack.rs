@@ -57,9 +57,14 @@
 //! slower at the footprints measured, though we have not measured it. Sugumar & Abraham,
 //! "Efficient simulation of caches under optimal replacement with applications to miss
 //! characterization" (SIGMETRICS 1993), is the other classic: its grouping of the stack's
-//! entries into trees is the runs here. Bounding the stack at the largest size asked would
-//! cut nothing by default: the default sizes reach 1 GiB (16 Mi lines), beyond the footprint
-//! of every trace measured. More in `docs/opt.md`.
+//! entries into trees is the runs here. More in `docs/opt.md`.
+//!
+//! [`OptStack::bounded`] keeps only the depths of the largest size asked: Mattson's update
+//! above a depth does not depend on anything below it, so the line at depth `bound + 1` is
+//! let go (the bottom run's latest line: one of its never-again lines, or its heap's maximum)
+//! and comes back, when referenced, as a line from below every depth kept. The default sizes
+//! reach 1 GiB (16 Mi lines), beyond the footprint of every trace measured, so by default
+//! nothing is let go; sizes small beside the footprint keep the runs small and cached.
 //!
 //! A referenced line's heap entry is left in place (it is its run's earliest, never its
 //! latest) and dropped when a run's stale entries outnumber its lines, so memory stays
@@ -91,6 +96,15 @@ impl OptStack {
     /// An empty stack.
     pub fn new() -> OptStack {
         OptStack::default()
+    }
+
+    /// An empty stack that keeps only its top `lines` depths (at least one): the misses of
+    /// caches of up to `lines` lines are exactly those of [`OptStack::new`]'s, larger ones are
+    /// not measured. A line carried below the bound is let go, so the runs stay small and in
+    /// the caches of the CPU when the sizes asked for are small beside the footprint.
+    pub fn bounded(lines: u64) -> OptStack {
+        let lines = usize::try_from(lines).unwrap_or(usize::MAX);
+        OptStack(Keys::Narrow(Runs::bounded(lines)))
     }
 
     /// References line `id` (dense ids from 0), whose next reference is at time `next`
@@ -130,6 +144,15 @@ impl OptStack {
         }
     }
 
+    /// Lines in the stack: every line seen, or at most the bound of [`OptStack::bounded`].
+    #[cfg(test)]
+    pub(crate) fn lines(&self) -> usize {
+        match &self.0 {
+            Keys::Narrow(r) => r.lines(),
+            Keys::Wide(r) => r.lines(),
+        }
+    }
+
     /// References seen.
     pub fn refs(&self) -> u64 {
         match &self.0 {
@@ -146,7 +169,8 @@ impl OptStack {
         }
     }
 
-    /// Misses of a cache of `lines` lines under OPT, cold misses included.
+    /// Misses of a cache of `lines` lines under OPT, cold misses included (of a bounded
+    /// stack: `lines` at most its bound).
     pub fn misses(&self, lines: u64) -> u64 {
         self.misses_at(&[lines])[0]
     }

@@ -151,10 +151,27 @@ fn both_stacks(trace: &[u64]) -> (Vec<u64>, Vec<u64>) {
     (runs.misses_at(&sizes), mattson.misses_at(&sizes))
 }
 
-#[test]
-fn run_stack_equals_mattson_on_skewed_traces() {
-    // Zipf-like draws, loops and phases over a few thousand lines: many runs, many references
-    // into the first run, stale entries compacted.
+/// Misses at every size from 0 to `bound`, of a stack bounded at `bound` lines and of
+/// Mattson's whole stack; also checks that the bounded stack counts first references alone
+/// as cold, whatever it let go.
+fn bounded_and_whole(trace: &[u64], bound: u64) -> (Vec<u64>, Vec<u64>) {
+    let (id, next) = ids_and_next(trace);
+    let (mut runs, mut mattson) = (OptStack::bounded(bound), MattsonStack::new());
+    let mut seen = std::collections::HashSet::new();
+    for (&i, &n) in id.iter().zip(&next) {
+        runs.access(i, n);
+        mattson.access(i, n);
+        seen.insert(i);
+        // It keeps every line up to its bound, and no more.
+        assert_eq!(runs.lines() as u64, bound.min(seen.len() as u64));
+    }
+    assert_eq!((runs.refs(), runs.cold()), (mattson.refs(), mattson.cold()));
+    let sizes: Vec<u64> = (0..=bound).collect();
+    (runs.misses_at(&sizes), mattson.misses_at(&sizes))
+}
+
+/// The skewed trace of [`run_stack_equals_mattson_on_skewed_traces`].
+fn skewed_trace() -> Vec<u64> {
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut rand = move || {
         x ^= x << 13;
@@ -171,7 +188,24 @@ fn run_stack_equals_mattson_on_skewed_traces() {
             _ => (r % 64) * (r % 50),
         });
     }
-    let (runs, mattson) = both_stacks(&trace);
+    trace
+}
+
+#[test]
+fn bounded_stack_equals_mattson_up_to_its_bound_on_skewed_traces() {
+    // Bounds below, inside and above the loop phase's 700 lines: lines let go and taken back.
+    let trace = skewed_trace();
+    for bound in [1, 2, 16, 300, 699, 700, 701, 5000] {
+        let (runs, mattson) = bounded_and_whole(&trace, bound);
+        assert_eq!(runs, mattson, "bound {bound}");
+    }
+}
+
+#[test]
+fn run_stack_equals_mattson_on_skewed_traces() {
+    // Zipf-like draws, loops and phases over a few thousand lines: many runs, many references
+    // into the first run, stale entries compacted.
+    let (runs, mattson) = both_stacks(&skewed_trace());
     assert_eq!(runs, mattson);
 }
 
@@ -202,6 +236,17 @@ proptest! {
         trace in (1u64..40).prop_flat_map(|span| proptest::collection::vec(0..span, 0..600)),
     ) {
         let (runs, mattson) = both_stacks(&trace);
+        prop_assert_eq!(runs, mattson);
+    }
+
+    /// A bounded stack's misses equal the whole stack's at every size up to the bound, on
+    /// traces of more lines than the bound (lines let go at the bottom and referenced again).
+    #[test]
+    fn bounded_stack_equals_mattson_up_to_its_bound(
+        trace in (1u64..40).prop_flat_map(|span| proptest::collection::vec(0..span, 0..600)),
+        bound in 1u64..24,
+    ) {
+        let (runs, mattson) = bounded_and_whole(&trace, bound);
         prop_assert_eq!(runs, mattson);
     }
 
