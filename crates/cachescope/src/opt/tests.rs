@@ -138,35 +138,25 @@ fn spilled_next_uses_are_exact_in_4_and_8_bytes() {
     }
 }
 
-/// Misses at every size from 0 to past the footprint, of the run stack and of Mattson's.
-fn both_stacks(trace: &[u64]) -> (Vec<u64>, Vec<u64>) {
+/// The run stack (bounded at `bound` lines, if given) and Mattson's whole stack on `trace`:
+/// their misses at every size from 0 to the bound (else to past the footprint). Checks on the
+/// way that the run stack holds every line seen up to its bound and no more, and that it
+/// counts first references alone as cold, whatever it let go.
+fn against_mattson(trace: &[u64], bound: Option<u64>) -> (Vec<u64>, Vec<u64>) {
     let (id, next) = ids_and_next(trace);
-    let (mut runs, mut mattson) = (OptStack::new(), MattsonStack::new());
-    for (&i, &n) in id.iter().zip(&next) {
-        runs.access(i, n);
-        mattson.access(i, n);
-    }
-    assert_eq!((runs.refs(), runs.cold()), (mattson.refs(), mattson.cold()));
-    let sizes: Vec<u64> = (0..=id.len() as u64 + 1).collect();
-    (runs.misses_at(&sizes), mattson.misses_at(&sizes))
-}
-
-/// Misses at every size from 0 to `bound`, of a stack bounded at `bound` lines and of
-/// Mattson's whole stack; also checks that the bounded stack counts first references alone
-/// as cold, whatever it let go.
-fn bounded_and_whole(trace: &[u64], bound: u64) -> (Vec<u64>, Vec<u64>) {
-    let (id, next) = ids_and_next(trace);
-    let (mut runs, mut mattson) = (OptStack::bounded(bound), MattsonStack::new());
+    let mut runs = bound.map_or_else(OptStack::new, OptStack::bounded);
+    let mut mattson = MattsonStack::new();
     let mut seen = std::collections::HashSet::new();
     for (&i, &n) in id.iter().zip(&next) {
         runs.access(i, n);
         mattson.access(i, n);
         seen.insert(i);
-        // It keeps every line up to its bound, and no more.
-        assert_eq!(runs.lines() as u64, bound.min(seen.len() as u64));
+        let held = seen.len() as u64;
+        assert_eq!(runs.lines() as u64, bound.map_or(held, |b| b.min(held)));
     }
     assert_eq!((runs.refs(), runs.cold()), (mattson.refs(), mattson.cold()));
-    let sizes: Vec<u64> = (0..=bound).collect();
+    let top = bound.unwrap_or(id.len() as u64 + 1);
+    let sizes: Vec<u64> = (0..=top).collect();
     (runs.misses_at(&sizes), mattson.misses_at(&sizes))
 }
 
@@ -196,7 +186,7 @@ fn bounded_stack_equals_mattson_up_to_its_bound_on_skewed_traces() {
     // Bounds below, inside and above the loop phase's 700 lines: lines let go and taken back.
     let trace = skewed_trace();
     for bound in [1, 2, 16, 300, 699, 700, 701, 5000] {
-        let (runs, mattson) = bounded_and_whole(&trace, bound);
+        let (runs, mattson) = against_mattson(&trace, Some(bound));
         assert_eq!(runs, mattson, "bound {bound}");
     }
 }
@@ -205,7 +195,7 @@ fn bounded_stack_equals_mattson_up_to_its_bound_on_skewed_traces() {
 fn run_stack_equals_mattson_on_skewed_traces() {
     // Zipf-like draws, loops and phases over a few thousand lines: many runs, many references
     // into the first run, stale entries compacted.
-    let (runs, mattson) = both_stacks(&skewed_trace());
+    let (runs, mattson) = against_mattson(&skewed_trace(), None);
     assert_eq!(runs, mattson);
 }
 
@@ -235,7 +225,7 @@ proptest! {
     fn run_stack_equals_mattson(
         trace in (1u64..40).prop_flat_map(|span| proptest::collection::vec(0..span, 0..600)),
     ) {
-        let (runs, mattson) = both_stacks(&trace);
+        let (runs, mattson) = against_mattson(&trace, None);
         prop_assert_eq!(runs, mattson);
     }
 
@@ -246,7 +236,7 @@ proptest! {
         trace in (1u64..40).prop_flat_map(|span| proptest::collection::vec(0..span, 0..600)),
         bound in 1u64..24,
     ) {
-        let (runs, mattson) = bounded_and_whole(&trace, bound);
+        let (runs, mattson) = against_mattson(&trace, Some(bound));
         prop_assert_eq!(runs, mattson);
     }
 
