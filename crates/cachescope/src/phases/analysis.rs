@@ -243,6 +243,8 @@ impl PhaseAnalysis {
             KChoice::Sweep { .. } => (1, threads),
             KChoice::Fixed(_) => (threads, 1),
         };
+        // Each method's signatures (as f64, up to eight times their own size) are let go once
+        // its clustering is summarised: only the methods on the threads at a time hold theirs.
         let clustered = crate::threads::map_in_order(&self.options.methods, across, |&m| {
             let (features, dims) = self.features(m, n);
             let start = Instant::now();
@@ -254,10 +256,10 @@ impl PhaseAnalysis {
                 &config,
                 within,
             );
-            (features, dims, c, k_scores, start.elapsed())
+            let phases = summaries(&c, &features, &hit_rates, &counts);
+            (dims, c, k_scores, phases, start.elapsed())
         });
-        for (&m, (features, dims, c, k_scores, took)) in self.options.methods.iter().zip(clustered)
-        {
+        for (&m, (dims, c, k_scores, phases, took)) in self.options.methods.iter().zip(clustered) {
             let start = Instant::now();
             let classes = class_cache
                 .entry(c.k())
@@ -265,7 +267,6 @@ impl PhaseAnalysis {
             let poec = metrics::poec(&c.labels, classes);
             let cov = metrics::cov(&c.labels, &hit_rates);
             let sigma_weighted = metrics::sigma_weighted(&c.labels, &hit_rates);
-            let phases = summaries(&c, &features, &hit_rates, &counts);
             let clustering = took + start.elapsed();
             let builder_time = match m {
                 Method::Setvector | Method::SetvectorVector => self.time[0],

@@ -119,6 +119,12 @@ impl Collector {
         };
 
         let policies = self.policies.finish(&three_c_reports, opt()?, max_bytes);
+        // The simulations' caches and tables are done with (the 3C caches alone are 11 MB on a
+        // small trace): let them go before the naming below.
+        drop(self.sweep.three_c);
+        drop(self.local);
+        drop(self.random);
+        drop(self.fp);
         // Last, once OPT's stack (on another thread) and the other models are done with their
         // tables: naming the code and heap sites loads the modules' DWARF line tables (a
         // distribution's libc debug file alone parses into 12-33 MB), which is this report's
