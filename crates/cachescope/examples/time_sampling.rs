@@ -5,7 +5,10 @@
 //! OPT (fully associative, 64 to 2048 lines) and FIFO, SRRIP and DRRIP (8 ways, 4, 16 and 64
 //! KiB) over every data reference, then over one window of `WINDOW` references in every `PERIOD` (at a random place in it),
 //! each after `WARM` references of warm-up from an empty cache (OPT's next uses looked up
-//! no further than the window's end plus `AHEAD`), and prints both miss ratios.
+//! no further than the window's end plus `AHEAD`), and prints both miss ratios; and the
+//! windows' estimate corrected by LRU in the same caches, whose exact ratio the report
+//! knows from its pass (a control variate, its coefficient fitted over the windows: the
+//! windows' bias is mostly LRU's too).
 //!
 //! ```sh
 //! cargo run --release -p cachescope --example time_sampling -- TRACE [PERIOD WINDOW WARM]
@@ -46,20 +49,35 @@ fn misses(ids: &[u32], lines: &[u64], measure: usize, stop: usize) -> Vec<u64> {
     stack.access_all(&ids[measure..stop], &next[measure..stop]);
     let after = stack.misses_at(&OPT_LINES);
     let mut out: Vec<u64> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+    let mut caches = Vec::new();
     for policy in policies() {
-        for bytes in SET_BYTES {
-            let g = Geometry::new(bytes, 8, 64).expect("a geometry");
-            let mut c = Cache::new(g, policy).expect("a cache");
-            let (mut warm, mut all) = (0, 0);
-            for (t, &id) in ids[..stop].iter().enumerate() {
-                let miss = !c.access(lines[id as usize]);
-                all += u64::from(miss);
-                warm += u64::from(miss && t < measure);
-            }
-            out.push(all - warm);
+        caches.extend(SET_BYTES.map(|b| (Geometry::new(b, 8, 64), policy)));
+    }
+    // The controls: LRU, fully associative at OPT's sizes, 8 ways at the others'.
+    caches.extend(OPT_LINES.map(|l| (Geometry::fully_associative(l * 64, 64), Policy::Lru)));
+    caches.extend(SET_BYTES.map(|b| (Geometry::new(b, 8, 64), Policy::Lru)));
+    for (g, policy) in caches {
+        let mut c = Cache::new(g.expect("a geometry"), policy).expect("a cache");
+        let (mut warm, mut all) = (0, 0);
+        for (t, &id) in ids[..stop].iter().enumerate() {
+            let miss = !c.access(lines[id as usize]);
+            all += u64::from(miss);
+            warm += u64::from(miss && t < measure);
         }
+        out.push(all - warm);
     }
     out
+}
+
+/// The index of the LRU control of curve `i` in [`misses`]' counts.
+fn control(i: usize) -> usize {
+    let (opt, set) = (OPT_LINES.len(), SET_BYTES.len());
+    let policies = policies().len() * set;
+    if i < opt {
+        opt + policies + i
+    } else {
+        opt + policies + opt + (i - opt) % set
+    }
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -90,6 +108,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let exact_secs = t.elapsed().as_secs_f64();
     let t = Instant::now();
     let (mut sampled, mut measured) = (vec![0u64; exact.len()], 0u64);
+    let mut windows: Vec<Vec<u64>> = Vec::new();
     // Each window at a random place in its period (stratified sampling): at a fixed place it
     // can fall in step with a program's own period (gzip's blocks).
     let mut rng = 0x9e37_79b9_7f4a_7c15u64;
@@ -105,6 +124,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let horizon = (end + AHEAD).min(n);
         let w = misses(&ids[start..horizon], &lines, warm, end - start);
         sampled.iter_mut().zip(&w).for_each(|(s, x)| *s += x);
+        windows.push(w);
         measured += window as u64;
     }
     let sampled_secs = t.elapsed().as_secs_f64();
@@ -120,20 +140,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             names.push(format!("{} {} KiB", p.name(), b >> 10));
         }
     }
-    let mut worst: f64 = 0.0;
-    for ((name, e), s) in names.iter().zip(&exact).zip(&sampled) {
-        let (e, s) = (
-            100.0 * *e as f64 / n.max(1) as f64,
-            100.0 * *s as f64 / measured.max(1) as f64,
-        );
+    // Each estimate also corrected by its LRU control, whose exact ratio is known (the
+    // report has it from the pass): the regression estimator, sampled + β (LRU − sampled
+    // LRU), β fitted over the windows (every window has as many measured references).
+    let ratio = |m: &[u64], i: usize, refs: u64| 100.0 * m[i] as f64 / refs.max(1) as f64;
+    let per_window =
+        |i: usize| -> Vec<f64> { windows.iter().map(|w| ratio(w, i, window as u64)).collect() };
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let (mut worst, mut worst_controlled): (f64, f64) = (0.0, 0.0);
+    for (i, name) in names.iter().enumerate() {
+        let (e, s) = (ratio(&exact, i, n as u64), ratio(&sampled, i, measured));
+        let (x, y) = (per_window(control(i)), per_window(i));
+        let (mx, my) = (mean(&x), mean(&y));
+        let sxy: f64 = x.iter().zip(&y).map(|(a, b)| (a - mx) * (b - my)).sum();
+        let sxx: f64 = x.iter().map(|a| (a - mx) * (a - mx)).sum();
+        let beta = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+        let c = s + beta * (ratio(&exact, control(i), n as u64) - mx);
         worst = worst.max((e - s).abs());
+        worst_controlled = worst_controlled.max((e - c).abs());
         println!(
-            "{name:>18}  exact {e:7.3} %  sampled {s:7.3} %  error {:+.3} pp",
-            s - e
+            "{name:>18}  exact {e:7.3} %  sampled {s:7.3} % ({:+.3} pp)  with LRU's control \
+             {c:7.3} % ({:+.3} pp, beta {beta:.2})",
+            s - e,
+            c - e
         );
     }
     println!(
-        "largest error {worst:.3} pp; every reference {exact_secs:.1} s, windows {sampled_secs:.1} s"
+        "largest error {worst:.3} pp, {worst_controlled:.3} pp with the control; {} windows; \
+         every reference {exact_secs:.1} s, windows {sampled_secs:.1} s",
+        windows.len()
     );
     Ok(())
 }
