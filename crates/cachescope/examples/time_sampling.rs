@@ -8,7 +8,8 @@
 //! no further than the window's end plus `AHEAD`), and prints both miss ratios; and the
 //! windows' estimate corrected by LRU in the same caches, whose exact ratio the report
 //! knows from its pass (a control variate, its coefficient fitted over the windows: the
-//! windows' bias is mostly LRU's too).
+//! windows' bias is mostly LRU's too), with its standard error from the windows' spread and
+//! the share of the trace a standard error of 0.05 pp would need.
 //!
 //! ```sh
 //! cargo run --release -p cachescope --example time_sampling -- TRACE [PERIOD WINDOW WARM]
@@ -27,6 +28,8 @@ use cachescope::{AccessKind, Batch};
 
 /// OPT's next uses are looked up this far past a window's end.
 const AHEAD: usize = 1 << 20;
+/// The standard error (percentage points) an accuracy-targeted sampler would aim at.
+const TARGET_SE: f64 = 0.05;
 const OPT_LINES: [u64; 6] = [64, 128, 256, 512, 1024, 2048];
 const SET_BYTES: [u64; 3] = [4 << 10, 16 << 10, 64 << 10];
 
@@ -148,6 +151,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         |i: usize| -> Vec<f64> { windows.iter().map(|w| ratio(w, i, window as u64)).collect() };
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let (mut worst, mut worst_controlled): (f64, f64) = (0.0, 0.0);
+    // The largest fraction of the trace in windows (warm-ups included) any curve needs for a
+    // standard error of `TARGET_SE` after the control, from its windows' spread.
+    let mut needed: f64 = 0.0;
     for (i, name) in names.iter().enumerate() {
         let (e, s) = (ratio(&exact, i, n as u64), ratio(&sampled, i, measured));
         let (x, y) = (per_window(control(i)), per_window(i));
@@ -158,17 +164,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let c = s + beta * (ratio(&exact, control(i), n as u64) - mx);
         worst = worst.max((e - s).abs());
         worst_controlled = worst_controlled.max((e - c).abs());
+        let residual: f64 = x
+            .iter()
+            .zip(&y)
+            .map(|(a, b)| (b - my - beta * (a - mx)).powi(2))
+            .sum();
+        let sd = (residual / (x.len().max(3) - 2) as f64).sqrt();
+        let se = sd / (x.len().max(1) as f64).sqrt();
+        let windows_needed = (sd / TARGET_SE).powi(2);
+        needed = needed.max(windows_needed * (warm + window) as f64 / n.max(1) as f64);
         println!(
             "{name:>18}  exact {e:7.3} %  sampled {s:7.3} % ({:+.3} pp)  with LRU's control \
-             {c:7.3} % ({:+.3} pp, beta {beta:.2})",
+             {c:7.3} % ({:+.3} pp, beta {beta:.2}, standard error {se:.3} pp)",
             s - e,
             c - e
         );
     }
     println!(
         "largest error {worst:.3} pp, {worst_controlled:.3} pp with the control; {} windows; \
-         every reference {exact_secs:.1} s, windows {sampled_secs:.1} s",
-        windows.len()
+         every reference {exact_secs:.1} s, windows {sampled_secs:.1} s; a standard error of \
+         {TARGET_SE} pp for every curve needs {:.0} % of the trace in such windows",
+        windows.len(),
+        100.0 * needed.min(1.0)
     );
     Ok(())
 }
