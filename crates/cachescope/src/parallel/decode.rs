@@ -413,3 +413,6 @@ where
         self.stop_helpers();
     }
 }
+
+#[cfg(test)]
+mod tests;
