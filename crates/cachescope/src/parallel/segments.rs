@@ -271,14 +271,15 @@ impl TextSegments {
     }
 }
 
-/// Chunks given in memory, each a segment.
-pub(crate) struct MemorySegments<'a>(pub &'a [Vec<Batch>]);
+/// Chunks given in memory, each a segment: borrowed (`&[Vec<Batch>]`), or owned where the
+/// segments must outlive the caller (the parallel decoder's helpers).
+pub(crate) struct MemorySegments<C>(pub C);
 
-impl Segments for MemorySegments<'_> {
+impl<C: AsRef<[Vec<Batch>]> + Sync> Segments for MemorySegments<C> {
     type Reader = ();
 
     fn count(&self) -> usize {
-        self.0.len()
+        self.0.as_ref().len()
     }
 
     fn open(&self) -> Result<()> {
@@ -286,7 +287,7 @@ impl Segments for MemorySegments<'_> {
     }
 
     fn read(&self, _: &mut (), i: usize, out: &mut dyn Fill) -> Result<()> {
-        for b in &self.0[i] {
+        for b in &self.0.as_ref()[i] {
             out.batch().clone_from(b);
             if !out.filled() {
                 break;

@@ -2,36 +2,7 @@
 
 use super::*;
 use crate::access::Access;
-use crate::parallel::segments::Fill;
-
-/// Segments held in memory, owned (the reader's helpers need `'static`).
-struct Owned(Vec<Vec<Batch>>);
-
-impl Segments for Owned {
-    type Reader = ();
-
-    fn count(&self) -> usize {
-        self.0.len()
-    }
-
-    fn open(&self) -> Result<()> {
-        Ok(())
-    }
-
-    fn read(&self, _: &mut (), i: usize, out: &mut dyn Fill) -> Result<()> {
-        for b in &self.0[i] {
-            out.batch().clone_from(b);
-            if !out.filled() {
-                break;
-            }
-        }
-        Ok(())
-    }
-
-    fn end_byte(&self, _: usize) -> u64 {
-        0
-    }
-}
+use crate::parallel::segments::MemorySegments;
 
 #[test]
 fn the_end_of_the_trace_stops_the_helpers_and_lets_the_buffers_go() {
@@ -47,7 +18,7 @@ fn the_end_of_the_trace_stops_the_helpers_and_lets_the_buffers_go() {
         })
         .collect();
     let want: Vec<Access> = segments.iter().flatten().flat_map(|b| b.iter()).collect();
-    let mut reader = SharedReader::spawn(Owned(segments), 2, Arc::new(AtomicU64::new(0)));
+    let mut reader = SharedReader::spawn(MemorySegments(segments), 2, Arc::new(AtomicU64::new(0)));
     let (mut got, mut batch) = (Vec::new(), Batch::new());
     while reader.read_batch(&mut batch).unwrap() > 0 {
         got.extend(batch.iter());
