@@ -261,9 +261,9 @@ where
         }
     }
 
-    /// At the end of the trace: stops the helpers and lets go of every buffer and decoder
-    /// (about 13 MB with two threads), which would otherwise live as long as the trace, past
-    /// the pass into the models.
+    /// At the end of the trace: stops the helpers and lets go of every buffer and decoder,
+    /// which would otherwise live as long as the trace, past the pass into the models (the
+    /// gzip report's heap peak under massif: 79.9 → 69.9 MB, docs/report.md "Memory").
     fn release(&mut self) {
         self.stop_helpers();
         // The spent buffers queued for the helpers go with the channel's last sender.
