@@ -11,6 +11,7 @@
 //! | --- | --- |
 //! | [`run_id`] | the id a recording writes into its trace and its event log, checked when they meet |
 //! | [`symbols`] | ELF variables at run-time addresses; pc → function, file, line (DWARF) |
+//! | [`types`] | the data types of variables and pointers (DWARF): structures' fields, arrays' dimensions |
 //! | [`buckets`] | address → bucket as allocation and map events unfold |
 //! | [`measure`] | [`Attribution`]: the exact simulation with a bucket per resident line |
 //! | `residency` | the resident lines: who fetched each, its touched bytes and dirty bit |
@@ -53,6 +54,7 @@ pub mod sampler;
 pub mod strides;
 pub mod symbols;
 mod tally;
+pub mod types;
 
 #[cfg(test)]
 mod tests;
