@@ -71,6 +71,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod interleave;
 pub mod interrupt;
+pub mod layout;
 mod memo;
 pub mod method;
 pub mod mini;

@@ -26,14 +26,15 @@ use super::bucket_mrc::BucketMrc;
 use super::buckets::BucketMap;
 use super::cachegrind_out::LineCounts;
 use super::cost::Perturbed;
-use super::events::{Event, EventKind};
+use super::events::Event;
+use super::follow::Follower;
 use super::report::{self, Report};
 use super::residency::Residency;
 use super::sampler::Sampler;
 use super::strides::Strides;
 use super::tally::Tally;
 use crate::access::{AccessKind, ThreadId};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::sim::{Cache, Op, Policy};
 
 mod observe;
@@ -53,9 +54,7 @@ pub type EventSource<'a> = Box<dyn Iterator<Item = Result<Event>> + Send + 'a>;
 pub struct Attribution<'e> {
     options: Options,
     pub(super) buckets: BucketMap,
-    events: Option<EventSource<'e>>,
-    pending: Option<Event>,
-    error: Option<Error>,
+    events: Follower<'e>,
     /// Trace records seen (every kind).
     position: u64,
     cache: Cache,
@@ -90,11 +89,11 @@ impl<'e> Attribution<'e> {
                 .collect::<Result<Vec<_>>>()?,
             None => Vec::new(),
         };
-        let mut a = Attribution {
-            buckets: BucketMap::new(options.exe.as_deref()),
+        let mut buckets = BucketMap::new(options.exe.as_deref());
+        let events = Follower::new(events, &mut buckets);
+        Ok(Attribution {
+            buckets,
             events,
-            pending: None,
-            error: None,
             position: 0,
             cache: Cache::new(g, Policy::Lru)?,
             shift: g.line_size().shift(),
@@ -111,9 +110,7 @@ impl<'e> Attribution<'e> {
             per_pc: options.per_instruction.then(Map::default),
             only: None,
             options,
-        };
-        a.start_up_map();
-        Ok(a)
+        })
     }
 
     /// Simulates and counts only `thread`'s references, in a cache of its own: a thread
@@ -150,48 +147,9 @@ impl<'e> Attribution<'e> {
         &self.options
     }
 
-    /// Applies the leading `map` events at once; keeps the first other event pending.
-    fn start_up_map(&mut self) {
-        while let Some(e) = self.next_event() {
-            if let EventKind::Map(_) = e.kind {
-                self.buckets.apply(&e.kind);
-            } else {
-                self.pending = Some(e);
-                return;
-            }
-        }
-    }
-
-    fn next_event(&mut self) -> Option<Event> {
-        if self.error.is_some() {
-            return None;
-        }
-        match self.events.as_mut()?.next()? {
-            Ok(e) => Some(e),
-            Err(e) => {
-                self.error = Some(e);
-                self.events = None;
-                None
-            }
-        }
-    }
-
-    /// Applies every event due before the record at the current position. With no event
-    /// pending the source is asked again: a live one (the events of a program being recorded,
-    /// [`EventSource`]) has the events of the records decoded so far, and more later.
+    /// Applies every event due before the record at the current position.
     fn apply_due(&mut self) {
-        if self.pending.is_none() {
-            self.pending = self.next_event();
-        }
-        while self
-            .pending
-            .as_ref()
-            .is_some_and(|e| e.position <= self.position)
-        {
-            let e = self.pending.take().expect("checked");
-            self.buckets.apply(&e.kind);
-            self.pending = self.next_event();
-        }
+        self.events.apply_due(self.position, &mut self.buckets);
     }
 
     #[inline]
@@ -236,11 +194,7 @@ impl<'e> Attribution<'e> {
     /// error), names the buckets and the code lines, and ranks everything.
     pub fn finish(mut self) -> Result<Report> {
         self.check_thread()?;
-        self.pending = None;
-        while self.next_event().is_some() {}
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
+        self.events.finish()?;
         let base = self.exact.total;
         let instructions = if self.instructions > 0 {
             self.instructions

@@ -13,8 +13,10 @@
 //! | [`symbols`] | ELF variables at run-time addresses; pc → function, file, line (DWARF) |
 //! | [`types`] | the data types of variables and pointers (DWARF): structures' fields, arrays' dimensions |
 //! | [`buckets`] | address → bucket as allocation and map events unfold |
+//! | [`follow`] | the event log applied to the buckets as the trace streams |
 //! | [`measure`] | [`Attribution`]: the exact simulation with a bucket per resident line |
 //! | `residency` | the resident lines: who fetched each, its touched bytes and dirty bit |
+//! | [`structures`] | a bucket's data type: a global's, a heap site's through its pointer |
 //! | [`strides`] | each load instruction's dominant stride and its regularity |
 //! | [`sampler`] | the monitor's 1-in-N randomized-interval sampling |
 //! | [`cost`] | the monitor's own cost: its footprint injected per sample |
@@ -46,12 +48,14 @@ pub mod buckets;
 pub mod cachegrind_out;
 pub mod cost;
 pub mod events;
+pub mod follow;
 pub mod measure;
 pub mod report;
 mod residency;
 pub mod run_id;
 pub mod sampler;
 pub mod strides;
+pub mod structures;
 pub mod symbols;
 mod tally;
 pub mod types;
