@@ -19,6 +19,7 @@ pub(crate) mod sample;
 pub(crate) mod sharing;
 pub(crate) mod simulate;
 pub(crate) mod stats;
+pub(crate) mod whatif;
 
 use anyhow::Result;
 use cachescope::LineSize;
@@ -66,6 +67,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Sample(a) => sample::run(a),
         Command::Report(a) => report::run(a),
         Command::Sharing(a) => sharing::run(a),
+        Command::Whatif(a) => whatif::run(*a),
         Command::Demo(a) => demo::run(a),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a),

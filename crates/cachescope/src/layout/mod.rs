@@ -20,6 +20,7 @@
 //! | `relayout` | [`Relayout`]: the changes applied batch by batch, instances placed |
 //! | `movnt` | the program's non-temporal store instructions (`nontemporal:@movnt`) |
 //! | `reader` | [`Relaid`]: a trace read through a [`Relayout`] |
+//! | `compare` | [`Misses`] per level, before and after ([`LevelChange`]) |
 //!
 //! ```
 //! use cachescope::layout::{Change, Kind};
@@ -31,6 +32,7 @@
 //! # Ok::<(), cachescope::Error>(())
 //! ```
 
+mod compare;
 mod movnt;
 mod reader;
 mod relayout;
@@ -41,6 +43,7 @@ mod targets;
 #[cfg(test)]
 mod tests;
 
+pub use compare::{LevelChange, Misses, geometry_label};
 pub use movnt::non_temporal_store;
 pub use reader::{Outcome, Relaid};
 pub use relayout::{Applied, Relayout};
