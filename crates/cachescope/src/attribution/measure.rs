@@ -27,6 +27,7 @@ use super::buckets::BucketMap;
 use super::cachegrind_out::LineCounts;
 use super::cost::Perturbed;
 use super::events::Event;
+use super::fields::{Conflicts, FieldCounts};
 use super::follow::Follower;
 use super::report::{self, Report};
 use super::residency::Residency;
@@ -73,6 +74,10 @@ pub struct Attribution<'e> {
     pub(super) bucket_refs: Vec<u64>,
     /// Counts per instruction address, with [`Options::per_instruction`].
     pub(super) per_pc: Option<Map<u64, LineCounts>>,
+    /// Per-field counts, with [`Options::fields`].
+    pub(super) fields: Option<FieldCounts>,
+    /// Conflict misses by set, with [`Options::conflicts`].
+    pub(super) conflicts: Option<Conflicts>,
     /// The one thread simulated and counted ([`Attribution::only_thread`]), and the threads met.
     only: Option<(ThreadId, BTreeSet<ThreadId>)>,
 }
@@ -90,6 +95,14 @@ impl<'e> Attribution<'e> {
             None => Vec::new(),
         };
         let mut buckets = BucketMap::new(options.exe.as_deref());
+        let mut residency = Residency::new(g.line_size(), options.utilization, options.writebacks);
+        if options.unread_writes {
+            residency.track_unread();
+        }
+        let conflicts = match options.conflicts {
+            true => Some(Conflicts::new(g.lines(), g.sets())?),
+            false => None,
+        };
         let events = Follower::new(events, &mut buckets);
         Ok(Attribution {
             buckets,
@@ -97,7 +110,7 @@ impl<'e> Attribution<'e> {
             position: 0,
             cache: Cache::new(g, Policy::Lru)?,
             shift: g.line_size().shift(),
-            residency: Residency::new(g.line_size(), options.utilization, options.writebacks),
+            residency,
             strides: options.loads.then(Strides::default),
             exact: Tally::default(),
             sampled: Tally::default(),
@@ -108,6 +121,8 @@ impl<'e> Attribution<'e> {
             instructions: 0,
             bucket_refs: Vec::new(),
             per_pc: options.per_instruction.then(Map::default),
+            fields: options.fields.then(FieldCounts::default),
+            conflicts,
             only: None,
             options,
         })
@@ -156,7 +171,10 @@ impl<'e> Attribution<'e> {
     fn reference(&mut self, addr: u64, size: u32, pc: u64, kind: AccessKind) {
         let write = kind == AccessKind::Store;
         self.data_refs += 1;
-        let bucket = self.buckets.lookup(addr);
+        let (start, end, bucket) = match self.fields {
+            Some(_) => self.buckets.lookup_range(addr),
+            None => (addr, addr, self.buckets.lookup(addr)),
+        };
         let b = bucket as usize;
         if b >= self.bucket_refs.len() {
             self.bucket_refs.resize(b + 1, 0);
@@ -178,7 +196,13 @@ impl<'e> Attribution<'e> {
                 sampled = true;
             }
         }
-        self.residency.touch(addr, size);
+        if let Some(c) = &mut self.conflicts {
+            c.observe(line, !access.miss, bucket);
+        }
+        let used = self.residency.touch(addr, size);
+        if let Some(f) = &mut self.fields {
+            f.record(bucket, pc, size, addr - start, end - start, miss, used);
+        }
         if let (Some(s), false) = (&mut self.strides, write) {
             s.observe(pc, addr, miss);
         }

@@ -15,6 +15,7 @@
 //! | [`buckets`] | address → bucket as allocation and map events unfold |
 //! | [`follow`] | the event log applied to the buckets as the trace streams |
 //! | [`measure`] | [`Attribution`]: the exact simulation with a bucket per resident line |
+//! | `fields` | per-field counts by (bucket, instruction) during the pass; conflict misses by set |
 //! | `residency` | the resident lines: who fetched each, its touched bytes and dirty bit |
 //! | [`structures`] | a bucket's data type: a global's, a heap site's through its pointer |
 //! | [`strides`] | each load instruction's dominant stride and its regularity |
@@ -48,6 +49,7 @@ pub mod buckets;
 pub mod cachegrind_out;
 pub mod cost;
 pub mod events;
+mod fields;
 pub mod follow;
 pub mod measure;
 pub mod report;
@@ -68,7 +70,8 @@ pub use cachegrind_out::{LineCounts, SourceLine};
 pub use cost::{CostModel, CostRow};
 pub use measure::{Attribution, DEFAULT_SAMPLE_EVERY, EventSource, Options, PAPER_CACHE};
 pub use report::{
-    BucketCurve, BucketRow, CurvePoint, EvictionRow, LineRow, LoadRow, MissLineRow, Report,
+    BucketCurve, BucketRow, CurvePoint, EvictionRow, FieldRow, LineRow, LoadRow, MissLineRow,
+    Report, SetRow, Structure,
 };
 pub use symbols::{CodeLine, Module, Symbolizer, Variable};
 

@@ -213,7 +213,7 @@ pub fn simulate(args: &SimulateArgs, open: &mut Opener<'_>) -> Result<Simulated>
             LineMapping::FirstByte
         },
         three_c: args.three_c,
-        writes: hardware::writes(&args),
+        writes: hardware::writes(args),
         prefetch: PrefetchPolicy::None,
         utilization: args.utilization,
     };
