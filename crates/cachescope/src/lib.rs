@@ -62,6 +62,7 @@
 //! ```
 
 pub mod access;
+pub mod advice;
 pub mod analysis;
 pub mod attribution;
 pub mod batch;

@@ -9,6 +9,7 @@ pub mod values;
 
 use clap::{Parser, Subcommand};
 
+pub use crate::cmd::advise::AdviseArgs;
 pub use crate::cmd::attribute::AttributeArgs;
 pub use crate::cmd::completions::{CompletionsArgs, ManArgs};
 pub use crate::cmd::convert::ConvertArgs;
@@ -109,6 +110,16 @@ pub enum Command {
         cachescope whatif t.cst --cache 32K,8,64 --change nontemporal:out --json\n  \
         cachescope whatif --cache 32K,8,64 --change split:p=x -- ./prog      records it first")]
     Whatif(Box<WhatifArgs>),
+    /// What to change and what it gains: findings (split, pad, false-sharing,
+    /// latent-false-sharing, block, prefetch, non-temporal) ranked by the misses their change
+    /// saves, each predicted by simulating the changed trace, with the whatif command that
+    /// reproduces it.
+    #[command(after_help = "Examples:\n  \
+        cachescope record -o t.cst -- ./prog && cachescope advise t.cst\n  \
+        cachescope advise t.cst --I1 48K,12,64 --D1 48K,12,64 --L2 2M,16,64 --json\n  \
+        cachescope advise t.cst --cores 4          false sharing, with each core's L1 over a shared LL\n  \
+        cachescope advise --save t.cst -- ./prog    records it first, keeping the trace the whatif commands read")]
+    Advise(Box<AdviseArgs>),
     /// Miss-ratio curve for many cache sizes from one pass: exact (LRU stack distances, or
     /// random replacement simulated per size), or a model (StatCache, StatStack, HOTL).
     #[command(after_help = "Examples:\n  \

@@ -53,6 +53,13 @@ pub struct Recorded {
     _dir: Option<tempfile::TempDir>,
 }
 
+impl Recorded {
+    /// True when the trace is a temporary recording, gone when the command ends.
+    pub fn temporary(&self) -> bool {
+        self._dir.is_some()
+    }
+}
+
 /// The trace file `sim`'s input names, or the program it names recorded into one (then the
 /// input is changed to read it); `events` overrides the log beside it.
 pub fn recorded(sim: &mut SimulateArgs, events: Option<PathBuf>) -> Result<Recorded> {

@@ -16,6 +16,8 @@ pub struct HeapType {
     pub pointer: String,
     /// What it points to.
     pub element: Element,
+    /// The dimensions of what it points to, for a pointer to an array (`T (*p)[N]`).
+    pub dims: Vec<u64>,
 }
 
 /// Module types and source lines, read on first use.
@@ -67,6 +69,7 @@ impl Types {
         (p.pointee.size > 0).then(|| HeapType {
             pointer: p.name.clone(),
             element: p.pointee.clone(),
+            dims: p.dims.clone(),
         })
     }
 

@@ -96,6 +96,9 @@ pub struct PointerVar {
     pub name: String,
     /// What it points to.
     pub pointee: Element,
+    /// For a pointer to an array (`T (*p)[N]`), the array's dimensions: each block is rows of
+    /// them.
+    pub dims: Vec<u64>,
     /// Its declaration line, when known.
     pub decl_line: Option<u64>,
     /// The link-time code ranges of the function it is local to (empty for a global).

@@ -82,7 +82,10 @@ pub fn names(
                 name: site.name,
                 site: at,
                 pointer: heap.as_ref().map(|h| h.pointer.clone()),
-                element: heap.map(|h| (h.element, None)),
+                element: heap.map(|h| {
+                    let row = h.dims.last().map(|n| n * h.element.size);
+                    (h.element, row)
+                }),
                 has_types,
             })
         }

@@ -155,6 +155,7 @@ fn element(
                     .and_then(|(_, l)| Some(format!("{}:{}", l.file.as_deref()?, l.line?)));
                 if let Some(h) = types.heap(&a.buckets, &site) {
                     known.element = h.element;
+                    known.dims = h.dims;
                     known.pointer = Some(h.pointer);
                     known.from = "debug information";
                     return known;

@@ -99,9 +99,11 @@ fn walk(dwarf: &gimli::Dwarf<R<'_>>, unit: &Unit<'_>, out: &mut ModuleTypes) -> 
                 };
                 match ty {
                     Ty::Pointer(pointee) => {
-                        let pointee = match *pointee {
-                            Some(Ty::Record(e)) => e,
-                            Some(Ty::Scalar(n, s)) if s > 0 => Element::scalar(&n, s),
+                        // `T *p`, or `T (*p)[N]`: a block of rows of N elements.
+                        let (pointee, dims) = match *pointee {
+                            Some(Ty::Record(e)) => (e, Vec::new()),
+                            Some(Ty::Scalar(n, s)) if s > 0 => (Element::scalar(&n, s), Vec::new()),
+                            Some(Ty::Array(t)) => (t.element, t.dims),
                             _ => continue,
                         };
                         let scope = if address.is_some() {
@@ -115,6 +117,7 @@ fn walk(dwarf: &gimli::Dwarf<R<'_>>, unit: &Unit<'_>, out: &mut ModuleTypes) -> 
                         out.pointers.push(PointerVar {
                             name,
                             pointee,
+                            dims,
                             decl_line,
                             scope,
                             address,
