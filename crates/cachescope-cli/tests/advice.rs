@@ -292,3 +292,87 @@ fn identity_changes_give_simulates_numbers_and_bad_specs_fail_clearly() {
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
     assert!(err.contains("event log"), "{err}");
 }
+
+#[test]
+fn fields_latent_false_sharing_and_the_report_section() {
+    if !tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // attribute --fields: the particles' fields from the pointer they are stored in.
+    let hot = record(dir.path(), "hot_cold");
+    let h = hot.to_str().unwrap();
+    let v = json(&[
+        "attribute",
+        h,
+        "--fields",
+        "--cache",
+        "32K,8,64",
+        "--json",
+        "--no-cost",
+        "--no-mrc",
+    ]);
+    let parts = v["structures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["pointer"] == "parts")
+        .unwrap_or_else(|| panic!("no structure through pointer parts: {v:#}"));
+    assert_eq!(parts["type_name"], "struct particle");
+    assert_eq!(
+        (
+            parts["element_size"].as_u64(),
+            parts["element_from"].as_str()
+        ),
+        (Some(64), Some("debug information"))
+    );
+    let fields: Vec<&str> = parts["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["x", "vx", "mass", "charge", "name"]);
+    let x = &parts["fields"][0];
+    // Eight sweeps of 32768 particles read x; the initialisation writes it once.
+    assert_eq!(x["refs"].as_u64(), Some(9 * 32768));
+    assert!(
+        (x["used_per_line"].as_f64().unwrap() - 8.0).abs() < 0.5,
+        "{x}"
+    );
+    // The report's "What to change" section has the same top finding.
+    let out = dir.path().join("report");
+    cs().args(["report", h, "--advise", "-q", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let top = &report["what_to_change"]["findings"][0];
+    assert_eq!(
+        (top["kind"].as_str(), top["structure"].as_str()),
+        (Some("split"), Some("parts"))
+    );
+    assert!(out.join("figures/what-to-change.svg").exists());
+    // Counters on lines of their own are falsely shared at 128-byte lines only: latent.
+    let padded = record(dir.path(), "false_sharing_fixed");
+    let mut args = vec!["advise", padded.to_str().unwrap(), "--json"];
+    args.extend(CORES);
+    let v = json(&args);
+    let kinds: Vec<(&str, &str)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap(),
+                f["structure"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(
+        kinds.contains(&("latent-false-sharing", "counters")),
+        "{kinds:?}"
+    );
+    assert!(!kinds.iter().any(|k| k.0 == "false-sharing"), "{kinds:?}");
+}

@@ -181,11 +181,7 @@ fn advise(args: &mut AdviseArgs, source: &Recorded) -> Result<Advice> {
     }
     let (candidates, mut notes) = advice::candidates(&evidence, &options);
     if log.is_none() {
-        notes.push(
-            "no event log (record the program with `cachescope record`): no structure can be \
-             named, so there is nothing to change"
-                .into(),
-        );
+        notes.push(advice::NO_LOG.into());
     }
     let before = whatif::misses(&simulate::simulate(&args.sim, &mut |i, l| {
         input::open(i, l)

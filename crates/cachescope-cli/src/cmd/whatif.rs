@@ -224,18 +224,14 @@ impl Output for Compared {
     fn json(&self) -> Result<String> {
         let parse =
             |s: &Simulated| -> Result<serde_json::Value> { Ok(serde_json::from_str(&s.json()?)?) };
-        let mut v = serde_json::json!({
-            "changes": self.changes,
-            "applied": self.applied,
-            "levels": self.levels,
-            "original": parse(&self.original)?,
-            "changed": parse(&self.changed)?,
-        });
-        if let Some((b, a)) = self.coherence {
-            v["coherence_misses"] = b.into();
-            v["coherence_misses_after"] = a.into();
-        }
-        output::json(&v)
+        output::json(&layout::whatif_json(
+            &self.changes,
+            &self.applied,
+            parse(&self.original)?,
+            parse(&self.changed)?,
+            &misses(&self.original),
+            &misses(&self.changed),
+        ))
     }
 
     /// One row per level: its misses before and after.

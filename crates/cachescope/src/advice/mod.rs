@@ -20,14 +20,22 @@
 
 mod candidates;
 mod collect;
+mod machine;
 mod rank;
+mod run;
 
 #[cfg(test)]
 mod tests;
 
 pub use candidates::{Candidate, Options, candidates};
 pub use collect::{Collect, Evidence};
+pub use machine::{Machine, Simulated};
 pub use rank::rank;
+pub use run::{WhatIf, advise, whatif};
+
+/// The note of an advice without an event log.
+pub const NO_LOG: &str = "no event log (record the program with `cachescope record`): no \
+structure can be named, so there is nothing to change";
 
 use crate::layout::LevelChange;
 

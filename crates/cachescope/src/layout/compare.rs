@@ -96,3 +96,27 @@ impl Misses {
             .sum()
     }
 }
+
+/// `whatif --json`'s document: the changes, what each did, each level before and after, the
+/// two simulations (`simulate --json`'s documents) and, with cores, the coherence misses.
+pub fn whatif_json(
+    changes: &[String],
+    applied: &[super::Applied],
+    original: serde_json::Value,
+    changed: serde_json::Value,
+    before: &Misses,
+    after: &Misses,
+) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "changes": changes,
+        "applied": applied,
+        "levels": before.compare(after),
+        "original": original,
+        "changed": changed,
+    });
+    if let (Some(b), Some(a)) = (before.coherence, after.coherence) {
+        v["coherence_misses"] = b.into();
+        v["coherence_misses_after"] = a.into();
+    }
+    v
+}

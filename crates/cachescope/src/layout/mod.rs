@@ -43,7 +43,7 @@ mod targets;
 #[cfg(test)]
 mod tests;
 
-pub use compare::{LevelChange, Misses, geometry_label};
+pub use compare::{LevelChange, Misses, geometry_label, whatif_json};
 pub use movnt::non_temporal_store;
 pub use reader::{Outcome, Relaid};
 pub use relayout::{Applied, Relayout};

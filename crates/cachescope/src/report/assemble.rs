@@ -180,6 +180,7 @@ impl Collector {
                     sharing: None,
                 })
             },
+            what_to_change: None,
             notes,
             figures: Vec::new(),
         };
