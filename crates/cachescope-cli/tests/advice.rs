@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use common::{compile_c, cs, json, tool_or_skip};
+use common::{bin, compile_c_file, cs, json, tool_or_skip};
 
 /// The default machine `advise` simulates, as flags.
 const MACHINE: &[&str] = &["--I1", "32K,8,64", "--D1", "32K,8,64", "--L2", "1M,16,64"];
@@ -80,23 +80,13 @@ const PAIRS: &[Pair] = &[
     },
 ];
 
-fn source(name: &str) -> String {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/advice/{name}.c"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
 /// Compiles and records `name` (an example) into `dir/name.cst`, with its event log.
 fn record(dir: &Path, name: &str) -> PathBuf {
-    let exe = compile_c(dir, name, &source(name), &["-O2", "-g", "-pthread"]);
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/advice/{name}.c"));
+    let exe = dir.join(name);
+    compile_c_file(&src, &exe, &["-O2", "-g", "-pthread"]);
     let trace = dir.join(format!("{name}.cst"));
-    cs().current_dir(dir)
-        .args(["record", "-q", "--program-output", "null", "-o"])
-        .arg(&trace)
-        .arg("--")
-        .arg(&exe)
-        .assert()
-        .success();
+    cachescope_testkit::record_ok(bin(), &["-q", "--program-output", "null"], &trace, &[&exe]);
     trace
 }
 

@@ -2,7 +2,6 @@
 //! pointers with their function and declaration line (`attribution::types`).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use cachescope::attribution::types::ModuleTypes;
 use object::{Object, ObjectSymbol};
@@ -24,24 +23,18 @@ int main(int argc, char **argv) {
 }
 "#;
 
-/// Compiles the program with `cc -g -O0`; `None` (with a printed reason) without a C compiler.
+/// Compiles the program with `cc -g -O0`; `None` (after the testkit's skip) without a C
+/// compiler.
 fn compile(dir: &Path) -> Option<PathBuf> {
-    let c = dir.join("types.c");
-    std::fs::write(&c, SOURCE).unwrap();
-    let exe = dir.join("types");
-    match Command::new("cc")
-        .args(["-g", "-O0", "-no-pie", "-o"])
-        .arg(&exe)
-        .arg(&c)
-        .output()
-    {
-        Ok(o) if o.status.success() => Some(exe),
-        Ok(o) => panic!("cc failed: {}", String::from_utf8_lossy(&o.stderr)),
-        Err(_) => {
-            eprintln!("skipping: no C compiler (cc)");
-            None
-        }
+    if !cachescope_testkit::tools_or_skip(&["cc"]) {
+        return None;
     }
+    Some(cachescope_testkit::compile_c(
+        dir,
+        "types",
+        SOURCE,
+        &["-g", "-O0", "-no-pie"],
+    ))
 }
 
 /// The link-time address of symbol `name`.
@@ -123,14 +116,15 @@ fn structures_arrays_and_pointers_come_from_dwarf() {
 #[test]
 fn a_file_without_debug_information_has_no_types() {
     let dir = tempfile::tempdir().unwrap();
-    let c = dir.path().join("plain.c");
-    std::fs::write(&c, "int v[4]; int main(void) { return v[0]; }\n").unwrap();
-    let exe = dir.path().join("plain");
-    let Ok(out) = Command::new("cc").arg("-o").arg(&exe).arg(&c).output() else {
-        eprintln!("skipping: no C compiler (cc)");
+    if !cachescope_testkit::tools_or_skip(&["cc"]) {
         return;
-    };
-    assert!(out.status.success());
+    }
+    let exe = cachescope_testkit::compile_c(
+        dir.path(),
+        "plain",
+        "int v[4]; int main(void) { return v[0]; }\n",
+        &[],
+    );
     let types = ModuleTypes::load(&exe);
     assert!(!types.has_types);
     assert!(types.globals.is_empty());
