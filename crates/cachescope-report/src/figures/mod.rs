@@ -10,6 +10,7 @@ mod heatmap;
 mod histograms;
 mod hover;
 mod l2;
+mod pages;
 mod phases;
 mod policies;
 mod threads;
@@ -110,5 +111,6 @@ where
             None => Ok(()),
         },
         FigureKind::Threads => threads::draw_threads(root, r),
+        FigureKind::Pages => pages::draw_pages(root, r),
     }
 }

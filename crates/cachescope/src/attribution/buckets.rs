@@ -229,6 +229,8 @@ impl BucketMap {
                 self.heap.remove(addr);
                 self.forget();
             }
+            // Page sizes are the TLBs' (crate::tlb), not the buckets'.
+            EventKind::HugePages { .. } => {}
         }
     }
 

@@ -76,6 +76,8 @@ pub struct Attribution<'e> {
     pub(super) per_pc: Option<Map<u64, LineCounts>>,
     /// The one thread simulated and counted ([`Attribution::only_thread`]), and the threads met.
     only: Option<(ThreadId, BTreeSet<ThreadId>)>,
+    /// TLB misses by bucket and code line, when asked ([`Attribution::with_tlb`]).
+    pub(super) tlb: Option<super::tlb::BucketTlb>,
 }
 
 impl<'e> Attribution<'e> {
@@ -110,6 +112,7 @@ impl<'e> Attribution<'e> {
             bucket_refs: Vec::new(),
             per_pc: options.per_instruction.then(Map::default),
             only: None,
+            tlb: None,
             options,
         };
         a.start_up_map();
@@ -143,6 +146,19 @@ impl<'e> Attribution<'e> {
     pub fn skip(mut self, records: u64) -> Self {
         self.position += records;
         self
+    }
+
+    /// Also translates every data reference in TLBs shaped by `config`, over the page sizes
+    /// `rules` give (addresses, or structures by name: `heap`, a variable, an allocation
+    /// site), and counts first-level misses and page walks by bucket and code line
+    /// ([`Report::tlb`]; docs/tlb.md).
+    pub fn with_tlb(
+        mut self,
+        config: &crate::tlb::TlbConfig,
+        rules: &[crate::tlb::PageRule],
+    ) -> Result<Self> {
+        self.tlb = Some(super::tlb::BucketTlb::new(config, rules)?);
+        Ok(self)
     }
 
     /// The options.
@@ -204,6 +220,9 @@ impl<'e> Attribution<'e> {
             self.bucket_refs.resize(b + 1, 0);
         }
         self.bucket_refs[b] += 1;
+        if let Some(t) = &mut self.tlb {
+            t.access(&self.buckets, addr, bucket, pc);
+        }
         let line = addr >> self.shift;
         if let Some(m) = &mut self.mrc {
             m.access(line, bucket);

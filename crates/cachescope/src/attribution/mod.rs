@@ -53,6 +53,7 @@ pub mod sampler;
 pub mod strides;
 pub mod symbols;
 mod tally;
+pub mod tlb;
 
 #[cfg(test)]
 mod tests;

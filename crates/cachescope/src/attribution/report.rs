@@ -250,6 +250,9 @@ pub struct Report {
     /// Per-bucket miss-ratio curves, for buckets with at least 0.1 % of references or
     /// misses.
     pub mrc: Vec<BucketCurve>,
+    /// TLB misses by structure and code line, when TLBs were simulated (docs/tlb.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tlb: Option<super::tlb::TlbAttribution>,
     /// What was missing or assumed.
     pub notes: Vec<String>,
     /// Counts per source line, for the Cachegrind-format output

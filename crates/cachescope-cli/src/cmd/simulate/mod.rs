@@ -21,6 +21,7 @@ mod hardware;
 mod multicore;
 mod multicore_table;
 mod table;
+mod tlb;
 use table::Simulations;
 
 #[derive(Debug, Args)]
@@ -126,6 +127,8 @@ pub struct SimulateArgs {
     #[arg(help_heading = heading::ANALYSIS, long)]
     pub straddle: bool,
     #[command(flatten)]
+    pub tlb: tlb::SimTlbArgs,
+    #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON.
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
@@ -201,8 +204,15 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             );
         }
     }
+    let tlbs = args.tlb.config(seed)?;
+    if tlbs.is_some() && (args.cachegrind || policy == Policy::Opt) {
+        bail!(
+            "TLBs are simulated beside --cache caches, hierarchies and --cores, not with \
+             --cachegrind or --policy opt"
+        );
+    }
     if args.cores.is_some() {
-        return multicore::run(&args, policy, l2, l3);
+        return multicore::run(&args, policy, l2, l3, tlbs);
     }
     multicore::refuse_without_cores(&args)?;
     let hierarchy_flags = [&args.i1, &args.d1, &l2, &l3].iter().any(|f| f.is_some());
@@ -253,21 +263,25 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     for &geometry in &args.caches {
         sims.push(SimAnalysis::cache(geometry, policy, opts)?);
     }
-    if sims.is_empty() {
+    if sims.is_empty() && tlbs.is_none() {
         bail!(
             "nothing to simulate: give --cache SIZE,ASSOC,LINE (repeatable), a hierarchy \
-             (--I1, --D1, --L2 [--L3]), or --cachegrind --I1 --D1 --LL"
+             (--I1, --D1, --L2 [--L3]), --cachegrind --I1 --D1 --LL, or TLBs (--dtlb, --tlb)"
         );
     }
     let mut trace = input::open(&args.input, args.run.line_size)?;
-    // Independent configurations: side by side on the threads, one decode.
-    let mut analyses: Vec<&mut (dyn Analysis + Send)> = sims
-        .iter_mut()
-        .map(|s| s as &mut (dyn Analysis + Send))
-        .collect();
-    drive(&mut trace, Independent(&mut analyses), &args.run)?;
-    let reports: Vec<SimReport> = sims.iter().map(SimAnalysis::finish).collect();
-    print(&args, reports)
+    let Some(config) = tlbs else {
+        // Independent configurations: side by side on the threads, one decode.
+        let mut analyses: Vec<&mut (dyn Analysis + Send)> = sims
+            .iter_mut()
+            .map(|s| s as &mut (dyn Analysis + Send))
+            .collect();
+        drive(&mut trace, Independent(&mut analyses), &args.run)?;
+        let reports: Vec<SimReport> = sims.iter().map(SimAnalysis::finish).collect();
+        return print(&args, reports, None);
+    };
+    let (reports, tlb) = tlb::simulate(&mut trace, sims, &config, &args)?;
+    print(&args, reports, Some(tlb))
 }
 
 /// The unified levels below the first: `(L2, L3)` from --L2, --LL and --L3. --LL is the last
@@ -284,10 +298,14 @@ fn lower_levels(args: &SimulateArgs) -> Result<(Option<Geometry>, Option<Geometr
     }
 }
 
-/// The reports as JSON, CSV or a table.
-fn print(args: &SimulateArgs, reports: Vec<SimReport>) -> Result<()> {
+/// The reports (and the TLBs') as JSON, CSV or a table.
+fn print(
+    args: &SimulateArgs,
+    reports: Vec<SimReport>,
+    tlb: Option<cachescope::tlb::TlbReport>,
+) -> Result<()> {
     output::emit(
-        &Simulations(reports),
+        &Simulations(reports, tlb),
         Format::from_flags(args.json, args.csv),
     )
 }
@@ -338,8 +356,9 @@ fn run_opt(args: &SimulateArgs, opts: SimOptions) -> Result<()> {
                     line_misses: misses,
                     ..Default::default()
                 },
+                walks: None,
             }],
         })
         .collect();
-    print(args, reports)
+    print(args, reports, None)
 }

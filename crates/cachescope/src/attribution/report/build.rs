@@ -301,6 +301,10 @@ pub(in crate::attribution) fn build(
         loads,
         monitor_cost,
         mrc: curves,
+        tlb: a
+            .tlb
+            .as_ref()
+            .map(|t| t.report(&names, &merged, &a.buckets, &mut sym)),
         notes,
         source_lines,
     }
