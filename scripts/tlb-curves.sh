@@ -7,7 +7,8 @@
 # `<!-- tlb-curves.sh -->` markers) and on standard output. Skips, saying so, without
 # Valgrind.
 #
-#   scripts/tlb-curves.sh        # WORK=DIR keeps the inputs and traces (default target/tlb-curves)
+#   scripts/tlb-curves.sh        # WORK=DIR keeps the inputs and traces (default target/tlb-curves);
+#                                # CS=BINARY uses a cachescope already built
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v valgrind >/dev/null; then
@@ -17,8 +18,12 @@ fi
 work=${WORK:-target/tlb-curves}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
-cargo build --release -q -p cachescope-cli
-cs=$PWD/target/release/cachescope
+# CS=PATH runs that binary instead of building the release one.
+if [ -z "${CS:-}" ]; then
+  cargo build --release -q -p cachescope-cli
+  CS=${CARGO_TARGET_DIR:-$PWD/target}/release/cachescope
+fi
+cs=$CS
 
 source scripts/programs.sh
 programs "$work"

@@ -48,25 +48,13 @@ impl TlbArgs {
     /// The TLBs the flags ask for, `None` without any TLB flag; a random policy draws from
     /// `seed`.
     pub fn config(&self, seed: u64) -> Result<Option<TlbConfig>> {
-        let mut config = self.preset.map(TlbConfig::preset).unwrap_or_default();
-        for (given, level) in [
-            (&self.dtlb, &mut config.dtlb),
-            (&self.itlb, &mut config.itlb),
-            (&self.stlb, &mut config.stlb),
-        ] {
-            if !given.is_empty() {
-                level.clone_from(given);
-            }
+        let policy = values::seeded(self.tlb_policy, seed);
+        let config =
+            TlbConfig::from_parts(self.preset, &self.dtlb, &self.itlb, &self.stlb, policy)?;
+        if config.is_none() && !self.pages.is_empty() {
+            bail!("--pages applies to TLBs: give --dtlb, --itlb, --stlb or --tlb");
         }
-        if config.is_empty() {
-            if !self.pages.is_empty() {
-                bail!("--pages applies to TLBs: give --dtlb, --itlb, --stlb or --tlb");
-            }
-            return Ok(None);
-        }
-        config.policy = values::seeded(self.tlb_policy, seed);
-        config.validate()?;
-        Ok(Some(config))
+        Ok(config)
     }
 
     /// The `--pages` rules, `recorded` replaced by the huge pages the event log `events`

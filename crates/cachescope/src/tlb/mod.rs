@@ -19,7 +19,8 @@
 //!   page-table addresses, for the data caches to be fed.
 //! - [`TlbSim`]: the TLBs over a trace (one set, or one per thread), an
 //!   [`Analysis`](crate::analysis::Analysis); [`Walked`] puts it in front of any analysis,
-//!   which then sees the walks' entry reads as loads by [`WALK_PC`].
+//!   which then sees the walks' entry reads as loads by [`WALK_PC`]; [`simulate`] runs
+//!   `simulate`'s caches behind (or beside) them in one pass.
 //!
 //! What counts: a data reference is one translation of the page of its first byte (as the
 //! caches take the line of its first byte), an instruction fetch one in the ITLB; with no
@@ -43,6 +44,7 @@
 
 mod curve;
 mod pages;
+mod run;
 mod spec;
 mod tlbs;
 mod translate;
@@ -55,6 +57,7 @@ pub use curve::{
     MAX_ENTRIES, PageCurve, PageCurvePoint, PageCurves, PagePoint, entry_sizes, page_points,
 };
 pub use pages::{PageMap, PageRule};
+pub use run::simulate;
 pub use spec::{MIN_PAGE, PAGE_4K, TlbConfig, TlbPreset, TlbSpec, parse_page};
 pub use tlbs::{TlbCounts, TlbName, Tlbs, Translation};
 pub use translate::{ThreadTlbs, TlbReport, TlbSim, Walked};

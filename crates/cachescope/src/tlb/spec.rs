@@ -176,6 +176,18 @@ pub enum TlbPreset {
     Skylake,
 }
 
+impl TlbPreset {
+    /// The preset called `name` (`skylake`).
+    pub fn from_name(name: &str) -> Result<TlbPreset> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "skylake" => Ok(TlbPreset::Skylake),
+            other => Err(invalid(format!(
+                "no TLB preset {other:?}; there is skylake"
+            ))),
+        }
+    }
+}
+
 impl TlbConfig {
     /// A preset's levels, LRU in every array.
     pub fn preset(p: TlbPreset) -> TlbConfig {
@@ -194,6 +206,34 @@ impl TlbConfig {
                 policy: Policy::Lru,
             },
         }
+    }
+
+    /// The levels a preset and explicit arrays give (`--tlb`, `--dtlb`, `--itlb`, `--stlb`): a
+    /// level given explicitly replaces the preset's, every array under `policy`; validated.
+    /// `None` when no TLB is asked for.
+    pub fn from_parts(
+        preset: Option<TlbPreset>,
+        dtlb: &[TlbSpec],
+        itlb: &[TlbSpec],
+        stlb: &[TlbSpec],
+        policy: Policy,
+    ) -> Result<Option<TlbConfig>> {
+        let mut config = preset.map(TlbConfig::preset).unwrap_or_default();
+        for (given, level) in [
+            (dtlb, &mut config.dtlb),
+            (itlb, &mut config.itlb),
+            (stlb, &mut config.stlb),
+        ] {
+            if !given.is_empty() {
+                *level = given.to_vec();
+            }
+        }
+        if config.is_empty() {
+            return Ok(None);
+        }
+        config.policy = policy;
+        config.validate()?;
+        Ok(Some(config))
     }
 
     /// True when no TLB is configured.

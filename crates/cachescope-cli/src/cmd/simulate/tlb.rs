@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
 use cachescope::analysis::Analysis;
-use cachescope::pass::Independent;
 use cachescope::sim::{SimAnalysis, SimReport};
 use cachescope::tlb::{PageMap, TlbConfig, TlbReport, TlbSim, Walked};
 use cachescope::trace::Trace;
@@ -14,7 +13,7 @@ use clap::Args;
 
 use super::SimulateArgs;
 use crate::args::{TlbArgs, heading};
-use crate::cmd::drive;
+use crate::cmd::passes;
 
 /// `simulate`'s TLB flags: the TLBs and pages every command takes, and whether the walks
 /// reach the caches.
@@ -58,48 +57,24 @@ impl SimTlbArgs {
     }
 }
 
-/// The caches and the TLBs in one pass: each cache behind TLBs of its own that feed it the
-/// walks' page-table reads (counted apart at every level), or, with --no-walks or no cache,
-/// the TLBs beside them.
+/// The caches and the TLBs in one pass (`cachescope::tlb::simulate`): each cache behind TLBs
+/// of its own that feed it the walks' page-table reads, or, with --no-walks, the TLBs beside.
 pub fn simulate(
     trace: &mut Trace,
-    mut sims: Vec<SimAnalysis>,
+    sims: Vec<SimAnalysis>,
     config: &TlbConfig,
     args: &SimulateArgs,
 ) -> Result<(Vec<SimReport>, TlbReport)> {
     let pages = args.tlb.page_map(&args.input, args.run.quiet)?;
-    let mut tlb = TlbSim::new(config, pages, false)?;
-    if args.tlb.no_walks || sims.is_empty() {
-        let mut analyses: Vec<&mut (dyn Analysis + Send)> = sims
-            .iter_mut()
-            .map(|s| s as &mut (dyn Analysis + Send))
-            .collect();
-        analyses.push(&mut tlb);
-        drive(trace, Independent(&mut analyses), &args.run)?;
-        return Ok((sims.iter().map(SimAnalysis::finish).collect(), tlb.finish()));
-    }
-    // The same TLBs in front of each cache: one copy each, so the caches still run side by
-    // side; every copy counts the same.
-    let mut walked: Vec<Walked<SimAnalysis>> = sims
-        .into_iter()
-        .map(|mut s| {
-            s.count_walks();
-            Walked::new(tlb.clone(), s)
-        })
-        .collect();
-    let mut analyses: Vec<&mut (dyn Analysis + Send)> = walked
-        .iter_mut()
-        .map(|w| w as &mut (dyn Analysis + Send))
-        .collect();
-    drive(trace, Independent(&mut analyses), &args.run)?;
-    let mut report = None;
-    let mut reports = Vec::new();
-    for w in walked {
-        let (t, s) = w.finish();
-        report.get_or_insert(t);
-        reports.push(s.finish());
-    }
-    Ok((reports, report.expect("at least one cache")))
+    let tlb = TlbSim::new(config, pages, false)?;
+    let walks = !args.tlb.no_walks;
+    Ok(cachescope::tlb::simulate(
+        trace,
+        &mut passes(&args.run),
+        sims,
+        tlb,
+        walks,
+    )?)
 }
 
 /// The TLB keys of `--json`: `tlbs`, `page_walks`, `walk_refs`, and `tlb_threads` when every
