@@ -114,7 +114,7 @@ fn a_threaded_trace_gets_per_thread_curves_and_the_sharing_table() {
             &p["thread"].to_string(),
             "--sizes",
             &sizes.join(","),
-            &s(&t),
+            s(&t),
         ]);
         let want: Vec<&Value> = alone["points"]
             .as_array()

@@ -68,13 +68,7 @@ pub fn simulate(
     let pages = args.tlb.page_map(&args.input, args.run.quiet)?;
     let tlb = TlbSim::new(config, pages, false)?;
     let walks = !args.tlb.no_walks;
-    Ok(cachescope::tlb::simulate(
-        trace,
-        &mut passes(&args.run),
-        sims,
-        tlb,
-        walks,
-    )?)
+    cachescope::tlb::simulate(trace, &mut passes(&args.run), sims, tlb, walks)
 }
 
 /// The TLB keys of `--json`: `tlbs`, `page_walks`, `walk_refs`, and `tlb_threads` when every
