@@ -2,8 +2,9 @@
 //! traces and their `--json` contract, the walks fed to the caches, per-thread TLBs under
 //! `--cores`, `mrc --page` against a fully associative TLB, `attribute`'s TLB misses by
 //! structure, and examples/tlb/stride.c recorded under Valgrind: a page walk at nearly every
-//! page visit with 4 KiB pages, only the first visit of each 2 MiB page with `--pages 2M`
-//! (skipped with a message where Valgrind or cc is missing).
+//! page visit with 4 KiB pages, only the first visit of each 2 MiB page with `--pages 2M`, and
+//! the huge pages it had with `madvise` read back from its event log (skipped where the tool
+//! cannot run, or the kernel gives no transparent huge pages: need `thp`).
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +13,7 @@ use cachescope::{Access, Batch};
 use serde_json::{Value, json as j};
 
 mod common;
-use common::{cs, json, tools_or_skip};
+use common::{cs, json};
 
 /// A lackey trace of `(kind, address)` references, 4 bytes each.
 fn lackey(dir: &Path, refs: &[(char, u64)]) -> PathBuf {
@@ -328,14 +329,12 @@ fn bad_tlb_flags_are_refused() {
 
 #[test]
 fn stride_example_walks_at_every_page_or_every_huge_page() {
-    if !tools_or_skip(&["valgrind", "cc"]) {
+    if !common::tool_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tlb/stride.c");
-    let Some((exe, trace)) = common::record_c_program(dir.path(), &src, &[], &[]) else {
-        return;
-    };
+    let (exe, trace) = common::record_c_program(dir.path(), &src, &[], &[]);
     let trace = trace.to_str().unwrap();
     // 65536 pages, written once and read three times.
     let visits = 4 * 65536;
@@ -383,13 +382,7 @@ fn stride_example_walks_at_every_page_or_every_huge_page() {
     // The pages the program had: with "madvise" the kernel backs the buffer by 2 MiB pages
     // (THP "madvise"), which the event log records at exit and `--pages recorded` simulates.
     let had = dir.path().join("madvise.cst");
-    cs().args(["record", "-q", "-o"])
-        .arg(&had)
-        .arg("--")
-        .arg(&exe)
-        .arg("madvise")
-        .assert()
-        .success();
+    common::record_ok(&["-q"], &had, &[exe.to_str().unwrap(), "madvise"]);
     let out = cs()
         .args(["simulate", had.to_str().unwrap(), "--tlb", "skylake"])
         .args(["--pages", "recorded", "--json"])
@@ -397,7 +390,10 @@ fn stride_example_walks_at_every_page_or_every_huge_page() {
         .unwrap();
     let note = String::from_utf8_lossy(&out.stderr);
     if note.contains("no transparent huge pages") {
-        eprintln!("skipping the recorded huge pages: the kernel gave the program none ({note})");
+        common::skip(
+            "thp",
+            &format!("the kernel gave the program no huge pages: {note}"),
+        );
         return;
     }
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
