@@ -204,20 +204,33 @@ class Trace:
         prefetch_degree: int = 1,
         prefetch_distance: int = 1,
         utilization: bool = False,
+        dtlb: Union[str, Sequence[str]] = (),
+        itlb: Union[str, Sequence[str]] = (),
+        stlb: Union[str, Sequence[str]] = (),
+        tlb: Optional[str] = None,
+        tlb_policy: str = "lru",
+        pages: Union[str, Sequence[str]] = (),
+        walks: bool = True,
     ) -> Document:
         """Exact simulation of independent caches side by side (``cachescope simulate
         --cache SIZE,ASSOC,LINE … --policy P``): ``{"simulations": [...]}``, each with its
         levels' hits, misses and miss_ratio. ``writebacks``, ``write_allocate``, ``prefetch``
         (``none``, ``next-line`` or ``stride``), ``prefetch_degree`` and ``prefetch_distance``
         are ``simulate``'s flags of those names (docs/hardware.md); ``utilization=True`` adds
-        each level's ``used_bytes``, ``fetched_bytes`` and ``utilization`` (``--utilization``)."""
+        each level's ``used_bytes``, ``fetched_bytes`` and ``utilization`` (``--utilization``).
+        TLBs (docs/tlb.md): ``dtlb``, ``itlb``, ``stlb`` (``"ENTRIES,WAYS,PAGE"`` or a list),
+        ``tlb="skylake"``, ``tlb_policy``, ``pages`` (``"2M"``, ``"LO..HI=2M"``) and
+        ``walks=False`` (``--no-walks``) add ``tlbs``, ``page_walks`` and ``walk_refs``; with
+        TLBs, ``caches`` may be empty."""
         caches = [caches] if isinstance(caches, str) else list(caches)
+        many = lambda v: [v] if isinstance(v, str) else list(v)
         return Document(
             _native.simulate(
                 self._native, caches, policy, seed, _size(line_size), _threads(threads), _progress(progress),
                 writebacks=writebacks, write_allocate=write_allocate, prefetch=prefetch,
                 prefetch_degree=prefetch_degree, prefetch_distance=prefetch_distance,
-                utilization=utilization,
+                utilization=utilization, dtlb=many(dtlb), itlb=many(itlb), stlb=many(stlb),
+                tlb=tlb, tlb_policy=tlb_policy, pages=many(pages), walks=walks,
             )
         )
 

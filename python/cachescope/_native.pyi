@@ -109,6 +109,13 @@ def simulate(
     prefetch_degree: int = ...,
     prefetch_distance: int = ...,
     utilization: bool = ...,
+    dtlb: List[str] = ...,
+    itlb: List[str] = ...,
+    stlb: List[str] = ...,
+    tlb: Optional[str] = ...,
+    tlb_policy: str = ...,
+    pages: List[str] = ...,
+    walks: bool = ...,
 ) -> str: ...
 def l2(
     source: NativeSource,

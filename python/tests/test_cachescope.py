@@ -271,6 +271,11 @@ def test_simulate_l2_and_phases_equal_the_cli(trace):
     want = cli("simulate", str(trace), "--json", "--cache", "8K,4,64", "--utilization")
     got = t.simulate("8K,4,64", utilization=True)
     assert got.json == want and 0 < got["simulations"][0]["levels"][0]["utilization"] <= 1
+    want = cli("simulate", str(trace), "--json", "--cache", "8K,4,64", "--tlb", "skylake", "--pages", "2M")
+    got = t.simulate("8K,4,64", tlb="skylake", pages="2M")
+    assert got.json == want and got["page_walks"] > 0 and "walks" in got["simulations"][0]["levels"][0]
+    want = cli("simulate", str(trace), "--json", "--dtlb", "16,full,4K", "--stlb", "64,4,4K", "--no-walks")
+    assert t.simulate([], dtlb="16,full,4K", stlb=["64,4,4K"], walks=False).json == want
     with pytest.raises(cs.CachescopeError, match="expected none, next-line or stride"):
         t.simulate("8K,4,64", prefetch="sideways")
     with pytest.raises(cs.CachescopeError, match="OPT needs the future"):

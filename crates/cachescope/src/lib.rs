@@ -91,6 +91,7 @@ pub mod sim;
 pub mod stages;
 pub mod stats;
 pub mod threads;
+pub mod tlb;
 pub mod trace;
 pub mod units;
 pub mod workloads;

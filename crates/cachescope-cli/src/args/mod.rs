@@ -5,6 +5,7 @@
 
 pub mod heading;
 pub mod shared;
+pub mod tlb;
 pub mod values;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +33,7 @@ pub use shared::{
     Backend, InputArgs, LiveArgs, ReadArgs, ReportOptions, RunArgs, SamplingArgs, SizeArgs,
     SummaryFormat, WorkloadParams, YesNo,
 };
+pub use tlb::TlbArgs;
 
 /// Records which flags were given rather than defaulted, where a command must tell them apart
 /// (`attribute --line-size`: the default is no request, an explicit one must match `--cache`).

@@ -175,6 +175,21 @@ pub fn program_output(s: &str) -> Result<cachescope::record::ProgramOutput> {
     })
 }
 
+/// `--dtlb`, `--itlb`, `--stlb`: ENTRIES,WAYS,PAGE.
+pub fn tlb(s: &str) -> Result<cachescope::tlb::TlbSpec> {
+    Ok(cachescope::tlb::TlbSpec::parse(s)?)
+}
+
+/// `--pages`: SIZE, LO..HI=SIZE or NAME=SIZE.
+pub fn page_rule(s: &str) -> Result<cachescope::tlb::PageRule> {
+    Ok(cachescope::tlb::PageRule::parse(s)?)
+}
+
+/// `mrc --page`: a page size, a power of two from 64 B to 1G (4K, 2M).
+pub fn page(s: &str) -> Result<LineSize> {
+    Ok(cachescope::tlb::parse_page(s)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@ mod heatmap;
 mod histograms;
 mod hover;
 mod l2;
+mod pages;
 mod phases;
 mod policies;
 mod threads;
@@ -112,5 +113,6 @@ where
         },
         FigureKind::Threads => threads::draw_threads(root, r),
         FigureKind::WhatToChange => advice::draw_what_to_change(root, r),
+        FigureKind::Pages => pages::draw_pages(root, r),
     }
 }

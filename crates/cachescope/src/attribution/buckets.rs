@@ -232,6 +232,8 @@ impl BucketMap {
                 self.heap.remove(addr);
                 self.forget();
             }
+            // Page sizes are the TLBs' (crate::tlb), not the buckets'.
+            EventKind::HugePages { .. } => {}
         }
     }
 

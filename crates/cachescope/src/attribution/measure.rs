@@ -80,6 +80,8 @@ pub struct Attribution<'e> {
     pub(super) conflicts: Option<Conflicts>,
     /// The one thread simulated and counted ([`Attribution::only_thread`]), and the threads met.
     only: Option<(ThreadId, BTreeSet<ThreadId>)>,
+    /// TLB misses by bucket and code line, when asked ([`Attribution::with_tlb`]).
+    pub(super) tlb: Option<super::tlb::BucketTlb>,
 }
 
 impl<'e> Attribution<'e> {
@@ -124,6 +126,7 @@ impl<'e> Attribution<'e> {
             fields: options.fields.then(FieldCounts::default),
             conflicts,
             only: None,
+            tlb: None,
             options,
         })
     }
@@ -157,6 +160,19 @@ impl<'e> Attribution<'e> {
         self
     }
 
+    /// Also translates every data reference in TLBs shaped by `config`, over the page sizes
+    /// `rules` give (addresses, or structures by name: `heap`, a variable, an allocation
+    /// site), and counts first-level misses and page walks by bucket and code line
+    /// ([`Report::tlb`]; docs/tlb.md).
+    pub fn with_tlb(
+        mut self,
+        config: &crate::tlb::TlbConfig,
+        rules: &[crate::tlb::PageRule],
+    ) -> Result<Self> {
+        self.tlb = Some(super::tlb::BucketTlb::new(config, rules)?);
+        Ok(self)
+    }
+
     /// The options.
     pub fn options(&self) -> &Options {
         &self.options
@@ -180,6 +196,9 @@ impl<'e> Attribution<'e> {
             self.bucket_refs.resize(b + 1, 0);
         }
         self.bucket_refs[b] += 1;
+        if let Some(t) = &mut self.tlb {
+            t.access(&self.buckets, addr, bucket, pc);
+        }
         let line = addr >> self.shift;
         if let Some(m) = &mut self.mrc {
             m.access(line, bucket);

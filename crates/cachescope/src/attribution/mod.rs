@@ -61,6 +61,7 @@ pub mod structures;
 pub mod symbols;
 mod tally;
 pub mod types;
+pub mod tlb;
 
 #[cfg(test)]
 mod tests;

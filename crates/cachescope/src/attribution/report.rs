@@ -335,6 +335,9 @@ pub struct Report {
     /// absent without).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub structures: Vec<Structure>,
+    /// TLB misses by structure and code line, when TLBs were simulated (docs/tlb.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tlb: Option<super::tlb::TlbAttribution>,
     /// What was missing or assumed.
     pub notes: Vec<String>,
     /// Counts per source line, for the Cachegrind-format output

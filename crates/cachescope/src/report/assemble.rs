@@ -181,6 +181,7 @@ impl Collector {
                 })
             },
             what_to_change: None,
+            pages: super::pages::section(&self.pages)?,
             notes,
             figures: Vec::new(),
         };

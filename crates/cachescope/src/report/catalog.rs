@@ -33,6 +33,8 @@ pub enum FigureKind {
     Threads,
     /// The findings of `advise`: misses before and after each change.
     WhatToChange,
+    /// Each thread's TLB miss ratio for every entry count.
+    Pages,
 }
 
 impl FigureKind {
@@ -136,6 +138,15 @@ impl FigureKind {
                  private 32 KiB L1s over a shared 8 MiB LL (the threads re-interleaved every 100 \
                  instructions; `cachescope sharing` has the options).",
             ),
+            FigureKind::Pages => (
+                "pages",
+                "TLB miss ratio for every entry count",
+                "Misses per data reference (cold misses included) of a fully associative LRU TLB of 4 KiB \
+                 pages with each entry count (log2 axis), each thread with a TLB of its own: the page-level \
+                 stack-distance curve. The marks are Skylake's first-level DTLB (64 entries) and STLB (1536): \
+                 what a curve still misses past 1536 entries are page walks that 2 MiB pages could save \
+                 (`simulate --pages 2M`, docs/tlb.md).",
+            ),
         };
         FigureInfo {
             id: id.into(),
@@ -179,6 +190,12 @@ pub fn kinds(r: &Report) -> Vec<FigureKind> {
         .is_some_and(|w| !w.findings.is_empty())
     {
         k.push(FigureKind::WhatToChange);
+    }
+    if r.pages
+        .as_ref()
+        .is_some_and(|p| p.threads.iter().any(|t| t.refs > 0))
+    {
+        k.push(FigureKind::Pages);
     }
     k
 }

@@ -50,6 +50,7 @@ pub mod kinds;
 mod l2;
 pub mod model;
 mod options;
+mod pages;
 pub mod policies;
 mod summaries;
 mod sweep;

@@ -259,6 +259,10 @@ fn render(r: &Report, top: usize) -> String {
         }
     }
 
+    if let Some(t) = &r.tlb {
+        o += &super::tlb::render(t, top);
+    }
+
     if !r.notes.is_empty() {
         let _ = writeln!(o, "\nNotes:");
         for n in &r.notes {

@@ -21,6 +21,7 @@ mod hardware;
 mod multicore;
 pub mod multicore_table;
 mod table;
+mod tlb;
 pub use table::Simulations;
 
 use cachescope::trace::Trace;
@@ -127,6 +128,8 @@ pub struct SimulateArgs {
     /// convention); by default a reference touches the line of its first byte.
     #[arg(help_heading = heading::ANALYSIS, long)]
     pub straddle: bool,
+    #[command(flatten)]
+    pub tlb: tlb::SimTlbArgs,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON.
@@ -248,9 +251,16 @@ pub fn simulate(args: &SimulateArgs, open: &mut Opener<'_>) -> Result<Simulated>
             );
         }
     }
+    let tlbs = args.tlb.config(seed)?;
+    if tlbs.is_some() && (args.cachegrind || policy == Policy::Opt) {
+        bail!(
+            "TLBs are simulated beside --cache caches, hierarchies and --cores, not with \
+             --cachegrind or --policy opt"
+        );
+    }
     if args.cores.is_some() {
         return Ok(Simulated::MultiCore(multicore::run(
-            args, policy, l2, l3, open,
+            args, policy, l2, l3, tlbs, open,
         )?));
     }
     multicore::refuse_without_cores(args)?;
@@ -301,21 +311,25 @@ pub fn simulate(args: &SimulateArgs, open: &mut Opener<'_>) -> Result<Simulated>
     for &geometry in &args.caches {
         sims.push(SimAnalysis::cache(geometry, policy, opts)?);
     }
-    if sims.is_empty() {
+    if sims.is_empty() && tlbs.is_none() {
         bail!(
             "nothing to simulate: give --cache SIZE,ASSOC,LINE (repeatable), a hierarchy \
-             (--I1, --D1, --L2 [--L3]), or --cachegrind --I1 --D1 --LL"
+             (--I1, --D1, --L2 [--L3]), --cachegrind --I1 --D1 --LL, or TLBs (--dtlb, --tlb)"
         );
     }
     let mut trace = open(&args.input, args.run.line_size)?;
-    // Independent configurations: side by side on the threads, one decode.
-    let mut analyses: Vec<&mut (dyn Analysis + Send)> = sims
-        .iter_mut()
-        .map(|s| s as &mut (dyn Analysis + Send))
-        .collect();
-    drive(&mut trace, Independent(&mut analyses), &args.run)?;
-    let reports: Vec<SimReport> = sims.iter().map(SimAnalysis::finish).collect();
-    Ok(Simulated::Caches(Simulations(reports)))
+    let Some(config) = tlbs else {
+        // Independent configurations: side by side on the threads, one decode.
+        let mut analyses: Vec<&mut (dyn Analysis + Send)> = sims
+            .iter_mut()
+            .map(|s| s as &mut (dyn Analysis + Send))
+            .collect();
+        drive(&mut trace, Independent(&mut analyses), &args.run)?;
+        let reports: Vec<SimReport> = sims.iter().map(SimAnalysis::finish).collect();
+        return Ok(Simulated::Caches(Simulations(reports, None)));
+    };
+    let (reports, tlb) = tlb::simulate(&mut trace, sims, &config, args)?;
+    Ok(Simulated::Caches(Simulations(reports, Some(tlb))))
 }
 
 /// The unified levels below the first: `(L2, L3)` from --L2, --LL and --L3. --LL is the last
@@ -378,8 +392,9 @@ fn run_opt(args: &SimulateArgs, opts: SimOptions, open: &mut Opener<'_>) -> Resu
                     line_misses: misses,
                     ..Default::default()
                 },
+                walks: None,
             }],
         })
         .collect();
-    Ok(Simulated::Caches(Simulations(reports)))
+    Ok(Simulated::Caches(Simulations(reports, None)))
 }

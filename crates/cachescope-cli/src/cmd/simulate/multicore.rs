@@ -24,6 +24,7 @@ pub fn run(
     policy: Policy,
     l2: Option<Geometry>,
     l3: Option<Geometry>,
+    tlbs: Option<cachescope::tlb::TlbConfig>,
     open: &mut super::Opener<'_>,
 ) -> Result<MultiCoreRun> {
     let cores = args.cores.expect("called with --cores");
@@ -59,10 +60,21 @@ pub fn run(
 
     let quantum = args.quantum.unwrap_or(DEFAULT_QUANTUM);
     let mut trace = open(&args.input, args.run.line_size)?;
-    let unit = match NonZeroU64::new(quantum) {
+    // Each thread has TLBs of its own (docs/tlb.md), in front of the caches.
+    let tlb = match &tlbs {
+        Some(c) => {
+            let pages = args.tlb.page_map(&args.input, args.run.quiet)?;
+            Some(cachescope::tlb::TlbSim::new(c, pages, true)?)
+        }
+        None => None,
+    };
+    let no_walks = args.tlb.no_walks;
+    let (unit, tlb) = match NonZeroU64::new(quantum) {
         None => {
-            drive(&mut trace, Analyses(&mut [&mut sim]), &args.run)?;
-            None
+            let tlb = super::tlb::multicore_pass(&mut sim, tlb, no_walks, |a| {
+                drive(&mut trace, Analyses(a), &args.run)
+            })?;
+            (None, tlb)
         }
         Some(q) => {
             let mut split = Interleaver::new(q);
@@ -70,8 +82,10 @@ pub fn run(
             let merged = split.finish()?;
             let unit = merged.unit();
             let mut again = Trace::from_reader(Box::new(merged), trace.source().clone());
-            drive_again(&mut again, Analyses(&mut [&mut sim]), &args.run)?;
-            Some(unit)
+            let tlb = super::tlb::multicore_pass(&mut sim, tlb, no_walks, |a| {
+                drive_again(&mut again, Analyses(a), &args.run)
+            })?;
+            (Some(unit), tlb)
         }
     };
     let report = sim.finish();
@@ -86,6 +100,7 @@ pub fn run(
         quantum,
         quantum_unit: unit,
         report,
+        tlb,
     })
 }
 

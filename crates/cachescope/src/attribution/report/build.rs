@@ -303,6 +303,10 @@ pub(in crate::attribution) fn build(
         monitor_cost,
         mrc: curves,
         structures,
+        tlb: a
+            .tlb
+            .as_ref()
+            .map(|t| t.report(&names, &merged, &a.buckets, &mut sym)),
         notes,
         source_lines,
     }
