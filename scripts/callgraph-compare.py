@@ -16,7 +16,7 @@ TOP = 10
 EXAMPLE = ["main", "stream", "strided", "sum", "descend", "leaf", "walk", "chase"]
 # Valgrind names these "(below main)" (its --show-below-main=no); glibc's versioned alias of
 # its start function is what Callgrind shows for __libc_start_main_impl.
-BELOW_MAIN = {"__libc_start_call_main", "generic_start_main"}
+BELOW_MAIN = {"__libc_start_call_main", "generic_start_main", "_start"}
 ALIASES = {"__libc_start_main_impl": "__libc_start_main"}
 
 
@@ -76,8 +76,9 @@ def normal(name, obj):
     if re.fullmatch(r"0x[0-9a-f]+", name):
         return f"{base}+0x{int(name, 16):x}"
     name = re.sub(r"@.*$", "", name)
-    if name in BELOW_MAIN:
-        return "(below main)"
+    if name in BELOW_MAIN or name == "(below main)":
+        # Several functions are "(below main)" in Valgrind: told apart by their object.
+        return f"(below main) in {base}"
     return ALIASES.get(name, name)
 
 
@@ -113,9 +114,11 @@ def ours(path):
             continue
         key = normal(f["function"], f.get("object") or "")
         incl[key] = incl.get(key, 0) + f["inclusive"]["D1mr"] + f["inclusive"]["D1mw"]
+    objects = {f["function"]: f.get("object") or "" for f in r["functions"]}
     pairs = defaultdict(int)
     for c in r["calls"]:
-        pairs[normal(c["caller"], ""), normal(c["callee"], "")] += c["calls"]
+        a, b = c["caller"], c["callee"]
+        pairs[normal(a, objects.get(a, "")), normal(b, objects.get(b, ""))] += c["calls"]
     return incl, pairs
 
 

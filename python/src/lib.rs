@@ -5,6 +5,7 @@
 //! (the file and line of bad input).
 
 mod attribution;
+mod callgraph;
 mod models;
 mod passes;
 mod py_curves;
@@ -169,6 +170,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(py_models::phases, m)?,
         wrap_pyfunction!(py_models::attribute, m)?,
         wrap_pyfunction!(py_models::sharing, m)?,
+        wrap_pyfunction!(callgraph::callgraph, m)?,
         wrap_pyfunction!(parse_size, m)?,
         wrap_pyfunction!(size_range, m)?,
         wrap_pyfunction!(record::record, m)?,

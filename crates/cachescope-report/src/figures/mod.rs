@@ -5,6 +5,7 @@
 
 mod axes;
 mod backend;
+mod callgraph;
 mod curves;
 mod heatmap;
 mod histograms;
@@ -110,5 +111,6 @@ where
             None => Ok(()),
         },
         FigureKind::Threads => threads::draw_threads(root, r),
+        FigureKind::CallGraph => callgraph::draw_callgraph(root, r),
     }
 }

@@ -31,6 +31,8 @@ pub enum FigureKind {
     EvictedBy,
     /// Each thread's miss-ratio curve.
     Threads,
+    /// The call graph's flame graph of inclusive D1 misses, with the function table.
+    CallGraph,
 }
 
 impl FigureKind {
@@ -125,6 +127,16 @@ impl FigureKind {
                  private 32 KiB L1s over a shared 8 MiB LL (the threads re-interleaved every 100 \
                  instructions; `cachescope sharing` has the options).",
             ),
+            FigureKind::CallGraph => (
+                "callgraph",
+                "Misses inclusive of callees: the call graph",
+                "A flame graph of D1 misses (Cachegrind's cache model): each box a calling context, a \
+                 path of functions from a thread's first frame up (a recursive function once), as wide \
+                 as the misses made in it and in everything it called, its callees stacked on it. The \
+                 table lists the functions with the most inclusive misses beside their own; \
+                 `cachescope attribute TRACE --callgraph` has every function, its calls and the \
+                 structures each misses on (docs/callgraph.md).",
+            ),
         };
         FigureInfo {
             id: id.into(),
@@ -162,6 +174,9 @@ pub fn kinds(r: &Report) -> Vec<FigureKind> {
     }
     if r.threads.as_ref().is_some_and(|t| t.curves.is_some()) {
         k.push(FigureKind::Threads);
+    }
+    if r.callgraph.as_ref().is_some_and(|g| !g.contexts.is_empty()) {
+        k.push(FigureKind::CallGraph);
     }
     k
 }

@@ -42,6 +42,7 @@
 //! ```
 
 mod assemble;
+mod callgraph;
 pub mod catalog;
 mod collector;
 mod histogram;

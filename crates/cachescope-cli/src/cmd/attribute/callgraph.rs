@@ -26,6 +26,7 @@ pub(super) fn options(args: &AttributeArgs, thread: Option<ThreadId>) -> callgra
         caches: [args.i1, args.d1, args.ll],
         per_thread: args.per_thread || thread.is_some(),
         exe: args.exe.clone(),
+        only_with_calls: false,
     }
 }
 

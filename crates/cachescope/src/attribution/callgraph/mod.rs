@@ -71,6 +71,10 @@ pub struct Options {
     /// The program, for a trace without an event log: its functions named at their link
     /// addresses (a non-PIE executable).
     pub exe: Option<std::path::PathBuf>,
+    /// Do nothing for a trace without call events (a recording with them has one before its
+    /// first reference): for a pass that runs it beside others, whatever the trace. Default:
+    /// off.
+    pub only_with_calls: bool,
 }
 
 impl Default for Options {
@@ -80,6 +84,7 @@ impl Default for Options {
             caches: [g("32K,8,64"), g("32K,8,64"), g("8M,16,64")],
             per_thread: false,
             exe: None,
+            only_with_calls: false,
         }
     }
 }
@@ -94,6 +99,8 @@ pub struct CallGraph {
     /// Records seen (every kind, every thread): the event log's positions.
     position: u64,
     next_event: Option<u64>,
+    /// Off for the rest of the trace ([`Options::only_with_calls`] and none came first).
+    idle: bool,
 }
 
 impl CallGraph {
@@ -111,7 +118,32 @@ impl CallGraph {
             position: 0,
             next_event,
             options,
+            idle: false,
         })
+    }
+
+    /// True when the trace had call events (or nothing yet came).
+    pub fn has_calls(&self) -> bool {
+        !self.idle
+    }
+
+    /// The report, its functions named from `names` (another analysis's map of the same
+    /// trace: the attribution's, in the report) rather than from an event log of its own.
+    /// `None` when [`Options::only_with_calls`] kept it idle.
+    pub fn finish_named(mut self, names: &BucketMap) -> Result<Option<CallGraphReport>> {
+        if self.idle {
+            return Ok(None);
+        }
+        self.stacks.leave_all(&mut self.graph);
+        self.graph.charge_all();
+        Ok(Some(report::build(
+            &self.graph,
+            names,
+            false,
+            self.stacks.events() > 0,
+            &self.model,
+            self.options.per_thread,
+        )))
     }
 
     /// The report: every frame still on a stack is left, functions are named (from the
@@ -138,6 +170,17 @@ impl CallGraph {
 
 impl Analysis for CallGraph {
     fn observe(&mut self, batch: &Batch) {
+        if self.idle {
+            return;
+        }
+        if self.options.only_with_calls && self.position == 0 && !batch.is_empty() {
+            // A recording with call events enters its first thread's root before any
+            // reference.
+            self.idle = batch.calls().first().is_none_or(|e| e.at > 0);
+            if self.idle {
+                return;
+            }
+        }
         let CallGraph {
             model,
             graph,
