@@ -42,20 +42,24 @@ SELECT c, count(*), sum(a) FROM t GROUP BY c ORDER BY 2 DESC LIMIT 3;
 SQL
 cc -O2 -g -fno-inline -o "$work/calltree" examples/callgraph/calltree.c
 
+# Each program as a function running it after the prefix it is given.
+p_calltree() { "$@" "$work/calltree"; }
+p_bzip2() { "$@" bzip2 -9 -c "$work/text500k.txt"; }
+p_sqlite3() { "$@" sqlite3 :memory: ".read $work/q.sql"; }
 names=()
-cmds=()
-add() { local name=$1; shift; if command -v "$1" >/dev/null; then names+=("$name"); cmds+=("$*"); else echo "skipped $name: $1 not found" >&2; fi; }
-add "calltree (examples/callgraph)" "$work/calltree"
-add "bzip2 -9 (500 KB)" bzip2 -9 -c "$work/text500k.txt"
-add "sqlite3 (5 K rows)" sqlite3 :memory: ".read $work/q.sql"
+progs=()
+add() { if command -v "$3" >/dev/null; then names+=("$1"); progs+=("$2"); else echo "skipped $1: $3 not found" >&2; fi; }
+add "calltree (examples/callgraph)" p_calltree "$work/calltree"
+add "bzip2 -9 (500 KB)" p_bzip2 bzip2
+add "sqlite3 (5 K rows)" p_sqlite3 sqlite3
 
 out=""
 for i in "${!names[@]}"; do
-  read -r -a cmd <<<"${cmds[$i]}"
-  valgrind --tool=callgrind --cache-sim=yes --separate-recs=1 \
+  f=${progs[$i]}
+  "$f" valgrind --tool=callgrind --cache-sim=yes --separate-recs=1 \
     --I1="${caches[0]}" --D1="${caches[1]}" --LL="${caches[2]}" \
-    --callgrind-out-file="$work/cg$i.out" "${cmd[@]}" >/dev/null 2>"$work/cg$i.err"
-  "$cs" record -q -o "$work/t$i.cst" -- "${cmd[@]}" >/dev/null
+    --callgrind-out-file="$work/cg$i.out" >/dev/null 2>"$work/cg$i.err"
+  "$f" "$cs" record -q -o "$work/t$i.cst" -- >/dev/null
   "$cs" attribute "$work/t$i.cst" --callgraph --json -q \
     --I1 "${ours[0]}" --D1 "${ours[1]}" --LL "${ours[2]}" >"$work/cs$i.json"
   table=$(python3 scripts/callgraph-compare.py "$work/cg$i.out" "$work/cs$i.json" "${names[$i]}" "$i")

@@ -374,3 +374,53 @@ fn a_trace_without_call_events_says_so() {
     let text = std::fs::read_to_string(&out).unwrap();
     assert!(text.contains("desc: No call events: self costs only"));
 }
+
+/// examples/callgraph/unwind.c: recursion left by longjmp, a signal handler inside raise().
+#[test]
+fn longjmp_and_signal_handlers_keep_the_stack_right() {
+    if !tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/callgraph/unwind.c");
+    let Some((_, trace)) = common::record_c_program(dir.path(), &src, &["-fno-inline"], &[]) else {
+        return;
+    };
+    let r = callgraph(&trace, &[]);
+    let calls: BTreeMap<(String, String), u64> = r["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let name = |k: &str| c[k].as_str().unwrap().to_string();
+            (
+                (name("caller"), name("callee")),
+                c["calls"].as_u64().unwrap(),
+            )
+        })
+        .fold(BTreeMap::new(), |mut m, (k, n)| {
+            *m.entry(k).or_default() += n;
+            m
+        });
+    let n = |a: &str, b: &str| {
+        calls
+            .get(&(a.to_string(), b.to_string()))
+            .copied()
+            .unwrap_or(0)
+    };
+    assert_eq!((n("main", "deep"), n("deep", "deep")), (5, 500));
+    // Each longjmp left deep's 101 frames: what main does next is main's.
+    assert_eq!((n("main", "after"), n("deep", "after")), (1, 0));
+    assert_eq!(
+        n("main", "main"),
+        0,
+        "a longjmp back into main is a return, not a call"
+    );
+    // The handler runs above its boundary, not under what it interrupted.
+    assert_eq!(n("<signal 10>", "on_signal"), 1);
+    let handler = d1(&function(&r, "on_signal")["inclusive"]);
+    assert!(handler > 4000, "on_signal misses {handler}");
+    assert_eq!(d1(&function(&r, "<signal 10>")["inclusive"]), handler);
+    assert!(d1(&function(&r, "interrupted")["inclusive"]) < handler / 10);
+    assert!(d1(&function(&r, "deep")["inclusive"]) < d1(&function(&r, "after")["inclusive"]));
+}

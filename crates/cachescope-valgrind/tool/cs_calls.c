@@ -177,10 +177,12 @@ static VG_REGPARM(2) void on_return(ULong sp, ULong target)
    }
 }
 
-/* A function's first instruction, reached with another frame on top. */
+/* A function's first instruction, reached with another frame on top. A jump that left frames
+   is a return (a longjmp), not a call: Callgrind's rule too. */
 static VG_REGPARM(2) void on_entry(ULong block, ULong sp)
 {
-   unwind(sp);
+   if (unwind(sp) > 0)
+      return;
    if (cur->depth == 0) {
       push(block, NEVER, CS_ENTER_ROOT);
       return;

@@ -170,10 +170,10 @@ fn fixture_v4_decodes_exactly() {
     assert_eq!(bytes.len(), FIXTURE_LEN);
     assert_eq!(u32::from_le_bytes(bytes[8..12].try_into().unwrap()), 4);
     let (_, expected) = stream();
-    assert_eq!((expected.0.len(), expected.1.len()), (120, 62));
+    assert_eq!((expected.0.len(), expected.1.len()), (120, 75));
     let mut r = Reader::new(File::open(fixture()).unwrap(), Source::File(fixture())).unwrap();
     assert_eq!(read_all(&mut r), expected);
 }
 
 /// The fixture's length in bytes.
-const FIXTURE_LEN: usize = 0;
+const FIXTURE_LEN: usize = 675;
