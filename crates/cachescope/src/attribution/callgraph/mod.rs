@@ -27,15 +27,19 @@
 //! | `coherence.rs` | private D1s per thread, for coherence misses |
 //! | `graph.rs` | the accounting beside each thread's stack |
 //! | `places.rs` | the event log, by position, for the structures |
-//! | `report.rs` | functions named and merged, inclusive costs summed, the report |
+//! | `report.rs` | the report's types, and its making from every thread's account |
+//! | `names.rs` | function keys named and merged, instructions placed on source lines |
+//! | `rows.rs` | an account's functions (inclusive costs summed), calls, contexts |
 //! | `callgrind_out.rs` | the report as a `callgrind.out` file |
 
 mod callgrind_out;
 mod coherence;
 mod costs;
 mod graph;
+mod names;
 mod places;
 mod report;
+mod rows;
 #[cfg(test)]
 mod tests;
 
