@@ -31,8 +31,9 @@ load_start=$(cut -d' ' -f1 /proc/loadavg)
 # "cpu wall bytes" of one `record` run of program function $1 with extra flags $2.
 one() {
   local f=$1 flags=$2
-  /usr/bin/time -o "$work/time" -f '%U %S %e' "$f" "$cs" record -q $flags -o "$work/t.cst" -- \
-    >/dev/null 2>"$work/err" || { echo "failed: $f $flags" >&2; tail -3 "$work/err" >&2; }
+  # The program function takes the timed command as its prefix (time cannot run a function).
+  "$f" /usr/bin/time -o "$work/time" -f '%U %S %e' "$cs" record -q $flags -o "$work/t.cst" -- \
+    >/dev/null 2>"$work/err" || { echo "failed: $f $flags" >&2; tail -3 "$work/err" >&2; exit 1; }
   read -r u s e <"$work/time"
   echo "$(echo "$u + $s" | bc) $e $(stat -c %s "$work/t.cst")"
 }
