@@ -16,8 +16,8 @@ use crate::args::{InputArgs, RunArgs, values};
 use crate::input;
 use crate::output::{self, Format};
 
-mod fields;
 mod callgraph;
+mod fields;
 mod per_thread;
 mod table;
 mod tlb;
