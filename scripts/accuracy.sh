@@ -39,3 +39,6 @@ for t in $tables; do
     fi
     "${CARGO_TARGET_DIR:-target}/release/examples/accuracy" "$t" "$dir" "docs/accuracy/$t.md" "${held[@]}"
 done
+
+# The README's headline table, from the tables' summary lines.
+python3 scripts/accuracy-summary.py

@@ -14,3 +14,5 @@ if ! ls "$out"/*.cst >/dev/null 2>&1; then
 fi
 cargo build --release -q -p cachescope --example accuracy
 "${CARGO_TARGET_DIR:-target}/release/examples/accuracy" mini "$out" docs/accuracy/mini.md
+
+python3 scripts/accuracy-summary.py

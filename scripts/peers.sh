@@ -32,3 +32,5 @@ shopt -s nullglob
 "$venv/bin/python" scripts/peers.py "$bin" docs/accuracy/peers.md \
     "$real"/*.lackey.zst "$real"/*.cst target/peers/zipf.cst target/peers/zipf-1m.cst \
     target/peers/loop.cst
+
+python3 scripts/accuracy-summary.py
