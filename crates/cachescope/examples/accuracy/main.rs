@@ -68,7 +68,19 @@ fn main() {
         common::machine()
     );
     text.push_str(rest.trim_start_matches('\n'));
-    let _ = writeln!(text, "<!-- {name}: end -->");
+    let end = format!("<!-- {name}: end -->");
+    let _ = writeln!(text, "{end}");
+    // What a page holds after its block was written by hand (notes, history): kept.
+    if let Some((_, notes)) = std::fs::read_to_string(out)
+        .unwrap_or_default()
+        .split_once(&end)
+    {
+        let notes = notes.trim_start_matches('\n');
+        if !notes.is_empty() {
+            text.push('\n');
+            text.push_str(notes);
+        }
+    }
     std::fs::write(out, text).expect("writes the table");
     eprintln!("accuracy: wrote {out}");
 }
