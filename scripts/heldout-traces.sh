@@ -35,7 +35,8 @@ record() {
 
 # The compiler proper (gcc forks it, and a forked child is not recorded).
 cc1=$(gcc -print-prog-name=cc1)
-record cc1 "$cc1" -quiet -O2 "$work/resid.c" -o /dev/null
+# Run directly, cc1 needs the multiarch include directory the driver would give it.
+record cc1 "$cc1" -quiet -imultiarch "$(gcc -print-multiarch)" -O2 "$work/resid.c" -o /dev/null
 record python3 /usr/bin/python3 -c "d = {}
 for i in range(300000): d.setdefault(i * 7919 % 100003, []).append(i)
 print(len(d), sum(len(v) for v in d.values()))"
