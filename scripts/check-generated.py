@@ -73,7 +73,6 @@ UNSOURCED = {
     "docs/accuracy/peers.md": 1,
     "docs/accuracy/phases.md": 3,
     # Being regenerated (issue 62): each leaves this list when its block lands.
-    "docs/accuracy/corun.md": 4,
 }
 
 
