@@ -10,7 +10,8 @@ sits in a block a script writes:
     <!-- SCRIPT: end -->
 
 SCRIPT is a file under scripts/ (`program-speed.sh`) or a path from the repository's root
-(`crates/cachescope/examples/accuracy`). For every block this checks that its script exists,
+(`crates/cachescope/examples/accuracy`), with `#part` where a script writes several blocks
+into one page (`advice-accuracy.sh#pairs`). For every block this checks that its script exists,
 that it is closed (no begin without its end, no nesting), and that its first lines name the
 script and a date (YYYY-MM-DD), so a reader knows what to rerun and how old the figures are.
 
@@ -79,6 +80,7 @@ UNSOURCED = {
 
 
 def script_path(name):
+    name = name.split("#")[0]  # SCRIPT#part: one of several blocks a script writes
     for p in (ROOT / "scripts" / name, ROOT / name):
         if p.exists():
             return p
@@ -107,7 +109,7 @@ def check(path):
             if script_path(name) is None:
                 problems.append(f"{where}: no script {name} (scripts/{name} or {name})")
             head = "\n".join(lines[start : min(start + 4, n - 1)])
-            if name.split("/")[-1] not in head:
+            if name.split("#")[0].split("/")[-1] not in head:
                 problems.append(f"{where}: the block's first lines do not name {name}")
             if not DATE.search(head):
                 problems.append(f"{where}: the block's first lines give no date (YYYY-MM-DD)")
