@@ -75,7 +75,8 @@ fn json_has_every_cache_and_level_with_the_hand_worked_counts() {
     assert_eq!(v["quantum"], 0);
     assert_eq!(v["quantum_unit"], Value::Null);
     assert_eq!(v["levels"][0]["name"], "L1");
-    assert_eq!(v["levels"][1]["name"], "L2");
+    // The level --LL gives is called LL (issue 58: it was printed as L2).
+    assert_eq!(v["levels"][1]["name"], "LL");
     assert_eq!(v["levels"][1]["shared"], true);
     assert_eq!(v["placement"][1]["thread"], 2);
     assert_eq!(v["placement"][1]["core"], 1);
@@ -114,7 +115,7 @@ fn json_has_every_cache_and_level_with_the_hand_worked_counts() {
     assert_eq!(cache(&v, "L1", Some(1))["transfers"], 5);
     // Only memory fetches reach the shared level: the three lines' first misses (core 1's
     // first store is served by core 0).
-    let ll = cache(&v, "L2", None);
+    let ll = cache(&v, "LL", None);
     assert_eq!([&ll["refs"], &ll["misses"], &ll["coherence"]], [3, 3, 0]);
     assert_eq!(v["totals"][1]["refs"], 3);
 }
@@ -138,7 +139,7 @@ fn csv_has_one_row_per_core_and_level_and_the_table_names_them() {
     assert_eq!(lines.len(), 4, "{csv}");
     assert!(lines[0].starts_with("level,core,refs,hits,misses,cold,capacity,conflict,coherence"));
     assert!(lines[1].starts_with("L1,0,") && lines[2].starts_with("L1,1,"));
-    assert!(lines[3].starts_with("L2,,"), "{csv}");
+    assert!(lines[3].starts_with("LL,,"), "{csv}");
     let out = cs().arg("simulate").arg(&t).args(args).assert().success();
     let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(table.contains("thread→core: 1→0 2→1"), "{table}");

@@ -43,6 +43,16 @@
    stream), then one instruction record (kind 3: address and length) per instruction.
    Written when a block is translated, so before any CS_TAG_RUN that names it. */
 #define CS_TAG_RUNDEF 0x8
+/* Following a forked child (cs_fork.c, --cs-follow-forks=yes). Argument CS_FORK_HANDED: the
+   process that writes the stream forks, and its child writes it from here on, as a stream of
+   its own (a header first, its threads numbered from 1, an end record last); the parent
+   pauses. CS_FORK_FAILED: the fork failed, no child follows. CS_FORK_RESUMED | n << 2: the
+   child has gone and the parent goes on, having made n records while paused (not recorded);
+   the run definitions and events it made meanwhile follow. */
+#define CS_TAG_FORK   0x9
+#define CS_FORK_HANDED  0
+#define CS_FORK_FAILED  1
+#define CS_FORK_RESUMED 2
 /* Last word of a complete stream: argument = number of words before it. */
 #define CS_TAG_END    0xF
 

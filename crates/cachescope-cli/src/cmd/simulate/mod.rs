@@ -220,7 +220,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         if simulated != *ll {
             // Valgrind warns the same way when it reshapes a detected LL.
             eprintln!(
-                "note: --LL {ll} has {} sets, not a power of two; simulated as Cachegrind \
+                "cachescope: note: --LL {ll} has {} sets, not a power of two; simulated as Cachegrind \
                  simulates such an LL: {simulated}, {} sets (docs/cachegrind.md)",
                 ll.sets(),
                 simulated.sets()
@@ -248,6 +248,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         config.policy = policy;
         config.inclusion = args.inclusion.into();
         config.prefetch = level_prefetch;
+        config.last_is_ll = args.ll.is_some();
         sims.push(SimAnalysis::hierarchy(&config, opts)?);
     }
     for &geometry in &args.caches {

@@ -79,7 +79,9 @@ pub fn run(
     if !args.run.quiet {
         for &(thread, core) in &args.pins {
             if !report.placement.iter().any(|p| p.thread == thread) {
-                eprintln!("note: --pin {thread}:{core}: thread {thread} made no reference");
+                eprintln!(
+                    "cachescope: note: --pin {thread}:{core}: thread {thread} made no reference"
+                );
             }
         }
     }
@@ -129,6 +131,12 @@ fn levels(
         }
         levels.extend(l2.map(|g| LevelSpec::private("L2", g)));
         levels.extend(l3.map(|g| LevelSpec::private("L3", g)));
+        // The level --LL gave is called LL, as the flag calls it.
+        if args.ll.is_some() {
+            if let Some(last) = levels.last_mut() {
+                last.name = "LL".into();
+            }
+        }
         Ok(levels)
     };
     if let Some(l1) = args.l1 {
