@@ -158,32 +158,53 @@ fn the_quantum_brings_out_the_sharing_the_recorded_slices_hide() {
     let dir = tempfile::tempdir().unwrap();
     let t = threaded(dir.path(), "slices.cst", &a);
     let t = t.to_str().unwrap();
-    let run = |quantum: &str| {
-        json(&[
-            "simulate",
-            t,
-            "--cores",
-            "2",
-            "--cache",
-            "32K,8,64",
-            "--quantum",
-            quantum,
-            "--json",
-        ])
+    let run = |extra: &[&str]| {
+        json(
+            &[
+                &[
+                    "simulate", t, "--cores", "2", "--cache", "32K,8,64", "--json",
+                ][..],
+                extra,
+            ]
+            .concat(),
+        )
     };
-    let recorded = run("0");
+    let recorded = run(&["--quantum", "0"]);
     assert_eq!(recorded["totals"][0]["coherence"], 1);
-    // Ten references each in turn (the trace has no fetches): a coherence miss every turn
-    // but the first two, while both threads run.
-    let dealt = run("10");
+    assert_eq!(recorded["interleave"], Value::Null);
+    // Round-robin, ten references each in turn (the trace has no fetches): a coherence miss
+    // every turn but the first two, while both threads run.
+    let dealt = run(&["--interleave", "instructions", "--quantum", "10"]);
+    assert_eq!(dealt["interleave"], "instructions");
     assert_eq!(dealt["quantum_unit"], "references");
     assert_eq!(dealt["totals"][0]["coherence"], 198);
-    // The default quantum is 100.
-    let default = json(&[
-        "simulate", t, "--cores", "2", "--cache", "32K,8,64", "--json",
-    ]);
+    // Round-robin's default quantum is 100.
+    let default = run(&["--interleave", "instructions"]);
     assert_eq!(default["quantum"], 100);
     assert_eq!(default["totals"][0]["coherence"], 18);
+    // By default the threads run in modelled time, slices of 100 cycles: the line changes
+    // hands at the pace of the latencies, so the count hardly depends on the slice (issue 58:
+    // round-robin's scaled as 1/quantum).
+    let timed = run(&[]);
+    assert_eq!(timed["interleave"], "time");
+    assert_eq!(timed["quantum_unit"], "cycles");
+    assert_eq!(timed["quantum"], 100);
+    let coherence = |q: &str| {
+        run(&["--quantum", q])["totals"][0]["coherence"]
+            .as_u64()
+            .unwrap()
+    };
+    let counts = [coherence("10"), coherence("100"), coherence("1000")];
+    let (lo, hi) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+    assert!(*hi <= 2 * lo && *lo >= 20, "{counts:?}");
+    // Each core's clock: its references' latencies (no instruction fetches here).
+    for c in timed["clocks"].as_array().unwrap() {
+        assert_eq!(c["instructions"], 0);
+        assert_eq!(
+            c["cycles"].as_u64().unwrap(),
+            c["stall_cycles"].as_u64().unwrap() + c["idle_cycles"].as_u64().unwrap()
+        );
+    }
 }
 
 #[test]

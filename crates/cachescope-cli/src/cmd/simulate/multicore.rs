@@ -6,16 +6,13 @@
 //! `--D1` (a split L1: fetches go to L1I), each over `--L2` and `--LL` (the last level: the
 //! L3 after `--L2`) or `--L3`. `--shared` names levels by these names (`LL` the last).
 
-use std::num::NonZeroU64;
-
 use anyhow::{Result, bail};
-use cachescope::interleave::{DEFAULT_QUANTUM, Interleaver};
+use cachescope::cores::{Interleave, Schedule, Simulation};
 use cachescope::pass::Analyses;
-use cachescope::sim::{Geometry, LevelSpec, MultiCore, MultiCoreConfig, Policy};
-use cachescope::trace::Trace;
+use cachescope::sim::{Geometry, Latencies, LevelSpec, MultiCoreConfig, Policy};
 
 use super::multicore_table::MultiCoreRun;
-use super::{InclusionArg, SimulateArgs};
+use super::{InclusionArg, InterleaveArg, SimulateArgs};
 use crate::cmd::{drive, drive_again};
 use crate::input;
 use crate::output::{self, Format};
@@ -56,26 +53,23 @@ pub fn run(
     config.policy = policy;
     config.pins = args.pins.clone();
     config.writes = super::hardware::writes(args);
-    let mut sim = MultiCore::new(&config)?;
-
-    let quantum = args.quantum.unwrap_or(DEFAULT_QUANTUM);
-    let mut trace = input::open(&args.input, args.run.line_size)?;
-    let unit = match NonZeroU64::new(quantum) {
-        None => {
-            drive(&mut trace, Analyses(&mut [&mut sim]), &args.run)?;
-            None
-        }
-        Some(q) => {
-            let mut split = Interleaver::new(q);
-            drive(&mut trace, Analyses(&mut [&mut split]), &args.run)?;
-            let merged = split.finish()?;
-            let unit = merged.unit();
-            let mut again = Trace::from_reader(Box::new(merged), trace.source().clone());
-            drive_again(&mut again, Analyses(&mut [&mut sim]), &args.run)?;
-            Some(unit)
-        }
+    config.latencies = latencies(&config, &args.latencies)?;
+    let interleave: Interleave = args.interleave.unwrap_or(InterleaveArg::Time).into();
+    let schedule = match args.quantum {
+        Some(quantum) => Schedule {
+            interleave,
+            quantum,
+        },
+        None => Schedule::with_default_quantum(interleave),
     };
-    let report = sim.finish();
+    let mut sim = Simulation::new(&config, schedule)?;
+    let mut trace = input::open(&args.input, args.run.line_size)?;
+    drive(&mut trace, Analyses(&mut [&mut sim]), &args.run)?;
+    if let Some(mut dealt) = sim.dealt(&trace)? {
+        drive_again(&mut dealt, Analyses(&mut []), &args.run)?;
+    }
+    let done = sim.finish();
+    let report = done.report;
     if !args.run.quiet {
         for &(thread, core) in &args.pins {
             if !report.placement.iter().any(|p| p.thread == thread) {
@@ -86,8 +80,9 @@ pub fn run(
         }
     }
     let run = MultiCoreRun {
-        quantum,
-        quantum_unit: unit,
+        interleave: (schedule.quantum > 0).then_some(schedule.interleave),
+        quantum: schedule.quantum,
+        quantum_unit: done.unit,
         report,
     };
     output::emit(&run, Format::from_flags(args.json, args.csv))
@@ -105,12 +100,56 @@ pub fn refuse_without_cores(args: &SimulateArgs) -> Result<()> {
         (!args.shared.is_empty(), "--shared"),
         (!args.pins.is_empty(), "--pin"),
         (args.quantum.is_some(), "--quantum"),
+        (args.interleave.is_some(), "--interleave"),
+        (!args.latencies.is_empty(), "--latency"),
     ] {
         if given {
             bail!("{flag} applies to the multi-core model: add --cores N");
         }
     }
     Ok(())
+}
+
+/// The latencies `config`'s machine runs with: the defaults, with `--latency NAME=CYCLES`
+/// overrides (a level by its name, `LL` the last; memory, transfer, invalidate,
+/// instruction). `None` when nothing is overridden.
+fn latencies(config: &MultiCoreConfig, given: &[String]) -> Result<Option<Latencies>> {
+    if given.is_empty() {
+        return Ok(None);
+    }
+    let shared: Vec<bool> = config.levels.iter().map(|l| l.shared).collect();
+    let mut t = Latencies::defaults(config.l1i.is_some(), &shared);
+    let names: Vec<String> = config
+        .l1i
+        .iter()
+        .map(|_| "L1I".to_owned())
+        .chain(config.levels.iter().map(|l| l.name.clone()))
+        .collect();
+    for spec in given {
+        let Some((name, value)) = spec.split_once('=') else {
+            bail!("--latency {spec:?}: give NAME=CYCLES, e.g. --latency memory=300");
+        };
+        let cycles: u64 = value.trim().parse().map_err(|_| {
+            anyhow::anyhow!("--latency {spec:?}: {value:?} is not a whole number of cycles")
+        })?;
+        let name = name.trim();
+        match name.to_ascii_lowercase().as_str() {
+            "memory" => t.memory = cycles,
+            "transfer" => t.transfer = cycles,
+            "invalidate" => t.invalidate = cycles,
+            "instruction" => t.instruction = cycles,
+            "ll" => *t.levels.last_mut().expect("levels") = cycles,
+            _ => match names.iter().position(|n| n.eq_ignore_ascii_case(name)) {
+                Some(k) => t.levels[k] = cycles,
+                None => bail!(
+                    "--latency {spec:?}: no level {name}; the levels are {} (or LL), besides \
+                     memory, transfer, invalidate and instruction",
+                    names.join(", ")
+                ),
+            },
+        }
+    }
+    Ok(Some(t))
 }
 
 /// The split L1's instruction side, if any, and the levels top down (all private).

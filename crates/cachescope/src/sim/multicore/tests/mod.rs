@@ -4,6 +4,7 @@
 
 mod brute;
 mod random;
+mod timed;
 
 use crate::access::{Access, AccessKind, ThreadId};
 use crate::analysis::Analysis;
