@@ -326,5 +326,9 @@ def test_sharing_finds_false_sharing_and_equals_the_cli(tmp_path):
     assert json.loads(got.json) == json.loads(cli("sharing", "--json", str(path)))
     worst = got["lines"][0]
     assert worst["kind"] == "false" and worst["coherence_misses"] > 0 and "fix" in worst
-    with pytest.raises(cs.CachescopeError, match="quantum"):
-        cs.open(path).sharing(quantum=0)
+    # The recorded order, as the command line takes it (issue 58: refused before).
+    recorded = cs.open(path).sharing(quantum=0)
+    assert json.loads(recorded.json) == json.loads(cli("sharing", "--json", "--quantum", "0", str(path)))
+    assert recorded["quantum"] == 0 and "interleave" not in recorded.json
+    with pytest.raises(cs.CachescopeError, match="interleave"):
+        cs.open(path).sharing(interleave="sideways")

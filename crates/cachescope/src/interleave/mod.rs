@@ -55,7 +55,7 @@ pub const DEFAULT_SLICE: u64 = 100;
 pub const DEFAULT_MEMORY: usize = 1 << 20;
 
 /// What a quantum counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum QuantumUnit {
     /// Instruction fetches: a slice is that many instructions and the data references that
