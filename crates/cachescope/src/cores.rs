@@ -1,4 +1,4 @@
-//! [`Simulation`]: a threaded trace through a [`MultiCore`](crate::sim::MultiCore), its
+//! [`Simulation`]: a threaded trace through a [`crate::sim::MultiCore`], its
 //! threads ordered as a
 //! [`Schedule`] says (docs/threads.md): in modelled time (the default: the dealing asks the
 //! machine for each core's clock, so the two run together), round-robin by instructions, or

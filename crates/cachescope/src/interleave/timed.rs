@@ -54,7 +54,7 @@ struct Turn {
 
 /// A threaded trace dealt in modelled time into the machine `M`, which runs each reference as
 /// it is dealt. Read it as any trace ([`AccessReader`]): the references come in the order
-/// they ran; the machine holds the results. See the [module documentation](self).
+/// they ran; the machine holds the results. See the module documentation.
 pub struct Timed<M> {
     sources: Vec<Source>,
     machine: Arc<Mutex<M>>,

@@ -5,7 +5,7 @@
 //! The variable is found by its `DW_AT_location` (`DW_OP_addr` of its link-time address); its
 //! type is followed through typedefs and qualifiers to structures and unions (their members'
 //! names and offsets) and arrays (their element size). Only references within a unit are
-//! followed, at most [`DEPTH`] types deep; anything else ends the name where it is.
+//! followed, at most `DEPTH` types deep; anything else ends the name where it is.
 
 use std::borrow::Cow;
 use std::path::Path;

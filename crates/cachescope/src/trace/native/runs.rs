@@ -69,7 +69,7 @@ impl InstrRuns {
         self.push_keyed(fetches, key);
     }
 
-    /// [`InstrRuns::push`] with the run known to the encoder by `key`: a stream whose run ids
+    /// `InstrRuns::push` with the run known to the encoder by `key`: a stream whose run ids
     /// start again (an exec'd program, a forked child's runs beside its parent's) gives each
     /// run a key no other run of the recording has.
     pub(crate) fn push_keyed(&mut self, fetches: impl IntoIterator<Item = (u64, u32)>, key: u32) {
