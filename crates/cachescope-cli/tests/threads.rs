@@ -390,3 +390,51 @@ fn the_recorded_co_run_runs_every_thread_to_its_end_against_the_shown_prediction
         "{err}"
     );
 }
+
+/// Issue 58: coherence misses were a property of `--quantum` (7 at 0, 4,823 at 1,000,
+/// 247,297 at 10). In modelled time the false-sharing program's contended line changes hands
+/// at the rate the latencies allow, whatever the slice.
+#[test]
+fn false_sharing_in_modelled_time_does_not_scale_with_the_slice() {
+    if !tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let fs = common::record_threads_program(dir.path(), &common::threads_example("false_sharing"));
+    let coherence = |interleave: &str, quantum: u64| {
+        let q = quantum.to_string();
+        let v = json(&[
+            "simulate",
+            "--json",
+            "--cores",
+            "3",
+            "--L1",
+            "32K,8,64",
+            "--LL",
+            "8M,16,64",
+            "--shared",
+            "LL",
+            "--interleave",
+            interleave,
+            "--quantum",
+            &q,
+            s(&fs),
+        ]);
+        assert_eq!(v["quantum"], quantum, "{v}");
+        v["totals"].as_array().unwrap()[0]["coherence"]
+            .as_u64()
+            .unwrap()
+    };
+    let timed: Vec<u64> = [10, 100, 1000].map(|q| coherence("time", q)).to_vec();
+    let (lo, hi) = (*timed.iter().min().unwrap(), *timed.iter().max().unwrap());
+    assert!(hi <= 2 * lo, "{timed:?}");
+    // Two threads, 100,000 increments each: at least 5 % of the 200,000 shared writes move
+    // the line, as on hardware.
+    assert!(lo >= 10_000, "{timed:?}");
+    // Round-robin's count is the knob's: ten times fewer at a ten times longer quantum.
+    let (short, long) = (
+        coherence("instructions", 100),
+        coherence("instructions", 1000),
+    );
+    assert!(short > 5 * long, "{short} {long}");
+}
