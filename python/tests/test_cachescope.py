@@ -307,6 +307,9 @@ def test_threads_per_thread_curves_and_one_thread_equal_the_cli(tmp_path):
                "--sizes", ",".join(SIZES))
     assert json.loads(per.json) == json.loads(want)
     assert per.threads == [1, 2, 3]
+    # A mapping from thread to curve (issue 58: list(per) raised KeyError: 0).
+    assert list(per) == [1, 2, 3] and 2 in per and 0 not in per
+    assert [t for t, _ in per.items()] == [1, 2, 3] and dict(per)[3] is per[3]
     one = cs.open(path, thread=3).mrc(method="statstack", sizes=SIZES, rate=0.01)
     assert one.miss_ratio_warm.tolist() == per[3].miss_ratio_warm.tolist()
     assert t.thread(2).stats()["refs"] == per.refs[2]
