@@ -94,9 +94,27 @@ fn a_threaded_trace_gets_per_thread_curves_and_the_sharing_table() {
         .iter()
         .map(|f| f["id"].as_str().unwrap())
         .collect();
-    assert_eq!(figures.last(), Some(&"threads"));
+    // After the single-core figures, not last (issue 58).
+    let at = |id: &str| figures.iter().position(|f| *f == id);
+    assert_eq!(at("threads"), at("three-c").map(|k| k + 1), "{figures:?}");
     let html = std::fs::read_to_string(dir.path().join("rep/report.html")).unwrap();
     assert!(html.contains("id=\"threads\"") && html.contains("fix: thread 1 uses bytes 0-7"));
+    // Sharing in the contents and the summary; counts formatted.
+    assert!(
+        html.contains("<a href=\"#threads\">Threads and sharing</a>"),
+        "{html}"
+    );
+    assert!(html.contains("<td>threads</td><td>3</td>"), "{html}");
+    assert!(html.contains("<td>1</td><td>13,400</td>"), "{html}");
+    assert!(html.contains("<td>coherence misses</td>"), "{html}");
+    assert!(
+        html.contains("<td>costliest shared line</td><td>0x"),
+        "{html}"
+    );
+    assert!(
+        html.contains("in modelled time, slices of 100 cycles"),
+        "{html}"
+    );
     assert!(dir.path().join("rep/figures/threads.svg").is_file());
     // One worker thread gives the same report.
     let one = dir.path().join("one");
