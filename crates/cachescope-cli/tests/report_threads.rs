@@ -97,6 +97,37 @@ fn a_threaded_trace_gets_per_thread_curves_and_the_sharing_table() {
     // After the single-core figures, not last (issue 58).
     let at = |id: &str| figures.iter().position(|f| *f == id);
     assert_eq!(at("threads"), at("three-c").map(|k| k + 1), "{figures:?}");
+    // The pages section comes last, one TLB curve per thread.
+    assert_eq!(figures.last(), Some(&"pages"), "{figures:?}");
+    // Each thread's TLB curve is `mrc --page 4K --thread ID`'s at the same entry counts.
+    let pages = r["pages"]["threads"].as_array().unwrap();
+    assert_eq!(pages.len(), 3);
+    for p in pages {
+        let points = p["points"].as_array().unwrap();
+        let sizes: Vec<String> = points
+            .iter()
+            .map(|q| q["covered_bytes"].to_string())
+            .collect();
+        let alone = json(&[
+            "mrc",
+            "--json",
+            "--page",
+            "4K",
+            "--thread",
+            &p["thread"].to_string(),
+            "--sizes",
+            &sizes.join(","),
+            s(&t),
+        ]);
+        let want: Vec<&Value> = alone["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| &q["miss_ratio"])
+            .collect();
+        let got: Vec<&Value> = points.iter().map(|q| &q["miss_ratio"]).collect();
+        assert_eq!(got, want, "thread {}", p["thread"]);
+    }
     let html = std::fs::read_to_string(dir.path().join("rep/report.html")).unwrap();
     assert!(html.contains("id=\"threads\"") && html.contains("fix: thread 1 uses bytes 0-7"));
     // Sharing in the contents and the summary; counts formatted.

@@ -63,6 +63,7 @@
 //! ```
 
 pub mod access;
+pub mod advice;
 pub mod analysis;
 pub mod attribution;
 pub mod batch;
@@ -73,6 +74,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod interleave;
 pub mod interrupt;
+pub mod layout;
 mod memo;
 pub mod method;
 pub mod mini;
@@ -91,6 +93,7 @@ pub mod sim;
 pub mod stages;
 pub mod stats;
 pub mod threads;
+pub mod tlb;
 pub mod trace;
 pub mod units;
 pub mod workloads;

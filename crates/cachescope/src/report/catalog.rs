@@ -31,6 +31,10 @@ pub enum FigureKind {
     EvictedBy,
     /// Each thread's miss-ratio curve.
     Threads,
+    /// The findings of `advise`: misses before and after each change.
+    WhatToChange,
+    /// Each thread's TLB miss ratio for every entry count.
+    Pages,
 }
 
 impl FigureKind {
@@ -115,6 +119,15 @@ impl FigureKind {
                 "Share of each structure's evicted lines (row) evicted by misses of each structure (column), \
                  in percent: dark cells off the diagonal are structures that fight over the cache.",
             ),
+            FigureKind::WhatToChange => (
+                "what-to-change",
+                "What to change",
+                "Misses of the data levels as the trace is (grey) and after each finding's change \
+                 (coloured), most saved first: each predicted by simulating the trace with the change \
+                 applied to its addresses (`cachescope whatif`), a pale bar an estimate (blocking \
+                 changes the order of references, which no address change can). The table below says \
+                 what to change and why; docs/advice.md how each is found and predicted.",
+            ),
             FigureKind::Threads => (
                 "threads",
                 "Threads and sharing",
@@ -124,6 +137,15 @@ impl FigureKind {
                  below lists the lines threads share, true or false, with the coherence misses each causes \
                  in a machine of private 32 KiB L1s over a shared 8 MiB LL (the threads interleaved in \
                  modelled time, slices of 100 cycles; `cachescope sharing` has the options).",
+            ),
+            FigureKind::Pages => (
+                "pages",
+                "TLB miss ratio for every entry count",
+                "Misses per data reference (cold misses included) of a fully associative LRU TLB of 4 KiB \
+                 pages with each entry count (log2 axis), each thread with a TLB of its own: the page-level \
+                 stack-distance curve. The marks are Skylake's first-level DTLB (64 entries) and STLB (1536): \
+                 what a curve still misses past 1536 entries are page walks that 2 MiB pages could save \
+                 (`simulate --pages 2M`, docs/tlb.md).",
             ),
         };
         FigureInfo {
@@ -163,6 +185,18 @@ pub fn kinds(r: &Report) -> Vec<FigureKind> {
         .is_some_and(|a| !a.evicted_by.rows.is_empty())
     {
         k.push(FigureKind::EvictedBy);
+    }
+    if r.what_to_change
+        .as_ref()
+        .is_some_and(|w| !w.findings.is_empty())
+    {
+        k.push(FigureKind::WhatToChange);
+    }
+    if r.pages
+        .as_ref()
+        .is_some_and(|p| p.threads.iter().any(|t| t.refs > 0))
+    {
+        k.push(FigureKind::Pages);
     }
     k
 }

@@ -52,6 +52,8 @@ pub struct Collector {
     /// Data-structure attribution, only for traces with an event log (without one every
     /// reference of a synthetic trace is "other", which says nothing).
     pub(super) attribution: Option<attribution::Attribution<'static>>,
+    /// Each thread's page-level stack distances: the pages section (`pages.rs`).
+    pub(super) pages: crate::tlb::PageCurves,
     /// Threads [`Collector::finish`] may use (OPT's curve beside the other models, the phases'
     /// clusterings side by side).
     pub(super) threads: usize,
@@ -122,6 +124,7 @@ impl Collector {
             sweep: SweepAndPhases::new(three_c, phases),
             policies,
             attribution: None,
+            pages: crate::tlb::PageCurves::new(crate::LineSize::PAGE_4K),
             threads: 1,
             stages: Stages::new(),
             options,
@@ -187,6 +190,7 @@ impl Collector {
         if let Some(a) = &mut self.attribution {
             all.push(a);
         }
+        all.push(&mut self.pages);
         all
     }
 

@@ -41,6 +41,7 @@
 //! # Ok::<(), cachescope::Error>(())
 //! ```
 
+pub mod advice;
 mod assemble;
 pub mod catalog;
 mod collector;
@@ -49,6 +50,7 @@ pub mod kinds;
 mod l2;
 pub mod model;
 mod options;
+mod pages;
 pub mod policies;
 mod summaries;
 mod sweep;

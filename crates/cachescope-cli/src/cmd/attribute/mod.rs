@@ -16,8 +16,10 @@ use crate::args::{InputArgs, RunArgs, values};
 use crate::input;
 use crate::output::{self, Format};
 
+mod fields;
 mod per_thread;
 mod table;
+mod tlb;
 mod usage;
 use table::Table;
 
@@ -62,11 +64,19 @@ pub struct AttributeArgs {
     /// `writebacks`, which `simulate --cache SPEC --writebacks` counts too (docs/hardware.md).
     #[arg(help_heading = heading::ANALYSIS, long)]
     pub writebacks: bool,
+    /// Count references, misses and the bytes used of each fetched line per field of every
+    /// structure (globals and locals from the debug information's types, heap blocks from the
+    /// pointer they are stored in, else fields by offset within the element size their
+    /// instructions step by): `structures` in --json (implies --utilization).
+    #[arg(help_heading = heading::ANALYSIS, long)]
+    pub fields: bool,
     /// Also write the counts per source line as a Cachegrind output file (events Ir, Dr,
     /// D1mr, Dw, D1mw and the sampled misses SD1mr, SD1mw) for `cg_annotate FILE` or
     /// KCachegrind.
     #[arg(help_heading = heading::OUTPUT, long, value_name = "FILE")]
     pub cachegrind_out: Option<PathBuf>,
+    #[command(flatten)]
+    pub tlb: crate::args::TlbArgs,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON: buckets, evictions, lines, lines_by_misses, loads, monitor_cost, mrc, notes.
@@ -86,6 +96,8 @@ pub struct AttributeArgs {
 
 pub fn run(mut args: AttributeArgs) -> Result<()> {
     let geometry = args.cache;
+    // TLBs checked before any program runs.
+    let tlb = args.tlb.config(args.input.params.seed)?;
     if args.sample == 0 {
         anyhow::bail!("--sample-period N needs N ≥ 1 (1 samples every miss)");
     }
@@ -186,12 +198,18 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         Some(log) if !log.header.program.is_empty() && !recorded_now => log.header.program.clone(),
         _ => cmd,
     };
+    // `--pages recorded`: the huge pages the event log says the program had.
+    let (rules, page_notes) = args.tlb.rules(events_path.as_deref())?;
     if args.per_thread {
-        return per_thread::run(&mut trace, &args, events_path.as_deref(), log);
+        let tlb = tlb.map(|c| (c, rules));
+        return per_thread::run(&mut trace, &args, events_path.as_deref(), log, tlb);
     }
     let events = log.map(|log| Box::new(log) as EventSource<'static>);
     let opts = options(&args, cachegrind_out.is_some());
     let mut attribution = Attribution::new(opts, events)?;
+    if let Some(c) = &tlb {
+        attribution = attribution.with_tlb(c, &rules)?;
+    }
     if let Some(t) = thread {
         attribution = attribution.only_thread(t);
     }
@@ -203,6 +221,9 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     })?;
     if events_path.is_none() {
         report.notes.insert(0, NO_LOG.into());
+    }
+    if tlb.is_some() {
+        report.notes.extend(page_notes);
     }
     if let (Some((pending, mut file)), Some(path)) = (cachegrind_out, &args.cachegrind_out) {
         use std::io::Write as _;
@@ -237,7 +258,8 @@ fn options(args: &AttributeArgs, per_instruction: bool) -> Options {
         exe: args.exe.clone(),
         per_instruction,
         writebacks: args.writebacks,
-        utilization: args.utilization,
+        utilization: args.utilization || args.fields,
+        fields: args.fields,
         ..Options::default()
     }
 }

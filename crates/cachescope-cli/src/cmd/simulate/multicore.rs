@@ -1,21 +1,29 @@
 //! `simulate --cores N`: the multi-core model (`cachescope::sim::MultiCore`) over the trace,
-//! its threads first re-interleaved (`cachescope::interleave`) unless `--quantum 0`.
+//! its threads first re-interleaved (`cachescope::interleave`, in modelled time by default)
+//! unless `--quantum 0`.
 //!
 //! The levels come from the flags single-core simulation has, plus `--L1`: one `--cache`
 //! (a private data cache), or `--L1` (unified, fed the data references) or `--I1` with
 //! `--D1` (a split L1: fetches go to L1I), each over `--L2` and `--LL` (the last level: the
 //! L3 after `--L2`) or `--L3`. `--shared` names levels by these names (`LL` the last).
+//!
+//! With TLBs (`--dtlb`, `--tlb`) the page walks are references the caches see, fed beside the
+//! thread's own: modelled time runs the machine as it deals and has no place for them yet, so
+//! TLBs deal round-robin (`--interleave instructions`, said in a note) or keep the recorded
+//! order.
+
+use std::num::NonZeroU64;
 
 use anyhow::{Result, bail};
 use cachescope::cores::{Interleave, Schedule, Simulation};
+use cachescope::interleave::{DEFAULT_QUANTUM, Interleaver};
 use cachescope::pass::Analyses;
-use cachescope::sim::{Geometry, Latencies, LevelSpec, MultiCoreConfig, Policy};
+use cachescope::sim::{Geometry, Latencies, LevelSpec, MultiCore, MultiCoreConfig, Policy};
+use cachescope::trace::Trace;
 
 use super::multicore_table::MultiCoreRun;
 use super::{InclusionArg, InterleaveArg, SimulateArgs};
 use crate::cmd::{drive, drive_again};
-use crate::input;
-use crate::output::{self, Format};
 
 /// Runs the multi-core model; `(l2, l3)` are the lower levels --L2, --LL and --L3 give.
 pub fn run(
@@ -23,7 +31,9 @@ pub fn run(
     policy: Policy,
     l2: Option<Geometry>,
     l3: Option<Geometry>,
-) -> Result<()> {
+    tlbs: Option<cachescope::tlb::TlbConfig>,
+    open: &mut super::Opener<'_>,
+) -> Result<MultiCoreRun> {
     let cores = args.cores.expect("called with --cores");
     if args.cachegrind {
         bail!("--cachegrind is Cachegrind's single-core model: drop --cores or --cachegrind");
@@ -54,6 +64,9 @@ pub fn run(
     config.pins = args.pins.clone();
     config.writes = super::hardware::writes(args);
     config.latencies = latencies(&config, &args.latencies)?;
+    if tlbs.is_some() {
+        return with_tlbs(args, &config, tlbs, open);
+    }
     let interleave: Interleave = args.interleave.unwrap_or(InterleaveArg::Time).into();
     let schedule = match args.quantum {
         Some(quantum) => Schedule {
@@ -63,29 +76,95 @@ pub fn run(
         None => Schedule::with_default_quantum(interleave),
     };
     let mut sim = Simulation::new(&config, schedule)?;
-    let mut trace = input::open(&args.input, args.run.line_size)?;
+    let mut trace = open(&args.input, args.run.line_size)?;
     drive(&mut trace, Analyses(&mut [&mut sim]), &args.run)?;
     if let Some(mut dealt) = sim.dealt(&trace)? {
         drive_again(&mut dealt, Analyses(&mut []), &args.run)?;
     }
     let done = sim.finish();
     let report = done.report;
-    if !args.run.quiet {
-        for &(thread, core) in &args.pins {
-            if !report.placement.iter().any(|p| p.thread == thread) {
-                eprintln!(
-                    "cachescope: note: --pin {thread}:{core}: thread {thread} made no reference"
-                );
-            }
-        }
-    }
-    let run = MultiCoreRun {
+    note_unused_pins(args, &report);
+    Ok(MultiCoreRun {
         interleave: (schedule.quantum > 0).then_some(schedule.interleave),
         quantum: schedule.quantum,
         quantum_unit: done.unit,
         report,
+        tlb: None,
+    })
+}
+
+/// The model with each thread's TLBs in front of the caches, their page walks fed to the
+/// caches: round-robin by instructions, or the recorded order.
+fn with_tlbs(
+    args: &SimulateArgs,
+    config: &MultiCoreConfig,
+    tlbs: Option<cachescope::tlb::TlbConfig>,
+    open: &mut super::Opener<'_>,
+) -> Result<MultiCoreRun> {
+    let quantum = args.quantum.unwrap_or(DEFAULT_QUANTUM);
+    match args.interleave {
+        Some(InterleaveArg::Time) if quantum > 0 => bail!(
+            "--interleave time runs the machine as it deals the threads, with no place yet for \
+             the TLBs' page walks: give --interleave instructions or --quantum 0 with --dtlb/--tlb"
+        ),
+        None if quantum > 0 && !args.run.quiet => eprintln!(
+            "cachescope: note: with TLBs the threads are dealt round-robin, {quantum} \
+             instructions at a time (--interleave instructions): modelled time has no place \
+             for page walks yet"
+        ),
+        _ => {}
+    }
+    let mut sim = MultiCore::new(config)?;
+    let mut trace = open(&args.input, args.run.line_size)?;
+    // Each thread has TLBs of its own (docs/tlb.md), in front of the caches.
+    let tlb = match &tlbs {
+        Some(c) => {
+            let pages = args.tlb.page_map(&args.input, args.run.quiet)?;
+            Some(cachescope::tlb::TlbSim::new(c, pages, true)?)
+        }
+        None => None,
     };
-    output::emit(&run, Format::from_flags(args.json, args.csv))
+    let no_walks = args.tlb.no_walks;
+    let (unit, tlb) = match NonZeroU64::new(quantum) {
+        None => {
+            let tlb = super::tlb::multicore_pass(&mut sim, tlb, no_walks, |a| {
+                drive(&mut trace, Analyses(a), &args.run)
+            })?;
+            (None, tlb)
+        }
+        Some(q) => {
+            let mut split = Interleaver::new(q);
+            drive(&mut trace, Analyses(&mut [&mut split]), &args.run)?;
+            let merged = split.finish()?;
+            let unit = merged.unit();
+            let mut again = Trace::from_reader(Box::new(merged), trace.source().clone());
+            let tlb = super::tlb::multicore_pass(&mut sim, tlb, no_walks, |a| {
+                drive_again(&mut again, Analyses(a), &args.run)
+            })?;
+            (Some(unit), tlb)
+        }
+    };
+    let report = sim.finish();
+    note_unused_pins(args, &report);
+    Ok(MultiCoreRun {
+        interleave: (quantum > 0).then_some(Interleave::Instructions),
+        quantum,
+        quantum_unit: unit,
+        report,
+        tlb,
+    })
+}
+
+/// A note for each `--pin` whose thread made no reference.
+fn note_unused_pins(args: &SimulateArgs, report: &cachescope::sim::MultiCoreReport) {
+    if args.run.quiet {
+        return;
+    }
+    for &(thread, core) in &args.pins {
+        if !report.placement.iter().any(|p| p.thread == thread) {
+            eprintln!("cachescope: note: --pin {thread}:{core}: thread {thread} made no reference");
+        }
+    }
 }
 
 /// Fails when a multi-core flag comes without `--cores`.
