@@ -8,8 +8,9 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: [&str; 9] = [
+const SOURCES: [&str; 10] = [
     "tool/cs_main.c",
+    "tool/cs_fork.c",
     "tool/cs_env.c",
     "tool/cs_instrument.c",
     "tool/cs_debuginfo.c",
@@ -24,6 +25,8 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(cachescope_tool)");
     for f in [
         "tool/cs_main.c",
+        "tool/cs_fork.c",
+        "tool/cs_fork.h",
         "tool/cs_env.c",
         "tool/cs_env.h",
         "tool/cs_instrument.c",

@@ -341,21 +341,26 @@ class Trace:
         l1: str = "32K,8,64",
         ll: str = "8M,16,64",
         cores: Optional[int] = None,
-        quantum: int = 100,
+        quantum: Optional[int] = None,
         events=None,
         threads: Optional[int] = None,
         progress: Progress = None,
+        interleave: str = "time",
+        all: bool = False,
     ) -> Document:
         """The lines two or more threads touch and one writes, ``true`` or ``false`` sharing,
-        with their data structure, the code that writes them, the fix for false sharing and
-        the coherence misses they cause in a machine of private ``l1`` caches over a shared
-        ``ll`` (``cachescope sharing``; one core per thread unless ``cores``, threads dealt
-        ``quantum`` instructions at a time): ``{"lines": [...], "coherence_misses": N, ...}``.
-        ``events`` defaults to ``TRACE.events`` beside a trace file."""
+        with the structures each holds (their fields, the threads using them), the code that
+        writes them, the fix, and the coherence misses they cause in a machine of private
+        ``l1`` caches over a shared ``ll`` (``cachescope sharing``; one core per thread unless
+        ``cores``; the threads interleaved in modelled time, slices of ``quantum`` cycles
+        (default 100), or with ``interleave="instructions"`` round-robin, ``quantum``
+        instructions each; ``quantum=0`` keeps the recorded order): ``{"lines": [...],
+        "coherence_misses": N, ...}``, the lines with coherence misses, every shared line with
+        ``all=True``. ``events`` defaults to ``TRACE.events`` beside a trace file."""
         return Document(
             _native.sharing(
-                self._native, l1, ll, cores, quantum, None if events is None else str(events),
-                _threads(threads), _progress(progress),
+                self._native, l1, ll, cores, interleave, quantum, all,
+                None if events is None else str(events), _threads(threads), _progress(progress),
             )
         )
 

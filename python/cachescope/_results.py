@@ -7,6 +7,7 @@ Every result keeps the exact JSON the command line prints for the same request i
 from __future__ import annotations
 
 import json as _json
+from collections.abc import Mapping as _Mapping
 from typing import Any, Dict, Optional
 
 import numpy as np
@@ -90,9 +91,10 @@ class Curve:
         return f"<Curve {self.method} {self.policy}, {len(self)} sizes, {self.line_size}-B lines>"
 
 
-class ThreadCurves:
-    """A curve per thread (``mrc --per-thread``): ``curves[thread]`` is that thread's
-    :class:`Curve` (the points ``trace.thread(thread).mrc(...)`` gives), ``refs[thread]`` its
+class ThreadCurves(_Mapping):
+    """A curve per thread (``mrc --per-thread``), a mapping from thread id to that thread's
+    :class:`Curve` (the points ``trace.thread(thread).mrc(...)`` gives): ``curves[thread]``,
+    ``for thread in curves``, ``thread in curves``, ``curves.items()``; ``refs[thread]`` its
     references, ``threads`` the thread ids in order; ``method``, ``policy``, ``line_size`` and
     ``json`` (the command line's document) as for a curve.
     """
@@ -115,6 +117,9 @@ class ThreadCurves:
 
     def __len__(self) -> int:
         return len(self.threads)
+
+    def __iter__(self):
+        return iter(self.threads)
 
     def to_pandas(self):
         """A long DataFrame: thread, refs and the columns of :meth:`Curve.to_pandas`."""

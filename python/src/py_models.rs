@@ -188,7 +188,7 @@ pub fn attribute(
 
 /// `cachescope sharing --json`.
 #[pyfunction]
-#[pyo3(signature = (source, l1, ll, cores, quantum, events, threads, progress_cb = None))]
+#[pyo3(signature = (source, l1, ll, cores, interleave, quantum, all, events, threads, progress_cb = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn sharing(
     py: Python<'_>,
@@ -196,7 +196,9 @@ pub fn sharing(
     l1: String,
     ll: String,
     cores: Option<u32>,
-    quantum: u64,
+    interleave: String,
+    quantum: Option<u64>,
+    all: bool,
     events: Option<PathBuf>,
     threads: usize,
     progress_cb: Option<Py<PyAny>>,
@@ -208,7 +210,9 @@ pub fn sharing(
             &l1,
             &ll,
             cores,
+            &interleave,
             quantum,
+            all,
             events,
             threads.max(1),
             progress(progress_cb),

@@ -1,10 +1,10 @@
 //! `sharing` for Python: the lines threads share, true or false, with their coherence misses
 //! in a multi-core model (`cachescope sharing --json`, the library's [`cachescope::sharing`]).
 
-use std::num::NonZeroU64;
 use std::path::PathBuf;
 
 use cachescope::attribution::events::sidecar_path;
+use cachescope::cores::{Interleave, Schedule};
 use cachescope::pass::Pass;
 use cachescope::sharing::{self, Options};
 use cachescope::sim::Geometry;
@@ -13,27 +13,44 @@ use cachescope::{Error, Result};
 use crate::passes::{Progress, pretty};
 use crate::source::Spec;
 
-/// The JSON of `cachescope sharing --L1 l1 --LL ll [--cores N] --quantum Q [--events F] --json`.
+/// The JSON of `cachescope sharing --L1 l1 --LL ll [--cores N] --interleave I [--quantum Q]
+/// [--all] [--events F] --json`.
 #[allow(clippy::too_many_arguments)]
 pub fn sharing(
     spec: &Spec,
     l1: &str,
     ll: &str,
     cores: Option<u32>,
-    quantum: u64,
+    interleave: &str,
+    quantum: Option<u64>,
+    all: bool,
     events: Option<PathBuf>,
     threads: usize,
     progress: Progress,
 ) -> Result<String> {
-    let quantum = NonZeroU64::new(quantum).ok_or_else(|| Error::InvalidParameter {
-        name: "quantum",
-        message: "quantum must be at least 1 instruction for the sharing model".into(),
-    })?;
+    let interleave = match interleave {
+        "time" => Interleave::Time,
+        "instructions" => Interleave::Instructions,
+        other => {
+            return Err(Error::InvalidParameter {
+                name: "interleave",
+                message: format!("{other:?}: give \"time\" or \"instructions\""),
+            });
+        }
+    };
+    let schedule = match quantum {
+        Some(quantum) => Schedule {
+            interleave,
+            quantum,
+        },
+        None => Schedule::with_default_quantum(interleave),
+    };
     let options = Options {
         l1: Geometry::parse(l1)?,
         ll: Geometry::parse(ll)?,
         cores,
-        quantum,
+        schedule,
+        all,
     };
     // The event log: `events`, else TRACE.events beside a trace file.
     let log = events.or_else(|| Some(sidecar_path(spec.file()?)).filter(|p| p.exists()));

@@ -329,6 +329,9 @@ def test_threads_per_thread_curves_and_one_thread_equal_the_cli(tmp_path):
                "--sizes", ",".join(SIZES))
     assert json.loads(per.json) == json.loads(want)
     assert per.threads == [1, 2, 3]
+    # A mapping from thread to curve (issue 58: list(per) raised KeyError: 0).
+    assert list(per) == [1, 2, 3] and 2 in per and 0 not in per
+    assert [t for t, _ in per.items()] == [1, 2, 3] and dict(per)[3] is per[3]
     one = cs.open(path, thread=3).mrc(method="statstack", sizes=SIZES, rate=0.01)
     assert one.miss_ratio_warm.tolist() == per[3].miss_ratio_warm.tolist()
     assert t.thread(2).stats()["refs"] == per.refs[2]
@@ -348,8 +351,12 @@ def test_sharing_finds_false_sharing_and_equals_the_cli(tmp_path):
     assert json.loads(got.json) == json.loads(cli("sharing", "--json", str(path)))
     worst = got["lines"][0]
     assert worst["kind"] == "false" and worst["coherence_misses"] > 0 and "fix" in worst
-    with pytest.raises(cs.CachescopeError, match="quantum"):
-        cs.open(path).sharing(quantum=0)
+    # The recorded order, as the command line takes it (issue 58: refused before).
+    recorded = cs.open(path).sharing(quantum=0)
+    assert json.loads(recorded.json) == json.loads(cli("sharing", "--json", "--quantum", "0", str(path)))
+    assert recorded["quantum"] == 0 and "interleave" not in recorded.json
+    with pytest.raises(cs.CachescopeError, match="interleave"):
+        cs.open(path).sharing(interleave="sideways")
 
 
 def test_advise_and_whatif_equal_the_cli(tmp_path):

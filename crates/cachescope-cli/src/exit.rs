@@ -79,6 +79,19 @@ pub fn finish(result: anyhow::Result<()>) -> ExitCode {
     }
 }
 
+/// Ends the run on a command line clap rejects (status 2) or answers itself (`--help`,
+/// `--version`: status 0), its error under the same `cachescope: error:` prefix as every
+/// other error.
+pub fn clap_exit(e: clap::Error) -> ! {
+    if !e.use_stderr() {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    eprint!("cachescope: error: {text}");
+    std::process::exit(e.exit_code());
+}
+
 /// The error and its causes, joined with `: `, each said once: a cause whose text is already
 /// in the message (the library's I/O errors name their cause in their own text, a context may
 /// repeat its cause) is left out.

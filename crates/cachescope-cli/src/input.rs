@@ -21,6 +21,42 @@ pub fn open(args: &InputArgs, line_size: LineSize) -> Result<Trace> {
     Ok(filtered(trace, args))
 }
 
+/// A program's events as it runs, for a command that names what it finds after its pass.
+pub struct LiveEvents {
+    /// The memory map and allocations, sent as the trace is decoded.
+    pub rx: crossbeam_channel::Receiver<cachescope::attribution::events::Event>,
+    /// The run id in a `--save`d trace's header, for its event log.
+    pub run_id: String,
+    /// The program's command line.
+    pub description: String,
+}
+
+/// [`open`], with the program's events when the input is a program run under the tool (and
+/// `--no-events` is not given): `sharing -- PROGRAM` names its lines from them, as `report --
+/// PROGRAM` names its structures.
+pub fn open_with_events(
+    args: &InputArgs,
+    line_size: LineSize,
+    quiet: bool,
+) -> Result<(Trace, Option<LiveEvents>)> {
+    if args.program.is_empty() {
+        return Ok((open(args, line_size)?, None));
+    }
+    let started = crate::program::start(
+        &args.program,
+        &args.live,
+        args.live.save.clone(),
+        !args.live.no_events,
+        quiet,
+    )?;
+    let events = started.events.map(|rx| LiveEvents {
+        rx,
+        run_id: started.run_id,
+        description: started.description,
+    });
+    Ok((filtered(started.trace, args), events))
+}
+
 /// [`open`] for a command that will open its input a second time: a program's trace is kept
 /// (in `--save`'s file, or a temporary one) for the second pass.
 pub fn open_twice(args: &InputArgs, line_size: LineSize) -> Result<Trace> {

@@ -18,8 +18,10 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches};
 
 fn main() -> ExitCode {
-    let matches = args::Cli::command().get_matches();
-    let mut cli = args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let matches = args::Cli::command()
+        .try_get_matches()
+        .unwrap_or_else(|e| exit::clap_exit(e));
+    let mut cli = args::Cli::from_arg_matches(&matches).unwrap_or_else(|e| exit::clap_exit(e));
     args::note_explicit(&mut cli, &matches);
     one_malloc_arena();
     interrupt::install();

@@ -94,8 +94,11 @@ fn a_threaded_trace_gets_per_thread_curves_and_the_sharing_table() {
         .iter()
         .map(|f| f["id"].as_str().unwrap())
         .collect();
-    // The pages section follows, one TLB curve per thread.
-    assert!(figures.ends_with(&["threads", "pages"]), "{figures:?}");
+    // After the single-core figures, not last (issue 58).
+    let at = |id: &str| figures.iter().position(|f| *f == id);
+    assert_eq!(at("threads"), at("three-c").map(|k| k + 1), "{figures:?}");
+    // The pages section comes last, one TLB curve per thread.
+    assert_eq!(figures.last(), Some(&"pages"), "{figures:?}");
     // Each thread's TLB curve is `mrc --page 4K --thread ID`'s at the same entry counts.
     let pages = r["pages"]["threads"].as_array().unwrap();
     assert_eq!(pages.len(), 3);
@@ -127,6 +130,22 @@ fn a_threaded_trace_gets_per_thread_curves_and_the_sharing_table() {
     }
     let html = std::fs::read_to_string(dir.path().join("rep/report.html")).unwrap();
     assert!(html.contains("id=\"threads\"") && html.contains("fix: thread 1 uses bytes 0-7"));
+    // Sharing in the contents and the summary; counts formatted.
+    assert!(
+        html.contains("<a href=\"#threads\">Threads and sharing</a>"),
+        "{html}"
+    );
+    assert!(html.contains("<td>threads</td><td>3</td>"), "{html}");
+    assert!(html.contains("<td>1</td><td>13,400</td>"), "{html}");
+    assert!(html.contains("<td>coherence misses</td>"), "{html}");
+    assert!(
+        html.contains("<td>costliest shared line</td><td>0x"),
+        "{html}"
+    );
+    assert!(
+        html.contains("in modelled time, slices of 100 cycles"),
+        "{html}"
+    );
     assert!(dir.path().join("rep/figures/threads.svg").is_file());
     // One worker thread gives the same report.
     let one = dir.path().join("one");

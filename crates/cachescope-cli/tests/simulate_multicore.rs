@@ -75,7 +75,8 @@ fn json_has_every_cache_and_level_with_the_hand_worked_counts() {
     assert_eq!(v["quantum"], 0);
     assert_eq!(v["quantum_unit"], Value::Null);
     assert_eq!(v["levels"][0]["name"], "L1");
-    assert_eq!(v["levels"][1]["name"], "L2");
+    // The level --LL gives is called LL (issue 58: it was printed as L2).
+    assert_eq!(v["levels"][1]["name"], "LL");
     assert_eq!(v["levels"][1]["shared"], true);
     assert_eq!(v["placement"][1]["thread"], 2);
     assert_eq!(v["placement"][1]["core"], 1);
@@ -114,7 +115,7 @@ fn json_has_every_cache_and_level_with_the_hand_worked_counts() {
     assert_eq!(cache(&v, "L1", Some(1))["transfers"], 5);
     // Only memory fetches reach the shared level: the three lines' first misses (core 1's
     // first store is served by core 0).
-    let ll = cache(&v, "L2", None);
+    let ll = cache(&v, "LL", None);
     assert_eq!([&ll["refs"], &ll["misses"], &ll["coherence"]], [3, 3, 0]);
     assert_eq!(v["totals"][1]["refs"], 3);
 }
@@ -138,7 +139,7 @@ fn csv_has_one_row_per_core_and_level_and_the_table_names_them() {
     assert_eq!(lines.len(), 4, "{csv}");
     assert!(lines[0].starts_with("level,core,refs,hits,misses,cold,capacity,conflict,coherence"));
     assert!(lines[1].starts_with("L1,0,") && lines[2].starts_with("L1,1,"));
-    assert!(lines[3].starts_with("L2,,"), "{csv}");
+    assert!(lines[3].starts_with("LL,,"), "{csv}");
     let out = cs().arg("simulate").arg(&t).args(args).assert().success();
     let table = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(table.contains("thread→core: 1→0 2→1"), "{table}");
@@ -157,32 +158,53 @@ fn the_quantum_brings_out_the_sharing_the_recorded_slices_hide() {
     let dir = tempfile::tempdir().unwrap();
     let t = threaded(dir.path(), "slices.cst", &a);
     let t = t.to_str().unwrap();
-    let run = |quantum: &str| {
-        json(&[
-            "simulate",
-            t,
-            "--cores",
-            "2",
-            "--cache",
-            "32K,8,64",
-            "--quantum",
-            quantum,
-            "--json",
-        ])
+    let run = |extra: &[&str]| {
+        json(
+            &[
+                &[
+                    "simulate", t, "--cores", "2", "--cache", "32K,8,64", "--json",
+                ][..],
+                extra,
+            ]
+            .concat(),
+        )
     };
-    let recorded = run("0");
+    let recorded = run(&["--quantum", "0"]);
     assert_eq!(recorded["totals"][0]["coherence"], 1);
-    // Ten references each in turn (the trace has no fetches): a coherence miss every turn
-    // but the first two, while both threads run.
-    let dealt = run("10");
+    assert_eq!(recorded["interleave"], Value::Null);
+    // Round-robin, ten references each in turn (the trace has no fetches): a coherence miss
+    // every turn but the first two, while both threads run.
+    let dealt = run(&["--interleave", "instructions", "--quantum", "10"]);
+    assert_eq!(dealt["interleave"], "instructions");
     assert_eq!(dealt["quantum_unit"], "references");
     assert_eq!(dealt["totals"][0]["coherence"], 198);
-    // The default quantum is 100.
-    let default = json(&[
-        "simulate", t, "--cores", "2", "--cache", "32K,8,64", "--json",
-    ]);
+    // Round-robin's default quantum is 100.
+    let default = run(&["--interleave", "instructions"]);
     assert_eq!(default["quantum"], 100);
     assert_eq!(default["totals"][0]["coherence"], 18);
+    // By default the threads run in modelled time, slices of 100 cycles: the line changes
+    // hands at the pace of the latencies, so the count hardly depends on the slice (issue 58:
+    // round-robin's scaled as 1/quantum).
+    let timed = run(&[]);
+    assert_eq!(timed["interleave"], "time");
+    assert_eq!(timed["quantum_unit"], "cycles");
+    assert_eq!(timed["quantum"], 100);
+    let coherence = |q: &str| {
+        run(&["--quantum", q])["totals"][0]["coherence"]
+            .as_u64()
+            .unwrap()
+    };
+    let counts = [coherence("10"), coherence("100"), coherence("1000")];
+    let (lo, hi) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+    assert!(*hi <= 2 * lo && *lo >= 20, "{counts:?}");
+    // Each core's clock: its references' latencies (no instruction fetches here).
+    for c in timed["clocks"].as_array().unwrap() {
+        assert_eq!(c["instructions"], 0);
+        assert_eq!(
+            c["cycles"].as_u64().unwrap(),
+            c["stall_cycles"].as_u64().unwrap() + c["idle_cycles"].as_u64().unwrap()
+        );
+    }
 }
 
 #[test]

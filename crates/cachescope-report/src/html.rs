@@ -38,6 +38,8 @@ pub fn render(report: &Report, figures: &[Figure]) -> Result<String> {
     let mut env = Environment::new();
     env.add_template("report.html", TEMPLATE)
         .map_err(|e| Error::Template(e.to_string()))?;
+    // Counts as the terminal prints them: 1,234,567.
+    env.add_filter("count", |n: u64| thousands(n));
     let views: Vec<FigureView> = figures
         .iter()
         .map(|f| FigureView {
@@ -106,10 +108,46 @@ fn summary(r: &Report) -> Vec<[String; 2]> {
             axis_bytes(size as f64),
         ]);
     }
+    rows.extend(threads_summary(r));
     rows.push([
         "analysis time".into(),
         format!("{:.2} s", r.elapsed_seconds),
     ]);
+    rows
+}
+
+/// The threads rows of the summary: how many, their coherence misses, the costliest shared
+/// line (the threads section has the rest).
+fn threads_summary(r: &Report) -> Vec<[String; 2]> {
+    let Some(t) = &r.threads else {
+        return Vec::new();
+    };
+    let mut rows = vec![["threads".into(), t.ids.len().to_string()]];
+    if let Some(sh) = &t.sharing {
+        rows.push([
+            "coherence misses".into(),
+            format!(
+                "{} (the threads section's machine: a private L1 per thread)",
+                thousands(sh.coherence_misses)
+            ),
+        ]);
+        if let Some(l) = sh.lines.first() {
+            rows.push([
+                "costliest shared line".into(),
+                format!(
+                    "{} {} ({}): {} coherence misses",
+                    l.line,
+                    l.structure,
+                    if l.kind == "true" {
+                        "true sharing"
+                    } else {
+                        "false sharing"
+                    },
+                    thousands(l.coherence_misses)
+                ),
+            ]);
+        }
+    }
     rows
 }
 

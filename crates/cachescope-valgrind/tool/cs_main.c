@@ -50,6 +50,7 @@ extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 #include "cs_calls.h"
 #include "cs_env.h"
 #include "cs_events.h"
+#include "cs_fork.h"
 #include "cs_instrument.h"
 #include "cs_ring.h"
 #include "cs_sample.h"
@@ -93,6 +94,12 @@ static void cs_write_out(void)
 {
    const HChar* p = (const HChar*)cs_base;
    Int left = (Int)((cs_ptr - cs_base) * sizeof(ULong));
+   if (cs_fork_paused()) {
+      /* A child holds the stream: keep what the parent's later words need, drop the rest. */
+      cs_fork_hold(cs_base, cs_ptr - cs_base);
+      cs_ptr = cs_base;
+      return;
+   }
    words_written += cs_ptr - cs_base;
    cs_ptr = cs_base;
    if (out_fd < 0 || out_broken)
@@ -228,27 +235,95 @@ static void cs_post_deliver_signal(ThreadId tid, Int sig)
    cs_calls_post_signal(tid, sig);
 }
 
+/* The first word of a stream. */
+static ULong header_word(void)
+{
+   return CS_ESCAPE(CS_TAG_HEADER, CS_VERSION | ((ULong)clo_instr << 16)
+                                      | ((ULong)cs_sampling() << 17)
+                                      | ((ULong)cs_calls_enabled() << 19));
+}
+
+/* A process that neither writes the stream nor took it over (its exec'd program is noted). */
+static Bool unrecorded = False;
+
 static void cs_pre_fork(ThreadId tid)
 {
-   /* Whatever the parent recorded goes out now, so the child has nothing to write twice. */
+   /* With --cs-follow-forks the child may take the stream (cs_fork.c): the mark goes first.
+      Whatever the parent recorded goes out now, so the child has nothing to write twice. */
+   cs_fork_pre(out_fd >= 0 && !out_broken);
    cs_write_out();
+}
+
+static void cs_fork_parent_side(ThreadId tid)
+{
+   if (cs_fork_paused())
+      return;
+   cs_fork_parent();
+   /* Paused: fill private memory while the child fills the ring. */
+   if (cs_fork_paused())
+      use_buffer(cs_buf);
 }
 
 static void cs_fork_child(ThreadId tid)
 {
-   /* Children are not followed: the child runs on under Valgrind but never writes into
-      the parent's stream. */
+   if (out_fd >= 0 && !out_broken && cs_fork_child_takes_over()) {
+      /* This child writes the stream now, as a stream of its own: a header, its threads
+         numbered from 1, its own word count (the pipe and the ring mapping are inherited). */
+      if (cs_ring_requested())
+         cs_ring_watch_parent(VG_(getppid)());
+      words_written = 0;
+      cs_ptr = cs_base;
+      if (thread_serial != NULL)
+         VG_(memset)(thread_serial, 0, VG_N_THREADS * sizeof(UInt));
+      next_serial = 1;
+      current_tid = VG_INVALID_THREADID;
+      current_serial = 0;
+      cs_append(header_word());
+      return;
+   }
+   /* Other children are not followed: the child runs on under Valgrind but never writes
+      into the parent's stream. */
    out_fd = -1;
+   unrecorded = True;
    use_buffer(cs_buf);
    cs_events_forked_child();
    cs_sample_forked_child();
 }
 
+/* The child that held the stream has gone: this process writes it again. */
+static void resume_stream(ThreadId tid)
+{
+   /* What it made since its last flush is held or dropped like the rest of the pause. */
+   cs_fork_hold(cs_base, cs_ptr - cs_base);
+   cs_ptr = cs_base;
+   if (cs_ring_requested() && !out_broken) {
+      /* The child moved the ring on: continue after its last buffer. */
+      ULong* slot = cs_ring_resume();
+      if (slot == NULL)
+         out_broken = True;
+      else
+         use_buffer(slot);
+   }
+   cs_fork_resume();
+   current_tid = VG_INVALID_THREADID;
+   if (tid != VG_INVALID_THREADID) {
+      current_tid = tid;
+      current_serial = serial_of(tid);
+      cs_append(CS_ESCAPE(CS_TAG_THREAD, current_serial));
+   }
+}
+
 static void cs_pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nArgs)
 {
+   if ((sysno == __NR_execve || sysno == __NR_execveat) && unrecorded) {
+      /* A child that does not write the stream runs another program: name it for the
+         note that says what was not recorded. */
+      cs_fork_note_unrecorded((const HChar*)args[sysno == __NR_execve ? 0 : 1]);
+      return;
+   }
    if (sysno == __NR_execve || sysno == __NR_execveat) {
-      /* If the exec succeeds, this process is no longer traced (children and exec'd
-         programs are not followed): mark where its stream stops, and send it. */
+      /* If the exec succeeds, this process's stream stops here (with --trace-children the
+         new program's follows): mark where, and send it. */
       if (cs_sampling())
          cs_sample_count();
       cs_append(CS_ESCAPE(CS_TAG_EXEC, 0));
@@ -258,9 +333,11 @@ static void cs_pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nArgs)
 
 static void cs_post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nArgs, SysRes res)
 {
-   if (sysno == __NR_execve || sysno == __NR_execveat)
+   if ((sysno == __NR_execve || sysno == __NR_execveat) && !unrecorded)
       /* Still here: the exec failed and this program goes on. */
       cs_append(CS_ESCAPE(CS_TAG_EXEC, 1));
+   if (cs_fork_post_syscall(sysno, args, res))
+      resume_stream(tid);
    cs_events_post_syscall(tid, sysno, args, res);
 }
 
@@ -280,6 +357,7 @@ static Bool cs_process_cmd_line_option(const HChar* arg)
    else if (cs_roi_option(arg)) {}
    else if (cs_toggle_option(arg)) {}
    else if (cs_calls_option(arg)) {}
+   else if (cs_fork_option(arg)) {}
    else
       return False;
    return True;
@@ -303,7 +381,9 @@ static void cs_print_usage(void)
 "                        CACHESCOPE_START() and CACHESCOPE_STOP() (include/cachescope.h) [yes]\n"
 "    --cs-toggle-collect=FUNCTION  record only while a function matching FUNCTION\n"
 "                        (wildcards * and ?; may be repeated) is on the stack [none]\n"
-"    --cs-calls=no|yes   record calls and returns (a shadow stack per thread) [no]\n");
+"    --cs-calls=no|yes   record calls and returns (a shadow stack per thread) [no]\n"
+"    --cs-follow-forks=no|yes  a forked child the program waits for writes the stream\n"
+"                        until it ends (with --trace-children=yes) [no]\n");
 }
 
 static void cs_print_debug_usage(void)
@@ -326,8 +406,13 @@ static void cs_post_clo_init(void)
       process execs. The recorded process keeps its parent (cachescope) across an exec, and
       its new program continues the stream; a forked child that execs has another parent and
       writes nothing. */
-   if (clo_parent != 0 && VG_(getppid)() != clo_parent) {
+   cs_fork_set_dir(clo_out);
+   /* A process that took the stream over from its parent (cs_fork.c) keeps writing it across
+      its execs, its parent being the recorded process, not cachescope. */
+   Bool heir = clo_parent != 0 && VG_(getppid)() != clo_parent && cs_fork_heir();
+   if (clo_parent != 0 && VG_(getppid)() != clo_parent && !heir) {
       cs_events_forked_child();
+      unrecorded = True;
       return;
    }
    out_fd = VG_(fd_open)(clo_out, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0600);
@@ -336,7 +421,8 @@ static void cs_post_clo_init(void)
       VG_(exit)(1);
    }
    if (cs_ring_requested()) {
-      ULong* slot = cs_ring_open(clo_parent, CS_BUF_WORDS + CS_MAX_SEGMENT);
+      ULong* slot = cs_ring_open(heir ? VG_(getppid)() : clo_parent,
+                                 CS_BUF_WORDS + CS_MAX_SEGMENT);
       if (slot == NULL)
          VG_(exit)(1);
       tl_assert(cs_ptr == cs_base);
@@ -346,9 +432,7 @@ static void cs_post_clo_init(void)
          (F_SETPIPE_SZ; ignored where it fails, e.g. a plain file.) */
       VG_(fcntl)(out_fd, VKI_F_SETPIPE_SZ, sizeof cs_buf);
    }
-   cs_append(CS_ESCAPE(CS_TAG_HEADER, CS_VERSION | ((ULong)clo_instr << 16)
-                                         | ((ULong)cs_sampling() << 17)
-                                         | ((ULong)cs_calls_enabled() << 19)));
+   cs_append(header_word());
    cs_events_start();
    if (cs_sampling())
       cs_sample_start();
@@ -356,6 +440,13 @@ static void cs_post_clo_init(void)
 
 static void cs_fini(Int exitcode)
 {
+   if (cs_fork_paused()) {
+      /* The program ends while a child it handed the stream to runs: take it back if that
+         child has gone, else leave the rest of the stream to it. */
+      if (!cs_fork_child_gone())
+         return;
+      resume_stream(current_tid);
+   }
    /* The end record: how many words came before it, so that the reader can tell a
       complete stream from one cut short (a killed Valgrind never writes it). */
    cs_events_fini();
@@ -386,7 +477,7 @@ static void cs_pre_clo_init(void)
    VG_(track_pre_thread_ll_create)(cs_thread_created);
    VG_(track_pre_deliver_signal)(cs_pre_deliver_signal);
    VG_(track_post_deliver_signal)(cs_post_deliver_signal);
-   VG_(atfork)                  (cs_pre_fork, NULL, cs_fork_child);
+   VG_(atfork)                  (cs_pre_fork, cs_fork_parent_side, cs_fork_child);
    cs_events_pre_clo_init();
 }
 

@@ -8,7 +8,7 @@
 #define CS_PROTOCOL_H
 
 /* Version of the record stream, in the header escape. */
-#define CS_VERSION 3
+#define CS_VERSION 4
 
 /* Escapes: a word whose bits 60-63 (the tag) are not 0. Bits 0-47 are its argument. */
 #define CS_ARG_MASK 0x0000FFFFFFFFFFFFULL
@@ -57,6 +57,16 @@
 #define CS_ENTER_SIGNAL 2 /* a signal handler is about to run (a boundary, not a function) */
 #define CS_ENTER_ROOT   3 /* a thread's bottom frame: the code it first ran, or returned to */
 #define CS_ENTER_PLT    4 /* a call into a PLT stub: not a function (Callgrind's --skip-plt) */
+/* Following a forked child (cs_fork.c, --cs-follow-forks=yes). Argument CS_FORK_HANDED: the
+   process that writes the stream forks, and its child writes it from here on, as a stream of
+   its own (a header first, its threads numbered from 1, an end record last); the parent
+   pauses. CS_FORK_FAILED: the fork failed, no child follows. CS_FORK_RESUMED | n << 2: the
+   child has gone and the parent goes on, having made n records while paused (not recorded);
+   the run definitions and events it made meanwhile follow. */
+#define CS_TAG_FORK   0xD
+#define CS_FORK_HANDED  0
+#define CS_FORK_FAILED  1
+#define CS_FORK_RESUMED 2
 /* Last word of a complete stream: argument = number of words before it. */
 #define CS_TAG_END    0xF
 

@@ -145,3 +145,13 @@ ULong* cs_ring_put(Int out_fd, SizeT n, Bool more)
    }
    return more ? wait_for_slot(produced) : NULL;
 }
+
+ULong* cs_ring_resume(void)
+{
+   return wait_for_slot(__atomic_load_n(&ring->produced, __ATOMIC_ACQUIRE));
+}
+
+void cs_ring_watch_parent(Long parent)
+{
+   ring_parent = parent;
+}

@@ -17,4 +17,11 @@ ULong* cs_ring_open(Long parent, SizeT words);
    (or without `more`). */
 ULong* cs_ring_put(Int out_fd, SizeT n, Bool more);
 
+/* After a pause (cs_fork.c): the next slot to fill once it is free, the ring having moved on
+   meanwhile; NULL when the reader has gone. */
+ULong* cs_ring_resume(void);
+/* The process whose change of parent means the reader has gone (a forked child that took the
+   stream watches its own parent). */
+void cs_ring_watch_parent(Long parent);
+
 #endif

@@ -27,7 +27,8 @@
 //!   program under cachescope's Valgrind tool (or lackey) and reads its trace as it is
 //!   written, or samples it inside the tool ([`record::sample_program`]).
 //! - Exact ground truth: [`sim`] (cache simulators, Cachegrind's model, the multi-core model
-//!   fed by [`interleave`], which deals a recording's threads round-robin) and [`reuse`] (reuse
+//!   fed by [`interleave`], which deals a recording's threads in modelled time or round-robin;
+//!   [`cores`] runs the two together) and [`reuse`] (reuse
 //!   times, LRU stack distances, exact miss-ratio curves, the [`reuse::Mrc`] points model
 //!   every method shares).
 //! - Models, measured against the exact analyses: [`sampling`] (StatCache's sampler and
@@ -68,6 +69,7 @@ pub mod attribution;
 pub mod batch;
 pub mod budget;
 pub mod calls;
+pub mod cores;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;

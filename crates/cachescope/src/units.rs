@@ -159,6 +159,16 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// A count and its noun, plural unless the count is 1: `1 thread`, `3 threads`,
+/// `1,024 cores` (the count as [`thousands`] writes it; the plural adds an `s`).
+pub fn count_of(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", thousands(n))
+    }
+}
+
 /// A rate of references per second: `850 refs/s`, `12.3 K refs/s`, `45.6 M refs/s`.
 pub fn rate(refs: u64, seconds: f64) -> String {
     let r = refs as f64 / seconds.max(1e-9);
@@ -174,6 +184,13 @@ pub fn rate(refs: u64, seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_with_their_nouns() {
+        assert_eq!(count_of(1, "thread"), "1 thread");
+        assert_eq!(count_of(0, "core"), "0 cores");
+        assert_eq!(count_of(1234, "line"), "1,234 lines");
+    }
 
     #[test]
     fn sizes_with_units() {

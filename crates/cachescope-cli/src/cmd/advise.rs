@@ -11,7 +11,6 @@ use anyhow::{Result, bail};
 use cachescope::advice::{self, Advice, Collect, Options};
 use cachescope::attribution::EventSource;
 use cachescope::attribution::events::EventReader;
-use cachescope::interleave::DEFAULT_QUANTUM;
 use cachescope::layout::geometry_label;
 use cachescope::pass::Analyses;
 use cachescope::sim::Geometry;
@@ -150,8 +149,22 @@ fn advise(args: &mut AdviseArgs, source: &Recorded) -> Result<Advice> {
         l1: first,
         ll: last,
         cores: Some(cores),
-        quantum: std::num::NonZeroU64::new(args.sim.quantum.unwrap_or(DEFAULT_QUANTUM))
-            .unwrap_or(std::num::NonZeroU64::MIN),
+        schedule: {
+            let interleave = args
+                .sim
+                .interleave
+                .unwrap_or(super::simulate::InterleaveArg::Time)
+                .into();
+            match args.sim.quantum {
+                Some(quantum) => cachescope::cores::Schedule {
+                    interleave,
+                    quantum,
+                },
+                None => cachescope::cores::Schedule::with_default_quantum(interleave),
+            }
+        },
+        // Every shared line: a line without coherence misses may be latent false sharing.
+        all: true,
     });
     let options = Options {
         l1: first,
@@ -170,11 +183,9 @@ fn advise(args: &mut AdviseArgs, source: &Recorded) -> Result<Advice> {
     let (mut evidence, finder) = collect.finish(log, exe)?;
     if let Some(finder) = finder {
         let mut machine = finder.machine(&trace)?;
-        drive_again(
-            &mut machine.trace,
-            Analyses(&mut [&mut machine.model]),
-            &args.sim.run,
-        )?;
+        if let Some(dealt) = &mut machine.trace {
+            drive_again(dealt, Analyses(&mut []), &args.sim.run)?;
+        }
         let mut sharing = machine.finish();
         sharing.name_from(&trace, log, first.line_size().bytes())?;
         evidence.sharing = Some(sharing);

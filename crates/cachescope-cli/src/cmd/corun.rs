@@ -13,7 +13,7 @@ use cachescope::analysis::Analysis;
 use cachescope::batch::Batch;
 use cachescope::models::hotl::{
     FootprintAnalysis, FootprintCurve,
-    corun::{CorunPrediction, CorunProgram},
+    corun::{CorunPrediction, CorunProgram, SimulatedProgram},
 };
 use cachescope::pass::Analyses;
 use cachescope::reuse::Options;
@@ -37,6 +37,11 @@ pub struct CorunArgs {
     /// rates for a trace without instruction fetches (docs/threads.md).
     #[arg(help_heading = heading::ANALYSIS, long)]
     pub split_threads: bool,
+    /// With --split-threads, these threads alone share the cache (ids as `stats` lists them;
+    /// repeat or separate with commas) [default: every thread].
+    #[arg(help_heading = heading::ANALYSIS, long, value_name = "ID", value_delimiter = ',',
+          requires = "split_threads")]
+    pub thread: Vec<cachescope::ThreadId>,
     /// The shared cache's size (e.g. 8MiB).
     #[arg(help_heading = heading::CACHE, long, value_parser = values::size)]
     pub cache: u64,
@@ -47,7 +52,8 @@ pub struct CorunArgs {
     #[arg(help_heading = heading::ANALYSIS, long, value_delimiter = ',')]
     pub rates: Option<Vec<f64>>,
     /// Also simulate the programs interleaved in proportion to their rates in the shared cache
-    /// (traces only), and print the prediction's error.
+    /// (traces only; until the first ends), and print the prediction's error; with
+    /// --split-threads, the threads as recorded, each to its end.
     #[arg(help_heading = heading::ANALYSIS, long)]
     pub simulate: bool,
     #[command(flatten)]
@@ -67,6 +73,9 @@ struct Row {
     program: String,
     rate: f64,
     share_lines: f64,
+    /// Distinct lines of its whole footprint (when its profile says).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    footprint_lines: Option<u64>,
     predicted: CorunPrediction,
     #[serde(skip_serializing_if = "Option::is_none")]
     simulated: Option<Simulated>,
@@ -77,7 +86,8 @@ struct Simulated {
     refs: u64,
     miss_ratio: f64,
     miss_ratio_warm: f64,
-    /// The prediction from the footprint of exactly the simulated prefix.
+    /// The prediction from the footprint of exactly the simulated prefix (the whole program
+    /// when it ran to its end: `predicted`), the number the error is measured against.
     predicted_for_prefix: CorunPrediction,
     relative_error: f64,
 }
@@ -133,6 +143,25 @@ fn inputs(args: &CorunArgs) -> Result<(Vec<Input>, Vec<f64>)> {
             path.display()
         );
     }
+    let mut threads = threads;
+    if !args.thread.is_empty() {
+        if let Some(t) = args
+            .thread
+            .iter()
+            .find(|t| !threads.iter().any(|(u, _)| u == *t))
+        {
+            let ids: Vec<String> = threads.iter().map(|(u, _)| u.to_string()).collect();
+            bail!(
+                "--thread {t}: {} has threads {}",
+                path.display(),
+                ids.join(", ")
+            );
+        }
+        threads.retain(|(t, _)| args.thread.contains(t));
+        if threads.len() < 2 {
+            bail!("--thread names one thread: co-running needs two or more");
+        }
+    }
     let timed = threads.iter().all(|(_, s)| s.instructions > 0);
     let rates = threads
         .iter()
@@ -172,6 +201,7 @@ pub fn run(args: CorunArgs) -> Result<()> {
         ..Options::default()
     };
     let mut programs = Vec::new();
+    let mut distinct = Vec::new();
     for (src, &rate) in sources.iter().zip(&rates) {
         let footprint = match saved_footprint(&src.path)? {
             Some(curve) => curve,
@@ -185,6 +215,7 @@ pub fn run(args: CorunArgs) -> Result<()> {
                 line.bytes()
             );
         }
+        distinct.push(footprint.distinct_lines);
         programs.push(CorunProgram { footprint, rate });
     }
     let predicted = cachescope::models::hotl::corun::predict(&programs, cache)?;
@@ -192,18 +223,26 @@ pub fn run(args: CorunArgs) -> Result<()> {
         .iter()
         .zip(&rates)
         .zip(predicted)
-        .map(|((p, &rate), pred)| Row {
+        .zip(distinct)
+        .map(|(((p, &rate), pred), footprint_lines)| Row {
             program: p.name(),
             rate,
             share_lines: pred.share_lines,
+            footprint_lines,
             predicted: pred,
             simulated: None,
         })
         .collect();
-    if args.simulate {
+    if args.simulate && args.split_threads {
+        simulate_recorded(&args, &sources, options, cache, &mut rows)?;
+    } else if args.simulate {
         simulate(&args, &sources, options, cache, &rates, &mut rows)?;
     }
-    let out = Table { cache, rows };
+    let out = Table {
+        cache,
+        rows,
+        recorded: args.split_threads,
+    };
     output::emit(&out, Format::from_flags(args.json, args.csv))
 }
 
@@ -211,6 +250,8 @@ pub fn run(args: CorunArgs) -> Result<()> {
 struct Table {
     cache: Geometry,
     rows: Vec<Row>,
+    /// The simulation ran the threads of one recording as recorded.
+    recorded: bool,
 }
 
 impl Output for Table {
@@ -229,7 +270,11 @@ impl Output for Table {
     }
 
     fn table(&self) -> String {
-        let Table { cache, rows } = self;
+        let Table {
+            cache,
+            rows,
+            recorded,
+        } = self;
         let mut o = format!(
             "# co-run in a shared {} LRU cache ({}): miss ratios per reference of each program, \
          cold misses included (warm: left out)\n",
@@ -244,13 +289,19 @@ impl Output for Table {
             "share lines",
             "predicted",
             "warm",
-            "simulated vs predicted",
+            "simulated vs against",
             "rel. err"
         );
         for r in rows {
             let (sim, err) = match &r.simulated {
                 Some(s) => (
-                    format!("{:.6}", s.miss_ratio),
+                    // The error's two numbers: the simulation's, and the prediction it is
+                    // measured against (for a prefix, that prefix's).
+                    format!(
+                        "{:.6} vs {}",
+                        s.miss_ratio,
+                        compared(&s.predicted_for_prefix)
+                    ),
                     format!("{:+.1}%", 100.0 * s.relative_error),
                 ),
                 None => ("-".into(), "-".into()),
@@ -273,11 +324,22 @@ impl Output for Table {
             );
         }
         if rows.iter().any(|r| r.simulated.is_some()) {
-            o += "# the simulation stops when the first program ends: it is compared with the \
-              prediction from the footprints of the prefixes it ran\n";
+            o += if *recorded {
+                "# simulated: the threads as recorded, each to its end, each thread's lines its \
+                 own (the model shares the cache, not data); compared with the prediction\n"
+            } else {
+                "# the simulation stops when the first program ends: it is compared with the \
+                 prediction from the footprints of the prefixes it ran\n"
+            };
         }
         o
     }
+}
+
+/// The predicted miss ratio an error is measured against: cold misses included, or warm for
+/// a sampled footprint.
+fn compared(p: &CorunPrediction) -> String {
+    format!("{:.6}", p.miss_ratio.unwrap_or(p.miss_ratio_warm))
 }
 
 /// A footprint saved by `cachescope footprint --json`, told from a trace by its first byte.
@@ -371,9 +433,44 @@ fn simulate(
     }
     let again = cachescope::models::hotl::corun::predict(&prefixed, cache)?;
     for ((row, s), pred) in rows.iter_mut().zip(&sims).zip(again) {
+        row.simulated = Some(Simulated::against(s, pred));
+    }
+    Ok(())
+}
+
+/// Simulates the threads of the one trace as recorded, each to its end, and compares each
+/// with the prediction the table shows (its whole footprint's).
+fn simulate_recorded(
+    args: &CorunArgs,
+    sources: &[Input],
+    options: Options,
+    cache: Geometry,
+    rows: &mut [Row],
+) -> Result<()> {
+    let threads: Vec<cachescope::ThreadId> = sources.iter().filter_map(|s| s.thread).collect();
+    let trace = input::open_path(&sources[0].path, &args.read)?;
+    let progress = crate::progress::Progress::spinner(args.run.quiet, "recorded co-run");
+    let total = std::sync::atomic::AtomicU64::new(0);
+    let mut counted = crate::progress::Counted {
+        inner: trace,
+        total: &total,
+        progress: &progress,
+    };
+    let sims =
+        cachescope::models::hotl::corun::simulate_recorded(&mut counted, &threads, cache, options);
+    progress.finish();
+    for (row, s) in rows.iter_mut().zip(sims?) {
+        row.simulated = Some(Simulated::against(&s, row.predicted));
+    }
+    Ok(())
+}
+
+impl Simulated {
+    /// A program's simulation `s`, its error measured against `pred`.
+    fn against(s: &SimulatedProgram, pred: CorunPrediction) -> Simulated {
         let actual = s.miss_ratio();
         let model = pred.miss_ratio.unwrap_or(pred.miss_ratio_warm);
-        row.simulated = Some(Simulated {
+        Simulated {
             refs: s.refs,
             miss_ratio: actual,
             miss_ratio_warm: s.miss_ratio_warm(),
@@ -383,9 +480,8 @@ fn simulate(
                 0.0
             },
             predicted_for_prefix: pred,
-        });
+        }
     }
-    Ok(())
 }
 
 /// Passes on only the first `left` counted references (data references, or all with

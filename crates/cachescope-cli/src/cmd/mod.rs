@@ -18,6 +18,7 @@ pub(crate) mod record;
 pub(crate) mod report;
 pub(crate) mod sample;
 pub(crate) mod sharing;
+mod sharing_table;
 pub(crate) mod simulate;
 pub(crate) mod stats;
 pub(crate) mod whatif;

@@ -43,6 +43,13 @@ pub fn run(args: SampleArgs) -> Result<()> {
         ..Options::default()
     };
     let opts = sampler_options(&args.sampling, &args.input.params, &options);
+    // Created before the run, so that a path that cannot be written fails before a program
+    // runs; renamed into place at the end.
+    let pending = if args.output.as_os_str() == "-" {
+        None
+    } else {
+        Some(Pending::create(&args.output)?)
+    };
     let profile = match crate::program::sample_in_tool(&args.input, opts, args.run.quiet)? {
         Some(p) => p,
         None => {
@@ -53,10 +60,7 @@ pub fn run(args: SampleArgs) -> Result<()> {
             profile.with_source(trace.source().to_string())
         }
     };
-    if args.output.as_os_str() == "-" {
-        profile.write(std::io::stdout().lock(), &Source::Stdin)?;
-    } else {
-        let (pending, file) = Pending::create(&args.output)?;
+    if let Some((pending, file)) = pending {
         let mut w = std::io::BufWriter::new(file);
         profile.write(&mut w, &Source::File(args.output.clone()))?;
         w.into_inner()
@@ -64,6 +68,8 @@ pub fn run(args: SampleArgs) -> Result<()> {
             .and_then(|f| f.sync_all())
             .with_context(|| format!("cannot write {}", args.output.display()))?;
         pending.commit()?;
+    } else {
+        profile.write(std::io::stdout().lock(), &Source::Stdin)?;
     }
     let summary = serde_json::json!({
         "profile": args.output.display().to_string(),

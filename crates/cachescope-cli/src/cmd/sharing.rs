@@ -2,26 +2,27 @@
 //! they cause in a multi-core model of the run (docs/threads.md).
 //!
 //! The two passes are the library's (`cachescope::sharing::Finder`, `Machine`), each with its
-//! progress bar; this file has the flags and the printing.
+//! progress bar; the lines are named from the trace's event log, or from a running program's
+//! own events (`sharing -- PROGRAM`); this file has the flags, the naming's input and the
+//! printing (`sharing_table.rs`).
 
 use crate::args::heading;
-use std::fmt::Write as _;
-use std::num::NonZeroU64;
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
-use cachescope::attribution::events::sidecar_path;
-use cachescope::interleave::DEFAULT_QUANTUM;
+use anyhow::Result;
+use cachescope::attribution::events::{EVENTS_VERSION, Event, EventWriter, Header, sidecar_path};
+use cachescope::cores::Schedule;
 use cachescope::pass::Analyses;
 use cachescope::sharing::{Finder, Options, Sharing};
 use cachescope::sim::Geometry;
-use cachescope::units::thousands;
 use clap::Args;
 
+use super::sharing_table::Printed;
+use super::simulate::InterleaveArg;
 use super::{drive, drive_again};
 use crate::args::{InputArgs, RunArgs, values};
 use crate::input;
-use crate::output::{self, Format, Output};
+use crate::output::{self, Format};
 
 #[derive(Debug, Args)]
 pub struct SharingArgs {
@@ -37,50 +38,83 @@ pub struct SharingArgs {
     /// Cores of the model [default: one per thread, up to 64].
     #[arg(help_heading = heading::CACHE, long)]
     pub cores: Option<u32>,
-    /// Instructions each thread runs before the next one's turn (see `simulate --quantum`).
-    #[arg(help_heading = heading::ANALYSIS, long, default_value_t = DEFAULT_QUANTUM)]
-    pub quantum: u64,
-    /// The event log naming structures and code [default: TRACE.events if present].
+    /// The slice each core runs in turn, as `simulate --quantum`: cycles with --interleave time
+    /// (default 100), instructions with --interleave instructions (default 100); 0 keeps the
+    /// recorded order.
+    #[arg(help_heading = heading::ANALYSIS, long, value_name = "N", value_parser = values::count)]
+    pub quantum: Option<u64>,
+    /// How the threads are re-interleaved, as `simulate --interleave`: time (in modelled time,
+    /// the default) or instructions (round-robin).
+    #[arg(help_heading = heading::ANALYSIS, long, value_enum)]
+    pub interleave: Option<InterleaveArg>,
+    /// List every shared line, not only those with coherence misses.
+    #[arg(help_heading = heading::OUTPUT, long)]
+    pub all: bool,
+    /// The event log naming structures and code [default: TRACE.events if present; a program
+    /// run after `--` names them from its own events].
     #[arg(help_heading = heading::INPUT, long, value_name = "FILE")]
     pub events: Option<PathBuf>,
-    /// Lines in the table (every line in --json and --csv).
+    /// Lines in the table (every listed line in --json and --csv).
     #[arg(help_heading = heading::OUTPUT, long, default_value_t = 20)]
     pub top: usize,
     #[command(flatten)]
     pub run: RunArgs,
-    /// Print JSON: {"lines": [{"line", "kind", "structure", "threads", "writes", "coherence_misses", "code", "fix"}], ...}.
+    /// Print JSON: {"lines": [{"line", "kind", "structure", "structures", "threads", "writes", "coherence_misses", "code", "fix"}], ...}.
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
-    /// Print CSV, one row per shared line.
+    /// Print CSV, one row per listed line.
     #[arg(help_heading = heading::OUTPUT, long)]
     pub csv: bool,
 }
 
 pub fn run(args: SharingArgs) -> Result<()> {
-    let Some(quantum) = NonZeroU64::new(args.quantum) else {
-        bail!("--quantum must be at least 1 instruction for the sharing model");
+    let interleave = args.interleave.unwrap_or(InterleaveArg::Time).into();
+    let schedule = match args.quantum {
+        Some(quantum) => Schedule {
+            interleave,
+            quantum,
+        },
+        None => Schedule::with_default_quantum(interleave),
     };
     let options = Options {
         l1: args.l1,
         ll: args.ll,
         cores: args.cores,
-        quantum,
+        schedule,
+        all: args.all,
     };
     let mut finder = Finder::new(options)?;
-    let mut trace = input::open(&args.input, args.l1.line_size())?;
+    let (mut trace, live) =
+        input::open_with_events(&args.input, args.l1.line_size(), args.run.quiet)?;
     drive(&mut trace, Analyses(&mut finder.analyses()), &args.run)?;
+    // The program has ended with the pass: every event it sent is in the channel.
+    let events: Option<(Vec<Event>, input::LiveEvents)> =
+        live.map(|l| (l.rx.try_iter().collect(), l));
     let mut machine = finder.machine(&trace)?;
-    drive_again(
-        &mut machine.trace,
-        Analyses(&mut [&mut machine.model]),
-        &args.run,
-    )?;
+    if let Some(dealt) = &mut machine.trace {
+        drive_again(dealt, Analyses(&mut []), &args.run)?;
+    }
     let mut sharing = machine.finish();
-    let log = args.events.clone().or_else(|| {
-        let t = args.input.trace.as_deref()?;
-        Some(sidecar_path(t)).filter(|p| p.exists())
-    });
-    sharing.name_from(&trace, log.as_deref(), args.l1.line_size().bytes())?;
+    let line_size = args.l1.line_size().bytes();
+    match events {
+        Some((events, live)) if args.events.is_none() => {
+            if let Some(save) = &args.input.live.save {
+                save_log(save, &events, &live)?;
+            }
+            sharing.name_from_events(events, line_size)?;
+        }
+        _ => {
+            let log = args.events.clone().or_else(|| {
+                let t = args.input.trace.as_deref()?;
+                Some(sidecar_path(t)).filter(|p| p.exists())
+            });
+            if log.is_none() && !args.input.program.is_empty() {
+                note_no_events(&mut sharing, &args);
+            } else {
+                sharing.name_from(&trace, log.as_deref(), line_size)?;
+            }
+        }
+    }
     output::emit(
         &Printed {
             sharing,
@@ -90,97 +124,34 @@ pub fn run(args: SharingArgs) -> Result<()> {
     )
 }
 
-/// What `sharing` prints: the analysis, the table cut at `--top`.
-struct Printed {
-    sharing: Sharing,
-    top: usize,
+/// The note for a program run without its events (`--no-events`, or lackey).
+fn note_no_events(sharing: &mut Sharing, args: &SharingArgs) {
+    sharing.notes.push(if args.input.live.no_events {
+        "--no-events: structures are `other` and code is instruction addresses".into()
+    } else {
+        "the program ran without allocation events (lackey records them into a file, for \
+         `record`): structures are `other` and code is instruction addresses"
+            .into()
+    });
 }
 
-impl Output for Printed {
-    fn json(&self) -> Result<String> {
-        output::json(&self.sharing)
+/// The program's events beside its `--save`d trace, as `record` writes them.
+fn save_log(save: &std::path::Path, events: &[Event], live: &input::LiveEvents) -> Result<()> {
+    let path = sidecar_path(save);
+    let (pending, file) = output::Pending::create(&path)?;
+    let header = Header {
+        cachescope_events: EVENTS_VERSION,
+        program: live.description.clone(),
+        run: live.run_id.clone(),
+    };
+    let source = cachescope::Source::File(path.clone());
+    let mut w = EventWriter::new(std::io::BufWriter::new(file), source, &header)?;
+    for e in events {
+        w.write(e)?;
     }
-
-    fn csv(&self) -> Result<String> {
-        let s = &self.sharing;
-        let mut o = String::from("line,kind,structure,threads,writes,coherence_misses,code\n");
-        for l in &s.lines {
-            let threads: Vec<String> = l.threads.iter().map(|t| t.thread.to_string()).collect();
-            let _ = writeln!(
-                o,
-                "{},{},{},{},{},{},{}",
-                l.line,
-                l.kind,
-                output::csv_field(&l.structure),
-                threads.join(" "),
-                l.writes,
-                l.coherence_misses,
-                output::csv_field(&l.code.join(" "))
-            );
-        }
-        Ok(o)
-    }
-
-    fn table(&self) -> String {
-        let s = &self.sharing;
-        let mut o = format!(
-            "# {}: {} threads on {} cores, quantum {} instructions; {} coherence misses in all\n",
-            s.source,
-            s.threads,
-            s.cores,
-            s.quantum,
-            thousands(s.coherence_misses)
-        );
-        for n in &s.notes {
-            let _ = writeln!(o, "# {n}");
-        }
-        if s.lines.is_empty() {
-            o += "no line is written by one thread and used by another\n";
-            return o;
-        }
-        let _ = writeln!(
-            o,
-            "{:<18} {:<6} {:>10} {:>10}  {:<24} threads (reads/writes, bytes written)",
-            "line", "kind", "coherence", "writes", "structure"
-        );
-        for l in s.lines.iter().take(self.top) {
-            let threads: Vec<String> = l
-                .threads
-                .iter()
-                .map(|t| {
-                    format!(
-                        "{}: {}/{} [{}]",
-                        t.thread, t.reads, t.writes, t.written_bytes
-                    )
-                })
-                .collect();
-            let _ = writeln!(
-                o,
-                "{:<18} {:<6} {:>10} {:>10}  {:<24} {}",
-                l.line,
-                l.kind,
-                thousands(l.coherence_misses),
-                thousands(l.writes),
-                l.structure,
-                threads.join("; ")
-            );
-            if !l.code.is_empty() {
-                // The four busiest writers; --json has them all.
-                let code: Vec<&str> = l.code.iter().take(4).map(String::as_str).collect();
-                let more = if l.code.len() > 4 { ", …" } else { "" };
-                let _ = writeln!(o, "{:<18} written at {}{more}", "", code.join(", "));
-            }
-            if let Some(fix) = &l.fix {
-                let _ = writeln!(o, "{:<18} fix: {fix}", "");
-            }
-        }
-        if s.lines.len() > self.top {
-            let _ = writeln!(
-                o,
-                "… {} more (--top N, or --json)",
-                s.lines.len() - self.top
-            );
-        }
-        o
-    }
+    w.finish()?
+        .into_inner()
+        .map_err(|e| e.into_error())
+        .and_then(|f| f.sync_all())?;
+    pending.commit()
 }

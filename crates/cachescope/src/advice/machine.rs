@@ -41,7 +41,7 @@ pub enum Simulated {
     /// Single-core caches and hierarchies.
     Caches(Vec<SimReport>),
     /// The multi-core model, and what its quantum counted.
-    MultiCore(MultiCoreReport, QuantumUnit),
+    MultiCore(Box<MultiCoreReport>, QuantumUnit),
 }
 
 impl Simulated {
@@ -174,7 +174,7 @@ impl Machine {
                 let unit = merged.unit();
                 let mut again = Trace::from_reader(Box::new(merged), trace.source().clone());
                 pass.run(&mut again, Analyses(&mut [&mut sim]))?;
-                return Ok(Simulated::MultiCore(sim.finish(), unit));
+                return Ok(Simulated::MultiCore(Box::new(sim.finish()), unit));
             }
         };
         let mut analyses: Vec<&mut (dyn Analysis + Send)> = sims

@@ -110,6 +110,8 @@ pub fn advise<H: Hooks>(
             l1: first,
             ll: last,
             cores: Some(cores),
+            // Every shared line: a line without coherence misses may be latent false sharing.
+            all: true,
             ..crate::sharing::Options::default()
         }),
     };
@@ -120,7 +122,9 @@ pub fn advise<H: Hooks>(
     let (mut evidence, finder): (_, Option<Finder>) = collect.finish(log, exe)?;
     if let Some(finder) = finder {
         let mut m = finder.machine(&trace)?;
-        pass.run(&mut m.trace, Analyses(&mut [&mut m.model]))?;
+        if let Some(dealt) = &mut m.trace {
+            pass.run(dealt, Analyses(&mut []))?;
+        }
         let mut sharing = m.finish();
         sharing.name_from(&trace, log, line)?;
         evidence.sharing = Some(sharing);

@@ -338,6 +338,21 @@ impl BucketMap {
         })
     }
 
+    /// The global or static variable holding byte `addr`, with its module.
+    pub fn variable_at(&self, addr: u64) -> Option<(&Module, &super::symbols::Variable)> {
+        self.modules.iter().find_map(|m| {
+            let i = m.variables.partition_point(|v| v.start <= addr);
+            let v = m.variables.get(i.checked_sub(1)?)?;
+            (addr < v.end).then_some((m, v))
+        })
+    }
+
+    /// The live heap block holding byte `addr`: its first byte and one past its last.
+    pub fn heap_block_at(&self, addr: u64) -> Option<(u64, u64)> {
+        let (&start, &(end, _)) = self.heap.range(..=addr).next_back()?;
+        (addr < end).then_some((start, end))
+    }
+
     /// The module an instruction address belongs to: by the memory map, or the one module
     /// loaded without a map.
     pub fn module_of(&self, pc: u64) -> Option<&Module> {

@@ -22,6 +22,7 @@ use hashbrown::HashMap;
 use object::{Object, ObjectKind, ObjectSection, ObjectSegment};
 
 mod debug_file;
+pub mod layout;
 mod tables;
 #[cfg(test)]
 mod tests;
@@ -144,6 +145,51 @@ pub fn load_bias(file: &object::File<'_>, map_start: u64, map_offset: u64) -> Op
 }
 
 impl Module {
+    /// The name of bytes `[from, to)` of `var` (one of its variables), as its fields or
+    /// elements where the DWARF of its types says (`counters.b`, `slots[1]`,
+    /// `slots[0]..slots[3]`), else as its offsets (`counters+8-15`). `layouts` caches each
+    /// variable's layout between calls.
+    pub fn field_name(
+        &self,
+        var: &Variable,
+        from: u64,
+        to: u64,
+        layouts: &mut HashMap<(PathBuf, u64), Option<layout::Layout>>,
+    ) -> String {
+        let (a, b) = (
+            from.saturating_sub(var.start),
+            to.min(var.end).saturating_sub(var.start),
+        );
+        // The whole variable, or a part of one whose type says nothing finer.
+        let offsets = |a: u64, b: u64| {
+            if a == 0 && b >= var.end - var.start {
+                var.name.clone()
+            } else {
+                format!("{}+{}-{}", var.name, a, b.saturating_sub(1))
+            }
+        };
+        let file = self.lines_from.clone().unwrap_or_else(|| self.path.clone());
+        let link = var.start.wrapping_sub(self.bias);
+        let layout = layouts
+            .entry((file.clone(), link))
+            .or_insert_with(|| layout::variable_layout(&file, link));
+        match layout {
+            Some(l) => {
+                let (first, last) = (l.path(a), l.path(b.saturating_sub(1).max(a)));
+                if first.is_empty() && matches!(l, layout::Layout::Scalar(_)) {
+                    var.name.clone()
+                } else if first.is_empty() {
+                    offsets(a, b)
+                } else if first == last {
+                    format!("{}{first}", var.name)
+                } else {
+                    format!("{}{first}..{}{last}", var.name, var.name)
+                }
+            }
+            None => offsets(a, b),
+        }
+    }
+
     /// Loads `path`. `mapped` is where it was mapped (start, file offset) when a memory map
     /// is known; without one, a non-PIE executable's link addresses are used as they are and
     /// a position-independent file gets bias 0 (its addresses will then not match, which the

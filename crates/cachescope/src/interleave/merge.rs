@@ -106,7 +106,8 @@ fn slice_end(
 ) -> (usize, u64, bool) {
     let start = left;
     match unit {
-        QuantumUnit::References => {
+        // (Round-robin dealing never counts cycles: those are `Timed`'s.)
+        QuantumUnit::References | QuantumUnit::Cycles => {
             let n = (to - from).min(usize::try_from(left).unwrap_or(usize::MAX));
             let over = n < to - from;
             (from + n, n as u64, over)

@@ -22,11 +22,13 @@
 
 mod merge;
 mod spill;
+mod timed;
 
 #[cfg(test)]
 pub(crate) mod tests;
 
 pub use merge::Interleaved;
+pub use timed::{Clocked, Timed};
 
 use std::num::NonZeroU64;
 
@@ -38,16 +40,22 @@ use crate::batch::Batch;
 use crate::error::{Error, Result};
 use spill::Stream;
 
-/// The default quantum, in instructions: about what a core executes while a contended line
-/// moves to another core (docs/threads.md says why).
+/// The default quantum of round-robin dealing ([`Interleaved`]), in instructions: about what a
+/// core executes while a contended line moves to another core (docs/threads.md says why).
 pub const DEFAULT_QUANTUM: u64 = 100;
+
+/// The default slice of dealing in modelled time ([`Timed`]), in cycles: a few references'
+/// latencies, well below the time a contended line takes to move (docs/threads.md). The
+/// coherence misses hardly depend on it ([`Timed`] runs references to contended lines in the
+/// order of the cores' clocks); a smaller slice costs more turns.
+pub const DEFAULT_SLICE: u64 = 100;
 
 /// Accesses kept in memory, over every thread, before the largest stream spills (about
 /// 21 MiB of columns).
 pub const DEFAULT_MEMORY: usize = 1 << 20;
 
 /// What a quantum counts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum QuantumUnit {
     /// Instruction fetches: a slice is that many instructions and the data references that
@@ -55,6 +63,8 @@ pub enum QuantumUnit {
     Instructions,
     /// References of any kind: for traces without instruction fetches.
     References,
+    /// Cycles of modelled time ([`Timed`]).
+    Cycles,
 }
 
 /// Splits a trace into per-thread streams, to be re-interleaved by [`Interleaver::finish`].
@@ -107,6 +117,20 @@ impl Interleaver {
             QuantumUnit::References
         };
         Interleaved::new(self.streams, self.quantum.get(), unit)
+    }
+
+    /// The threads dealt in modelled time into `machine`, a slice of `quantum` cycles at a
+    /// time ([`Timed`]): reading the result runs every reference on the machine. Reports an
+    /// error met while spilling.
+    pub fn finish_timed<M: Clocked>(
+        self,
+        quantum: NonZeroU64,
+        machine: std::sync::Arc<std::sync::Mutex<M>>,
+    ) -> Result<Timed<M>> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        Timed::new(self.streams, quantum.get(), machine)
     }
 
     /// Spills the largest streams until the memory held is within the limit.

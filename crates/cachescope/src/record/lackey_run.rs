@@ -104,6 +104,8 @@ impl Recording {
         lifetime::die_with_parent(&mut command);
         command
             .args(["--tool=lackey", "--trace-mem=yes"])
+            // No gdbserver: its FIFOs in /tmp outlive a killed run (process.rs, VGDB_OFF).
+            .arg(super::process::VGDB_OFF)
             .arg(log_file)
             .arg(program)
             .args(args)

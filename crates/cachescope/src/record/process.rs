@@ -75,6 +75,13 @@ impl ProgramOutput {
     }
 }
 
+/// Valgrind's option that keeps its gdbserver off. By default (`--vgdb=yes`) Valgrind makes
+/// FIFOs and a shared-memory file in /tmp (`vgdb-pipe-*`) for a debugger to attach, and removes
+/// them at its exit: a run killed by a signal (a Ctrl-C, SIGKILL) left them behind for good.
+/// Nothing here uses gdbserver, so it is off for every run, the children it follows too
+/// (Valgrind passes its options on to them).
+pub(super) const VGDB_OFF: &str = "--vgdb=no";
+
 /// Turns transparent huge pages off for the Valgrind process `command` starts (and the program
 /// it runs) where the kernel gives them to every anonymous region (`enabled` is `always`).
 /// Valgrind reserves large areas and touches them sparsely, so there a first touch can zero

@@ -35,10 +35,11 @@ use crate::record::sentinel::EventCounts;
 use crate::trace::native::InstrRuns;
 
 mod escape;
+mod fork;
 mod read;
 
 /// Version of the record stream this reader understands.
-pub const VERSION: u64 = 3;
+pub const VERSION: u64 = 4;
 
 /// The note on a recording cut at an exec that was not followed: most often a wrapper (a shell
 /// script ending in `exec`, a pyenv shim) whose real program was left out.
@@ -52,6 +53,7 @@ const TAG_EXEC: u64 = 0x3;
 const TAG_RUNDEF: u64 = 0x8;
 const TAG_ENTER: u64 = 0x9;
 const TAG_LEAVE: u64 = 0xA;
+const TAG_FORK: u64 = 0xD;
 const TAG_HEADER: u64 = 0xE;
 const TAG_END: u64 = 0xF;
 const ARG_MASK: u64 = (1 << 48) - 1;
@@ -105,6 +107,23 @@ pub struct ToolReader<R> {
     runs: InstrRuns,
     /// Whether the tool records call events (the header's bit 19).
     calls: bool,
+    /// Runs defined over the whole recording: the next run's key.
+    run_keys: u32,
+    /// Parents waiting for the forked child that writes the stream (`tool/fork.rs`).
+    forks: Vec<fork::Parent>,
+    /// Added to the thread ids of the process writing: a forked child's threads come after
+    /// every thread seen before it.
+    thread_base: u32,
+    /// A fork mark was read: the child's header comes next.
+    child_header: bool,
+    /// The child's end record was read: its parent goes on next.
+    child_ended: bool,
+    /// Forked children followed.
+    followed_children: u32,
+    /// What following children noticed.
+    fork_notes: Vec<String>,
+    /// Where the children that were not recorded are named (the tool appends to it).
+    children_file: Option<std::path::PathBuf>,
 }
 
 impl<R: Read + Send> ToolReader<R> {
@@ -133,7 +152,62 @@ impl<R: Read + Send> ToolReader<R> {
             shared: None,
             runs: InstrRuns::default(),
             calls: false,
+            run_keys: 0,
+            forks: Vec::new(),
+            thread_base: 0,
+            child_header: false,
+            child_ended: false,
+            followed_children: 0,
+            fork_notes: Vec::new(),
+            children_file: None,
         }
+    }
+
+    /// Names, when the stream ends, the programs forked children ran that were not recorded,
+    /// from `path` (one per line, appended by the tool in each such child before its exec).
+    pub fn with_children_file(mut self, path: std::path::PathBuf) -> Self {
+        self.children_file = Some(path);
+        self
+    }
+
+    /// Reads the list of children not recorded into the notes (once, at the stream's end).
+    fn read_children(&mut self) {
+        let Some(path) = self.children_file.take() else {
+            return;
+        };
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return;
+        };
+        let mut names: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+        names.dedup();
+        if names.is_empty() {
+            return;
+        }
+        let shown: Vec<&str> = names.iter().take(5).copied().collect();
+        let more = if names.len() > 5 {
+            format!(" and {} more", names.len() - 5)
+        } else {
+            String::new()
+        };
+        let what = if names.len() == 1 {
+            "a child process that ran"
+        } else {
+            "child processes that ran"
+        };
+        self.fork_notes.push(if self.follows_exec {
+            format!(
+                "the program started {what} {}{more} while the recording followed another \
+                 child (one process is followed at a time, the first the program forks while \
+                 it holds the recording): not recorded",
+                shown.join(", ")
+            )
+        } else {
+            format!(
+                "the program started {what} {}{more}, not recorded: give --trace-children to \
+                 follow a child the program waits for",
+                shown.join(", ")
+            )
+        });
     }
 
     /// Sends every event, in stream order and before the batch holding its position is

@@ -121,7 +121,8 @@ impl Recording {
         }
         let mut reader = ToolReader::new(input, source)
             .with_shared_counts(counts)
-            .following_exec(opts.trace_children);
+            .following_exec(opts.trace_children)
+            .with_children_file(recording.dir.join(CHILDREN));
         let mut rx = None;
         if opts.events {
             let (tx, events) = crossbeam_channel::unbounded();
@@ -215,10 +216,13 @@ pub(super) fn launch(
         .arg(format!("--tool={}", cachescope_valgrind::TOOL_NAME))
         .arg(out)
         .arg(log_file)
+        .arg(super::process::VGDB_OFF)
         .arg(format!("--cs-events={}", yes_no(opts.events)))
         .arg(format!("--cs-instr={}", yes_no(opts.instr)))
         .arg(format!("--cs-calls={}", yes_no(opts.calls)))
         .arg(format!("--trace-children={}", yes_no(opts.trace_children)))
+        // A forked child the program waits for (a shell's command) is followed too.
+        .arg(format!("--cs-follow-forks={}", yes_no(opts.trace_children)))
         .arg(format!(
             "--cs-collect-atstart={}",
             yes_no(opts.collect_at_start)
@@ -275,6 +279,10 @@ fn make_ring() -> Option<(super::ring::Ring, OsString)> {
 fn make_ring() -> Option<((), OsString)> {
     None
 }
+
+/// The file in the recording's directory where the tool names the programs that children it
+/// did not follow ran (`tool/cs_fork.c`).
+pub(super) const CHILDREN: &str = "children";
 
 /// The name of the sampled positions' pipe in the recording's directory.
 pub(super) const POSITIONS: &str = "positions.fifo";

@@ -132,13 +132,13 @@ impl FigureKind {
             ),
             FigureKind::Threads => (
                 "threads",
-                "Miss-ratio curves per thread",
+                "Threads and sharing",
                 "Misses per data reference (cold misses included) of each thread's own references in a fully \
-                 associative LRU cache of each size (exact, log2 axis), as if the thread had the cache to \
-                 itself: where a thread's knee lies is the private cache it needs. The table below lists the \
-                 lines threads share, true or false, with the coherence misses each causes in a machine of \
-                 private 32 KiB L1s over a shared 8 MiB LL (the threads re-interleaved every 100 \
-                 instructions; `cachescope sharing` has the options).",
+                 associative LRU cache of each size (exact; log2 size, log10 miss ratio), as if the thread had \
+                 the cache to itself: where a thread's knee lies is the private cache it needs. The table \
+                 below lists the lines threads share, true or false, with the coherence misses each causes \
+                 in a machine of private 32 KiB L1s over a shared 8 MiB LL (the threads interleaved in \
+                 modelled time, slices of 100 cycles; `cachescope sharing` has the options).",
             ),
             FigureKind::Pages => (
                 "pages",
@@ -181,6 +181,10 @@ pub fn kinds(r: &Report) -> Vec<FigureKind> {
         FigureKind::StackDistance,
         FigureKind::ThreeC,
     ]);
+    // Threads right after the single-core figures (issue 58: last, users did not find it).
+    if r.threads.as_ref().is_some_and(|t| t.curves.is_some()) {
+        k.push(FigureKind::Threads);
+    }
     if r.l2.as_ref().is_some_and(|l| l.l2_refs > 0) {
         k.push(FigureKind::L2Mrc);
         k.push(FigureKind::L2Reuse);
@@ -193,9 +197,6 @@ pub fn kinds(r: &Report) -> Vec<FigureKind> {
         .is_some_and(|a| !a.evicted_by.rows.is_empty())
     {
         k.push(FigureKind::EvictedBy);
-    }
-    if r.threads.as_ref().is_some_and(|t| t.curves.is_some()) {
-        k.push(FigureKind::Threads);
     }
     if r.what_to_change
         .as_ref()

@@ -72,7 +72,8 @@ fn curves<H: Hooks>(
     Ok(ThreadCurves::new(&runs, &opts)?)
 }
 
-/// `sharing`'s analysis with its default machine, at the report's line size.
+/// `sharing`'s analysis with its default machine, at the report's line size (the lines with
+/// coherence misses).
 fn shared<H: Hooks>(
     line_size: u64,
     trace: &mut Trace,

@@ -125,7 +125,7 @@ impl LineUse {
             .min()
             .unwrap_or(0)
             * (line_size.bytes() / 64).max(1);
-        Some(SharedLine {
+        let mut line = SharedLine {
             line: format!("{addr:#x}"),
             addr,
             kind: if overlap { "true" } else { "false" }.into(),
@@ -134,10 +134,16 @@ impl LineUse {
             coherence_misses: 0,
             code: pcs.iter().map(|(pc, _)| format!("{pc:#x}")).collect(),
             fix,
+            structures: Vec::new(),
+            line_size: line_size.bytes(),
             write_pcs: pcs,
             first_byte,
             threads,
-        })
+        };
+        if overlap {
+            line.fix = Some(super::parts::true_sharing_fix(&line));
+        }
+        Some(line)
     }
 }
 
@@ -161,6 +167,16 @@ impl LineUse {
 }
 
 impl ThreadUse {
+    /// The granules it reads (bit k: bytes k × granule of the line).
+    pub(super) fn read_mask(&self) -> u64 {
+        self.read_mask
+    }
+
+    /// The granules it writes.
+    pub(super) fn write_mask(&self) -> u64 {
+        self.write_mask
+    }
+
     /// The offset of the first byte it reads or writes (granule-exact for long lines).
     pub fn first_byte(&self) -> Option<u64> {
         let m = self.read_mask | self.write_mask;
@@ -205,7 +221,7 @@ fn fix(threads: &[ThreadUse], line_size: LineSize) -> String {
 }
 
 /// The set bits of `mask` as byte ranges `a-b,c-d` (each bit `granule` bytes).
-fn ranges(mask: u64, granule: u64) -> String {
+pub(super) fn ranges(mask: u64, granule: u64) -> String {
     let mut out = Vec::new();
     let mut bit = 0;
     while bit < 64 {

@@ -13,13 +13,15 @@
 mod line;
 mod model;
 mod names;
+mod parts;
 
 #[cfg(test)]
 mod tests;
 
 pub use line::{LineUse, ThreadUse};
-pub use model::{Finder, Machine, Options, Sharing, analyse};
+pub use model::{Finder, MAX_CORES, Machine, Options, Sharing, analyse};
 pub use names::name;
+pub use parts::{Field, Namer, Part};
 
 use std::collections::HashMap;
 
@@ -55,9 +57,17 @@ pub struct SharedLine {
     /// The code lines that write it, most writes first (instruction addresses `0x…` until a
     /// caller symbolizes them).
     pub code: Vec<String>,
-    /// For false sharing: what moves the threads' data apart.
+    /// What to do: for false sharing, what moves the threads' data apart; for true sharing,
+    /// how to pass less data; for a line holding several structures, which to move.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
+    /// The structures the line holds, each with its threads, its kind of sharing and its
+    /// fields (empty until a caller names them: [`name`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub structures: Vec<Part>,
+    /// The line's size in bytes.
+    #[serde(skip)]
+    pub line_size: u64,
     /// The writing instructions and their writes, most first (for the caller to name).
     #[serde(skip)]
     pub write_pcs: Vec<(u64, u64)>,

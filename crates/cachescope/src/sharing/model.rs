@@ -1,64 +1,85 @@
 //! The whole sharing analysis of a trace, as `cachescope sharing`, Python's `sharing()` and the
 //! report's threads section run it: one pass finds the shared lines and splits the trace per
-//! thread; the threads are then dealt back a quantum at a time ([`crate::interleave`]) into a
-//! machine with a private L1 per core over a shared last level, which counts each line's
-//! coherence misses (docs/threads.md).
+//! thread; the threads are then dealt back ([`crate::cores::Simulation`], in modelled time by
+//! default) into a machine with a private L1 per core over a shared last level, which counts
+//! each line's coherence misses (docs/threads.md).
 //!
 //! [`Finder`] and [`Machine`] are the two passes for a driver of one's own (the command-line
-//! tool's progress bars); [`analyse`] runs both with one [`Pass`].
+//! tool's progress bars; a sampled stream feeding the finder); [`analyse`] runs both with one
+//! [`Pass`].
 
 use std::collections::HashMap;
-use std::num::NonZeroU64;
 use std::path::Path;
 
 use super::{SharedLine, SharingAnalysis};
 use crate::analysis::Analysis;
-use crate::attribution::events::EventReader;
+use crate::attribution::events::{Event, EventReader};
+use crate::cores::{Interleave, Schedule, Simulation};
 use crate::error::{Error, Result};
-use crate::interleave::{DEFAULT_QUANTUM, Interleaver};
+use crate::interleave::QuantumUnit;
 use crate::pass::{Analyses, Hooks, Pass};
-use crate::sim::{Geometry, LevelSpec, MultiCore, MultiCoreConfig};
+use crate::sim::{Geometry, LevelSpec, MultiCoreConfig};
 use crate::trace::Trace;
 
-/// The machine the coherence misses are counted in.
+/// Cores of the model when [`Options::cores`] leaves it to the threads: one per thread, up to
+/// this many (threads beyond share cores round-robin).
+pub const MAX_CORES: u32 = 64;
+
+/// The machine the coherence misses are counted in, and what is listed.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
     /// Each core's private cache; its line size is the line sharing is measured on.
     pub l1: Geometry,
     /// The shared last level.
     pub ll: Geometry,
-    /// Cores; `None` is one per thread, up to 64.
+    /// Cores; `None` is one per thread, up to [`MAX_CORES`].
     pub cores: Option<u32>,
-    /// Instructions each thread runs before the next one's turn.
-    pub quantum: NonZeroU64,
+    /// How the threads are interleaved in the model (default: in modelled time, slices of 100
+    /// cycles; a quantum of 0 keeps the recorded order).
+    pub schedule: Schedule,
+    /// List every shared line, not only those with coherence misses.
+    pub all: bool,
 }
 
 impl Default for Options {
-    /// `sharing`'s defaults: 32 KiB 8-way L1s over an 8 MiB 16-way LL, 64-byte lines.
+    /// `sharing`'s defaults: 32 KiB 8-way L1s over an 8 MiB 16-way LL, 64-byte lines, the
+    /// threads in modelled time, the lines with coherence misses.
     fn default() -> Options {
         Options {
             l1: Geometry::new(32 << 10, 8, 64).expect("a valid geometry"),
             ll: Geometry::new(8 << 20, 16, 64).expect("a valid geometry"),
             cores: None,
-            quantum: NonZeroU64::new(DEFAULT_QUANTUM).expect("nonzero"),
+            schedule: Schedule::default(),
+            all: false,
         }
     }
 }
 
-/// What the sharing analysis finds (`sharing --json`).
+/// What the sharing analysis finds (`sharing --json`). Field names are a public contract.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Sharing {
     /// What was analysed.
     pub source: String,
     /// Threads of the trace.
     pub threads: u32,
-    /// Cores of the model.
+    /// Cores of the model (one per thread unless asked).
     pub cores: u32,
-    /// Its quantum, in instructions.
+    /// How the threads were interleaved (`time` or `instructions`; absent: the recorded
+    /// order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interleave: Option<Interleave>,
+    /// The slice (cycles in time, instructions round-robin; 0: the recorded order).
     pub quantum: u64,
+    /// What the quantum counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantum_unit: Option<QuantumUnit>,
     /// Coherence misses of the whole model.
     pub coherence_misses: u64,
-    /// Every shared line, most coherence misses first ([`super::rank`]).
+    /// Lines two or more threads touch and one writes, listed or not.
+    #[serde(default)]
+    pub shared_lines: u64,
+    /// The listed lines, most coherence misses first ([`super::rank`]): those with coherence
+    /// misses, or every shared line when asked ([`Options::all`]).
     pub lines: Vec<SharedLine>,
     /// What limits the names (no event log, a log of another run).
     pub notes: Vec<String>,
@@ -68,7 +89,7 @@ pub struct Sharing {
 pub struct Finder {
     options: Options,
     found: SharingAnalysis,
-    split: Interleaver,
+    sim: Simulation,
 }
 
 impl Finder {
@@ -80,37 +101,38 @@ impl Finder {
                 message: "the private and the shared cache must have the same line size".into(),
             });
         }
+        // One core per thread: the threads are counted only after this pass, and cores no
+        // thread runs on change no count.
+        let cores = options.cores.unwrap_or(MAX_CORES);
+        let mut config = MultiCoreConfig::new(
+            cores,
+            vec![
+                LevelSpec::private("L1", options.l1),
+                LevelSpec::shared("LL", options.ll),
+            ],
+        );
+        config.by_line = true;
         Ok(Finder {
             found: SharingAnalysis::new(options.l1.line_size()),
-            split: Interleaver::new(options.quantum),
+            sim: Simulation::new(&config, options.schedule)?,
             options,
         })
     }
 
     /// The analyses the first pass feeds.
     pub fn analyses(&mut self) -> [&mut dyn Analysis; 2] {
-        [&mut self.found, &mut self.split]
+        [&mut self.found, &mut self.sim]
     }
 
-    /// The second pass's machine and the re-interleaved trace it reads (named as `trace`).
-    pub fn machine(self, trace: &Trace) -> Result<Machine> {
-        let threads = self.split.threads().len() as u32;
-        let cores = self.options.cores.unwrap_or(threads.clamp(1, 64));
-        let mut config = MultiCoreConfig::new(
-            cores,
-            vec![
-                LevelSpec::private("L1", self.options.l1),
-                LevelSpec::shared("LL", self.options.ll),
-            ],
-        );
-        config.by_line = true;
+    /// The second pass's machine and the re-interleaved trace it reads (named as `trace`;
+    /// none in the recorded order, which the first pass ran).
+    pub fn machine(mut self, trace: &Trace) -> Result<Machine> {
+        let dealt = self.sim.dealt(trace)?;
         Ok(Machine {
-            model: MultiCore::new(&config)?,
-            trace: Trace::from_reader(Box::new(self.split.finish()?), trace.source().clone()),
+            trace: dealt,
             lines: self.found.finish(),
             source: trace.source().to_string(),
-            threads,
-            cores,
+            sim: self.sim,
             options: self.options,
         })
     }
@@ -118,14 +140,12 @@ impl Finder {
 
 /// The second pass: the multi-core model over the re-interleaved trace.
 pub struct Machine {
-    /// The model; the pass feeds it [`Machine::trace`].
-    pub model: MultiCore,
-    /// The threads dealt a quantum at a time.
-    pub trace: Trace,
+    /// The threads dealt into the model: reading it runs them (`None`: nothing to read, the
+    /// recorded order ran in the first pass).
+    pub trace: Option<Trace>,
+    sim: Simulation,
     lines: Vec<SharedLine>,
     source: String,
-    threads: u32,
-    cores: u32,
     options: Options,
 }
 
@@ -133,23 +153,36 @@ impl Machine {
     /// The shared lines with their coherence misses, ranked, structures not named yet.
     pub fn finish(self) -> Sharing {
         let shift = self.options.l1.line_size().shift();
-        let by_line: HashMap<u64, u64> = self
-            .model
+        let run = self.sim.finish();
+        let machine = self.sim.machine();
+        let by_line: HashMap<u64, u64> = machine
             .coherence_by_line()
             .unwrap_or_default()
             .into_iter()
             .collect();
+        let threads = run.report.placement.len() as u32;
         let mut lines = self.lines;
         for l in &mut lines {
             l.coherence_misses = by_line.get(&(l.addr >> shift)).copied().unwrap_or(0);
         }
+        let shared_lines = lines.len() as u64;
+        if !self.options.all {
+            lines.retain(|l| l.coherence_misses > 0);
+        }
         super::rank(&mut lines);
+        let schedule = self.sim.schedule();
         Sharing {
             source: self.source,
-            threads: self.threads,
-            cores: self.cores,
-            quantum: self.options.quantum.get(),
+            threads,
+            cores: self
+                .options
+                .cores
+                .unwrap_or_else(|| threads.clamp(1, MAX_CORES)),
+            interleave: (schedule.quantum > 0).then_some(schedule.interleave),
+            quantum: schedule.quantum,
+            quantum_unit: run.unit,
             coherence_misses: by_line.values().sum(),
+            shared_lines,
             lines,
             notes: Vec::new(),
         }
@@ -174,6 +207,11 @@ impl Sharing {
         }
         super::name(&mut self.lines, log, None, line_size)
     }
+
+    /// Names structures and code from `events`, the program's as it ran (`sharing -- PROGRAM`).
+    pub fn name_from_events(&mut self, events: Vec<Event>, line_size: u64) -> Result<()> {
+        super::name(&mut self.lines, events.into_iter().map(Ok), None, line_size)
+    }
 }
 
 /// Both passes over `trace` with `pass`, the lines named from `log` when given.
@@ -186,7 +224,9 @@ pub fn analyse<H: Hooks>(
     let mut finder = Finder::new(options)?;
     pass.run(trace, Analyses(&mut finder.analyses()))?;
     let mut machine = finder.machine(trace)?;
-    pass.run(&mut machine.trace, Analyses(&mut [&mut machine.model]))?;
+    if let Some(dealt) = &mut machine.trace {
+        pass.run(dealt, Analyses(&mut []))?;
+    }
     let mut sharing = machine.finish();
     sharing.name_from(trace, log, options.l1.line_size().bytes())?;
     Ok(sharing)

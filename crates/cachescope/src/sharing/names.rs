@@ -1,13 +1,18 @@
-//! Naming shared lines after the pass: the data structure of each line (the attribution's stat
-//! bucket: variable, heap allocation site, stack, other) and the source lines of the writing
-//! instructions, from the recording's event log.
+//! Naming shared lines after the pass: the data structures each line holds (the attribution's
+//! stat buckets: variable, heap allocation site, stack, other), byte by byte, with the fields
+//! or elements each thread uses where the debug information says (`parts.rs`), and the source
+//! lines of the writing instructions, from the recording's event log.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use hashbrown::HashMap;
 
 use super::SharedLine;
+use super::parts::{Namer, layout_fix, parts};
 use crate::attribution::BucketMap;
 use crate::attribution::events::{Event, EventKind};
 use crate::attribution::symbols::Symbolizer;
+use crate::attribution::symbols::layout::Layout;
 use crate::error::Result;
 
 /// Names every line of `lines` from `events` (the trace's event log, in order) and `exe`.
@@ -30,6 +35,7 @@ pub fn name(
     }
     let mut symbolizer = Symbolizer::default();
     let names = buckets.finish_names(&mut symbolizer);
+    let granule = (line_size / 64).max(1);
     for l in lines.iter_mut() {
         let id = buckets.lookup(l.addr + l.first_byte.min(line_size - 1));
         if let Some((name, _)) = names.get(id as usize) {
@@ -48,5 +54,42 @@ pub fn name(
             .collect();
         l.code.dedup();
     }
+    let mut namer = Buckets {
+        buckets: &mut buckets,
+        names: &names,
+        layouts: HashMap::new(),
+    };
+    for l in lines.iter_mut() {
+        l.structures = parts(l, granule, &mut namer);
+        // Named fields make a more precise fix than the bytes.
+        if let Some(fix) = layout_fix(l) {
+            l.fix = Some(fix);
+        }
+    }
     Ok(())
+}
+
+/// Names a line's bytes by the attribution's buckets, and their fields from DWARF.
+struct Buckets<'a> {
+    buckets: &'a mut BucketMap,
+    names: &'a [(String, crate::attribution::BucketKind)],
+    layouts: HashMap<(PathBuf, u64), Option<Layout>>,
+}
+
+impl Namer for Buckets<'_> {
+    fn structure(&mut self, line: u64, offset: u64) -> String {
+        let id = self.buckets.lookup(line + offset);
+        self.names
+            .get(id as usize)
+            .map_or_else(|| "other".into(), |(n, _)| n.clone())
+    }
+
+    fn field(&mut self, line: u64, from: u64, to: u64) -> Option<String> {
+        let (a, b) = (line + from, line + to);
+        if let Some((module, var)) = self.buckets.variable_at(a) {
+            return Some(module.field_name(var, a, b, &mut self.layouts));
+        }
+        let (start, _) = self.buckets.heap_block_at(a)?;
+        Some(format!("+{}-{} of the block", a - start, b - start - 1))
+    }
 }

@@ -68,6 +68,9 @@ pub struct HierarchyConfig {
     pub writes: Option<Writes>,
     /// Each level's prefetcher: L1I, L1D, L2, L3 (default none; non-inclusive hierarchies only).
     pub prefetch: [PrefetchPolicy; 4],
+    /// Call the last level `LL` in reports rather than `L2` or `L3` (the command line's
+    /// `--LL`, Cachegrind's name for it).
+    pub last_is_ll: bool,
 }
 
 impl HierarchyConfig {
@@ -82,6 +85,7 @@ impl HierarchyConfig {
             inclusion: Inclusion::NonInclusive,
             writes: None,
             prefetch: [PrefetchPolicy::None; 4],
+            last_is_ll: false,
         }
     }
 }
@@ -177,7 +181,13 @@ impl Hierarchy {
             l1: [l1i, l1d],
             lower,
             inclusion: config.inclusion,
-            names: all.iter().map(|(n, _)| *n).collect(),
+            names: {
+                let mut names: Vec<&'static str> = all.iter().map(|(n, _)| *n).collect();
+                if config.last_is_ll {
+                    *names.last_mut().expect("levels") = "LL";
+                }
+                names
+            },
         })
     }
 

@@ -69,8 +69,9 @@ pub use geometry::{Geometry, MAX_LINES};
 pub use hierarchy::{Hierarchy, HierarchyConfig, Inclusion, Served};
 pub use level::MissStats;
 pub use multicore::{
-    CacheCounts, CacheReport, LevelSpec, LevelTotals, MAX_CORES, MachineLevel, MultiCore,
-    MultiCoreConfig, MultiCoreReport, ThreadPlacement,
+    CacheCounts, CacheReport, CoreClock, Latencies, LevelSpec, LevelTotals, MAX_CORES,
+    MachineLevel, MultiCore, MultiCoreConfig, MultiCoreReport, ThreadLevel, ThreadPlacement,
+    ThreadReport,
 };
 pub use policy::Policy;
 pub use prefetcher::{PrefetchPolicy, Prefetcher};

@@ -103,6 +103,11 @@ pub fn record(
     let (program, rest) = command.split_first().context("no program to record")?;
     let quiet = run.quiet;
     let backend = capture.backend(quiet)?;
+    // A path that cannot be written fails before the program runs (the trace is written as
+    // the program runs, into a file made then).
+    if out.as_os_str() != "-" {
+        drop(crate::output::Pending::create(out)?);
+    }
     let events = capture.events && out.as_os_str() != "-";
     if capture.events && !events && !quiet {
         eprintln!(

@@ -64,7 +64,13 @@ pub(super) fn finish(
     };
     let description = recording.description().to_string();
     let finished = recording.finish()?;
-    crate::exit::program_ended(&description, &finished);
+    // A program that died of SIGPIPE because writing the trace failed (and the reader went)
+    // says nothing the write's error does not: only that error is printed.
+    let killed_by_us = written.is_err()
+        && std::os::unix::process::ExitStatusExt::signal(&finished.status) == Some(libc::SIGPIPE);
+    if !killed_by_us {
+        crate::exit::program_ended(&description, &finished);
+    }
     // Uncommitted until the trace is: dropped on the way out (a cut stream, a full disk, an
     // interruption), its temporary file goes, so no event log is left without its trace.
     let logged = events_writer.map(|w| w.join().expect("event writer thread"));

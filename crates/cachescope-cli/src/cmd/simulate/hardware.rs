@@ -37,8 +37,11 @@ pub fn prefetchers(args: &SimulateArgs) -> Result<(PrefetchPolicy, [PrefetchPoli
                     "L1D" => 1,
                     "L2" => 2,
                     "L3" => 3,
+                    // The last level: the L3 after --L2 and --LL, else the L2.
+                    "LL" if args.l2.is_some() && args.ll.is_some() => 3,
+                    "LL" => 2,
                     _ => bail!(
-                        "--prefetch {spec:?}: LEVEL is L1I, L1D, L2 or L3 (a level of a \
+                        "--prefetch {spec:?}: LEVEL is L1I, L1D, L2, L3 or LL (a level of a \
                          hierarchy), e.g. --prefetch L2=stride"
                     ),
                 };

@@ -76,11 +76,24 @@ pub struct SimulateArgs {
     /// 1); repeatable. Other threads go round-robin by first appearance.
     #[arg(help_heading = heading::CACHE, long = "pin", value_name = "THREAD:CORE", value_parser = values::pin)]
     pub pins: Vec<(cachescope::ThreadId, u32)>,
-    /// Re-interleave the threads round-robin, this many instructions each in turn (references
-    /// when the trace has no instruction fetch); 0 keeps the recorded order (--cores only;
-    /// default 100, see docs/threads.md).
-    #[arg(help_heading = heading::ANALYSIS, long, value_name = "INSTRUCTIONS", value_parser = values::count)]
+    /// The slice each core runs in turn (--cores only; docs/threads.md): in cycles of
+    /// modelled time with --interleave time (default 100), in instructions with --interleave
+    /// instructions (default 100; references when the trace has no instruction fetch); 0
+    /// keeps the recorded order.
+    #[arg(help_heading = heading::ANALYSIS, long, value_name = "N", value_parser = values::count)]
     pub quantum: Option<u64>,
+    /// How the threads are re-interleaved (--cores only): time (the core whose modelled clock
+    /// is lowest runs next, each core's clock advanced by its instructions and its references'
+    /// latencies: a contended line moves at the rate they allow) or instructions (round-robin,
+    /// --quantum instructions each) [default: time].
+    #[arg(help_heading = heading::ANALYSIS, long, value_enum)]
+    pub interleave: Option<InterleaveArg>,
+    /// A latency of the model's clocks in cycles (--cores only), NAME=CYCLES, comma separated or
+    /// repeated: a level (L1, L1I, L1D, L2, L3, LL, cache), memory, transfer (a line another
+    /// core holds modified), invalidate (a write taking a line from other cores) or
+    /// instruction. Defaults: Skylake's (docs/threads.md, "Latencies").
+    #[arg(help_heading = heading::CACHE, long = "latency", value_name = "NAME=CYCLES", value_delimiter = ',')]
+    pub latencies: Vec<String>,
     /// How hierarchy levels share lines.
     #[arg(help_heading = heading::CACHE, long, value_enum, default_value = "non-inclusive")]
     pub inclusion: InclusionArg,
@@ -138,6 +151,24 @@ pub struct SimulateArgs {
     /// Print CSV, one row per simulated level (not with --cachegrind).
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "cachegrind")]
     pub csv: bool,
+}
+
+/// How `--cores` re-interleaves the threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InterleaveArg {
+    /// In modelled time: the core whose clock is lowest runs next (the default).
+    Time,
+    /// Round-robin, --quantum instructions each.
+    Instructions,
+}
+
+impl From<InterleaveArg> for cachescope::cores::Interleave {
+    fn from(a: InterleaveArg) -> Self {
+        match a {
+            InterleaveArg::Time => Self::Time,
+            InterleaveArg::Instructions => Self::Instructions,
+        }
+    }
 }
 
 /// How the levels of a hierarchy share lines.
@@ -279,7 +310,7 @@ pub fn simulate(args: &SimulateArgs, open: &mut Opener<'_>) -> Result<Simulated>
         if simulated != *ll {
             // Valgrind warns the same way when it reshapes a detected LL.
             eprintln!(
-                "note: --LL {ll} has {} sets, not a power of two; simulated as Cachegrind \
+                "cachescope: note: --LL {ll} has {} sets, not a power of two; simulated as Cachegrind \
                  simulates such an LL: {simulated}, {} sets (docs/cachegrind.md)",
                 ll.sets(),
                 simulated.sets()
@@ -306,6 +337,7 @@ pub fn simulate(args: &SimulateArgs, open: &mut Opener<'_>) -> Result<Simulated>
         config.policy = policy;
         config.inclusion = args.inclusion.into();
         config.prefetch = level_prefetch;
+        config.last_is_ll = args.ll.is_some();
         sims.push(SimAnalysis::hierarchy(&config, opts)?);
     }
     for &geometry in &args.caches {

@@ -1,21 +1,28 @@
 //! `simulate --cores N`: the multi-core model (`cachescope::sim::MultiCore`) over the trace,
-//! its threads first re-interleaved (`cachescope::interleave`) unless `--quantum 0`.
+//! its threads first re-interleaved (`cachescope::interleave`, in modelled time by default)
+//! unless `--quantum 0`.
 //!
 //! The levels come from the flags single-core simulation has, plus `--L1`: one `--cache`
 //! (a private data cache), or `--L1` (unified, fed the data references) or `--I1` with
 //! `--D1` (a split L1: fetches go to L1I), each over `--L2` and `--LL` (the last level: the
 //! L3 after `--L2`) or `--L3`. `--shared` names levels by these names (`LL` the last).
+//!
+//! With TLBs (`--dtlb`, `--tlb`) the page walks are references the caches see, fed beside the
+//! thread's own: modelled time runs the machine as it deals and has no place for them yet, so
+//! TLBs deal round-robin (`--interleave instructions`, said in a note) or keep the recorded
+//! order.
 
 use std::num::NonZeroU64;
 
 use anyhow::{Result, bail};
+use cachescope::cores::{Interleave, Schedule, Simulation};
 use cachescope::interleave::{DEFAULT_QUANTUM, Interleaver};
 use cachescope::pass::Analyses;
-use cachescope::sim::{Geometry, LevelSpec, MultiCore, MultiCoreConfig, Policy};
+use cachescope::sim::{Geometry, Latencies, LevelSpec, MultiCore, MultiCoreConfig, Policy};
 use cachescope::trace::Trace;
 
 use super::multicore_table::MultiCoreRun;
-use super::{InclusionArg, SimulateArgs};
+use super::{InclusionArg, InterleaveArg, SimulateArgs};
 use crate::cmd::{drive, drive_again};
 
 /// Runs the multi-core model; `(l2, l3)` are the lower levels --L2, --LL and --L3 give.
@@ -56,9 +63,58 @@ pub fn run(
     config.policy = policy;
     config.pins = args.pins.clone();
     config.writes = super::hardware::writes(args);
-    let mut sim = MultiCore::new(&config)?;
+    config.latencies = latencies(&config, &args.latencies)?;
+    if tlbs.is_some() {
+        return with_tlbs(args, &config, tlbs, open);
+    }
+    let interleave: Interleave = args.interleave.unwrap_or(InterleaveArg::Time).into();
+    let schedule = match args.quantum {
+        Some(quantum) => Schedule {
+            interleave,
+            quantum,
+        },
+        None => Schedule::with_default_quantum(interleave),
+    };
+    let mut sim = Simulation::new(&config, schedule)?;
+    let mut trace = open(&args.input, args.run.line_size)?;
+    drive(&mut trace, Analyses(&mut [&mut sim]), &args.run)?;
+    if let Some(mut dealt) = sim.dealt(&trace)? {
+        drive_again(&mut dealt, Analyses(&mut []), &args.run)?;
+    }
+    let done = sim.finish();
+    let report = done.report;
+    note_unused_pins(args, &report);
+    Ok(MultiCoreRun {
+        interleave: (schedule.quantum > 0).then_some(schedule.interleave),
+        quantum: schedule.quantum,
+        quantum_unit: done.unit,
+        report,
+        tlb: None,
+    })
+}
 
+/// The model with each thread's TLBs in front of the caches, their page walks fed to the
+/// caches: round-robin by instructions, or the recorded order.
+fn with_tlbs(
+    args: &SimulateArgs,
+    config: &MultiCoreConfig,
+    tlbs: Option<cachescope::tlb::TlbConfig>,
+    open: &mut super::Opener<'_>,
+) -> Result<MultiCoreRun> {
     let quantum = args.quantum.unwrap_or(DEFAULT_QUANTUM);
+    match args.interleave {
+        Some(InterleaveArg::Time) if quantum > 0 => bail!(
+            "--interleave time runs the machine as it deals the threads, with no place yet for \
+             the TLBs' page walks: give --interleave instructions or --quantum 0 with --dtlb/--tlb"
+        ),
+        None if quantum > 0 && !args.run.quiet => eprintln!(
+            "cachescope: note: with TLBs the threads are dealt round-robin, {quantum} \
+             instructions at a time (--interleave instructions): modelled time has no place \
+             for page walks yet"
+        ),
+        _ => {}
+    }
+    let mut sim = MultiCore::new(config)?;
     let mut trace = open(&args.input, args.run.line_size)?;
     // Each thread has TLBs of its own (docs/tlb.md), in front of the caches.
     let tlb = match &tlbs {
@@ -89,19 +145,26 @@ pub fn run(
         }
     };
     let report = sim.finish();
-    if !args.run.quiet {
-        for &(thread, core) in &args.pins {
-            if !report.placement.iter().any(|p| p.thread == thread) {
-                eprintln!("note: --pin {thread}:{core}: thread {thread} made no reference");
-            }
-        }
-    }
+    note_unused_pins(args, &report);
     Ok(MultiCoreRun {
+        interleave: (quantum > 0).then_some(Interleave::Instructions),
         quantum,
         quantum_unit: unit,
         report,
         tlb,
     })
+}
+
+/// A note for each `--pin` whose thread made no reference.
+fn note_unused_pins(args: &SimulateArgs, report: &cachescope::sim::MultiCoreReport) {
+    if args.run.quiet {
+        return;
+    }
+    for &(thread, core) in &args.pins {
+        if !report.placement.iter().any(|p| p.thread == thread) {
+            eprintln!("cachescope: note: --pin {thread}:{core}: thread {thread} made no reference");
+        }
+    }
 }
 
 /// Fails when a multi-core flag comes without `--cores`.
@@ -116,12 +179,56 @@ pub fn refuse_without_cores(args: &SimulateArgs) -> Result<()> {
         (!args.shared.is_empty(), "--shared"),
         (!args.pins.is_empty(), "--pin"),
         (args.quantum.is_some(), "--quantum"),
+        (args.interleave.is_some(), "--interleave"),
+        (!args.latencies.is_empty(), "--latency"),
     ] {
         if given {
             bail!("{flag} applies to the multi-core model: add --cores N");
         }
     }
     Ok(())
+}
+
+/// The latencies `config`'s machine runs with: the defaults, with `--latency NAME=CYCLES`
+/// overrides (a level by its name, `LL` the last; memory, transfer, invalidate,
+/// instruction). `None` when nothing is overridden.
+fn latencies(config: &MultiCoreConfig, given: &[String]) -> Result<Option<Latencies>> {
+    if given.is_empty() {
+        return Ok(None);
+    }
+    let shared: Vec<bool> = config.levels.iter().map(|l| l.shared).collect();
+    let mut t = Latencies::defaults(config.l1i.is_some(), &shared);
+    let names: Vec<String> = config
+        .l1i
+        .iter()
+        .map(|_| "L1I".to_owned())
+        .chain(config.levels.iter().map(|l| l.name.clone()))
+        .collect();
+    for spec in given {
+        let Some((name, value)) = spec.split_once('=') else {
+            bail!("--latency {spec:?}: give NAME=CYCLES, e.g. --latency memory=300");
+        };
+        let cycles: u64 = value.trim().parse().map_err(|_| {
+            anyhow::anyhow!("--latency {spec:?}: {value:?} is not a whole number of cycles")
+        })?;
+        let name = name.trim();
+        match name.to_ascii_lowercase().as_str() {
+            "memory" => t.memory = cycles,
+            "transfer" => t.transfer = cycles,
+            "invalidate" => t.invalidate = cycles,
+            "instruction" => t.instruction = cycles,
+            "ll" => *t.levels.last_mut().expect("levels") = cycles,
+            _ => match names.iter().position(|n| n.eq_ignore_ascii_case(name)) {
+                Some(k) => t.levels[k] = cycles,
+                None => bail!(
+                    "--latency {spec:?}: no level {name}; the levels are {} (or LL), besides \
+                     memory, transfer, invalidate and instruction",
+                    names.join(", ")
+                ),
+            },
+        }
+    }
+    Ok(Some(t))
 }
 
 /// The split L1's instruction side, if any, and the levels top down (all private).
@@ -142,6 +249,12 @@ fn levels(
         }
         levels.extend(l2.map(|g| LevelSpec::private("L2", g)));
         levels.extend(l3.map(|g| LevelSpec::private("L3", g)));
+        // The level --LL gave is called LL, as the flag calls it.
+        if args.ll.is_some() {
+            if let Some(last) = levels.last_mut() {
+                last.name = "LL".into();
+            }
+        }
         Ok(levels)
     };
     if let Some(l1) = args.l1 {

@@ -5,9 +5,10 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
+use cachescope::cores::Interleave;
 use cachescope::interleave::QuantumUnit;
 use cachescope::sim::{CacheCounts, Geometry, MultiCoreReport};
-use cachescope::units::{size_label, thousands};
+use cachescope::units::{count_of, size_label, thousands};
 
 use crate::output::{self, Output};
 
@@ -15,7 +16,9 @@ use crate::output::{self, Output};
 /// are a public contract (`--json`).
 #[derive(serde::Serialize)]
 pub struct MultiCoreRun {
-    /// Instructions (or references) per turn; 0: the recorded order.
+    /// In modelled time or round-robin by instructions (`None`: the recorded order).
+    pub interleave: Option<Interleave>,
+    /// Cycles, instructions (or references) per turn; 0: the recorded order.
     pub quantum: u64,
     /// What the quantum counted (`None` with quantum 0).
     pub quantum_unit: Option<QuantumUnit>,
@@ -94,8 +97,18 @@ fn render(run: &MultiCoreRun) -> String {
     let mut o = String::new();
     let order = match run.quantum_unit {
         None => "in the recorded order".to_owned(),
-        Some(QuantumUnit::Instructions) => format!("{} instructions at a time", run.quantum),
-        Some(QuantumUnit::References) => format!("{} references at a time", run.quantum),
+        Some(QuantumUnit::Cycles) => format!(
+            "in modelled time, slices of {}",
+            count_of(run.quantum, "cycle")
+        ),
+        Some(QuantumUnit::Instructions) => format!(
+            "round-robin, {} at a time",
+            count_of(run.quantum, "instruction")
+        ),
+        Some(QuantumUnit::References) => format!(
+            "round-robin, {} at a time",
+            count_of(run.quantum, "reference")
+        ),
     };
     let placed: Vec<String> = r
         .placement
@@ -104,9 +117,8 @@ fn render(run: &MultiCoreRun) -> String {
         .collect();
     let _ = writeln!(
         o,
-        "# {} core{}, {} policy, threads dealt {order}; thread→core: {}",
-        r.cores,
-        if r.cores == 1 { "" } else { "s" },
+        "# {}, {} policy, threads dealt {order}; thread→core: {}",
+        count_of(u64::from(r.cores), "core"),
         r.policy.name(),
         if placed.is_empty() {
             "none".to_owned()
@@ -144,5 +156,81 @@ fn render(run: &MultiCoreRun) -> String {
             row(&mut o, &level.name, "all", &shape, &total.counts);
         }
     }
+    clocks(&mut o, r);
+    threads(&mut o, r);
     o
+}
+
+/// Each core's modelled time.
+fn clocks(o: &mut String, r: &MultiCoreReport) {
+    if r.clocks.iter().all(|c| c.cycles == 0) {
+        return;
+    }
+    let t = &r.latencies;
+    let levels: Vec<String> = r
+        .levels
+        .iter()
+        .zip(&t.levels)
+        .map(|(l, c)| format!("{} {c}", l.name))
+        .collect();
+    let _ = writeln!(
+        o,
+        "\n# modelled time (cycles: an instruction {}, a hit at {}, memory {}, a transfer {}, \
+         an invalidating write {} more)",
+        t.instruction,
+        levels.join(", "),
+        t.memory,
+        t.transfer,
+        t.invalidate
+    );
+    let _ = writeln!(
+        o,
+        "{:<6} {:>16} {:>16} {:>16} {:>14} {:>8}",
+        "core", "cycles", "instructions", "stall cycles", "idle cycles", "CPI"
+    );
+    for c in &r.clocks {
+        let cpi = if c.instructions > 0 {
+            format!(
+                "{:.2}",
+                (c.cycles - c.idle_cycles) as f64 / c.instructions as f64
+            )
+        } else {
+            "-".into()
+        };
+        let _ = writeln!(
+            o,
+            "{:<6} {:>16} {:>16} {:>16} {:>14} {:>8}",
+            c.core,
+            thousands(c.cycles),
+            thousands(c.instructions),
+            thousands(c.stall_cycles),
+            thousands(c.idle_cycles),
+            cpi
+        );
+    }
+}
+
+/// Each thread's misses per level, when the trace has several threads.
+fn threads(o: &mut String, r: &MultiCoreReport) {
+    if r.threads.len() < 2 {
+        return;
+    }
+    let _ = writeln!(o, "\n# each thread's references: misses per level");
+    let _ = write!(o, "{:<7} {:<5}", "thread", "core");
+    for l in &r.levels {
+        let _ = write!(o, " {:>14} {:>9}", format!("{} misses", l.name), "rate");
+    }
+    o.push('\n');
+    for t in &r.threads {
+        let _ = write!(o, "{:<7} {:<5}", t.thread, t.core);
+        for l in &t.levels {
+            let _ = write!(
+                o,
+                " {:>14} {:>8.4}%",
+                thousands(l.misses),
+                l.miss_ratio * 100.0
+            );
+        }
+        o.push('\n');
+    }
 }

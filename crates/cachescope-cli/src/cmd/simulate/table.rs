@@ -100,6 +100,15 @@ fn render(reports: &[SimReport]) -> String {
         if utilization {
             let _ = write!(o, " {:>14} {:>14} {:>6}", "used B", "fetched B", "util");
         }
+        // And the prefetch columns, where a level prefetched.
+        let prefetching = r.levels.iter().any(|l| l.stats.prefetches.is_some());
+        if prefetching {
+            let _ = write!(
+                o,
+                " {:>12} {:>12} {:>12}",
+                "prefetches", "useful", "useless"
+            );
+        }
         o.push('\n');
         for l in &r.levels {
             let g = &l.geometry;
@@ -144,6 +153,13 @@ fn render(reports: &[SimReport]) -> String {
                 let (used, fetched) = (l.stats.used_bytes, l.stats.fetched_bytes);
                 let u = l.stats.utilization().unwrap_or(0.0);
                 let _ = write!(o, " {:>14} {:>14} {:>6.3}", n(used), n(fetched), u);
+            }
+            if prefetching {
+                let n = |x: Option<u64>| x.map_or_else(|| "-".into(), thousands);
+                let s = &l.stats;
+                let (all, useful, useless) =
+                    (s.prefetches, s.useful_prefetches, s.useless_prefetches);
+                let _ = write!(o, " {:>12} {:>12} {:>12}", n(all), n(useful), n(useless));
             }
             o.push('\n');
         }

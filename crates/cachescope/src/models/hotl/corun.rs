@@ -26,9 +26,13 @@
 //! associative). The simulation stops when the first program's trace ends: after that the
 //! others would run alone, which the prediction does not model. Each program's result says
 //! how many of its references were simulated and whether its trace ended, so a prediction
-//! can be made from the profiles of exactly the simulated parts.
+//! can be made from the profiles of exactly the simulated parts. The threads of one recording
+//! have their interleaving already: [`simulate_recorded`] runs them as recorded, each to its end.
 
 use hashbrown::HashSet;
+
+mod recorded;
+pub use recorded::simulate_recorded;
 
 use super::curve::FootprintCurve;
 use super::filmer::Filmer;

@@ -4,8 +4,8 @@
 use std::io::Read;
 
 use super::{
-    ARG_MASK, State, TAG_END, TAG_EVENT, TAG_EXEC, TAG_HEADER, TAG_RUNDEF, TAG_THREAD, ToolReader,
-    VERSION,
+    ARG_MASK, State, TAG_END, TAG_EVENT, TAG_EXEC, TAG_FORK, TAG_HEADER, TAG_RUNDEF, TAG_THREAD,
+    ToolReader, VERSION,
 };
 use crate::attribution::events::{Event, EventKind, Mapping};
 use crate::error::{Result, corrupt, truncated};
@@ -30,6 +30,13 @@ impl<R: Read + Send> ToolReader<R> {
                 // The new program numbers its runs from 0.
                 self.runs.clear();
             }
+            TAG_HEADER if self.child_header && arg & 0xFFFF == VERSION => {
+                // A forked child's stream (--trace-children): it goes on with a copy of its
+                // parent's runs (`fork.rs`).
+                self.child_header = false;
+                self.exec_seen = false;
+                self.instance_start = self.words;
+            }
             TAG_HEADER => {
                 return Err(corrupt(
                     &self.source,
@@ -37,7 +44,7 @@ impl<R: Read + Send> ToolReader<R> {
                 ));
             }
             TAG_THREAD => {
-                let tid = arg as u32;
+                let tid = self.thread_base + arg as u32;
                 if tid > self.threads {
                     self.threads = tid;
                 }
@@ -52,8 +59,11 @@ impl<R: Read + Send> ToolReader<R> {
                         format!("the end record counts {arg} words before it, but {words} arrived"),
                     ));
                 }
-                self.state = State::Ended;
+                if !self.child_end() {
+                    self.state = State::Ended;
+                }
             }
+            TAG_FORK => self.fork_mark(arg)?,
             TAG_EVENT => return self.event(arg),
             TAG_RUNDEF => return self.run_definition(arg),
             TAG_RUN => {
@@ -174,7 +184,9 @@ impl<R: Read + Send> ToolReader<R> {
             }
             fetches.push((address(w), size));
         }
-        self.runs.push(fetches);
+        // Keyed apart from every run of the recording's other programs and processes.
+        self.runs.push_keyed(fetches, self.run_keys);
+        self.run_keys += 1;
         self.pos += 8 * (1 + n);
         self.words += 1 + n as u64;
         Ok(())

@@ -106,13 +106,15 @@ impl<R: Read + Send> ToolReader<R> {
                 if self.fill(1)? {
                     return Err(corrupt(&self.source, "words after the end record"));
                 }
+                self.read_children();
                 return Ok(true);
             }
             if !self.fill(1)? {
                 if self.len > self.pos {
                     return Err(truncated(&self.source, "the stream ends inside a record"));
                 }
-                if self.exec_seen {
+                if self.exec_seen || self.ended_in_child() {
+                    self.read_children();
                     return Ok(true);
                 }
                 return Err(truncated(
@@ -196,6 +198,7 @@ impl<R: Read + Send> AccessReader for ToolReader<R> {
 
     fn diagnostics(&self) -> Diagnostics {
         let mut d = Diagnostics::default();
+        d.notes.extend(self.fork_notes.iter().cloned());
         if self.exec_seen && self.state != State::Ended {
             d.notes.push(if self.follows_exec {
                 "the program exec'd another program, which Valgrind could not follow: the \

@@ -1,6 +1,7 @@
 //! [`MultiCoreConfig`]: the machine a [`MultiCore`](super::MultiCore) simulates, checked
 //! before any work.
 
+use super::Latencies;
 use crate::access::ThreadId;
 use crate::error::{Error, Result};
 use crate::sim::{Geometry, Policy, Writes};
@@ -64,6 +65,9 @@ pub struct MultiCoreConfig {
     /// Track dirty lines and write-backs in every cache, with this store policy (`None`: no
     /// tracking, write-allocate, as before write-backs were counted; docs/threads.md).
     pub writes: Option<Writes>,
+    /// What each outcome costs in modelled time (`None`: [`Latencies::defaults`] for these
+    /// levels; docs/threads.md, "Latencies").
+    pub latencies: Option<Latencies>,
 }
 
 fn invalid(name: &'static str, message: String) -> Error {
@@ -82,6 +86,7 @@ impl MultiCoreConfig {
             pins: Vec::new(),
             by_line: false,
             writes: None,
+            latencies: None,
         }
     }
 
@@ -128,6 +133,18 @@ impl MultiCoreConfig {
                 "shared levels",
                 "the split L1 (L1I and L1D) is private to each core".into(),
             ));
+        }
+        if let Some(t) = &self.latencies {
+            let want = self.levels.len() + usize::from(self.l1i.is_some());
+            if t.levels.len() != want {
+                return Err(invalid(
+                    "latencies",
+                    format!(
+                        "{} level latencies for a machine of {want} levels",
+                        t.levels.len()
+                    ),
+                ));
+            }
         }
         for (k, &(thread, core)) in self.pins.iter().enumerate() {
             if core >= self.cores {

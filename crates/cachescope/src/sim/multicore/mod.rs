@@ -37,9 +37,12 @@
 //! ```
 
 mod config;
+mod contested;
 mod placement;
 mod protocol;
 mod report;
+mod threads;
+mod timing;
 mod unit;
 
 #[cfg(test)]
@@ -48,17 +51,18 @@ mod tests;
 pub use config::{LevelSpec, MAX_CORES, MultiCoreConfig};
 pub use placement::ThreadPlacement;
 pub use report::{CacheReport, LevelTotals, MachineLevel, MultiCoreReport};
+pub use threads::{ThreadLevel, ThreadReport};
+pub use timing::{CoreClock, Latencies};
 pub use unit::CacheCounts;
 
 use hashbrown::HashMap;
 use placement::Placement;
 use unit::Unit;
 
-use crate::access::{AccessKind, LineSize};
+use crate::access::LineSize;
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::Result;
-use crate::sim::Op;
 
 /// A multi-core machine simulated over a threaded trace. See the module documentation.
 #[derive(Clone, Debug)]
@@ -89,6 +93,17 @@ pub struct MultiCore {
     line_size: LineSize,
     /// Coherence misses per line, when asked for.
     by_line: Option<HashMap<u64, u64, foldhash::fast::FixedState>>,
+    /// What each outcome costs (`timing.rs`).
+    latencies: Latencies,
+    /// Each core's modelled time.
+    clocks: Vec<CoreClock>,
+    /// Per thread (in order of first appearance), its lookups per level (`threads.rs`).
+    tallies: Vec<Vec<CacheCounts>>,
+    /// The lines that moved between cores (`contested.rs`).
+    contested: contested::Contested,
+    /// Per core, the cycles its next reference has waited already for another core's line
+    /// (`timing.rs`).
+    waited: Vec<u64>,
 }
 
 impl MultiCore {
@@ -147,7 +162,21 @@ impl MultiCore {
                 below[u] = n;
             }
         }
+        let latencies = config.latencies.clone().unwrap_or_else(|| {
+            let shared: Vec<bool> = config.levels.iter().map(|l| l.shared).collect();
+            Latencies::defaults(split, &shared)
+        });
         Ok(MultiCore {
+            latencies,
+            clocks: (0..config.cores)
+                .map(|core| CoreClock {
+                    core,
+                    ..CoreClock::default()
+                })
+                .collect(),
+            tallies: Vec::new(),
+            contested: contested::Contested::new(),
+            waited: vec![0; cores],
             coherent: cores > 1 && !private[0].is_empty(),
             line_size: specs[0].0.line_size(),
             placement: Placement::new(config.cores, &config.pins),
@@ -182,18 +211,13 @@ impl MultiCore {
 }
 
 impl Analysis for MultiCore {
+    /// The references in the order given (the recorded order, or dealt round-robin), each
+    /// core's clock advanced by them.
     fn observe(&mut self, b: &Batch) {
-        let shift = self.line_size.shift();
-        let split = self.config.l1i.is_some();
         for (run, thread) in b.thread_runs() {
-            let core = self.placement.core_of(thread);
+            let (core, slot) = self.placement.place(thread);
             for i in run {
-                let kind = b.kinds[i];
-                let instr = kind == AccessKind::Instr;
-                if instr && !split {
-                    continue;
-                }
-                self.reference(core, b.addrs[i] >> shift, Op::of(kind), instr);
+                self.run_access(core, slot, b, i, 0);
             }
         }
     }

@@ -21,11 +21,12 @@ pub(super) struct Placement {
     pins: HashMap<ThreadId, u32>,
     /// Every thread seen, in order of first appearance.
     seen: Vec<ThreadPlacement>,
-    index: HashMap<ThreadId, u32>,
+    /// Each thread's core and its place in `seen`.
+    index: HashMap<ThreadId, (u32, usize)>,
     /// Unpinned threads placed so far.
     dealt: u32,
-    /// The last thread asked about (threads come in runs).
-    last: Option<ThreadPlacement>,
+    /// The last thread asked about, its core and place (threads come in runs).
+    last: Option<(ThreadId, u32, usize)>,
 }
 
 impl Placement {
@@ -43,27 +44,35 @@ impl Placement {
     /// The core of `thread`, placing it on its first appearance.
     #[inline]
     pub(super) fn core_of(&mut self, thread: ThreadId) -> u32 {
+        self.place(thread).0
+    }
+
+    /// The core of `thread` and its place among the threads in order of first appearance,
+    /// placing it on its first appearance.
+    #[inline]
+    pub(super) fn place(&mut self, thread: ThreadId) -> (u32, usize) {
         match self.last {
-            Some(p) if p.thread == thread => p.core,
-            _ => self.place(thread),
+            Some((t, core, slot)) if t == thread => (core, slot),
+            _ => self.look_up(thread),
         }
     }
 
-    fn place(&mut self, thread: ThreadId) -> u32 {
-        let core = match self.index.get(&thread) {
-            Some(&core) => core,
+    fn look_up(&mut self, thread: ThreadId) -> (u32, usize) {
+        let (core, slot) = match self.index.get(&thread) {
+            Some(&found) => found,
             None => {
                 let core = self.pins.get(&thread).copied().unwrap_or_else(|| {
                     self.dealt += 1;
                     (self.dealt - 1) % self.cores
                 });
-                self.index.insert(thread, core);
+                let slot = self.seen.len();
+                self.index.insert(thread, (core, slot));
                 self.seen.push(ThreadPlacement { thread, core });
-                core
+                (core, slot)
             }
         };
-        self.last = Some(ThreadPlacement { thread, core });
-        core
+        self.last = Some((thread, core, slot));
+        (core, slot)
     }
 
     /// The threads seen so far and their cores, in order of first appearance.

@@ -18,6 +18,8 @@
 use hashbrown::hash_map::Entry;
 
 use super::MultiCore;
+use super::timing::Found;
+use super::unit::Class;
 use crate::memo::{LowBits, Memo};
 use crate::sim::{Op, Outcome};
 
@@ -28,14 +30,22 @@ pub(super) const HINTS: usize = 1024;
 pub(super) type Hints = Memo<(), LowBits, HINTS>;
 
 impl MultiCore {
-    /// One reference by `core` to `line` for `op` (a store or a modify writes), from the
-    /// instruction side (`instr`, split L1 only) or the data side.
+    /// One reference by `core` (for the thread in place `slot`) to `line` for `op` (a store or
+    /// a modify writes), from the instruction side (`instr`, split L1 only) or the data side.
+    /// Returns where it was served and whether it invalidated other cores' copies.
     #[inline]
-    pub(super) fn reference(&mut self, core: u32, line: u64, op: Op, instr: bool) {
+    pub(super) fn reference(
+        &mut self,
+        core: u32,
+        slot: usize,
+        line: u64,
+        op: Op,
+        instr: bool,
+    ) -> (Found, bool) {
         let c = core as usize;
         let write = op.writes();
         let depth = if instr { &self.instr[c] } else { &self.data[c] }.len();
-        let mut found = false;
+        let mut served = None;
         // What each level is asked: a fill is fetched as a read; a store that a level did not
         // allocate goes on as a store.
         let mut asked = op;
@@ -47,8 +57,9 @@ impl MultiCore {
                 self.data[c][i]
             };
             last = Some(u);
-            let (outcome, coherence, writeback) = self.units[u].access(line, asked);
-            if coherence {
+            let (outcome, class, writeback) = self.units[u].access(line, asked);
+            self.tally(slot, self.slots[u].0, class);
+            if class == Class::Coherence {
                 if let Some(map) = &mut self.by_line {
                     *map.entry(line).or_insert(0) += 1;
                 }
@@ -58,7 +69,7 @@ impl MultiCore {
             }
             match outcome {
                 Outcome::Hit => {
-                    found = true;
+                    served = Some(Found::Level(self.slots[u].0));
                     break;
                 }
                 Outcome::Miss { evicted: Some(v) } => self.release_if_gone(core, v),
@@ -66,35 +77,70 @@ impl MultiCore {
             }
             asked = self.asked_below(u, asked);
         }
-        if !found && self.coherent && !self.owner.is_empty() {
+        if served.is_none() && self.coherent && !self.owner.is_empty() {
             if let Some(&owner) = self.owner.get(&line) {
                 if owner != core {
                     let last = last.expect("a coherent core has private levels");
                     self.units[last].counts.transfers += 1;
+                    self.contested.insert(line);
                     if !write {
                         self.owner.remove(&line);
                         self.hints[owner as usize].remove(line);
                         self.flush_shared_copy(owner, line);
                     }
-                    found = true;
+                    served = Some(Found::Transfer);
                 }
             }
         }
-        if !found {
+        if served.is_none() {
             for j in 0..self.shared.len() {
                 let u = self.shared[j];
-                let (outcome, _, writeback) = self.units[u].access(line, asked);
+                let (outcome, class, writeback) = self.units[u].access(line, asked);
+                self.tally(slot, self.slots[u].0, class);
                 if let Some(v) = writeback {
                     self.write_back(u, v);
                 }
                 if outcome.is_hit() {
+                    served = Some(Found::Level(self.slots[u].0));
                     break;
                 }
                 asked = self.asked_below(u, asked);
             }
         }
-        if write && self.coherent {
-            self.write(core, line);
+        let invalidated = write && self.coherent && self.write(core, line);
+        (served.unwrap_or(Found::Memory), invalidated)
+    }
+
+    /// Whether a reference by `core` to `line` may meet another core's: the line has moved
+    /// between cores before, or another core holds it modified. Changes nothing.
+    #[inline]
+    pub(super) fn contended(&self, core: u32, line: u64) -> bool {
+        self.coherent
+            && (self.contested.contains(line)
+                || (!self.owner.is_empty()
+                    && self.hints[core as usize].get(line).is_none()
+                    && self.owner.get(&line).is_some_and(|&o| o != core)))
+    }
+
+    /// What a reference by `core` to `line` (`write`: a store or a modify) waits for another
+    /// core: a transfer when another core holds the line modified, an invalidation when it
+    /// writes a line other cores hold; 0 otherwise. Changes nothing.
+    pub(super) fn coherence_wait(&self, core: u32, line: u64, write: bool) -> u64 {
+        let c = core as usize;
+        if !self.coherent || self.hints[c].get(line).is_some() {
+            return 0;
+        }
+        match self.owner.get(&line) {
+            Some(&o) if o != core => self.latencies.transfer,
+            Some(_) => 0,
+            None if write
+                && self.private.iter().enumerate().any(|(d, units)| {
+                    d != c && units.iter().any(|&u| self.units[u].cache.contains(line))
+                }) =>
+            {
+                self.latencies.invalidate
+            }
+            None => 0,
         }
     }
 
@@ -156,12 +202,13 @@ impl MultiCore {
         }
     }
 
-    /// `core` wrote `line`: it becomes the owner, every other core's copies go.
+    /// `core` wrote `line`: it becomes the owner, every other core's copies go. Returns
+    /// whether any went.
     #[inline]
-    fn write(&mut self, core: u32, line: u64) {
+    fn write(&mut self, core: u32, line: u64) -> bool {
         let c = core as usize;
         if self.hints[c].get(line).is_some() {
-            return;
+            return false;
         }
         if !self.units[self.private[c][0]].allocates_on_write()
             && !self.private[c]
@@ -172,13 +219,12 @@ impl MultiCore {
             if let Some(before) = self.owner.remove(&line) {
                 self.hints[before as usize].remove(line);
             }
-            self.invalidate_others(core, line);
-            return;
+            return self.invalidate_others(core, line);
         }
         match self.owner.entry(line) {
             Entry::Occupied(e) if *e.get() == core => {
                 self.hints[c].insert(line, ());
-                return;
+                return false;
             }
             Entry::Occupied(mut e) => {
                 let before = e.insert(core);
@@ -189,17 +235,22 @@ impl MultiCore {
             }
         }
         self.hints[c].insert(line, ());
-        self.invalidate_others(core, line);
+        self.invalidate_others(core, line)
     }
 
-    /// Every private copy of `line` but `core`'s goes.
-    fn invalidate_others(&mut self, core: u32, line: u64) {
+    /// Every private copy of `line` but `core`'s goes; returns whether there was one.
+    fn invalidate_others(&mut self, core: u32, line: u64) -> bool {
+        let mut any = false;
         for (d, units) in self.private.iter().enumerate() {
             if d != core as usize {
                 for &u in units {
-                    self.units[u].invalidate(line);
+                    any |= self.units[u].invalidate(line);
                 }
             }
         }
+        if any {
+            self.contested.insert(line);
+        }
+        any
     }
 }

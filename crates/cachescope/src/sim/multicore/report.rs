@@ -1,9 +1,9 @@
 //! [`MultiCoreReport`]: what a [`MultiCore`] counted, per core and level and per level.
 //! Field names are a public contract (`simulate --cores --json`).
 
-use super::MultiCore;
 use super::placement::ThreadPlacement;
 use super::unit::CacheCounts;
+use super::{CoreClock, Latencies, MultiCore, ThreadReport};
 use crate::sim::{Geometry, Policy};
 
 /// One level of the machine.
@@ -58,6 +58,12 @@ pub struct MultiCoreReport {
     pub caches: Vec<CacheReport>,
     /// Per level, the sums over its caches.
     pub totals: Vec<LevelTotals>,
+    /// What each outcome cost in modelled time.
+    pub latencies: Latencies,
+    /// Each core's modelled time.
+    pub clocks: Vec<CoreClock>,
+    /// Each thread's lookups per level, in order of first appearance.
+    pub threads: Vec<ThreadReport>,
 }
 
 impl MultiCore {
@@ -109,6 +115,9 @@ impl MultiCore {
                 })
                 .collect(),
             levels,
+            latencies: self.latencies.clone(),
+            clocks: self.clocks.clone(),
+            threads: self.threads(),
         }
     }
 }

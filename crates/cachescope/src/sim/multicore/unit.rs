@@ -77,6 +77,35 @@ impl CacheCounts {
     }
 }
 
+/// What one lookup was: a hit, or a miss of one class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Class {
+    Hit,
+    Cold,
+    Capacity,
+    Conflict,
+    Coherence,
+}
+
+impl CacheCounts {
+    /// Counts one lookup of class `c`.
+    #[inline]
+    pub(super) fn count(&mut self, c: Class) {
+        self.refs += 1;
+        match c {
+            Class::Hit => {
+                self.hits += 1;
+                return;
+            }
+            Class::Cold => self.cold += 1,
+            Class::Capacity => self.capacity += 1,
+            Class::Conflict => self.conflict += 1,
+            Class::Coherence => self.coherence += 1,
+        }
+        self.misses += 1;
+    }
+}
+
 /// One cache with its classifier.
 #[derive(Clone, Debug)]
 pub(super) struct Unit {
@@ -110,10 +139,10 @@ impl Unit {
     }
 
     /// Looks `line` up for `op`, filling it on a miss (unless a no-write-allocate store
-    /// misses); counts and classifies. The bool is true for a coherence miss; the line is a
-    /// dirty victim of the fill, to be written to the level below.
+    /// misses); counts and classifies. Returns the outcome, its class, and a dirty victim of
+    /// the fill, to be written to the level below.
     #[inline]
-    pub(super) fn access(&mut self, line: u64, op: Op) -> (Outcome, bool, Option<u64>) {
+    pub(super) fn access(&mut self, line: u64, op: Op) -> (Outcome, Class, Option<u64>) {
         let (outcome, writeback) = match &mut self.dirty {
             None => (self.cache.access_outcome(line), None),
             Some(dirty) => {
@@ -122,8 +151,9 @@ impl Unit {
                 (got.outcome(), got.writeback)
             }
         };
-        let coherence = self.classify(line, outcome);
-        (outcome, coherence, writeback)
+        let class = self.classify(line, outcome);
+        self.counts.count(class);
+        (outcome, class, writeback)
     }
 
     /// A dirty line the cache above evicted, installed here dirty (not a reference). Returns
@@ -149,31 +179,23 @@ impl Unit {
         }
     }
 
-    /// Counts a lookup and classifies a miss; true for a coherence miss.
+    /// Classifies a lookup (the counts are the caller's).
     #[inline]
-    fn classify(&mut self, line: u64, outcome: Outcome) -> bool {
+    fn classify(&mut self, line: u64, outcome: Outcome) -> Class {
         let (first, shadow_hit) = self.classes.facts(line);
-        let c = &mut self.counts;
-        c.refs += 1;
         if outcome.is_hit() {
-            c.hits += 1;
-            return false;
+            return Class::Hit;
         }
-        c.misses += 1;
         // A line the cache never saw cannot have been taken from it.
         let lost = !first && !self.lost.is_empty() && self.lost.remove(&line);
         if first {
-            c.cold += 1;
-            false
+            Class::Cold
         } else if !shadow_hit {
-            c.capacity += 1;
-            false
+            Class::Capacity
         } else if lost {
-            c.coherence += 1;
-            true
+            Class::Coherence
         } else {
-            c.conflict += 1;
-            false
+            Class::Conflict
         }
     }
 

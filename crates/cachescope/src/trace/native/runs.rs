@@ -13,10 +13,12 @@ struct Entry {
     first: u32,
     /// Fetches (at least 1).
     len: u32,
+    /// The key the encoder knows it by ([`InstrRun::id`]).
+    key: u32,
 }
 
 /// The runs defined so far, in id order.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct InstrRuns {
     entries: Vec<Entry>,
     addrs: Vec<u64>,
@@ -26,7 +28,9 @@ pub(crate) struct InstrRuns {
 /// A run, borrowed from its table: its id and its fetches' addresses and sizes.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct InstrRun<'a> {
-    /// Its id in the table (ids are dense, from 0).
+    /// Its key: its id in the table (ids are dense, from 0), unless it was defined with
+    /// [`InstrRuns::push_keyed`], whose caller keeps keys unique over every table of a
+    /// recording (a block's run dictionary is keyed by them).
     pub(crate) id: u32,
     pub(crate) addrs: &'a [u64],
     pub(crate) sizes: &'a [u32],
@@ -57,8 +61,18 @@ impl InstrRuns {
         *self = InstrRuns::default();
     }
 
-    /// Defines the next run: fetches at `addrs` of `sizes` bytes (1-255 each, at least one).
+    /// Defines the next run: fetches at `addrs` of `sizes` bytes (1-255 each, at least one),
+    /// its key its id.
+    #[cfg(test)]
     pub(crate) fn push(&mut self, fetches: impl IntoIterator<Item = (u64, u32)>) {
+        let key = u32::try_from(self.entries.len()).expect("too many runs");
+        self.push_keyed(fetches, key);
+    }
+
+    /// `InstrRuns::push` with the run known to the encoder by `key`: a stream whose run ids
+    /// start again (an exec'd program, a forked child's runs beside its parent's) gives each
+    /// run a key no other run of the recording has.
+    pub(crate) fn push_keyed(&mut self, fetches: impl IntoIterator<Item = (u64, u32)>, key: u32) {
         let first = self.addrs.len();
         for (addr, size) in fetches {
             debug_assert!((1..=255).contains(&size), "an instruction of {size} bytes");
@@ -71,6 +85,7 @@ impl InstrRuns {
         self.entries.push(Entry {
             first: first as u32,
             len: len as u32,
+            key,
         });
     }
 
@@ -80,7 +95,7 @@ impl InstrRuns {
         let e = *self.entries.get(usize::try_from(id).ok()?)?;
         let (first, len) = (e.first as usize, e.len as usize);
         Some(InstrRun {
-            id: id as u32,
+            id: e.key,
             addrs: &self.addrs[first..first + len],
             sizes: &self.sizes[first..first + len],
         })

@@ -139,6 +139,19 @@ impl Unit {
     }
 }
 
+/// Where an access was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Where {
+    /// An instruction fetch without a split L1: not simulated.
+    NotSimulated,
+    /// A hit at level `k` (the L1I first when split).
+    Level(usize),
+    /// Another core's modified copy.
+    Transfer,
+    /// Memory.
+    Memory,
+}
+
 /// The machine. Units are kept as the fast model reports them: level by level, a private
 /// level core by core.
 pub struct Machine {
@@ -296,13 +309,16 @@ impl Machine {
         }
     }
 
-    /// One access by `thread`.    /// One access by `thread`.
-    pub fn access(&mut self, thread: ThreadId, kind: AccessKind, line: u64) {
+    /// One access by `thread`: where it was found (`None` for an instruction fetch not
+    /// simulated), and whether it took the line from another core's caches.
+    pub fn access(&mut self, thread: ThreadId, kind: AccessKind, line: u64) -> (Where, bool) {
         let core = self.core_of(thread);
         let instr = kind == AccessKind::Instr;
         if instr && !self.split {
-            return;
+            return (Where::NotSimulated, false);
         }
+        let mut place = Where::Memory;
+        let mut took = false;
         let write = matches!(kind, AccessKind::Store | AccessKind::Modify);
         let path = self.private_path(core, instr);
         let has_private = self.slots.iter().any(|&(_, c)| c.is_some());
@@ -322,6 +338,7 @@ impl Machine {
             }
             if hit {
                 found = true;
+                place = Where::Level(self.slots[u].0);
                 break;
             }
             if let Some(v) = evicted {
@@ -352,6 +369,7 @@ impl Machine {
                     }
                 }
                 found = true;
+                place = Where::Transfer;
             }
         }
         if !found {
@@ -364,6 +382,7 @@ impl Machine {
                     self.write_back(u, v);
                 }
                 if hit {
+                    place = Where::Level(self.slots[u].0);
                     break;
                 }
                 asked = self.asked_below(asked);
@@ -381,10 +400,12 @@ impl Machine {
                     if self.units[u].cache.invalidate(line) {
                         self.units[u].counts.invalidations += 1;
                         self.units[u].lost.push(line);
+                        took = true;
                     }
                 }
             }
         }
+        (place, took)
     }
 
     /// What a level's miss asks of the next: a store under no-write-allocate stays a store,

@@ -5,6 +5,7 @@
 mod brute;
 mod policies;
 mod random;
+mod timed;
 
 use crate::access::{Access, AccessKind, ThreadId};
 use crate::analysis::Analysis;
