@@ -24,7 +24,8 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 cargo build --release -q -p cachescope-cli
 cs=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/cachescope
-. scripts/speed-programs.sh
+source scripts/programs.sh
+programs "$work"
 runs=${RUNS:-3}
 load_start=$(cut -d' ' -f1 /proc/loadavg)
 

@@ -30,9 +30,9 @@ work=$(cd "$work" && pwd)
 cargo build --release -q -p cachescope-cli
 cs=$PWD/target/release/cachescope
 
-# The programs and their inputs (names, progs, p_* functions), shared with
-# scripts/callgraph-overhead.sh.
-. scripts/speed-programs.sh
+# The real programs and their inputs (shared with scripts/tlb-curves.sh).
+source scripts/programs.sh
+programs "$work"
 
 load_start=$(cut -d' ' -f1 /proc/loadavg)
 # The command "$@" under GNU time, into $work/time. A prefix for the program functions.

@@ -109,6 +109,13 @@ def simulate(
     prefetch_degree: int = ...,
     prefetch_distance: int = ...,
     utilization: bool = ...,
+    dtlb: List[str] = ...,
+    itlb: List[str] = ...,
+    stlb: List[str] = ...,
+    tlb: Optional[str] = ...,
+    tlb_policy: str = ...,
+    pages: List[str] = ...,
+    walks: bool = ...,
 ) -> str: ...
 def l2(
     source: NativeSource,
@@ -172,6 +179,25 @@ def sharing(
     cores: Optional[int],
     quantum: int,
     events: Optional[str],
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...
+def whatif(
+    source: NativeSource,
+    changes: List[str],
+    caches: List[str],
+    cores: Optional[int],
+    events: Optional[str],
+    exe: Optional[str],
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...
+def advise(
+    source: NativeSource,
+    caches: List[str],
+    cores: Optional[int],
+    events: Optional[str],
+    exe: Optional[str],
     threads: int,
     progress_cb: Progress = ...,
 ) -> str: ...

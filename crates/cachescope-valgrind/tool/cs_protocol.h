@@ -64,10 +64,13 @@
      CS_EV_ALLOC: address, size, then return addresses of the call path (innermost first)
      CS_EV_FREE:  address
      CS_EV_MAP:   start, end (one past), file offset, perms (4 bytes "rwxp"), name length
-                  in bytes, then the name in 8-byte words, zero-padded */
+                  in bytes, then the name in 8-byte words, zero-padded
+     CS_EV_HUGE:  start, end (one past), bytes of the region in transparent huge pages
+                  (/proc/self/smaps's AnonHugePages, written at exit) */
 #define CS_EV_ALLOC 1
 #define CS_EV_FREE  2
 #define CS_EV_MAP   3
+#define CS_EV_HUGE  4
 
 /* At most this many return addresses per allocation (as the LD_PRELOAD interposer). */
 #define CS_MAX_FRAMES 12

@@ -62,6 +62,7 @@
 //! ```
 
 pub mod access;
+pub mod advice;
 pub mod analysis;
 pub mod attribution;
 pub mod batch;
@@ -72,6 +73,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod interleave;
 pub mod interrupt;
+pub mod layout;
 mod memo;
 pub mod method;
 pub mod mini;
@@ -90,6 +92,7 @@ pub mod sim;
 pub mod stages;
 pub mod stats;
 pub mod threads;
+pub mod tlb;
 pub mod trace;
 pub mod units;
 pub mod workloads;

@@ -3,6 +3,7 @@
 //! in `axes`. Which figures a report has, and their titles and captions, is the data model's
 //! ([`cachescope::report::catalog`]).
 
+mod advice;
 mod axes;
 mod backend;
 mod callgraph;
@@ -11,6 +12,7 @@ mod heatmap;
 mod histograms;
 mod hover;
 mod l2;
+mod pages;
 mod phases;
 mod policies;
 mod threads;
@@ -112,5 +114,7 @@ where
         },
         FigureKind::Threads => threads::draw_threads(root, r),
         FigureKind::CallGraph => callgraph::draw_callgraph(root, r),
+        FigureKind::WhatToChange => advice::draw_what_to_change(root, r),
+        FigureKind::Pages => pages::draw_pages(root, r),
     }
 }

@@ -27,6 +27,10 @@ pub const BATCH_LEN: usize = 64 * 1024;
 /// Sentinel in [`Batch::pcs`] for "instruction address unknown".
 pub const NO_PC: u64 = 0;
 
+/// Sentinel in [`Batch::pcs`] for a page walk's read of a page-table entry, inserted by
+/// [`crate::tlb::Walked`]: no program has code at this address.
+pub const WALK_PC: u64 = u64::MAX;
+
 /// Accesses in trace order, one column per field. All four columns always have the same length.
 /// Each access belongs to a thread: [`MAIN_THREAD`](crate::access::MAIN_THREAD) unless a
 /// [`Batch::set_thread`] before it said otherwise ([`Batch::thread_runs`] lists them).

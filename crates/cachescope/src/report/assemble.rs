@@ -185,6 +185,8 @@ impl Collector {
                     sharing: None,
                 })
             },
+            what_to_change: None,
+            pages: super::pages::section(&self.pages)?,
             notes,
             figures: Vec::new(),
         };

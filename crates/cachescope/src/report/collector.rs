@@ -55,6 +55,8 @@ pub struct Collector {
     /// The call graph, beside the attribution (named by its memory map), for recordings
     /// with call events.
     pub(super) callgraph: Option<crate::attribution::callgraph::CallGraph>,
+    /// Each thread's page-level stack distances: the pages section (`pages.rs`).
+    pub(super) pages: crate::tlb::PageCurves,
     /// Threads [`Collector::finish`] may use (OPT's curve beside the other models, the phases'
     /// clusterings side by side).
     pub(super) threads: usize,
@@ -126,6 +128,7 @@ impl Collector {
             policies,
             attribution: None,
             callgraph: None,
+            pages: crate::tlb::PageCurves::new(crate::LineSize::PAGE_4K),
             threads: 1,
             stages: Stages::new(),
             options,
@@ -199,6 +202,7 @@ impl Collector {
         if let Some(g) = &mut self.callgraph {
             all.push(g);
         }
+        all.push(&mut self.pages);
         all
     }
 

@@ -41,6 +41,7 @@
 //! # Ok::<(), cachescope::Error>(())
 //! ```
 
+pub mod advice;
 mod assemble;
 mod callgraph;
 pub mod catalog;
@@ -50,6 +51,7 @@ pub mod kinds;
 mod l2;
 pub mod model;
 mod options;
+mod pages;
 pub mod policies;
 mod summaries;
 mod sweep;

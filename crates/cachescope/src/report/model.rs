@@ -71,6 +71,12 @@ pub struct Report {
     /// (docs/callgraph.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callgraph: Option<CallGraphSummary>,
+    /// The "What to change" section: `advise`'s top findings (`report --advise`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub what_to_change: Option<super::advice::WhatToChange>,
+    /// The pages section: each thread's TLB miss ratio for every entry count (docs/tlb.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<PagesReport>,
     /// What was left out and why (a model without samples, too few phase intervals…).
     pub notes: Vec<String>,
     /// The figures rendered from this report, in page order.
@@ -433,4 +439,27 @@ pub struct CallGraphContext {
     pub function: String,
     /// D1 misses in it and below it.
     pub d1_misses: u64,
+}
+
+/// Page-level locality (docs/tlb.md): the miss ratio of a fully associative LRU TLB of each
+/// entry count, each thread in TLBs of its own (the page-level exact curve of its references).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PagesReport {
+    /// The page size in bytes (4 KiB).
+    pub page_size: u64,
+    /// One curve per thread, in order of first appearance.
+    pub threads: Vec<PageThreadCurve>,
+}
+
+/// One thread's page-level curve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PageThreadCurve {
+    /// The thread.
+    pub thread: crate::ThreadId,
+    /// Its data references.
+    pub refs: u64,
+    /// Distinct pages it touched (its cold misses).
+    pub pages: u64,
+    /// Entries 1, 2, 4… (eight per octave) up to twice its pages, with the bytes they cover.
+    pub points: Vec<crate::tlb::PagePoint>,
 }

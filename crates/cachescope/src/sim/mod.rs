@@ -76,7 +76,7 @@ pub use policy::Policy;
 pub use prefetcher::{PrefetchPolicy, Prefetcher};
 pub use set_assoc::SetAssoc;
 pub use set_index::SetIndex;
-pub use simulate::{LevelReport, LineMapping, SimAnalysis, SimOptions, SimReport};
+pub use simulate::{LevelReport, LineMapping, SimAnalysis, SimOptions, SimReport, WalkCounts};
 pub use three_c::{MissClass, ThreeC, ThreeCCounts};
 pub use three_c_sweep::ThreeCSweep;
 pub use two_level_lru::{TwoLevelLru, TwoLevelResult};

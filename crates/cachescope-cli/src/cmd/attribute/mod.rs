@@ -17,8 +17,10 @@ use crate::input;
 use crate::output::{self, Format};
 
 mod callgraph;
+mod fields;
 mod per_thread;
 mod table;
+mod tlb;
 mod usage;
 use table::Table;
 
@@ -63,6 +65,12 @@ pub struct AttributeArgs {
     /// `writebacks`, which `simulate --cache SPEC --writebacks` counts too (docs/hardware.md).
     #[arg(help_heading = heading::ANALYSIS, long)]
     pub writebacks: bool,
+    /// Count references, misses and the bytes used of each fetched line per field of every
+    /// structure (globals and locals from the debug information's types, heap blocks from the
+    /// pointer they are stored in, else fields by offset within the element size their
+    /// instructions step by): `structures` in --json (implies --utilization).
+    #[arg(help_heading = heading::ANALYSIS, long)]
+    pub fields: bool,
     /// Also write the counts per source line as a Cachegrind output file (events Ir, Dr,
     /// D1mr, Dw, D1mw and the sampled misses SD1mr, SD1mw) for `cg_annotate FILE` or
     /// KCachegrind.
@@ -90,6 +98,8 @@ pub struct AttributeArgs {
     #[arg(help_heading = heading::CACHE, long = "LL", value_name = "SPEC", default_value = "8M,16,64", value_parser = values::geometry)]
     pub ll: Geometry,
     #[command(flatten)]
+    pub tlb: crate::args::TlbArgs,
+    #[command(flatten)]
     pub run: RunArgs,
     /// Print JSON: buckets, evictions, lines, lines_by_misses, loads, monitor_cost, mrc, notes.
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
@@ -110,6 +120,8 @@ pub struct AttributeArgs {
 
 pub fn run(mut args: AttributeArgs) -> Result<()> {
     let geometry = args.cache;
+    // TLBs checked before any program runs.
+    let tlb = args.tlb.config(args.input.params.seed)?;
     if args.sample == 0 {
         anyhow::bail!("--sample-period N needs N ≥ 1 (1 samples every miss)");
     }
@@ -214,8 +226,11 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     if args.callgraph || (args.per_thread && args.callgrind_out.is_some()) {
         return callgraph::run(&mut trace, &args, log, &cmd, thread);
     }
+    // `--pages recorded`: the huge pages the event log says the program had.
+    let (rules, page_notes) = args.tlb.rules(events_path.as_deref())?;
     if args.per_thread {
-        return per_thread::run(&mut trace, &args, events_path.as_deref(), log);
+        let tlb = tlb.map(|c| (c, rules));
+        return per_thread::run(&mut trace, &args, events_path.as_deref(), log, tlb);
     }
     // --callgrind-out beside the attribution: the call graph in the same pass, reading the
     // event log on its own.
@@ -229,6 +244,9 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     let events = log.map(|log| Box::new(log) as EventSource<'static>);
     let opts = options(&args, cachegrind_out.is_some());
     let mut attribution = Attribution::new(opts, events)?;
+    if let Some(c) = &tlb {
+        attribution = attribution.with_tlb(c, &rules)?;
+    }
     if let Some(t) = thread {
         attribution = attribution.only_thread(t);
     }
@@ -250,6 +268,9 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     })?;
     if events_path.is_none() {
         report.notes.insert(0, NO_LOG.into());
+    }
+    if tlb.is_some() {
+        report.notes.extend(page_notes);
     }
     if let (Some((pending, mut file)), Some(path)) = (cachegrind_out, &args.cachegrind_out) {
         use std::io::Write as _;
@@ -284,7 +305,8 @@ fn options(args: &AttributeArgs, per_instruction: bool) -> Options {
         exe: args.exe.clone(),
         per_instruction,
         writebacks: args.writebacks,
-        utilization: args.utilization,
+        utilization: args.utilization || args.fields,
+        fields: args.fields,
         ..Options::default()
     }
 }
