@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use cachescope::attribution::EventSource;
-use cachescope::attribution::callgraph::{self, CallGraph, Options};
+use cachescope::attribution::callgraph::{self as graph, CallGraph, Options};
 use cachescope::attribution::events::{EventReader, sidecar_path};
 use cachescope::sim::Geometry;
 use cachescope::{Error, Result};
@@ -65,11 +65,11 @@ fn run(
                 p.push(format!("-{:02}", t.thread));
                 write_atomically(
                     &PathBuf::from(p),
-                    &callgraph::render(&report, &cmd, Some(t.thread)),
+                    &graph::render(&report, &cmd, Some(t.thread)),
                 )?;
             }
         } else {
-            write_atomically(path, &callgraph::render(&report, &cmd, None))?;
+            write_atomically(path, &graph::render(&report, &cmd, None))?;
         }
     }
     if let Some(t) = thread {

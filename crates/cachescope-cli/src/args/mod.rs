@@ -192,7 +192,8 @@ pub enum Command {
         cachescope attribute t.cst --cache 32K,8,64 --sample-period 2500 --json\n  \
         cachescope attribute lackey.txt --exe ./prog      a lackey trace of a non-PIE program, no events\n  \
         cachescope attribute t.cst --cachegrind-out t.cg && cg_annotate t.cg     misses on the source")]
-    Attribute(AttributeArgs),
+    // Boxed: its flags (call graph, TLBs, fields) make it far the largest variant.
+    Attribute(Box<AttributeArgs>),
     /// Every analysis in one pass over a trace, a workload or a program, written as a
     /// self-contained HTML report with figures (SVG, PNG) and report.json.
     #[command(after_help = "Examples:\n  \

@@ -65,7 +65,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::L2(a) => l2::run(a),
         Command::Phases(a) => phases::run(a),
         Command::Record(a) => record::run(a),
-        Command::Attribute(a) => attribute::run(a),
+        Command::Attribute(a) => attribute::run(*a),
         Command::Sample(a) => sample::run(a),
         Command::Report(a) => report::run(a),
         Command::Sharing(a) => sharing::run(a),
