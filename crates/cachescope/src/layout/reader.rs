@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::trace::{AccessReader, Diagnostics};
 
 /// Reads `inner` and applies the changes to each batch; what they did is shared with
-/// whoever holds [`Relaid::applied`]'s handle, and read when the pass is over.
+/// whoever holds [`Relaid::outcome`]'s handle, and read when the pass is over.
 pub struct Relaid<'e> {
     inner: Box<dyn AccessReader + 'e>,
     relayout: Option<Relayout<'e>>,
