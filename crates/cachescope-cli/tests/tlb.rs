@@ -378,6 +378,23 @@ fn stride_example_walks_at_every_page_or_every_huge_page() {
     );
     let (w, _) = buffer(&["--pages", "heap=2M"]);
     assert_eq!(w, 128);
+    // One structure by the name `attribute` gives it, and a name no structure has: that
+    // changes nothing, and a note says so.
+    let name = r["tlb"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["kind"] == "heap")
+        .unwrap()["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (w, _) = buffer(&["--pages", &format!("{name}=2M")]);
+    assert_eq!(w, 128, "{name}");
+    let (w, r) = buffer(&["--pages", "nosuch=2M"]);
+    assert_eq!(w, visits);
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("--pages nosuch=2M: no structure"), "{notes}");
 
     // The pages the program had: with "madvise" the kernel backs the buffer by 2 MiB pages
     // (THP "madvise"), which the event log records at exit and `--pages recorded` simulates.
