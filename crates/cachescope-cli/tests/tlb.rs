@@ -297,6 +297,32 @@ fn page_curve_is_the_fully_associative_tlb() {
         (&s["method"], &s["page_size"]),
         (&j!("statstack"), &j!(4096))
     );
+    // Every method draws pages, each point keyed by its entries and the bytes they cover.
+    for method in ["exact", "statcache", "statstack", "hotl", "hotl-rt", "mini"] {
+        let m = json(&[
+            "mrc",
+            t.to_str().unwrap(),
+            "--page",
+            "2M",
+            "--method",
+            method,
+            "--sizes",
+            "4M,64M",
+            "--json",
+        ]);
+        assert_eq!((&m["method"], &m["page_size"]), (&j!(method), &j!(2 << 20)));
+        let keys: Vec<(&Value, &Value)> = m["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (&p["entries"], &p["covered_bytes"]))
+            .collect();
+        assert_eq!(
+            keys,
+            [(&j!(2), &j!(4 << 20)), (&j!(32), &j!(64 << 20))],
+            "{method}"
+        );
+    }
 }
 
 #[test]
