@@ -297,6 +297,17 @@ fn page_curve_is_the_fully_associative_tlb() {
         (&s["method"], &s["page_size"]),
         (&j!("statstack"), &j!(4096))
     );
+    // Per thread, the table is keyed by entries too.
+    let out = cs()
+        .args(["mrc", t.to_str().unwrap(), "--page", "4K", "--per-thread"])
+        .args(["--sizes", "64K"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("4K pages (a TLB per thread)") && table.contains("entries"),
+        "{table}"
+    );
     // Every method draws pages, each point keyed by its entries and the bytes they cover.
     for method in ["exact", "statcache", "statstack", "hotl", "hotl-rt", "mini"] {
         let m = json(&[
