@@ -330,6 +330,54 @@ class Trace:
             )
         )
 
+    def whatif(
+        self,
+        changes: Union[str, Sequence[str]],
+        caches: Union[str, Sequence[str], None] = None,
+        cores: Optional[int] = None,
+        events=None,
+        exe=None,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Document:
+        """What a layout change would do (``cachescope whatif``): ``simulate``'s document for the
+        trace as it is (``original``) and with ``changes`` applied to its addresses
+        (``changed``), each level's ``misses`` and ``misses_after`` (``levels``) and what each
+        change moved (``applied``). ``changes`` are SPECs like ``"split:parts=x"``,
+        ``"pad-rows:grid=64"``, ``"own-line:counters"``, ``"nontemporal:out"``
+        (docs/advice.md). The machine: independent ``caches``, or ``cores`` cores (a 32 KiB L1
+        each over a shared 8 MiB LL), or by default 32 KiB L1I and L1D over a 1 MiB L2. Needs a
+        recorded trace file and its event log (``events`` defaults to ``TRACE.events``)."""
+        opt = lambda p: None if p is None else str(p)  # noqa: E731
+        changes = [changes] if isinstance(changes, str) else list(changes)
+        caches = [] if caches is None else ([caches] if isinstance(caches, str) else list(caches))
+        return Document(
+            _native.whatif(
+                self._native, changes, caches, cores, opt(events), opt(exe), _threads(threads), _progress(progress)
+            )
+        )
+
+    def advise(
+        self,
+        caches: Union[str, Sequence[str], None] = None,
+        cores: Optional[int] = None,
+        events=None,
+        exe=None,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Document:
+        """What to change and what it gains (``cachescope advise``): ``{"findings": [...]}``,
+        each with its ``kind`` (split, pad, false-sharing, latent-false-sharing, block,
+        prefetch, non-temporal), ``structure``, ``fields``, ``code``, ``evidence``, ``change``,
+        the ``whatif`` command that reproduces it and the misses per level before and after
+        (``levels``; ``coherence_misses`` with cores), most misses saved first. The machine as
+        for ``whatif``; docs/advice.md says how each finding is made."""
+        opt = lambda p: None if p is None else str(p)  # noqa: E731
+        caches = [] if caches is None else ([caches] if isinstance(caches, str) else list(caches))
+        return Document(
+            _native.advise(self._native, caches, cores, opt(events), opt(exe), _threads(threads), _progress(progress))
+        )
+
     def report(
         self,
         dir,

@@ -169,3 +169,22 @@ def sharing(
     threads: int,
     progress_cb: Progress = ...,
 ) -> str: ...
+def whatif(
+    source: NativeSource,
+    changes: List[str],
+    caches: List[str],
+    cores: Optional[int],
+    events: Optional[str],
+    exe: Optional[str],
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...
+def advise(
+    source: NativeSource,
+    caches: List[str],
+    cores: Optional[int],
+    events: Optional[str],
+    exe: Optional[str],
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...

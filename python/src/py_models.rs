@@ -1,5 +1,5 @@
 //! The Python functions of the simulators and the other models: `simulate`, `l2`, `phases`,
-//! `attribute`, `sharing` (each the CLI's `--json` for the same request).
+//! `attribute`, `sharing`, `whatif`, `advise` (each the CLI's `--json` for the same request).
 
 use std::path::PathBuf;
 
@@ -210,6 +210,66 @@ pub fn sharing(
             cores,
             quantum,
             events,
+            threads.max(1),
+            progress(progress_cb),
+        )
+    })
+    .map_err(err)
+}
+
+/// `cachescope whatif TRACE --change SPEC… --json`.
+#[pyfunction]
+#[pyo3(signature = (source, changes, caches, cores, events, exe, threads, progress_cb = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn whatif(
+    py: Python<'_>,
+    source: &NativeSource,
+    changes: Vec<String>,
+    caches: Vec<String>,
+    cores: Option<u32>,
+    events: Option<PathBuf>,
+    exe: Option<PathBuf>,
+    threads: usize,
+    progress_cb: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let spec = source.spec.clone();
+    py.detach(move || {
+        crate::advice::whatif(
+            &spec,
+            &changes,
+            &caches,
+            cores,
+            events,
+            exe,
+            threads.max(1),
+            progress(progress_cb),
+        )
+    })
+    .map_err(err)
+}
+
+/// `cachescope advise TRACE --json`.
+#[pyfunction]
+#[pyo3(signature = (source, caches, cores, events, exe, threads, progress_cb = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn advise(
+    py: Python<'_>,
+    source: &NativeSource,
+    caches: Vec<String>,
+    cores: Option<u32>,
+    events: Option<PathBuf>,
+    exe: Option<PathBuf>,
+    threads: usize,
+    progress_cb: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let spec = source.spec.clone();
+    py.detach(move || {
+        crate::advice::advise(
+            &spec,
+            &caches,
+            cores,
+            events,
+            exe,
             threads.max(1),
             progress(progress_cb),
         )

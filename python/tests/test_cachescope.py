@@ -333,3 +333,28 @@ def test_sharing_finds_false_sharing_and_equals_the_cli(tmp_path):
     assert worst["kind"] == "false" and worst["coherence_misses"] > 0 and "fix" in worst
     with pytest.raises(cs.CachescopeError, match="quantum"):
         cs.open(path).sharing(quantum=0)
+
+
+def test_advise_and_whatif_equal_the_cli(tmp_path):
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "advice", "hot_cold.c")
+    exe = tmp_path / "hot_cold"
+    subprocess.run(["cc", "-O2", "-g", "-o", str(exe), src], check=True)
+    path = tmp_path / "hot_cold.cst"
+    try:
+        cli("record", "-q", "--program-output", "null", "-o", str(path), "--", str(exe))
+    except subprocess.CalledProcessError as e:
+        pytest.skip(f"cachescope's Valgrind tool cannot run here: {e.stderr}")
+    t = cs.open(path)
+    got = t.advise()
+    assert json.loads(got.json) == json.loads(cli("advise", "--json", str(path)))
+    top = got["findings"][0]
+    assert (top["kind"], top["structure"]) == ("split", "parts")
+    w = t.whatif("split:parts=x", caches=["32K,8,64", "1M,16,64"])
+    assert json.loads(w.json) == json.loads(
+        cli("whatif", "--json", str(path), "--cache", "32K,8,64", "--cache", "1M,16,64", "--change", "split:parts=x")
+    )
+    assert w["levels"][0]["misses_after"] < w["levels"][0]["misses"]
+    with pytest.raises(cs.CachescopeError, match="no structure called nothing"):
+        t.whatif("pad:nothing=64")
+    with pytest.raises(cs.CachescopeError, match="--change"):
+        t.whatif("shrink:parts=1")

@@ -62,6 +62,7 @@
 //! ```
 
 pub mod access;
+pub mod advice;
 pub mod analysis;
 pub mod attribution;
 pub mod batch;
@@ -71,6 +72,7 @@ pub mod error;
 pub mod fuzzing;
 pub mod interleave;
 pub mod interrupt;
+pub mod layout;
 mod memo;
 pub mod method;
 pub mod mini;

@@ -276,6 +276,10 @@ pub struct ReportOptions {
     /// Ways of the set-associative caches of the 3C breakdown.
     #[arg(long, default_value_t = 8)]
     pub ways: u32,
+    /// Add a "What to change" section: `advise`'s top findings on its default machine (a
+    /// recorded trace file with its event log; more passes over the trace, docs/advice.md).
+    #[arg(long)]
+    pub advise: bool,
 }
 
 /// A yes-or-no flag value (`--write-allocate`, `--collect-atstart`), as Valgrind's tools spell

@@ -104,6 +104,11 @@ pub fn geometry(s: &str) -> Result<Geometry> {
     Ok(Geometry::parse(s)?)
 }
 
+/// A layout change, `KIND:STRUCTURE[@ELEMENT]=ARGUMENTS` (`whatif --change`).
+pub fn change(s: &str) -> Result<cachescope::layout::Change> {
+    Ok(s.parse()?)
+}
+
 /// `simulate --cores`: 1 to [`cachescope::sim::MAX_CORES`].
 pub fn cores(s: &str) -> Result<u32> {
     let max = cachescope::sim::MAX_CORES;

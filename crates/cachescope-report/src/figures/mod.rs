@@ -3,6 +3,7 @@
 //! in `axes`. Which figures a report has, and their titles and captions, is the data model's
 //! ([`cachescope::report::catalog`]).
 
+mod advice;
 mod axes;
 mod backend;
 mod curves;
@@ -111,6 +112,7 @@ where
             None => Ok(()),
         },
         FigureKind::Threads => threads::draw_threads(root, r),
+        FigureKind::WhatToChange => advice::draw_what_to_change(root, r),
         FigureKind::Pages => pages::draw_pages(root, r),
     }
 }

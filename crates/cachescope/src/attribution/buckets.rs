@@ -20,7 +20,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod instances;
 mod names;
+
+pub use instances::Site;
 
 use names::is_valgrind_file;
 

@@ -180,6 +180,7 @@ impl Collector {
                     sharing: None,
                 })
             },
+            what_to_change: None,
             pages: super::pages::section(&self.pages)?,
             notes,
             figures: Vec::new(),

@@ -31,6 +31,8 @@ pub enum FigureKind {
     EvictedBy,
     /// Each thread's miss-ratio curve.
     Threads,
+    /// The findings of `advise`: misses before and after each change.
+    WhatToChange,
     /// Each thread's TLB miss ratio for every entry count.
     Pages,
 }
@@ -117,6 +119,15 @@ impl FigureKind {
                 "Share of each structure's evicted lines (row) evicted by misses of each structure (column), \
                  in percent: dark cells off the diagonal are structures that fight over the cache.",
             ),
+            FigureKind::WhatToChange => (
+                "what-to-change",
+                "What to change",
+                "Misses of the data levels as the trace is (grey) and after each finding's change \
+                 (coloured), most saved first: each predicted by simulating the trace with the change \
+                 applied to its addresses (`cachescope whatif`), a pale bar an estimate (blocking \
+                 changes the order of references, which no address change can). The table below says \
+                 what to change and why; docs/advice.md how each is found and predicted.",
+            ),
             FigureKind::Threads => (
                 "threads",
                 "Miss-ratio curves per thread",
@@ -173,6 +184,12 @@ pub fn kinds(r: &Report) -> Vec<FigureKind> {
     }
     if r.threads.as_ref().is_some_and(|t| t.curves.is_some()) {
         k.push(FigureKind::Threads);
+    }
+    if r.what_to_change
+        .as_ref()
+        .is_some_and(|w| !w.findings.is_empty())
+    {
+        k.push(FigureKind::WhatToChange);
     }
     if r.pages
         .as_ref()

@@ -41,6 +41,7 @@
 //! # Ok::<(), cachescope::Error>(())
 //! ```
 
+pub mod advice;
 mod assemble;
 pub mod catalog;
 mod collector;

@@ -67,6 +67,9 @@ pub struct Report {
     /// The threads section, when the trace has more than one thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<ThreadsReport>,
+    /// The "What to change" section: `advise`'s top findings (`report --advise`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub what_to_change: Option<super::advice::WhatToChange>,
     /// The pages section: each thread's TLB miss ratio for every entry count (docs/tlb.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<PagesReport>,

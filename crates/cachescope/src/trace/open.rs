@@ -72,6 +72,8 @@ pub struct Trace {
     only_thread: Option<ThreadId>,
     /// The native header's metadata pairs (none for other formats).
     metadata: Vec<(String, String)>,
+    /// Read through a reader [`Trace::wrap`] put in front of the format's.
+    wrapped: bool,
 }
 
 /// Opens `path` (`-` for stdin) and detects compression and format.
@@ -192,6 +194,7 @@ impl Trace {
             started: false,
             only_thread: None,
             metadata,
+            wrapped: false,
         })
     }
 
@@ -209,7 +212,23 @@ impl Trace {
             started: false,
             only_thread: None,
             metadata: Vec::new(),
+            wrapped: false,
         }
+    }
+
+    /// Reads the trace through `wrap(reader)` from now on: a transform in front of every
+    /// analysis (the layout changes of `whatif`, [`crate::layout`]). Like a thread filter, it
+    /// keeps readers that would read the file in parts on their own from being used.
+    pub fn wrap(&mut self, wrap: impl FnOnce(Box<dyn AccessReader>) -> Box<dyn AccessReader>) {
+        let inner = std::mem::replace(&mut self.reader, Box::new(super::Ended));
+        self.reader = wrap(inner);
+        self.wrapped = true;
+    }
+
+    /// True when [`Trace::wrap`] or [`Trace::only_thread`] put a reader in front of the
+    /// format's.
+    pub fn is_wrapped(&self) -> bool {
+        self.wrapped || self.only_thread.is_some()
     }
 
     /// Reads the references of `thread` alone from now on (`--thread ID`): every pass over

@@ -16,6 +16,7 @@ use crate::args::{InputArgs, RunArgs, values};
 use crate::input;
 use crate::output::{self, Format};
 
+mod fields;
 mod per_thread;
 mod table;
 mod tlb;
@@ -63,6 +64,12 @@ pub struct AttributeArgs {
     /// `writebacks`, which `simulate --cache SPEC --writebacks` counts too (docs/hardware.md).
     #[arg(help_heading = heading::ANALYSIS, long)]
     pub writebacks: bool,
+    /// Count references, misses and the bytes used of each fetched line per field of every
+    /// structure (globals and locals from the debug information's types, heap blocks from the
+    /// pointer they are stored in, else fields by offset within the element size their
+    /// instructions step by): `structures` in --json (implies --utilization).
+    #[arg(help_heading = heading::ANALYSIS, long)]
+    pub fields: bool,
     /// Also write the counts per source line as a Cachegrind output file (events Ir, Dr,
     /// D1mr, Dw, D1mw and the sampled misses SD1mr, SD1mw) for `cg_annotate FILE` or
     /// KCachegrind.
@@ -251,7 +258,8 @@ fn options(args: &AttributeArgs, per_instruction: bool) -> Options {
         exe: args.exe.clone(),
         per_instruction,
         writebacks: args.writebacks,
-        utilization: args.utilization,
+        utilization: args.utilization || args.fields,
+        fields: args.fields,
         ..Options::default()
     }
 }

@@ -50,6 +50,7 @@ pub fn report(program: &OsStr, args: &ReportArgs, options: CollectOptions) -> Re
     let again = Some(Again {
         trace: &trace_path,
         read: &args.read,
+        advise: args.report.advise,
     });
     let (report, written) = complete(report, again, &args.output, &args.run)?;
     created.keep();

@@ -17,8 +17,6 @@ use cachescope::trace::Trace;
 use super::multicore_table::MultiCoreRun;
 use super::{InclusionArg, SimulateArgs};
 use crate::cmd::{drive, drive_again};
-use crate::input;
-use crate::output::{self, Format};
 
 /// Runs the multi-core model; `(l2, l3)` are the lower levels --L2, --LL and --L3 give.
 pub fn run(
@@ -27,7 +25,8 @@ pub fn run(
     l2: Option<Geometry>,
     l3: Option<Geometry>,
     tlbs: Option<cachescope::tlb::TlbConfig>,
-) -> Result<()> {
+    open: &mut super::Opener<'_>,
+) -> Result<MultiCoreRun> {
     let cores = args.cores.expect("called with --cores");
     if args.cachegrind {
         bail!("--cachegrind is Cachegrind's single-core model: drop --cores or --cachegrind");
@@ -60,7 +59,7 @@ pub fn run(
     let mut sim = MultiCore::new(&config)?;
 
     let quantum = args.quantum.unwrap_or(DEFAULT_QUANTUM);
-    let mut trace = input::open(&args.input, args.run.line_size)?;
+    let mut trace = open(&args.input, args.run.line_size)?;
     // Each thread has TLBs of its own (docs/tlb.md), in front of the caches.
     let tlb = match &tlbs {
         Some(c) => {
@@ -97,13 +96,12 @@ pub fn run(
             }
         }
     }
-    let run = MultiCoreRun {
+    Ok(MultiCoreRun {
         quantum,
         quantum_unit: unit,
         report,
         tlb,
-    };
-    output::emit(&run, Format::from_flags(args.json, args.csv))
+    })
 }
 
 /// Fails when a multi-core flag comes without `--cores`.

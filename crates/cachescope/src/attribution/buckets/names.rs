@@ -103,7 +103,11 @@ impl BucketMap {
 
     /// A heap path's name, from its first two own frames, and those frames' call
     /// instructions (what tells two sites of one name apart).
-    fn site_name(&self, symbolizer: &mut Symbolizer, path: &[u64]) -> (String, Vec<u64>) {
+    pub(super) fn site_name(
+        &self,
+        symbolizer: &mut Symbolizer,
+        path: &[u64],
+    ) -> (String, Vec<u64>) {
         // Return addresses point after the call: look up the call instruction itself, and
         // expand it into its inlined frames (a static helper inlined into its caller is still
         // a frame of the path, at the line of the inlined call).
