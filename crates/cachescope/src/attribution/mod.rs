@@ -60,8 +60,8 @@ pub mod strides;
 pub mod structures;
 pub mod symbols;
 mod tally;
-pub mod types;
 pub mod tlb;
+pub mod types;
 
 #[cfg(test)]
 mod tests;
