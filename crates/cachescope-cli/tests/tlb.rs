@@ -452,5 +452,15 @@ fn stride_example_walks_at_every_page_or_every_huge_page() {
     }
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let walks = v["page_walks"].as_u64().unwrap();
+    // Under memory pressure the kernel may back only part of the buffer: smaps does not say
+    // which 2 MiB pages, so the mapping stays in 4 KiB pages (a walk per visit), as noted.
+    if note.contains("stays in 4 KiB pages") {
+        assert!(walks >= visits, "{walks}: {note}");
+        common::skip(
+            "thp",
+            &format!("the kernel backed only part of the buffer by huge pages: {note}"),
+        );
+        return;
+    }
     assert!((128..1000).contains(&walks), "{walks}: {note}");
 }
