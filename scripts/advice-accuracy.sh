@@ -7,7 +7,7 @@
 #    level, with the misses `simulate` counts on the recorded fixed twin with the same cache
 #    flags (the non-temporal twin through `whatif --change nontemporal:@movnt`, since Valgrind
 #    records non-temporal stores as plain stores). The table goes into docs/advice.md between
-#    its `<!-- advice-accuracy.sh: pairs -->` markers.
+#    its `<!-- advice-accuracy.sh#pairs: begin -->` markers.
 # 2. The real programs of scripts/program-speed.sh (same inputs) are recorded and run through
 #    `advise` with its default machine; their top findings go between the `programs` markers.
 #    PROGRAMS=0 skips this part (it takes minutes per program).
@@ -143,7 +143,7 @@ if runs:
 
 text = open(doc).read()
 def put(text, tag, lines):
-    begin, end = f"<!-- advice-accuracy.sh: {tag} -->", f"<!-- advice-accuracy.sh: {tag} end -->"
+    begin, end = f"<!-- advice-accuracy.sh#{tag}: begin -->", f"<!-- advice-accuracy.sh#{tag}: end -->"
     return re.sub(re.escape(begin) + ".*?" + re.escape(end), begin + "\n" + "\n".join(lines) + "\n" + end, text, flags=re.S)
 text = put(text, "pairs", out)
 if prog:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The real programs scripts/program-speed.sh and scripts/tlb-curves.sh measure, with their
+# The real programs scripts/program-speed.sh, scripts/tlb-curves.sh and
+# scripts/callgraph-overhead.sh measure, with their
 # deterministic inputs: `source scripts/programs.sh; programs DIR` writes the inputs into DIR
 # (an absolute path) and sets `names` (what the tables call them) and `progs` (functions that
 # run each program after the prefix they are given: a tool, or nothing). A program not

@@ -307,6 +307,35 @@ class Trace:
             )
         )
 
+    def callgraph(
+        self,
+        i1: str = "32K,8,64",
+        d1: str = "32K,8,64",
+        ll: str = "8M,16,64",
+        events=None,
+        exe=None,
+        per_thread: bool = False,
+        callgrind_out=None,
+        line_size: Size = 64,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Document:
+        """Each function's costs, its own and inclusive of everything it calls, in Cachegrind's
+        cache model (``i1``, ``d1``, ``ll``), the calls between functions and the structures
+        each function's subtree misses on (``cachescope attribute --callgraph``;
+        docs/callgraph.md): ``{"functions": [...], "calls": [...], "contexts": [...], ...}``.
+        Inclusive costs need a recording with call events. ``callgrind_out`` also writes a
+        file ``callgrind_annotate --inclusive=yes`` and KCachegrind read (one per thread,
+        FILE-NN, with ``per_thread``). ``events`` defaults to ``TRACE.events`` beside a trace
+        file."""
+        opt = lambda p: None if p is None else str(p)  # noqa: E731
+        return Document(
+            _native.callgraph(
+                self._native, i1, d1, ll, opt(events), opt(exe), per_thread, opt(callgrind_out),
+                _size(line_size), _threads(threads), _progress(progress),
+            )
+        )
+
     def sharing(
         self,
         l1: str = "32K,8,64",

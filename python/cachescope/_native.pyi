@@ -159,6 +159,19 @@ def attribute(
     writebacks: bool = ...,
     utilization: bool = ...,
 ) -> str: ...
+def callgraph(
+    source: NativeSource,
+    i1: str,
+    d1: str,
+    ll: str,
+    events: Optional[str],
+    exe: Optional[str],
+    per_thread: bool,
+    callgrind_out: Optional[str],
+    line_size: int,
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...
 def sharing(
     source: NativeSource,
     l1: str,

@@ -6,6 +6,7 @@
 
 mod advice;
 mod attribution;
+mod callgraph;
 mod models;
 mod passes;
 mod py_curves;
@@ -172,6 +173,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(py_models::sharing, m)?,
         wrap_pyfunction!(py_models::whatif, m)?,
         wrap_pyfunction!(py_models::advise, m)?,
+        wrap_pyfunction!(callgraph::callgraph, m)?,
         wrap_pyfunction!(parse_size, m)?,
         wrap_pyfunction!(size_range, m)?,
         wrap_pyfunction!(record::record, m)?,

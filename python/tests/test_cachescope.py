@@ -297,6 +297,23 @@ def test_attribute_equals_the_cli(trace, tmp_path):
 
 @needs_cli
 @needs_valgrind
+def test_callgraph_equals_the_cli(tmp_path):
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "callgraph", "calltree.c")
+    exe = tmp_path / "calltree"
+    subprocess.run(["cc", "-O2", "-g", "-fno-inline", "-o", str(exe), src], check=True)
+    path = tmp_path / "ct.cst"
+    record_cli(path, exe)
+    t = cs.open(path)
+    got = t.callgraph(callgrind_out=tmp_path / "ct.callgrind")
+    assert got.json == cli("attribute", str(path), "--callgraph", "--json")
+    assert got["call_events"]
+    calls = {(c["caller"], c["callee"]): c["calls"] for c in got["calls"] if c["caller"] == "descend"}
+    assert calls[("descend", "descend")] == 36 and calls[("descend", "leaf")] == 3
+    assert "calls=" in (tmp_path / "ct.callgrind").read_text()
+
+
+@needs_cli
+@needs_valgrind
 def test_threads_per_thread_curves_and_one_thread_equal_the_cli(tmp_path):
     src = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "threads", "working_sets.c")
     exe = tmp_path / "ws"

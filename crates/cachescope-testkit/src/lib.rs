@@ -25,6 +25,6 @@ mod skip;
 mod tools;
 
 pub use cc::{compile_c, compile_c_file};
-pub use record::{lackey, record, record_ok, valgrind};
+pub use record::{lackey, record, record_ok, shared_valgrind_lib, valgrind};
 pub use skip::{REQUIRE_VAR, SKIP_LOG_VAR, required, skip};
 pub use tools::{chromium_or_skip, have, need_of, tool_or_skip, tool_status, tools_or_skip};

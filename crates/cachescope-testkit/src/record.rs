@@ -44,6 +44,31 @@ pub fn valgrind(args: &[&str], program: &[&str], dir: Option<&Path>) -> bool {
     true
 }
 
+/// A `VALGRIND_LIB` directory in `dir` holding cachescope's tool (without its preload
+/// library), lackey and Cachegrind side by side. A program run under any of them from this
+/// one directory gets the same environment (Valgrind's `LD_PRELOAD` names the directory), so
+/// its start-up makes the same references and they can be compared record for record. The
+/// caller has checked that the tool runs ([`crate::tool_or_skip`]); panics otherwise, or
+/// where Valgrind lacks lackey or Cachegrind.
+pub fn shared_valgrind_lib(dir: &Path) -> std::path::PathBuf {
+    let dirs = crate::tool_status()
+        .unwrap_or_else(|why| panic!("{why}"))
+        .plain;
+    let core = std::fs::read_link(dirs.join("vgpreload_core-amd64-linux.so")).unwrap();
+    let lib = dir.join("valgrind-lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    for entry in std::fs::read_dir(&dirs).unwrap() {
+        let entry = entry.unwrap();
+        std::os::unix::fs::symlink(entry.path(), lib.join(entry.file_name())).unwrap();
+    }
+    for tool in ["lackey-amd64-linux", "cachegrind-amd64-linux"] {
+        let path = core.with_file_name(tool);
+        assert!(path.exists(), "{} not found", path.display());
+        std::os::unix::fs::symlink(&path, lib.join(tool)).unwrap();
+    }
+    lib
+}
+
 /// Runs `CACHESCOPE record ARGS… -o TRACE -- COMMAND…` (the binary under test at
 /// `cachescope`), whatever it exits with.
 pub fn record(

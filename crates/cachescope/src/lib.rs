@@ -67,6 +67,7 @@ pub mod analysis;
 pub mod attribution;
 pub mod batch;
 pub mod budget;
+pub mod calls;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;

@@ -17,33 +17,6 @@ mod common;
 
 type Rec = (AccessKind, u64, u32, u64);
 
-/// A VALGRIND_LIB with the tool (no preload library) and lackey, or why there is none.
-fn shared_lib(dir: &Path) -> Result<PathBuf, String> {
-    let dirs = cachescope_valgrind_dirs()?;
-    let core = std::fs::read_link(dirs.join("vgpreload_core-amd64-linux.so"))
-        .map_err(|e| e.to_string())?;
-    let lackey = core.with_file_name("lackey-amd64-linux");
-    if !lackey.exists() {
-        return Err(format!("{} not found", lackey.display()));
-    }
-    let lib = dir.join("lib");
-    std::fs::create_dir_all(&lib).unwrap();
-    for entry in std::fs::read_dir(&dirs).unwrap() {
-        let entry = entry.unwrap();
-        std::os::unix::fs::symlink(entry.path(), lib.join(entry.file_name())).unwrap();
-    }
-    std::os::unix::fs::symlink(&lackey, lib.join("lackey-amd64-linux")).unwrap();
-    let cachegrind = core.with_file_name("cachegrind-amd64-linux");
-    if cachegrind.exists() {
-        std::os::unix::fs::symlink(&cachegrind, lib.join("cachegrind-amd64-linux")).unwrap();
-    }
-    Ok(lib)
-}
-
-fn cachescope_valgrind_dirs() -> Result<PathBuf, String> {
-    cachescope::record::tool_status().map(|d| d.plain)
-}
-
 fn read_all(mut r: impl AccessReader) -> Vec<Rec> {
     let mut b = Batch::new();
     let mut out = Vec::new();
@@ -132,13 +105,14 @@ fn cc(dir: &Path, name: &str, source: &str, flags: &[&str]) -> PathBuf {
 }
 
 /// A directory and the shared VALGRIND_LIB in it; `None`, after a skip, where Valgrind, cc or
-/// the tool is missing (lackey is part of every Valgrind: its absence is a failure).
+/// the tool is missing (lackey and Cachegrind are part of every Valgrind: their absence is a
+/// failure).
 fn setup() -> Option<(tempfile::TempDir, PathBuf)> {
     if !common::tool_or_skip() {
         return None;
     }
     let dir = tempfile::tempdir().unwrap();
-    let lib = shared_lib(dir.path()).unwrap_or_else(|why| panic!("{why}"));
+    let lib = cachescope_testkit::shared_valgrind_lib(dir.path());
     Some((dir, lib))
 }
 
@@ -233,10 +207,6 @@ fn threads_are_marked_and_their_references_all_arrive() {
 fn cachegrind_sim_on_the_tool_stream_equals_cachegrind() {
     use cachescope::sim::{CachegrindSim, Geometry};
     let Some((dir, lib)) = setup() else { return };
-    if !lib.join("cachegrind-amd64-linux").exists() {
-        common::skip("valgrind", "Valgrind's Cachegrind is not installed");
-        return;
-    }
     let exe = cc(dir.path(), "kernel", KERNEL, &[]);
     let bin = dir.path().join("t.bin");
     let cg = dir.path().join("cg.out");

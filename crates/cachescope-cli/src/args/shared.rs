@@ -68,6 +68,11 @@ pub struct LiveArgs {
     /// frees) beside the trace, and no data-structure attribution from them.
     #[arg(long)]
     pub no_events: bool,
+    /// Do not record call events (each thread's calls and returns, which `attribute
+    /// --callgraph` and the report's function table need; docs/callgraph.md). Without them the
+    /// trace gives self costs per function only.
+    #[arg(long)]
+    pub no_calls: bool,
     /// Record from the start (`yes`), or only between the program's CACHESCOPE_START() and
     /// CACHESCOPE_STOP() (`no`; include/cachescope.h, Callgrind's flag name). Needs the tool.
     #[arg(long, value_enum, value_name = "yes|no", default_value_t = YesNo::Yes)]

@@ -159,6 +159,29 @@ pub fn record_c_program(
     (exe, trace)
 }
 
+/// Writes `refs` (thread, access), in this order, as the native trace `dir/NAME`.
+pub fn threaded_trace(
+    dir: &Path,
+    name: &str,
+    refs: &[(cachescope::ThreadId, cachescope::Access)],
+) -> PathBuf {
+    use cachescope::trace::native::{Header, Writer};
+    let path = dir.join(name);
+    let mut w = Writer::new(std::fs::File::create(&path).unwrap(), Header::default()).unwrap();
+    let mut b = cachescope::Batch::new();
+    for &(t, a) in refs {
+        b.set_thread(t);
+        b.push(a);
+        if b.is_full() {
+            w.write_batch(&b).unwrap();
+            b.clear();
+        }
+    }
+    w.write_batch(&b).unwrap();
+    w.finish().unwrap();
+    path
+}
+
 /// `examples/threads/NAME.c`.
 pub fn threads_example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/threads/{name}.c"))

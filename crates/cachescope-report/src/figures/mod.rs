@@ -6,6 +6,7 @@
 mod advice;
 mod axes;
 mod backend;
+mod callgraph;
 mod curves;
 mod heatmap;
 mod histograms;
@@ -114,5 +115,6 @@ where
         FigureKind::Threads => threads::draw_threads(root, r),
         FigureKind::WhatToChange => advice::draw_what_to_change(root, r),
         FigureKind::Pages => pages::draw_pages(root, r),
+        FigureKind::CallGraph => callgraph::draw_callgraph(root, r),
     }
 }

@@ -52,7 +52,7 @@ pub struct Candidate {
 
 /// A structure's name as a change names it: a global's, a heap site's pointer or call, with
 /// `@ELEMENT` when no debug information gives its elements.
-fn spec_name(s: &Structure) -> String {
+pub(super) fn spec_name(s: &Structure) -> String {
     let name = display_name(s);
     if s.element_from == "debug information" {
         name
@@ -63,7 +63,7 @@ fn spec_name(s: &Structure) -> String {
 
 /// A structure's name in findings: a variable's, a heap site's pointer (or its call's
 /// `file:line`).
-fn display_name(s: &Structure) -> String {
+pub(super) fn display_name(s: &Structure) -> String {
     match s.kind {
         BucketKind::Heap => s
             .pointer
@@ -72,6 +72,16 @@ fn display_name(s: &Structure) -> String {
             .unwrap_or_else(|| s.structure.clone()),
         _ => s.structure.clone(),
     }
+}
+
+/// False for a heap site whose only name is its attribution name numbered among others of
+/// that name (`f-g#2`): the numbers are given after the pass, so a change cannot match them.
+fn nameable(s: &Structure) -> bool {
+    let numbered = s
+        .structure
+        .rsplit_once('#')
+        .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    !(s.kind == BucketKind::Heap && numbered && s.pointer.is_none() && s.site.is_none())
 }
 
 /// The bytes of one row: a two-dimensional global's innermost dimension, or the array a heap
@@ -93,7 +103,7 @@ fn field_spec(s: &Structure, field: &crate::attribution::FieldRow) -> String {
     }
 }
 
-fn spec(text: String) -> Option<Change> {
+pub(super) fn spec(text: String) -> Option<Change> {
     text.parse().ok()
 }
 
@@ -106,7 +116,13 @@ pub fn candidates(evidence: &Evidence, options: &Options) -> (Vec<Candidate>, Ve
     let mut notes = Vec::new();
     // One prefetch finding: the prefetcher a prediction adds serves every load.
     let mut prefetch: Option<(u64, Candidate)> = None;
+    // Heap sites told apart only by a number (`name#2`) cannot be named by a change yet.
+    let mut unnamed = Vec::new();
     for s in &r.structures {
+        if !nameable(s) {
+            unnamed.push(s.structure.as_str());
+            continue;
+        }
         let code = s.code.clone();
         let base = |kind, change: String, mut evidence: serde_json::Value, changes: Vec<Change>| {
             Candidate {
@@ -333,7 +349,14 @@ pub fn candidates(evidence: &Evidence, options: &Options) -> (Vec<Candidate>, Ve
         }
     }
     out.extend(prefetch.map(|p| p.1));
-    sharing_candidates(evidence, options, &mut out, &mut notes);
+    if !unnamed.is_empty() {
+        notes.push(format!(
+            "not looked at: {} (heap sites told apart from others of their name only by their \
+             call instruction, with no pointer variable or source line a change could name)",
+            unnamed.join(", ")
+        ));
+    }
+    super::shared_lines::sharing_candidates(evidence, options, &mut out, &mut notes);
     let untyped: Vec<String> = r
         .structures
         .iter()
@@ -360,101 +383,4 @@ fn loads_of<'a>(
         .iter()
         .filter(|l| s.pcs.iter().any(|pc| format!("{pc:#x}") == l.pc))
         .collect()
-}
-
-/// false-sharing from the lines the multi-core model counts coherence misses on; latent
-/// false sharing from the lines shared falsely only at twice the line or half a line over.
-fn sharing_candidates(
-    evidence: &Evidence,
-    options: &Options,
-    out: &mut Vec<Candidate>,
-    notes: &mut Vec<String>,
-) {
-    let Some(sharing) = &evidence.sharing else {
-        return;
-    };
-    let r = &evidence.report;
-    let line = options.l1.line_size().bytes();
-    let find = |name: &str| r.structures.iter().find(|s| s.structure == name);
-    let mut seen: Vec<String> = Vec::new();
-    for l in sharing
-        .lines
-        .iter()
-        .filter(|l| l.kind == "false" && l.coherence_misses > 0)
-    {
-        if seen.contains(&l.structure) {
-            continue;
-        }
-        seen.push(l.structure.clone());
-        let lines: Vec<_> = sharing
-            .lines
-            .iter()
-            .filter(|x| x.structure == l.structure && x.kind == "false")
-            .collect();
-        let coherence: u64 = lines.iter().map(|x| x.coherence_misses).sum();
-        let name = find(&l.structure).map_or_else(|| format!("{}@8", l.structure), spec_name);
-        let shown = find(&l.structure).map_or_else(|| l.structure.clone(), display_name);
-        let threads: Vec<String> = l.threads.iter().map(|t| t.thread.to_string()).collect();
-        if let Some(c) = spec(format!("own-line:{name}")) {
-            out.push(Candidate {
-                kind: Kind::FalseSharing,
-                structure: shown,
-                fields: Vec::new(),
-                code: l.code.clone(),
-                evidence: json!({
-                    "summary": format!("{} lines written by threads {} at disjoint bytes: {} coherence misses", lines.len(), threads.join(", "), thousands(coherence)),
-                    "coherence_misses": coherence,
-                    "lines": lines.iter().map(|x| &x.line).collect::<Vec<_>>(),
-                    "threads": l.threads,
-                }),
-                change: format!(
-                    "give each thread's part of {} a {line}-byte line of its own (pad each \
-                     element to {line} bytes and align it, alignas({line}), or gather each \
-                     thread's elements together)",
-                    l.structure
-                ),
-                changes: vec![c],
-                prefetch: None,
-                estimate: None,
-            });
-        }
-    }
-    for latent in &evidence.latent {
-        let l = &latent.line;
-        if seen.contains(&l.structure) || l.structure == "other" || l.structure == "stack" {
-            continue;
-        }
-        seen.push(l.structure.clone());
-        let name = find(&l.structure).map_or_else(|| format!("{}@8", l.structure), spec_name);
-        let shown = find(&l.structure).map_or_else(|| l.structure.clone(), display_name);
-        let at = latent.shift.map(|(o, a)| format!("move:{name}={o}@{a}"));
-        if let Some(c) = spec(format!("own-line:{name}={}", 2 * line)) {
-            out.push(Candidate {
-                kind: Kind::LatentFalseSharing,
-                structure: shown,
-                fields: Vec::new(),
-                code: l.code.clone(),
-                evidence: json!({
-                    "summary": format!("threads write disjoint bytes of one line at {}: not shared at {line}-byte lines as it is laid out now", latent.variant),
-                    "at": latent.variant,
-                    "recreate": at,
-                    "threads": l.threads,
-                }),
-                change: format!(
-                    "keep each thread's part of {} {} bytes apart (alignas({})): at {} it is \
-                     falsely shared",
-                    l.structure,
-                    2 * line,
-                    2 * line,
-                    latent.variant
-                ),
-                changes: vec![c],
-                prefetch: None,
-                estimate: None,
-            });
-        }
-    }
-    if sharing.lines.is_empty() && sharing.threads > 1 {
-        notes.push(format!("{} threads share no written line", sharing.threads));
-    }
 }

@@ -10,7 +10,8 @@
 //!    threads at the cache's line size, at twice it and at half a line's shift (Predator's
 //!    virtual lines), and the multi-core model's coherence misses per line (the caller runs
 //!    [`crate::sharing`]'s second pass).
-//! 2. [`candidates`]: the changes the evidence calls for, one per structure and kind.
+//! 2. [`candidates`]: the changes the evidence calls for, one per structure and kind
+//!    (`shared_lines.rs`: those of lines threads share).
 //! 3. The caller simulates each candidate's changes (`whatif`'s machinery) and [`rank`] turns
 //!    the predictions into [`Finding`]s, most misses saved first; `block` is an estimate from
 //!    the structure's stack distances, labelled so.
@@ -23,6 +24,7 @@ mod collect;
 mod machine;
 mod rank;
 mod run;
+mod shared_lines;
 
 #[cfg(test)]
 mod tests;

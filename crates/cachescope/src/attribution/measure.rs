@@ -261,4 +261,10 @@ impl<'e> Attribution<'e> {
     pub fn position(&self) -> u64 {
         self.position
     }
+
+    /// The address → structure map as the trace has unfolded it so far (its modules name code
+    /// addresses: the call graph's functions, in the report).
+    pub fn buckets(&self) -> &BucketMap {
+        &self.buckets
+    }
 }

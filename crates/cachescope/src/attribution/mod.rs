@@ -23,6 +23,7 @@
 //! | [`cost`] | the monitor's own cost: its footprint injected per sample |
 //! | [`report`] | [`Report`]: Tables 1–5, the cost table, per-bucket curves, notes |
 //! | [`cachegrind_out`] | the counts per source line as a `cachegrind.out` file (`cg_annotate`) |
+//! | [`callgraph`] | misses by function, self and inclusive of its callees, calls between functions; `callgrind.out` files |
 //!
 //! ```
 //! use cachescope::analysis::Analysis;
@@ -47,6 +48,7 @@
 mod bucket_mrc;
 pub mod buckets;
 pub mod cachegrind_out;
+pub mod callgraph;
 pub mod cost;
 pub mod events;
 mod fields;

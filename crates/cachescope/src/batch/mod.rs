@@ -6,10 +6,14 @@
 //!
 //! The thread of each access is not a column: threads switch rarely (Valgrind runs one thread
 //! for long slices), so a batch keeps the switches ([`ThreadRun`], `threads.rs`) and an
-//! analysis that ignores threads pays nothing for them.
+//! analysis that ignores threads pays nothing for them. Calls and returns are kept the same
+//! way ([`CallEvent`], `calls.rs`).
 
+mod calls;
 mod data;
 mod threads;
+
+pub use calls::{CallEvent, CallOp, EnterKind, Step, Steps};
 
 pub(crate) use threads::switch_to;
 pub use threads::{ThreadRun, ThreadRuns};
@@ -42,6 +46,8 @@ pub struct Batch {
     pub pcs: Vec<u64>,
     /// The thread switches, in canonical form (see `threads.rs`).
     switches: Vec<ThreadRun>,
+    /// The call events, in order (see `calls.rs`).
+    calls: Vec<CallEvent>,
     /// The data references' addresses, when indexed (`data.rs`).
     data: data::DataIndex,
 }
@@ -60,6 +66,7 @@ impl Batch {
             kinds: Vec::with_capacity(n),
             pcs: Vec::with_capacity(n),
             switches: Vec::new(),
+            calls: Vec::new(),
             data: data::DataIndex::default(),
         }
     }
@@ -90,6 +97,7 @@ impl Batch {
         self.kinds.clear();
         self.pcs.clear();
         self.switches.clear();
+        self.calls.clear();
         self.data.forget();
     }
 
@@ -115,6 +123,7 @@ impl Batch {
         self.kinds.truncate(len);
         self.pcs.truncate(len);
         self.truncate_switches(len);
+        self.truncate_calls(len);
         self.data.forget();
     }
 
@@ -156,7 +165,8 @@ impl Batch {
             .flat_map(move |(range, t)| range.map(move |i| (t, self.get(i))))
     }
 
-    /// Appends the accesses `range` of `other`, with their threads; the thread of accesses
+    /// Appends the accesses `range` of `other`, with their threads and the call events before
+    /// them (and after them, when `range` reaches `other`'s end); the thread of accesses
     /// pushed after them is the last one's.
     pub fn extend_from_range(&mut self, other: &Batch, range: std::ops::Range<usize>) {
         for (r, t) in other.thread_runs() {
@@ -169,17 +179,22 @@ impl Batch {
                 self.pcs.extend_from_slice(&other.pcs[lo..hi]);
             }
         }
+        if !other.calls.is_empty() {
+            self.extend_calls_from(other, range);
+        }
     }
 }
 
 impl PartialEq for Batch {
-    /// The same accesses by the same threads (a switch after the last access does not count).
+    /// The same accesses by the same threads, with the same call events (a switch after the
+    /// last access does not count).
     fn eq(&self, other: &Batch) -> bool {
         self.addrs == other.addrs
             && self.sizes == other.sizes
             && self.kinds == other.kinds
             && self.pcs == other.pcs
             && self.thread_switches() == other.thread_switches()
+            && self.calls == other.calls
     }
 }
 

@@ -326,8 +326,15 @@ impl<'e> Relayout<'e> {
                 return Err(Error::InvalidParameter {
                     name: "--change",
                     message: format!(
-                        "{c}: no structure called {} was referenced in the trace{}",
+                        "{c}: no structure called {} was referenced in the trace{}{}",
                         c.structure,
+                        if c.structure.contains('#') {
+                            " (a heap site numbered among others of its name, `NAME#N`, cannot \
+                             be named by a change: name it by its pointer variable or its call's \
+                             file:line)"
+                        } else {
+                            ""
+                        },
                         if self.met.is_empty() {
                             " (it has no named structure: is its event log missing?)".to_string()
                         } else {

@@ -130,6 +130,10 @@ impl Collector {
         // tables: naming the code and heap sites loads the modules' DWARF line tables (a
         // distribution's libc debug file alone parses into 12-33 MB), which is this report's
         // peak of memory when it overlaps them.
+        let callgraph = match (self.callgraph, &self.attribution) {
+            (Some(g), Some(a)) => super::callgraph::summary(g.finish_named(a.buckets())?),
+            _ => None,
+        };
         let attribution = match self.attribution {
             None => None,
             Some(a) => Some(attribution_summary(&a.finish()?)),
@@ -172,6 +176,7 @@ impl Collector {
             l2,
             phases,
             attribution,
+            callgraph,
             threads: {
                 let ids = self.kinds.threads();
                 (ids.len() > 1).then_some(ThreadsReport {

@@ -35,6 +35,8 @@ pub enum FigureKind {
     WhatToChange,
     /// Each thread's TLB miss ratio for every entry count.
     Pages,
+    /// The call graph's flame graph of inclusive D1 misses, with the function table.
+    CallGraph,
 }
 
 impl FigureKind {
@@ -147,6 +149,16 @@ impl FigureKind {
                  what a curve still misses past 1536 entries are page walks that 2 MiB pages could save \
                  (`simulate --pages 2M`, docs/tlb.md).",
             ),
+            FigureKind::CallGraph => (
+                "callgraph",
+                "Misses inclusive of callees: the call graph",
+                "A flame graph of D1 misses (Cachegrind's cache model): each box a calling context, a \
+                 path of functions from a thread's first frame up (a recursive function once), as wide \
+                 as the misses made in it and in everything it called, its callees stacked on it. The \
+                 table lists the functions with the most inclusive misses beside their own; \
+                 `cachescope attribute TRACE --callgraph` has every function, its calls and the \
+                 structures each misses on (docs/callgraph.md).",
+            ),
         };
         FigureInfo {
             id: id.into(),
@@ -196,6 +208,9 @@ pub fn kinds(r: &Report) -> Vec<FigureKind> {
         .is_some_and(|p| p.threads.iter().any(|t| t.refs > 0))
     {
         k.push(FigureKind::Pages);
+    }
+    if r.callgraph.as_ref().is_some_and(|g| !g.contexts.is_empty()) {
+        k.push(FigureKind::CallGraph);
     }
     k
 }

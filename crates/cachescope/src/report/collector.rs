@@ -54,6 +54,9 @@ pub struct Collector {
     pub(super) attribution: Option<attribution::Attribution<'static>>,
     /// Each thread's page-level stack distances: the pages section (`pages.rs`).
     pub(super) pages: crate::tlb::PageCurves,
+    /// The call graph, beside the attribution (named by its memory map), for recordings
+    /// with call events.
+    pub(super) callgraph: Option<crate::attribution::callgraph::CallGraph>,
     /// Threads [`Collector::finish`] may use (OPT's curve beside the other models, the phases'
     /// clusterings side by side).
     pub(super) threads: usize,
@@ -125,6 +128,7 @@ impl Collector {
             policies,
             attribution: None,
             pages: crate::tlb::PageCurves::new(crate::LineSize::PAGE_4K),
+            callgraph: None,
             threads: 1,
             stages: Stages::new(),
             options,
@@ -161,6 +165,11 @@ impl Collector {
             ..attribution::Options::default()
         };
         self.attribution = Some(attribution::Attribution::new(options, Some(events))?);
+        let graph = crate::attribution::callgraph::Options {
+            only_with_calls: true,
+            ..Default::default()
+        };
+        self.callgraph = Some(crate::attribution::callgraph::CallGraph::new(graph, None)?);
         Ok(self)
     }
 
@@ -191,6 +200,9 @@ impl Collector {
             all.push(a);
         }
         all.push(&mut self.pages);
+        if let Some(g) = &mut self.callgraph {
+            all.push(g);
+        }
         all
     }
 

@@ -43,6 +43,7 @@
 
 pub mod advice;
 mod assemble;
+mod callgraph;
 pub mod catalog;
 mod collector;
 mod histogram;

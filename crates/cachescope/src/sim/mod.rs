@@ -62,7 +62,7 @@ mod utilization;
 mod tests;
 
 pub use cache::{Cache, SCAN_MAX_WAYS};
-pub use cachegrind::{CachegrindCounts, CachegrindSim, cachegrind_ll};
+pub use cachegrind::{CachegrindCounts, CachegrindSim, RefOutcome, cachegrind_ll};
 pub use dirty::{Dirty, Lookup, Op, Writes};
 pub use fully::FullyAssoc;
 pub use geometry::{Geometry, MAX_LINES};

@@ -16,6 +16,7 @@ use crate::args::{InputArgs, RunArgs, values};
 use crate::input;
 use crate::output::{self, Format};
 
+mod callgraph;
 mod fields;
 mod per_thread;
 mod table;
@@ -75,6 +76,27 @@ pub struct AttributeArgs {
     /// KCachegrind.
     #[arg(help_heading = heading::OUTPUT, long, value_name = "FILE")]
     pub cachegrind_out: Option<PathBuf>,
+    /// Print the call graph instead of the attribution: per function, its own and inclusive
+    /// references and misses at every level (Cachegrind's model, --I1/--D1/--LL), its calls
+    /// per caller, the structures its subtree misses on (docs/callgraph.md). Inclusive costs
+    /// need a recording with call events (`record`'s default).
+    #[arg(help_heading = heading::ANALYSIS, long)]
+    pub callgraph: bool,
+    /// Also write the call graph as a Callgrind output file, for `callgrind_annotate
+    /// --inclusive=yes FILE` or KCachegrind; with --per-thread, FILE-01, FILE-02… one per
+    /// thread (Callgrind's --separate-threads).
+    #[arg(help_heading = heading::OUTPUT, long, value_name = "FILE")]
+    pub callgrind_out: Option<PathBuf>,
+    /// The call graph's I1 (Cachegrind's --I1).
+    #[arg(help_heading = heading::CACHE, long = "I1", value_name = "SPEC", default_value = "32K,8,64", value_parser = values::geometry)]
+    pub i1: Geometry,
+    /// The call graph's D1 (Cachegrind's --D1).
+    #[arg(help_heading = heading::CACHE, long = "D1", value_name = "SPEC", default_value = "32K,8,64", value_parser = values::geometry)]
+    pub d1: Geometry,
+    /// The call graph's LL (Cachegrind's --LL; another set count is reshaped as Cachegrind
+    /// reshapes it).
+    #[arg(help_heading = heading::CACHE, long = "LL", value_name = "SPEC", default_value = "8M,16,64", value_parser = values::geometry)]
+    pub ll: Geometry,
     #[command(flatten)]
     pub tlb: crate::args::TlbArgs,
     #[command(flatten)]
@@ -87,6 +109,8 @@ pub struct AttributeArgs {
     pub csv: bool,
     /// One attribution per thread, each thread's references alone in a cache of its own:
     /// JSON {"threads": [{"thread": ID, …the attribution's fields}]}.
+    /// With --callgraph or --callgrind-out: a call graph per thread (their costs in the one
+    /// simulated cache, as Callgrind's --separate-threads splits them).
     #[arg(long, conflicts_with_all = ["thread", "cachegrind_out"])]
     pub per_thread: bool,
     /// `--line-size` was given on the command line (set by `args::note_explicit`).
@@ -200,10 +224,23 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     };
     // `--pages recorded`: the huge pages the event log says the program had.
     let (rules, page_notes) = args.tlb.rules(events_path.as_deref())?;
+    // The call graph instead of the attribution; per thread, Callgrind's files per thread.
+    if args.callgraph || (args.per_thread && args.callgrind_out.is_some()) {
+        return callgraph::run(&mut trace, &args, log, &cmd, thread);
+    }
     if args.per_thread {
         let tlb = tlb.map(|c| (c, rules));
         return per_thread::run(&mut trace, &args, events_path.as_deref(), log, tlb);
     }
+    // --callgrind-out beside the attribution: the call graph in the same pass, reading the
+    // event log on its own.
+    let mut graph = match &args.callgrind_out {
+        Some(_) => {
+            let log = events_path.as_deref().map(EventReader::open).transpose()?;
+            Some(callgraph::analysis(&args, thread, log)?)
+        }
+        None => None,
+    };
     let events = log.map(|log| Box::new(log) as EventSource<'static>);
     let opts = options(&args, cachegrind_out.is_some());
     let mut attribution = Attribution::new(opts, events)?;
@@ -213,8 +250,18 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     if let Some(t) = thread {
         attribution = attribution.only_thread(t);
     }
-    drive(&mut trace, Analyses(&mut [&mut attribution]), &args.run)?;
+    {
+        let mut parts: Vec<&mut dyn cachescope::analysis::Analysis> = vec![&mut attribution];
+        if let Some(g) = &mut graph {
+            parts.push(g);
+        }
+        drive(&mut trace, Analyses(&mut parts), &args.run)?;
+    }
     attribution.check_thread()?;
+    if let (Some(g), Some(path)) = (graph, &args.callgrind_out) {
+        let report = g.finish().context("the call graph")?;
+        callgraph::write_files(&report, path, &cmd, false)?;
+    }
     let mut report = attribution.finish().with_context(|| match &events_path {
         Some(p) => format!("reading the event log {}", p.display()),
         None => "attributing".into(),
