@@ -297,6 +297,43 @@ fn page_curve_is_the_fully_associative_tlb() {
         (&s["method"], &s["page_size"]),
         (&j!("statstack"), &j!(4096))
     );
+    // Per thread, the table is keyed by entries too.
+    let out = cs()
+        .args(["mrc", t.to_str().unwrap(), "--page", "4K", "--per-thread"])
+        .args(["--sizes", "64K"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("4K pages (a TLB per thread)") && table.contains("entries"),
+        "{table}"
+    );
+    // Every method draws pages, each point keyed by its entries and the bytes they cover.
+    for method in ["exact", "statcache", "statstack", "hotl", "hotl-rt", "mini"] {
+        let m = json(&[
+            "mrc",
+            t.to_str().unwrap(),
+            "--page",
+            "2M",
+            "--method",
+            method,
+            "--sizes",
+            "4M,64M",
+            "--json",
+        ]);
+        assert_eq!((&m["method"], &m["page_size"]), (&j!(method), &j!(2 << 20)));
+        let keys: Vec<(&Value, &Value)> = m["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (&p["entries"], &p["covered_bytes"]))
+            .collect();
+        assert_eq!(
+            keys,
+            [(&j!(2), &j!(4 << 20)), (&j!(32), &j!(64 << 20))],
+            "{method}"
+        );
+    }
 }
 
 #[test]
@@ -378,6 +415,23 @@ fn stride_example_walks_at_every_page_or_every_huge_page() {
     );
     let (w, _) = buffer(&["--pages", "heap=2M"]);
     assert_eq!(w, 128);
+    // One structure by the name `attribute` gives it, and a name no structure has: that
+    // changes nothing, and a note says so.
+    let name = r["tlb"]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["kind"] == "heap")
+        .unwrap()["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (w, _) = buffer(&["--pages", &format!("{name}=2M")]);
+    assert_eq!(w, 128, "{name}");
+    let (w, r) = buffer(&["--pages", "nosuch=2M"]);
+    assert_eq!(w, visits);
+    let notes = r["notes"].to_string();
+    assert!(notes.contains("--pages nosuch=2M: no structure"), "{notes}");
 
     // The pages the program had: with "madvise" the kernel backs the buffer by 2 MiB pages
     // (THP "madvise"), which the event log records at exit and `--pages recorded` simulates.
@@ -398,5 +452,15 @@ fn stride_example_walks_at_every_page_or_every_huge_page() {
     }
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let walks = v["page_walks"].as_u64().unwrap();
+    // Under memory pressure the kernel may back only part of the buffer: smaps does not say
+    // which 2 MiB pages, so the mapping stays in 4 KiB pages (a walk per visit), as noted.
+    if note.contains("stays in 4 KiB pages") {
+        assert!(walks >= visits, "{walks}: {note}");
+        common::skip(
+            "thp",
+            &format!("the kernel backed only part of the buffer by huge pages: {note}"),
+        );
+        return;
+    }
     assert!((128..1000).contains(&walks), "{walks}: {note}");
 }

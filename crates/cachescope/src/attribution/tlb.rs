@@ -25,6 +25,9 @@ pub(super) struct BucketTlb {
     pages: PageMap,
     /// `NAME=SIZE` rules, in order (a later one wins).
     rules: Vec<(String, LineSize)>,
+    /// Per rule: whether it named a bucket that had a reference (a note names those that
+    /// did not, so a misspelt name is not silently a what-if that changed nothing).
+    matched: Vec<bool>,
     /// Per raw bucket: the page size its rules give (`Some(None)`: none applies), decided on
     /// the bucket's first reference.
     decided: Vec<Option<Option<LineSize>>>,
@@ -62,6 +65,7 @@ impl BucketTlb {
         Ok(BucketTlb {
             tlbs: Tlbs::new(config, smallest)?,
             pages,
+            matched: vec![false; named.len()],
             rules: named,
             decided: Vec::new(),
             symbolizer: Symbolizer::default(),
@@ -79,11 +83,30 @@ impl BucketTlb {
         }
         let kind = buckets.kind(id);
         let name = buckets.provisional_name(&mut self.symbolizer, id);
+        let mut page = None;
+        for (i, (n, p)) in self.rules.iter().enumerate() {
+            if (n == "heap" && kind == BucketKind::Heap) || *n == name {
+                self.matched[i] = true;
+                page = Some(*p);
+            }
+        }
+        page
+    }
+
+    /// Notes for the `--pages NAME=SIZE` rules that named no structure with a reference.
+    pub(super) fn unmatched_notes(&self) -> Vec<String> {
         self.rules
             .iter()
-            .rev()
-            .find(|(n, _)| (n == "heap" && kind == BucketKind::Heap) || *n == name)
-            .map(|r| r.1)
+            .zip(&self.matched)
+            .filter(|(_, m)| !**m)
+            .map(|((n, p), _)| {
+                format!(
+                    "--pages {n}={}: no structure of that name had a data reference, so it \
+                     changed no page",
+                    crate::units::size_label(p.bytes())
+                )
+            })
+            .collect()
     }
 
     /// Translates a data reference at `addr` in raw bucket `bucket` by instruction `pc`.

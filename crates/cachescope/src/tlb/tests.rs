@@ -222,6 +222,46 @@ fn fully_associative_tlb_is_the_page_level_exact_curve() {
     }
 }
 
+proptest! {
+    /// Random traces of loads, stores and modifies of any size over a few dozen pages (4 KiB
+    /// or 2 MiB): a fully associative LRU TLB of N entries misses exactly as the page-level
+    /// exact stack-distance curve says at N pages, for every N from 1 past the page count.
+    #[test]
+    fn fully_associative_tlb_is_the_exact_curve_on_random_traces(
+        refs in proptest::collection::vec((0u64..40, 0u64..4096, 1u32..=16, 0u8..3), 1..400),
+        huge in any::<bool>(),
+    ) {
+        let page = if huge { 2u64 << 20 } else { 4096 };
+        let b: Batch = refs
+            .iter()
+            .map(|&(p, off, size, kind)| {
+                // Offsets scaled to the page, so references straddle a page now and then.
+                let addr = 0x7f00_0000_0000 + p * page + off * (page / 4096);
+                let kind = [AccessKind::Load, AccessKind::Store, AccessKind::Modify][kind as usize];
+                Access { addr, size, kind, pc: None }
+            })
+            .collect();
+        let mut sd = StackDistanceAnalysis::new(Options {
+            line_size: LineSize::new(page).unwrap(),
+            ..Options::default()
+        });
+        sd.observe(&b);
+        let curve = sd.finish();
+        for n in 1u32..=42 {
+            let config = TlbConfig {
+                dtlb: vec![TlbSpec::new(n, n, page).unwrap()],
+                ..TlbConfig::default()
+            };
+            let map = PageMap::uniform(LineSize::new(page).unwrap());
+            let mut sim = TlbSim::new(&config, map, false).unwrap();
+            sim.observe(&b);
+            let got = sim.finish().tlbs[0].misses;
+            let want = curve.misses(u64::from(n));
+            prop_assert_eq!((got, got), (want.low, want.high), "{} entries", n);
+        }
+    }
+}
+
 #[test]
 fn each_thread_has_its_own_tlbs() {
     // Two threads touching the same pages in turn: shared TLBs hit where per-thread ones

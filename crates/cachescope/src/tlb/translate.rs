@@ -155,7 +155,7 @@ impl Analysis for TlbSim {
 
 /// [`TlbSim`] in front of `inner`: `inner` observes the trace with every page walk's entry
 /// reads inserted before the reference that walked (loads of 8 bytes by
-/// [`WALK_PC`](super::WALK_PC)).
+/// [`WALK_PC`]).
 #[derive(Debug)]
 pub struct Walked<A> {
     tlb: TlbSim,

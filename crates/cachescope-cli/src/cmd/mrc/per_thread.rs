@@ -69,17 +69,25 @@ impl Output for PerThreadCurves {
     /// One column of warm miss ratios per thread (cold-inclusive ones in `--json`).
     fn table(&self) -> String {
         let d = &self.doc;
+        // Pages: a fully associative TLB per thread, keyed as the single page curve is.
+        let (unit, keys) = if self.page {
+            (
+                format!("{} pages (a TLB per thread)", size_label(d.line_size)),
+                ("covers", "entries"),
+            )
+        } else {
+            (format!("{}-B lines", d.line_size), ("size", "lines"))
+        };
         let mut o = format!(
-            "# {} {} miss-ratio curve per thread, {}-B lines; miss_ratio_warm (cold misses \
+            "# {} {} miss-ratio curve per thread, {unit}; miss_ratio_warm (cold misses \
              left out) per thread\n",
             d.method,
             d.policy.to_uppercase(),
-            d.line_size
         );
         for n in &self.notes {
             let _ = writeln!(o, "# {n}");
         }
-        let _ = write!(o, "{:>12} {:>12}", "size", "lines");
+        let _ = write!(o, "{:>12} {:>12}", keys.0, keys.1);
         for t in &d.threads {
             let _ = write!(o, " {:>12}", format!("thread {}", t.thread));
         }

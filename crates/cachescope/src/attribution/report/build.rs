@@ -278,6 +278,9 @@ pub(in crate::attribution) fn build(
         ));
     }
     let mut seen = hashbrown::HashSet::new();
+    if let Some(t) = &a.tlb {
+        notes.extend(t.unmatched_notes());
+    }
     notes.retain(|n| seen.insert(n.clone()));
 
     let (used_total, fetched_total) = (used.iter().sum(), a.exact.total * line_bytes);
