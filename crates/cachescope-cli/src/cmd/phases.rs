@@ -125,7 +125,12 @@ pub fn run(args: PhasesArgs) -> Result<()> {
         doc: report,
         source,
     };
-    output::emit(&out, Format::from_flags(args.json, args.csv))
+    output::emit_sampled(
+        &out,
+        Format::from_flags(args.json, args.csv),
+        spatial,
+        "shards",
+    )
 }
 
 impl SourcedDocument for PhaseReport {

@@ -73,10 +73,10 @@ pub fn run(args: SharingArgs) -> Result<()> {
     let mut finder = Finder::new(options)?;
     let mut trace = input::open(&args.input, args.l1.line_size())?;
     // --sampled: the lines of the sample, every thread's references to each (docs/sampled.md).
-    if let Some(spatial) =
-        args.sampled
-            .spatial(args.rate.rate, args.input.params.seed, args.l1.line_size())
-    {
+    let spatial = args
+        .sampled
+        .spatial(args.rate.rate, args.input.params.seed, args.l1.line_size());
+    if let Some(spatial) = spatial {
         trace.sampled(spatial, None)?;
     }
     drive(&mut trace, Analyses(&mut finder.analyses()), &args.run)?;
@@ -92,12 +92,14 @@ pub fn run(args: SharingArgs) -> Result<()> {
         Some(sidecar_path(t)).filter(|p| p.exists())
     });
     sharing.name_from(&trace, log.as_deref(), args.l1.line_size().bytes())?;
-    output::emit(
+    output::emit_sampled(
         &Printed {
             sharing,
             top: args.top,
         },
         Format::from_flags(args.json, args.csv),
+        spatial,
+        "shards",
     )
 }
 

@@ -238,7 +238,12 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         report,
         top: args.top,
     };
-    output::emit(&out, Format::from_flags(args.json, args.csv))
+    output::emit_sampled(
+        &out,
+        Format::from_flags(args.json, args.csv),
+        spatial,
+        "mini",
+    )
 }
 
 /// The note of an attribution without an event log.

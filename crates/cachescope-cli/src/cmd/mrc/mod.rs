@@ -190,15 +190,7 @@ fn sampled(
     let mut trace = input::open(&args.input, args.run.line_size)?;
     let run = method::mrc_sampled(&mut trace, opts, spatial, &mut passes(&args.run))?;
     let mut notes = notes(&run, opts);
-    notes.push(format!(
-        "sampled: lines kept with probability {} (seed {}){}, counts scaled by 1/rate; \
-         expected errors in docs/accuracy/sampled.md",
-        spatial.rate,
-        spatial.seed,
-        spatial
-            .max_lines
-            .map_or(String::new(), |m| format!(", at most {m} at once"))
-    ));
+    notes.push(output::sampled_note(&spatial, &run.mrc.method));
     let curve = Curve {
         mrc: &run.mrc,
         unified: args.include_instructions,

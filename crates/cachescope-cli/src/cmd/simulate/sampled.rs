@@ -9,7 +9,7 @@ use cachescope::pass::Analyses;
 use cachescope::sim::{LevelReport, LineMapping, MissStats, Policy, SimReport};
 use cachescope::spatial::SpatialOptions;
 
-use super::{SimulateArgs, print};
+use super::SimulateArgs;
 use crate::cmd::drive;
 use crate::input;
 
@@ -101,5 +101,7 @@ pub fn run(args: &SimulateArgs, policy: Policy, spatial: SpatialOptions) -> Resu
             }
         })
         .collect();
-    print(args, reports)
+    let reports = super::Simulations(reports);
+    let format = crate::output::Format::from_flags(args.json, args.csv);
+    crate::output::emit_sampled(&reports, format, Some(spatial), "mini")
 }
