@@ -11,6 +11,7 @@ mod py_curves;
 mod py_models;
 mod py_profile;
 mod record;
+mod sampled;
 mod sharing;
 mod source;
 
