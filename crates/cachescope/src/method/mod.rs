@@ -25,8 +25,8 @@ mod sampled;
 
 pub use measured::{Measure, Measured, curve_from};
 pub use per_thread::{ThreadCurve, ThreadCurves, ThreadRun, mrc_per_thread};
-pub use sampled::mrc_sampled;
 pub(crate) use sampled::opt_of_sample;
+pub use sampled::{Spans, mrc_sampled};
 
 use crate::error::{Error, Result};
 use crate::models::hotl;

@@ -98,8 +98,10 @@ pub fn mrc_sampled<H: Hooks>(
     })
 }
 
-/// Counts the full stream's data references from a sampled stream's spans.
-struct Spans(u64);
+/// Counts the full stream's data references from a sampled stream's spans (each sampled
+/// batch carries the counts of the span of the full stream it was cut from).
+#[derive(Debug, Default)]
+pub struct Spans(pub u64);
 
 impl Analysis for Spans {
     fn observe(&mut self, batch: &Batch) {

@@ -213,7 +213,12 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     if let Some(t) = thread {
         attribution = attribution.only_thread(t);
     }
-    drive(&mut trace, Analyses(&mut [&mut attribution]), &args.run)?;
+    let mut spans = cachescope::method::Spans::default();
+    drive(
+        &mut trace,
+        Analyses(&mut [&mut attribution, &mut spans]),
+        &args.run,
+    )?;
     attribution.check_thread()?;
     let mut report = attribution.finish().with_context(|| match &events_path {
         Some(p) => format!("reading the event log {}", p.display()),
@@ -224,6 +229,10 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     }
     if let Some(s) = spatial {
         report.scale_sampled(geometry, s.rate);
+        // The spans count every data reference: the miss ratio is then SHARDS's adjusted one.
+        if thread.is_none() {
+            report.data_refs = spans.0;
+        }
     }
     if let (Some((pending, mut file)), Some(path)) = (cachegrind_out, &args.cachegrind_out) {
         use std::io::Write as _;
