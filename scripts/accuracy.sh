@@ -15,6 +15,8 @@ traces=${TRACES:-target/real-traces}
 # The phases and hotl tables read native traces from `cachescope record` (NAME.cst), the
 # recorder users run; the other tables keep their lackey traces.
 recorded=${RECORDED:-target/recorded-traces}
+# Programs no model was tuned on, reported apart in the hotl table (scripts/heldout-traces.sh).
+heldout=${HELDOUT:-target/heldout-traces}
 tables="${*:-sampling hotl corun phases l2}"
 native() { [ "$1" = phases ] || [ "$1" = hotl ]; }
 lackey=no
@@ -30,5 +32,13 @@ for t in $tables; do
     fi
     dir=$traces
     if native "$t"; then dir=$recorded; fi
-    target/release/examples/accuracy "$t" "$dir" "docs/accuracy/$t.md"
+    held=()
+    if [ "$t" = hotl ]; then
+        scripts/heldout-traces.sh "$heldout"
+        held=("$heldout")
+    fi
+    "${CARGO_TARGET_DIR:-target}/release/examples/accuracy" "$t" "$dir" "docs/accuracy/$t.md" "${held[@]}"
 done
+
+# The README's headline table, from the tables' summary lines.
+python3 scripts/accuracy-summary.py

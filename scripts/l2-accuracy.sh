@@ -14,7 +14,7 @@ out=${1:-target/l2-traces}
 mkdir -p "$out"
 cargo build --release -q -p cachescope-cli
 cargo build --release -q -p cachescope --example accuracy
-cs=target/release/cachescope
+cs=${CARGO_TARGET_DIR:-target}/release/cachescope
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -65,4 +65,4 @@ print(sum(len(v) for v in d.values()))"
 else
     echo "l2-accuracy: valgrind not found: synthetic workloads only" >&2
 fi
-target/release/examples/accuracy l2 "$out" docs/accuracy/l2.md
+"${CARGO_TARGET_DIR:-target}/release/examples/accuracy" l2 "$out" docs/accuracy/l2.md

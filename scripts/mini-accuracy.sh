@@ -13,4 +13,6 @@ if ! ls "$out"/*.cst >/dev/null 2>&1; then
     bash scripts/l2-accuracy.sh "$out"
 fi
 cargo build --release -q -p cachescope --example accuracy
-target/release/examples/accuracy mini "$out" docs/accuracy/mini.md
+"${CARGO_TARGET_DIR:-target}/release/examples/accuracy" mini "$out" docs/accuracy/mini.md
+
+python3 scripts/accuracy-summary.py

@@ -15,14 +15,20 @@ libCacheSim cache of N bytes holds N lines. Then, at every listed size:
   Exact on both sides: must agree to the last miss.
 - Random: libCacheSim's Random against `cachescope mrc --policy random` (seeded simulation per
   size). Different random streams: the curves agree only statistically.
-- Sampling: libCacheSim's SHARDS sampler (spatial, rate R, cache scaled to R x size, the
-  standard fixed-rate SHARDS) against cachescope's StatStack (`mrc --method statstack`, 1 in
-  10^4 references by default, and at rate R), each as mean absolute error from the exact
-  curve, in percentage points.
+- Sampling, at equal samples and by one metric: libCacheSim's SHARDS sampler (spatial, rate R,
+  cache scaled to R x size: the fixed-rate SHARDS simulation), plain (misses over the
+  references sampled) and with SHARDS's adjustment (over the R x N references the rate should
+  sample), cachescope's miniature simulation (`mrc --method mini --mini-rate R`, the same
+  method with the adjustment) and StatStack (`mrc --method statstack --rate R
+  --estimate-cold`, R x N references sampled). Every method is scored on the miss ratio with
+  cold misses, against the exact one, at the sizes where R x size is at least 256 lines (a
+  smaller scaled cache is a different cache) and below the trace's distinct lines; absolute
+  error in percentage points, and the CPU seconds each method took for those sizes.
 """
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -32,8 +38,11 @@ import libcachesim as lcs
 
 LINE_SHIFT = 6
 SIZES_LINES = [16, 64, 256, 1024, 4096, 16384]
-SHARDS_RATES = [0.01, 0.1]
-STATSTACK_RATE = 0.01
+# The sampled comparison: its sizes (lines) and rates; a size counts for a rate when the scaled
+# cache keeps at least MIN_SCALED lines and the trace has more distinct lines than it.
+SAMPLED_SIZES = [1024, 4096, 16384, 65536, 262144]
+SAMPLED_RATES = [0.1, 0.01, 0.001]
+MIN_SCALED = 256
 
 
 def run_json(cmd):
@@ -76,9 +85,60 @@ def lcs_miss_ratio(policy, path, lines, sampler=None, scale=1.0):
     return mr
 
 
-def ours(binary, args, trace):
-    sizes = ",".join(str(s << LINE_SHIFT) for s in SIZES_LINES)
+def ours(binary, args, trace, lines=SIZES_LINES):
+    sizes = ",".join(str(s << LINE_SHIFT) for s in lines)
     return run_json([binary, *args, trace, "--sizes", sizes, "--json", "--quiet"])["points"]
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def self_cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def shards(path, lines, rate, refs):
+    """libCacheSim's SHARDS at `rate` for a cache of `lines` lines: the plain miss ratio and
+    the adjusted one (misses over rate x refs, the references the rate should sample)."""
+    sampler = lcs.libcachesim_python.Sampler(rate, lcs.SamplerType.SPATIAL_SAMPLER)
+    r = reader(path, sampler)
+    cache = lcs.LRU(cache_size=max(1, round(lines * rate)))
+    mr, _byte_mr = cache.process_trace(r)
+    sampled = r.get_num_of_req()
+    return mr, mr * sampled / (rate * refs)
+
+
+def sampled_rows(binary, trace, path, refs, distinct):
+    """Per rate: the sizes it is scored at, each method's errors (pp) and CPU seconds."""
+    rows = []
+    for rate in SAMPLED_RATES:
+        lines = [s for s in SAMPLED_SIZES if rate * s >= MIN_SCALED and s < distinct]
+        if not lines:
+            rows.append((rate, [], None))
+            continue
+        exact = [p["miss_ratio"] for p in ours(binary, ["mrc", "--method", "exact"], trace, lines)]
+        t = self_cpu()
+        sh = [shards(path, n, rate, refs) for n in lines]
+        sh_cpu = self_cpu() - t
+        t = children_cpu()
+        mini = ours(binary, ["mrc", "--method", "mini", "--mini-rate", str(rate)], trace, lines)
+        mini_cpu = children_cpu() - t
+        t = children_cpu()
+        ss = ours(binary, ["mrc", "--method", "statstack", "--rate", str(rate), "--estimate-cold"],
+                  trace, lines)
+        ss_cpu = children_cpu() - t
+        err = lambda est: [abs(a - b) for a, b in zip(est, exact)]
+        methods = {
+            "shards": (err([x[0] for x in sh]), sh_cpu),
+            "shards_adj": (err([x[1] for x in sh]), sh_cpu),
+            "mini": (err([p["miss_ratio"] for p in mini]), mini_cpu),
+            "statstack": (err([p["miss_ratio"] for p in ss]), ss_cpu),
+        }
+        rows.append((rate, lines, methods))
+    return rows
 
 
 def ours_fifo(binary, trace):
@@ -102,10 +162,10 @@ RANDOM_NOTE = """
   over the resident lines. An independent 20-line Python simulation with a uniform choice
   (`uniform_random_check` in scripts/peers.py, printed when the script runs: 0.9786, 0.9779,
   0.9782 for three seeds) gives cachescope's figure on the loop.
-- **SHARDS on these traces.** The traces touch 1 K to 34 K distinct lines, so a 1 % spatial
-  sample keeps a few dozen to a few hundred lines and whether the hottest ones are among them
-  decides the curve; SHARDS is built for millions of objects. StatStack samples references,
-  not lines, and needs no such luck.
+- **SHARDS on these traces.** The real traces touch 1 K to 34 K distinct lines: at R = 0.01 a
+  spatial sample keeps a few hundred lines at most, so no size below the footprint gives a
+  scaled cache of 256 lines, and those rows are empty. The synthetic `zipf-1m` (a million
+  lines) is there to score the low rates; SHARDS is built for millions of objects.
 - **Not compared.** DynamoRIO's drcachesim (its `reuse_distance` tool) is neither a Debian
   package nor on PyPI, so it cannot be installed here; its reuse distance counts distinct
   cache lines between two accesses, which is our stack distance `sd`
@@ -157,9 +217,8 @@ def main():
             exact = ours(binary, ["mrc", "--method", "exact"], trace)
             fifo = ours_fifo(binary, trace)
             rnd = ours(binary, ["mrc", "--method", "exact", "--policy", "random"], trace)
-            ss = ours(binary, ["mrc", "--method", "statstack"], trace)
-            ss_r = ours(binary, ["mrc", "--method", "statstack", "--rate", str(STATSTACK_RATE)], trace)
-            err = {"ss": [], "ss_r": [], **{r: [] for r in SHARDS_RATES}}
+            stats = run_json([binary, "stats", trace, "--json", "--quiet"])
+            rows_sampled.append((name, n, sampled_rows(binary, trace, path, n, stats["distinct_lines"])))
             for i, lines in enumerate(SIZES_LINES):
                 lru = lcs_miss_ratio(lcs.LRU, path, lines)
                 ff = lcs_miss_ratio(lcs.FIFO, path, lines)
@@ -169,17 +228,6 @@ def main():
                 worst_exact = max(worst_exact, abs(d_lru), abs(d_fifo))
                 rows_exact.append((name, lines, exact[i]["miss_ratio"], lru, d_lru, fifo[i], ff, d_fifo))
                 rows_random.append((name, lines, rnd[i]["miss_ratio"], rr, rnd[i]["miss_ratio"] - rr))
-                # StatStack's curve is warm (cold misses left out): compare with the exact warm one.
-                warm = exact[i]["miss_ratio_warm"]
-                for r in SHARDS_RATES:
-                    sampler = lcs.libcachesim_python.Sampler(r, lcs.SamplerType.SPATIAL_SAMPLER)
-                    sh = lcs_miss_ratio(lcs.LRU, path, lines, sampler, r)
-                    err[r].append(abs(sh - exact[i]["miss_ratio"]))
-                err["ss"].append(abs(ss[i]["miss_ratio_warm"] - warm))
-                err["ss_r"].append(abs(ss_r[i]["miss_ratio_warm"] - warm))
-            mean = {k: sum(v) / len(v) for k, v in err.items()}
-            worst = {k: max(v) for k, v in err.items()}
-            rows_sampled.append((name, n, mean, worst))
             if name == "loop":
                 check = ", ".join(f"{m:.6f}" for m in uniform_random_check(path, 256))
                 print(f"peers: loop, 256 lines, uniform random replacement in Python: {check}",
@@ -188,8 +236,9 @@ def main():
     sizes = ", ".join(f"{s} ({(s << LINE_SHIFT) // 1024} KiB)" if s << LINE_SHIFT >= 1024
                       else f"{s} ({s << LINE_SHIFT} B)" for s in SIZES_LINES)
     with open(out_md, "w") as f:
-        f.write("# cachescope against libCacheSim\n\n")
-        f.write("Regenerate: `scripts/peers.sh` (records the real traces with `scripts/real-traces.sh` "
+        f.write("# cachescope against libCacheSim\n\n<!-- peers.sh: begin -->\n")
+        f.write(f"Measured by `scripts/peers.sh` on {time.strftime('%Y-%m-%d', time.gmtime())} "
+                "(records the real traces with `scripts/real-traces.sh` "
                 "if needed, installs libCacheSim's Python package in a virtualenv). "
                 f"libCacheSim {getattr(lcs, '__version__', 'python package')}; "
                 "the reference stream is each trace's data references, one 64-byte line each, every "
@@ -209,20 +258,41 @@ def main():
         f.write("|---|---:|---:|---:|---:|\n")
         for (name, lines, a, b, d) in rows_random:
             f.write(f"| {name} | {lines} | {a:.6f} | {b:.6f} | {100 * d:+.3f} |\n")
-        f.write("\n## Sampled LRU curves: error against the exact curve\n\n")
-        f.write("SHARDS: libCacheSim's spatial sampler (a line is kept when its hash falls below the "
-                "rate, SHARDS's fixed-rate sampling), the cache scaled by the rate, miss ratio with cold "
-                "misses against the exact one. StatStack: `mrc --method statstack` at its default rate "
-                f"10^-4 and at {STATSTACK_RATE}, warm miss ratio against the exact warm one. Mean and "
-                "worst absolute error over the sizes above, in percentage points.\n\n")
-        head = "".join(f"SHARDS {r} mean | worst | " for r in SHARDS_RATES)
-        f.write(f"| trace | data refs | {head}StatStack 1e-4 mean | worst | "
-                f"StatStack {STATSTACK_RATE} mean | worst |\n")
-        f.write("|---|---:|" + "---:|---:|" * (len(SHARDS_RATES) + 2) + "\n")
-        for (name, n, mean, worst) in rows_sampled:
-            cells = [f"{pp(mean[k])} | {pp(worst[k])}" for k in [*SHARDS_RATES, "ss", "ss_r"]]
-            f.write(f"| {name} | {n} | " + " | ".join(cells) + " |\n")
+        f.write("\n## Sampled LRU curves at equal samples: error against the exact curve\n\n")
+        f.write("Each method samples at rate R: SHARDS (libCacheSim's spatial sampler, a line kept "
+                "when its hash falls below R, every reference to it simulated in a cache scaled to "
+                "R x size), plain (misses over the references sampled) and with SHARDS's adjustment "
+                "(misses over R x N, the references the rate should sample); cachescope's miniature "
+                "simulation `mrc --method mini --mini-rate R` (SHARDS with the adjustment); StatStack "
+                "`mrc --method statstack --rate R --estimate-cold` (R x N references sampled, the "
+                "same number). All scored on the miss ratio with cold misses against the exact one, "
+                f"at the sizes (lines, of {', '.join(map(str, SAMPLED_SIZES))}) where R x size is at "
+                f"least {MIN_SCALED} lines and below the trace's distinct lines: mean and worst "
+                "absolute error in percentage points, and the CPU seconds each method took for "
+                "those sizes (libCacheSim in this process, one trace read per size; cachescope one "
+                "run for all sizes). `—`: no size qualifies (the trace is too small for the rate).\n\n")
+        f.write("| trace | data refs | R | sizes | SHARDS mean | worst | SHARDS adjusted mean | worst "
+                "| mini mean | worst | StatStack mean | worst | CPU s: SHARDS, mini, StatStack |\n")
+        f.write("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+        wins = {"statstack": 0, "shards_adj": 0, "mini": 0}
+        rated = 0
+        for (name, n, rows) in rows_sampled:
+            for rate, lines, methods in rows:
+                if methods is None:
+                    f.write(f"| {name} | {n} | {rate} | — |" + " — |" * 9 + "\n")
+                    continue
+                cell = lambda k: f"{pp(sum(methods[k][0]) / len(lines))} | {pp(max(methods[k][0]))}"
+                cpu = ", ".join(f"{methods[k][1]:.2f}" for k in ["shards", "mini", "statstack"])
+                f.write(f"| {name} | {n} | {rate} | {', '.join(map(str, lines))} | {cell('shards')} | "
+                        f"{cell('shards_adj')} | {cell('mini')} | {cell('statstack')} | {cpu} |\n")
+                means = {k: sum(methods[k][0]) / len(lines) for k in wins}
+                wins[min(means, key=means.get)] += 1
+                rated += 1
+        f.write(f"\nLowest mean error, of the {rated} (trace, rate) rows scored: StatStack "
+                f"{wins['statstack']}, SHARDS adjusted {wins['shards_adj']}, cachescope's mini "
+                f"{wins['mini']}.\n")
         f.write(RANDOM_NOTE)
+        f.write("<!-- peers.sh: end -->\n")
     print(f"peers: wrote {out_md}; largest exact difference {worst_exact:.2e}", file=sys.stderr)
     if worst_exact > 1e-12:
         print("peers: exact policies DISAGREE", file=sys.stderr)

@@ -20,11 +20,17 @@ if [ ! -x "$venv/bin/python" ]; then
     fi
 fi
 cargo build --release -p cachescope-cli >&2
-bin="$target/release/cachescope"
+bin="$(cd "$target" && pwd)/release/cachescope"
 bash scripts/real-traces.sh "$real"
 mkdir -p target/peers
 "$bin" generate loop --lines 1000 --refs 300000 -o target/peers/loop.cst --quiet
 "$bin" generate zipf --lines 20000 --refs 2000000 -o target/peers/zipf.cst --quiet
+# A million lines: the only trace here large enough to score sampling at rates of 1 % and below.
+[ -s target/peers/zipf-1m.cst ] \
+    || "$bin" generate zipf --lines 1000000 --refs 20000000 -o target/peers/zipf-1m.cst --quiet
 shopt -s nullglob
 "$venv/bin/python" scripts/peers.py "$bin" docs/accuracy/peers.md \
-    "$real"/*.lackey.zst target/peers/zipf.cst target/peers/loop.cst
+    "$real"/*.lackey.zst "$real"/*.cst target/peers/zipf.cst target/peers/zipf-1m.cst \
+    target/peers/loop.cst
+
+python3 scripts/accuracy-summary.py

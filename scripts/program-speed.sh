@@ -2,7 +2,8 @@
 # From program to report, side by side in one run: for each real program, wall and CPU
 # seconds of Cachegrind, `record`, `mrc -- PROGRAM`, `report -- PROGRAM`, then `report` and
 # `mrc --method exact` on the trace `record` wrote; the ratios issue 38 sets targets for
-# (record / Cachegrind, report -- PROGRAM / record, report TRACE / mrc exact); and a second
+# (record / Cachegrind by wall and by CPU time, mrc -- PROGRAM / record, report -- PROGRAM /
+# record, report TRACE / mrc exact; their ranges in a summary line); and a second
 # table of each command's peak resident memory (GNU time's maximum RSS: the largest single
 # process of the run, so the Valgrind process under `record`, the larger of cachescope and
 # Valgrind under `report -- P`). Writes both tables into docs/report.md (between its
@@ -28,42 +29,11 @@ work=${WORK:-target/program-speed}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 cargo build --release -q -p cachescope-cli
-cs=$PWD/target/release/cachescope
+cs=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/cachescope
 
-# Inputs: deterministic. Text from a fixed generator, 2 MB for bzip2 (issue 38's target row).
-text() { seq 1 "$1" | awk '{ printf "%08x line %d of the sample text, word %d\n", ($1 * 2654435761) % 4294967296, $1, $1 % 977 }'; }
-text 48000 > "$work/text2m.txt"
-text 12000 > "$work/text500k.txt"
-awk 'BEGIN { srand(1); for (i = 0; i < 60000; i++) print int(rand() * 1000000) }' > "$work/nums.txt"
-cat > "$work/q.sql" <<'SQL'
-CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c INTEGER);
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000)
-INSERT INTO t SELECT i, printf('row %d', i * 7919 % 30000), i % 97 FROM n;
-CREATE INDEX tb ON t(b);
-SELECT c, count(*), sum(a) FROM t GROUP BY c ORDER BY 2 DESC LIMIT 3;
-SQL
-cc -O2 -g -pthread -o "$work/working_sets" examples/threads/working_sets.c
-
-# Each program as a function running it after the prefix it is given (a tool, or nothing).
-names=()
-progs=()
-add() { local name=$1 fn=$2 exe=$3; if command -v "$exe" >/dev/null; then names+=("$name"); progs+=("$fn"); else echo "skipped $name: $exe not found" >&2; fi; }
-p_bzip2() { "$@" bzip2 -9 -c "$work/text2m.txt"; }
-p_gzip() { "$@" gzip -9 -c "$work/text500k.txt"; }
-p_xz() { "$@" xz -6 -c "$work/text500k.txt"; }
-p_sort() { "$@" sort -n --parallel=1 "$work/nums.txt"; }
-p_awk() { "$@" awk '{ s[$6] += length($0) } END { for (k in s) n++; print n }' "$work/text2m.txt"; }
-p_sqlite3() { "$@" sqlite3 :memory: ".read $work/q.sql"; }
-p_python3() { "$@" /usr/bin/python3 -c "import random; random.seed(1); a = [random.random() for _ in range(200000)]; a.sort(); print(a[0])"; }
-p_threads() { "$@" "$work/working_sets"; }
-add "bzip2 -9 (2 MB)" p_bzip2 bzip2
-add "gzip -9 (500 KB)" p_gzip gzip
-add "xz -6 (500 KB)" p_xz xz
-add "sort -n (60 K numbers)" p_sort sort
-add "awk (2 MB)" p_awk awk
-add "sqlite3 (30 K rows)" p_sqlite3 sqlite3
-add "python3 (sort 200 K floats)" p_python3 /usr/bin/python3
-add "pthreads working sets (4 threads)" p_threads "$work/working_sets"
+# The real programs and their inputs (shared with scripts/tlb-curves.sh).
+source scripts/programs.sh
+programs "$work"
 
 load_start=$(cut -d' ' -f1 /proc/loadavg)
 # The command "$@" under GNU time, into $work/time. A prefix for the program functions.
@@ -84,6 +54,8 @@ measure_median() {
 
 rows=""
 mems=""
+ratios=$work/ratios.tsv
+: > "$ratios"
 for i in "${!progs[@]}"; do
   p=${names[$i]}
   f=${progs[$i]}
@@ -100,16 +72,40 @@ for i in "${!progs[@]}"; do
 r = $refs
 cg, rec, mp, rp, rt, mt = ($cg_w, $cg_c), ($rec_w, $rec_c), ($mrcp_w, $mrcp_c), ($repp_w, $repp_c), ($rept_w, $rept_c), ($mrct_w, $mrct_c)
 c = lambda x: f'{x[0]:.1f} ({x[1]:.1f})'
-print(f'| {\"$p\"} | {r / 1e6:.0f} M | {c(cg)} | {c(rec)} | {c(mp)} | {c(rp)} | {c(rt)} | {c(mt)} | {rec[0] / cg[0]:.1f}x | {rp[0] / rec[0]:.1f}x | {rt[0] / mt[0]:.1f}x |')")
+q = lambda a, b: a / max(b, 0.01)
+# For the summary: Cachegrind's wall time, then record/Cachegrind (wall, CPU), mrc -- P/record
+# (wall, CPU), report -- P/record and report/exact (wall).
+with open('$ratios', 'a') as f:
+    f.write(' '.join(f'{x:.3f}' for x in [cg[0], q(rec[0], cg[0]), q(rec[1], cg[1]), q(mp[0], rec[0]), q(mp[1], rec[1]), q(rp[0], rec[0]), q(rt[0], mt[0])]) + '\n')
+print(f'| {\"$p\"} | {r / 1e6:.0f} M | {c(cg)} | {c(rec)} | {c(mp)} | {c(rp)} | {c(rt)} | {c(mt)} | {q(rec[0], cg[0]):.1f}x ({q(rec[1], cg[1]):.1f}x) | {q(mp[0], rec[0]):.2f}x | {q(rp[0], rec[0]):.1f}x | {q(rt[0], mt[0]):.1f}x |')")
   rows+=$'\n'
   mems+="| $p | $cg_m | $rec_m | $mrcp_m | $repp_m | $rept_m | $mrct_m |"$'\n'
   echo "${rows%$'\n'}" | tail -1
 done
 
+# The ratios' ranges, over the programs Cachegrind runs for half a second or more (start-up
+# dominates the shorter ones).
+summary=$(python3 - "$ratios" <<'PY'
+import sys
+rows = [[float(x) for x in line.split()] for line in open(sys.argv[1]) if line.strip()]
+long = [r for r in rows if r[0] >= 0.5] or rows
+def span(i, digits=1):
+    v = [r[i] for r in long]
+    return f"{min(v):.{digits}f}-{max(v):.{digits}f}x"
+print(f"Over the {len(long)} programs Cachegrind runs for 0.5 s or more: `record` takes "
+      f"{span(1)} Cachegrind's wall time and {span(2)} its CPU time (`record` runs on both "
+      f"cores, Cachegrind on one); `mrc -- P` takes {span(3, 2)} `record`'s wall time "
+      f"({span(4, 2)} its CPU time); `report -- P` {span(5)} `record`'s; `report TRACE` "
+      f"{span(6)} `mrc --method exact TRACE`'s.")
+PY
+)
+
 table="Measured by \`scripts/program-speed.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, load average $load_start at the start and $(cut -d' ' -f1 /proc/loadavg) at the end; Cachegrind and \`record\` the median of $runs runs by wall time, every other command once. Seconds, wall (CPU: user + system, both cores); refs are the data references \`record\` wrote.
 
-| program | data refs | Cachegrind | \`record\` | \`mrc -- P\` | \`report -- P\` | \`report TRACE\` | \`mrc --method exact TRACE\` | record / Cachegrind | report -- P / record | report / exact |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+$summary
+
+| program | data refs | Cachegrind | \`record\` | \`mrc -- P\` | \`report -- P\` | \`report TRACE\` | \`mrc --method exact TRACE\` | record / Cachegrind, wall (CPU) | mrc -- P / record | report -- P / record | report / exact |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${rows%$'\n'}
 
 Peak resident memory of each run, MiB (GNU time's maximum RSS: the largest single process, so Valgrind's under Cachegrind and \`record\`, the larger of cachescope's and Valgrind's under the \`-- P\` commands):

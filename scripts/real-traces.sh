@@ -79,7 +79,7 @@ record() {
     if [ -s "$dest" ]; then echo "real-traces: $dest exists, kept" >&2; return; fi
     echo "real-traces: recording $name: $*" >&2
     if [ "$recorder" = cachescope ]; then
-        "$root/target/release/cachescope" record -q --no-events -o "$dest.tmp" -- "$@" >/dev/null
+        "${CARGO_TARGET_DIR:-$root/target}/release/cachescope" record -q --no-events -o "$dest.tmp" -- "$@" >/dev/null
     else
         valgrind --tool=lackey --trace-mem=yes --log-fd=3 "$@" 3>&1 >/dev/null 2>/dev/null \
             | zstd -q -3 -o "$dest.tmp"

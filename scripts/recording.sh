@@ -13,8 +13,8 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 cargo build --release -q -p cachescope-cli
 cargo build --release -q -p cachescope --example tool_vs_lackey
-cs=$PWD/target/release/cachescope
-cmp_tool=$PWD/target/release/examples/tool_vs_lackey
+cs=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/cachescope
+cmp_tool=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/examples/tool_vs_lackey
 
 # One VALGRIND_LIB holding the tool and Valgrind's own tools, so every run of a program sees
 # the same environment (a different VALGRIND_LIB moves the stack).

@@ -13,7 +13,7 @@ work=${WORK:-target/report-speed}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 cargo build --release -q -p cachescope-cli
-cs=$PWD/target/release/cachescope
+cs=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/cachescope
 
 traces=("$@")
 if [ ${#traces[@]} -gt 0 ]; then

@@ -8,7 +8,7 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: [&str; 8] = [
+const SOURCES: [&str; 9] = [
     "tool/cs_main.c",
     "tool/cs_env.c",
     "tool/cs_instrument.c",
@@ -17,6 +17,7 @@ const SOURCES: [&str; 8] = [
     "tool/cs_sample.c",
     "tool/cs_ring.c",
     "tool/cs_toggle.c",
+    "tool/cs_calls.c",
 ];
 
 fn main() {
@@ -36,6 +37,8 @@ fn main() {
         "tool/cs_ring.h",
         "tool/cs_toggle.c",
         "tool/cs_toggle.h",
+        "tool/cs_calls.c",
+        "tool/cs_calls.h",
         "tool/cs_protocol.h",
         "tool/cs_preload.c",
     ] {

@@ -2,8 +2,8 @@
 //! here and on real programs (`ls`, `sort`).
 //!
 //! Both tools run with the same `VALGRIND_LIB` (a directory holding both) so the program sees
-//! the same environment and stack. Skips with a printed reason where Valgrind, its development
-//! files (the tool is then not built) or a C compiler are missing.
+//! the same environment and stack. Skips, saying so (see cachescope-testkit), where Valgrind,
+//! its development files (the tool is then not built) or a C compiler are missing.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -13,38 +13,9 @@ use cachescope::record::tool::ToolReader;
 use cachescope::trace::{AccessReader, lackey};
 use cachescope::{AccessKind, Batch, Source};
 
+mod common;
+
 type Rec = (AccessKind, u64, u32, u64);
-
-/// A VALGRIND_LIB with the tool (no preload library) and lackey, or why there is none.
-fn shared_lib(dir: &Path) -> Result<PathBuf, String> {
-    let dirs = cachescope_valgrind_dirs()?;
-    let core = std::fs::read_link(dirs.join("vgpreload_core-amd64-linux.so"))
-        .map_err(|e| e.to_string())?;
-    let lackey = core.with_file_name("lackey-amd64-linux");
-    if !lackey.exists() {
-        return Err(format!("{} not found", lackey.display()));
-    }
-    let lib = dir.join("lib");
-    std::fs::create_dir_all(&lib).unwrap();
-    for entry in std::fs::read_dir(&dirs).unwrap() {
-        let entry = entry.unwrap();
-        std::os::unix::fs::symlink(entry.path(), lib.join(entry.file_name())).unwrap();
-    }
-    std::os::unix::fs::symlink(&lackey, lib.join("lackey-amd64-linux")).unwrap();
-    let cachegrind = core.with_file_name("cachegrind-amd64-linux");
-    if cachegrind.exists() {
-        std::os::unix::fs::symlink(&cachegrind, lib.join("cachegrind-amd64-linux")).unwrap();
-    }
-    Ok(lib)
-}
-
-fn cachescope_valgrind_dirs() -> Result<PathBuf, String> {
-    let valgrind = cachescope::record::valgrind();
-    if Command::new(&valgrind).arg("--version").output().is_err() {
-        return Err("valgrind not installed".into());
-    }
-    cachescope::record::tool_status().map(|d| d.plain)
-}
 
 fn read_all(mut r: impl AccessReader) -> Vec<Rec> {
     let mut b = Batch::new();
@@ -128,29 +99,21 @@ fn assert_equivalent(name: &str, lackey: &[Rec], tool: &[Rec], allowed: usize) {
     assert!(differ <= allowed, "{name}: {differ} addresses differ");
 }
 
-fn cc(dir: &Path, name: &str, source: &str, flags: &[&str]) -> Option<PathBuf> {
-    let src = dir.join(format!("{name}.c"));
-    std::fs::write(&src, source).unwrap();
-    let exe = dir.join(name);
-    let ok = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .args(flags)
-        .status()
-        .is_ok_and(|s| s.success());
-    ok.then_some(exe)
+fn cc(dir: &Path, name: &str, source: &str, flags: &[&str]) -> PathBuf {
+    let flags: Vec<&str> = ["-O1"].iter().chain(flags).copied().collect();
+    common::compile_c(dir, name, source, &flags)
 }
 
+/// A directory and the shared VALGRIND_LIB in it; `None`, after a skip, where Valgrind, cc or
+/// the tool is missing (lackey and Cachegrind are part of every Valgrind: their absence is a
+/// failure).
 fn setup() -> Option<(tempfile::TempDir, PathBuf)> {
-    let dir = tempfile::tempdir().unwrap();
-    match shared_lib(dir.path()) {
-        Ok(lib) => Some((dir, lib)),
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            None
-        }
+    if !common::tool_or_skip() {
+        return None;
     }
+    let dir = tempfile::tempdir().unwrap();
+    let lib = cachescope_testkit::shared_valgrind_lib(dir.path());
+    Some((dir, lib))
 }
 
 const KERNEL: &str = r#"
@@ -175,10 +138,7 @@ int main(void) {
 #[test]
 fn a_c_kernel_gives_lackeys_records() {
     let Some((dir, lib)) = setup() else { return };
-    let Some(exe) = cc(dir.path(), "kernel", KERNEL, &[]) else {
-        eprintln!("skipped: no C compiler");
-        return;
-    };
+    let exe = cc(dir.path(), "kernel", KERNEL, &[]);
     let (lackey, tool, threads) = both(&lib, dir.path(), exe.as_os_str(), &[]);
     assert!(lackey.len() > 100_000, "{}", lackey.len());
     assert_equivalent("kernel", &lackey, &tool, 8);
@@ -229,10 +189,7 @@ int main(void) {
 #[test]
 fn threads_are_marked_and_their_references_all_arrive() {
     let Some((dir, lib)) = setup() else { return };
-    let Some(exe) = cc(dir.path(), "threads", THREADS, &["-pthread"]) else {
-        eprintln!("skipped: no C compiler");
-        return;
-    };
+    let exe = cc(dir.path(), "threads", THREADS, &["-pthread"]);
     let (lackey, tool, threads) = both(&lib, dir.path(), exe.as_os_str(), &[]);
     // Valgrind reuses the slots of threads that ended, so ids go up to 5 at most.
     assert!((2..=5).contains(&threads), "{threads} thread ids");
@@ -250,14 +207,7 @@ fn threads_are_marked_and_their_references_all_arrive() {
 fn cachegrind_sim_on_the_tool_stream_equals_cachegrind() {
     use cachescope::sim::{CachegrindSim, Geometry};
     let Some((dir, lib)) = setup() else { return };
-    if !lib.join("cachegrind-amd64-linux").exists() {
-        eprintln!("skipped: cachegrind not installed");
-        return;
-    }
-    let Some(exe) = cc(dir.path(), "kernel", KERNEL, &[]) else {
-        eprintln!("skipped: no C compiler");
-        return;
-    };
+    let exe = cc(dir.path(), "kernel", KERNEL, &[]);
     let bin = dir.path().join("t.bin");
     let cg = dir.path().join("cg.out");
     let run = |args: Vec<String>| {

@@ -24,6 +24,26 @@ enum Opener {
 }
 
 impl Input {
+    /// The same input with instruction fetches: a synthetic workload's generated with them
+    /// (one per data reference and more, with pcs); a recorded trace has its own.
+    pub fn with_instructions(&self) -> Input {
+        let open = match &self.open {
+            Opener::File(p) => Opener::File(p.clone()),
+            Opener::Workload(w, p) => Opener::Workload(
+                *w,
+                Params {
+                    instructions: true,
+                    ..p.clone()
+                },
+            ),
+        };
+        Input {
+            name: self.name.clone(),
+            kind: self.kind,
+            open,
+        }
+    }
+
     /// Opens a fresh pass over the trace.
     pub fn open(&self) -> Trace {
         match &self.open {
@@ -104,6 +124,27 @@ pub fn inputs(dir: &Path) -> Vec<Input> {
         });
     }
     v
+}
+
+/// The traces in `dir` as programs held out from the models' tuning (`NAME.cst` or
+/// `NAME.lackey.zst`, from scripts/heldout-traces.sh).
+pub fn held_out(dir: &Path) -> Vec<Input> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| real_name(p).is_some())
+                .collect()
+        })
+        .unwrap_or_default();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| Input {
+            name: real_name(&p).expect("filtered"),
+            kind: "held out",
+            open: Opener::File(p),
+        })
+        .collect()
 }
 
 /// The program name of a real trace file, `NAME.lackey.zst` or `NAME.cst`.
@@ -195,6 +236,39 @@ pub fn human(n: f64) -> String {
         n if n >= 1e3 => format!("{:.1} k", n / 1e3),
         n => format!("{n:.0}"),
     }
+}
+
+/// CPU seconds (user + system, every thread) this process has used, from /proc/self/stat
+/// (in the kernel's clock ticks, 100 a second on Linux).
+pub fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let ticks: u64 = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|t| t.parse::<u64>().ok())
+        .sum();
+    ticks as f64 / 100.0
+}
+
+/// Today's date, `YYYY-MM-DD` (UTC), from the system clock.
+pub fn today() -> String {
+    let days = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400) as i64;
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
 }
 
 /// Machine facts printed under each table.

@@ -46,6 +46,7 @@ pub fn table(inputs: &[Input]) -> String {
          |---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     let mut sums = [0.0f64; 7];
+    let mut worst = [0.0f64; 7];
     let mut n = 0.0;
     for input in inputs {
         eprintln!("accuracy l2: {}", input.name);
@@ -73,6 +74,7 @@ pub fn table(inputs: &[Input]) -> String {
             let model = l2_mrc(&hist, L1_LINES, &L2_SIZES, policy, variant).expect("models");
             let (mean, max) = err(&model, &exact[pi]);
             sums[i] += mean;
+            worst[i] = worst[i].max(max);
             cells.push(format!("{mean:.2} ({max:.2})"));
         }
         let model_secs = t.elapsed().as_secs_f64();
@@ -92,6 +94,11 @@ pub fn table(inputs: &[Input]) -> String {
         o,
         "| **mean** | | | {} | | |",
         sums.map(|s| format!("{:.2}", s / n)).join(" | ")
+    );
+    let _ = writeln!(
+        o,
+        "| **worst point** | | | {} | | |",
+        worst.map(|w| format!("{w:.2}")).join(" | ")
     );
     o
 }

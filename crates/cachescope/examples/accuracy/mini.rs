@@ -49,6 +49,25 @@ fn err(mini: &Mrc, exact: &Mrc) -> (f64, f64) {
     )
 }
 
+/// The share of its sets a miniature keeps at `size_bytes` with the set floor: the rate's,
+/// raised to `min_sets` sets and rounded to a power of two, never above 1 (the rule of
+/// `MiniSim::with_min_sets`, restated here to print it).
+fn floor_scale(size_bytes: u64, min_sets: u64) -> f64 {
+    let sets = size_bytes / 64 / u64::from(WAYS);
+    let want = (sets as f64 * RATE).max(min_sets.max(1) as f64);
+    let mini = (1u64 << want.log2().round() as u32).min(sets);
+    mini as f64 / sets as f64
+}
+
+/// `1/128`, `1/2`, `whole`.
+fn share(scale: f64) -> String {
+    if scale >= 1.0 {
+        "whole".into()
+    } else {
+        format!("1/{:.0}", 1.0 / scale)
+    }
+}
+
 /// One policy's curves: exact, miniature with the default set floor (adjusted, and the plain
 /// ratio), miniature without it; the seconds of the exact and the default miniature passes;
 /// the data references.
@@ -104,6 +123,7 @@ pub fn table(inputs: &[Input]) -> String {
     );
     let mut sums = [0.0f64; 4];
     let mut bare_sums = [0.0f64; 4];
+    let (mut bare_real, mut floor_real) = (Vec::new(), Vec::new());
     let (mut plain_sums, mut plain_real_sums) = ([0.0f64; 4], [0.0f64; 4]);
     let (mut real_sums, mut real_n) = ([0.0f64; 4], 0.0);
     let mut n = 0.0;
@@ -121,7 +141,12 @@ pub fn table(inputs: &[Input]) -> String {
                 real_sums[i] += mean;
                 plain_real_sums[i] += plain;
             }
-            bare_sums[i] += err(&bare, &exact).0;
+            let bare = err(&bare, &exact);
+            bare_sums[i] += bare.0;
+            if input.kind == "real" {
+                bare_real.push(bare);
+                floor_real.push((mean, max));
+            }
             cells.push(format!("{mean:.2} ({max:.2})"));
             exact_secs += e;
             mini_secs += m;
@@ -158,6 +183,31 @@ pub fn table(inputs: &[Input]) -> String {
         real_n,
     );
     mean_row("mean, `--mini-min-sets 1`", bare_sums, n);
+    let scales: Vec<String> = SIZES
+        .iter()
+        .map(|&s| {
+            format!(
+                "{} KiB {}",
+                s >> 10,
+                share(floor_scale(s, DEFAULT_MINI_MIN_SETS))
+            )
+        })
+        .collect();
+    let summary = |v: &[(f64, f64)]| {
+        let mean = v.iter().map(|x| x.0).sum::<f64>() / v.len().max(1) as f64;
+        let worst = v.iter().map(|x| x.1).fold(0.0, f64::max);
+        format!("mean {mean:.2} pp, worst point {worst:.2} pp")
+    };
+    let _ = writeln!(
+        o,
+        "\nWith the floor of {DEFAULT_MINI_MIN_SETS} sets no size samples at the rate of \
+         {RATE}: the share of each cache's sets a miniature keeps is {}. Over the real \
+         programs and every policy: with the floor (the default), {}; at the rate itself \
+         (`--mini-min-sets 1`), {}.",
+        scales.join(", "),
+        summary(&floor_real),
+        summary(&bare_real),
+    );
     let names: Vec<&str> = POLICIES.iter().map(|(n, _)| *n).collect();
     let _ = writeln!(
         o,

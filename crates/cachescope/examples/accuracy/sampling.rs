@@ -16,6 +16,11 @@ const TARGETS: [f64; 3] = [1e3, 1e4, 1e5];
 /// Seeds per target.
 const SEEDS: u64 = 5;
 
+/// One trace at about 10k samples: the means over seeds of StatCache's, StatStack's and the
+/// cold-estimating StatCache's mean errors, the worst point of any seed of each model, the
+/// trace's name.
+type Summary = (f64, f64, f64, f64, f64, String);
+
 pub fn table(inputs: &[Input]) -> String {
     let mut o = String::from(
         "# StatCache and StatStack accuracy\n\n\
@@ -34,7 +39,7 @@ pub fn table(inputs: &[Input]) -> String {
         "| trace | kind | data refs | lines | samples | StatCache mean | StatCache max | StatStack mean | StatStack max | StatCache, cold est. mean |"
     );
     let _ = writeln!(o, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let mut summary: Vec<(f64, f64, f64)> = Vec::new();
+    let mut summary: Vec<Summary> = Vec::new();
     for input in inputs {
         eprintln!("accuracy sampling: {}", input.name);
         let opts = Options::default();
@@ -126,19 +131,42 @@ pub fn table(inputs: &[Input]) -> String {
                     Spread::of(&sc_mean).mean,
                     Spread::of(&ss_mean).mean,
                     Spread::of(&est_mean).mean,
+                    Spread::of(&sc_max).max,
+                    Spread::of(&ss_max).max,
+                    input.name.clone(),
                 ));
             }
         }
     }
     let n = summary.len() as f64;
+    let worst = |f: fn(&Summary) -> f64| {
+        summary
+            .iter()
+            .max_by(|a, b| f(a).total_cmp(&f(b)))
+            .map_or((0.0, String::new()), |s| (f(s), s.5.clone()))
+    };
+    let (sc_worst, sc_at) = worst(|s| s.3);
+    let (ss_worst, ss_at) = worst(|s| s.4);
+    let (sc_mean_worst, sc_mean_at) = worst(|s| s.0);
+    let (ss_mean_worst, ss_mean_at) = worst(|s| s.1);
     let _ = writeln!(
         o,
         "\nAt about 10k samples, over the {} traces: StatCache mean absolute error {:.2} pp \
-         (cold estimated: {:.2} pp), StatStack {:.2} pp (goal: at most 1 pp).",
+         (cold estimated: {:.2} pp), StatStack {:.2} pp (goal: at most 1 pp). The worst trace's \
+         mean: StatCache {:.2} pp ({}), StatStack {:.2} pp ({}). The worst single point, any \
+         seed and size: StatCache {:.2} pp ({}), StatStack {:.2} pp ({}).",
         summary.len(),
         summary.iter().map(|s| s.0).sum::<f64>() / n,
         summary.iter().map(|s| s.2).sum::<f64>() / n,
         summary.iter().map(|s| s.1).sum::<f64>() / n,
+        sc_mean_worst,
+        sc_mean_at,
+        ss_mean_worst,
+        ss_mean_at,
+        sc_worst,
+        sc_at,
+        ss_worst,
+        ss_at,
     );
     o
 }

@@ -200,9 +200,17 @@ pub struct StackDistances {
 
 impl StackDistances {
     /// Misses of a fully-associative LRU cache of `lines` lines, cold misses included:
-    /// `cold + #{sd ≥ lines}`. Exact when `lines ≤` the layout's exact limit or a bin boundary;
+    /// `cold + #{sd ≥ lines}`. Exact when `lines ≤` the layout's exact limit or a bin boundary,
+    /// or when the cache holds every distinct line (no stack distance reaches `cold`);
     /// otherwise bounded (see [`super::histogram`]).
     pub fn misses(&self, lines: u64) -> AtLeast {
+        if lines >= self.cold {
+            return AtLeast {
+                low: self.cold,
+                high: self.cold,
+                estimate: self.cold as f64,
+            };
+        }
         let a = self.histogram.at_least(lines);
         AtLeast {
             low: a.low + self.cold,
@@ -214,7 +222,8 @@ impl StackDistances {
     /// The LRU miss-ratio curve at `sizes_bytes` (each cache holds `size / line_size` lines,
     /// rounded down). Both ratios are fractions of all counted references; `miss_ratio_warm`
     /// leaves out cold misses. Between bin boundaries above the exact limit the count is
-    /// interpolated ([`AtLeast::estimate`]). An empty trace has ratios 0.
+    /// interpolated ([`AtLeast::estimate`]); from the distinct lines up only cold misses remain
+    /// (the bin holding the size may hold distances below it). An empty trace has ratios 0.
     pub fn mrc(&self, sizes_bytes: &[u64]) -> Mrc {
         let tail = self.histogram.tail();
         let refs = self.refs.max(1) as f64;
@@ -222,7 +231,11 @@ impl StackDistances {
             .iter()
             .map(|&size_bytes| {
                 let lines = size_bytes / self.line_size;
-                let warm = tail.at_least(lines).estimate;
+                let warm = if lines >= self.cold {
+                    0.0
+                } else {
+                    tail.at_least(lines).estimate
+                };
                 MrcPoint {
                     size_bytes,
                     lines,

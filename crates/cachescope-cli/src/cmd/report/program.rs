@@ -56,6 +56,7 @@ pub fn report(
     let again = Some(Again {
         trace: &trace_path,
         read: &args.read,
+        advise: args.report.advise,
     });
     let (report, written) = complete(report, again, &args.output, &args.run)?;
     created.keep();

@@ -97,11 +97,12 @@ pub fn run(args: &SimulateArgs, policy: Policy, spatial: SpatialOptions) -> Resu
                         line_misses: misses,
                         ..MissStats::default()
                     },
+                    walks: None,
                 }],
             }
         })
         .collect();
-    let reports = super::Simulations(reports);
+    let reports = super::Simulations(reports, None);
     let format = crate::output::Format::from_flags(args.json, args.csv);
     crate::output::emit_sampled(&reports, format, Some(spatial), "mini")
 }

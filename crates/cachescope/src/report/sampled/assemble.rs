@@ -213,6 +213,10 @@ impl SampledCollector {
             program: None,
             format: trace.format_name().to_string(),
             line_size: line,
+            // The advice, the pages (TLBs) and the call graph need every reference.
+            what_to_change: None,
+            pages: None,
+            callgraph: None,
             elapsed_seconds: self.started.elapsed().as_secs_f64(),
             stats,
             mrc,

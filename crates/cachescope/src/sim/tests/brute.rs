@@ -200,6 +200,63 @@ impl Brute {
     }
 }
 
+impl Brute {
+    /// The lines held by the set `line` maps to.
+    pub fn resident(&self, line: u64) -> Vec<u64> {
+        let n = self.sets.len() as u64;
+        match &self.sets[(line % n) as usize] {
+            Set::Lru(s) => s.lines.clone(),
+            Set::Fifo(q) => q.iter().copied().collect(),
+            Set::Random(ways) | Set::Plru(ways, _) | Set::Rrip(ways, _) => {
+                ways.iter().flatten().copied().collect()
+            }
+        }
+    }
+
+    /// True when the cache holds `line`.
+    pub fn holds(&self, line: u64) -> bool {
+        self.resident(line).contains(&line)
+    }
+
+    /// [`Brute::access`], with the line the access evicted, found by comparing the set before
+    /// and after.
+    pub fn access_evicting(&mut self, line: u64) -> (bool, Option<u64>) {
+        let before = self.resident(line);
+        let hit = self.access(line);
+        let after = self.resident(line);
+        let evicted: Vec<u64> = before.into_iter().filter(|l| !after.contains(l)).collect();
+        assert!(evicted.len() <= 1, "one access evicted {evicted:?}");
+        (hit, evicted.first().copied())
+    }
+
+    /// Drops `line` (another core wrote it): its way is left empty, the policy's state as it
+    /// was (an LRU or FIFO order closes up around it); whether it was held.
+    pub fn invalidate(&mut self, line: u64) -> bool {
+        let n = self.sets.len() as u64;
+        match &mut self.sets[(line % n) as usize] {
+            Set::Lru(s) => {
+                let before = s.lines.len();
+                s.lines.retain(|&l| l != line);
+                s.lines.len() < before
+            }
+            Set::Fifo(q) => {
+                let before = q.len();
+                q.retain(|&l| l != line);
+                q.len() < before
+            }
+            Set::Random(ways) | Set::Plru(ways, _) | Set::Rrip(ways, _) => {
+                match ways.iter().position(|&w| w == Some(line)) {
+                    Some(w) => {
+                        ways[w] = None;
+                        true
+                    }
+                    None => false,
+                }
+            }
+        }
+    }
+}
+
 /// 3C counts computed naively: a brute-force cache, a naive LRU stack and a set of lines seen.
 pub fn three_c(g: Geometry, p: Policy, trace: &[u64]) -> (u64, ThreeCCounts) {
     let mut cache = Brute::new(g, p);

@@ -1,6 +1,6 @@
 //! Tests of the simulators: hand-computed traces, brute force, and the laws.
 
-mod brute;
+pub(in crate::sim) mod brute;
 mod cache;
 mod cachegrind;
 mod hierarchy;
@@ -8,6 +8,7 @@ mod prefetch;
 mod rrip;
 mod utilization;
 mod writeback;
+mod writeback_policies;
 
 use crate::access::{Access, AccessKind};
 use crate::batch::Batch;

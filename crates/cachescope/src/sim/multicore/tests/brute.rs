@@ -1,52 +1,35 @@
-//! A brute-force multi-core machine: LRU caches as vectors of sets, the shadow, the lines
-//! seen and lost as plain vectors, the owners as a list. Written for obviousness, from the
-//! rules of docs/threads.md, not from the fast model's code.
+//! A brute-force multi-core machine: caches of any policy as vectors of sets (the single-core
+//! tests' brute force, `sim/tests/brute.rs`), the shadow, the lines seen and lost as plain
+//! vectors, the owners as a list. Written for obviousness, from the rules of docs/threads.md,
+//! not from the fast model's code.
 
 use crate::access::{AccessKind, ThreadId};
-use crate::sim::{CacheCounts, Geometry};
+use crate::sim::tests::brute::Brute;
+use crate::sim::{CacheCounts, Geometry, Policy};
 
-/// An LRU cache: each set most recent last.
+/// One cache of the machine.
 struct Lru {
-    sets: Vec<Vec<u64>>,
-    ways: usize,
+    cache: Brute,
 }
 
 impl Lru {
-    fn new(g: Geometry) -> Lru {
+    fn new(g: Geometry, policy: Policy) -> Lru {
         Lru {
-            sets: vec![Vec::new(); g.sets() as usize],
-            ways: g.assoc() as usize,
+            cache: Brute::new(g, policy),
         }
     }
 
-    fn set(&mut self, line: u64) -> &mut Vec<u64> {
-        let n = self.sets.len() as u64;
-        &mut self.sets[(line % n) as usize]
-    }
-
     fn holds(&self, line: u64) -> bool {
-        self.sets.iter().any(|s| s.contains(&line))
+        self.cache.holds(line)
     }
 
     /// True on a hit; the line evicted on a miss.
     fn access(&mut self, line: u64) -> (bool, Option<u64>) {
-        let ways = self.ways;
-        let set = self.set(line);
-        if let Some(i) = set.iter().position(|&l| l == line) {
-            set.remove(i);
-            set.push(line);
-            return (true, None);
-        }
-        set.push(line);
-        let evicted = (set.len() > ways).then(|| set.remove(0));
-        (false, evicted)
+        self.cache.access_evicting(line)
     }
 
     fn invalidate(&mut self, line: u64) -> bool {
-        let set = self.set(line);
-        let before = set.len();
-        set.retain(|&l| l != line);
-        set.len() < before
+        self.cache.invalidate(line)
     }
 }
 
@@ -65,11 +48,11 @@ struct Unit {
 }
 
 impl Unit {
-    fn new(g: Geometry, writes: Option<bool>) -> Unit {
+    fn new(g: Geometry, policy: Policy, writes: Option<bool>) -> Unit {
         Unit {
             writes,
             dirty: Vec::new(),
-            cache: Lru::new(g),
+            cache: Lru::new(g, policy),
             shadow: Vec::new(),
             capacity: g.lines() as usize,
             seen: Vec::new(),
@@ -184,6 +167,19 @@ impl Machine {
         pins: &[(ThreadId, u32)],
         writes: Option<bool>,
     ) -> Machine {
+        Machine::with_policy(cores, l1i, levels, pins, writes, Policy::Lru)
+    }
+
+    /// [`Machine::new`] with `policy` at every cache; a seeded one draws from seed + level +
+    /// core × levels (0 for a shared level), as the configuration documents it.
+    pub fn with_policy(
+        cores: u32,
+        l1i: Option<Geometry>,
+        levels: &[(Geometry, bool)],
+        pins: &[(ThreadId, u32)],
+        writes: Option<bool>,
+        policy: Policy,
+    ) -> Machine {
         let all: Vec<(Geometry, bool)> = l1i
             .iter()
             .map(|&g| (g, false))
@@ -207,8 +203,12 @@ impl Machine {
                 (0..cores).map(Some).collect()
             };
             for c in cores {
+                let at = (k + c.unwrap_or(0) as usize * all.len()) as u64;
+                let p = policy
+                    .seed()
+                    .map_or(policy, |s| policy.with_seed(s.wrapping_add(at)));
                 m.slots.push((k, c));
-                m.units.push(Unit::new(g, writes));
+                m.units.push(Unit::new(g, p, writes));
             }
         }
         m

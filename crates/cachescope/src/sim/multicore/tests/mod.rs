@@ -3,6 +3,7 @@
 //! force on random threaded traces.
 
 mod brute;
+mod policies;
 mod random;
 
 use crate::access::{Access, AccessKind, ThreadId};
