@@ -49,6 +49,10 @@ Progress = Union[bool, Callable[[int], None], None]
 DEFAULT_RATE = 1e-4
 #: References per sampling time slot by default (``--slot``).
 DEFAULT_SLOT = 200_000
+#: The share of lines ``sampled=True`` keeps by default (``--sampled``'s ``--rate``).
+DEFAULT_SAMPLED_RATE = 0.01
+#: The most lines ``sampled=True`` keeps at once by default (``--sample-lines``).
+DEFAULT_SAMPLE_LINES = 1 << 18
 
 
 def _sizes(sizes: Optional[Iterable[Size]]) -> List[int]:
@@ -480,22 +484,35 @@ def analyse(
     sizes: Optional[Iterable[Size]] = None,
     line_size: Size = 64,
     seed: int = 1,
-    rate: float = DEFAULT_RATE,
+    rate: Optional[float] = None,
     slot: int = DEFAULT_SLOT,
     include_instructions: bool = False,
     threads: Optional[int] = None,
     progress: Progress = None,
+    sampled: bool = False,
+    sample_lines: int = DEFAULT_SAMPLE_LINES,
 ) -> Dict[str, object]:
     """Several analyses from one reading of ``source``: a dict from each name to its result.
 
     Names: ``stats`` (a :class:`Document`), ``mrc`` (the exact LRU :class:`Curve` at
     ``sizes``), ``footprint`` (a :class:`Footprint` on the logarithmic grid) and ``sample``
-    (a :class:`Profile`).
+    (a :class:`Profile`; ``rate`` its sampling rate, default 1e-4).
+
+    ``sampled=True`` reads a hashed sample of the lines instead (the command line's
+    ``--sampled``, docs/sampled.md): ``rate`` is then the share of lines kept (default 0.01,
+    at most ``sample_lines`` at once; the profile keeps its default rate), ``mrc`` is the
+    SHARDS curve ``mrc --sampled --json`` prints, ``footprint`` the sampled lines' footprint
+    scaled by the rate, and ``stats`` is refused.
     """
     names = list(analyses)
+    share = None
+    if sampled:
+        share = (DEFAULT_SAMPLED_RATE if rate is None else rate, sample_lines)
+        rate = None
     docs, profile = _native.analyse(
         source._native, names, _sizes(sizes), _size(line_size), include_instructions, seed,
-        rate, slot, _threads(threads), _progress(progress),
+        DEFAULT_RATE if rate is None else rate, slot, _threads(threads), _progress(progress),
+        share,
     )
     out: Dict[str, object] = {}
     for name, doc in zip(names, docs):

@@ -13,6 +13,7 @@ mod py_curves;
 mod py_models;
 mod py_profile;
 mod record;
+mod sampled;
 mod sharing;
 mod source;
 

@@ -102,12 +102,17 @@ pub fn footprint(
 /// `stats`, `mrc` (exact LRU at `opts.sizes`, from the stack distances through the method
 /// layer), `footprint` (its logarithmic grid) and `sample` (the profile's summary; the profile
 /// itself is returned too).
+/// With `sampled`, the source is read as a sampled stream ([`crate::sampled::analyse`]).
 pub fn analyse(
     spec: &Spec,
     names: &[String],
     opts: &MrcOptions,
+    sampled: Option<cachescope::spatial::SpatialOptions>,
     progress: Progress,
 ) -> Result<(Vec<String>, Option<Profile>)> {
+    if let Some(spatial) = sampled {
+        return crate::sampled::analyse(spec, names, opts, spatial, progress);
+    }
     let options = opts.options;
     let mut trace = spec.open(options.line_size)?;
     let mut stats = StatsAnalysis::new(options.line_size);

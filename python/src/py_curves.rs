@@ -187,7 +187,7 @@ pub fn footprint(
 
 /// Several analyses from one pass: their JSON documents, and the profile when `sample` is one.
 #[pyfunction]
-#[pyo3(signature = (source, names, sizes, line_size, include_instructions, seed, rate, slot, threads, progress_cb = None))]
+#[pyo3(signature = (source, names, sizes, line_size, include_instructions, seed, rate, slot, threads, progress_cb = None, sampled = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn analyse(
     py: Python<'_>,
@@ -201,6 +201,7 @@ pub fn analyse(
     slot: u64,
     threads: usize,
     progress_cb: Option<Py<PyAny>>,
+    sampled: Option<(f64, u64)>,
 ) -> PyResult<(Vec<String>, Option<NativeProfile>)> {
     let opts = mrc_options(
         "exact",
@@ -216,8 +217,15 @@ pub fn analyse(
         0.01,
         threads,
     )?;
+    // `sampled`: the share of lines and the most sampled at once (0: a fixed rate).
+    let spatial = sampled.map(|(share, lines)| cachescope::spatial::SpatialOptions {
+        rate: share,
+        seed,
+        max_lines: (lines > 0).then_some(lines),
+        line_size: opts.options.line_size,
+    });
     let spec = source.spec.clone();
-    py.detach(move || passes::analyse(&spec, &names, &opts, progress(progress_cb)))
+    py.detach(move || passes::analyse(&spec, &names, &opts, spatial, progress(progress_cb)))
         .map(|(docs, profile)| (docs, profile.map(|profile| NativeProfile { profile })))
         .map_err(err)
 }

@@ -124,6 +124,23 @@ def test_analyse_gives_what_the_separate_calls_give(trace):
         cs.analyse(t, ["nonsense"])
 
 
+def test_analyse_sampled_gives_what_the_cli_gives(trace):
+    t = cs.open(trace)
+    r = cs.analyse(t, ["mrc", "sample"], sizes=SIZES, sampled=True, rate=0.05)
+    assert r["mrc"].json == cli(
+        "mrc", str(trace), "--json", "--sampled", "--rate", "0.05", "--sizes", ",".join(SIZES)
+    )
+    assert r["mrc"].json.find('"method": "shards"') > 0
+    # The profile reads the full stream at its own rate, as without sampling.
+    assert r["sample"].summary == t.sample().summary
+    # At rate 1 the sample is every line: SHARDS is the exact curve.
+    exact = cs.analyse(t, ["mrc"], sizes=SIZES)["mrc"]
+    whole = cs.analyse(t, ["mrc"], sizes=SIZES, sampled=True, rate=1.0)["mrc"]
+    assert list(whole.miss_ratio) == pytest.approx(list(exact.miss_ratio), abs=1e-12)
+    with pytest.raises(cs.CachescopeError, match="stats counts every reference"):
+        cs.analyse(t, ["stats"], sampled=True)
+
+
 def test_bad_input_raises_with_the_file_and_line(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("I  04000000,3\n L 1fff000340,8\n L zzzz,8\n")

@@ -91,6 +91,7 @@ pub mod reuse;
 pub mod sampling;
 pub mod sharing;
 pub mod sim;
+pub mod spatial;
 pub mod stages;
 pub mod stats;
 pub mod threads;

@@ -4,6 +4,7 @@
 //! parses.
 
 pub mod heading;
+pub mod sampled;
 pub mod shared;
 pub mod tlb;
 pub mod values;
@@ -29,6 +30,7 @@ pub use crate::cmd::sharing::SharingArgs;
 pub use crate::cmd::simulate::SimulateArgs;
 pub use crate::cmd::stats::StatsArgs;
 pub use crate::cmd::whatif::WhatifArgs;
+pub use sampled::{SampledArgs, SampledRateArgs};
 pub use shared::{
     Backend, InputArgs, LiveArgs, ReadArgs, ReportOptions, RunArgs, SamplingArgs, SizeArgs,
     SummaryFormat, WorkloadParams, YesNo,

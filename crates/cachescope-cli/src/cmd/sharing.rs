@@ -20,7 +20,7 @@ use clap::Args;
 use super::sharing_table::Printed;
 use super::simulate::InterleaveArg;
 use super::{drive, drive_again};
-use crate::args::{InputArgs, RunArgs, values};
+use crate::args::{InputArgs, RunArgs, SampledArgs, SampledRateArgs, values};
 use crate::input;
 use crate::output::{self, Format};
 
@@ -59,6 +59,10 @@ pub struct SharingArgs {
     pub top: usize,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub sampled: SampledArgs,
+    #[command(flatten)]
+    pub rate: SampledRateArgs,
     /// Print JSON: {"lines": [{"line", "kind", "structure", "structures", "threads", "writes", "coherence_misses", "code", "fix"}], ...}.
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
@@ -86,6 +90,13 @@ pub fn run(args: SharingArgs) -> Result<()> {
     let mut finder = Finder::new(options)?;
     let (mut trace, live) =
         input::open_with_events(&args.input, args.l1.line_size(), args.run.quiet)?;
+    // --sampled: the lines of the sample, every thread's references to each (docs/sampled.md).
+    let spatial = args
+        .sampled
+        .spatial(args.rate.rate, args.input.params.seed, args.l1.line_size());
+    if let Some(spatial) = spatial {
+        trace.sampled(spatial, None)?;
+    }
     drive(&mut trace, Analyses(&mut finder.analyses()), &args.run)?;
     // The program has ended with the pass: every event it sent is in the channel.
     let events: Option<(Vec<Event>, input::LiveEvents)> =
@@ -115,12 +126,14 @@ pub fn run(args: SharingArgs) -> Result<()> {
             }
         }
     }
-    output::emit(
+    output::emit_sampled(
         &Printed {
             sharing,
             top: args.top,
         },
         Format::from_flags(args.json, args.csv),
+        spatial,
+        "shards",
     )
 }
 

@@ -7,6 +7,7 @@
 mod created;
 mod csv;
 mod pending;
+mod sampled;
 
 use std::io::{self, Write};
 
@@ -15,6 +16,7 @@ use anyhow::Result;
 pub use created::{CreatedDir, remove_created_dirs};
 pub use csv::{csv_field, csv_records};
 pub use pending::{Pending, remove_pending_files};
+pub use sampled::{emit_sampled, sampled_note};
 
 /// How results are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -40,6 +40,7 @@ use crate::sim::{Cache, Op, Policy};
 
 mod observe;
 mod options;
+mod sampled;
 
 pub use options::{DEFAULT_SAMPLE_EVERY, Options, PAPER_CACHE};
 
@@ -80,6 +81,9 @@ pub struct Attribution<'e> {
     pub(super) conflicts: Option<Conflicts>,
     /// The one thread simulated and counted ([`Attribution::only_thread`]), and the threads met.
     only: Option<(ThreadId, BTreeSet<ThreadId>)>,
+    /// A sampled stream's full records and instruction fetches so far (`sampled.rs`).
+    records_seen: u64,
+    instructions_seen: u64,
     /// TLB misses by bucket and code line, when asked ([`Attribution::with_tlb`]).
     pub(super) tlb: Option<super::tlb::BucketTlb>,
 }
@@ -126,6 +130,8 @@ impl<'e> Attribution<'e> {
             fields: options.fields.then(FieldCounts::default),
             conflicts,
             only: None,
+            records_seen: 0,
+            instructions_seen: 0,
             tlb: None,
             options,
         })

@@ -14,6 +14,7 @@ mod fields;
 mod lines;
 mod loads;
 mod rank;
+mod scaled;
 
 use super::buckets::BucketKind;
 use super::cachegrind_out::SourceLine;

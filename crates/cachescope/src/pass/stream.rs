@@ -11,6 +11,8 @@ use crate::parallel::Chunked;
 use crate::trace::Trace;
 
 /// What the reading thread sends a worker.
+// A batch is moved whole into the channel, once per batch: boxing it would allocate per batch.
+#[allow(clippy::large_enum_variant)]
 enum Msg {
     /// A new chunk starts at this access index.
     Start(usize, u64),

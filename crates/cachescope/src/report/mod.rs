@@ -53,6 +53,7 @@ pub mod model;
 mod options;
 mod pages;
 pub mod policies;
+pub mod sampled;
 mod summaries;
 mod sweep;
 pub mod threads;

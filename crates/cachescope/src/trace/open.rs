@@ -15,45 +15,7 @@ use crate::access::ThreadId;
 use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 
-/// Which format to read.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum FormatChoice {
-    /// Detect from the content (the default).
-    #[default]
-    Detect,
-    /// Plain text, radix detected.
-    Plain,
-    /// Exactly this format.
-    Exactly(Format),
-}
-
-impl std::str::FromStr for FormatChoice {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<FormatChoice> {
-        match s {
-            "auto" => Ok(FormatChoice::Detect),
-            "plain" => Ok(FormatChoice::Plain),
-            _ => Format::from_name(s)
-                .map(FormatChoice::Exactly)
-                .ok_or_else(|| Error::InvalidParameter {
-                    name: "format",
-                    message: format!(
-                        "{s:?} is not a format; expected one of auto, lackey, plain, plain-hex, \
-                         plain-dec, din, binary, native, champsim"
-                    ),
-                }),
-        }
-    }
-}
-
-/// How to open a trace.
-#[derive(Clone, Debug, Default)]
-pub struct OpenOptions {
-    /// The format; detected from the content by default.
-    pub format: FormatChoice,
-    /// Skip text lines that do not parse (counted, see [`Trace::diagnostics`]) instead of failing.
-    pub skip_bad_lines: bool,
-}
+pub use super::choice::{FormatChoice, OpenOptions};
 
 /// An open trace: where it comes from, how it was decoded, and its reader.
 pub struct Trace {
@@ -72,6 +34,8 @@ pub struct Trace {
     only_thread: Option<ThreadId>,
     /// The native header's metadata pairs (none for other formats).
     metadata: Vec<(String, String)>,
+    /// The spatial filter a sampled read goes through ([`Trace::sampled`]).
+    stage: Option<Box<super::sampled::SpatialStage>>,
     /// Read through a reader [`Trace::wrap`] put in front of the format's.
     wrapped: bool,
 }
@@ -194,6 +158,7 @@ impl Trace {
             started: false,
             only_thread: None,
             metadata,
+            stage: None,
             wrapped: false,
         })
     }
@@ -212,6 +177,7 @@ impl Trace {
             started: false,
             only_thread: None,
             metadata: Vec::new(),
+            stage: None,
             wrapped: false,
         }
     }
@@ -261,7 +227,28 @@ impl Trace {
         crate::interrupt::check()?;
         self.started = true;
         batch.forget_data();
-        self.reader.read_batch(batch)
+        match &mut self.stage {
+            Some(stage) => stage.read(&mut self.reader, batch, &self.source),
+            None => self.reader.read_batch(batch),
+        }
+    }
+
+    /// Puts `stage` above the reader ([`Trace::sampled`]).
+    pub(super) fn set_stage(&mut self, stage: super::sampled::SpatialStage) {
+        self.stage = Some(Box::new(stage));
+    }
+
+    /// How the trace is sampled, when it is read as a sampled stream through
+    /// [`Trace::sampled`].
+    pub fn sampling(&self) -> Option<&crate::spatial::SpatialOptions> {
+        self.stage.as_ref().map(|s| s.options())
+    }
+
+    /// StatCache's profile of the full stream of a sampled read, once it has ended: from
+    /// [`Trace::sampled`]'s sampler, or from a reader that samples reuses itself.
+    pub fn reuse_profile(&mut self) -> Option<crate::sampling::Profile> {
+        let own = self.stage.as_ref().and_then(|s| s.profile());
+        own.or_else(|| self.reader.reuse_profile())
     }
 
     /// True once a batch was asked for.
@@ -387,47 +374,7 @@ impl AccessReader for Trace {
     fn diagnostics(&self) -> super::Diagnostics {
         Trace::diagnostics(self)
     }
-}
-
-/// A reader of the whole lines in bytes `range` of the uncompressed text trace at `path`, in
-/// `format` (lackey, plain or din): one thread's share of a trace cut at line boundaries
-/// (`range.start` is 0 or just after a newline). A lackey range starts with the pc of the last
-/// instruction record before it, as a reader of the whole file would have. Errors name `source`
-/// and the line number within the range (see [`crate::parallel`] for the fix-up).
-pub(crate) fn open_text_range(
-    path: &Path,
-    source: &Source,
-    format: Format,
-    range: std::ops::Range<u64>,
-) -> Result<Box<dyn AccessReader>> {
-    use std::io::{Seek, SeekFrom};
-    let io = |e| Error::io(source, e);
-    let mut file = File::open(path).map_err(io)?;
-    let pc = match format {
-        Format::Lackey if range.start > 0 => lackey::pc_before(&mut file, range.start, source)?,
-        _ => crate::batch::NO_PC,
-    };
-    file.seek(SeekFrom::Start(range.start)).map_err(io)?;
-    let input = std::io::BufReader::with_capacity(1 << 16, file).take(range.end - range.start);
-    let src = source.clone();
-    Ok(match format {
-        Format::Lackey => {
-            Box::new(lackey::Reader::new(input, src, lackey::Options::default()).with_pc(pc))
-        }
-        Format::Plain(radix) => Box::new(plain::Reader::new(
-            input,
-            src,
-            plain::Options {
-                skip_bad_lines: false,
-                radix,
-            },
-        )),
-        Format::Din => Box::new(din::Reader::new(input, src, din::Options::default())),
-        Format::Binary | Format::Native | Format::Champsim => {
-            return Err(Error::InvalidParameter {
-                name: "format",
-                message: format!("{} traces are not cut at line boundaries", format.name()),
-            });
-        }
-    })
+    fn reuse_profile(&mut self) -> Option<crate::sampling::Profile> {
+        Trace::reuse_profile(self)
+    }
 }

@@ -12,7 +12,7 @@ use cachescope::sim::Geometry;
 use clap::Args;
 
 use super::drive;
-use crate::args::{InputArgs, RunArgs, values};
+use crate::args::{InputArgs, RunArgs, SampledArgs, SampledRateArgs, values};
 use crate::input;
 use crate::output::{self, Format};
 
@@ -101,6 +101,10 @@ pub struct AttributeArgs {
     pub tlb: crate::args::TlbArgs,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub sampled: SampledArgs,
+    #[command(flatten)]
+    pub rate: SampledRateArgs,
     /// Print JSON: buckets, evictions, lines, lines_by_misses, loads, monitor_cost, mrc, notes.
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
@@ -222,6 +226,21 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         Some(log) if !log.header.program.is_empty() && !recorded_now => log.header.program.clone(),
         _ => cmd,
     };
+    let spatial =
+        args.sampled
+            .spatial(args.rate.rate, args.input.params.seed, geometry.line_size());
+    if spatial.is_some()
+        && (args.per_thread
+            || cachegrind_out.is_some()
+            || args.callgraph
+            || args.callgrind_out.is_some()
+            || tlb.is_some())
+    {
+        anyhow::bail!(
+            "--sampled attributes one stream: drop --per-thread, --cachegrind-out, --callgraph, \
+             --callgrind-out and the TLB flags"
+        );
+    }
     // `--pages recorded`: the huge pages the event log says the program had.
     let (rules, page_notes) = args.tlb.rules(events_path.as_deref())?;
     // The call graph instead of the attribution; per thread, Callgrind's files per thread.
@@ -242,7 +261,15 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         None => None,
     };
     let events = log.map(|log| Box::new(log) as EventSource<'static>);
-    let opts = options(&args, cachegrind_out.is_some());
+    let mut opts = options(&args, cachegrind_out.is_some());
+    // --sampled: the sampled lines in a miniature of the cache, counts scaled at the end
+    // (docs/sampled.md); the monitor's cost and the per-structure curves need every line.
+    if let Some(s) = spatial {
+        trace.sampled(s, None)?;
+        opts.geometry = cachescope::report::sampled::miniature(geometry, s.rate)?;
+        opts.cost = None;
+        opts.mrc = false;
+    }
     let mut attribution = Attribution::new(opts, events)?;
     if let Some(c) = &tlb {
         attribution = attribution.with_tlb(c, &rules)?;
@@ -250,8 +277,10 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     if let Some(t) = thread {
         attribution = attribution.only_thread(t);
     }
+    let mut spans = cachescope::method::Spans::default();
     {
-        let mut parts: Vec<&mut dyn cachescope::analysis::Analysis> = vec![&mut attribution];
+        let mut parts: Vec<&mut dyn cachescope::analysis::Analysis> =
+            vec![&mut attribution, &mut spans];
         if let Some(g) = &mut graph {
             parts.push(g);
         }
@@ -269,6 +298,13 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     if events_path.is_none() {
         report.notes.insert(0, NO_LOG.into());
     }
+    if let Some(s) = spatial {
+        report.scale_sampled(geometry, s.rate);
+        // The spans count every data reference: the miss ratio is then SHARDS's adjusted one.
+        if thread.is_none() {
+            report.data_refs = spans.0;
+        }
+    }
     if tlb.is_some() {
         report.notes.extend(page_notes);
     }
@@ -285,7 +321,12 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         report,
         top: args.top,
     };
-    output::emit(&out, Format::from_flags(args.json, args.csv))
+    output::emit_sampled(
+        &out,
+        Format::from_flags(args.json, args.csv),
+        spatial,
+        "mini",
+    )
 }
 
 /// The note of an attribution without an event log.

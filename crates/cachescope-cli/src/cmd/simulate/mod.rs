@@ -13,13 +13,14 @@ use cachescope::sim::{
 use clap::Args;
 
 use super::drive;
-use crate::args::{InputArgs, RunArgs, YesNo, values};
+use crate::args::{InputArgs, RunArgs, SampledArgs, SampledRateArgs, YesNo, values};
 use crate::input;
 use crate::output::{self, Format};
 
 mod hardware;
 mod multicore;
 pub mod multicore_table;
+mod sampled;
 mod table;
 mod tlb;
 pub use table::Simulations;
@@ -145,6 +146,10 @@ pub struct SimulateArgs {
     pub tlb: tlb::SimTlbArgs,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub sampled: SampledArgs,
+    #[command(flatten)]
+    pub rate: SampledRateArgs,
     /// Print JSON.
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
@@ -193,6 +198,13 @@ impl From<InclusionArg> for cachescope::sim::Inclusion {
 }
 
 pub fn run(args: SimulateArgs) -> Result<()> {
+    if let Some(spatial) =
+        args.sampled
+            .spatial(args.rate.rate, args.input.params.seed, args.run.line_size)
+    {
+        let policy = values::seeded(args.policy, args.input.params.seed);
+        return sampled::run(&args, policy, spatial);
+    }
     let simulated = simulate(&args, &mut |input, line_size| input::open(input, line_size))?;
     output::emit(&simulated, Format::from_flags(args.json, args.csv))
 }

@@ -1,0 +1,367 @@
+//! The sampled report: what the pass over the sampled stream measured, scaled by the rate and
+//! run through the models the exact report runs, into a [`Report`] of the same schema.
+
+use crate::Result;
+use crate::method::{self, CurvePolicy, Measured, Method, MrcOptions};
+use crate::models::hotl::{self, HotlVariant};
+use crate::reuse::{Mrc, MrcPoint, sizes_log_range};
+use crate::sampling::Cold;
+use crate::trace::Trace;
+
+use super::super::catalog;
+use super::super::l2::l2_report;
+use super::super::model::*;
+use super::super::options::{L2_BYTES, MIN_BYTES, MIN_INTERVALS, max_bytes, three_c_sizes};
+use super::super::summaries::{attribution_summary, phases_summary};
+use super::collector::{POLICIES, SampledCollector};
+use super::expected;
+use super::{curves, scale};
+
+impl SampledCollector {
+    /// Runs the models on what the pass measured and builds the report of `trace`, the
+    /// sampled trace that was read (its name, format and StatCache profile).
+    pub fn finish(self, trace: &mut Trace) -> Result<Report> {
+        let mut notes = Vec::new();
+        let line = self.options.line_size.bytes();
+        let shards = self.shards.finish();
+        let rate = shards.rate;
+        let distinct = shards.cold.round() as u64;
+        let stats = self.kinds.summary(distinct, line);
+        let max_bytes = max_bytes(stats.bytes_touched, line);
+        let sizes = sizes_log_range(MIN_BYTES.max(line), max_bytes, 8)?;
+        let opts = |method, policy| curve_options(&self.options, method, policy, &sizes);
+
+        let mut mrc = vec![shards.mrc(&sizes)];
+        let profile = trace.reuse_profile();
+        let mut random = self.random.finish();
+        random.points.retain(|p| p.size_bytes <= max_bytes);
+        let random_sizes: Vec<u64> = random.points.iter().map(|p| p.size_bytes).collect();
+        if let Some(profile) = &profile {
+            for method in [Method::Statcache, Method::Statstack] {
+                match method::curve_from(Measured::Profile(profile), &opts(method, None)) {
+                    Ok(c) => mrc.push(c),
+                    Err(e) => notes.push(format!("{} left out: {e}", method.name())),
+                }
+            }
+        } else {
+            notes.push("StatCache and StatStack left out: the stream had no reuse profile".into());
+        }
+        // HOTL from the reuse samples where there are any (the spatial sample of a small
+        // program holds too few lines for its footprint: docs/accuracy/sampled.md), else from
+        // the sampled lines' footprint and reuse times.
+        let (footprint, reuse_times) = self.fp.finish_with_reuse_times();
+        let hotl_opts = MrcOptions {
+            hotl_variant: HotlVariant::Paper,
+            ..opts(Method::Hotl, None)
+        };
+        let by_time = profile
+            .as_ref()
+            .filter(|p| !p.samples().is_empty())
+            .map(hotl::ProfileFootprint::new);
+        mrc.push(match &by_time {
+            Some(f) => f.footprint_mrc(&sizes),
+            None => method::curve_from(Measured::Footprint(&footprint), &hotl_opts)?,
+        });
+        mrc.push(match &by_time {
+            Some(f) => f.mrc(&sizes),
+            None => method::curve_from(
+                Measured::ReuseTimes(&reuse_times),
+                &opts(Method::HotlRt, None),
+            )?,
+        });
+        let (working_set, fill_time) = match &by_time {
+            Some(f) => hotl_of_profile(f, shards.refs, &sizes, line)?,
+            None => {
+                let filmer = hotl::Filmer::new(&footprint);
+                (
+                    working_set(&footprint, line)?,
+                    fill_time(&filmer, &footprint, &sizes, line),
+                )
+            }
+        };
+        let reuse_time = match &profile {
+            Some(p) if !p.samples().is_empty() => scale::reuse_times(p),
+            _ => super::super::histogram::octave_histogram(
+                "reuse_time",
+                &reuse_times.reuse_time,
+                reuse_times.distinct_lines,
+            ),
+        };
+
+        // The reference LRU curves: StatStack's where there are reuse samples, else SHARDS's.
+        let statstack = profile.as_ref().and_then(|p| {
+            let all: Vec<u64> = sizes.iter().chain(&random_sizes).copied().collect();
+            let mut o = opts(Method::Statstack, None);
+            o.sizes = all;
+            method::curve_from(Measured::Profile(p), &o).ok()
+        });
+        let shards_all = shards.mrc(&[sizes.as_slice(), &random_sizes].concat());
+        let lru_ref = statstack.as_ref().unwrap_or(&shards_all);
+        let lru = |size| curves::at(lru_ref, size);
+        let l1 = match &profile {
+            Some(p) if !p.samples().is_empty() => crate::models::l2::L1Histogram::from_profile(p)?,
+            _ => scale::l1_histogram(&shards)?,
+        };
+        let smith_d = scale::smith_of(&l1, "statstack", shards.refs);
+        let reference = curves::Reference {
+            lru: &lru,
+            shards: &shards,
+            smith: &smith_d,
+            ways: self.options.ways,
+        };
+        let mut minis = self.minis.finish_all();
+        let lru_mini = minis.remove(0);
+        let three_c = reference.three_c(
+            &lru_mini,
+            &three_c_sizes(line, self.options.ways)
+                .into_iter()
+                .filter(|&s| s <= max_bytes)
+                .collect::<Vec<_>>(),
+        );
+        let mut policies = vec![Mrc {
+            points: three_c
+                .iter()
+                .map(|p| MrcPoint {
+                    size_bytes: p.size_bytes,
+                    lines: p.size_bytes / line,
+                    miss_ratio: Some(p.misses as f64 / p.refs.max(1) as f64),
+                    miss_ratio_warm: (p.misses - p.cold) as f64 / p.refs.max(1) as f64,
+                })
+                .collect(),
+            ..lru_mini.clone()
+        }];
+        for m in minis {
+            policies.push(reference.set_associative(m, &lru_mini));
+        }
+        policies.push(reference.fully_associative(method::opt_of_sample(
+            self.opt,
+            &sizes,
+            rate,
+            shards.refs,
+            line,
+        )?));
+        for c in &mut policies {
+            c.points.retain(|p| p.size_bytes <= max_bytes);
+        }
+        debug_assert_eq!(policies.len(), POLICIES + 1);
+        mrc.insert(1, reference.fully_associative(random));
+
+        let l2 = {
+            let sim = scale::two_level(self.two_level.sim.finish(), rate, &L2_BYTES);
+            let reuse = scale::octave_scaled("l2_reuse_distance", &sim.l2_reuse, 0, rate);
+            match l2_report(&l1, sim, line) {
+                Ok(mut r) => {
+                    r.reuse_simulated = Histogram {
+                        cold: r.cold,
+                        total: r.cold + reuse.total,
+                        ..reuse
+                    };
+                    Some(r)
+                }
+                Err(e) => {
+                    notes.push(format!("L2 model left out: {e}"));
+                    None
+                }
+            }
+        };
+        let phases = if self.phases.intervals() < MIN_INTERVALS {
+            notes.push(format!(
+                "phases left out: {} interval(s) of {}; at least {MIN_INTERVALS} are needed",
+                self.phases.intervals(),
+                self.options.phase_interval
+            ));
+            None
+        } else {
+            match self.phases.finish() {
+                Ok(r) => Some(scaled_phases(phases_summary(&r), rate)),
+                Err(e) => {
+                    notes.push(format!("phases left out: {e}"));
+                    None
+                }
+            }
+        };
+        let attribution = match self.attribution {
+            None => None,
+            Some(a) => Some(scale::attribution(
+                attribution_summary(&a.finish()?),
+                rate,
+                crate::attribution::measure::Options::default()
+                    .geometry
+                    .to_string(),
+            )),
+        };
+        let sampling = match &profile {
+            Some(p) => SamplingSummary {
+                rate: self.options.sample_rate,
+                seed: self.options.seed,
+                samples: p.samples().len() as u64,
+                reuses: p.reuses(),
+                dangling: p.dangling(),
+            },
+            None => SamplingSummary {
+                rate: self.options.sample_rate,
+                seed: self.options.seed,
+                samples: 0,
+                reuses: 0,
+                dangling: 0,
+            },
+        };
+        let mut report = Report {
+            version: FORMAT_VERSION,
+            generator: concat!("cachescope-report ", env!("CARGO_PKG_VERSION")).into(),
+            source: trace.source().to_string(),
+            program: None,
+            format: trace.format_name().to_string(),
+            line_size: line,
+            // The advice, the pages (TLBs) and the call graph need every reference.
+            what_to_change: None,
+            pages: None,
+            callgraph: None,
+            elapsed_seconds: self.started.elapsed().as_secs_f64(),
+            stats,
+            mrc,
+            policies,
+            sampling,
+            working_set,
+            fill_time,
+            reuse_time,
+            stack_distance: {
+                // In full-stream references: the histogram's weights are its own units.
+                let f = shards.refs as f64 / l1.refs.max(f64::MIN_POSITIVE);
+                let bins = l1
+                    .masses
+                    .iter()
+                    .map(|m| (m.sd, m.sd + m.len - 1, m.weight * f));
+                scale::octave_weights("stack_distance", bins, l1.cold * f)
+            },
+            three_c: ThreeCReport {
+                ways: self.options.ways,
+                policy: "lru".into(),
+                points: three_c,
+            },
+            l2,
+            phases,
+            attribution,
+            threads: {
+                let ids = self.kinds.threads();
+                (ids.len() > 1).then_some(ThreadsReport {
+                    ids,
+                    curves: None,
+                    sharing: None,
+                })
+            },
+            notes,
+            figures: Vec::new(),
+            sampled: Some(expected::summary(&self.spatial, rate, shards.sampled)),
+        };
+        report.figures = catalog::list(&report);
+        expected::caption(&mut report);
+        Ok(report)
+    }
+}
+
+/// The exact report's curve options for `method`.
+fn curve_options(
+    options: &super::super::CollectOptions,
+    method: Method,
+    policy: Option<CurvePolicy>,
+    sizes: &[u64],
+) -> MrcOptions {
+    MrcOptions {
+        method,
+        policy,
+        sizes: sizes.to_vec(),
+        options: crate::reuse::Options {
+            line_size: options.line_size,
+            ..crate::reuse::Options::default()
+        },
+        seed: options.seed,
+        rate: options.sample_rate,
+        cold: Cold::Estimate,
+        ..MrcOptions::default()
+    }
+}
+
+/// The working-set graph of a footprint, 8 windows per octave, as the exact report's.
+fn working_set(footprint: &hotl::Footprint, line: u64) -> Result<Vec<WorkingSetPoint>> {
+    Ok(footprint
+        .points(8)?
+        .into_iter()
+        .map(|p| WorkingSetPoint {
+            window: p.window,
+            lines: p.footprint,
+            bytes: p.footprint * line as f64,
+        })
+        .collect())
+}
+
+/// The working-set graph (8 windows per octave up to the `refs` of the trace) and the fill
+/// and inter-miss times at `sizes` of the footprint the reuse samples give.
+fn hotl_of_profile(
+    f: &hotl::ProfileFootprint,
+    refs: u64,
+    sizes: &[u64],
+    line: u64,
+) -> Result<(Vec<WorkingSetPoint>, Vec<FillTimePoint>)> {
+    let ws = if refs == 0 {
+        Vec::new()
+    } else {
+        sizes_log_range(1, refs, 8)?
+            .into_iter()
+            .map(|w| {
+                let lines = f.fp(w as f64);
+                WorkingSetPoint {
+                    window: w,
+                    lines,
+                    bytes: lines * line as f64,
+                }
+            })
+            .collect()
+    };
+    let ft = sizes
+        .iter()
+        .map(|&b| {
+            let c = (b / line) as f64;
+            FillTimePoint {
+                size_bytes: b,
+                lines: b / line,
+                fill_time: f.fill_time(c),
+                inter_miss_time: 1.0 / f.miss_ratio(c),
+            }
+        })
+        .filter(|p| p.fill_time.is_finite() && p.inter_miss_time.is_finite())
+        .collect();
+    Ok((ws, ft))
+}
+
+/// Fill and inter-miss times, as the exact report's.
+fn fill_time(
+    filmer: &hotl::Filmer,
+    footprint: &hotl::Footprint,
+    sizes: &[u64],
+    line: u64,
+) -> Vec<FillTimePoint> {
+    sizes
+        .iter()
+        .filter(|&&b| b / line <= footprint.distinct_lines)
+        .map(|&b| {
+            let c = (b / line) as f64;
+            FillTimePoint {
+                size_bytes: b,
+                lines: b / line,
+                fill_time: filmer.fill_time(c),
+                inter_miss_time: filmer.inter_miss_time(c),
+            }
+        })
+        .filter(|p| p.fill_time.is_finite() && p.inter_miss_time.is_finite())
+        .collect()
+}
+
+/// The phase timeline's interval sizes over the rate (each interval's sampled references).
+fn scaled_phases(mut p: PhasesSummary, rate: f64) -> PhasesSummary {
+    for i in &mut p.intervals {
+        i.data_refs = (i.data_refs as f64 / rate).round() as u64;
+    }
+    p.l2 = "1M,16,64".into();
+    p
+}
