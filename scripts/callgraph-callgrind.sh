@@ -4,7 +4,7 @@
 # of scripts/program-speed.sh, smaller). For each: the top 10 functions by inclusive D1
 # misses on both sides, side by side, whether they come in the same order, and for the
 # example every caller/callee call count. Writes the tables into docs/callgraph.md between
-# its `<!-- callgraph-callgrind.sh -->` markers and on standard output. Skips, saying so,
+# its `<!-- callgraph-callgrind.sh: begin -->` markers and on standard output. Skips, saying so,
 # without Valgrind.
 #
 # Callgrind's inclusive cost of a function is read from its file as KCachegrind and
@@ -74,7 +74,7 @@ python3 - "$block" <<'PY'
 import re, sys
 path = "docs/callgraph.md"
 doc = open(path).read()
-new_block = "<!-- callgraph-callgrind.sh -->\n" + sys.argv[1] + "\n<!-- /callgraph-callgrind.sh -->"
-doc = re.sub(r"<!-- callgraph-callgrind.sh -->.*?<!-- /callgraph-callgrind.sh -->", lambda m: new_block, doc, flags=re.S)
+new_block = "<!-- callgraph-callgrind.sh: begin -->\n" + sys.argv[1] + "\n<!-- callgraph-callgrind.sh: end -->"
+doc = re.sub(r"<!-- callgraph-callgrind.sh: begin -->.*?<!-- callgraph-callgrind.sh: end -->", lambda m: new_block, doc, flags=re.S)
 open(path, "w").write(doc)
 PY

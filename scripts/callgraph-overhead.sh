@@ -4,7 +4,7 @@
 # …) so both see the same machine, RUNS of each (default 3); the medians of CPU time (user +
 # system, Valgrind's process and cachescope's) and of wall time, their ratio, and the size of
 # the traces. Writes the table into docs/callgraph.md between its
-# `<!-- callgraph-overhead.sh -->` markers and on standard output, with the load average at
+# `<!-- callgraph-overhead.sh: begin -->` markers and on standard output, with the load average at
 # both ends (the machine may be shared: CPU time is the figure to read). Skips, saying so,
 # without Valgrind or GNU time.
 #
@@ -70,7 +70,7 @@ python3 - "$table" <<'PY'
 import re, sys
 path = "docs/callgraph.md"
 doc = open(path).read()
-block = "<!-- callgraph-overhead.sh -->\n" + sys.argv[1] + "\n<!-- /callgraph-overhead.sh -->"
-new = re.sub(r"<!-- callgraph-overhead.sh -->.*?<!-- /callgraph-overhead.sh -->", lambda m: block, doc, flags=re.S)
+block = "<!-- callgraph-overhead.sh: begin -->\n" + sys.argv[1] + "\n<!-- callgraph-overhead.sh: end -->"
+new = re.sub(r"<!-- callgraph-overhead.sh: begin -->.*?<!-- callgraph-overhead.sh: end -->", lambda m: block, doc, flags=re.S)
 open(path, "w").write(new)
 PY

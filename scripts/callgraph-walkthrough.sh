@@ -2,7 +2,7 @@
 # The walkthrough of docs/callgraph.md, regenerated: `bzip2 -9` of a 500 KB text recorded with
 # call events, then `attribute --callgraph` (its table), `--json` (one function's structures
 # and calls) and `--callgrind-out` read by `callgrind_annotate --inclusive=yes`. Writes the
-# outputs between docs/callgraph.md's `<!-- callgraph-walkthrough.sh -->` markers. Skips,
+# outputs between docs/callgraph.md's `<!-- callgraph-walkthrough.sh: begin -->` markers. Skips,
 # saying so, without Valgrind or bzip2.
 #
 #   scripts/callgraph-walkthrough.sh     # WORK=DIR keeps the files (default target/callgraph-walkthrough)
@@ -59,8 +59,8 @@ python3 - "$block" <<'PY'
 import re, sys
 path = "docs/callgraph.md"
 doc = open(path).read()
-new = "<!-- callgraph-walkthrough.sh -->\n" + sys.argv[1] + "\n<!-- /callgraph-walkthrough.sh -->"
-doc = re.sub(r"<!-- callgraph-walkthrough.sh -->.*?<!-- /callgraph-walkthrough.sh -->", lambda m: new, doc, flags=re.S)
+new = "<!-- callgraph-walkthrough.sh: begin -->\n" + sys.argv[1] + "\n<!-- callgraph-walkthrough.sh: end -->"
+doc = re.sub(r"<!-- callgraph-walkthrough.sh: begin -->.*?<!-- callgraph-walkthrough.sh: end -->", lambda m: new, doc, flags=re.S)
 open(path, "w").write(doc)
 PY
 echo "$block"
