@@ -177,3 +177,15 @@ fn sharing_sampled_finds_the_sampled_lines_exactly() {
         assert_eq!(l["coherence_misses"], same["coherence_misses"], "{l}");
     }
 }
+
+#[test]
+fn simulate_sampled_refuses_tlbs_rather_than_ignore_them() {
+    let out = cs()
+        .args(["simulate", "--workload", "phases", "--cache", "32K,8,64"])
+        .args(["--sampled", "--tlb", "skylake"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("simulates no TLB"), "{err}");
+}

@@ -202,6 +202,12 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         args.sampled
             .spatial(args.rate.rate, args.input.params.seed, args.run.line_size)
     {
+        if args.tlb.config(args.input.params.seed)?.is_some() {
+            bail!(
+                "--sampled samples cache lines, not pages, so it simulates no TLB: drop the TLB \
+                 flags (--dtlb, --itlb, --stlb, --tlb)"
+            );
+        }
         let policy = values::seeded(args.policy, args.input.params.seed);
         return sampled::run(&args, policy, spatial);
     }
