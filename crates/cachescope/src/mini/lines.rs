@@ -53,7 +53,7 @@ impl Lines {
         self.runs.iter().map(|&r| u64::from(r)).sum()
     }
 
-    /// Each run as `(line, again)` for [`Cache::access_runs`].
+    /// Each run as `(line, again)` for [`crate::sim::Cache::access_runs`].
     pub(super) fn steps(&self) -> impl Iterator<Item = (u64, bool)> + '_ {
         self.lines
             .iter()

@@ -39,6 +39,6 @@ impl std::str::FromStr for FormatChoice {
 pub struct OpenOptions {
     /// The format; detected from the content by default.
     pub format: FormatChoice,
-    /// Skip text lines that do not parse (counted, see [`Trace::diagnostics`]) instead of failing.
+    /// Skip text lines that do not parse (counted, see [`super::Trace::diagnostics`]) instead of failing.
     pub skip_bad_lines: bool,
 }
