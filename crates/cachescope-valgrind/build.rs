@@ -8,13 +8,14 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: [&str; 8] = [
+const SOURCES: [&str; 9] = [
     "tool/cs_main.c",
     "tool/cs_env.c",
     "tool/cs_instrument.c",
     "tool/cs_debuginfo.c",
     "tool/cs_events.c",
     "tool/cs_sample.c",
+    "tool/cs_spatial.c",
     "tool/cs_ring.c",
     "tool/cs_toggle.c",
 ];
@@ -32,6 +33,8 @@ fn main() {
         "tool/cs_events.h",
         "tool/cs_sample.c",
         "tool/cs_sample.h",
+        "tool/cs_spatial.c",
+        "tool/cs_spatial.h",
         "tool/cs_ring.c",
         "tool/cs_ring.h",
         "tool/cs_toggle.c",

@@ -52,6 +52,7 @@ extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 #include "cs_instrument.h"
 #include "cs_ring.h"
 #include "cs_sample.h"
+#include "cs_spatial.h"
 #include "cs_toggle.h"
 
 /*------------------------------------------------------------------*/
@@ -98,6 +99,8 @@ static void cs_write_out(void)
       return;
    if (cs_ring_requested()) {
       ULong* next = cs_ring_put(out_fd, left / sizeof(ULong), !finishing);
+      if (cs_spatial())
+         cs_spatial_lower(cs_ring_threshold());
       if (next == NULL) {
          /* The reader has gone, as with a closed pipe below. */
          out_broken = True;
@@ -226,6 +229,8 @@ static void cs_pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nArgs)
          programs are not followed): mark where its stream stops, and send it. */
       if (cs_sampling())
          cs_sample_count();
+      if (cs_spatial())
+         cs_spatial_position();
       cs_append(CS_ESCAPE(CS_TAG_EXEC, 0));
       cs_write_out();
    }
@@ -251,6 +256,7 @@ static Bool cs_process_cmd_line_option(const HChar* arg)
    else if VG_BOOL_CLO(arg, "--cs-keep-env", clo_keep_env) {}
    else if (cs_events_option(arg)) {}
    else if (cs_sample_option(arg)) {}
+   else if (cs_spatial_option(arg)) {}
    else if (cs_ring_option(arg)) {}
    else if (cs_roi_option(arg)) {}
    else if (cs_toggle_option(arg)) {}
@@ -269,6 +275,11 @@ static void cs_print_usage(void)
 "    --cs-sample-from=PATH  sample: read the positions to sample from PATH, write only\n"
 "                        the reuses of their lines and the count [no sampling]\n"
 "    --cs-line-shift=N   log2 of the line size, for sampling [6]\n"
+"    --cs-sample-instr=no|yes  the reuse sampler counts instructions [as --cs-instr]\n"
+"    --cs-spatial=no|yes  write only the references to sampled lines (a hash of the\n"
+"                        line below the threshold) and their positions [no]\n"
+"    --cs-spatial-threshold=T  the hash threshold, decimal or 0x hex [all lines]\n"
+"    --cs-spatial-instr=no|yes  sample instruction fetches too [no]\n"
 "    --cs-ring=PATH      hand the records over in the shared ring PATH (made by\n"
 "                        cachescope), with only tokens in --cs-out [no ring]\n"
 "    --cs-keep-env=no|yes  leave VALGRIND_LIB and CACHESCOPE_* in the program's\n"
@@ -290,6 +301,8 @@ static void cs_post_clo_init(void)
    if (!clo_keep_env)
       cs_strip_client_env();
    cs_roi_post_clo_init();
+   if (!cs_spatial_post_clo_init())
+      VG_(exit)(1);
    if (clo_out == NULL) {
       VG_(umsg)("cachescope: no --cs-out=PATH given; records are counted, not written\n");
       return;
@@ -319,7 +332,8 @@ static void cs_post_clo_init(void)
       VG_(fcntl)(out_fd, VKI_F_SETPIPE_SZ, sizeof cs_buf);
    }
    cs_append(CS_ESCAPE(CS_TAG_HEADER, CS_VERSION | ((ULong)clo_instr << 16)
-                                         | ((ULong)cs_sampling() << 17)));
+                                         | ((ULong)cs_sampling() << 17)
+                                         | ((ULong)cs_spatial() << 18)));
    cs_events_start();
    if (cs_sampling())
       cs_sample_start();
@@ -332,6 +346,8 @@ static void cs_fini(Int exitcode)
    cs_events_fini();
    if (cs_sampling() && out_fd >= 0)
       cs_sample_count();
+   if (cs_spatial() && out_fd >= 0)
+      cs_spatial_position();
    ULong before = words_written + (cs_ptr - cs_base);
    cs_append(CS_ESCAPE(CS_TAG_END, before & CS_ARG_MASK));
    finishing = True;

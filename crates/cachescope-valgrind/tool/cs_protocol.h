@@ -8,14 +8,15 @@
 #define CS_PROTOCOL_H
 
 /* Version of the record stream, in the header escape. */
-#define CS_VERSION 2
+#define CS_VERSION 3
 
 /* Escapes: a word whose bits 60-63 (the tag) are not 0. Bits 0-47 are its argument. */
 #define CS_ARG_MASK 0x0000FFFFFFFFFFFFULL
 #define CS_ESCAPE(tag, arg) (((ULong)(tag) << 60) | ((ULong)(arg) & CS_ARG_MASK))
 
 /* First word of a stream: argument = CS_VERSION | instruction records on << 16 | sampled
-   capture << 17 (then references are counted, not written: only the escapes below). */
+   capture << 17 (then references are counted, not written: only the escapes below) |
+   spatial sampling << 18 (only the references to sampled lines are written). */
 #define CS_TAG_HEADER 0xE
 /* The running thread changed: argument = Valgrind's thread id (1 = the main thread). */
 #define CS_TAG_THREAD 0x1
@@ -43,6 +44,17 @@
    stream), then one instruction record (kind 3: address and length) per instruction.
    Written when a block is translated, so before any CS_TAG_RUN that names it. */
 #define CS_TAG_RUNDEF 0x8
+/* Spatial sampling (--cs-spatial=yes, cs_spatial.c): a reference to a sampled line.
+   Argument = its pc (the instruction's address). Two words follow: the reference word (as
+   in a full stream), then its distance from the previous sample or position record, in data
+   references (bits 32-63) and instructions (bits 0-31). A reference's position is the data
+   references and instructions before it in the full stream (a data reference's own
+   instruction comes before it). */
+#define CS_TAG_SAMPLE 0x9
+/* Spatial sampling: two words follow, the data references and instructions counted so far.
+   Written before each event, before an exec record and the end record, and before a sample
+   whose distance would not fit. */
+#define CS_TAG_POSITION 0xA
 /* Last word of a complete stream: argument = number of words before it. */
 #define CS_TAG_END    0xF
 

@@ -44,7 +44,7 @@ const RECORDS: usize = 8 << 20;
 
 fn stream() -> (Vec<u8>, u64) {
     let mut words: Vec<u64> = Vec::with_capacity(RECORDS + 64);
-    words.push((0xE << 60) | 2 | (1 << 16));
+    words.push((0xE << 60) | cachescope::record::tool::VERSION | (1 << 16));
     let mut x = 0x2545_F491_4F6C_DD1Du64;
     let mut pc = 0x40_1000u64;
     let mut refs = 0;
@@ -81,7 +81,7 @@ fn stream() -> (Vec<u8>, u64) {
 /// The `runs` stream: 256 runs defined after the header, then run words each followed by one
 /// or two data references, until about [`RECORDS`] records.
 fn stream_with_runs() -> (Vec<u8>, u64) {
-    let mut words: Vec<u64> = vec![(0xE << 60) | 2 | (1 << 16)];
+    let mut words: Vec<u64> = vec![(0xE << 60) | cachescope::record::tool::VERSION | (1 << 16)];
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = move || {
         x ^= x << 13;

@@ -53,12 +53,15 @@ pub mod tool;
 mod tool_decode;
 mod tool_run;
 mod tool_sampled;
+pub mod tool_spatial;
+mod tool_spatial_run;
 
 pub use ending::{crash_report, describe_status};
 pub use lifetime::{kill_all, remove_all_dirs};
 pub use process::ProgramOutput;
-pub use tool_run::{ToolOptions, ToolStream, tool_status, valgrind};
+pub use tool_run::{SpatialTool, ToolOptions, ToolStream, tool_status, valgrind};
 pub use tool_sampled::sample_program;
+pub use tool_spatial_run::SpatialStream;
 
 use std::fs::{self, File};
 use std::io::Write as _;

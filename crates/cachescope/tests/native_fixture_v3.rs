@@ -18,7 +18,7 @@ fn fixture() -> PathBuf {
 }
 
 /// The tool stream's header word (format version 2, one thread to start).
-const STREAM_HEADER: u64 = (0xE << 60) | 2 | (1 << 16);
+const STREAM_HEADER: u64 = (0xE << 60) | cachescope::record::tool::VERSION | (1 << 16);
 
 /// An access as the tests compare them: (thread, address, size, kind, pc).
 type Expected = (u32, u64, u32, AccessKind, u64);

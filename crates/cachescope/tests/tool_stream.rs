@@ -9,7 +9,7 @@ use cachescope::trace::{AccessReader, native};
 use cachescope::{AccessKind, Batch, Source};
 use proptest::prelude::*;
 
-const HEADER: u64 = (0xE << 60) | 2 | (1 << 16);
+const HEADER: u64 = (0xE << 60) | cachescope::record::tool::VERSION | (1 << 16);
 
 #[derive(Clone, Debug)]
 enum Item {

@@ -110,7 +110,8 @@ impl Recording {
             input,
             log,
             source,
-        } = launch(program, args, &opts, None)?;
+            ..
+        } = launch(program, args, &opts, InTool::default())?;
         let counts = Arc::new(Mutex::new(EventCounts::default()));
         if opts.events {
             recording.tool_counts = Some(counts.clone());
@@ -138,17 +139,47 @@ pub(super) struct Launched {
     pub input: Box<dyn Read + Send>,
     pub log: PathBuf,
     pub source: Source,
+    /// Where the spatial sampler's threshold is published, when it runs through a ring.
+    pub threshold: Option<Threshold>,
 }
 
-/// Starts the tool on `program` and opens its record stream. With `sampling`, the tool samples
-/// (docs/recording.md): the positions to sample are to be written into
-/// `recording.dir/positions.fifo`.
+/// The handle that publishes the spatial sampler's threshold (only through a ring).
+#[cfg(target_os = "linux")]
+pub(super) type Threshold = super::ring::Threshold;
+#[cfg(not(target_os = "linux"))]
+pub(super) type Threshold = std::convert::Infallible;
+
+/// The samplers run inside the tool (none: the full stream).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct InTool<'a> {
+    /// StatCache's reuse sampler (`cs_sample.c`).
+    pub reuse: Option<&'a SamplerOptions>,
+    /// The spatial sampler (`cs_spatial.c`).
+    pub spatial: Option<&'a SpatialTool>,
+}
+
+/// What the tool's spatial sampler is told ([`super::tool_spatial`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpatialTool {
+    /// A line is sampled when its hash is below this (lowered later as published).
+    pub threshold: u64,
+    /// The lines hashed.
+    pub line_size: crate::access::LineSize,
+    /// Sample instruction fetches too (data references always).
+    pub instructions: bool,
+}
+
+/// Starts the tool on `program` and opens its record stream. With a sampler `in_tool`, the
+/// tool samples (docs/recording.md): the reuse sampler's positions are to be written into
+/// `recording.dir/positions.fifo`; the spatial sampler's threshold is published through
+/// [`Launched::threshold`].
 pub(super) fn launch(
     program: &OsStr,
     args: &[OsString],
     opts: &ToolOptions,
-    sampling: Option<&SamplerOptions>,
+    in_tool: InTool<'_>,
 ) -> Result<Launched> {
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
     let valgrind = valgrind();
     let dirs = tool_status().map_err(|why| Error::InvalidParameter {
         name: "record",
@@ -165,16 +196,32 @@ pub(super) fn launch(
     let fifo = dir.join("records.fifo");
     let log = dir.join("valgrind.log");
     let mut fifos = vec![fifo.clone()];
-    let mut sample_args = Vec::new();
-    if let Some(s) = sampling {
+    let mut sample_args: Vec<OsString> = Vec::new();
+    if let Some(s) = in_tool.reuse {
         let positions = dir.join(POSITIONS);
         let mut from = OsString::from("--cs-sample-from=");
         from.push(&positions);
         sample_args = vec![
             from,
             format!("--cs-line-shift={}", s.line_size.shift()).into(),
+            format!("--cs-sample-instr={}", yes_no(s.include_instructions)).into(),
         ];
         fifos.push(positions);
+    }
+    if let Some(s) = in_tool.spatial {
+        if in_tool.reuse.is_some_and(|r| r.line_size != s.line_size) {
+            let _ = fs::remove_dir_all(&dir);
+            return Err(Error::InvalidParameter {
+                name: "line-size",
+                message: "the tool's two samplers need the same line size".into(),
+            });
+        }
+        sample_args.extend([
+            "--cs-spatial=yes".into(),
+            format!("--cs-spatial-threshold={:#x}", s.threshold).into(),
+            format!("--cs-spatial-instr={}", yes_no(s.instructions)).into(),
+            format!("--cs-line-shift={}", s.line_size.shift()).into(),
+        ]);
     }
     for f in &fifos {
         if make_fifo(f).is_err() {
@@ -185,14 +232,17 @@ pub(super) fn launch(
             });
         }
     }
-    // The full stream crosses in a shared-memory ring where it can be made; the sampled
-    // stream is small and stays in the pipe.
-    let ring = match sampling {
-        None => make_ring(),
-        Some(_) => None,
+    // The full stream and the spatial sampler's cross in a shared-memory ring where it can be
+    // made (the spatial sampler's threshold is published in its header); the reuse sampler's
+    // alone is small and stays in the pipe.
+    let ring = match in_tool {
+        InTool {
+            reuse: Some(_),
+            spatial: None,
+        } => None,
+        _ => make_ring(),
     };
     let ring_arg = ring.as_ref().map(|(_, arg)| arg.clone());
-    let yes_no = |b: bool| if b { "yes" } else { "no" };
     let mut out = OsString::from("--cs-out=");
     out.push(&fifo);
     let mut log_file = OsString::from("--log-file=");
@@ -244,6 +294,10 @@ pub(super) fn launch(
     let mut recording = Recording::new(child.clone(), dir, description);
     recording.log = Some(log.clone());
     let file = open_fifo(&child, &fifo, &source)?;
+    #[cfg(target_os = "linux")]
+    let threshold = ring.as_ref().map(|(ring, _)| ring.threshold());
+    #[cfg(not(target_os = "linux"))]
+    let threshold = None;
     let input: Box<dyn Read + Send> = match ring {
         Some((ring, _)) => Box::new(ring.reader(file)),
         None => Box::new(file),
@@ -253,6 +307,7 @@ pub(super) fn launch(
         input,
         log,
         source,
+        threshold,
     })
 }
 
