@@ -86,6 +86,7 @@ pub mod reuse;
 pub mod sampling;
 pub mod sharing;
 pub mod sim;
+pub mod spatial;
 pub mod stages;
 pub mod stats;
 pub mod threads;

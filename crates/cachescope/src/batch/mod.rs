@@ -9,8 +9,10 @@
 //! analysis that ignores threads pays nothing for them.
 
 mod data;
+mod sampled;
 mod threads;
 
+pub use sampled::{Sampling, ThreadSpan};
 pub(crate) use threads::switch_to;
 pub use threads::{ThreadRun, ThreadRuns};
 
@@ -40,6 +42,10 @@ pub struct Batch {
     switches: Vec<ThreadRun>,
     /// The data references' addresses, when indexed (`data.rs`).
     data: data::DataIndex,
+    /// Whether the batch belongs to a sampled stream, and then its sampling (`sampled.rs`;
+    /// allocated the first time, kept when cleared).
+    sampled: bool,
+    sampling: Option<Box<Sampling>>,
 }
 
 impl Batch {
@@ -57,6 +63,8 @@ impl Batch {
             pcs: Vec::with_capacity(n),
             switches: Vec::new(),
             data: data::DataIndex::default(),
+            sampled: false,
+            sampling: None,
         }
     }
 
@@ -79,7 +87,7 @@ impl Batch {
     }
 
     /// Removes every access, keeping the allocations; the next access is the main thread's
-    /// unless [`Batch::set_thread`] says otherwise.
+    /// unless [`Batch::set_thread`] says otherwise, and the batch is a full stream's again.
     pub fn clear(&mut self) {
         self.addrs.clear();
         self.sizes.clear();
@@ -87,6 +95,7 @@ impl Batch {
         self.pcs.clear();
         self.switches.clear();
         self.data.forget();
+        self.clear_sampling();
     }
 
     /// Keeps the accesses before the `n + 1`-th one that `counted` accepts (all of them if
@@ -112,6 +121,7 @@ impl Batch {
         self.pcs.truncate(len);
         self.truncate_switches(len);
         self.data.forget();
+        self.truncate_sampling(len);
     }
 
     /// Appends one access.
@@ -153,8 +163,11 @@ impl Batch {
     }
 
     /// Appends the accesses `range` of `other`, with their threads; the thread of accesses
-    /// pushed after them is the last one's.
+    /// pushed after them is the last one's. Both batches sampled: with their positions in the
+    /// full stream (each access under the limit `self` has when it is pushed, so a caller
+    /// moving sampled accesses carries the limits and spans).
     pub fn extend_from_range(&mut self, other: &Batch, range: std::ops::Range<usize>) {
+        let positions = self.sampled && other.sampled;
         for (r, t) in other.thread_runs() {
             let (lo, hi) = (r.start.max(range.start), r.end.min(range.end));
             if lo < hi {
@@ -163,6 +176,15 @@ impl Batch {
                 self.sizes.extend_from_slice(&other.sizes[lo..hi]);
                 self.kinds.extend_from_slice(&other.kinds[lo..hi]);
                 self.pcs.extend_from_slice(&other.pcs[lo..hi]);
+                if let (true, Some(to), Some(from)) = (
+                    positions,
+                    self.sampling.as_deref_mut(),
+                    other.sampling.as_deref(),
+                ) {
+                    to.data_before.extend_from_slice(&from.data_before[lo..hi]);
+                    to.instrs_before
+                        .extend_from_slice(&from.instrs_before[lo..hi]);
+                }
             }
         }
     }
@@ -176,6 +198,7 @@ impl PartialEq for Batch {
             && self.kinds == other.kinds
             && self.pcs == other.pcs
             && self.thread_switches() == other.thread_switches()
+            && self.sampling() == other.sampling()
     }
 }
 

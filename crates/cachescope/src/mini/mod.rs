@@ -32,13 +32,8 @@ use crate::reuse::table::LineTable;
 use crate::reuse::{Mrc, MrcPoint, Options, data_lines};
 use crate::sim::{Cache, Geometry, Policy};
 
-/// SplitMix64's output function: the sampling hash of a line.
-fn hash(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+/// The sampling hash of a line: SplitMix64's output function, unkeyed.
+use crate::spatial::mix as hash;
 
 /// The miniature caches standing for one size, one per policy.
 #[derive(Clone, Debug)]

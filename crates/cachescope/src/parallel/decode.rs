@@ -19,7 +19,7 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError, bounded, unbounded};
 
-use super::segments::{SegmentBuf, Segments, file_segments};
+use super::segments::{SegmentBuf, Segments, decoded_segments};
 use crate::access::AccessKind;
 use crate::batch::{Batch, NO_PC};
 use crate::error::{Error, Result};
@@ -47,7 +47,7 @@ pub fn decode_in_parallel(trace: &mut Trace, threads: usize) -> Result<bool> {
     if threads < 2 || trace.started() {
         return Ok(false);
     }
-    let Some(segments) = file_segments(
+    let Some(segments) = decoded_segments(
         trace,
         |accesses| accesses.div_ceil(SEGMENT).max(1),
         |bytes| bytes.div_ceil(TEXT_SEGMENT).max(1),

@@ -102,8 +102,22 @@ impl Fill for SegmentBuf {
 /// `native_parts(accesses)` runs of blocks (fewer when it has fewer blocks), or an
 /// uncompressed lackey, plain or din trace in a regular file read without `skip_bad_lines`,
 /// cut into `text_parts(bytes)` byte ranges at line boundaries; never for a trace read through
-/// a thread filter.
+/// a thread filter or as a sampled stream.
 pub(crate) fn file_segments(
+    trace: &Trace,
+    native_parts: impl FnOnce(u64) -> u64,
+    text_parts: impl FnOnce(u64) -> u64,
+) -> Result<Option<FileSegments>> {
+    if trace.sampling().is_some() {
+        // The parts' readers would bypass the sampling stage: read it as a stream instead.
+        return Ok(None);
+    }
+    decoded_segments(trace, native_parts, text_parts)
+}
+
+/// [`file_segments`] for a reader that replaces the trace's own: a sampled trace's stage
+/// stays above it ([`super::decode_in_parallel`]).
+pub(crate) fn decoded_segments(
     trace: &Trace,
     native_parts: impl FnOnce(u64) -> u64,
     text_parts: impl FnOnce(u64) -> u64,

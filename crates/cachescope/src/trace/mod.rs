@@ -23,12 +23,14 @@ mod only_thread;
 mod open;
 mod pipe;
 pub mod plain;
+mod sampled;
+mod text_range;
 pub mod write;
 
 pub use compress::Compression;
 pub(crate) use only_thread::unknown_thread;
-pub(crate) use open::open_text_range;
 pub use open::{FormatChoice, OpenOptions, ProgressProbe, Trace, open};
+pub(crate) use text_range::open_text_range;
 
 use crate::batch::Batch;
 use crate::error::Result;
@@ -43,6 +45,13 @@ pub trait AccessReader: Send {
     fn diagnostics(&self) -> Diagnostics {
         Diagnostics::default()
     }
+
+    /// StatCache's profile of the full stream, from a reader of a sampled stream that also
+    /// sampled reuses (the Valgrind tool's, docs/sampled.md), once the stream has ended;
+    /// `None` for every other reader.
+    fn reuse_profile(&mut self) -> Option<crate::sampling::Profile> {
+        None
+    }
 }
 
 impl<R: AccessReader + ?Sized> AccessReader for Box<R> {
@@ -51,6 +60,9 @@ impl<R: AccessReader + ?Sized> AccessReader for Box<R> {
     }
     fn diagnostics(&self) -> Diagnostics {
         (**self).diagnostics()
+    }
+    fn reuse_profile(&mut self) -> Option<crate::sampling::Profile> {
+        (**self).reuse_profile()
     }
 }
 

@@ -72,6 +72,8 @@ pub struct Trace {
     only_thread: Option<ThreadId>,
     /// The native header's metadata pairs (none for other formats).
     metadata: Vec<(String, String)>,
+    /// The spatial filter a sampled read goes through ([`Trace::sampled`]).
+    stage: Option<Box<super::sampled::SpatialStage>>,
 }
 
 /// Opens `path` (`-` for stdin) and detects compression and format.
@@ -192,6 +194,7 @@ impl Trace {
             started: false,
             only_thread: None,
             metadata,
+            stage: None,
         })
     }
 
@@ -209,6 +212,7 @@ impl Trace {
             started: false,
             only_thread: None,
             metadata: Vec::new(),
+            stage: None,
         }
     }
 
@@ -242,7 +246,30 @@ impl Trace {
         crate::interrupt::check()?;
         self.started = true;
         batch.forget_data();
-        self.reader.read_batch(batch)
+        match &mut self.stage {
+            Some(stage) => stage.read(&mut self.reader, batch, &self.source),
+            None => self.reader.read_batch(batch),
+        }
+    }
+
+    /// Puts `stage` above the reader ([`Trace::sampled`]).
+    pub(super) fn set_stage(&mut self, stage: super::sampled::SpatialStage) {
+        self.stage = Some(Box::new(stage));
+    }
+
+    /// How the trace is sampled, when it is read as a sampled stream through
+    /// [`Trace::sampled`].
+    pub fn sampling(&self) -> Option<&crate::spatial::SpatialOptions> {
+        self.stage.as_ref().map(|s| s.options())
+    }
+
+    /// StatCache's profile of the full stream of a sampled read, once it has ended: from
+    /// [`Trace::sampled`]'s sampler, or from a reader that samples reuses itself.
+    pub fn reuse_profile(&mut self) -> Option<crate::sampling::Profile> {
+        match &self.stage {
+            Some(stage) => stage.profile(),
+            None => self.reader.reuse_profile(),
+        }
     }
 
     /// True once a batch was asked for.
@@ -368,47 +395,7 @@ impl AccessReader for Trace {
     fn diagnostics(&self) -> super::Diagnostics {
         Trace::diagnostics(self)
     }
-}
-
-/// A reader of the whole lines in bytes `range` of the uncompressed text trace at `path`, in
-/// `format` (lackey, plain or din): one thread's share of a trace cut at line boundaries
-/// (`range.start` is 0 or just after a newline). A lackey range starts with the pc of the last
-/// instruction record before it, as a reader of the whole file would have. Errors name `source`
-/// and the line number within the range (see [`crate::parallel`] for the fix-up).
-pub(crate) fn open_text_range(
-    path: &Path,
-    source: &Source,
-    format: Format,
-    range: std::ops::Range<u64>,
-) -> Result<Box<dyn AccessReader>> {
-    use std::io::{Seek, SeekFrom};
-    let io = |e| Error::io(source, e);
-    let mut file = File::open(path).map_err(io)?;
-    let pc = match format {
-        Format::Lackey if range.start > 0 => lackey::pc_before(&mut file, range.start, source)?,
-        _ => crate::batch::NO_PC,
-    };
-    file.seek(SeekFrom::Start(range.start)).map_err(io)?;
-    let input = std::io::BufReader::with_capacity(1 << 16, file).take(range.end - range.start);
-    let src = source.clone();
-    Ok(match format {
-        Format::Lackey => {
-            Box::new(lackey::Reader::new(input, src, lackey::Options::default()).with_pc(pc))
-        }
-        Format::Plain(radix) => Box::new(plain::Reader::new(
-            input,
-            src,
-            plain::Options {
-                skip_bad_lines: false,
-                radix,
-            },
-        )),
-        Format::Din => Box::new(din::Reader::new(input, src, din::Options::default())),
-        Format::Binary | Format::Native | Format::Champsim => {
-            return Err(Error::InvalidParameter {
-                name: "format",
-                message: format!("{} traces are not cut at line boundaries", format.name()),
-            });
-        }
-    })
+    fn reuse_profile(&mut self) -> Option<crate::sampling::Profile> {
+        Trace::reuse_profile(self)
+    }
 }

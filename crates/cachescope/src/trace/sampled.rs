@@ -1,0 +1,333 @@
+//! [`SpatialStage`]: a full stream made a sampled one where it enters ([`Trace::sampled`]), so
+//! that `--sampled` reads a trace file or a workload as the Valgrind tool's sampled stream
+//! reads a running program: the data references of the sampled lines, with their positions
+//! in the full stream and the counts of what was left out (docs/sampled.md).
+//!
+//! The stage sits above the trace's reader, so a file decoded on every core
+//! ([`crate::parallel::decode_in_parallel`]) is still decoded so; what it costs per reference
+//! is one hash and one compare of each data reference (the data index the decoders make gives
+//! them without a scan of the fetches). A batch ends just before a sampled reference, so the
+//! references left out after the last sampled one are counted in the last batch's span.
+
+use super::{AccessReader, Trace};
+use crate::access::AccessKind;
+use crate::analysis::Analysis;
+use crate::batch::{BATCH_LEN, Batch, ThreadSpan};
+use crate::error::{Error, Result};
+use crate::sampling::{Profile, Sampler, SamplerOptions};
+use crate::spatial::{SpatialFilter, SpatialOptions};
+
+/// Sampled accesses a batch of the stage holds before it ends at the next sampled reference.
+const OUT_LEN: usize = BATCH_LEN / 2;
+
+/// The filter, the input it reads ahead, and the full stream's counts; see the module doc.
+pub(crate) struct SpatialStage {
+    options: SpatialOptions,
+    filter: SpatialFilter,
+    shift: u32,
+    /// The full stream's batch being filtered, and the index of its next access.
+    full: Batch,
+    at: usize,
+    /// Whether the full stream has ended.
+    ended: bool,
+    /// Data references and instruction fetches of the full stream so far.
+    data: u64,
+    instrs: u64,
+    /// Accesses sampled so far.
+    kept: u64,
+    /// StatCache's sampler fed the full stream, when asked for ([`Trace::sampled`]).
+    reuse: Option<Sampler>,
+}
+
+impl SpatialStage {
+    pub(crate) fn new(options: SpatialOptions, reuse: Option<SamplerOptions>) -> Result<Self> {
+        Ok(SpatialStage {
+            filter: SpatialFilter::new(&options)?,
+            shift: options.line_size.shift(),
+            options,
+            full: Batch::new(),
+            at: 0,
+            ended: false,
+            data: 0,
+            instrs: 0,
+            kept: 0,
+            reuse: reuse.map(Sampler::new).transpose()?,
+        })
+    }
+
+    pub(crate) fn options(&self) -> &SpatialOptions {
+        &self.options
+    }
+
+    /// StatCache's profile of the full stream, once it has ended.
+    pub(crate) fn profile(&self) -> Option<Profile> {
+        self.ended
+            .then(|| self.reuse.as_ref().map(Sampler::finish))
+            .flatten()
+    }
+
+    /// Fills `out` with the next sampled accesses read through `inner`; 0 at the end. A stream
+    /// of which no line was sampled is an error at its end (an empty report would be wrong).
+    pub(crate) fn read(
+        &mut self,
+        inner: &mut dyn AccessReader,
+        out: &mut Batch,
+        source: &crate::Source,
+    ) -> Result<usize> {
+        out.start_sampled(self.filter.hash(), self.filter.limit());
+        loop {
+            if self.at >= self.full.len() {
+                if self.ended {
+                    break;
+                }
+                crate::interrupt::check()?;
+                self.full.forget_data();
+                if inner.read_batch(&mut self.full)? == 0 {
+                    self.ended = true;
+                    if self.kept + out.len() as u64 == 0 && self.data > 0 {
+                        return Err(no_line_sampled(source, self.data, &self.options));
+                    }
+                    break;
+                }
+                if self.full.data_addrs().is_none() {
+                    self.full.index_data();
+                }
+                if let Some(s) = &mut self.reuse {
+                    s.observe(&self.full);
+                }
+                self.at = 0;
+            }
+            if self.filter_into(out) {
+                break;
+            }
+        }
+        self.kept += out.len() as u64;
+        Ok(out.len())
+    }
+
+    /// Filters the current full batch from `self.at` into `out`; true when `out` is full and
+    /// the filter stopped just before a sampled reference (`self.at` is then its index).
+    fn filter_into(&mut self, out: &mut Batch) -> bool {
+        let full = &self.full;
+        let (addrs, places) = (
+            full.data_addrs().expect("indexed above"),
+            full.data_positions().expect("indexed above"),
+        );
+        // The first data reference at or after `at`.
+        let mut k = places.partition_point(|&p| (p as usize) < self.at);
+        let mut stopped = None;
+        for (run, thread) in full.thread_runs() {
+            let (lo, hi) = (run.start.max(self.at), run.end);
+            if lo >= hi {
+                continue;
+            }
+            // Index in the batch and index among the data references, at `lo`.
+            let (data0, instrs0) = (self.data, self.instrs);
+            let (lo_k, mut end) = (k, hi);
+            while k < places.len() && (places[k] as usize) < hi {
+                let line = addrs[k] >> self.shift;
+                let h = self.filter.hash().of(line);
+                if self.filter.limit().admits(h) {
+                    let i = places[k] as usize;
+                    if out.len() >= OUT_LEN {
+                        (stopped, end) = (Some(i), i);
+                        break;
+                    }
+                    let before = self.filter.limit();
+                    let data_before = data0 + (k - lo_k) as u64;
+                    let instrs_before = instrs0 + (i - lo - (k - lo_k)) as u64;
+                    if self.filter.keep_hashed(h) {
+                        out.set_thread(thread);
+                        out.push_sampled(
+                            addrs[k],
+                            full.sizes[i],
+                            full.kinds[i],
+                            full.pcs[i],
+                            data_before,
+                            instrs_before,
+                        );
+                    }
+                    if self.filter.limit() != before {
+                        out.lower_limit(self.filter.limit());
+                    }
+                }
+                k += 1;
+            }
+            let counts = AccessKind::count(&full.kinds[lo..end]);
+            let span = out
+                .sampling_mut()
+                .expect("started sampled")
+                .span_mut(thread);
+            span.add(&ThreadSpan {
+                thread,
+                loads: counts[AccessKind::Load as usize],
+                stores: counts[AccessKind::Store as usize],
+                modifies: counts[AccessKind::Modify as usize],
+                instrs: counts[AccessKind::Instr as usize],
+            });
+            self.data += counts[..3].iter().sum::<u64>();
+            self.instrs += counts[AccessKind::Instr as usize];
+            if stopped.is_some() {
+                break;
+            }
+        }
+        self.at = stopped.unwrap_or(full.len());
+        stopped.is_some()
+    }
+}
+
+fn no_line_sampled(source: &crate::Source, refs: u64, options: &SpatialOptions) -> Error {
+    Error::InvalidParameter {
+        name: "sampling rate",
+        message: format!(
+            "no line of {source} was sampled at rate {}: its {refs} data references touch too few \
+             lines for it; give a higher --rate, or leave out --sampled",
+            options.rate
+        ),
+    }
+}
+
+impl Trace {
+    /// Reads the trace as a sampled stream from now on (`--sampled`): the data references of
+    /// the lines `spatial` samples, in batches that carry their sampling
+    /// ([`crate::batch::Sampling`]). With `reuse`, StatCache's sampler also reads the full
+    /// stream, and [`Trace::reuse_profile`] gives its profile at the end, as the Valgrind tool
+    /// gives it for a running program. Fails for invalid options.
+    pub fn sampled(
+        &mut self,
+        spatial: SpatialOptions,
+        reuse: Option<SamplerOptions>,
+    ) -> Result<()> {
+        self.set_stage(SpatialStage::new(spatial, reuse)?);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::{Access, ThreadId};
+    use crate::error::Source;
+    use crate::spatial::{Limit, LineHash};
+    use proptest::prelude::*;
+
+    /// A reader of fixed batches.
+    struct Batches(std::vec::IntoIter<Batch>);
+
+    impl AccessReader for Batches {
+        fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
+            batch.clear();
+            match self.0.next() {
+                Some(b) => {
+                    *batch = b;
+                    Ok(batch.len())
+                }
+                None => Ok(0),
+            }
+        }
+    }
+
+    /// `(thread, kind code, line)` records cut into batches at `cuts`.
+    fn trace(records: &[(ThreadId, u8, u64)], cuts: &[usize]) -> Trace {
+        let mut cuts: Vec<usize> = cuts.iter().map(|&c| c.min(records.len())).collect();
+        cuts.extend([0, records.len()]);
+        cuts.sort_unstable();
+        let batches = cuts
+            .windows(2)
+            .map(|w| {
+                let mut b = Batch::new();
+                for &(t, k, line) in &records[w[0]..w[1]] {
+                    b.set_thread(t);
+                    let kind = AccessKind::from_code(k).unwrap();
+                    b.push(Access {
+                        kind,
+                        ..Access::load(line * 64 + 3, 4)
+                    });
+                }
+                b
+            })
+            .collect::<Vec<_>>();
+        Trace::from_reader(
+            Box::new(Batches(batches.into_iter())),
+            Source::Workload("test".into()),
+        )
+    }
+
+    /// One sampled access as the brute force sees it.
+    #[derive(Debug, PartialEq)]
+    struct Kept {
+        thread: ThreadId,
+        addr: u64,
+        data_before: u64,
+        instrs_before: u64,
+        limit: Limit,
+    }
+
+    proptest! {
+        /// The stage's stream is the filter applied to the full stream reference by
+        /// reference, with each access's positions and limit, and its spans add up to the
+        /// full stream's counts per thread and kind.
+        #[test]
+        fn stage_is_the_filter_with_positions(
+            records in proptest::collection::vec((1u32..4, 0u8..4, 0u64..200), 1..2000),
+            cuts in proptest::collection::vec(0usize..2000, 0..5),
+            rate in 0.05f64..1.0,
+            max in proptest::option::of(1u64..30),
+        ) {
+            let options = SpatialOptions { rate, seed: 7, max_lines: max, ..SpatialOptions::default() };
+            // Brute force.
+            let mut filter = SpatialFilter::new(&options).unwrap();
+            let (mut data, mut instrs) = (0, 0);
+            let mut want = Vec::new();
+            let mut totals = std::collections::BTreeMap::<ThreadId, ThreadSpan>::new();
+            for &(t, k, line) in &records {
+                let kind = AccessKind::from_code(k).unwrap();
+                let entry = totals.entry(t).or_insert(ThreadSpan { thread: t, ..ThreadSpan::default() });
+                entry.count(kind);
+                if kind == AccessKind::Instr {
+                    instrs += 1;
+                    continue;
+                }
+                let before = filter.limit();
+                if filter.keep(line) {
+                    want.push(Kept { thread: t, addr: line * 64 + 3, data_before: data, instrs_before: instrs, limit: before });
+                }
+                data += 1;
+            }
+            let mut trace = trace(&records, &cuts);
+            trace.sampled(options, None).unwrap();
+            let mut batch = Batch::new();
+            let mut got = Vec::new();
+            let mut spans = std::collections::BTreeMap::<ThreadId, ThreadSpan>::new();
+            let hash = LineHash::new(7);
+            loop {
+                match trace.read_batch(&mut batch) {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(e) => {
+                        // Only a stream of which nothing was sampled fails.
+                        prop_assert!(want.is_empty(), "{e}");
+                        return Ok(());
+                    }
+                }
+                prop_assert_eq!(batch.check_sampling(), Ok(()));
+                let s = batch.sampling().unwrap();
+                prop_assert_eq!(s.key, hash.key());
+                for (i, (t, a)) in batch.iter_threaded().enumerate() {
+                    got.push(Kept {
+                        thread: t,
+                        addr: a.addr,
+                        data_before: s.data_before[i],
+                        instrs_before: s.instrs_before[i],
+                        limit: s.limit_at(i),
+                    });
+                }
+                for span in &s.span {
+                    spans.entry(span.thread).or_insert(ThreadSpan { thread: span.thread, ..ThreadSpan::default() }).add(span);
+                }
+            }
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(spans, totals);
+        }
+    }
+}
