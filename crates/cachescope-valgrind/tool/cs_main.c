@@ -100,7 +100,7 @@ static void cs_write_out(void)
    if (cs_ring_requested()) {
       ULong* next = cs_ring_put(out_fd, left / sizeof(ULong), !finishing);
       if (cs_spatial())
-         cs_spatial_lower(cs_ring_threshold());
+         cs_spatial_lower(cs_ring_limit());
       if (next == NULL) {
          /* The reader has gone, as with a closed pipe below. */
          out_broken = True;
@@ -202,6 +202,9 @@ static void cs_start_client_code(ThreadId tid, ULong blocks_dispatched)
       current_tid = tid;
       current_serial = serial_of(tid);
       cs_toggle_thread(tid);
+      /* The references so far were the previous thread's. */
+      if (cs_spatial())
+         cs_spatial_position();
       cs_append(CS_ESCAPE(CS_TAG_THREAD, current_serial));
    }
 }
@@ -276,10 +279,10 @@ static void cs_print_usage(void)
 "                        the reuses of their lines and the count [no sampling]\n"
 "    --cs-line-shift=N   log2 of the line size, for sampling [6]\n"
 "    --cs-sample-instr=no|yes  the reuse sampler counts instructions [as --cs-instr]\n"
-"    --cs-spatial=no|yes  write only the references to sampled lines (a hash of the\n"
-"                        line below the threshold) and their positions [no]\n"
-"    --cs-spatial-threshold=T  the hash threshold, decimal or 0x hex [all lines]\n"
-"    --cs-spatial-instr=no|yes  sample instruction fetches too [no]\n"
+"    --cs-spatial=no|yes  write only the data references to sampled lines (a keyed\n"
+"                        hash of the line at most the limit) and their positions [no]\n"
+"    --cs-spatial-key=K  the hash's key, decimal or 0x hex [0]\n"
+"    --cs-spatial-limit=L  the starting limit, decimal or 0x hex [all lines]\n"
 "    --cs-ring=PATH      hand the records over in the shared ring PATH (made by\n"
 "                        cachescope), with only tokens in --cs-out [no ring]\n"
 "    --cs-keep-env=no|yes  leave VALGRIND_LIB and CACHESCOPE_* in the program's\n"

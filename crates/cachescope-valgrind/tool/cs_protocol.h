@@ -44,16 +44,16 @@
    stream), then one instruction record (kind 3: address and length) per instruction.
    Written when a block is translated, so before any CS_TAG_RUN that names it. */
 #define CS_TAG_RUNDEF 0x8
-/* Spatial sampling (--cs-spatial=yes, cs_spatial.c): a reference to a sampled line.
+/* Spatial sampling (--cs-spatial=yes, cs_spatial.c): a data reference to a sampled line.
    Argument = its pc (the instruction's address). Two words follow: the reference word (as
-   in a full stream), then its distance from the previous sample or position record, in data
-   references (bits 32-63) and instructions (bits 0-31). A reference's position is the data
-   references and instructions before it in the full stream (a data reference's own
+   in a full stream), then the loads (bits 0-15), stores (16-31), modifies (32-47) and
+   instructions (48-63) of the full stream between the previous sample or position record and
+   this reference. The counts before a reference are its position (a data reference's own
    instruction comes before it). */
 #define CS_TAG_SAMPLE 0x9
-/* Spatial sampling: two words follow, the data references and instructions counted so far.
-   Written before each event, before an exec record and the end record, and before a sample
-   whose distance would not fit. */
+/* Spatial sampling: four words follow, the loads, stores, modifies and instructions counted
+   so far. Written before each event, thread switch, exec record and the end record (when the
+   counts changed since the last record), and before a sample whose distances would not fit. */
 #define CS_TAG_POSITION 0xA
 /* Last word of a complete stream: argument = number of words before it. */
 #define CS_TAG_END    0xF

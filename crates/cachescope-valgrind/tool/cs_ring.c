@@ -19,8 +19,8 @@
  *                  tool sleeps on it with FUTEX_WAIT when every slot is full)
  *          24  u32 closed: the reader stopped reading (the tool then writes nothing)
  *          28  u32 waiting: the tool is asleep on `consumed` (the reader then wakes it)
- *          32  u64 threshold: the spatial sampler's hash threshold, lowered by the reader as
- *                  it filters (the fixed-size variant); the tool reads it after each put
+ *          32  u64 limit: the spatial sampler's hash limit, lowered by the reader as it
+ *                  filters (the fixed-size variant); the tool reads it after each put
  *   4096 + i * words per slot * 8: slot i
  * Buffer k is filled in slot k % slots, so the program runs ahead of cachescope by at most
  * `slots` buffers. Its token is CS_ESCAPE(CS_TAG_SLOT, words | slot << 24).
@@ -57,7 +57,7 @@ typedef struct {
    UInt consumed;
    UInt closed;
    UInt waiting;
-   ULong threshold;
+   ULong limit;
 } RingHeader;
 
 static const HChar* clo_ring = NULL;
@@ -149,7 +149,7 @@ ULong* cs_ring_put(Int out_fd, SizeT n, Bool more)
    return more ? wait_for_slot(produced) : NULL;
 }
 
-ULong cs_ring_threshold(void)
+ULong cs_ring_limit(void)
 {
-   return ring ? __atomic_load_n(&ring->threshold, __ATOMIC_ACQUIRE) : ~0ULL;
+   return ring ? __atomic_load_n(&ring->limit, __ATOMIC_ACQUIRE) : ~0ULL;
 }

@@ -17,8 +17,8 @@ ULong* cs_ring_open(Long parent, SizeT words);
    (or without `more`). */
 ULong* cs_ring_put(Int out_fd, SizeT n, Bool more);
 
-/* The hash threshold cachescope last published for the spatial sampler (cs_spatial.c): all
-   ones until it publishes one. */
-ULong cs_ring_threshold(void);
+/* The hash limit cachescope last published for the spatial sampler (cs_spatial.c): all ones
+   until it publishes one. */
+ULong cs_ring_limit(void);
 
 #endif

@@ -1,26 +1,30 @@
 /* Spatial sampling (SHARDS, Waldspurger et al., FAST'15) inside cachescope's Valgrind tool:
- * only the references to sampled lines are written, with where each sits in the full stream.
+ * only the data references to sampled lines are written, with where each sits in the full
+ * stream.
  *
  * Copyright (C) 2026 the cachescope authors. SPDX-License-Identifier: GPL-2.0-or-later
  *
- * A line is sampled when the hash of its number (address >> --cs-line-shift) is below the
- * threshold: the same lines for every thread, so what happens on a sampled line is complete.
- * The hash is the one docs/sampled.md specifies (cs_line_hash below, and the same operations
- * as inline IR). Per data reference the generated code computes the hash and compares it with
- * the threshold, held in a global, and calls cs_spatial_hit only when it is below; per
- * segment (cs_instrument.c: the references stored together before an exit of a superblock)
- * it adds the segment's data references and instructions to two counters. So the count
- * costs a few instructions per segment, not per reference, and a hit knows its position as
- * the counters plus its index in the segment (a constant of the translation).
+ * A line (address >> --cs-line-shift) is sampled when its hash, SplitMix64's output function
+ * of the line xor a key (docs/sampled.md; cs_line_hash below, and the same operations as
+ * inline IR), is at most the limit: the same lines for every thread, so what happens on a
+ * sampled line is complete. Per data reference the generated code computes the hash and
+ * compares it with the limit, held in a global; up to GROUP references share one call,
+ * taken only when one of them passes (a call per reference made every reference spill
+ * registers around it). Per segment (cs_instrument.c: the references stored together before
+ * an exit of a superblock) it adds the segment's loads, stores, modifies and instructions to
+ * four counters: the counting costs a few instructions per segment, not per reference, and a
+ * sample knows its position as the counters plus its index in the segment (a constant of the
+ * translation).
  *
- * The fixed-size variant: cachescope lowers its threshold as distinct sampled lines grow and
+ * The fixed-size variant: cachescope lowers its limit as distinct sampled lines grow and
  * publishes it in the ring's header; cs_ring.c reads it at each buffer handed over and
  * cs_spatial_lower lowers the tool's (never raises it). The tool then writes a superset of
- * what cachescope keeps, at most a few buffers more, and cachescope filters exactly.
+ * what cachescope keeps (at most a few buffers more), and cachescope filters exactly.
  *
- * Records (cs_protocol.h): CS_TAG_SAMPLE (the pc) then the reference word and its distance
- * from the previous sample in data references and instructions; CS_TAG_POSITION with the
- * counts themselves before each event, exec and the end, and where a distance would not fit.
+ * Records (cs_protocol.h): CS_TAG_SAMPLE (the pc), the reference word and the loads, stores,
+ * modifies and instructions since the previous record; CS_TAG_POSITION with the four counts
+ * themselves: before each event, thread switch, exec and the end, and where a distance would
+ * not fit. So the reader knows every count at every record.
  */
 
 #include "pub_tool_basics.h"
@@ -39,17 +43,17 @@
 #include "cs_spatial.h"
 #include "cs_toggle.h"
 
-static Bool clo_spatial = False;        /* --cs-spatial=yes */
-static Bool clo_instr = False;          /* --cs-spatial-instr=yes: instruction fetches too */
-static const HChar* clo_threshold = NULL; /* --cs-spatial-threshold=T (decimal or 0x hex) */
+static Bool clo_spatial = False;       /* --cs-spatial=yes */
+static const HChar* clo_key = "0";     /* --cs-spatial-key=K: the hash's key */
+static const HChar* clo_limit = NULL;  /* --cs-spatial-limit=L: the starting limit */
+static ULong key = 0;
 
-/* Read by the generated code, so plain globals: the threshold, and the data references and
-   instructions counted up to the start of the running segment. */
-ULong cs_threshold = ~0ULL;
-ULong cs_drefs = 0;
-ULong cs_instrs = 0;
-/* The counts at the last record written: samples carry their distance from it. */
-static ULong last_d = 0, last_i = 0;
+/* Read by the generated code, so plain globals: the limit, and the loads, stores, modifies
+   and instructions (indexed by EV_*) counted up to the start of the running segment. */
+ULong cs_limit_hash = ~0ULL;
+ULong cs_counts[4] = { 0, 0, 0, 0 };
+/* The counts at the last record (samples carry their distance from them). */
+static ULong last[4] = { 0, 0, 0, 0 };
 
 Bool cs_spatial(void)
 {
@@ -59,11 +63,20 @@ Bool cs_spatial(void)
 Bool cs_spatial_option(const HChar* arg)
 {
    if VG_BOOL_CLO(arg, "--cs-spatial", clo_spatial) {}
-   else if VG_BOOL_CLO(arg, "--cs-spatial-instr", clo_instr) {}
-   else if VG_STR_CLO(arg, "--cs-spatial-threshold", clo_threshold) {}
+   else if VG_STR_CLO(arg, "--cs-spatial-key", clo_key) {}
+   else if VG_STR_CLO(arg, "--cs-spatial-limit", clo_limit) {}
    else
       return False;
    return True;
+}
+
+/* A u64 option in decimal or 0x hex, into *out; False if it does not parse. */
+static Bool parse_u64(const HChar* s, ULong* out)
+{
+   HChar* end;
+   Bool hex = VG_(strncmp)(s, "0x", 2) == 0;
+   *out = hex ? VG_(strtoull16)(s + 2, &end) : VG_(strtoull10)(s, &end);
+   return *end == '\0' && end != s + (hex ? 2 : 0);
 }
 
 Bool cs_spatial_post_clo_init(void)
@@ -74,15 +87,9 @@ Bool cs_spatial_post_clo_init(void)
       VG_(umsg)("cachescope: --cs-spatial=yes cannot be combined with --cs-toggle-collect\n");
       return False;
    }
-   if (clo_threshold != NULL) {
-      HChar* end;
-      cs_threshold = VG_(strncmp)(clo_threshold, "0x", 2) == 0
-                        ? VG_(strtoull16)(clo_threshold + 2, &end)
-                        : VG_(strtoull10)(clo_threshold, &end);
-      if (*end != '\0' || end == clo_threshold) {
-         VG_(umsg)("cachescope: bad --cs-spatial-threshold=%s\n", clo_threshold);
-         return False;
-      }
+   if (!parse_u64(clo_key, &key) || (clo_limit && !parse_u64(clo_limit, &cs_limit_hash))) {
+      VG_(umsg)("cachescope: bad --cs-spatial-key or --cs-spatial-limit\n");
+      return False;
    }
    return True;
 }
@@ -90,13 +97,10 @@ Bool cs_spatial_post_clo_init(void)
 /* The hash of a line number (docs/sampled.md): must equal the IR of hash_ir. */
 static ULong cs_line_hash(ULong line)
 {
-   ULong h = line;
-   h ^= h >> 33;
-   h *= 0xFF51AFD7ED558CCDULL;
-   h ^= h >> 33;
-   h *= 0xC4CEB9FE1A85EC53ULL;
-   h ^= h >> 33;
-   return h;
+   ULong z = (line ^ key) + 0x9E3779B97F4A7C15ULL;
+   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+   return z ^ (z >> 31);
 }
 
 static IRExpr* tmp(IRSB* sb, IRType ty, IRExpr* e)
@@ -111,48 +115,50 @@ static IRExpr* u64(ULong v)
    return IRExpr_Const(IRConst_U64(v));
 }
 
-static IRExpr* xor_shift(IRSB* sb, IRExpr* h, UChar k)
+static IRExpr* op(IRSB* sb, IROp o, IRExpr* a, IRExpr* b)
 {
-   IRExpr* s = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, h, IRExpr_Const(IRConst_U8(k))));
-   return tmp(sb, Ity_I64, IRExpr_Binop(Iop_Xor64, h, s));
+   return tmp(sb, Ity_I64, IRExpr_Binop(o, a, b));
+}
+
+static IRExpr* xor_shift(IRSB* sb, IRExpr* z, UChar k)
+{
+   return op(sb, Iop_Xor64, z, op(sb, Iop_Shr64, z, IRExpr_Const(IRConst_U8(k))));
 }
 
 /* cs_line_hash of the line of `addr`, as IR. */
 static IRExpr* hash_ir(IRSB* sb, IRExpr* addr)
 {
-   IRExpr* h = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr,
-                                             IRExpr_Const(IRConst_U8(cs_sample_line_shift()))));
-   h = xor_shift(sb, h, 33);
-   h = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Mul64, h, u64(0xFF51AFD7ED558CCDULL)));
-   h = xor_shift(sb, h, 33);
-   h = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Mul64, h, u64(0xC4CEB9FE1A85EC53ULL)));
-   return xor_shift(sb, h, 33);
+   IRExpr* z = op(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(cs_sample_line_shift())));
+   z = op(sb, Iop_Add64, op(sb, Iop_Xor64, z, u64(key)), u64(0x9E3779B97F4A7C15ULL));
+   z = op(sb, Iop_Mul64, xor_shift(sb, z, 30), u64(0xBF58476D1CE4E5B9ULL));
+   z = op(sb, Iop_Mul64, xor_shift(sb, z, 27), u64(0x94D049BB133111EBULL));
+   return xor_shift(sb, z, 31);
 }
 
-static void cs_spatial_position_at(ULong d, ULong i)
+/* A position record of the counts `c`. */
+static void position(const ULong* c)
 {
    cs_append(CS_ESCAPE(CS_TAG_POSITION, 0));
-   cs_append(d);
-   cs_append(i);
-   last_d = d;
-   last_i = i;
+   for (Int k = 0; k < 4; k++) {
+      cs_append(c[k]);
+      last[k] = c[k];
+   }
 }
 
 void cs_spatial_position(void)
 {
-   /* The reader knows the counts at the last record: only a change needs writing. */
-   if (cs_drefs != last_d || cs_instrs != last_i)
-      cs_spatial_position_at(cs_drefs, cs_instrs);
+   /* The reader knows the counts at the last record: only a change needs one. */
+   if (VG_(memcmp)(cs_counts, last, sizeof cs_counts) != 0)
+      position(cs_counts);
 }
 
 void cs_spatial_lower(ULong published)
 {
-   if (published < cs_threshold)
-      cs_threshold = published;
+   if (published < cs_limit_hash)
+      cs_limit_hash = published;
 }
 
-/* Up to GROUP references of a segment share one call, taken when any of them is sampled:
-   a call per reference made every reference spill registers around it. */
+/* Up to GROUP references of a segment share one call. */
 #define GROUP 5
 
 /* What the translation knows of a group's references; the addresses come as arguments.
@@ -163,26 +169,28 @@ typedef struct _Group {
    UWord key; /* a hash of the rest */
    Int n;
    struct {
-      ULong bits; /* the record's size and kind */
+      ULong bits;   /* the record's size and kind */
       Addr pc;
-      UInt d, i;  /* index in the segment among its data references, instructions */
+      UShort at[4]; /* the segment's loads, stores, modifies and instructions before it */
    } ref[GROUP];
 } Group;
 
 static VgHashTable* groups = NULL;
 
+#define GROUP_BODY(g) ((const UChar*)(g) + 2 * sizeof(UWord))
+#define GROUP_BODY_SIZE (sizeof(Group) - 2 * sizeof(UWord))
+
 static Word group_cmp(const void* a, const void* b)
 {
-   return VG_(memcmp)((const UChar*)a + 2 * sizeof(UWord), (const UChar*)b + 2 * sizeof(UWord),
-                      sizeof(Group) - 2 * sizeof(UWord));
+   return VG_(memcmp)(GROUP_BODY(a), GROUP_BODY(b), GROUP_BODY_SIZE);
 }
 
 /* The group equal to `g` (zeroed, then filled), made once. */
 static const Group* intern(Group* g)
 {
-   const ULong* w = (const ULong*)((const UChar*)g + 2 * sizeof(UWord));
+   const ULong* w = (const ULong*)GROUP_BODY(g);
    ULong h = 0;
-   for (SizeT k = 0; k < (sizeof(Group) - 2 * sizeof(UWord)) / 8; k++)
+   for (SizeT k = 0; k < GROUP_BODY_SIZE / 8; k++)
       h = cs_line_hash(h ^ w[k]);
    g->key = h;
    if (groups == NULL)
@@ -196,17 +204,23 @@ static const Group* intern(Group* g)
    return made;
 }
 
-/* Writes the reference `word` at segment index (d, i). */
-static void sample(ULong word, Addr pc, UInt d_at, UInt i_at)
+/* Writes the reference `word` of the segment, `at` its index there by kind. */
+static void sample(ULong word, Addr pc, const UShort* at)
 {
-   ULong d = cs_drefs + d_at, i = cs_instrs + i_at;
-   if (((d - last_d) | (i - last_i)) >> 32)
-      cs_spatial_position_at(d, i);
+   ULong c[4], far = 0, delta = 0;
+   for (Int k = 0; k < 4; k++) {
+      c[k] = cs_counts[k] + at[k];
+      far |= (c[k] - last[k]) >> 16;
+   }
+   if (far)
+      position(c);
+   for (Int k = 0; k < 4; k++) {
+      delta |= (c[k] - last[k]) << (16 * k);
+      last[k] = c[k];
+   }
    cs_append(CS_ESCAPE(CS_TAG_SAMPLE, pc));
    cs_append(word);
-   cs_append(((d - last_d) << 32) | (i - last_i));
-   last_d = d;
-   last_i = i;
+   cs_append(delta);
 }
 
 /* Called when some reference of the group is sampled: finds which. */
@@ -214,19 +228,9 @@ static void cs_spatial_group(const Group* g, ULong a0, ULong a1, ULong a2, ULong
 {
    ULong a[GROUP] = { a0, a1, a2, a3, a4 };
    for (Int k = 0; k < g->n; k++) {
-      if (cs_line_hash(a[k] >> cs_sample_line_shift()) < cs_threshold)
-         sample((a[k] & CS_ARG_MASK) | g->ref[k].bits, g->ref[k].pc, g->ref[k].d, g->ref[k].i);
+      if (cs_line_hash(a[k] >> cs_sample_line_shift()) <= cs_limit_hash)
+         sample((a[k] & CS_ARG_MASK) | g->ref[k].bits, g->ref[k].pc, g->ref[k].at);
    }
-}
-
-/* Adds `n` (or the guard, widened) to the counter at `counter`. */
-static void count(IRSB* sb, ULong* counter, ULong n, IRExpr* guard)
-{
-   IRExpr* at = mkIRExpr_HWord((HWord)counter);
-   IRExpr* old = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
-   IRExpr* add = guard ? tmp(sb, Ity_I64, IRExpr_Unop(Iop_1Uto64, guard)) : u64(n);
-   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, at, tmp(sb, Ity_I64,
-                                                   IRExpr_Binop(Iop_Add64, old, add))));
 }
 
 /* The call for the group `g` (its addresses `addr`), taken when `any` holds. */
@@ -241,60 +245,61 @@ static void call_group(IRSB* sb, Group* g, IRExpr** addr, IRExpr* any)
    addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
 
+/* Adds `n` (or the guard, widened) to the counter of kind `kind`. */
+static void count(IRSB* sb, Int kind, ULong n, IRExpr* guard)
+{
+   IRExpr* at = mkIRExpr_HWord((HWord)&cs_counts[kind]);
+   IRExpr* old = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
+   IRExpr* add = guard ? tmp(sb, Ity_I64, IRExpr_Unop(Iop_1Uto64, guard)) : u64(n);
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, at, op(sb, Iop_Add64, old, add)));
+}
+
 void cs_spatial_segment(IRSB* sb, const Event* ev, Int n, Addr* pc)
 {
-   IRExpr* threshold = NULL;
-   UInt d = 0, i = 0;
+   IRExpr* limit = NULL;
+   UShort at[4] = { 0, 0, 0, 0 };
    IRExpr* guard = NULL;
    Group group;
    Group* g = NULL;
    IRExpr* addr[GROUP];
    IRExpr* any = NULL;
+   tl_assert(n <= 0xFFFF);
    for (Int k = 0; k < n; k++) {
-      IRExpr* hit = NULL;
-      if (threshold == NULL)
-         threshold = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
-                                                  mkIRExpr_HWord((HWord)&cs_threshold)));
-      if (ev[k].kind == EV_INSTR) {
+      Int kind = ev[k].kind;
+      if (kind == EV_INSTR) {
          *pc = (Addr)ev[k].addr->Iex.Const.con->Ico.U64;
-         /* The threshold only falls: a line above it now is never sampled. */
-         ULong h = cs_line_hash(*pc >> cs_sample_line_shift());
-         if (clo_instr && h < cs_threshold)
-            hit = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, u64(h), threshold));
-      } else {
-         hit = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLT64U, hash_ir(sb, ev[k].addr), threshold));
-         if (ev[k].guard != NULL) {
-            tl_assert(n == 1);
-            guard = ev[k].guard;
-            hit = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, hit, guard));
-         }
+         at[kind]++;
+         continue;
       }
-      if (hit != NULL) {
-         if (g == NULL) {
-            g = &group;
-            VG_(memset)(g, 0, sizeof *g);
-            any = NULL;
-         }
-         g->ref[g->n].bits = ((ULong)(ev[k].size & 0x3FF) << 48) | ((ULong)ev[k].kind << 58);
-         g->ref[g->n].pc = *pc;
-         g->ref[g->n].d = d;
-         g->ref[g->n].i = i;
-         addr[g->n++] = ev[k].addr;
-         any = any ? tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, any, hit)) : hit;
-         if (g->n == GROUP) {
-            call_group(sb, g, addr, any);
-            g = NULL;
-         }
+      if (limit == NULL)
+         limit = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
+                                              mkIRExpr_HWord((HWord)&cs_limit_hash)));
+      IRExpr* hit = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLE64U, hash_ir(sb, ev[k].addr), limit));
+      if (ev[k].guard != NULL) {
+         tl_assert(n == 1);
+         guard = ev[k].guard;
+         hit = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, hit, guard));
       }
-      if (ev[k].kind == EV_INSTR)
-         i++;
-      else
-         d++;
+      if (g == NULL) {
+         g = &group;
+         VG_(memset)(g, 0, sizeof *g);
+         any = NULL;
+      }
+      g->ref[g->n].bits = ((ULong)(ev[k].size & 0x3FF) << 48) | ((ULong)kind << 58);
+      g->ref[g->n].pc = *pc;
+      VG_(memcpy)(g->ref[g->n].at, at, sizeof at);
+      addr[g->n++] = ev[k].addr;
+      any = any ? tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, any, hit)) : hit;
+      if (g->n == GROUP) {
+         call_group(sb, g, addr, any);
+         g = NULL;
+      }
+      at[kind]++;
    }
    if (g != NULL)
       call_group(sb, g, addr, any);
-   if (d > 0)
-      count(sb, &cs_drefs, d, guard);
-   if (i > 0)
-      count(sb, &cs_instrs, i, NULL);
+   for (Int kind = 0; kind < 4; kind++) {
+      if (at[kind] > 0)
+         count(sb, kind, at[kind], kind == EV_INSTR ? NULL : guard);
+   }
 }

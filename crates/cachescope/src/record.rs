@@ -59,7 +59,7 @@ mod tool_spatial_run;
 pub use ending::{crash_report, describe_status};
 pub use lifetime::{kill_all, remove_all_dirs};
 pub use process::ProgramOutput;
-pub use tool_run::{SpatialTool, ToolOptions, ToolStream, tool_status, valgrind};
+pub use tool_run::{ToolOptions, ToolStream, tool_status, valgrind};
 pub use tool_sampled::sample_program;
 pub use tool_spatial_run::SpatialStream;
 

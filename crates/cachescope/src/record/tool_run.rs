@@ -17,6 +17,7 @@ use super::{ProgramOutput, Recording, lifetime, make_fifo, open_fifo, private_di
 use crate::attribution::events::Event;
 use crate::error::{Error, Result, Source};
 use crate::sampling::SamplerOptions;
+use crate::spatial::SpatialOptions;
 use crate::trace::Trace;
 
 /// What the tool records, and where the program's output goes.
@@ -154,19 +155,8 @@ pub(super) type Threshold = std::convert::Infallible;
 pub(super) struct InTool<'a> {
     /// StatCache's reuse sampler (`cs_sample.c`).
     pub reuse: Option<&'a SamplerOptions>,
-    /// The spatial sampler (`cs_spatial.c`).
-    pub spatial: Option<&'a SpatialTool>,
-}
-
-/// What the tool's spatial sampler is told ([`super::tool_spatial`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SpatialTool {
-    /// A line is sampled when its hash is below this (lowered later as published).
-    pub threshold: u64,
-    /// The lines hashed.
-    pub line_size: crate::access::LineSize,
-    /// Sample instruction fetches too (data references always).
-    pub instructions: bool,
+    /// The spatial sampler (`cs_spatial.c`), told these options' key and starting limit.
+    pub spatial: Option<&'a SpatialOptions>,
 }
 
 /// Starts the tool on `program` and opens its record stream. With a sampler `in_tool`, the
@@ -192,6 +182,23 @@ pub(super) fn launch(
     };
     let description = super::describe(program, args);
     let source = Source::Program(description.clone());
+    // The spatial sampler's options, checked before anything is made.
+    let mut spatial_args: Vec<OsString> = Vec::new();
+    if let Some(s) = in_tool.spatial {
+        if in_tool.reuse.is_some_and(|r| r.line_size != s.line_size) {
+            return Err(Error::InvalidParameter {
+                name: "line-size",
+                message: "the tool's two samplers need the same line size".into(),
+            });
+        }
+        let limit = crate::spatial::Limit::from_rate(s.rate)?;
+        spatial_args = vec![
+            "--cs-spatial=yes".into(),
+            format!("--cs-spatial-key={:#x}", s.hash().key()).into(),
+            format!("--cs-spatial-limit={:#x}", limit.0).into(),
+            format!("--cs-line-shift={}", s.line_size.shift()).into(),
+        ];
+    }
     let dir = private_dir().map_err(|e| Error::io(&source, e))?;
     let fifo = dir.join("records.fifo");
     let log = dir.join("valgrind.log");
@@ -207,21 +214,6 @@ pub(super) fn launch(
             format!("--cs-sample-instr={}", yes_no(s.include_instructions)).into(),
         ];
         fifos.push(positions);
-    }
-    if let Some(s) = in_tool.spatial {
-        if in_tool.reuse.is_some_and(|r| r.line_size != s.line_size) {
-            let _ = fs::remove_dir_all(&dir);
-            return Err(Error::InvalidParameter {
-                name: "line-size",
-                message: "the tool's two samplers need the same line size".into(),
-            });
-        }
-        sample_args.extend([
-            "--cs-spatial=yes".into(),
-            format!("--cs-spatial-threshold={:#x}", s.threshold).into(),
-            format!("--cs-spatial-instr={}", yes_no(s.instructions)).into(),
-            format!("--cs-line-shift={}", s.line_size.shift()).into(),
-        ]);
     }
     for f in &fifos {
         if make_fifo(f).is_err() {
@@ -276,6 +268,7 @@ pub(super) fn launch(
         // Only the process cachescope starts (and what it execs) writes the stream.
         .arg(format!("--cs-parent={}", std::process::id()))
         .args(sample_args)
+        .args(spatial_args)
         .args(ring_arg)
         .arg(program)
         .args(args)
