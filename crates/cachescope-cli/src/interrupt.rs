@@ -62,11 +62,11 @@ pub fn install() {
             cachescope::interrupt::request();
             cachescope::record::kill_all();
             if !first {
-                force_exit();
+                force_exit("");
             }
             std::thread::spawn(|| {
                 std::thread::sleep(GRACE);
-                force_exit();
+                force_exit(GRACE_ENDED);
             });
         }
     });
@@ -85,14 +85,18 @@ fn ignored_signals() -> u64 {
         .unwrap_or(0)
 }
 
+/// What the message adds when [`GRACE`] ran out: the work did not stop on its own (so the
+/// tests can tell which way a command stopped without timing it).
+pub const GRACE_ENDED: &str = ": still busy 3 s after the signal, stopped at once";
+
 /// Exits without unwinding: the recorded programs killed, their directories, the uncommitted
-/// temporary files and the directories this run created removed.
-fn force_exit() -> ! {
+/// temporary files and the directories this run created removed; `why` follows the message.
+fn force_exit(why: &str) -> ! {
     cachescope::record::kill_all();
     cachescope::record::remove_all_dirs();
     crate::output::remove_pending_files();
     crate::output::remove_created_dirs();
-    eprintln!("cachescope: {}", message());
+    eprintln!("cachescope: {}{why}", message());
     std::process::exit(i32::from(exit_status()));
 }
 

@@ -25,8 +25,8 @@ use crate::output::Pending;
 /// How a command runs its program: the shared flags, resolved.
 #[derive(Clone, Debug)]
 pub struct Capture {
-    /// The tool or lackey, as asked.
-    pub backend: Backend,
+    /// The tool or lackey, as asked (`None`: the tool where it can run, else lackey).
+    pub backend: Option<Backend>,
     /// Follow the programs the recorded one execs (the tool only).
     pub trace_children: bool,
     /// Record allocation events (where the command records them at all).
@@ -70,9 +70,15 @@ impl Capture {
     }
 
     /// The backend that runs: the tool unless lackey is asked for or the tool cannot run here
-    /// (then lackey, with the reason printed unless quiet). `--trace-children` needs the tool.
+    /// (then lackey, with the reason printed unless quiet, or an error where `--backend tool`
+    /// was given). `--trace-children` needs the tool.
     pub fn backend(&self, quiet: bool) -> Result<Backend> {
-        match self.backend {
+        if self.backend == Some(Backend::Tool) {
+            if let Err(why) = tool_status() {
+                bail!("--backend tool: cachescope's Valgrind tool cannot run: {why}");
+            }
+        }
+        match self.backend.unwrap_or(Backend::Tool) {
             Backend::Lackey if self.trace_children => bail!(
                 "--trace-children needs the tool backend: lackey would write every child into \
                  the same log"
@@ -331,7 +337,7 @@ pub fn sample_in_tool(
     if input.program.is_empty()
         || live.save.is_some()
         || input.thread.is_some()
-        || live.backend == Backend::Lackey
+        || live.backend == Some(Backend::Lackey)
         || live.trace_children
         || live.collect_atstart == crate::args::YesNo::No
         || !live.toggle_collect.is_empty()

@@ -3,7 +3,6 @@
 //! recorded under Valgrind (skipped with a message where Valgrind or cc is missing).
 
 use std::path::{Path, PathBuf};
-use std::process::Command as Std;
 
 use assert_cmd::Command;
 use cachescope::Source;
@@ -170,18 +169,13 @@ fn without_events_or_symbols_the_stack_and_other_remain_with_notes() {
     assert!(r["notes"].to_string().contains("not an object file"));
 }
 
-fn example(dir: &Path, name: &str) -> Option<PathBuf> {
+fn example(dir: &Path, name: &str) -> PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../examples/attribution")
         .join(format!("{name}.c"));
     let exe = dir.join(name);
-    let ok = Std::new("cc")
-        .args(["-g", "-O1", "-no-pie", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .is_ok_and(|s| s.success());
-    ok.then_some(exe)
+    common::compile_c_file(&src, &exe, &["-g", "-O1", "-no-pie"]);
+    exe
 }
 
 /// The paper's story on the resid example, recorded under Valgrind: U, V and R are global
@@ -193,10 +187,7 @@ fn resid_example_under_valgrind() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let Some(exe) = example(dir.path(), "resid") else {
-        eprintln!("skipping resid_example_under_valgrind: cc could not build resid.c");
-        return;
-    };
+    let exe = example(dir.path(), "resid");
     let mut u_misses = Vec::new();
     for tile in ["0", "4"] {
         let trace = dir.path().join(format!("resid{tile}.cst"));

@@ -51,15 +51,6 @@ fn line_of(marker: &str) -> u32 {
         + 1
 }
 
-/// `cg_annotate` can be started (the Perl one exits 255 on `--version`, so `have` says no).
-fn have_cg_annotate() -> bool {
-    let ok = Std::new("cg_annotate").arg("--version").output().is_ok();
-    if !ok {
-        eprintln!("skipping: cg_annotate is not installed");
-    }
-    ok
-}
-
 /// What `cg_annotate` printed: the events shown, the program totals, and for the source file
 /// ending in `source`, each annotated line's counts by line number.
 struct Annotation {
@@ -181,7 +172,7 @@ fn check_totals(r: &Value, a: &Annotation) {
 
 #[test]
 fn cg_annotate_prints_attributes_totals_and_misses_per_source_line() {
-    if !tools_or_skip(&["valgrind", "cc"]) || !have_cg_annotate() {
+    if !tools_or_skip(&["valgrind", "cc", "cg_annotate"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -315,7 +306,7 @@ fn a_trace_without_debug_information_gives_unknown_lines_with_the_json_totals() 
     assert_eq!(summary[2] + summary[4], json("misses"));
     assert_eq!(summary[5] + summary[6], json("samples"));
     assert!(json("samples") > 0);
-    if have_cg_annotate() {
+    if tools_or_skip(&["cg_annotate"]) {
         // No source file to annotate: only the totals.
         let out = Std::new("cg_annotate")
             .args(["--auto=no", "--show-percs=no"])

@@ -59,35 +59,13 @@ fn line_of(marker: &str) -> usize {
 
 /// Compiles [`PROGRAM`] as `dir/name` (a PIE unless `flags` say otherwise).
 fn compile(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
-    let src = dir.join("prog.c");
-    std::fs::write(&src, PROGRAM).unwrap();
-    let exe = dir.join(name);
-    let out = Std::new("cc")
-        .args(["-g", "-O1"])
-        .args(flags)
-        .arg("-o")
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    exe
+    let flags: Vec<&str> = ["-g", "-O1"].iter().chain(flags).copied().collect();
+    common::compile_c(dir, name, PROGRAM, &flags)
 }
 
 fn record(exe: &Path, trace: &Path, extra: &[&str]) {
-    cs().args(["record", "-q"])
-        .args(extra)
-        .arg("-o")
-        .arg(trace)
-        .arg("--")
-        .arg(exe)
-        .arg("2048")
-        .assert()
-        .success();
+    let args: Vec<&str> = ["-q"].iter().chain(extra).copied().collect();
+    common::record_ok(&args, trace, &[exe.as_os_str(), "2048".as_ref()]);
 }
 
 fn attribute(trace: &Path, extra: &[&str]) -> Value {

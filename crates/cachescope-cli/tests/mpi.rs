@@ -7,6 +7,7 @@
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
+use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
 use assert_cmd::cargo::cargo_bin_cmd;
@@ -14,19 +15,44 @@ use assert_cmd::cargo::cargo_bin_cmd;
 mod common;
 
 fn have_mpirun() -> bool {
-    let ok = Command::new("mpirun")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipped: mpirun not found (apt-get install openmpi-bin libopenmpi-dev)");
+    common::tools_or_skip(&["mpirun"])
+}
+
+/// How many `mpirun`s this test binary runs at once, at most: each starts two or three
+/// processes, on a machine that may have two cores.
+const AT_ONCE: usize = 2;
+
+/// Ends with the test (or its panic): frees its place among the [`AT_ONCE`] running.
+struct Slot;
+
+static RUNNING: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+
+impl Slot {
+    /// Waits for a place among the [`AT_ONCE`] running `mpirun`s.
+    fn take() -> Slot {
+        let (count, freed) = &RUNNING;
+        let mut n = count.lock().unwrap_or_else(|e| e.into_inner());
+        while *n >= AT_ONCE {
+            n = freed.wait(n).unwrap_or_else(|e| e.into_inner());
+        }
+        *n += 1;
+        Slot
     }
-    ok
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let (count, freed) = &RUNNING;
+        *count.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        freed.notify_one();
+    }
 }
 
 /// `mpirun -n RANKS --oversubscribe cachescope ARGS`, allowed to run as root (CI containers),
-/// killed after a minute (a hang is a failure, not a stuck test run).
+/// at most [`AT_ONCE`] at a time, killed after five minutes (a hang guard: a hang is a
+/// failure, not a stuck test run; no speed is asserted).
 fn mpirun(ranks: usize, args: &[&str]) -> Output {
+    let _slot = Slot::take();
     let child = Command::new("mpirun")
         .args(["-n", &ranks.to_string(), "--oversubscribe"])
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
@@ -43,11 +69,11 @@ fn mpirun(ranks: usize, args: &[&str]) -> Output {
     // Collected on a thread of its own, which drains the pipes as the output comes.
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || tx.send(child.wait_with_output()));
-    match rx.recv_timeout(Duration::from_secs(60)) {
+    match rx.recv_timeout(Duration::from_secs(300)) {
         Ok(out) => out.unwrap(),
         Err(_) => {
             let _ = Command::new("kill").arg(pid.to_string()).status();
-            panic!("mpirun -n {ranks} {args:?} still running after 60 s: a hang");
+            panic!("mpirun -n {ranks} {args:?} still running after 300 s: a hang");
         }
     }
 }
@@ -125,8 +151,8 @@ fn commands(t: &str) -> Vec<Vec<&str>> {
 }
 
 /// Every command of [`commands`] (those in JSON only when `json_only`) on 2 and 3 ranks prints
-/// what one process prints; several mpiruns at a time (mpirun's start-up, about a second of
-/// mostly waiting, is what takes time here, not the work).
+/// what one process prints; two threads, so that both places of [`AT_ONCE`] stay busy
+/// (mpirun's start-up, about a second of mostly waiting, is what takes time here).
 fn same_on_2_and_3_ranks(trace: &Path, json_only: bool) {
     let t = trace.to_str().unwrap();
     let jobs: Vec<(Vec<&str>, usize)> = commands(t)
@@ -135,7 +161,7 @@ fn same_on_2_and_3_ranks(trace: &Path, json_only: bool) {
         .flat_map(|c| [(c.clone(), 2), (c, 3)])
         .collect();
     std::thread::scope(|s| {
-        for group in jobs.chunks(jobs.len().div_ceil(8)) {
+        for group in jobs.chunks(jobs.len().div_ceil(AT_ONCE)) {
             s.spawn(move || {
                 for (args, ranks) in group {
                     let mut args = args.clone();

@@ -2,7 +2,6 @@
 //! with an independent brute-force LRU stack on a real program's trace.
 
 use std::collections::HashMap;
-use std::process::Command;
 
 use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::prelude::*;
@@ -170,23 +169,11 @@ fn brute_force_misses(lines: &[u64], sizes: &[u64]) -> Vec<u64> {
 
 #[test]
 fn exact_curve_equals_brute_force_on_a_real_program() {
-    let have_valgrind = Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have_valgrind {
-        eprintln!("skipping: valgrind not found on PATH (apt-get install valgrind)");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("true.txt");
-    let st = Command::new("valgrind")
-        .args(["--tool=lackey", "--trace-mem=yes"])
-        .arg(format!("--log-file={}", log.display()))
-        .arg("true")
-        .status()
-        .unwrap();
-    assert!(st.success());
+    if !cachescope_testkit::lackey(&log, &["true"], None) {
+        return;
+    }
     let text = std::fs::read_to_string(&log).unwrap();
     let lines: Vec<u64> = text
         .lines()

@@ -94,20 +94,15 @@ fn recorded_program_with_planted_phases() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (src, exe) = (dir.path().join("planted.c"), dir.path().join("planted"));
-    std::fs::write(&src, include_str!("../../../examples/phases/planted.c")).unwrap();
-    let cc = std::process::Command::new("cc")
-        .args(["-O2", "-o"])
-        .args([&exe, &src])
-        .status()
-        .unwrap();
-    assert!(cc.success());
+    let src = include_str!("../../../examples/phases/planted.c");
+    let exe = common::compile_c(dir.path(), "planted", src, &["-O2"]);
     let trace = dir.path().join("planted.cst");
-    let (trace, exe) = (trace.to_str().unwrap(), exe.to_str().unwrap());
-    common::cs()
-        .args(["record", "-q", "--no-events", "-o", trace, "--", exe, "64"])
-        .assert()
-        .success();
+    common::record_ok(
+        &["-q", "--no-events"],
+        &trace,
+        &[exe.as_os_str(), "64".as_ref()],
+    );
+    let trace = trace.to_str().unwrap();
     // 1 M instructions and a 1 MiB L2, scaled by 1/16.
     let v = json(&[
         "phases",

@@ -9,19 +9,12 @@ use std::process::Command;
 use assert_cmd::cargo::cargo_bin_cmd;
 
 mod common;
-use common::{counts, have, stats_json};
+use common::{counts, stats_json, tools_or_skip};
 
 /// Records `program args` with lackey, Valgrind's own `==pid==` lines mixed in (stderr log).
 fn record(dir: &Path, name: &str, program: &[&str]) -> PathBuf {
     let log = dir.join(name);
-    let status = Command::new("valgrind")
-        .args(["--tool=lackey", "--trace-mem=yes"])
-        .arg(format!("--log-file={}", log.display()))
-        .args(program)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "valgrind failed on {program:?}");
+    assert!(cachescope_testkit::lackey(&log, program, None));
     log
 }
 
@@ -61,8 +54,7 @@ fn independent_count(path: &Path) -> [u64; 6] {
 
 #[test]
 fn stats_equal_an_independent_count_on_real_lackey_traces() {
-    if !have("valgrind") {
-        eprintln!("skipping: valgrind not found on PATH (apt-get install valgrind)");
+    if !tools_or_skip(&["valgrind"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -85,8 +77,7 @@ fn stats_equal_an_independent_count_on_real_lackey_traces() {
             ("zstd", &["-q", "-f"][..], "zst"),
             ("xz", &["-k", "-f", "-T1"][..], "xz"),
         ] {
-            if !have(tool) {
-                eprintln!("skipping {tool}: not found on PATH");
+            if !tools_or_skip(&[tool]) {
                 continue;
             }
             let st = Command::new(tool).args(args).arg(&trace).status().unwrap();
@@ -115,8 +106,7 @@ fn stats_equal_an_independent_count_on_real_lackey_traces() {
 /// deterministic program, the program's stdout left alone, and its exit status reported.
 #[test]
 fn record_streams_a_program_into_the_native_format() {
-    if !have("valgrind") {
-        eprintln!("skipped: valgrind not installed (apt-get install valgrind)");
+    if !tools_or_skip(&["valgrind"]) {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -129,13 +119,7 @@ fn record_streams_a_program_into_the_native_format() {
     // The reference recording writes its stdout into a pipe too: programs behave differently
     // (a few references) when stdout is /dev/null.
     let log = dir.path().join("sort.txt");
-    let reference = Command::new("valgrind")
-        .args(["--tool=lackey", "--trace-mem=yes"])
-        .arg(format!("--log-file={}", log.display()))
-        .args(program)
-        .output()
-        .unwrap();
-    assert!(reference.status.success());
+    assert!(cachescope_testkit::lackey(&log, &program, None));
     let want = independent_count(&log);
     let out = dir.path().join("sort.cst");
     // Without the allocation interposer: its loading by ld.so would add references plain

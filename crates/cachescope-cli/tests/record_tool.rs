@@ -12,16 +12,16 @@ use cachescope::attribution::events::sidecar_path;
 mod common;
 use common::{compile_c, tool_or_skip, tools_or_skip};
 
+/// `cachescope record --backend tool EXTRA… -o TRACE -- COMMAND…` (EXTRA's own backend where
+/// it names one), whatever it exits with.
 fn record(extra: &[&str], trace: &Path, command: &[&std::ffi::OsStr]) -> Output {
-    cargo_bin_cmd!("cachescope")
-        .arg("record")
-        .args(extra)
-        .arg("-o")
-        .arg(trace)
-        .arg("--")
-        .args(command)
-        .output()
-        .unwrap()
+    let tool: &[&str] = if extra.contains(&"--backend") {
+        &[]
+    } else {
+        &["--backend", "tool"]
+    };
+    let args: Vec<&str> = tool.iter().chain(extra).copied().collect();
+    cachescope_testkit::record(common::bin(), &args, trace, command)
 }
 
 fn stderr(o: &Output) -> String {
@@ -184,6 +184,23 @@ fn without_the_tool_record_falls_back_to_lackey_and_says_why() {
     assert!(err.contains("recording with lackey"), "{err}");
     assert!(err.contains("CACHESCOPE_VALGRIND_LIB"), "{err}");
     assert!(stats(&trace)["instructions"].as_u64().unwrap() > 10_000);
+    // Asked for by name, the tool does not fall back: an error saying why, and no trace.
+    let named = dir.path().join("named.cst");
+    let out = cargo_bin_cmd!("cachescope")
+        .env("CACHESCOPE_VALGRIND_LIB", dir.path())
+        .args(["record", "--backend", "tool", "-o"])
+        .arg(&named)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("--backend tool: cachescope's Valgrind tool cannot run"),
+        "{err}"
+    );
+    assert!(err.contains("CACHESCOPE_VALGRIND_LIB"), "{err}");
+    assert!(!named.exists());
 }
 
 fn run_json(args: &[&std::ffi::OsStr]) -> serde_json::Value {
@@ -222,6 +239,8 @@ int main(void) {
     // The program's output goes to stderr: stdout holds the JSON alone.
     let live = run_json(&[
         &s("mrc"),
+        &s("--backend"),
+        &s("tool"),
         &s("--method"),
         &s("exact"),
         &s("--json"),
@@ -238,7 +257,14 @@ int main(void) {
         saved.as_os_str(),
     ]);
     assert_eq!(live["points"], from_file["points"]);
-    let live_stats = run_json(&[&s("stats"), &s("--json"), &s("--"), e]);
+    let live_stats = run_json(&[
+        &s("stats"),
+        &s("--backend"),
+        &s("tool"),
+        &s("--json"),
+        &s("--"),
+        e,
+    ]);
     let file_stats = stats(&saved);
     for k in [
         "loads",
@@ -344,7 +370,7 @@ int main(void) {
     let trace = dir.path().join("t.cst");
     let out = Command::new("sh")
         .arg("-c")
-        .arg(r#"trap '' HUP; exec "$0" record -q --no-events -o "$1" -- "$2""#)
+        .arg(r#"trap '' HUP; exec "$0" record -q --backend tool --no-events -o "$1" -- "$2""#)
         .arg(assert_cmd::cargo::cargo_bin!("cachescope"))
         .arg(&trace)
         .arg(&exe)
@@ -369,7 +395,7 @@ fn the_program_sees_no_recorder_variable() {
         let out = cargo_bin_cmd!("cachescope")
             .env("CACHESCOPE_MARKER", "1")
             .env("CS_KEPT", "yes")
-            .arg("record")
+            .args(["record", "--backend", "tool"])
             .args(extra)
             .arg("-o")
             .arg(dir.path().join("env.cst"))

@@ -186,8 +186,7 @@ fn report_reads_a_trace_file() {
 
 #[test]
 fn report_records_a_program() {
-    if Command::new("valgrind").arg("--version").output().is_err() {
-        eprintln!("skipping report_records_a_program: valgrind is not installed");
+    if !common::tools_or_skip(&["valgrind"]) {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -271,18 +270,6 @@ fn every_subcommand_has_examples_in_its_help() {
     }
 }
 
-/// The chromium binary, if one runs.
-fn chromium() -> Option<&'static str> {
-    ["chromium", "chromium-browser", "google-chrome"]
-        .into_iter()
-        .find(|b| {
-            Command::new(b)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-}
-
 fn headless(browser: &str, profile: &Path) -> Command {
     let mut c = Command::new(browser);
     c.args([
@@ -313,10 +300,7 @@ fn ink(png_path: &Path) -> f64 {
 
 #[test]
 fn report_renders_in_a_headless_browser() {
-    let Some(browser) = chromium() else {
-        eprintln!(
-            "skipping report_renders_in_a_headless_browser: chromium is not installed (.ci/run installs it)"
-        );
+    let Some(browser) = common::chromium_or_skip() else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -333,13 +317,9 @@ fn report_renders_in_a_headless_browser() {
         .output()
         .unwrap();
     if !out.status.success() || out.stdout.is_empty() {
-        eprintln!(
-            "skipping report_renders_in_a_headless_browser: {browser} cannot run here: {}",
-            String::from_utf8_lossy(&out.stderr)
-                .lines()
-                .last()
-                .unwrap_or("")
-        );
+        let last = String::from_utf8_lossy(&out.stderr);
+        let why = last.lines().last().unwrap_or("");
+        common::skip("chromium", &format!("{browser} cannot run here: {why}"));
         return;
     }
     let dom = String::from_utf8_lossy(&out.stdout);

@@ -9,6 +9,8 @@ use cachescope::Source;
 use cachescope::attribution::events::{EVENTS_VERSION, Event, EventKind, EventWriter, Header};
 use serde_json::Value;
 
+mod common;
+
 /// (Return addresses name the call site, one byte before: 0x1000 → 0xfff.)
 /// Two sweeps over a 256 KiB heap block, 32 bytes apart (one load per line of the paper's
 /// 64 KiB, 4-way, 32-byte cache): every load misses, and every eviction is by the block itself.
@@ -123,34 +125,20 @@ fn attribution_on_two_threads_equals_one() {
 /// trace and event log it saved. Skips, saying why, without gcc, Valgrind or the interposer.
 #[test]
 fn report_of_a_program_records_its_events_and_attributes() {
-    for tool in ["gcc", "valgrind"] {
-        if !std::process::Command::new(tool)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-        {
-            eprintln!("skipped: {tool} not installed");
-            return;
-        }
+    if !common::tools_or_skip(&["gcc", "valgrind"]) {
+        return;
     }
     if let Err(searched) = cachescope::record::preload::locate() {
-        eprintln!("skipped: the interposer is not built ({searched})");
+        common::skip(
+            "preload",
+            &format!("the interposer is not built ({searched})"),
+        );
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/attribution/resid.c");
     let exe = dir.path().join("resid");
-    let cc = std::process::Command::new("gcc")
-        .args(["-g", "-O1", "-no-pie", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .output()
-        .unwrap();
-    assert!(
-        cc.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cc.stderr)
-    );
+    common::compile_c_file(&src, &exe, &["-g", "-O1", "-no-pie"]);
     // Without --save the trace the pass wrote as the program ran is not kept.
     let bare = dir.path().join("bare");
     Command::cargo_bin("cachescope")

@@ -9,7 +9,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{cs, json, tools_or_skip};
+use common::{cs, json, tool_or_skip};
 
 fn distinct(v: &serde_json::Value) -> u64 {
     v["distinct_lines"].as_u64().unwrap()
@@ -17,20 +17,18 @@ fn distinct(v: &serde_json::Value) -> u64 {
 
 #[test]
 fn only_the_region_is_recorded_with_collect_atstart_no() {
-    if !tools_or_skip(&["valgrind", "cc"]) {
+    if !tool_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let include = format!("-I{}", root.join("include").display());
-    let Some((exe, t)) = common::record_c_program(
+    let (exe, t) = common::record_c_program(
         dir.path(),
         &root.join("examples/roi/roi.c"),
         &[&include],
-        &["--collect-atstart=no"],
-    ) else {
-        return;
-    };
+        &["--backend", "tool", "--collect-atstart=no"],
+    );
     // Without Valgrind the requests are no-ops.
     let native = std::process::Command::new(&exe).output().unwrap();
     assert!(native.status.success());
@@ -77,19 +75,17 @@ fn collect_atstart_no_needs_the_tool() {
 
 #[test]
 fn only_calls_under_the_function_are_recorded_with_toggle_collect() {
-    if !tools_or_skip(&["valgrind", "cc"]) {
+    if !tool_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let Some((exe, t)) = common::record_c_program(
+    let (exe, t) = common::record_c_program(
         dir.path(),
         &root.join("examples/roi/toggle.c"),
         &[],
-        &["--toggle-collect=hot"],
-    ) else {
-        return;
-    };
+        &["--backend", "tool", "--toggle-collect=hot"],
+    );
     let hot = json(&["stats", "--json", t.to_str().unwrap()]);
     // 8 calls of `hot`, each recursing 3 levels then calling `touch` on 1,024 lines: the
     // call's store, touch's load and store, the return's load. Some 300 more for `hot`'s own
@@ -148,7 +144,7 @@ fn toggle_collect_needs_the_tool() {
 /// an empty trace (or printing a curve of zeros) without a word.
 #[test]
 fn a_region_that_never_opens_is_noted() {
-    if !tools_or_skip(&["valgrind"]) {
+    if !tool_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -160,10 +156,6 @@ fn a_region_that_never_opens_is_noted() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    if err.contains("cannot run") {
-        eprintln!("skipping: cachescope's tool cannot run here: {err}");
-        return;
-    }
     assert!(out.status.success(), "{err}");
     assert!(
         err.contains(

@@ -9,7 +9,6 @@
 
 use std::ffi::OsStr;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -58,7 +57,7 @@ fn sampling_inside_the_tool_equals_sampling_the_full_trace() {
     // record says the program exited with 3 and ends with status 3 (results written, the
     // program failed), the trace complete up to the exit.
     let out = cs()
-        .args(["record", "-q", "--no-events", "-o"])
+        .args(["record", "-q", "--backend", "tool", "--no-events", "-o"])
         .arg(&trace)
         .arg("--")
         .arg(&exe)
@@ -147,6 +146,8 @@ fn mrc_from_a_running_program_samples_inside_the_tool() {
     // samples: the same curve.
     let (in_tool, _) = run(&[
         os("mrc"),
+        os("--backend"),
+        os("tool"),
         os("--method"),
         os("statstack"),
         os("--rate"),
@@ -179,28 +180,18 @@ fn valgrind_killed_while_sampling_leaves_no_profile() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let c = dir.path().join("killed.c");
     // Under Valgrind the program is the Valgrind process: a forked child's SIGKILL stops the
     // tool before its end record.
-    std::fs::write(
-        &c,
+    let exe = compile_c(
+        dir.path(),
+        "killed",
         "#include <signal.h>\n#include <unistd.h>\nint main(void){ pid_t p = getpid(); \
          if (fork() == 0) { kill(p, SIGKILL); _exit(0); } for (;;) sleep(1); }",
-    )
-    .unwrap();
-    let exe = dir.path().join("killed");
-    assert!(
-        Command::new("cc")
-            .arg("-o")
-            .arg(&exe)
-            .arg(&c)
-            .status()
-            .unwrap()
-            .success()
+        &[],
     );
     let prof = dir.path().join("k.prof");
     let out = cs()
-        .args(["sample", "--rate", "0.5", "-o"])
+        .args(["sample", "--backend", "tool", "--rate", "0.5", "-o"])
         .arg(&prof)
         .arg("--")
         .arg(&exe)

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use cachescope::trace::native::{Header, Writer};
 use cachescope::{Access, Batch};
-use common::{cs, json, tools_or_skip};
+use common::{cs, json, tool_or_skip};
 use serde_json::Value;
 
 fn s(p: &Path) -> &str {
@@ -119,19 +119,17 @@ fn a_single_threaded_trace_shares_nothing() {
         .failure();
 }
 
-fn record(dir: &Path, name: &str) -> Option<PathBuf> {
+fn record(dir: &Path, name: &str) -> PathBuf {
     common::record_threads_program(dir, &common::threads_example(name))
 }
 
 #[test]
 fn the_examples_false_sharing_is_found_and_padding_removes_it() {
-    if !tools_or_skip(&["valgrind", "cc"]) {
+    if !tool_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let Some(fs) = record(dir.path(), "false_sharing") else {
-        return;
-    };
+    let fs = record(dir.path(), "false_sharing");
     let v = json(&["sharing", "--json", s(&fs)]);
     let top = &v["lines"][0];
     assert_eq!(top["kind"], "false", "{top}");
@@ -144,9 +142,7 @@ fn the_examples_false_sharing_is_found_and_padding_removes_it() {
         "{top}"
     );
     assert!(top["coherence_misses"].as_u64().unwrap() > 1000);
-    let Some(padded) = record(dir.path(), "padded") else {
-        return;
-    };
+    let padded = record(dir.path(), "padded");
     let p = json(&["sharing", "--json", s(&padded)]);
     let worst = p["lines"]
         .as_array()
@@ -163,9 +159,7 @@ fn the_examples_false_sharing_is_found_and_padding_removes_it() {
             .iter()
             .all(|l| l["kind"] != "false" || l["coherence_misses"].as_u64().unwrap() < 10)
     );
-    let Some(locked) = record(dir.path(), "locked_counter") else {
-        return;
-    };
+    let locked = record(dir.path(), "locked_counter");
     let l = json(&["sharing", "--json", s(&locked)]);
     let counter = l["lines"]
         .as_array()

@@ -10,7 +10,7 @@ use cachescope::{Access, AccessKind, Batch, ThreadId};
 use serde_json::Value;
 
 mod common;
-use common::{cs, json, tools_or_skip};
+use common::{cs, json, tool_or_skip};
 
 /// Writes `accesses` (thread, kind, address) as a native trace `dir/name`.
 fn threaded(dir: &Path, name: &str, accesses: &[(ThreadId, AccessKind, u64)]) -> PathBuf {
@@ -327,35 +327,14 @@ fn bad_flags_are_clear_errors() {
 
 /// Compiles `examples/threads/NAME.c` and records it under the tool.
 fn record(dir: &Path, name: &str) -> PathBuf {
-    let src =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/threads/{name}.c"));
-    let exe = dir.join(name);
-    let ok = std::process::Command::new("cc")
-        .args(["-O1", "-pthread", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .unwrap();
-    assert!(ok.success(), "cc {}", src.display());
-    let trace = dir.join(format!("{name}.cst"));
-    cs().arg("record")
-        .arg("-o")
-        .arg(&trace)
-        .arg("--no-events")
-        .arg("--")
-        .arg(&exe)
-        .assert()
-        .success();
-    trace
+    let src = common::threads_example(name);
+    let args = ["--backend", "tool", "--no-events"];
+    common::record_c_program(dir, &src, &["-pthread"], &args).1
 }
 
 #[test]
 fn padding_removes_the_coherence_misses_of_false_sharing() {
-    if !tools_or_skip(&["valgrind", "cc"]) {
-        return;
-    }
-    if let Err(why) = cachescope::record::tool_status() {
-        eprintln!("skipped: the tool cannot run: {why}");
+    if !tool_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

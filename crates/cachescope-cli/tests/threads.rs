@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use cachescope::trace::native::{Header, Writer};
 use cachescope::{Access, Batch};
-use common::{cs, json, tools_or_skip};
+use common::{cs, json, tool_or_skip};
 use serde_json::Value;
 
 /// A native trace of three threads: thread 1 over 32 lines, thread 2 over 1000, thread 5 over
@@ -178,15 +178,12 @@ fn convert_keeps_threads_in_native_and_says_when_text_merges_them() {
 /// own knee.
 #[test]
 fn a_recorded_program_shows_each_thread_working_set() {
-    if !tools_or_skip(&["valgrind", "cc"]) {
+    if !tool_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let Some(trace) =
-        common::record_threads_program(dir.path(), &common::threads_example("working_sets"))
-    else {
-        return;
-    };
+    let trace =
+        common::record_threads_program(dir.path(), &common::threads_example("working_sets"));
     let v = json(&[
         "mrc",
         "--json",
@@ -218,7 +215,7 @@ fn a_recorded_program_shows_each_thread_working_set() {
 /// anew: a program that runs two threads one after the other has threads 1, 2 and 3.
 #[test]
 fn a_thread_created_after_another_exits_gets_a_new_id() {
-    if !tools_or_skip(&["valgrind", "cc"]) {
+    if !tool_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -231,9 +228,7 @@ fn a_thread_created_after_another_exits_gets_a_new_id() {
          pthread_join(t, 0); } return 0; }\n",
     )
     .unwrap();
-    let Some(trace) = common::record_threads_program(dir.path(), &src) else {
-        return;
-    };
+    let trace = common::record_threads_program(dir.path(), &src);
     let v = json(&["stats", "--json", s(&trace)]);
     let ids: Vec<u64> = v["threads"]
         .as_array()

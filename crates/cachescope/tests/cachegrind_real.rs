@@ -1,12 +1,12 @@
 //! `CachegrindSim` against Valgrind's Cachegrind on real programs.
 //!
-//! When Valgrind is on PATH (otherwise this prints `skipping: valgrind not found` and passes),
+//! When Valgrind and cc are on PATH (otherwise this skips, saying so: see cachescope-testkit),
 //! each program is run twice: under lackey (`--trace-mem=yes`) to record its trace, and under
 //! Cachegrind (`--cache-sim=yes`) with the same caches. The trace goes through
 //! [`CachegrindSim`] and the nine totals (`Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw`) are
 //! compared with the `summary:` line of Cachegrind's output file.
 //!
-//! The programs are a small C program (compiled with `cc` when there is one) that makes
+//! The programs are a small C program (compiled with `cc`) that makes
 //! straddling, read-modify-write and cache-thrashing accesses, and `sort` on a small file.
 //! Instruction and data reference counts must be equal. Misses are equal in every run measured
 //! (docs/cachegrind.md), but the two runs are different processes: the loader reads the 16
@@ -15,7 +15,6 @@
 //! 4 + 0.1%; the test prints which counts were exact.
 
 use std::path::Path;
-use std::process::Command;
 
 use cachescope::pass::{Analyses, Pass};
 use cachescope::sim::{CachegrindSim, Geometry};
@@ -97,20 +96,11 @@ fn cachegrind_sim_reproduces_cachegrind_on_real_programs() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let mut programs: Vec<(&str, Vec<String>)> = Vec::new();
-    let src = d.join("prog.c");
-    std::fs::write(&src, PROGRAM).unwrap();
-    let exe = d.join("prog");
-    let compiled = Command::new("cc")
-        .args(["-O2", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .status()
-        .is_ok_and(|s| s.success());
-    if compiled {
-        programs.push(("prog", vec![exe.display().to_string()]));
-    } else {
-        eprintln!("no C compiler: testing sort only");
+    if !common::tools_or_skip(&["valgrind", "cc"]) {
+        return;
     }
+    let exe = common::compile_c(d, "prog", PROGRAM, &["-O2"]);
+    programs.push(("prog", vec![exe.display().to_string()]));
     let input = d.join("words.txt");
     let words: String = (0..300u64)
         .map(|i| format!("{:x}\n", i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40))
@@ -127,10 +117,7 @@ fn cachegrind_sim_reproduces_cachegrind_on_real_programs() {
     for (name, program) in &programs {
         let program: Vec<&str> = program.iter().map(String::as_str).collect();
         let log = d.join(format!("{name}.lackey"));
-        if !common::record_lackey(&log, &program, None) {
-            eprintln!("skipping: valgrind not found");
-            return;
-        }
+        assert!(common::record_lackey(&log, &program, None));
         for caches in configs {
             let out = d.join(format!("{name}.cg"));
             let out_arg = format!("--cachegrind-out-file={}", out.display());

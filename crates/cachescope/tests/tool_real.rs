@@ -2,8 +2,8 @@
 //! here and on real programs (`ls`, `sort`).
 //!
 //! Both tools run with the same `VALGRIND_LIB` (a directory holding both) so the program sees
-//! the same environment and stack. Skips with a printed reason where Valgrind, its development
-//! files (the tool is then not built) or a C compiler are missing.
+//! the same environment and stack. Skips, saying so (see cachescope-testkit), where Valgrind,
+//! its development files (the tool is then not built) or a C compiler are missing.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -12,6 +12,8 @@ use std::process::{Command, Stdio};
 use cachescope::record::tool::ToolReader;
 use cachescope::trace::{AccessReader, lackey};
 use cachescope::{AccessKind, Batch, Source};
+
+mod common;
 
 type Rec = (AccessKind, u64, u32, u64);
 
@@ -39,10 +41,6 @@ fn shared_lib(dir: &Path) -> Result<PathBuf, String> {
 }
 
 fn cachescope_valgrind_dirs() -> Result<PathBuf, String> {
-    let valgrind = cachescope::record::valgrind();
-    if Command::new(&valgrind).arg("--version").output().is_err() {
-        return Err("valgrind not installed".into());
-    }
     cachescope::record::tool_status().map(|d| d.plain)
 }
 
@@ -128,29 +126,20 @@ fn assert_equivalent(name: &str, lackey: &[Rec], tool: &[Rec], allowed: usize) {
     assert!(differ <= allowed, "{name}: {differ} addresses differ");
 }
 
-fn cc(dir: &Path, name: &str, source: &str, flags: &[&str]) -> Option<PathBuf> {
-    let src = dir.join(format!("{name}.c"));
-    std::fs::write(&src, source).unwrap();
-    let exe = dir.join(name);
-    let ok = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .args(flags)
-        .status()
-        .is_ok_and(|s| s.success());
-    ok.then_some(exe)
+fn cc(dir: &Path, name: &str, source: &str, flags: &[&str]) -> PathBuf {
+    let flags: Vec<&str> = ["-O1"].iter().chain(flags).copied().collect();
+    common::compile_c(dir, name, source, &flags)
 }
 
+/// A directory and the shared VALGRIND_LIB in it; `None`, after a skip, where Valgrind, cc or
+/// the tool is missing (lackey is part of every Valgrind: its absence is a failure).
 fn setup() -> Option<(tempfile::TempDir, PathBuf)> {
-    let dir = tempfile::tempdir().unwrap();
-    match shared_lib(dir.path()) {
-        Ok(lib) => Some((dir, lib)),
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            None
-        }
+    if !common::tool_or_skip() {
+        return None;
     }
+    let dir = tempfile::tempdir().unwrap();
+    let lib = shared_lib(dir.path()).unwrap_or_else(|why| panic!("{why}"));
+    Some((dir, lib))
 }
 
 const KERNEL: &str = r#"
@@ -175,10 +164,7 @@ int main(void) {
 #[test]
 fn a_c_kernel_gives_lackeys_records() {
     let Some((dir, lib)) = setup() else { return };
-    let Some(exe) = cc(dir.path(), "kernel", KERNEL, &[]) else {
-        eprintln!("skipped: no C compiler");
-        return;
-    };
+    let exe = cc(dir.path(), "kernel", KERNEL, &[]);
     let (lackey, tool, threads) = both(&lib, dir.path(), exe.as_os_str(), &[]);
     assert!(lackey.len() > 100_000, "{}", lackey.len());
     assert_equivalent("kernel", &lackey, &tool, 8);
@@ -229,10 +215,7 @@ int main(void) {
 #[test]
 fn threads_are_marked_and_their_references_all_arrive() {
     let Some((dir, lib)) = setup() else { return };
-    let Some(exe) = cc(dir.path(), "threads", THREADS, &["-pthread"]) else {
-        eprintln!("skipped: no C compiler");
-        return;
-    };
+    let exe = cc(dir.path(), "threads", THREADS, &["-pthread"]);
     let (lackey, tool, threads) = both(&lib, dir.path(), exe.as_os_str(), &[]);
     // Valgrind reuses the slots of threads that ended, so ids go up to 5 at most.
     assert!((2..=5).contains(&threads), "{threads} thread ids");
@@ -251,13 +234,10 @@ fn cachegrind_sim_on_the_tool_stream_equals_cachegrind() {
     use cachescope::sim::{CachegrindSim, Geometry};
     let Some((dir, lib)) = setup() else { return };
     if !lib.join("cachegrind-amd64-linux").exists() {
-        eprintln!("skipped: cachegrind not installed");
+        common::skip("valgrind", "Valgrind's Cachegrind is not installed");
         return;
     }
-    let Some(exe) = cc(dir.path(), "kernel", KERNEL, &[]) else {
-        eprintln!("skipped: no C compiler");
-        return;
-    };
+    let exe = cc(dir.path(), "kernel", KERNEL, &[]);
     let bin = dir.path().join("t.bin");
     let cg = dir.path().join("cg.out");
     let run = |args: Vec<String>| {

@@ -55,9 +55,10 @@ pub struct LiveArgs {
     pub save: Option<PathBuf>,
     /// What records the references: `tool`, cachescope's own Valgrind tool (binary records,
     /// ~40x faster than lackey on gzip), or `lackey`, Valgrind's lackey with the LD_PRELOAD
-    /// interposer (the fallback, with a printed reason, where the tool cannot run).
-    #[arg(long, value_enum, default_value_t = Backend::Tool)]
-    pub backend: Backend,
+    /// interposer [default: the tool, or lackey with a printed reason where the tool cannot
+    /// run; `--backend tool` given is an error there instead].
+    #[arg(long, value_enum)]
+    pub backend: Option<Backend>,
     /// Follow the programs the recorded one becomes with exec (a shell script's last
     /// command, a pyenv shim's interpreter): their references continue the trace. Forked
     /// children are never recorded. Needs the tool backend.

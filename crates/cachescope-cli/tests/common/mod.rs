@@ -1,5 +1,6 @@
-//! Helpers shared by the CLI tests: running the binary, reading its JSON, generating traces
-//! and looking for system tools. Each test file takes it with `mod common;` and uses part of it.
+//! Helpers shared by the CLI tests: running the binary, reading its JSON, generating traces;
+//! looking for system tools, compiling C and recording come from `cachescope-testkit`. Each
+//! test file takes it with `mod common;` and uses part of it.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -8,21 +9,10 @@ use assert_cmd::cargo::cargo_bin_cmd;
 use serde_json::Value;
 
 /// Records `ls /` under Valgrind lackey (about 780 000 lines with instruction fetches: a dozen
-/// native blocks) into `dir/ls.lackey`; `None`, with a printed reason, without Valgrind.
+/// native blocks) into `dir/ls.lackey`; `None`, after a skip, without Valgrind.
 pub fn record_ls(dir: &Path) -> Option<PathBuf> {
-    if !tools_or_skip(&["valgrind"]) {
-        return None;
-    }
     let log = dir.join("ls.lackey");
-    let status = std::process::Command::new("valgrind")
-        .args(["--tool=lackey", "--trace-mem=yes"])
-        .arg(format!("--log-file={}", log.display()))
-        .args(["ls", "/"])
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "valgrind failed");
-    Some(log)
+    cachescope_testkit::lackey(&log, &["ls", "/"], None).then_some(log)
 }
 
 /// The `cachescope` binary under test.
@@ -77,59 +67,25 @@ pub fn generate(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
     path
 }
 
-/// Whether `tool` is installed (answers `--version`).
-pub fn have(tool: &str) -> bool {
-    std::process::Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+// Finding tools, compiling C and skipping: one implementation for every crate's tests.
+#[allow(unused_imports)]
+pub use cachescope_testkit::{
+    chromium_or_skip, compile_c, compile_c_file, have, skip, tool_or_skip, tools_or_skip,
+};
+
+/// The `cachescope` binary under test, by path (for the testkit's helpers).
+pub fn bin() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_cachescope"))
 }
 
-/// Whether every one of `tools` is installed; if one is not, says which, for the test to skip.
-pub fn tools_or_skip(tools: &[&str]) -> bool {
-    for &tool in tools {
-        if !have(tool) {
-            eprintln!("skipping: {tool} is not installed");
-            return false;
-        }
-    }
-    true
-}
-
-/// Whether cachescope's own Valgrind tool can run here (Valgrind and cc installed, the tool
-/// built and runnable); if not, says why, for the test to skip.
-pub fn tool_or_skip() -> bool {
-    if !tools_or_skip(&["valgrind", "cc"]) {
-        return false;
-    }
-    match cachescope::record::tool_status() {
-        Ok(_) => true,
-        Err(why) => {
-            eprintln!("skipping: cachescope's Valgrind tool cannot run: {why}");
-            false
-        }
-    }
-}
-
-/// Compiles the C `source` into `dir/NAME` with `cc FLAGS…`; panics with cc's message when it
-/// fails.
-pub fn compile_c(dir: &Path, name: &str, source: &str, flags: &[&str]) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).unwrap();
-    let exe = dir.join(name);
-    let out = std::process::Command::new("cc")
-        .args(flags)
-        .arg("-o")
-        .arg(&exe)
-        .arg(&c)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "cc failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    exe
+/// `cachescope record ARGS… -o TRACE -- COMMAND…`, which must succeed: the program's
+/// standard output and cachescope's standard error.
+pub fn record_ok(
+    args: &[&str],
+    trace: &Path,
+    command: &[impl AsRef<std::ffi::OsStr>],
+) -> (String, String) {
+    cachescope_testkit::record_ok(bin(), args, trace, command)
 }
 
 /// The names of the buckets of an `attribute --json` report.
@@ -176,50 +132,31 @@ pub fn with_default_signals(command: &mut std::process::Command) -> &mut std::pr
 }
 
 /// Compiles the pthreads C program `src` (`cc -O1 -g -pthread`) in `dir` and records it with
-/// `cachescope record` into `dir/NAME.cst`; `None`, with a printed reason, when recording
-/// fails (the caller has checked that Valgrind and cc exist).
-pub fn record_threads_program(dir: &Path, src: &Path) -> Option<PathBuf> {
-    record_c_program(dir, src, &["-pthread"], &[]).map(|(_, trace)| trace)
+/// `cachescope record --backend tool` (lackey does not tell threads apart) into
+/// `dir/NAME.cst`. The caller has checked that the tool runs ([`tool_or_skip`]); a failure
+/// is a failure.
+pub fn record_threads_program(dir: &Path, src: &Path) -> PathBuf {
+    record_c_program(dir, src, &["-pthread"], &["--backend", "tool"]).1
 }
 
 /// Compiles the C program `src` (`cc -O1 -g CFLAGS…`) in `dir` and records it with
-/// `cachescope record RECORD_ARGS…` into `dir/NAME.cst`: the executable and the trace, or
-/// `None`, with a printed reason, when recording fails.
+/// `cachescope record -q RECORD_ARGS…` into `dir/NAME.cst`: the executable and the trace. The
+/// caller has checked that Valgrind and cc exist: a compilation or recording that fails
+/// panics with the message.
 pub fn record_c_program(
     dir: &Path,
     src: &Path,
     cflags: &[&str],
     record_args: &[&str],
-) -> Option<(PathBuf, PathBuf)> {
+) -> (PathBuf, PathBuf) {
     let name = src.file_stem().unwrap().to_str().unwrap();
     let exe = dir.join(name);
-    let cc = std::process::Command::new("cc")
-        .args(["-O1", "-g"])
-        .args(cflags)
-        .arg("-o")
-        .arg(&exe)
-        .arg(src)
-        .status()
-        .unwrap();
-    assert!(cc.success(), "cc {}", src.display());
+    let flags: Vec<&str> = ["-O1", "-g"].iter().chain(cflags).copied().collect();
+    compile_c_file(src, &exe, &flags);
     let trace = dir.join(format!("{name}.cst"));
-    let rec = cs()
-        .args(["record", "-q"])
-        .args(record_args)
-        .arg("-o")
-        .arg(&trace)
-        .arg("--")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    if !rec.status.success() {
-        eprintln!(
-            "skipping: record failed: {}",
-            String::from_utf8_lossy(&rec.stderr)
-        );
-        return None;
-    }
-    Some((exe, trace))
+    let args: Vec<&str> = ["-q"].iter().chain(record_args).copied().collect();
+    record_ok(&args, &trace, &[&exe]);
+    (exe, trace)
 }
 
 /// `examples/threads/NAME.c`.

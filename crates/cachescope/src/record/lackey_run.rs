@@ -223,17 +223,9 @@ mod tests {
     use super::*;
     use crate::batch::Batch;
 
-    fn have_valgrind() -> bool {
-        Command::new("valgrind")
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    }
-
     #[test]
     fn records_a_real_program() {
-        if !have_valgrind() {
-            eprintln!("skipped: valgrind not installed");
+        if !cachescope_testkit::tools_or_skip(&["valgrind"]) {
             return;
         }
         let (rec, mut trace) = Recording::start(OsStr::new("true"), &[]).unwrap();
@@ -256,8 +248,7 @@ mod tests {
 
     #[test]
     fn a_missing_program_is_an_error_not_a_hang() {
-        if !have_valgrind() {
-            eprintln!("skipped: valgrind not installed");
+        if !cachescope_testkit::tools_or_skip(&["valgrind"]) {
             return;
         }
         let err = Recording::start(OsStr::new("/nonexistent/program"), &[])

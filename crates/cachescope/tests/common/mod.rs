@@ -4,7 +4,6 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use cachescope::trace::native::{Header, Writer, WriterOptions};
 use cachescope::trace::{AccessReader, lackey};
@@ -112,38 +111,13 @@ pub fn lcg_trace(n: usize, lines: u64) -> Vec<Access> {
         .collect()
 }
 
-/// Runs `valgrind args program` in `dir` (the current directory when `None`), its output
-/// discarded; false when Valgrind is not installed, a panic when the run fails.
-pub fn valgrind(args: &[&str], program: &[&str], dir: Option<&Path>) -> bool {
-    let mut cmd = Command::new("valgrind");
-    cmd.args(args)
-        .args(program)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    if let Some(dir) = dir {
-        cmd.current_dir(dir);
-    }
-    match cmd.status() {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        Err(e) => panic!("cannot run valgrind: {e}"),
-        Ok(s) => {
-            assert!(s.success(), "valgrind {args:?} {program:?} failed: {s}");
-            true
-        }
-    }
-}
-
-/// Records `program` (run in `dir`, or here) under Valgrind lackey into `log`; false when
-/// Valgrind is not installed.
-pub fn record_lackey(log: &Path, program: &[&str], dir: Option<&Path>) -> bool {
-    let log_arg = format!("--log-file={}", log.display());
-    valgrind(
-        &["--tool=lackey", "--trace-mem=yes", &log_arg],
-        program,
-        dir,
-    )
-}
+// Finding tools, compiling C, recording under lackey and skipping: one implementation for
+// every crate's tests.
+#[allow(unused_imports)]
+pub use cachescope_testkit::{
+    compile_c, compile_c_file, have, lackey as record_lackey, skip, tool_or_skip, tools_or_skip,
+    valgrind,
+};
 
 /// Writes 3000 numbers in a scrambled order, one a line, to `dir/numbers.txt`.
 pub fn write_numbers(dir: &Path) {
@@ -154,15 +128,11 @@ pub fn write_numbers(dir: &Path) {
 }
 
 /// The lackey trace of `sort -n` on [`write_numbers`]' file, recorded in `dir`; `None` (after
-/// printing why) when Valgrind is not installed.
+/// a skip) when Valgrind is not installed.
 pub fn sort_trace(dir: &Path) -> Option<PathBuf> {
     write_numbers(dir);
     let log = dir.join("sort.lackey");
-    if !record_lackey(&log, &["sort", "-n", "numbers.txt"], Some(dir)) {
-        eprintln!("skipping: valgrind not found");
-        return None;
-    }
-    Some(log)
+    record_lackey(&log, &["sort", "-n", "numbers.txt"], Some(dir)).then_some(log)
 }
 
 /// A lackey reader of the trace at `log`, default options.
