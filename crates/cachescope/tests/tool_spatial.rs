@@ -6,17 +6,18 @@
 //!
 //! The programs are linked statically, so that two runs under the same environment make the
 //! same references (a dynamically linked program is not deterministic under Valgrind:
-//! `crates/cachescope-cli/tests/sample_tool.rs` says why). Skips with a printed reason where
-//! Valgrind, a C compiler or the tool are missing.
+//! `crates/cachescope-cli/tests/sample_tool.rs` says why). Skips, saying so (see
+//! cachescope-testkit), where Valgrind, a C compiler or the tool are missing.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use cachescope::attribution::events::{Event, EventKind};
 use cachescope::record::{ProgramOutput, Recording, ToolOptions};
 use cachescope::spatial::SpatialOptions;
 use cachescope::trace::AccessReader;
 use cachescope::{AccessKind, Batch, LineSize};
+
+mod common;
 
 /// A loop over 320 KB and an allocation; with THREADS a second thread reads the array first,
 /// while the main thread waits on a pipe, so that each thread makes the same references in
@@ -59,35 +60,11 @@ int main(void) {
     exit(0);
 }"#;
 
-fn tool_or_skip() -> bool {
-    let valgrind = cachescope::record::valgrind();
-    if Command::new(&valgrind).arg("--version").output().is_err() {
-        eprintln!("skipping: valgrind is not installed");
-        return false;
-    }
-    if let Err(why) = cachescope::record::tool_status() {
-        eprintln!("skipping: cachescope's Valgrind tool cannot run: {why}");
-        return false;
-    }
-    true
-}
-
-/// `PROGRAM` built with `cc -O1 FLAGS`, or `None` (saying why) if it cannot be.
-fn compile(dir: &Path, name: &str, flags: &[&str]) -> Option<PathBuf> {
-    let src = dir.join(format!("{name}.c"));
-    std::fs::write(&src, PROGRAM).unwrap();
-    let exe = dir.join(name);
-    let ok = Command::new("cc")
-        .args(["-O1", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .args(flags)
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("skipping: cc cannot build the program with {flags:?} here");
-    }
-    ok.then_some(exe)
+/// `PROGRAM` built with `cc -O1 FLAGS` in `dir`.
+fn compile(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
+    let mut all = vec!["-O1"];
+    all.extend(flags);
+    common::compile_c(dir, name, PROGRAM, &all)
 }
 
 fn tool_options() -> ToolOptions {
@@ -191,13 +168,11 @@ fn check(exe: &Path, options: SpatialOptions, interleaved: bool) {
 
 #[test]
 fn the_sampled_stream_is_the_full_stream_filtered_by_line_hash() {
-    if !tool_or_skip() {
+    if !common::tool_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let Some(exe) = compile(dir.path(), "kernel", &["-static"]) else {
-        return;
-    };
+    let exe = compile(dir.path(), "kernel", &["-static"]);
     let spatial = |rate: f64, line: u64, max_lines: Option<u64>| SpatialOptions {
         rate,
         seed: 3,
@@ -214,13 +189,11 @@ fn the_sampled_stream_is_the_full_stream_filtered_by_line_hash() {
 
 #[test]
 fn a_sampled_line_is_sampled_on_every_thread() {
-    if !tool_or_skip() {
+    if !common::tool_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let Some(exe) = compile(dir.path(), "threads", &["-static", "-DTHREADS", "-pthread"]) else {
-        return;
-    };
+    let exe = compile(dir.path(), "threads", &["-static", "-DTHREADS", "-pthread"]);
     let options = SpatialOptions {
         rate: 0.125,
         max_lines: None,
@@ -234,14 +207,12 @@ fn a_sampled_line_is_sampled_on_every_thread() {
 
 #[test]
 fn allocations_keep_their_positions_in_a_sampled_run() {
-    if !tool_or_skip() {
+    if !common::tool_or_skip() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     // Linked dynamically, so the tool's wrappers see its allocations.
-    let Some(exe) = compile(dir.path(), "dynamic", &[]) else {
-        return;
-    };
+    let exe = compile(dir.path(), "dynamic", &[]);
     let options = SpatialOptions {
         rate: 1.0 / 16.0,
         ..SpatialOptions::default()
