@@ -24,38 +24,16 @@ if ! [ -x /usr/bin/time ]; then
   echo "program-speed: skipped, GNU time (/usr/bin/time, Debian package time) is not installed" >&2
   exit 0
 fi
-work=${WORK:-target/program-speed}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
+. scripts/program-bench.sh
+program_inputs "${WORK:-target/program-speed}"
 cargo build --release -q -p cachescope-cli
 cs=$PWD/target/release/cachescope
-
-# Inputs: deterministic. Text from a fixed generator, 2 MB for bzip2 (issue 38's target row).
-text() { seq 1 "$1" | awk '{ printf "%08x line %d of the sample text, word %d\n", ($1 * 2654435761) % 4294967296, $1, $1 % 977 }'; }
-text 48000 > "$work/text2m.txt"
-text 12000 > "$work/text500k.txt"
-awk 'BEGIN { srand(1); for (i = 0; i < 60000; i++) print int(rand() * 1000000) }' > "$work/nums.txt"
-cat > "$work/q.sql" <<'SQL'
-CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c INTEGER);
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000)
-INSERT INTO t SELECT i, printf('row %d', i * 7919 % 30000), i % 97 FROM n;
-CREATE INDEX tb ON t(b);
-SELECT c, count(*), sum(a) FROM t GROUP BY c ORDER BY 2 DESC LIMIT 3;
-SQL
 cc -O2 -g -pthread -o "$work/working_sets" examples/threads/working_sets.c
 
-# Each program as a function running it after the prefix it is given (a tool, or nothing).
+# The programs run here (scripts/program-bench.sh's functions), those installed.
 names=()
 progs=()
 add() { local name=$1 fn=$2 exe=$3; if command -v "$exe" >/dev/null; then names+=("$name"); progs+=("$fn"); else echo "skipped $name: $exe not found" >&2; fi; }
-p_bzip2() { "$@" bzip2 -9 -c "$work/text2m.txt"; }
-p_gzip() { "$@" gzip -9 -c "$work/text500k.txt"; }
-p_xz() { "$@" xz -6 -c "$work/text500k.txt"; }
-p_sort() { "$@" sort -n --parallel=1 "$work/nums.txt"; }
-p_awk() { "$@" awk '{ s[$6] += length($0) } END { for (k in s) n++; print n }' "$work/text2m.txt"; }
-p_sqlite3() { "$@" sqlite3 :memory: ".read $work/q.sql"; }
-p_python3() { "$@" /usr/bin/python3 -c "import random; random.seed(1); a = [random.random() for _ in range(200000)]; a.sort(); print(a[0])"; }
-p_threads() { "$@" "$work/working_sets"; }
 add "bzip2 -9 (2 MB)" p_bzip2 bzip2
 add "gzip -9 (500 KB)" p_gzip gzip
 add "xz -6 (500 KB)" p_xz xz
@@ -66,22 +44,6 @@ add "python3 (sort 200 K floats)" p_python3 /usr/bin/python3
 add "pthreads working sets (4 threads)" p_threads "$work/working_sets"
 
 load_start=$(cut -d' ' -f1 /proc/loadavg)
-# The command "$@" under GNU time, into $work/time. A prefix for the program functions.
-timed() { /usr/bin/time -o "$work/time" -f '%e %U %S %M' "$@"; }
-# "wall cpu peak-MiB" of one run of "$@" (which calls `timed`), its output discarded.
-measure() {
-  rm -f "$work/time"
-  "$@" >/dev/null 2>"$work/err" || { echo "failed: $*" >&2; tail -3 "$work/err" >&2; }
-  tail -1 "$work/time" | awk '{ printf "%.2f %.2f %.0f", $1, $2 + $3, $4 / 1024 }'
-}
-
-# `measure` RUNS times; prints the run of median wall time.
-runs=${RUNS:-3}
-measure_median() {
-  local k
-  for ((k = 0; k < runs; k++)); do measure "$@"; echo; done | sort -n | awk -v n="$runs" 'NR == int((n + 1) / 2) { printf "%s", $0 }'
-}
-
 rows=""
 mems=""
 for i in "${!progs[@]}"; do

@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use cachescope::stages::{Stage, StageState};
 use cachescope::trace::Trace;
@@ -13,6 +13,15 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 /// The bar, or nothing.
 pub struct Progress {
     bar: Option<ProgressBar>,
+}
+
+/// Notes said while a pass runs (from whichever thread reads the input), printed above the
+/// progress bar by the pass's hooks ([`Progress::print_said`]).
+static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Says `note` on standard error above the progress bar, the next time the bar is drawn.
+pub fn say(note: String) {
+    SAID.lock().unwrap_or_else(|e| e.into_inner()).push(note);
 }
 
 impl Progress {
@@ -99,10 +108,23 @@ impl Progress {
             }
             bar.set_message(format!("{accesses} accesses"));
         }
+        self.print_said();
     }
 
-    /// Removes the bar.
+    /// Prints the notes said since the last call ([`say`]), above the bar.
+    pub fn print_said(&self) {
+        let said = std::mem::take(&mut *SAID.lock().unwrap_or_else(|e| e.into_inner()));
+        for note in said {
+            match &self.bar {
+                Some(bar) => bar.suspend(|| eprintln!("{note}")),
+                None => eprintln!("{note}"),
+            }
+        }
+    }
+
+    /// Removes the bar (after the notes said while it was drawn).
     pub fn finish(&self) {
+        self.print_said();
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }

@@ -144,6 +144,14 @@ impl Recording {
         &self.description
     }
 
+    /// The CPU time (user and system) Valgrind has used so far running the program, where
+    /// the system says (Linux's `/proc`): how far the program has got, whatever the reader
+    /// keeps up with (a tool waiting for the reader sleeps).
+    pub fn cpu_time(&self) -> Option<std::time::Duration> {
+        let pid = self.child.lock().ok()?.id();
+        process::cpu_time(pid)
+    }
+
     /// Kills Valgrind if it still runs and returns its status (a recording that failed to
     /// start).
     fn finish_now(&mut self) -> Option<ExitStatus> {

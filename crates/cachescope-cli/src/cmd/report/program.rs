@@ -83,6 +83,7 @@ fn live(
         &args.live,
         Some(trace_path.to_owned()),
         capture.events,
+        true,
         quiet,
     )?;
     let log = match started.events.take() {
