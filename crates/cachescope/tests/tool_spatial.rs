@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use cachescope::attribution::events::{Event, EventKind};
 use cachescope::record::{ProgramOutput, Recording, ToolOptions};
+use cachescope::sampling::SamplerOptions;
 use cachescope::spatial::SpatialOptions;
 use cachescope::trace::AccessReader;
 use cachescope::{AccessKind, Batch, LineSize};
@@ -75,7 +76,7 @@ fn tool_options() -> ToolOptions {
 }
 
 /// Every batch of a trace.
-fn batches(mut trace: impl AccessReader) -> Vec<Batch> {
+fn batches(trace: &mut impl AccessReader) -> Vec<Batch> {
     let mut out = Vec::new();
     let mut b = Batch::new();
     while trace.read_batch(&mut b).unwrap() > 0 {
@@ -91,16 +92,16 @@ fn full(exe: &Path, options: SpatialOptions) -> (Vec<Batch>, Vec<Event>) {
     let (recording, mut trace, rx) =
         Recording::start_tool(exe.as_os_str(), &[], tool_options()).unwrap();
     trace.sampled(options, None).unwrap();
-    let out = batches(trace);
+    let out = batches(&mut trace);
     recording.finish().unwrap();
     (out, rx.unwrap().try_iter().collect())
 }
 
 /// A run sampled in the tool, and its events.
 fn sampled(exe: &Path, options: SpatialOptions) -> (Vec<Batch>, Vec<Event>) {
-    let (recording, stream, rx) =
+    let (recording, mut stream, rx) =
         Recording::start_spatial(exe.as_os_str(), &[], tool_options(), options, None).unwrap();
-    let out = batches(stream);
+    let out = batches(&mut stream);
     recording.finish().unwrap();
     (out, rx.unwrap().try_iter().collect())
 }
@@ -236,4 +237,55 @@ fn allocations_keep_their_positions_in_a_sampled_run() {
             .collect()
     };
     assert_eq!(positions(&events), positions(&full_events));
+}
+
+#[test]
+fn statcaches_sampler_runs_in_the_same_tool() {
+    if !common::tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(dir.path(), "kernel", &["-static"]);
+    let spatial = SpatialOptions {
+        rate: 0.1,
+        max_lines: None,
+        ..SpatialOptions::default()
+    };
+    for reuse in [
+        SamplerOptions {
+            rate: 0.01,
+            seed: 5,
+            ..SamplerOptions::default()
+        },
+        SamplerOptions {
+            rate: 0.05,
+            include_instructions: true,
+            ..SamplerOptions::default()
+        },
+    ] {
+        // The full stream, both samplers above it.
+        let (recording, mut trace, _) =
+            Recording::start_tool(exe.as_os_str(), &[], tool_options()).unwrap();
+        trace.sampled(spatial, Some(reuse)).unwrap();
+        let want_batches = batches(&mut trace);
+        let want = trace.reuse_profile().expect("the stage's profile");
+        recording.finish().unwrap();
+        // Both samplers in the tool.
+        let (recording, mut stream, _) =
+            Recording::start_spatial(exe.as_os_str(), &[], tool_options(), spatial, Some(reuse))
+                .unwrap();
+        let got_batches = batches(&mut stream);
+        let got = stream.reuse_profile().expect("the tool's profile");
+        recording.finish().unwrap();
+        assert!(
+            got_batches == want_batches,
+            "{reuse:?}: the spatial samples"
+        );
+        assert!(want.samples().len() > 20, "{reuse:?}");
+        assert_eq!(got.refs(), want.refs(), "{reuse:?}");
+        assert!(
+            got.samples() == want.samples(),
+            "{reuse:?}: the reuse samples"
+        );
+    }
 }
