@@ -265,9 +265,10 @@ pub struct SamplingArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = heading::REPORT)]
 pub struct ReportOptions {
-    /// StatCache/StatStack sampling rate, in (0, 1].
-    #[arg(long, default_value_t = 1e-3)]
-    pub rate: f64,
+    /// StatCache/StatStack sampling rate, in (0, 1] (default 0.001); with --sampled, the
+    /// share of cache lines sampled (default 0.01; StatCache's rate stays 0.001).
+    #[arg(long)]
+    pub rate: Option<f64>,
     /// Phase interval: instructions when the trace has instruction fetches, data references
     /// otherwise (with K/M/G), `phases`' default too. Fewer than 4 intervals leave the phase
     /// timeline out.

@@ -42,10 +42,10 @@ pub fn run(args: DemoArgs) -> Result<()> {
         Box::new(generator),
         Source::Workload(args.workload.name().into()),
     );
-    let options = collect_options(&args.report, &args.params, &args.run);
+    let options = collect_options(&args.report, &args.params, &args.run, false);
     let (report, written) = make(
         &mut trace,
-        options,
+        (options, None),
         None,
         Default::default(),
         None,

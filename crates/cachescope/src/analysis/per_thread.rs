@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 
 use super::Analysis;
 use crate::access::ThreadId;
-use crate::batch::Batch;
+use crate::batch::{Batch, Sampling};
+use crate::spatial::{Limit, LineHash};
 
 /// One `A` per thread met, made by a factory when the thread first appears.
 pub struct PerThread<A> {
@@ -45,6 +46,9 @@ impl<A> PerThread<A> {
 
 impl<A: Analysis> Analysis for PerThread<A> {
     fn observe(&mut self, batch: &Batch) {
+        if let Some(s) = batch.sampling() {
+            return self.observe_sampled(batch, s);
+        }
         if batch.is_empty() {
             return;
         }
@@ -57,6 +61,50 @@ impl<A: Analysis> Analysis for PerThread<A> {
         for (range, t) in batch.thread_runs() {
             run.clear();
             run.extend_from_range(batch, range);
+            self.part(t).observe(&run);
+        }
+        self.run = run;
+    }
+}
+
+impl<A: Analysis> PerThread<A> {
+    /// A sampled batch (docs/sampled.md): each thread's instance sees a sampled batch of its
+    /// accesses, under the same limits, with the full stream's positions and the span of its
+    /// own references alone (so a thread whose references were all left out of the batch
+    /// still counts them).
+    fn observe_sampled(&mut self, batch: &Batch, s: &Sampling) {
+        let mut threads: Vec<ThreadId> = s.span.iter().map(|t| t.thread).collect();
+        for (_, t) in batch.thread_runs() {
+            if !threads.contains(&t) {
+                threads.push(t);
+            }
+        }
+        let mut run = std::mem::take(&mut self.run);
+        for t in threads {
+            let first = s.limits.first().map_or(Limit::ALL, |&(_, l)| l);
+            run.start_sampled(LineHash::with_key(s.key), first);
+            run.set_thread(t);
+            let mut limit = first;
+            for (range, u) in batch.thread_runs() {
+                if u != t {
+                    continue;
+                }
+                for i in range {
+                    if s.limit_at(i) != limit {
+                        limit = s.limit_at(i);
+                        run.lower_limit(limit);
+                    }
+                    let (d, n) = (s.data_before[i], s.instrs_before[i]);
+                    let (a, z, k, pc) =
+                        (batch.addrs[i], batch.sizes[i], batch.kinds[i], batch.pcs[i]);
+                    run.push_sampled(a, z, k, pc, d, n);
+                }
+            }
+            if s.limit() != limit {
+                run.lower_limit(s.limit());
+            }
+            let own = run.sampling_mut().expect("started sampled");
+            own.span.push(s.thread_span(t));
             self.part(t).observe(&run);
         }
         self.run = run;

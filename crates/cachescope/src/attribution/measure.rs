@@ -38,6 +38,7 @@ use crate::sim::{Cache, Op, Policy};
 
 mod observe;
 mod options;
+mod sampled;
 
 pub use options::{DEFAULT_SAMPLE_EVERY, Options, PAPER_CACHE};
 
@@ -76,6 +77,9 @@ pub struct Attribution<'e> {
     pub(super) per_pc: Option<Map<u64, LineCounts>>,
     /// The one thread simulated and counted ([`Attribution::only_thread`]), and the threads met.
     only: Option<(ThreadId, BTreeSet<ThreadId>)>,
+    /// A sampled stream's full records and instruction fetches so far (`sampled.rs`).
+    records_seen: u64,
+    instructions_seen: u64,
 }
 
 impl<'e> Attribution<'e> {
@@ -110,6 +114,8 @@ impl<'e> Attribution<'e> {
             bucket_refs: Vec::new(),
             per_pc: options.per_instruction.then(Map::default),
             only: None,
+            records_seen: 0,
+            instructions_seen: 0,
             options,
         };
         a.start_up_map();

@@ -19,8 +19,8 @@ pub struct Sampling {
     pub key: u64,
     /// The limit from each access on: `(index, limit)` with strictly increasing indexes, the
     /// first at 0 and the last at most the batch's length, limits falling. Access `i` was kept
-    /// under the limit of the last entry at or before `i`; an entry at the length is the
-    /// limit the next batch starts with.
+    /// under the limit of the last entry at or before `i` (the limit after it, which its own
+    /// line may have lowered); an entry at the length is the limit the next batch starts with.
     pub limits: Vec<(u32, Limit)>,
     /// For each access, the data references (loads, stores, modifies; every thread) of the
     /// full stream before it.
@@ -189,7 +189,7 @@ impl Batch {
         s.instrs_before.push(instrs_before);
     }
 
-    /// Lowers the limit from the next access pushed on.
+    /// Lowers the limit from the next access pushed on (the access that lowered it, if kept).
     pub fn lower_limit(&mut self, limit: Limit) {
         let at = self.len() as u32;
         let limits = &mut self

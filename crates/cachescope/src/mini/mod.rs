@@ -18,22 +18,30 @@
 //! programs of docs/accuracy/mini.md it takes the mean error from about 1 pp to 0.2 pp.
 //! [`MiniSim::unadjusted`] gives the plain ratio, misses over kept references.
 //!
+//! On a sampled stream ([`crate::spatial`], `--sampled`) the miniatures sample inside the
+//! stream's sample ([`MiniSim::of_sample`]): `mix(line ^ key)` with the stream's key (the
+//! hash above is key 0), thresholds no higher than the stream's, references counted from
+//! the batches' spans. A miniature then keeps at most the stream's share of its cache, so the
+//! small caches keep fewer sets than `min_sets` (docs/sampled.md measures what that costs).
+//!
 //! A policy whose state spans sets (DRRIP's duel) sees fewer sets in a miniature:
 //! with fewer than 64 sets it has fewer leader sets, with one set none (it is then SRRIP).
 //! Memory: the miniature caches and the kept distinct lines.
 
+mod geometry;
+mod lines;
 #[cfg(test)]
 mod tests;
+
+use lines::Lines;
 
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::{Error, Result};
 use crate::reuse::table::LineTable;
 use crate::reuse::{Mrc, MrcPoint, Options, data_lines};
-use crate::sim::{Cache, Geometry, Policy};
-
-/// The sampling hash of a line: SplitMix64's output function, unkeyed.
-use crate::spatial::mix as hash;
+use crate::sim::{Cache, Policy};
+use crate::spatial::mix;
 
 /// The miniature caches standing for one size, one per policy.
 #[derive(Clone, Debug)]
@@ -80,68 +88,6 @@ pub struct MiniSim {
     adjusted: bool,
 }
 
-/// Runs of references to one line (a line referenced again at once is one entry, a sixth of
-/// a real trace's data references): their lines, hashes and lengths.
-#[derive(Clone, Debug, Default)]
-struct Lines {
-    lines: Vec<u64>,
-    hashes: Vec<u64>,
-    runs: Vec<u32>,
-}
-
-impl Lines {
-    /// The lines of `from` whose hash is below `threshold`, in order; without a branch on
-    /// the test (at the report's largest sampled size it keeps one line in two).
-    fn keep_below(&mut self, from: &Lines, threshold: u64) {
-        let len = from.lines.len();
-        self.lines.resize(len, 0);
-        self.hashes.resize(len, 0);
-        self.runs.resize(len, 0);
-        let mut n = 0;
-        for ((&l, &h), &r) in from.lines.iter().zip(&from.hashes).zip(&from.runs) {
-            self.lines[n] = l;
-            self.hashes[n] = h;
-            self.runs[n] = r;
-            n += usize::from(h < threshold);
-        }
-        self.lines.truncate(n);
-        self.hashes.truncate(n);
-        self.runs.truncate(n);
-    }
-
-    fn clear(&mut self) {
-        self.lines.clear();
-        self.hashes.clear();
-        self.runs.clear();
-    }
-
-    /// Appends a reference to `line` (of hash `h`): a longer run when it is the last line.
-    #[inline]
-    fn push(&mut self, line: u64, h: u64) {
-        match self.runs.last_mut() {
-            Some(r) if self.lines.last() == Some(&line) && *r < u32::MAX => *r += 1,
-            _ => {
-                self.lines.push(line);
-                self.hashes.push(h);
-                self.runs.push(1);
-            }
-        }
-    }
-
-    /// The references the runs stand for.
-    fn refs(&self) -> u64 {
-        self.runs.iter().map(|&r| u64::from(r)).sum()
-    }
-
-    /// Each run as `(line, again)` for [`Cache::access_runs`].
-    fn steps(&self) -> impl Iterator<Item = (u64, bool)> + '_ {
-        self.lines
-            .iter()
-            .copied()
-            .zip(self.runs.iter().map(|&r| r > 1))
-    }
-}
-
 impl MiniSim {
     /// References counted so far, kept by a miniature or not.
     pub fn all_refs(&self) -> u64 {
@@ -186,40 +132,43 @@ impl MiniSim {
         rate: f64,
         min_sets: u64,
     ) -> Result<MiniSim> {
+        MiniSim::of_sample(options, policies, ways, sizes_bytes, rate, min_sets, 1.0)
+    }
+
+    /// [`MiniSim::with_policies`] for a stream whose lines were sampled at `cap` already (a
+    /// sampled stream, [`crate::spatial`]): no miniature keeps more than that share of a
+    /// cache's sets (or lines), and a size that would keep less than one set (or line) is
+    /// left out of the curves. The miniatures hash lines with the stream's key, so their
+    /// samples nest inside the stream's, and count against its full references.
+    pub fn of_sample(
+        options: Options,
+        policies: &[Policy],
+        ways: Option<u32>,
+        sizes_bytes: &[u64],
+        rate: f64,
+        min_sets: u64,
+        cap: f64,
+    ) -> Result<MiniSim> {
         if policies.is_empty() {
             return Err(Error::InvalidParameter {
                 name: "miniature policies",
                 message: "no policy given".into(),
             });
         }
-        if !(rate > 0.0 && rate <= 1.0) {
+        if !(rate > 0.0 && rate <= 1.0 && cap > 0.0 && cap <= 1.0) {
             return Err(Error::InvalidParameter {
                 name: "miniature sampling rate",
-                message: format!("{rate} is not in (0, 1]"),
+                message: format!("{rate} (of a sample at {cap}) is not in (0, 1]"),
             });
         }
         let ls = options.line_size.bytes();
         let mut caches = Vec::new();
         for &size_bytes in sizes_bytes {
             let lines = size_bytes / ls;
-            let (geometry, scale) = match ways {
-                None => {
-                    let mini = ((lines as f64 * rate).round() as u64).max(1);
-                    (
-                        Geometry::fully_associative(mini * ls, ls)?,
-                        mini as f64 / lines.max(1) as f64,
-                    )
-                }
-                Some(w) => {
-                    let sets = Geometry::new(size_bytes, w, ls)?.sets();
-                    let want = (sets as f64 * rate).max(min_sets.max(1) as f64);
-                    let mini = 1u64 << want.log2().round() as u32;
-                    let mini = mini.min(sets);
-                    (
-                        Geometry::new(mini * u64::from(w) * ls, w, ls)?,
-                        mini as f64 / sets as f64,
-                    )
-                }
+            let Some((geometry, scale)) =
+                geometry::miniature(size_bytes, ways, ls, rate, min_sets, cap)?
+            else {
+                continue;
             };
             let threshold = (scale < 1.0).then(|| (scale * 2f64.powi(64)) as u64);
             caches.push(Mini {
@@ -325,12 +274,18 @@ impl Analysis for MiniSim {
     fn observe(&mut self, batch: &Batch) {
         let kept = &mut self.kept;
         kept.clear();
+        // A sampled stream's lines hash with its key (the unkeyed hash is key 0) and its
+        // references count in full.
+        let key = batch.sampling().map_or(0, |s| s.key);
         for line in data_lines(batch, &self.options) {
             self.all_refs += 1;
-            let h = hash(line.0);
+            let h = mix(line.0 ^ key);
             if self.max_threshold.is_none_or(|t| h < t) {
                 kept.push(line.0, h);
             }
+        }
+        if let Some(s) = batch.sampling() {
+            self.all_refs += s.span.iter().map(|t| t.data()).sum::<u64>() - batch.len() as u64;
         }
         self.missed.clear();
         // The share in `share` (else `kept`) and its threshold.

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::access::Access;
+use crate::sim::Geometry;
 use proptest::strategy::Strategy;
 
 fn batch(trace: &[u64]) -> Batch {
@@ -43,7 +44,7 @@ fn a_sampled_miniature_tracks_the_full_cache() {
     let mut x = 12345u64;
     let trace: Vec<u64> = (0..2_000_000)
         .map(|_| {
-            x = hash(x);
+            x = crate::spatial::mix(x);
             let u = (x >> 11) as f64 / (1u64 << 53) as f64;
             (u * 50_000.0) as u64
         })
@@ -80,7 +81,7 @@ fn the_adjusted_estimate_does_not_hang_on_the_hot_lines() {
     let mut x = 99u64;
     let trace: Vec<u64> = (0..2_000_000)
         .map(|_| {
-            x = hash(x);
+            x = crate::spatial::mix(x);
             let u = (x >> 11) as f64 / (1u64 << 53) as f64;
             200_000f64.powf(u) as u64
         })
@@ -182,7 +183,7 @@ fn no_policy_is_refused() {
 fn observe_naive(m: &mut MiniSim, batch: &Batch) {
     for line in data_lines(batch, &m.options) {
         m.all_refs += 1;
-        let h = hash(line.0);
+        let h = crate::spatial::mix(line.0);
         if m.max_threshold.is_some_and(|t| h >= t) {
             continue;
         }

@@ -92,7 +92,8 @@ impl Collector {
                 name: "report",
                 message: "the 3C sweep has no two-level simulation".into(),
             })?;
-        let l2 = match l2_report(&distances, two_level, line) {
+        let l1 = crate::models::l2::L1Histogram::from_stack_distances(&distances);
+        let l2 = match l2_report(&l1, two_level, line) {
             Ok(r) => Some(r),
             Err(e) => {
                 notes.push(format!("L2 model left out: {e}"));
@@ -182,6 +183,7 @@ impl Collector {
             },
             notes,
             figures: Vec::new(),
+            sampled: None,
         };
         report.figures = catalog::list(&report);
         Ok(report)

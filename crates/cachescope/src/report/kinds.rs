@@ -39,6 +39,19 @@ impl KindCounts {
 
 impl Analysis for KindCounts {
     fn observe(&mut self, batch: &Batch) {
+        if let Some(s) = batch.sampling() {
+            // A sampled stream's counts are its spans': the full stream's.
+            for t in &s.span {
+                let counts = [t.loads, t.stores, t.modifies, t.instrs];
+                for (total, n) in self.0.iter_mut().zip(counts) {
+                    *total += n;
+                }
+                if !self.1.contains(&t.thread) {
+                    self.1.push(t.thread);
+                }
+            }
+            return;
+        }
         for (total, n) in self.0.iter_mut().zip(AccessKind::count(&batch.kinds)) {
             *total += n;
         }

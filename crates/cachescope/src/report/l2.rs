@@ -3,7 +3,6 @@
 
 use crate::Result;
 use crate::models::l2::{self as l2model, L1Histogram, L2Model, TwoLevelResult};
-use crate::reuse::StackDistances;
 use crate::sim::Policy;
 
 use super::histogram::{octave_bounds, octave_histogram, octave_of};
@@ -12,19 +11,14 @@ use super::options::{L2_BYTES, L2_VARIANTS, l1_lines};
 
 /// The L2 model's curves and reuse histograms from the exact L1 stack distances, beside the
 /// two-level simulation.
-pub(super) fn l2_report(
-    distances: &StackDistances,
-    exact: TwoLevelResult,
-    line: u64,
-) -> Result<L2Report> {
-    let hist = L1Histogram::from_stack_distances(distances);
+pub(super) fn l2_report(hist: &L1Histogram, exact: TwoLevelResult, line: u64) -> Result<L2Report> {
     let l1 = l1_lines(line);
     let mut predicted = Vec::new();
     let mut reuse_predicted = Vec::new();
     for variant in L2_VARIANTS {
-        predicted.push(l2model::l2_mrc(&hist, l1, &L2_BYTES, Policy::Lru, variant)?);
+        predicted.push(l2model::l2_mrc(hist, l1, &L2_BYTES, Policy::Lru, variant)?);
         let mut counts: Vec<f64> = Vec::new();
-        for (r, w) in L2Model::new(&hist, l1, variant)?.reuse_histogram() {
+        for (r, w) in L2Model::new(hist, l1, variant)?.reuse_histogram() {
             let i = octave_of(r);
             if counts.len() <= i {
                 counts.resize(i + 1, 0.0);

@@ -50,6 +50,7 @@ mod l2;
 pub mod model;
 mod options;
 pub mod policies;
+pub mod sampled;
 mod summaries;
 mod sweep;
 pub mod threads;

@@ -71,6 +71,10 @@ pub struct Report {
     pub notes: Vec<String>,
     /// The figures rendered from this report, in page order.
     pub figures: Vec<FigureInfo>,
+    /// How a sampled report (`report --sampled`) sampled, and each section's expected error;
+    /// absent from an exact report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampled: Option<super::sampled::expected::SampledSummary>,
 }
 
 /// The threads of a trace with more than one, what each misses alone and what they share

@@ -61,6 +61,7 @@ pub mod histogram;
 pub mod mrc;
 mod random;
 mod reuse_time;
+mod shards;
 mod stack_distance;
 pub(crate) mod table;
 mod timestamps;
@@ -74,6 +75,7 @@ pub use histogram::{AtLeast, Bin, Layout, LogHistogram};
 pub use mrc::{Mrc, MrcPoint, default_sizes, sizes_log_range};
 pub use random::RandomReplacementAnalysis;
 pub use reuse_time::{ReuseTime, ReuseTimeAnalysis, ReuseTimes};
+pub use shards::{ShardsAnalysis, ShardsDistances};
 pub use stack_distance::{StackDistance, StackDistanceAnalysis, StackDistances};
 
 use crate::access::{AccessKind, LineAddr, LineSize};

@@ -162,6 +162,21 @@ impl LiveSet {
     /// stops being live. Returns the stack distance (live timestamps after `j`).
     #[inline]
     pub fn reuse(&mut self, j: u64) -> u64 {
+        let before = self.kill(j);
+        self.take_now();
+        self.live - 1 - u64::from(before)
+    }
+
+    /// Makes the live timestamp `j` dead without a new reference: its line leaves the stack
+    /// (a line dropped from a sample, `super::shards`).
+    pub fn remove(&mut self, j: u64) {
+        self.kill(j);
+        self.live -= 1;
+    }
+
+    /// Clears live timestamp `j`'s bit and counts; returns the live timestamps before it.
+    #[inline]
+    fn kill(&mut self, j: u64) -> u32 {
         let (w, b) = ((j >> 6) as usize, j & 63);
         let mut before = (self.words[w] & ((1 << b) - 1)).count_ones();
         self.words[w] &= !(1 << b);
@@ -182,8 +197,7 @@ impl LiveSet {
             }
             e >>= FAN_BITS;
         }
-        self.take_now();
-        self.live - 1 - u64::from(before)
+        before
     }
 
     /// Marks `now` live and advances it, starting the next word when this one is full.
@@ -333,5 +347,44 @@ mod tests {
     fn counts_match_a_bit_count_across_compactions() {
         assert_eq!(check(100, 20_000), 1);
         assert_eq!(check(6000, 60_000), 3);
+    }
+
+    /// Lines inserted, reused and removed at random across compactions: every distance is a
+    /// bit count of the live timestamps after the line's.
+    #[test]
+    fn removals_keep_the_counts() {
+        let mut s = LiveSet::new(64);
+        let mut ts: Vec<u64> = Vec::new();
+        let mut x = 99u64;
+        for step in 0..40_000u64 {
+            if s.is_full() {
+                s.compact(ts.iter_mut());
+            }
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let n = ts.len();
+            let line = ((x >> 33) % n.max(1) as u64) as usize;
+            match (x >> 60) % 4 {
+                _ if n == 0 => {
+                    ts.push(s.now());
+                    s.insert();
+                }
+                0 if n < 3000 => {
+                    ts.push(s.now());
+                    s.insert();
+                }
+                1 => {
+                    s.remove(ts.swap_remove(line));
+                }
+                _ => {
+                    let want = after(&s, ts[line]);
+                    let t = s.now();
+                    assert_eq!(s.reuse(ts[line]), want, "step {step}");
+                    ts[line] = t;
+                }
+            }
+            assert_eq!(s.live(), ts.len() as u64);
+        }
     }
 }

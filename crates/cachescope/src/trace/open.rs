@@ -266,10 +266,8 @@ impl Trace {
     /// StatCache's profile of the full stream of a sampled read, once it has ended: from
     /// [`Trace::sampled`]'s sampler, or from a reader that samples reuses itself.
     pub fn reuse_profile(&mut self) -> Option<crate::sampling::Profile> {
-        match &self.stage {
-            Some(stage) => stage.profile(),
-            None => self.reader.reuse_profile(),
-        }
+        let own = self.stage.as_ref().and_then(|s| s.profile());
+        own.or_else(|| self.reader.reuse_profile())
     }
 
     /// True once a batch was asked for.

@@ -35,8 +35,10 @@ pub(crate) struct SpatialStage {
     instrs: u64,
     /// Accesses sampled so far.
     kept: u64,
-    /// StatCache's sampler fed the full stream, when asked for ([`Trace::sampled`]).
+    /// StatCache's sampler fed the full stream, when asked for ([`Trace::sampled`]), and
+    /// whether it saw any of it.
     reuse: Option<Sampler>,
+    reused: bool,
 }
 
 impl SpatialStage {
@@ -52,6 +54,7 @@ impl SpatialStage {
             instrs: 0,
             kept: 0,
             reuse: reuse.map(Sampler::new).transpose()?,
+            reused: false,
         })
     }
 
@@ -61,7 +64,7 @@ impl SpatialStage {
 
     /// StatCache's profile of the full stream, once it has ended.
     pub(crate) fn profile(&self) -> Option<Profile> {
-        self.ended
+        (self.ended && self.reused)
             .then(|| self.reuse.as_ref().map(Sampler::finish))
             .flatten()
     }
@@ -92,8 +95,10 @@ impl SpatialStage {
                 if self.full.data_addrs().is_none() {
                     self.full.index_data();
                 }
-                if let Some(s) = &mut self.reuse {
+                // A producer's sampled batches come with its own reuse profile.
+                if let (Some(s), None) = (&mut self.reuse, self.full.sampling()) {
                     s.observe(&self.full);
+                    self.reused = true;
                 }
                 self.at = 0;
             }
@@ -108,6 +113,9 @@ impl SpatialStage {
     /// Filters the current full batch from `self.at` into `out`; true when `out` is full and
     /// the filter stopped just before a sampled reference (`self.at` is then its index).
     fn filter_into(&mut self, out: &mut Batch) -> bool {
+        if self.full.sampling().is_some() {
+            return self.refilter_into(out);
+        }
         let full = &self.full;
         let (addrs, places) = (
             full.data_addrs().expect("indexed above"),
@@ -136,7 +144,12 @@ impl SpatialStage {
                     let before = self.filter.limit();
                     let data_before = data0 + (k - lo_k) as u64;
                     let instrs_before = instrs0 + (i - lo - (k - lo_k)) as u64;
-                    if self.filter.keep_hashed(h) {
+                    let keep = self.filter.keep_hashed(h);
+                    // The limit after the reference applies to it (it may have lowered it).
+                    if self.filter.limit() != before {
+                        out.lower_limit(self.filter.limit());
+                    }
+                    if keep {
                         out.set_thread(thread);
                         out.push_sampled(
                             addrs[k],
@@ -146,9 +159,6 @@ impl SpatialStage {
                             data_before,
                             instrs_before,
                         );
-                    }
-                    if self.filter.limit() != before {
-                        out.lower_limit(self.filter.limit());
                     }
                 }
                 k += 1;
@@ -173,6 +183,59 @@ impl SpatialStage {
         }
         self.at = stopped.unwrap_or(full.len());
         stopped.is_some()
+    }
+}
+
+impl SpatialStage {
+    /// [`SpatialStage::filter_into`] of a batch already sampled by its producer (the Valgrind
+    /// tool's, with a limit that may lag, so a superset): the filter applied again keeps what
+    /// it keeps of the full stream (docs/sampled.md), at the producer's positions, and the
+    /// batch's span is added whole. Stops before a batch with a reference under the limit
+    /// once `out` is full, so that what follows the last sampled reference is in the last
+    /// batch's span.
+    fn refilter_into(&mut self, out: &mut Batch) -> bool {
+        let full = &self.full;
+        let s = full.sampling().expect("a sampled batch");
+        let hash = self.filter.hash();
+        if out.len() >= OUT_LEN
+            && full
+                .addrs
+                .iter()
+                .any(|&a| self.filter.limit().admits(hash.of(a >> self.shift)))
+        {
+            return true;
+        }
+        for (run, thread) in full.thread_runs() {
+            for i in run {
+                let before = self.filter.limit();
+                let keep = self
+                    .filter
+                    .keep_hashed(hash.of(full.addrs[i] >> self.shift));
+                if self.filter.limit() != before {
+                    out.lower_limit(self.filter.limit());
+                }
+                if keep {
+                    out.set_thread(thread);
+                    let (data, instrs) = (s.data_before[i], s.instrs_before[i]);
+                    out.push_sampled(
+                        full.addrs[i],
+                        full.sizes[i],
+                        full.kinds[i],
+                        full.pcs[i],
+                        data,
+                        instrs,
+                    );
+                }
+            }
+        }
+        let o = out.sampling_mut().expect("started sampled");
+        for t in &s.span {
+            o.span_mut(t.thread).add(t);
+            self.data += t.data();
+            self.instrs += t.instrs;
+        }
+        self.at = full.len();
+        false
     }
 }
 
@@ -236,6 +299,8 @@ mod tests {
         let mut cuts: Vec<usize> = cuts.iter().map(|&c| c.min(records.len())).collect();
         cuts.extend([0, records.len()]);
         cuts.sort_unstable();
+        // An empty batch would end the stream.
+        cuts.dedup();
         let batches = cuts
             .windows(2)
             .map(|w| {
@@ -292,9 +357,8 @@ mod tests {
                     instrs += 1;
                     continue;
                 }
-                let before = filter.limit();
                 if filter.keep(line) {
-                    want.push(Kept { thread: t, addr: line * 64 + 3, data_before: data, instrs_before: instrs, limit: before });
+                    want.push(Kept { thread: t, addr: line * 64 + 3, data_before: data, instrs_before: instrs, limit: filter.limit() });
                 }
                 data += 1;
             }

@@ -20,11 +20,15 @@ use super::drive;
 
 mod live_log;
 mod program;
+mod sampled;
 mod summary;
 
-use crate::args::{InputArgs, LiveArgs, ReadArgs, ReportOptions, RunArgs, WorkloadParams, values};
+use crate::args::{
+    InputArgs, LiveArgs, ReadArgs, ReportOptions, RunArgs, SampledArgs, WorkloadParams, values,
+};
 use crate::input;
 use crate::progress::Progress;
+use cachescope::spatial::SpatialOptions;
 pub use summary::print_summary;
 
 #[derive(Debug, Args)]
@@ -59,12 +63,17 @@ pub struct ReportArgs {
     pub program: Vec<std::ffi::OsString>,
     #[command(flatten)]
     pub live: LiveArgs,
+    #[command(flatten)]
+    pub sampled: SampledArgs,
 }
 
 pub fn run(args: ReportArgs) -> Result<()> {
-    let options = collect_options(&args.report, &args.params, &args.run);
+    let options = collect_options(&args.report, &args.params, &args.run, args.sampled.sampled);
+    let sampled = args
+        .sampled
+        .spatial(args.report.rate, args.params.seed, args.run.line_size);
     if let Some(program) = args.program.first() {
-        return program::report(program, &args, options);
+        return program::report(program, &args, options, sampled);
     }
     let input = InputArgs {
         trace: args.trace,
@@ -106,7 +115,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
     });
     let (report, written) = make(
         &mut trace,
-        options,
+        (options, sampled),
         events,
         named,
         again,
@@ -129,11 +138,13 @@ pub fn collect_options(
     report: &ReportOptions,
     params: &WorkloadParams,
     run: &RunArgs,
+    sampled: bool,
 ) -> CollectOptions {
     CollectOptions {
         line_size: run.line_size,
         seed: params.seed,
-        sample_rate: report.rate,
+        // Under --sampled, --rate is the lines' share and StatCache keeps its default.
+        sample_rate: report.rate.filter(|_| !sampled).unwrap_or(1e-3),
         phase_interval: report.interval,
         ways: report.ways,
     }
@@ -148,32 +159,36 @@ pub struct Named {
     pub program: Option<String>,
 }
 
-/// One pass over `trace` (with a progress bar), the models, the figures, the files; with
-/// `events`, the trace's event log, also the data-structure attribution; `named` says what
-/// was analysed where the trace's name does not. A trace of several threads is read `again`
-/// for the threads section.
+/// One pass over `trace` (with a progress bar; a sampled one with the filter's options),
+/// the models, the figures, the files; with `events`, the trace's event log, also the
+/// data-structure attribution; `named` says what was analysed where the trace's name does
+/// not. A trace of several threads is read `again` for the threads section.
 pub fn make(
     trace: &mut Trace,
-    options: CollectOptions,
+    (options, sampled): (CollectOptions, Option<SpatialOptions>),
     events: Option<EventSource<'static>>,
     named: Named,
     again: Option<Again<'_>>,
     dir: &Path,
     run: &RunArgs,
 ) -> Result<(Report, Written)> {
-    let report = analyse(trace, options, events, named, run)?;
+    let report = analyse(trace, options, sampled, events, named, run)?;
     complete(report, again, dir, run)
 }
 
 /// [`make`]'s pass over `trace` and the models after it: the report without its threads
-/// section.
+/// section; with `sampled`, the sampled report of the trace read as a sampled stream.
 pub fn analyse(
     trace: &mut Trace,
     options: CollectOptions,
+    sampled: Option<SpatialOptions>,
     events: Option<EventSource<'static>>,
     named: Named,
     run: &RunArgs,
 ) -> Result<Report> {
+    if let Some(spatial) = sampled {
+        return sampled::analyse(trace, options, spatial, events, named, run);
+    }
     let mut collector = Collector::new(options)?.with_threads(run.threads);
     if let Some(events) = events {
         collector = collector.with_attribution(events)?;
@@ -209,13 +224,21 @@ pub fn complete(
         pass.hooks().notes = false;
         let log = again.map(|a| sidecar_path(a.trace)).filter(|l| l.is_file());
         let mut reopen = again.map(|a| move || input::open_path(a.trace, a.read));
-        Progress::stage(quiet, "the threads section", || {
-            cachescope::report::threads::complete(
+        let sampled = report.sampled.as_ref().map(|s| s.spatial(run.line_size));
+        Progress::stage(quiet, "the threads section", || match sampled {
+            Some(spatial) => cachescope::report::sampled::threads::complete(
                 &mut report,
                 reopen.as_mut().map(|f| f as _),
                 &mut pass,
                 log.as_deref(),
-            )
+                spatial,
+            ),
+            None => cachescope::report::threads::complete(
+                &mut report,
+                reopen.as_mut().map(|f| f as _),
+                &mut pass,
+                log.as_deref(),
+            ),
         })?;
     }
     if !run.quiet {

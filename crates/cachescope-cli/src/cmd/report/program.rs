@@ -13,6 +13,7 @@ use anyhow::Result;
 use cachescope::attribution::EventSource;
 use cachescope::attribution::events::{EVENTS_VERSION, EventReader, Header, sidecar_path};
 use cachescope::record::ProgramOutput;
+use cachescope::spatial::SpatialOptions;
 use cachescope_report::collect::CollectOptions;
 
 use super::live_log::LiveLog;
@@ -24,7 +25,12 @@ use crate::program::Capture;
 
 /// Reports on `args.program` as it runs (or, under lackey, once recorded) into `args.output`.
 /// A DIR this run creates is removed again if it fails or is interrupted.
-pub fn report(program: &OsStr, args: &ReportArgs, options: CollectOptions) -> Result<()> {
+pub fn report(
+    program: &OsStr,
+    args: &ReportArgs,
+    options: CollectOptions,
+    sampled: Option<SpatialOptions>,
+) -> Result<()> {
     let capture = Capture::new(&args.live, ProgramOutput::Stderr);
     // Quiet here: the path taken asks again and says, once, why lackey runs.
     let backend = capture.backend(true)?;
@@ -44,8 +50,8 @@ pub fn report(program: &OsStr, args: &ReportArgs, options: CollectOptions) -> Re
         }
     };
     let (report, kept_log) = match backend {
-        Backend::Tool => live(args, &capture, &trace_path, options)?,
-        Backend::Lackey => recorded(args, &capture, &trace_path, options)?,
+        Backend::Tool => live(args, &capture, &trace_path, options, sampled)?,
+        Backend::Lackey => recorded(args, &capture, &trace_path, options, sampled)?,
     };
     let again = Some(Again {
         trace: &trace_path,
@@ -76,6 +82,7 @@ fn live(
     capture: &Capture,
     trace_path: &Path,
     options: CollectOptions,
+    sampled: Option<SpatialOptions>,
 ) -> Result<(cachescope_report::Report, bool)> {
     let quiet = args.run.quiet;
     let mut started = crate::program::start(
@@ -103,7 +110,14 @@ fn live(
         source: Some(started.description.clone()),
         program: Some(started.description.clone()),
     };
-    let report = analyse(&mut started.trace, options, events, named, &args.run)?;
+    let report = analyse(
+        &mut started.trace,
+        options,
+        sampled,
+        events,
+        named,
+        &args.run,
+    )?;
     let kept_log = log.map(LiveLog::finish).transpose()?.is_some();
     Ok((report, kept_log))
 }
@@ -115,6 +129,7 @@ fn recorded(
     capture: &Capture,
     trace_path: &Path,
     options: CollectOptions,
+    sampled: Option<SpatialOptions>,
 ) -> Result<(cachescope_report::Report, bool)> {
     let recorded = crate::cmd::record::record(
         &args.program,
@@ -134,6 +149,6 @@ fn recorded(
         source: Some(recorded.summary.source.clone()),
         program: Some(recorded.summary.source.clone()),
     };
-    let report = analyse(&mut trace, options, events, named, &args.run)?;
+    let report = analyse(&mut trace, options, sampled, events, named, &args.run)?;
     Ok((report, recorded.events.is_some()))
 }

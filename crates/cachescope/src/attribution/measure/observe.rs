@@ -8,6 +8,9 @@ use crate::batch::Batch;
 
 impl Analysis for Attribution<'_> {
     fn observe(&mut self, batch: &Batch) {
+        if let Some(s) = batch.sampling() {
+            return self.observe_sampled(batch, s);
+        }
         let Some((only, seen)) = &mut self.only else {
             self.observe_range(batch, 0..batch.len());
             return;

@@ -31,7 +31,9 @@ use crate::reuse::{Options, ReuseTimes, for_each_chunk_of};
 
 use crate::reuse::table::LineTable;
 
+mod chunks;
 mod result;
+mod sampled;
 pub use result::{Footprint, FootprintPoint};
 
 /// References handled per chunk: first every home slot of the chunk is prefetched (cache
@@ -70,6 +72,8 @@ pub struct FootprintAnalysis {
     /// `(line, position)` of every first reference, in order, when the analysis is one chunk
     /// of a chunked run (`crate::parallel`): what the merge resolves against earlier chunks.
     first_lines: Option<Vec<(u64, u64)>>,
+    /// The rate of a sampled stream's lines (1 for a full stream): `sampled.rs`.
+    rate: f64,
 }
 
 impl FootprintAnalysis {
@@ -100,15 +104,8 @@ impl FootprintAnalysis {
             first: WindowSums::new(layout, &listed),
             listed,
             first_lines: None,
+            rate: 1.0,
         })
-    }
-
-    /// An analysis of one chunk of a trace, to be merged into the chunks before it with
-    /// [`FootprintAnalysis::absorb`].
-    pub(crate) fn for_chunk(options: Options, windows: &[u64]) -> Result<FootprintAnalysis> {
-        let mut a = FootprintAnalysis::new(options, windows)?;
-        a.first_lines = Some(Vec::new());
-        Ok(a)
     }
 
     /// Writes the latest position of a line referenced several times in a row into the table.
@@ -117,89 +114,6 @@ impl FootprintAnalysis {
             self.table.replace(self.prev, self.now);
             self.run_open = false;
         }
-    }
-
-    /// Appends `next`, a chunk analysis ([`FootprintAnalysis::for_chunk`]) of the references
-    /// right after those this one saw: its reuses are added, its first references resolved
-    /// against this one's last positions (a reuse crossing the boundary, or a first reference
-    /// of the whole), and its last positions, shifted, replace this one's. Afterwards this
-    /// analysis is as if it had seen both parts, except that it must not observe more.
-    pub(crate) fn absorb(&mut self, mut next: FootprintAnalysis) {
-        self.close_run();
-        next.close_run();
-        fold(&mut self.reuse, &next.dense);
-        self.reuse.merge(&next.reuse);
-        let off = self.now;
-        let firsts = next.first_lines.take().unwrap_or_default();
-        // In order of first reference, so the lines' slots are scattered: prefetch a group's
-        // slots before touching them, as the pass does (the merge is sequential, its cache
-        // misses the cost of a second thread).
-        for group in firsts.chunks(CHUNK) {
-            for &(l, _) in group {
-                self.table.prefetch(l);
-            }
-            for &(l, f) in group {
-                match self.table.replace(l, off + f) {
-                    Some(p) => self.reuse.record(off + f - p),
-                    None => {
-                        self.first.record(off + f);
-                        if let Some(v) = self.first_lines.as_mut() {
-                            v.push((l, off + f));
-                        }
-                    }
-                }
-            }
-        }
-        for (l, p) in next.table.entries() {
-            self.table.replace(l, off + p);
-        }
-        self.now += next.now;
-        self.prev = next.prev;
-    }
-
-    /// Puts a chunk analysis in the form another process receives ([`crate::parallel::wire`]):
-    /// an open run's position written into the table and the dense counts folded into the
-    /// sums, which changes no result. Returns what the wire format carries.
-    pub(crate) fn settle(&mut self) -> ChunkParts<'_> {
-        self.close_run();
-        fold(&mut self.reuse, &self.dense);
-        self.dense.fill(0);
-        self.unfolded = 0;
-        ChunkParts {
-            options: self.options,
-            listed: &self.listed,
-            now: self.now,
-            prev: self.prev,
-            reuse: &self.reuse,
-            table: &self.table,
-            first_lines: self.first_lines.as_deref().unwrap_or_default(),
-        }
-    }
-
-    /// The chunk analysis whose [`FootprintAnalysis::settle`] gave these parts (with `table`
-    /// rebuilt from `first_lines` by the caller); the first-position sums are recomputed from
-    /// `first_lines`, which lists every first reference. `listed` must be sorted and
-    /// deduplicated, and `reuse` made with the same layout and listed windows.
-    pub(crate) fn from_chunk_parts(
-        options: Options,
-        listed: Vec<u64>,
-        now: u64,
-        prev: u64,
-        reuse: WindowSums,
-        table: LineTable,
-        first_lines: Vec<(u64, u64)>,
-    ) -> FootprintAnalysis {
-        let mut a = FootprintAnalysis::for_chunk(options, &listed)
-            .expect("a decoded partial's windows are nonzero");
-        for &(_, f) in &first_lines {
-            a.first.record(f);
-        }
-        a.table = table;
-        a.now = now;
-        a.prev = prev;
-        a.reuse = reuse;
-        a.first_lines = Some(first_lines);
-        a
     }
 
     /// References counted so far.
@@ -234,24 +148,26 @@ impl FootprintAnalysis {
     }
 
     fn footprint(&self, reuse: WindowSums, last: WindowSums) -> Footprint {
+        let (first, distinct) = self.first_and_distinct();
         Footprint::from_sums(
             self.options.line_size.bytes(),
             self.now,
-            self.distinct_lines(),
+            distinct,
             reuse,
-            self.first.clone(),
+            first,
             last,
             self.listed.clone(),
         )
     }
 
     fn histograms(&self, reuse: &WindowSums, last: &WindowSums) -> ReuseTimes {
+        let (first, distinct) = self.first_and_distinct();
         ReuseTimes {
             line_size: self.options.line_size.bytes(),
             refs: self.now,
-            distinct_lines: self.distinct_lines(),
+            distinct_lines: distinct,
             reuse_time: reuse.histogram(),
-            first: self.first.histogram(),
+            first: first.histogram(),
             last: last.histogram(),
         }
     }
@@ -271,7 +187,7 @@ impl FootprintAnalysis {
             };
             last.record(n + 1 - p);
         }
-        (reuse, last)
+        self.scaled(reuse, last)
     }
 
     /// Processes one chunk of line addresses.
@@ -336,24 +252,6 @@ impl FootprintAnalysis {
     }
 }
 
-/// A settled chunk analysis, as [`FootprintAnalysis::settle`] shows it to the wire encoder.
-pub(crate) struct ChunkParts<'a> {
-    /// Which references count, and the layout.
-    pub options: Options,
-    /// The listed windows, sorted.
-    pub listed: &'a [u64],
-    /// References in the chunk.
-    pub now: u64,
-    /// The chunk's last counted line.
-    pub prev: u64,
-    /// Reuse-time sums (dense counts folded in).
-    pub reuse: &'a WindowSums,
-    /// Line → 1-based position of its last reference.
-    pub table: &'a LineTable,
-    /// `(line, position)` of every first reference, in order.
-    pub first_lines: &'a [(u64, u64)],
-}
-
 /// Adds dense counts into `sums` (all but the last entry, whose reuses are recorded apart).
 fn fold(sums: &mut WindowSums, dense: &[u32]) {
     for (rt, &c) in dense[..dense.len() - 1].iter().enumerate() {
@@ -386,6 +284,9 @@ impl FootprintAnalysis {
 
 impl Analysis for FootprintAnalysis {
     fn observe(&mut self, batch: &Batch) {
+        if let Some(s) = batch.sampling() {
+            return self.observe_sampled(batch, s);
+        }
         // A batch holds at most BATCH_LEN references, so no count can wrap before the next
         // check.
         self.make_room(batch.len());

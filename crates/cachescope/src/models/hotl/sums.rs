@@ -185,6 +185,19 @@ impl WindowSums {
         h
     }
 
+    /// Multiplies every count and sum by `f` (rounded): a sampled stream's, by 1 / its rate.
+    pub fn scale(&mut self, f: f64) {
+        let times = |x: u64| (x as f64 * f).round() as u64;
+        self.exact.iter_mut().for_each(|c| *c = times(*c));
+        self.counts.iter_mut().for_each(|c| *c = times(*c));
+        self.sums
+            .iter_mut()
+            .for_each(|s| *s = (*s as f64 * f).round() as u128);
+        self.partials
+            .iter_mut()
+            .for_each(|p| p.excess = (p.excess as f64 * f).round() as u128);
+    }
+
     /// The listed windows' partial sums, by window.
     pub fn partials(&self) -> &[Partial] {
         &self.partials

@@ -14,6 +14,8 @@
 use crate::access::AccessKind;
 use crate::batch::Batch;
 
+mod sampled;
+
 /// Columns of the wavelet matrix (sub-intervals per interval).
 pub const COLUMNS: u64 = 16;
 
@@ -65,6 +67,8 @@ pub struct Splitter {
     next_cut: u64,
     started: bool,
     counts: Vec<IntervalCounts>,
+    /// Units of the full stream counted so far (a sampled stream's, `sampled.rs`).
+    units_seen: u64,
 }
 
 impl Splitter {
@@ -81,6 +85,7 @@ impl Splitter {
             next_cut: 0,
             started: false,
             counts: Vec::new(),
+            units_seen: 0,
         }
     }
 
@@ -123,6 +128,9 @@ impl Splitter {
     pub fn split(&mut self, batch: &Batch, addrs: &mut Vec<u64>, segs: &mut Vec<Segment>) {
         addrs.clear();
         segs.clear();
+        if let Some(s) = batch.sampling() {
+            return self.split_sampled(batch, s, addrs, segs);
+        }
         if batch.is_empty() {
             return;
         }

@@ -1,0 +1,193 @@
+//! [`SampledCollector`]: the analyses of a sampled report, fed the sampled stream in order on
+//! one thread (they see a few hundredths of the references; the decode runs on the others).
+
+use std::time::Instant;
+
+use crate::Result;
+use crate::analysis::Analysis;
+use crate::attribution::measure::{self as attribution, EventSource};
+use crate::batch::Batch;
+use crate::mini::MiniSim;
+use crate::models::hotl::FootprintAnalysis;
+use crate::opt::OptAnalysis;
+use crate::phases::{Method, PhaseAnalysis, PhaseOptions};
+use crate::reuse::{Options, ShardsAnalysis, StackDistance, sizes_log_range};
+use crate::sampling::{DEFAULT_SLOT_REFS, SamplerOptions};
+use crate::sim::{Geometry, Policy, TwoLevelLru};
+use crate::spatial::SpatialOptions;
+
+use super::super::kinds::KindCounts;
+use super::super::options::{
+    CollectOptions, L2_BYTES, MAX_BYTES, MIN_BYTES, l1_lines, three_c_sizes,
+};
+use super::scale::scaled_geometry;
+
+/// The analyses of one sampled report, waiting to be fed.
+pub struct SampledCollector {
+    pub(super) options: CollectOptions,
+    pub(super) spatial: SpatialOptions,
+    pub(super) started: Instant,
+    /// Access counts from the batches' spans.
+    pub(super) kinds: KindCounts,
+    /// SHARDS: the LRU curve, the stack-distance histogram, the L1 histogram of the L2 model,
+    /// the 3C capacity misses.
+    pub(super) shards: ShardsAnalysis,
+    /// The two-level simulation on the sampled lines, its caches scaled by the rate.
+    pub(super) two_level: SampledTwoLevel,
+    /// The footprint and reuse times at full-stream positions, scaled by the rate.
+    pub(super) fp: FootprintAnalysis,
+    /// LRU, FIFO, SRRIP and DRRIP in the 3C section's caches, inside the sample.
+    pub(super) minis: MiniSim,
+    /// Fully associative random replacement, one size per octave, inside the sample.
+    pub(super) random: MiniSim,
+    /// OPT on the sampled lines, its sizes scaled by the rate.
+    pub(super) opt: OptAnalysis,
+    pub(super) phases: PhaseAnalysis,
+    pub(super) attribution: Option<attribution::Attribution<'static>>,
+}
+
+/// The 3C sweep's policies, in `minis`' order.
+pub(super) const POLICIES: usize = 4;
+
+/// StatCache's sampler beside the filter: the report's rate and seed.
+pub fn reuse_options(options: &CollectOptions) -> SamplerOptions {
+    SamplerOptions {
+        rate: options.sample_rate,
+        seed: options.seed,
+        slot_refs: DEFAULT_SLOT_REFS,
+        line_size: options.line_size,
+        include_instructions: false,
+    }
+}
+
+impl SampledCollector {
+    /// Sets up every analysis for a stream sampled with `spatial` (its rate caps every
+    /// miniature); errors on invalid options before any reading.
+    pub fn new(options: CollectOptions, spatial: SpatialOptions) -> Result<SampledCollector> {
+        spatial.validate()?;
+        let rate = spatial.rate;
+        let reuse = Options {
+            line_size: options.line_size,
+            ..Options::default()
+        };
+        let line = options.line_size.bytes();
+        let sizes = three_c_sizes(line, options.ways);
+        let policies = [
+            Policy::Lru,
+            Policy::Fifo,
+            Policy::Srrip,
+            Policy::Drrip { seed: options.seed },
+        ];
+        let minis =
+            MiniSim::of_sample(reuse, &policies, Some(options.ways), &sizes, rate, 1, rate)?;
+        let random_sizes = sizes_log_range(MIN_BYTES.max(line), MAX_BYTES, 1)?;
+        let random = MiniSim::of_sample(
+            reuse,
+            &[Policy::Random { seed: options.seed }],
+            None,
+            &random_sizes,
+            rate,
+            1,
+            rate,
+        )?;
+        // The phases' ground truth in a miniature of their L2.
+        let truth = Geometry::new(1 << 20, 16, line)?;
+        let phases = PhaseAnalysis::new(PhaseOptions {
+            interval: options.phase_interval,
+            l2: scaled_geometry(truth, rate)?,
+            seed: options.seed,
+            // The wavelets' SVD and the reuse-distance signature left out: the first costs a
+            // decomposition per interval whatever the sample (a quarter of a sampled report's
+            // time on gzip), the second measures distances in sampled lines.
+            methods: Method::ALL
+                .into_iter()
+                .filter(|m| !matches!(m, Method::WaveletSvd | Method::ReuseDistance))
+                .collect(),
+            ..PhaseOptions::default()
+        })?;
+        Ok(SampledCollector {
+            started: Instant::now(),
+            kinds: KindCounts::default(),
+            shards: ShardsAnalysis::new(reuse),
+            two_level: SampledTwoLevel::new(line, rate),
+            fp: FootprintAnalysis::new(reuse, &[])?,
+            minis,
+            random,
+            opt: OptAnalysis::new(reuse)?,
+            phases,
+            attribution: None,
+            options,
+            spatial,
+        })
+    }
+
+    /// Adds data-structure attribution fed by `events`, the trace's event log: the report's
+    /// cache as a miniature at the stream's rate, its counts scaled back.
+    pub fn with_attribution(mut self, events: EventSource<'static>) -> Result<SampledCollector> {
+        let d = attribution::Options::default();
+        let options = attribution::Options {
+            geometry: scaled_geometry(d.geometry, self.spatial.rate)?,
+            cost: None,
+            mrc: false,
+            utilization: true,
+            seed: self.options.seed,
+            ..d
+        };
+        self.attribution = Some(attribution::Attribution::new(options, Some(events))?);
+        Ok(self)
+    }
+
+    /// Every analysis, for one pass over the sampled stream on one thread.
+    pub fn analyses(&mut self) -> Vec<&mut dyn Analysis> {
+        let mut all: Vec<&mut dyn Analysis> = vec![
+            &mut self.kinds,
+            &mut self.shards,
+            &mut self.two_level,
+            &mut self.fp,
+            &mut self.minis,
+            &mut self.random,
+            &mut self.opt,
+            &mut self.phases,
+        ];
+        if let Some(a) = &mut self.attribution {
+            all.push(a);
+        }
+        all
+    }
+}
+
+/// The two-level L1 → L2 simulation of the report's L2 section on the sampled lines: every
+/// cache scaled by the rate (SHARDS's reading of a fully associative LRU cache: `C` lines
+/// hit the sampled references whose sampled stack distance is below `C · R`).
+pub(super) struct SampledTwoLevel {
+    stack: StackDistance,
+    pub(super) sim: TwoLevelLru,
+    shift: u32,
+}
+
+impl SampledTwoLevel {
+    fn new(line: u64, rate: f64) -> SampledTwoLevel {
+        let l1 = ((l1_lines(line) as f64 * rate).round() as u64).max(1);
+        let l2: Vec<u64> = L2_BYTES
+            .iter()
+            .map(|&b| (((b / line) as f64 * rate).round() as u64).max(1) * line)
+            .collect();
+        SampledTwoLevel {
+            stack: StackDistance::new(),
+            sim: TwoLevelLru::new(line, l1, &l2),
+            shift: line.trailing_zeros(),
+        }
+    }
+}
+
+impl Analysis for SampledTwoLevel {
+    fn observe(&mut self, batch: &Batch) {
+        for (&a, &k) in batch.addrs.iter().zip(&batch.kinds) {
+            if k.is_data() {
+                let line = a >> self.shift;
+                let d = self.stack.access(crate::LineAddr(line));
+                self.sim.access(line, d);
+            }
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! From sampled measurements to full-stream ones: miniature geometries, SHARDS's distances as
+//! the distributions the models take, histograms and counts over the rate.
+
+use crate::Result;
+use crate::models::l2::L1Histogram;
+use crate::models::smith;
+use crate::reuse::{LogHistogram, ShardsDistances};
+use crate::sim::{Geometry, TwoLevelResult};
+
+use super::super::histogram::{octave_bounds, octave_of};
+use super::super::model::{Attribution, Histogram, HistogramBin};
+
+/// The miniature of `g` at `rate`: its sets times the rate, down to a power of two, at least
+/// one; the same ways and lines.
+pub(super) fn scaled_geometry(g: Geometry, rate: f64) -> Result<Geometry> {
+    let want = (g.sets() as f64 * rate).max(1.0);
+    let sets = (1u64 << want.log2().floor() as u32).min(g.sets());
+    let ways = u64::from(g.assoc());
+    Geometry::new(
+        sets * ways * g.line_size().bytes(),
+        g.assoc(),
+        g.line_size().bytes(),
+    )
+}
+
+/// SHARDS's scaled distances as Smith's distribution (fractions of the full stream's data
+/// references, method `shards`).
+pub(super) fn smith_distances(d: &ShardsDistances) -> smith::Distances {
+    let n = d.refs.max(1) as f64;
+    smith::Distances {
+        method: "shards".into(),
+        line_size: d.line_size,
+        refs: d.refs,
+        cold: Some(d.cold / n),
+        masses: d
+            .bins()
+            .map(|(lo, hi, w)| smith::SdMass {
+                sd: lo,
+                len: hi - lo + 1,
+                weight: w / n,
+            })
+            .collect(),
+    }
+}
+
+/// SHARDS's scaled distances as the L2 model's L1 histogram.
+pub(super) fn l1_histogram(d: &ShardsDistances) -> Result<L1Histogram> {
+    let masses: Vec<(u64, u64, f64)> = d.bins().map(|(lo, hi, w)| (lo, hi - lo + 1, w)).collect();
+    L1Histogram::from_masses(d.line_size, d.cold, &masses)
+}
+
+/// A histogram of weighted distances `(lo, hi, weight)` (each bin inside one octave), with
+/// `cold` weighted first references, in the report's octave bins, counts rounded.
+pub(super) fn octave_weights(
+    name: &str,
+    bins: impl Iterator<Item = (u64, u64, f64)>,
+    cold: f64,
+) -> Histogram {
+    let mut counts: Vec<f64> = Vec::new();
+    for (lo, _, w) in bins {
+        let i = octave_of(lo);
+        if counts.len() <= i {
+            counts.resize(i + 1, 0.0);
+        }
+        counts[i] += w;
+    }
+    let first = counts
+        .iter()
+        .position(|&c| c >= 0.5)
+        .unwrap_or(counts.len());
+    let bins: Vec<HistogramBin> = counts
+        .iter()
+        .enumerate()
+        .skip(first)
+        .map(|(i, &c)| {
+            let (lo, hi) = octave_bounds(i);
+            HistogramBin {
+                lo,
+                hi,
+                count: c.round() as u64,
+            }
+        })
+        .collect();
+    let cold = cold.round() as u64;
+    Histogram {
+        distance: name.into(),
+        total: cold + bins.iter().map(|b| b.count).sum::<u64>(),
+        bins,
+        cold,
+    }
+}
+
+/// A histogram of sampled distances, each distance and count over `rate`.
+pub(super) fn octave_scaled(name: &str, h: &LogHistogram, cold: u64, rate: f64) -> Histogram {
+    octave_weights(
+        name,
+        h.bins().filter(|b| b.count > 0).map(|b| {
+            let lo = (b.start as f64 / rate) as u64;
+            (lo, lo, b.count as f64 / rate)
+        }),
+        cold as f64 / rate,
+    )
+}
+
+/// The two-level simulation of the sampled lines as the full stream's: counts over `rate`,
+/// at the L2 sizes of the report (`sizes`, not the miniatures').
+pub(super) fn two_level(r: TwoLevelResult, rate: f64, sizes: &[u64]) -> TwoLevelResult {
+    let up = |x: u64| (x as f64 / rate).round() as u64;
+    TwoLevelResult {
+        l1_lines: (r.l1_lines as f64 / rate).round() as u64,
+        refs: up(r.refs),
+        l1_misses: up(r.l1_misses),
+        cold: up(r.cold),
+        l2_sizes_bytes: sizes.to_vec(),
+        l2_misses: r.l2_misses.iter().map(|&m| up(m)).collect(),
+        ..r
+    }
+}
+
+/// An attribution summary of the miniature's sampled lines as the full cache's: references,
+/// misses and bytes over `rate`, named after `cache` (ratios and shares are unchanged).
+pub(super) fn attribution(mut a: Attribution, rate: f64, cache: String) -> Attribution {
+    let up = |x: u64| (x as f64 / rate).round() as u64;
+    a.cache = cache;
+    for s in &mut a.structures {
+        (s.refs, s.misses) = (up(s.refs), up(s.misses));
+    }
+    for l in &mut a.loads {
+        (l.refs, l.misses) = (up(l.refs), up(l.misses));
+    }
+    for u in &mut a.worst_utilized {
+        (u.fetched_bytes, u.used_bytes) = (up(u.fetched_bytes), up(u.used_bytes));
+    }
+    a
+}

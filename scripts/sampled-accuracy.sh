@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The sampled report against the exact one, on the real programs of scripts/program-speed.sh
+# (the same inputs), recorded with their event logs: for each program, `report` and
+# `report --sampled` of its trace (and `mrc --method exact`, timed beside them), compared
+# field by field by scripts/sampled-compare.py; then scripts/sampled-table.py writes the
+# generated block of docs/accuracy/sampled.md and the expected errors the sampled report
+# shows (crates/cachescope/src/report/sampled/expected.json), measured on the held-out
+# programs only (HELD_OUT; the others were the ones looked at while choosing the methods).
+# Skips, saying so, without Valgrind.
+#
+#   scripts/sampled-accuracy.sh     # WORK=DIR keeps inputs, traces and exact reports
+#                                   # (default $CARGO_TARGET_DIR/sampled-accuracy); RATE (0.01),
+#                                   # SEEDS ("1 2 3"), ONLY="gzip sort" to run a subset
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v valgrind >/dev/null; then
+  echo "sampled-accuracy: skipped, valgrind is not installed" >&2
+  exit 0
+fi
+target=${CARGO_TARGET_DIR:-target}
+work=${WORK:-$target/sampled-accuracy}
+rate=${RATE:-0.01}
+seeds=${SEEDS:-1 2 3}
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+cargo build --release -q -p cachescope-cli
+cs=$(cd "$target/release" && pwd)/cachescope
+
+# The inputs of scripts/program-speed.sh.
+text() { seq 1 "$1" | awk '{ printf "%08x line %d of the sample text, word %d\n", ($1 * 2654435761) % 4294967296, $1, $1 % 977 }'; }
+[ -s "$work/text2m.txt" ] || text 48000 > "$work/text2m.txt"
+[ -s "$work/text500k.txt" ] || text 12000 > "$work/text500k.txt"
+[ -s "$work/nums.txt" ] || awk 'BEGIN { srand(1); for (i = 0; i < 60000; i++) print int(rand() * 1000000) }' > "$work/nums.txt"
+cat > "$work/q.sql" <<'SQL'
+CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c INTEGER);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000)
+INSERT INTO t SELECT i, printf('row %d', i * 7919 % 30000), i % 97 FROM n;
+CREATE INDEX tb ON t(b);
+SELECT c, count(*), sum(a) FROM t GROUP BY c ORDER BY 2 DESC LIMIT 3;
+SQL
+[ -x "$work/working_sets" ] || cc -O2 -g -pthread -o "$work/working_sets" examples/threads/working_sets.c
+[ -x "$work/false_sharing" ] || cc -O2 -g -pthread -o "$work/false_sharing" examples/threads/false_sharing.c
+
+# The command line of each program, in `cmd`.
+command_of() {
+  case $1 in
+    bzip2) cmd=(bzip2 -9 -c "$work/text2m.txt") ;;
+    gzip) cmd=(gzip -9 -c "$work/text500k.txt") ;;
+    xz) cmd=(xz -6 -c "$work/text500k.txt") ;;
+    sort) cmd=(sort -n --parallel=1 "$work/nums.txt") ;;
+    awk) cmd=(awk '{ s[$6] += length($0) } END { for (k in s) n++; print n }' "$work/text2m.txt") ;;
+    sqlite3) cmd=(sqlite3 :memory: ".read $work/q.sql") ;;
+    python3) cmd=(/usr/bin/python3 -c "import random; random.seed(1); a = [random.random() for _ in range(200000)]; a.sort(); print(a[0])") ;;
+    threads) cmd=("$work/working_sets") ;;
+    false_sharing) cmd=("$work/false_sharing") ;;
+  esac
+}
+programs=${ONLY:-gzip sort awk sqlite3 python3 xz bzip2 threads false_sharing}
+# Looked at while choosing the methods and rates; the expected errors come from the others.
+held_out=${HELD_OUT:-sqlite3 python3 xz bzip2 threads}
+
+load_start=$(cut -d' ' -f1 /proc/loadavg)
+for p in $programs; do
+  t=$work/$p.cst
+  if [ ! -s "$t" ]; then
+    echo "sampled-accuracy: recording $p" >&2
+    command_of "$p"
+    "$cs" record -q -o "$t" -- "${cmd[@]}" >/dev/null
+  fi
+  if [ ! -s "$work/$p.exact/report.json" ]; then
+    echo "sampled-accuracy: exact report of $p" >&2
+    /usr/bin/time -o "$work/$p.exact.time" -f '%e %U %S %M' "$cs" report -q -o "$work/$p.exact" "$t" >/dev/null
+  fi
+  if [ ! -s "$work/$p.mrc.time" ]; then
+    /usr/bin/time -o "$work/$p.mrc.time" -f '%e %U %S %M' "$cs" mrc -q --method exact "$t" >/dev/null
+  fi
+  for s in $seeds; do
+    out=$work/$p.r$rate.s$s
+    echo "sampled-accuracy: sampled report of $p, rate $rate, seed $s" >&2
+    /usr/bin/time -o "$out.time" -f '%e %U %S %M' "$cs" report -q --sampled --rate "$rate" --seed "$s" -o "$out" "$t" >/dev/null
+    python3 scripts/sampled-compare.py "$work/$p.exact/report.json" "$out/report.json" --name "$p" > "$out.cmp.json"
+  done
+done
+load_end=$(cut -d' ' -f1 /proc/loadavg)
+python3 scripts/sampled-table.py --work "$work" --rate "$rate" --seeds "$seeds" \
+  --programs "$programs" --held-out "$held_out" --load "$load_start" "$load_end" \
+  --doc docs/accuracy/sampled.md --expected crates/cachescope/src/report/sampled/expected.json
