@@ -24,8 +24,10 @@ use crate::output::Pending;
 
 mod estimate;
 mod reader;
+mod sampled;
 
 use reader::{ProgramReader, Saving};
+pub use sampled::{Kept, start_sampled};
 
 /// How a command runs its program: the shared flags, resolved.
 #[derive(Clone, Debug)]

@@ -4,6 +4,7 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cachescope::stages::{Stage, StageState};
@@ -22,6 +23,15 @@ static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());
 /// Says `note` on standard error above the progress bar, the next time the bar is drawn.
 pub fn say(note: String) {
     SAID.lock().unwrap_or_else(|e| e.into_inner()).push(note);
+}
+
+/// The references a running program has made so far, when its input is a sampled stream
+/// (`--sampled -- PROGRAM`): the bar shows them beside the sampled accesses.
+static SEEN: Mutex<Option<Arc<AtomicU64>>> = Mutex::new(None);
+
+/// Makes the bar show `seen` as the references made so far.
+pub fn watch_references(seen: Arc<AtomicU64>) {
+    *SEEN.lock().unwrap_or_else(|e| e.into_inner()) = Some(seen);
 }
 
 impl Progress {
@@ -106,7 +116,14 @@ impl Progress {
             if bar.length().is_some() {
                 bar.set_position(bytes);
             }
-            bar.set_message(format!("{accesses} accesses"));
+            let seen = SEEN.lock().ok().and_then(|s| s.clone());
+            bar.set_message(match seen {
+                Some(refs) => format!(
+                    "{} references, {accesses} sampled",
+                    refs.load(Ordering::Relaxed)
+                ),
+                None => format!("{accesses} accesses"),
+            });
         }
         self.print_said();
     }

@@ -87,6 +87,8 @@ pub struct SpatialReader<R> {
     /// Accesses kept so far.
     kept: u64,
     reuse: Option<(SamplerOptions, Stream)>,
+    /// Whether the header says the reuse sampler's records come too.
+    reuse_records: bool,
     profile: Option<Profile>,
     events: Option<crossbeam_channel::Sender<Event>>,
 }
@@ -115,6 +117,7 @@ impl<R: Read + Send> SpatialReader<R> {
             exec_seen: false,
             kept: 0,
             reuse: reuse.map(|r| (r, Stream::default())),
+            reuse_records: false,
             profile: None,
             events: None,
         })
@@ -167,11 +170,12 @@ impl<R: Read + Send> SpatialReader<R> {
                 "not a spatially sampled stream of cachescope's tool, version {version} (header {w:#018x})"
             )));
         }
-        if reuse != self.reuse.is_some() {
+        if self.reuse.is_some() && !reuse {
             return Err(self
                 .words
-                .corrupt("the reuse sampler's records are not where they were asked for".into()));
+                .corrupt("no reuse sampler's records, which were asked for".into()));
         }
+        self.reuse_records = reuse;
         Ok(())
     }
 
@@ -232,15 +236,22 @@ impl<R: Read + Send> SpatialReader<R> {
         Ok(false)
     }
 
-    /// A sample the limit admitted: into `out` if the filter keeps it.
+    /// A sample the limit admitted: into `out`, through the filter. One it keeps is under the
+    /// limit after it (a new line that evicts lowers the limit at its own index); one it does
+    /// not keep (a new line above every sampled one when the sample is full) is passed on too,
+    /// under the limit it came under, and lowers the limit from the next access on: a reader
+    /// filtering again sees every reference that changes the filter.
     fn keep(&mut self, s: Pending, out: &mut Batch) {
         let before = self.filter.limit();
-        if self.filter.keep_hashed(s.hash) {
-            out.set_thread(s.thread);
-            let (size, kind) = ((s.word >> 48) & 0x3FF, kind_of((s.word >> 58) & 3));
-            out.push_sampled(address(s.word), size as u32, kind, s.pc, s.data, s.instrs);
+        let kept = self.filter.keep_hashed(s.hash);
+        let lowered = self.filter.limit() != before;
+        if lowered && kept {
+            out.lower_limit(self.filter.limit());
         }
-        if self.filter.limit() != before {
+        out.set_thread(s.thread);
+        let (size, kind) = ((s.word >> 48) & 0x3FF, kind_of((s.word >> 58) & 3));
+        out.push_sampled(address(s.word), size as u32, kind, s.pc, s.data, s.instrs);
+        if lowered && !kept {
             out.lower_limit(self.filter.limit());
         }
     }
@@ -280,13 +291,16 @@ impl<R: Read + Send> SpatialReader<R> {
                 self.counts = [0; 4];
                 self.words.restart();
             }
-            TAG_REUSE | TAG_COUNT if self.reuse.is_some() => {
-                let stream = &mut self.reuse.as_mut().expect("checked").1;
-                if w >> 60 == TAG_REUSE {
-                    let [j, i] = self.words.array("a reuse record")?;
+            // The reuse sampler's records: kept when asked for (a stream read again skips them).
+            TAG_REUSE if self.reuse_records => {
+                let [j, i] = self.words.array("a reuse record")?;
+                if let Some((_, stream)) = &mut self.reuse {
                     stream.reuses.push((j, i));
-                } else {
-                    let [n] = self.words.array("a count record")?;
+                }
+            }
+            TAG_COUNT if self.reuse_records => {
+                let [n] = self.words.array("a count record")?;
+                if let Some((_, stream)) = &mut self.reuse {
                     stream.count = n;
                 }
             }

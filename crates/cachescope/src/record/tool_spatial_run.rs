@@ -5,7 +5,8 @@
 //! run in the same stream.
 
 use std::ffi::{OsStr, OsString};
-use std::io::Read;
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
 
 use super::tool_run::{InTool, Launched, launch, no_trace};
 use super::tool_sampled::Positions;
@@ -64,13 +65,15 @@ impl Recording {
     /// stream's [`AccessReader::reuse_profile`] gives its profile at the end. `opts` as for
     /// [`Recording::start_tool`] (`instr` is ignored: instructions are counted, never sampled;
     /// `--toggle-collect` is refused). Events, with `opts.events`, come on the receiver, each
-    /// positioned in the full stream.
+    /// positioned in the full stream. With `copy`, the tool's stream is also written into it as
+    /// it is read, for a second read ([`SpatialReader`] over the file).
     pub fn start_spatial(
         program: &OsStr,
         args: &[OsString],
         opts: ToolOptions,
         spatial: SpatialOptions,
         reuse: Option<SamplerOptions>,
+        copy: Option<File>,
     ) -> Result<(
         Recording,
         SpatialStream,
@@ -107,6 +110,14 @@ impl Recording {
             },
         )?;
         let positions = reuse.map(|r| Positions::start(&recording.dir, r));
+        let input: Box<dyn Read + Send> = match copy {
+            Some(file) => Box::new(Tee {
+                input,
+                copy: BufWriter::with_capacity(1 << 16, file),
+                path: source.clone(),
+            }),
+            None => input,
+        };
         let mut reader = SpatialReader::new(input, source, spatial, reuse)?;
         #[cfg(target_os = "linux")]
         if let Some(cell) = threshold {
@@ -125,5 +136,26 @@ impl Recording {
             return Err(no_trace(e, &mut recording, &log));
         }
         Ok((recording, SpatialStream { reader, positions }, rx))
+    }
+}
+
+/// The tool's stream, written into a file as it is read.
+struct Tee<R> {
+    input: R,
+    copy: BufWriter<File>,
+    /// What the stream is, for errors writing the copy.
+    path: Source,
+}
+
+impl<R: Read> Read for Tee<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.input.read(buf)?;
+        self.copy.write_all(&buf[..n]).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("keeping a copy of {}: {e}", self.path))
+        })?;
+        if n == 0 {
+            self.copy.flush()?;
+        }
+        Ok(n)
     }
 }
