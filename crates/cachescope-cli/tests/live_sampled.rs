@@ -133,6 +133,16 @@ fn a_sampled_report_of_a_program_is_the_exact_report_within_shards_error() {
         sampled["sampled"]["sampled_refs"].as_f64().unwrap(),
     );
     assert!((0.05..0.15).contains(&(kept / refs)), "{kept} of {refs}");
+    // Each figure's caption on the page names the method and rate.
+    let page = std::fs::read_to_string(dir.path().join("sampled/report.html")).unwrap();
+    let figures = sampled["figures"].as_array().unwrap().len();
+    assert!(figures >= 8, "{figures} figures");
+    let named = "Sampled: SHARDS lines at rate 0.1 (seed 1)";
+    assert_eq!(
+        page.matches(named).count(),
+        figures,
+        "captions naming the sampling"
+    );
     // Each curve names its method: no exact one is left.
     for section in ["mrc", "policies"] {
         for curve in sampled[section].as_array().unwrap() {
