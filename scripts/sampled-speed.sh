@@ -109,7 +109,7 @@ print(f'| {\"$p\"} | {r / 1e9:.2f} G | {c(cg)} | {c(rec)} | {c(mt)} | {c(sp)} | 
   mems+="| $p | $cg_m | ${rec_m/nan/-} | ${mt_m/nan/-} | $sp_m | ${st_m/nan/-} |"$'\n'
   parts+=$(python3 -c "
 none, full, filt, emit, sp = $none_c, $full_c, $filt_c, $emit_c, $sp_c
-print(f'| {\"$p\"} | {none:.2f} | {full:.2f} | {filt:.2f} (+{filt - none:.2f}) | {emit:.2f} (+{emit - filt:.2f}) | {sp:.2f} (+{sp - emit:.2f}) |')")
+print(f'| {\"$p\"} | {none:.2f} | {full:.2f} | {filt:.2f} (+{filt - none:.2f}) | {emit:.2f} (+{emit - filt:.2f}) | {emit / full:.2f} | {sp:.2f} (+{sp - emit:.2f}) |')")
   parts+=$'\n'
   echo "${rows%$'\n'}" | tail -1
   echo "${parts%$'\n'}" | tail -1
@@ -127,10 +127,10 @@ Peak resident memory, MiB (GNU time's maximum RSS: the largest single process, V
 | --- | ---: | ---: | ---: | ---: | ---: |
 ${mems%$'\n'}
 
-Where the time of \`report --sampled -- P\` goes: CPU seconds of the program under Valgrind with no tool (\`--tool=none\`), under the recording tool writing into /dev/null, under the sampling tool writing nothing (limit 0: the inline line filter and the counts; in parentheses, what it adds to no tool), at the default rate into /dev/null (the samples' records; what they add), and the whole \`report --sampled -- P\` (both processes; what cachescope's reader and analyses add):
+Where the time of \`report --sampled -- P\` goes: CPU seconds of the program under Valgrind with no tool (\`--tool=none\`), under the recording tool writing into /dev/null, under the sampling tool writing nothing (limit 0: the inline line filter and the counts; in parentheses, what it adds to no tool), at the default rate into /dev/null (the samples' records; what they add), the sampling tool's CPU over the recording tool's (the factor of the one-minute note of an exact \`report -- P\`, \`SAMPLED_OVER_FULL\` in crates/cachescope-cli/src/program/estimate.rs), and the whole \`report --sampled -- P\` (both processes; what cachescope's reader and analyses add):
 
-| program | no tool | recording tool | line filter | + records at 1 % | \`report --sampled -- P\` |
-| --- | ---: | ---: | ---: | ---: | ---: |
+| program | no tool | recording tool | line filter | + records at 1 % | sampling / recording | \`report --sampled -- P\` |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: |
 ${parts%$'\n'}"
 
 echo "$table"

@@ -18,8 +18,9 @@ use cachescope::record::Recording;
 const AFTER: Duration = Duration::from_secs(60);
 
 /// CPU time of the program under the sampling tool (the line filter and its records at the
-/// default rate, 1 %) over its CPU time under the recording tool: 1.5 on bzip2 -9 of 2 MB
-/// (1.78 s against 1.19 s: docs/recording.md, "Sampling in the tool: where the time goes").
+/// default rate, 1 %) over its CPU time under the recording tool: docs/recording.md's "Where
+/// the time goes" column "sampling / recording" (scripts/sampled-speed.sh), 1.5 on bzip2 -9
+/// of 2 MB when first measured (1.78 s against 1.19 s); rounded up, so the note errs long.
 pub const SAMPLED_OVER_FULL: f64 = 1.5;
 
 /// Whether the note was said, and since when the report reads.
