@@ -27,7 +27,7 @@ pub use crate::cmd::sample::SampleArgs;
 pub use crate::cmd::sharing::SharingArgs;
 pub use crate::cmd::simulate::SimulateArgs;
 pub use crate::cmd::stats::StatsArgs;
-pub use sampled::SampledArgs;
+pub use sampled::{SampledArgs, SampledRateArgs};
 pub use shared::{
     Backend, InputArgs, LiveArgs, ReadArgs, ReportOptions, RunArgs, SamplingArgs, SizeArgs,
     SummaryFormat, WorkloadParams, YesNo,

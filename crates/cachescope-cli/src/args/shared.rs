@@ -253,9 +253,10 @@ impl SizeArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = heading::SAMPLING)]
 pub struct SamplingArgs {
-    /// Probability that a reference is sampled, in (0, 1].
-    #[arg(long, default_value_t = cachescope::sampling::DEFAULT_RATE)]
-    pub rate: f64,
+    /// Probability that a reference is sampled, in (0, 1] (default 1e-4); with --sampled,
+    /// the share of cache lines sampled (default 0.01; StatCache's rate stays 1e-4).
+    #[arg(long)]
+    pub rate: Option<f64>,
     /// References per time slot (the models solve each slot on its own).
     #[arg(long, default_value_t = cachescope::sampling::DEFAULT_SLOT_REFS)]
     pub slot: u64,

@@ -13,7 +13,7 @@ use clap::Args;
 
 use super::{drive, drive_again};
 use crate::args::values::{self, Methods};
-use crate::args::{InputArgs, RunArgs};
+use crate::args::{InputArgs, RunArgs, SampledArgs, SampledRateArgs};
 use crate::input;
 use crate::output::{self, Format, Sourced, SourcedDocument};
 
@@ -50,6 +50,10 @@ pub struct PhasesArgs {
     pub no_simpoint: bool,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub sampled: SampledArgs,
+    #[command(flatten)]
+    pub rate: SampledRateArgs,
     /// Print one JSON object: {"methods": [...], "intervals": [...], ...}.
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
@@ -77,19 +81,30 @@ impl From<UnitArg> for IntervalUnit {
 }
 
 pub fn run(args: PhasesArgs) -> Result<()> {
+    let spatial = args
+        .sampled
+        .spatial(args.rate.rate, args.input.params.seed, args.l2.line_size());
+    // --sampled: the hit rates' caches as miniatures at the rate (docs/sampled.md).
+    let mini = |g| match spatial {
+        Some(s) => cachescope::report::sampled::miniature(g, s.rate),
+        None => Ok(g),
+    };
     let options = PhaseOptions {
         interval: args.interval,
         unit: args.unit.into(),
         k: args.k,
         methods: args.method.0.clone(),
-        l2: args.l2,
-        l1: args.l1,
+        l2: mini(args.l2)?,
+        l1: args.l1.map(mini).transpose()?,
         setvector_bits: args.bits,
         seed: args.input.params.seed,
         ..PhaseOptions::default()
     };
     let mut analysis = PhaseAnalysis::new(options)?;
     let mut trace = input::open_twice(&args.input, args.l2.line_size())?;
+    if let Some(s) = spatial {
+        trace.sampled(s, None)?;
+    }
     drive(&mut trace, Analyses(&mut [&mut analysis]), &args.run)?;
     let source = trace.source().to_string();
     let mut report = analysis.finish_on(args.run.threads)?;
@@ -99,7 +114,8 @@ pub fn run(args: PhasesArgs) -> Result<()> {
         .trace
         .as_deref()
         .is_none_or(|p| p.as_os_str() != "-");
-    if !args.no_simpoint && reopenable {
+    // The representatives' simulation needs every reference of them.
+    if !args.no_simpoint && reopenable && spatial.is_none() {
         let mut reps = report.representative_simulation()?;
         let mut again = input::open(&args.input, args.l2.line_size())?;
         drive_again(&mut again, Analyses(&mut [&mut reps]), &args.run)?;

@@ -19,7 +19,7 @@ use cachescope::units::thousands;
 use clap::Args;
 
 use super::{drive, drive_again};
-use crate::args::{InputArgs, RunArgs, values};
+use crate::args::{InputArgs, RunArgs, SampledArgs, SampledRateArgs, values};
 use crate::input;
 use crate::output::{self, Format, Output};
 
@@ -48,6 +48,10 @@ pub struct SharingArgs {
     pub top: usize,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub sampled: SampledArgs,
+    #[command(flatten)]
+    pub rate: SampledRateArgs,
     /// Print JSON: {"lines": [{"line", "kind", "structure", "threads", "writes", "coherence_misses", "code", "fix"}], ...}.
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
@@ -68,6 +72,13 @@ pub fn run(args: SharingArgs) -> Result<()> {
     };
     let mut finder = Finder::new(options)?;
     let mut trace = input::open(&args.input, args.l1.line_size())?;
+    // --sampled: the lines of the sample, every thread's references to each (docs/sampled.md).
+    if let Some(spatial) =
+        args.sampled
+            .spatial(args.rate.rate, args.input.params.seed, args.l1.line_size())
+    {
+        trace.sampled(spatial, None)?;
+    }
     drive(&mut trace, Analyses(&mut finder.analyses()), &args.run)?;
     let mut machine = finder.machine(&trace)?;
     drive_again(

@@ -13,6 +13,7 @@ mod build;
 mod lines;
 mod loads;
 mod rank;
+mod scaled;
 
 use super::buckets::BucketKind;
 use super::cachegrind_out::SourceLine;

@@ -21,9 +21,12 @@
 mod measured;
 mod names;
 mod per_thread;
+mod sampled;
 
 pub use measured::{Measure, Measured, curve_from};
 pub use per_thread::{ThreadCurve, ThreadCurves, ThreadRun, mrc_per_thread};
+pub use sampled::mrc_sampled;
+pub(crate) use sampled::opt_of_sample;
 
 use crate::error::{Error, Result};
 use crate::models::hotl;

@@ -20,10 +20,12 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{Receiver, Sender, TryRecvError, bounded, unbounded};
 
 use super::segments::{SegmentBuf, Segments, decoded_segments};
-use crate::access::AccessKind;
 use crate::batch::{Batch, NO_PC};
 use crate::error::{Error, Result};
 use crate::trace::{AccessReader, Trace};
+
+mod helper;
+use helper::{carry_pc, help};
 
 /// Accesses per segment of a native trace (about 21 bytes each decoded, so 1.3 MiB: a segment
 /// the reader decodes itself stays in its L2 while it is analysed).
@@ -301,38 +303,6 @@ where
     }
 }
 
-/// A helper's loop: with a ticket, claim the next segment and decode it, until none is left
-/// or the reader is gone.
-fn help<S: Segments>(
-    shared: &Shared<S>,
-    tickets: &Receiver<()>,
-    out: &Sender<(usize, Decoded)>,
-    recycled: &Receiver<SegmentBuf>,
-) {
-    let mut reader = None;
-    while tickets.recv().is_ok() {
-        if shared.stop.load(Ordering::Relaxed) {
-            return;
-        }
-        let Some(i) = shared.claim_next() else {
-            return;
-        };
-        let mut buf = recycled.try_recv().unwrap_or_default();
-        buf.clear();
-        let err = match reader.as_mut() {
-            Some(r) => shared.segments.read(r, i, &mut buf).err(),
-            None => match shared.segments.open() {
-                Ok(r) => shared.segments.read(reader.insert(r), i, &mut buf).err(),
-                Err(e) => Some(e),
-            },
-        };
-        let failed = err.is_some();
-        if out.send((i, (buf, err))).is_err() || failed {
-            return;
-        }
-    }
-}
-
 impl<S: Segments + Send + 'static> AccessReader for SharedReader<S>
 where
     S::Reader: Send,
@@ -386,23 +356,6 @@ where
             self.next += 1;
         }
     }
-}
-
-/// Gives the data records at the start of `batch`, up to its first instruction fetch, the pc
-/// `pc` where they have none: the pc a sequential reader carries into a segment, which the
-/// segment's own reader did not find (a lackey trace whose `I` records lie further apart than
-/// `lackey::pc_before` looks). Returns whether the batch had no instruction fetch, so that
-/// the next batch continues.
-fn carry_pc(batch: &mut Batch, pc: u64) -> bool {
-    for (k, p) in batch.kinds.iter().zip(batch.pcs.iter_mut()) {
-        if *k == AccessKind::Instr {
-            return false;
-        }
-        if *p == NO_PC {
-            *p = pc;
-        }
-    }
-    true
 }
 
 impl<S: Segments + Send + 'static> Drop for SharedReader<S>

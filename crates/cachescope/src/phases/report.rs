@@ -176,9 +176,8 @@ pub struct PhaseReport {
 }
 
 impl PhaseReport {
-    /// The report with its measured times zeroed, for tests comparing two runs.
-    #[cfg(test)]
-    pub(crate) fn untimed(mut self) -> PhaseReport {
+    /// The report with its measured times zeroed, to compare two runs (tests, reproducibility).
+    pub fn untimed(mut self) -> PhaseReport {
         self.ground_truth_ns_per_ref = 0.0;
         for m in &mut self.methods {
             (

@@ -52,6 +52,7 @@ mod prefetcher;
 pub mod rrip;
 mod set_assoc;
 mod set_index;
+mod set_scan;
 mod simulate;
 mod three_c;
 mod three_c_sweep;

@@ -14,6 +14,7 @@ use super::geometry::Geometry;
 use super::policy::{Policy, VictimRng, plru_touch, plru_victim};
 use super::rrip::{Insertion, Rrip, victim, victim8};
 use super::set_index::SetIndex;
+use super::set_scan::{ordered, scan, ways_holding};
 use super::{EMPTY, Outcome};
 use crate::error::{Error, Result};
 
@@ -348,54 +349,4 @@ impl SetAssoc {
     pub fn resident_lines(&self) -> impl Iterator<Item = u64> + '_ {
         self.tags.iter().copied().filter(|&t| t != EMPTY)
     }
-}
-
-/// Bit `w` set when way `w` holds `tag`: a branch-free compare of the whole set.
-#[inline]
-fn ways_holding<const A: usize>(set: &[u64; A], tag: u64) -> u32 {
-    let mut bits = 0;
-    for (w, &t) in set.iter().enumerate() {
-        bits |= u32::from(t == tag) << w;
-    }
-    bits
-}
-
-/// One pass over a set: the way holding `line` and the first empty way.
-#[inline]
-fn scan(set: &[u64], line: u64) -> (Option<usize>, Option<usize>) {
-    let mut empty = None;
-    for (i, &t) in set.iter().enumerate() {
-        if t == line {
-            return (Some(i), None);
-        }
-        if t == EMPTY && empty.is_none() {
-            empty = Some(i);
-        }
-    }
-    (None, empty)
-}
-
-/// LRU (`move_on_hit`) or FIFO on a set kept most recent first.
-#[inline]
-fn ordered(set: &mut [u64], line: u64, move_on_hit: bool) -> Outcome {
-    if set[0] == line {
-        return Outcome::Hit;
-    }
-    for i in 1..set.len() {
-        if set[i] == line {
-            if move_on_hit {
-                for j in (1..=i).rev() {
-                    set[j] = set[j - 1];
-                }
-                set[0] = line;
-            }
-            return Outcome::Hit;
-        }
-    }
-    let last = set[set.len() - 1];
-    for j in (1..set.len()).rev() {
-        set[j] = set[j - 1];
-    }
-    set[0] = line;
-    Outcome::miss(last)
 }

@@ -58,6 +58,16 @@ impl SpatialFilter {
         self.bound.as_ref().map(|b| b.members.len())
     }
 
+    /// Heap bytes held: the fixed-size sample's set and heap (nothing at a fixed rate).
+    pub fn heap_bytes(&self) -> usize {
+        self.bound.as_ref().map_or(0, |b| {
+            // hashbrown: a u64 and a control byte per bucket, buckets a power of two above
+            // 8/7 of the capacity.
+            let buckets = (b.members.capacity() * 8 / 7 + 1).next_power_of_two();
+            buckets * 9 + b.heap.capacity() * 8
+        })
+    }
+
     /// Whether a reference to `line` is kept; counts the line in the sample if it is new.
     #[inline]
     pub fn keep(&mut self, line: u64) -> bool {

@@ -13,6 +13,7 @@
 
 pub mod binary;
 pub mod champsim;
+mod choice;
 mod compress;
 mod detect;
 pub mod din;

@@ -12,7 +12,7 @@ use cachescope::sim::Geometry;
 use clap::Args;
 
 use super::drive;
-use crate::args::{InputArgs, RunArgs, values};
+use crate::args::{InputArgs, RunArgs, SampledArgs, SampledRateArgs, values};
 use crate::input;
 use crate::output::{self, Format};
 
@@ -69,6 +69,10 @@ pub struct AttributeArgs {
     pub cachegrind_out: Option<PathBuf>,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub sampled: SampledArgs,
+    #[command(flatten)]
+    pub rate: SampledRateArgs,
     /// Print JSON: buckets, evictions, lines, lines_by_misses, loads, monitor_cost, mrc, notes.
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
@@ -186,11 +190,25 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         Some(log) if !log.header.program.is_empty() && !recorded_now => log.header.program.clone(),
         _ => cmd,
     };
+    let spatial =
+        args.sampled
+            .spatial(args.rate.rate, args.input.params.seed, geometry.line_size());
+    if spatial.is_some() && (args.per_thread || cachegrind_out.is_some()) {
+        anyhow::bail!("--sampled attributes one stream: drop --per-thread and --cachegrind-out");
+    }
     if args.per_thread {
         return per_thread::run(&mut trace, &args, events_path.as_deref(), log);
     }
     let events = log.map(|log| Box::new(log) as EventSource<'static>);
-    let opts = options(&args, cachegrind_out.is_some());
+    let mut opts = options(&args, cachegrind_out.is_some());
+    // --sampled: the sampled lines in a miniature of the cache, counts scaled at the end
+    // (docs/sampled.md); the monitor's cost and the per-structure curves need every line.
+    if let Some(s) = spatial {
+        trace.sampled(s, None)?;
+        opts.geometry = cachescope::report::sampled::miniature(geometry, s.rate)?;
+        opts.cost = None;
+        opts.mrc = false;
+    }
     let mut attribution = Attribution::new(opts, events)?;
     if let Some(t) = thread {
         attribution = attribution.only_thread(t);
@@ -203,6 +221,9 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     })?;
     if events_path.is_none() {
         report.notes.insert(0, NO_LOG.into());
+    }
+    if let Some(s) = spatial {
+        report.scale_sampled(geometry, s.rate);
     }
     if let (Some((pending, mut file)), Some(path)) = (cachegrind_out, &args.cachegrind_out) {
         use std::io::Write as _;

@@ -11,7 +11,7 @@ use cachescope::units::{size_label, thousands};
 use clap::Args;
 
 use super::{open_chunked, passes};
-use crate::args::{InputArgs, RunArgs, SamplingArgs, SizeArgs};
+use crate::args::{InputArgs, RunArgs, SampledArgs, SamplingArgs, SizeArgs};
 use crate::input;
 use crate::output::{self, Format, Output};
 
@@ -35,6 +35,8 @@ pub struct MrcArgs {
     pub policy: Option<ReplacementPolicy>,
     #[command(flatten)]
     pub sampling: SamplingArgs,
+    #[command(flatten)]
+    pub sampled: SampledArgs,
     /// Miniature simulation's sampling rate, in (0, 1] (`--method mini`).
     #[arg(help_heading = heading::SAMPLING, long, default_value_t = 0.01)]
     pub mini_rate: f64,
@@ -93,7 +95,12 @@ pub fn run(args: MrcArgs) -> Result<()> {
         sizes: args.sizes.resolve()?,
         options,
         seed: args.input.params.seed,
-        rate: args.sampling.rate,
+        // Under --sampled, --rate is the lines' share and the sampler keeps its default.
+        rate: args
+            .sampling
+            .rate
+            .filter(|_| !args.sampled.sampled)
+            .unwrap_or(cachescope::sampling::DEFAULT_RATE),
         slot: args.sampling.slot,
         ways: args.ways,
         cold: if args.estimate_cold {
@@ -109,6 +116,13 @@ pub fn run(args: MrcArgs) -> Result<()> {
     };
     // Asking a model for another policy fails before any program runs.
     opts.policy()?;
+    if let Some(spatial) = args.sampled.spatial(
+        args.sampling.rate,
+        args.input.params.seed,
+        args.run.line_size,
+    ) {
+        return sampled(&args, &opts, spatial);
+    }
     if args.per_thread {
         return per_thread::run(&args, &opts);
     }
@@ -159,6 +173,40 @@ pub fn run(args: MrcArgs) -> Result<()> {
     output::emit(&curve, Format::from_flags(args.json, args.csv))
 }
 
+/// `mrc --sampled`: the curve of the trace read as a sampled stream (docs/sampled.md).
+fn sampled(
+    args: &MrcArgs,
+    opts: &MrcOptions,
+    spatial: cachescope::spatial::SpatialOptions,
+) -> Result<()> {
+    if args.per_thread {
+        anyhow::bail!(
+            "--per-thread is not available with --sampled; give --thread ID for one thread"
+        );
+    }
+    if input::profile(&args.input)?.is_some() {
+        anyhow::bail!("--sampled reads a trace, a workload or a program, not a profile");
+    }
+    let mut trace = input::open(&args.input, args.run.line_size)?;
+    let run = method::mrc_sampled(&mut trace, opts, spatial, &mut passes(&args.run))?;
+    let mut notes = notes(&run, opts);
+    notes.push(format!(
+        "sampled: lines kept with probability {} (seed {}){}, counts scaled by 1/rate; \
+         expected errors in docs/accuracy/sampled.md",
+        spatial.rate,
+        spatial.seed,
+        spatial
+            .max_lines
+            .map_or(String::new(), |m| format!(", at most {m} at once"))
+    ));
+    let curve = Curve {
+        mrc: &run.mrc,
+        unified: args.include_instructions,
+        notes,
+    };
+    output::emit(&curve, Format::from_flags(args.json, args.csv))
+}
+
 /// The comment lines of the table: the samples behind a model, the miniatures' rate.
 pub(super) fn notes(run: &MrcRun, opts: &MrcOptions) -> Vec<String> {
     let mut notes = Vec::new();
@@ -181,7 +229,7 @@ pub fn sampler_options(
     options: &Options,
 ) -> SamplerOptions {
     SamplerOptions {
-        rate: sampling.rate,
+        rate: sampling.rate.unwrap_or(cachescope::sampling::DEFAULT_RATE),
         seed: params.seed,
         slot_refs: sampling.slot,
         line_size: options.line_size,

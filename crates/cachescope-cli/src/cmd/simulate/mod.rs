@@ -13,13 +13,14 @@ use cachescope::sim::{
 use clap::Args;
 
 use super::drive;
-use crate::args::{InputArgs, RunArgs, YesNo, values};
+use crate::args::{InputArgs, RunArgs, SampledArgs, SampledRateArgs, YesNo, values};
 use crate::input;
 use crate::output::{self, Format};
 
 mod hardware;
 mod multicore;
 mod multicore_table;
+mod sampled;
 mod table;
 use table::Simulations;
 
@@ -127,6 +128,10 @@ pub struct SimulateArgs {
     pub straddle: bool,
     #[command(flatten)]
     pub run: RunArgs,
+    #[command(flatten)]
+    pub sampled: SampledArgs,
+    #[command(flatten)]
+    pub rate: SampledRateArgs,
     /// Print JSON.
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
@@ -200,6 +205,12 @@ pub fn run(args: SimulateArgs) -> Result<()> {
                  --write-allocate no"
             );
         }
+    }
+    if let Some(spatial) =
+        args.sampled
+            .spatial(args.rate.rate, args.input.params.seed, args.run.line_size)
+    {
+        return sampled::run(&args, policy, spatial);
     }
     if args.cores.is_some() {
         return multicore::run(&args, policy, l2, l3);

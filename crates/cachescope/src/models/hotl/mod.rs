@@ -101,6 +101,7 @@ pub mod fill_time;
 pub mod filmer;
 pub mod footprint;
 pub mod local;
+pub mod profile;
 pub mod reuse_time;
 pub mod reuse_window;
 pub mod sampling;
@@ -113,6 +114,7 @@ pub use fill_time::{
 pub use filmer::{DENSE_WINDOWS, Filmer, PER_OCTAVE, footprint_from_distances, mrc};
 pub use footprint::{Footprint, FootprintAnalysis, FootprintPoint};
 pub use local::{HotlVariant, LocalCurve, LocalFootprint, LocalFootprintAnalysis};
+pub use profile::ProfileFootprint;
 pub use reuse_time::reuse_time_mrc;
 pub use reuse_window::{ReuseWindowAnalysis, ReuseWindowCheck, ReuseWindowPoint, ReuseWindows};
 pub use sampling::{FootprintSampler, SampledFootprint, SamplingOptions};

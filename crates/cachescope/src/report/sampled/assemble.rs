@@ -4,19 +4,18 @@
 use crate::Result;
 use crate::method::{self, CurvePolicy, Measured, Method, MrcOptions};
 use crate::models::hotl::{self, HotlVariant};
-use crate::models::smith;
-use crate::reuse::{Mrc, MrcPoint, ShardsDistances, sizes_log_range};
+use crate::reuse::{Mrc, MrcPoint, sizes_log_range};
 use crate::sampling::Cold;
 use crate::trace::Trace;
 
 use super::super::catalog;
 use super::super::l2::l2_report;
 use super::super::model::*;
-use super::super::options::{L2_BYTES, MIN_BYTES, MIN_INTERVALS, max_bytes};
+use super::super::options::{L2_BYTES, MIN_BYTES, MIN_INTERVALS, max_bytes, three_c_sizes};
 use super::super::summaries::{attribution_summary, phases_summary};
 use super::collector::{POLICIES, SampledCollector};
 use super::expected;
-use super::scale;
+use super::{curves, scale};
 
 impl SampledCollector {
     /// Runs the models on what the pass measured and builds the report of `trace`, the
@@ -33,10 +32,10 @@ impl SampledCollector {
         let opts = |method, policy| curve_options(&self.options, method, policy, &sizes);
 
         let mut mrc = vec![shards.mrc(&sizes)];
+        let profile = trace.reuse_profile();
         let mut random = self.random.finish();
         random.points.retain(|p| p.size_bytes <= max_bytes);
-        mrc.push(random);
-        let profile = trace.reuse_profile();
+        let random_sizes: Vec<u64> = random.points.iter().map(|p| p.size_bytes).collect();
         if let Some(profile) = &profile {
             for method in [Method::Statcache, Method::Statstack] {
                 match method::curve_from(Measured::Profile(profile), &opts(method, None)) {
@@ -47,34 +46,110 @@ impl SampledCollector {
         } else {
             notes.push("StatCache and StatStack left out: the stream had no reuse profile".into());
         }
+        // HOTL from the reuse samples where there are any (the spatial sample of a small
+        // program holds too few lines for its footprint: docs/accuracy/sampled.md), else from
+        // the sampled lines' footprint and reuse times.
         let (footprint, reuse_times) = self.fp.finish_with_reuse_times();
         let hotl_opts = MrcOptions {
             hotl_variant: HotlVariant::Paper,
             ..opts(Method::Hotl, None)
         };
-        mrc.push(method::curve_from(
-            Measured::Footprint(&footprint),
-            &hotl_opts,
-        )?);
-        mrc.push(method::curve_from(
-            Measured::ReuseTimes(&reuse_times),
-            &opts(Method::HotlRt, None),
-        )?);
-        let filmer = hotl::Filmer::new(&footprint);
+        let by_time = profile
+            .as_ref()
+            .filter(|p| !p.samples().is_empty())
+            .map(hotl::ProfileFootprint::new);
+        mrc.push(match &by_time {
+            Some(f) => f.footprint_mrc(&sizes),
+            None => method::curve_from(Measured::Footprint(&footprint), &hotl_opts)?,
+        });
+        mrc.push(match &by_time {
+            Some(f) => f.mrc(&sizes),
+            None => method::curve_from(
+                Measured::ReuseTimes(&reuse_times),
+                &opts(Method::HotlRt, None),
+            )?,
+        });
+        let (working_set, fill_time) = match &by_time {
+            Some(f) => hotl_of_profile(f, shards.refs, &sizes, line)?,
+            None => {
+                let filmer = hotl::Filmer::new(&footprint);
+                (
+                    working_set(&footprint, line)?,
+                    fill_time(&filmer, &footprint, &sizes, line),
+                )
+            }
+        };
+        let reuse_time = match &profile {
+            Some(p) if !p.samples().is_empty() => scale::reuse_times(p),
+            _ => super::super::histogram::octave_histogram(
+                "reuse_time",
+                &reuse_times.reuse_time,
+                reuse_times.distinct_lines,
+            ),
+        };
 
-        let minis = self.minis.finish_all();
-        let three_c = three_c_points(&shards, &minis[0], &self.options, max_bytes)?;
-        let mut policies = minis;
-        policies.push(opt_curve(self.opt, &sizes, rate, shards.refs, line)?);
+        // The reference LRU curves: StatStack's where there are reuse samples, else SHARDS's.
+        let statstack = profile.as_ref().and_then(|p| {
+            let all: Vec<u64> = sizes.iter().chain(&random_sizes).copied().collect();
+            let mut o = opts(Method::Statstack, None);
+            o.sizes = all;
+            method::curve_from(Measured::Profile(p), &o).ok()
+        });
+        let shards_all = shards.mrc(&[sizes.as_slice(), &random_sizes].concat());
+        let lru_ref = statstack.as_ref().unwrap_or(&shards_all);
+        let lru = |size| curves::at(lru_ref, size);
+        let l1 = match &profile {
+            Some(p) if !p.samples().is_empty() => crate::models::l2::L1Histogram::from_profile(p)?,
+            _ => scale::l1_histogram(&shards)?,
+        };
+        let smith_d = scale::smith_of(&l1, "statstack", shards.refs);
+        let reference = curves::Reference {
+            lru: &lru,
+            shards: &shards,
+            smith: &smith_d,
+            ways: self.options.ways,
+        };
+        let mut minis = self.minis.finish_all();
+        let lru_mini = minis.remove(0);
+        let three_c = reference.three_c(
+            &lru_mini,
+            &three_c_sizes(line, self.options.ways)
+                .into_iter()
+                .filter(|&s| s <= max_bytes)
+                .collect::<Vec<_>>(),
+        );
+        let mut policies = vec![Mrc {
+            points: three_c
+                .iter()
+                .map(|p| MrcPoint {
+                    size_bytes: p.size_bytes,
+                    lines: p.size_bytes / line,
+                    miss_ratio: Some(p.misses as f64 / p.refs.max(1) as f64),
+                    miss_ratio_warm: (p.misses - p.cold) as f64 / p.refs.max(1) as f64,
+                })
+                .collect(),
+            ..lru_mini.clone()
+        }];
+        for m in minis {
+            policies.push(reference.set_associative(m, &lru_mini));
+        }
+        policies.push(reference.fully_associative(method::opt_of_sample(
+            self.opt,
+            &sizes,
+            rate,
+            shards.refs,
+            line,
+        )?));
         for c in &mut policies {
             c.points.retain(|p| p.size_bytes <= max_bytes);
         }
         debug_assert_eq!(policies.len(), POLICIES + 1);
+        mrc.insert(1, reference.fully_associative(random));
 
         let l2 = {
             let sim = scale::two_level(self.two_level.sim.finish(), rate, &L2_BYTES);
             let reuse = scale::octave_scaled("l2_reuse_distance", &sim.l2_reuse, 0, rate);
-            match l2_report(&scale::l1_histogram(&shards)?, sim, line) {
+            match l2_report(&l1, sim, line) {
                 Ok(mut r) => {
                     r.reuse_simulated = Histogram {
                         cold: r.cold,
@@ -143,22 +218,18 @@ impl SampledCollector {
             mrc,
             policies,
             sampling,
-            working_set: footprint
-                .points(8)?
-                .into_iter()
-                .map(|p| WorkingSetPoint {
-                    window: p.window,
-                    lines: p.footprint,
-                    bytes: p.footprint * line as f64,
-                })
-                .collect(),
-            fill_time: fill_time(&filmer, &footprint, &sizes, line),
-            reuse_time: super::super::histogram::octave_histogram(
-                "reuse_time",
-                &reuse_times.reuse_time,
-                reuse_times.distinct_lines,
-            ),
-            stack_distance: scale::octave_weights("stack_distance", shards.bins(), shards.cold),
+            working_set,
+            fill_time,
+            reuse_time,
+            stack_distance: {
+                // In full-stream references: the histogram's weights are its own units.
+                let f = shards.refs as f64 / l1.refs.max(f64::MIN_POSITIVE);
+                let bins = l1
+                    .masses
+                    .iter()
+                    .map(|m| (m.sd, m.sd + m.len - 1, m.weight * f));
+                scale::octave_weights("stack_distance", bins, l1.cold * f)
+            },
             three_c: ThreeCReport {
                 ways: self.options.ways,
                 policy: "lru".into(),
@@ -207,82 +278,56 @@ fn curve_options(
     }
 }
 
-/// OPT on the sampled lines at the sizes scaled by `rate` (SHARDS applies to any stack
-/// algorithm, OPT's included), its misses over the references the rate should keep of the
-/// full stream's `refs` (SHARDS's adjustment); sizes whose miniature holds less than half a
-/// line are left out.
-fn opt_curve(
-    opt: crate::opt::OptAnalysis,
-    sizes: &[u64],
-    rate: f64,
-    refs: u64,
-    line: u64,
-) -> Result<Mrc> {
-    let sampled = opt.refs() as f64;
-    let kept: Vec<(u64, u64)> = sizes
-        .iter()
-        .map(|&s| (s, ((s / line) as f64 * rate).round() as u64 * line))
-        .filter(|&(_, m)| m > 0)
-        .collect();
-    let small: Vec<u64> = kept.iter().map(|&(_, m)| m).collect();
-    let mut curve = opt.finish(&small)?;
-    let adjust = sampled / (rate * refs.max(1) as f64);
-    curve.points = curve
-        .points
-        .iter()
-        .zip(&kept)
-        .map(|(p, &(size_bytes, _))| MrcPoint {
-            size_bytes,
-            lines: size_bytes / line,
-            miss_ratio: p.miss_ratio.map(|r| (r * adjust).min(1.0)),
-            miss_ratio_warm: (p.miss_ratio_warm * adjust).min(1.0),
+/// The working-set graph of a footprint, 8 windows per octave, as the exact report's.
+fn working_set(footprint: &hotl::Footprint, line: u64) -> Result<Vec<WorkingSetPoint>> {
+    Ok(footprint
+        .points(8)?
+        .into_iter()
+        .map(|p| WorkingSetPoint {
+            window: p.window,
+            lines: p.footprint,
+            bytes: p.footprint * line as f64,
         })
-        .collect();
-    curve.method = "shards".into();
-    Ok(curve)
+        .collect())
 }
 
-/// The 3C points: each cache's misses from its LRU miniature (or Smith's formula on SHARDS's
-/// distances where the sample holds less than one of its sets), its cold misses the distinct
-/// lines, its capacity misses the fully associative LRU cache's of its size beyond them.
-fn three_c_points(
-    shards: &ShardsDistances,
-    lru: &Mrc,
-    options: &super::super::CollectOptions,
-    max_bytes: u64,
-) -> Result<Vec<ThreeCPoint>> {
-    let line = options.line_size.bytes();
-    let d = scale::smith_distances(shards);
-    let n = shards.refs as f64;
-    let mut out = Vec::new();
-    for size in super::super::options::three_c_sizes(line, options.ways) {
-        if size > max_bytes {
-            break;
-        }
-        let smith = smith::set_associative_mrc(&d, options.ways, &[size])?.points[0]
-            .miss_ratio
-            .unwrap_or(f64::NAN);
-        let total = lru
-            .points
-            .iter()
-            .find(|p| p.size_bytes == size)
-            .and_then(|p| p.miss_ratio)
-            .unwrap_or(smith);
-        let misses = (total * n).round() as u64;
-        let cold = (shards.cold.round() as u64).min(misses);
-        let fa = shards.at_least(size / line) + shards.cold;
-        let capacity = ((fa.round() as u64).min(misses)).saturating_sub(cold);
-        out.push(ThreeCPoint {
-            size_bytes: size,
-            refs: shards.refs,
-            misses,
-            cold,
-            capacity,
-            conflict: misses - cold - capacity,
-            smith_miss_ratio: smith,
-        });
-    }
-    Ok(out)
+/// The working-set graph (8 windows per octave up to the `refs` of the trace) and the fill
+/// and inter-miss times at `sizes` of the footprint the reuse samples give.
+fn hotl_of_profile(
+    f: &hotl::ProfileFootprint,
+    refs: u64,
+    sizes: &[u64],
+    line: u64,
+) -> Result<(Vec<WorkingSetPoint>, Vec<FillTimePoint>)> {
+    let ws = if refs == 0 {
+        Vec::new()
+    } else {
+        sizes_log_range(1, refs, 8)?
+            .into_iter()
+            .map(|w| {
+                let lines = f.fp(w as f64);
+                WorkingSetPoint {
+                    window: w,
+                    lines,
+                    bytes: lines * line as f64,
+                }
+            })
+            .collect()
+    };
+    let ft = sizes
+        .iter()
+        .map(|&b| {
+            let c = (b / line) as f64;
+            FillTimePoint {
+                size_bytes: b,
+                lines: b / line,
+                fill_time: f.fill_time(c),
+                inter_miss_time: 1.0 / f.miss_ratio(c),
+            }
+        })
+        .filter(|p| p.fill_time.is_finite() && p.inter_miss_time.is_finite())
+        .collect();
+    Ok((ws, ft))
 }
 
 /// Fill and inter-miss times, as the exact report's.

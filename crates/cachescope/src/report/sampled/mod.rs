@@ -19,11 +19,13 @@
 
 mod assemble;
 mod collector;
+mod curves;
 pub mod expected;
 mod scale;
 pub mod threads;
 
 pub use collector::{SampledCollector, reuse_options};
+pub use scale::scaled_geometry as miniature;
 
 use crate::Result;
 use crate::spatial::SpatialOptions;

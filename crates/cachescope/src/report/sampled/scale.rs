@@ -12,7 +12,7 @@ use super::super::model::{Attribution, Histogram, HistogramBin};
 
 /// The miniature of `g` at `rate`: its sets times the rate, down to a power of two, at least
 /// one; the same ways and lines.
-pub(super) fn scaled_geometry(g: Geometry, rate: f64) -> Result<Geometry> {
+pub fn scaled_geometry(g: Geometry, rate: f64) -> Result<Geometry> {
     let want = (g.sets() as f64 * rate).max(1.0);
     let sets = (1u64 << want.log2().floor() as u32).min(g.sets());
     let ways = u64::from(g.assoc());
@@ -23,21 +23,21 @@ pub(super) fn scaled_geometry(g: Geometry, rate: f64) -> Result<Geometry> {
     )
 }
 
-/// SHARDS's scaled distances as Smith's distribution (fractions of the full stream's data
-/// references, method `shards`).
-pub(super) fn smith_distances(d: &ShardsDistances) -> smith::Distances {
-    let n = d.refs.max(1) as f64;
+/// An L1 histogram (StatStack's, from a profile) as Smith's distribution.
+pub(super) fn smith_of(h: &L1Histogram, method: &str, refs: u64) -> smith::Distances {
+    let n = h.refs.max(f64::MIN_POSITIVE);
     smith::Distances {
-        method: "shards".into(),
-        line_size: d.line_size,
-        refs: d.refs,
-        cold: Some(d.cold / n),
-        masses: d
-            .bins()
-            .map(|(lo, hi, w)| smith::SdMass {
-                sd: lo,
-                len: hi - lo + 1,
-                weight: w / n,
+        method: method.into(),
+        line_size: h.line_size,
+        refs,
+        cold: Some(h.cold / n),
+        masses: h
+            .masses
+            .iter()
+            .map(|m| smith::SdMass {
+                sd: m.sd,
+                len: m.len,
+                weight: m.weight / n,
             })
             .collect(),
     }
@@ -100,6 +100,17 @@ pub(super) fn octave_scaled(name: &str, h: &LogHistogram, cold: u64, rate: f64) 
         }),
         cold as f64 / rate,
     )
+}
+
+/// The reuse-time histogram of a profile's samples (reuse time `distance + 1`, the dangling
+/// samples the lines' last references), each sample standing for `refs / samples` references.
+pub(super) fn reuse_times(p: &crate::sampling::Profile) -> Histogram {
+    let f = p.refs() as f64 / p.samples().len().max(1) as f64;
+    let times = p.samples().iter().filter_map(|s| match s.next {
+        crate::sampling::NextUse::Reuse { distance } => Some((distance + 1, distance + 1, f)),
+        crate::sampling::NextUse::Dangling { .. } => None,
+    });
+    octave_weights("reuse_time", times, p.dangling() as f64 * f)
 }
 
 /// The two-level simulation of the sampled lines as the full stream's: counts over `rate`,

@@ -1,0 +1,202 @@
+//! `--sampled` end to end: the sampled report keeps report.json's schema, names its method and
+//! rate, is the same for the same seed, and at rate 1 its measured sections are the exact
+//! report's; `--sampled` on mrc, simulate, sharing, phases and attribute; bad values refused.
+
+mod common;
+
+use common::{cs, json};
+use serde_json::Value;
+
+/// `report --sampled ARGS -o DIR --json`'s report.json.
+fn report(dir: &std::path::Path, args: &[&str]) -> Value {
+    let mut cmd = cs();
+    cmd.arg("report").args(args).arg("-o").arg(dir).arg("-q");
+    cmd.assert().success();
+    serde_json::from_slice(&std::fs::read(dir.join("report.json")).unwrap()).unwrap()
+}
+
+/// report.json without the one field that differs from run to run.
+fn stable(mut v: Value) -> Value {
+    v["elapsed_seconds"] = Value::Null;
+    v
+}
+
+#[test]
+fn sampled_report_keeps_the_schema_and_names_its_sampling() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["--workload", "phases", "--sampled", "--rate", "0.05"];
+    let v = report(&dir.path().join("a"), &args);
+    let s = &v["sampled"];
+    assert_eq!(s["rate"], 0.05);
+    assert_eq!(s["seed"], 1);
+    assert!(s["sampled_refs"].as_u64().unwrap() > 0);
+    // The exact report's sections, each curve with its method and points.
+    let methods: Vec<&str> = v["mrc"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(methods[0], "shards");
+    assert!(methods.contains(&"statstack") && methods.contains(&"statcache"));
+    for key in [
+        "policies",
+        "working_set",
+        "fill_time",
+        "three_c",
+        "stack_distance",
+    ] {
+        assert!(!v[key].is_null(), "{key}");
+    }
+    assert_eq!(
+        v["stats"]["refs"],
+        json(&["stats", "--json", "--workload", "phases"])["refs"],
+        "the spans count every reference"
+    );
+    // Every figure says how it was sampled.
+    for f in v["figures"].as_array().unwrap() {
+        assert!(
+            f["caption"]
+                .as_str()
+                .unwrap()
+                .contains("Sampled: SHARDS lines at rate 0.05")
+        );
+    }
+    // The same seed, the same report; another seed, another sample.
+    let again = report(&dir.path().join("b"), &args);
+    assert_eq!(stable(v.clone()), stable(again));
+    let other = report(
+        &dir.path().join("c"),
+        &[
+            "--workload",
+            "phases",
+            "--sampled",
+            "--rate",
+            "0.05",
+            "--seed",
+            "2",
+        ],
+    );
+    assert_ne!(v["mrc"][0], other["mrc"][0]);
+}
+
+#[test]
+fn rate_one_measures_what_the_exact_report_measures() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = ["--workload", "zipf", "--lines", "4096", "--refs", "200000"];
+    let exact = report(&dir.path().join("e"), &w);
+    let mut args = w.to_vec();
+    args.extend(["--sampled", "--rate", "1"]);
+    let sampled = report(&dir.path().join("s"), &args);
+    assert_eq!(exact["stats"], sampled["stats"]);
+    // SHARDS at rate 1 is the exact LRU curve.
+    let (e, s) = (&exact["mrc"][0]["points"], &sampled["mrc"][0]["points"]);
+    assert_eq!(e.as_array().unwrap().len(), s.as_array().unwrap().len());
+    for (p, q) in e.as_array().unwrap().iter().zip(s.as_array().unwrap()) {
+        let (a, b) = (
+            p["miss_ratio"].as_f64().unwrap(),
+            q["miss_ratio"].as_f64().unwrap(),
+        );
+        assert!((a - b).abs() < 1e-9, "{p} {q}");
+    }
+    assert_eq!(
+        exact["sampling"], sampled["sampling"],
+        "StatCache reads the full stream"
+    );
+}
+
+#[test]
+fn mrc_sampled_at_rate_one_is_exact() {
+    let w = [
+        "--workload",
+        "loop",
+        "--lines",
+        "300",
+        "--refs",
+        "100000",
+        "--json",
+    ];
+    let mut exact_args = vec!["mrc", "--range", "4K..64K"];
+    exact_args.extend(w);
+    let exact = json(&exact_args);
+    let mut args = exact_args.clone();
+    args.extend(["--sampled", "--rate", "1"]);
+    let sampled = json(&args);
+    assert_eq!(sampled["method"], "shards");
+    for (p, q) in exact["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(sampled["points"].as_array().unwrap())
+    {
+        assert_eq!(p["miss_ratio"], q["miss_ratio"]);
+    }
+}
+
+#[test]
+fn other_commands_take_sampled() {
+    let w = ["--workload", "zipf", "--lines", "65536", "--refs", "400000"];
+    let run = |args: &[&str]| {
+        let mut all = args.to_vec();
+        all.extend(w);
+        all.extend(["--sampled", "--rate", "0.1"]);
+        cs().args(&all).assert().success();
+    };
+    run(&["simulate", "--cache", "1M,8,64", "--json"]);
+    run(&[
+        "mrc", "--policy", "fifo", "--ways", "8", "--range", "256K..4M", "--json",
+    ]);
+    run(&["phases", "--json", "--interval", "20000"]);
+    run(&["sharing", "--json"]);
+    run(&["attribute", "--json"]);
+    // Simulated at rate 1, a cache's misses are the exact simulation's.
+    let misses = |args: &[&str]| {
+        let mut all = vec![
+            "simulate",
+            "--workload",
+            "zipf",
+            "--cache",
+            "64K,8,64",
+            "--json",
+        ];
+        all.extend(args);
+        json(&all)["simulations"][0]["levels"][0]["misses"].clone()
+    };
+    assert_eq!(misses(&[]), misses(&["--sampled", "--rate", "1"]));
+}
+
+#[test]
+fn bad_sampling_values_are_refused() {
+    for rate in ["0", "1.5", "-1"] {
+        cs().args([
+            "report",
+            "--workload",
+            "loop",
+            "--sampled",
+            &format!("--rate={rate}"),
+            "-o",
+        ])
+        .arg(tempfile::tempdir().unwrap().path())
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("rate"));
+    }
+    // Without --sampled, --sample-lines means nothing.
+    cs().args(["mrc", "--workload", "loop", "--sample-lines", "100"])
+        .assert()
+        .failure();
+    // A cache a sample cannot hold one set of.
+    cs().args([
+        "simulate",
+        "--workload",
+        "loop",
+        "--cache",
+        "4K,8,64",
+        "--sampled",
+        "--rate",
+        "0.01",
+    ])
+    .assert()
+    .failure()
+    .stderr(predicates::str::contains("higher --rate"));
+}

@@ -1,0 +1,127 @@
+//! The simulated curves of a sampled report, each corrected by a control variate: the
+//! simulations of the sampled lines (miniatures, OPT on the sample) err mostly where the
+//! sample's own LRU errs (a few hot lines in or out decide both), so each is read as LRU's
+//! reference curve plus the difference between the policy and LRU in the same sample:
+//!
+//! `policy(C) ≈ lru_ref(C) + (policy_sample(C) − lru_sample(C))`
+//!
+//! with the sample's LRU in the same geometry (SHARDS for fully associative caches, the LRU
+//! miniature for set-associative ones) and the reference LRU the best estimate the report has
+//! of it: StatStack's curve from the reuse samples (fully associative; docs/accuracy/sampled.md
+//! compares it with SHARDS), and for the set-associative caches that curve plus the conflict
+//! misses the sample's miniature shows over SHARDS, or Smith's formula on StatStack's
+//! distances where the sample holds less than one of the cache's sets.
+
+use crate::models::smith;
+use crate::reuse::{Mrc, MrcPoint, ShardsDistances};
+
+use super::super::model::ThreeCPoint;
+
+/// The miss ratio (cold included) of `curve` at `size`, if it has that size.
+pub(super) fn at(curve: &Mrc, size: u64) -> Option<f64> {
+    curve
+        .points
+        .iter()
+        .find(|p| p.size_bytes == size)
+        .and_then(|p| p.miss_ratio)
+}
+
+/// What the corrections read: the fully associative LRU curves, reference and sampled, at
+/// every size they are asked for.
+pub(super) struct Reference<'a> {
+    /// The best fully associative LRU curve: StatStack's, or SHARDS's without a profile.
+    pub lru: &'a dyn Fn(u64) -> Option<f64>,
+    /// SHARDS's distances of the sample.
+    pub shards: &'a ShardsDistances,
+    /// StatStack's (or SHARDS's) distances as Smith's distribution.
+    pub smith: &'a smith::Distances,
+    pub ways: u32,
+}
+
+impl Reference<'_> {
+    /// The sample's own fully associative LRU miss ratio at `size`.
+    fn sample_fa(&self, size: u64) -> f64 {
+        let lines = size / self.shards.line_size;
+        ((self.shards.at_least(lines) + self.shards.cold) / self.shards.refs.max(1) as f64).min(1.0)
+    }
+
+    /// The reference set-associative LRU miss ratio at `size`: from the LRU miniature where
+    /// it ran, else from Smith's formula.
+    pub(super) fn set_assoc(&self, lru_mini: &Mrc, size: u64) -> Option<f64> {
+        let fa = (self.lru)(size)?;
+        match at(lru_mini, size) {
+            Some(sa) => Some((fa + (sa - self.sample_fa(size)).max(0.0)).min(1.0)),
+            None => {
+                smith::set_associative_mrc(self.smith, self.ways, &[size])
+                    .ok()?
+                    .points[0]
+                    .miss_ratio
+            }
+        }
+    }
+
+    /// `sample` (a curve of the sampled lines in fully associative caches) corrected by the
+    /// fully associative LRU curves.
+    pub(super) fn fully_associative(&self, mut sample: Mrc) -> Mrc {
+        sample.points.retain_mut(|p| {
+            let Some(lru) = (self.lru)(p.size_bytes) else {
+                return false;
+            };
+            shift(p, lru - self.sample_fa(p.size_bytes));
+            true
+        });
+        sample
+    }
+
+    /// `sample` (a policy in the miniatures) corrected by the set-associative LRU curves.
+    pub(super) fn set_associative(&self, mut sample: Mrc, lru_mini: &Mrc) -> Mrc {
+        sample.points.retain_mut(|p| {
+            let (Some(r), Some(l)) = (
+                self.set_assoc(lru_mini, p.size_bytes),
+                at(lru_mini, p.size_bytes),
+            ) else {
+                return false;
+            };
+            shift(p, r - l);
+            true
+        });
+        sample
+    }
+
+    /// The 3C breakdown at `sizes`: cold misses the distinct lines, capacity misses those of
+    /// the reference fully associative LRU cache beyond them, conflict misses what the
+    /// set-associative reference adds; counts over the full stream's references.
+    pub(super) fn three_c(&self, lru_mini: &Mrc, sizes: &[u64]) -> Vec<ThreeCPoint> {
+        let n = self.shards.refs as f64;
+        let cold = self.shards.cold.round().min(n) as u64;
+        sizes
+            .iter()
+            .filter_map(|&size| {
+                let fa = (self.lru)(size)?;
+                let sa = self.set_assoc(lru_mini, size)?.max(fa);
+                let smith = smith::set_associative_mrc(self.smith, self.ways, &[size])
+                    .ok()?
+                    .points[0]
+                    .miss_ratio
+                    .unwrap_or(f64::NAN);
+                let misses = ((sa * n).round() as u64).max(cold);
+                let capacity = ((fa * n).round() as u64).clamp(cold, misses) - cold;
+                Some(ThreeCPoint {
+                    size_bytes: size,
+                    refs: self.shards.refs,
+                    misses,
+                    cold,
+                    capacity,
+                    conflict: misses - cold - capacity,
+                    smith_miss_ratio: smith,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Adds `d` to both ratios of `p`, kept in [0, 1].
+fn shift(p: &mut MrcPoint, d: f64) {
+    p.miss_ratio = p.miss_ratio.map(|r| (r + d).clamp(0.0, 1.0));
+    p.miss_ratio_warm = (p.miss_ratio_warm + d).clamp(0.0, 1.0);
+}
