@@ -33,10 +33,11 @@ program_inputs "${WORK:-target/sampled-speed}"
 cargo build --release -q -p cachescope-cli
 cs=$PWD/${CARGO_TARGET_DIR:-target}/release/cachescope
 [ -x "$cs" ] || cs=$CARGO_TARGET_DIR/release/cachescope
-# The tool's directory as `record` unpacks it (VALGRIND_LIB for the tool rows), and Valgrind's
+# The tool's directory as this build's `record` unpacks it (VALGRIND_LIB for the tool rows),
+# in a cache of the script's own (the shared one may hold other builds' tools), and Valgrind's
 # own tools beside it.
-"$cs" record -q --no-events -o "$work/true.cst" -- true >/dev/null 2>&1
-tooldir=$(ls -td "${XDG_CACHE_HOME:-$HOME/.cache}"/cachescope/valgrind-*/plain | head -1)
+XDG_CACHE_HOME=$work/cache "$cs" record -q --no-events -o "$work/true.cst" -- true >/dev/null 2>&1
+tooldir=$(ls -d "$work"/cache/cachescope/valgrind-*/plain)
 lib=$work/lib
 mkdir -p "$lib"
 ln -sf "$tooldir"/* "$lib"/
