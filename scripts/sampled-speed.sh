@@ -116,7 +116,7 @@ print(f'| {\"$p\"} | {none:.2f} | {full:.2f} | {filt:.2f} (+{filt - none:.2f}) |
   echo "${parts%$'\n'}" | tail -1
 done
 
-table="Measured by \`scripts/sampled-speed.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, load average $load_start at the start and $(cut -d' ' -f1 /proc/loadavg) at the end; Cachegrind, \`report --sampled\` and the tool rows the median of $runs runs by wall time, \`record\` and the exact curve once, the 48 MB rows once. Seconds, wall (CPU: user + system, both cores, Valgrind included); refs are Cachegrind's instruction and data references. \`report --sampled\` at its defaults (rate 0.01, at most 2^18 lines sampled at once); the 48 MB run's full trace is not recorded (-).
+table="Measured by \`RUNS=$runs LARGE=${LARGE:-1} scripts/sampled-speed.sh\` (under \`nice -n 10\` when the load says so) on $(date -u +%Y-%m-%d), $(nproc) cores, load average $load_start at the start and $(cut -d' ' -f1 /proc/loadavg) at the end; Cachegrind, \`report --sampled\` and the tool rows the median of $runs runs by wall time, \`record\` and the exact curve once, the 48 MB rows once. Seconds, wall (CPU: user + system, both cores, Valgrind included); refs are Cachegrind's instruction and data references. \`report --sampled\` at its defaults (rate 0.01, at most 2^18 lines sampled at once); the 48 MB run's full trace is not recorded (-).
 
 | program | refs | Cachegrind | \`record\` | \`mrc --method exact TRACE\` | \`report --sampled -- P\` | \`report --sampled TRACE\` | sampled -- P / Cachegrind | sampled TRACE / exact |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
