@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `report --sampled` beside Cachegrind, side by side in one run (issue 57's speed targets),
 # and where the time of `report --sampled -- PROGRAM` goes. For bzip2 -9 of 2 MB and sqlite3
-# (scripts/program-bench.sh's programs and inputs) and for bzip2 -9 of 48 MB (over 10^10
+# (scripts/programs.sh's programs and inputs) and for bzip2 -9 of 48 MB (over 10^10
 # references; its full trace is not recorded): wall and CPU seconds and peak memory of
 # Cachegrind, `record`, `mrc --method exact TRACE`, `report --sampled -- P` and
 # `report --sampled TRACE`, with the ratios the issue sets targets for (report --sampled -- P

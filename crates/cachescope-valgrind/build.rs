@@ -8,7 +8,7 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: [&str; 9] = [
+const SOURCES: [&str; 10] = [
     "tool/cs_main.c",
     "tool/cs_env.c",
     "tool/cs_instrument.c",
@@ -18,6 +18,7 @@ const SOURCES: [&str; 9] = [
     "tool/cs_spatial.c",
     "tool/cs_ring.c",
     "tool/cs_toggle.c",
+    "tool/cs_calls.c",
 ];
 
 fn main() {
@@ -39,6 +40,8 @@ fn main() {
         "tool/cs_ring.h",
         "tool/cs_toggle.c",
         "tool/cs_toggle.h",
+        "tool/cs_calls.c",
+        "tool/cs_calls.h",
         "tool/cs_protocol.h",
         "tool/cs_preload.c",
     ] {

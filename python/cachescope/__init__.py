@@ -204,20 +204,33 @@ class Trace:
         prefetch_degree: int = 1,
         prefetch_distance: int = 1,
         utilization: bool = False,
+        dtlb: Union[str, Sequence[str]] = (),
+        itlb: Union[str, Sequence[str]] = (),
+        stlb: Union[str, Sequence[str]] = (),
+        tlb: Optional[str] = None,
+        tlb_policy: str = "lru",
+        pages: Union[str, Sequence[str]] = (),
+        walks: bool = True,
     ) -> Document:
         """Exact simulation of independent caches side by side (``cachescope simulate
         --cache SIZE,ASSOC,LINE … --policy P``): ``{"simulations": [...]}``, each with its
         levels' hits, misses and miss_ratio. ``writebacks``, ``write_allocate``, ``prefetch``
         (``none``, ``next-line`` or ``stride``), ``prefetch_degree`` and ``prefetch_distance``
         are ``simulate``'s flags of those names (docs/hardware.md); ``utilization=True`` adds
-        each level's ``used_bytes``, ``fetched_bytes`` and ``utilization`` (``--utilization``)."""
+        each level's ``used_bytes``, ``fetched_bytes`` and ``utilization`` (``--utilization``).
+        TLBs (docs/tlb.md): ``dtlb``, ``itlb``, ``stlb`` (``"ENTRIES,WAYS,PAGE"`` or a list),
+        ``tlb="skylake"``, ``tlb_policy``, ``pages`` (``"2M"``, ``"LO..HI=2M"``) and
+        ``walks=False`` (``--no-walks``) add ``tlbs``, ``page_walks`` and ``walk_refs``; with
+        TLBs, ``caches`` may be empty."""
         caches = [caches] if isinstance(caches, str) else list(caches)
+        many = lambda v: [v] if isinstance(v, str) else list(v)
         return Document(
             _native.simulate(
                 self._native, caches, policy, seed, _size(line_size), _threads(threads), _progress(progress),
                 writebacks=writebacks, write_allocate=write_allocate, prefetch=prefetch,
                 prefetch_degree=prefetch_degree, prefetch_distance=prefetch_distance,
-                utilization=utilization,
+                utilization=utilization, dtlb=many(dtlb), itlb=many(itlb), stlb=many(stlb),
+                tlb=tlb, tlb_policy=tlb_policy, pages=many(pages), walks=walks,
             )
         )
 
@@ -294,6 +307,35 @@ class Trace:
             )
         )
 
+    def callgraph(
+        self,
+        i1: str = "32K,8,64",
+        d1: str = "32K,8,64",
+        ll: str = "8M,16,64",
+        events=None,
+        exe=None,
+        per_thread: bool = False,
+        callgrind_out=None,
+        line_size: Size = 64,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Document:
+        """Each function's costs, its own and inclusive of everything it calls, in Cachegrind's
+        cache model (``i1``, ``d1``, ``ll``), the calls between functions and the structures
+        each function's subtree misses on (``cachescope attribute --callgraph``;
+        docs/callgraph.md): ``{"functions": [...], "calls": [...], "contexts": [...], ...}``.
+        Inclusive costs need a recording with call events. ``callgrind_out`` also writes a
+        file ``callgrind_annotate --inclusive=yes`` and KCachegrind read (one per thread,
+        FILE-NN, with ``per_thread``). ``events`` defaults to ``TRACE.events`` beside a trace
+        file."""
+        opt = lambda p: None if p is None else str(p)  # noqa: E731
+        return Document(
+            _native.callgraph(
+                self._native, i1, d1, ll, opt(events), opt(exe), per_thread, opt(callgrind_out),
+                _size(line_size), _threads(threads), _progress(progress),
+            )
+        )
+
     def sharing(
         self,
         l1: str = "32K,8,64",
@@ -315,6 +357,54 @@ class Trace:
                 self._native, l1, ll, cores, quantum, None if events is None else str(events),
                 _threads(threads), _progress(progress),
             )
+        )
+
+    def whatif(
+        self,
+        changes: Union[str, Sequence[str]],
+        caches: Union[str, Sequence[str], None] = None,
+        cores: Optional[int] = None,
+        events=None,
+        exe=None,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Document:
+        """What a layout change would do (``cachescope whatif``): ``simulate``'s document for the
+        trace as it is (``original``) and with ``changes`` applied to its addresses
+        (``changed``), each level's ``misses`` and ``misses_after`` (``levels``) and what each
+        change moved (``applied``). ``changes`` are SPECs like ``"split:parts=x"``,
+        ``"pad-rows:grid=64"``, ``"own-line:counters"``, ``"nontemporal:out"``
+        (docs/advice.md). The machine: independent ``caches``, or ``cores`` cores (a 32 KiB L1
+        each over a shared 8 MiB LL), or by default 32 KiB L1I and L1D over a 1 MiB L2. Needs a
+        recorded trace file and its event log (``events`` defaults to ``TRACE.events``)."""
+        opt = lambda p: None if p is None else str(p)  # noqa: E731
+        changes = [changes] if isinstance(changes, str) else list(changes)
+        caches = [] if caches is None else ([caches] if isinstance(caches, str) else list(caches))
+        return Document(
+            _native.whatif(
+                self._native, changes, caches, cores, opt(events), opt(exe), _threads(threads), _progress(progress)
+            )
+        )
+
+    def advise(
+        self,
+        caches: Union[str, Sequence[str], None] = None,
+        cores: Optional[int] = None,
+        events=None,
+        exe=None,
+        threads: Optional[int] = None,
+        progress: Progress = None,
+    ) -> Document:
+        """What to change and what it gains (``cachescope advise``): ``{"findings": [...]}``,
+        each with its ``kind`` (split, pad, false-sharing, latent-false-sharing, block,
+        prefetch, non-temporal), ``structure``, ``fields``, ``code``, ``evidence``, ``change``,
+        the ``whatif`` command that reproduces it and the misses per level before and after
+        (``levels``; ``coherence_misses`` with cores), most misses saved first. The machine as
+        for ``whatif``; docs/advice.md says how each finding is made."""
+        opt = lambda p: None if p is None else str(p)  # noqa: E731
+        caches = [] if caches is None else ([caches] if isinstance(caches, str) else list(caches))
+        return Document(
+            _native.advise(self._native, caches, cores, opt(events), opt(exe), _threads(threads), _progress(progress))
         )
 
     def report(

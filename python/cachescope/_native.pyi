@@ -109,6 +109,13 @@ def simulate(
     prefetch_degree: int = ...,
     prefetch_distance: int = ...,
     utilization: bool = ...,
+    dtlb: List[str] = ...,
+    itlb: List[str] = ...,
+    stlb: List[str] = ...,
+    tlb: Optional[str] = ...,
+    tlb_policy: str = ...,
+    pages: List[str] = ...,
+    walks: bool = ...,
 ) -> str: ...
 def l2(
     source: NativeSource,
@@ -152,6 +159,19 @@ def attribute(
     writebacks: bool = ...,
     utilization: bool = ...,
 ) -> str: ...
+def callgraph(
+    source: NativeSource,
+    i1: str,
+    d1: str,
+    ll: str,
+    events: Optional[str],
+    exe: Optional[str],
+    per_thread: bool,
+    callgrind_out: Optional[str],
+    line_size: int,
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...
 def sharing(
     source: NativeSource,
     l1: str,
@@ -159,6 +179,25 @@ def sharing(
     cores: Optional[int],
     quantum: int,
     events: Optional[str],
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...
+def whatif(
+    source: NativeSource,
+    changes: List[str],
+    caches: List[str],
+    cores: Optional[int],
+    events: Optional[str],
+    exe: Optional[str],
+    threads: int,
+    progress_cb: Progress = ...,
+) -> str: ...
+def advise(
+    source: NativeSource,
+    caches: List[str],
+    cores: Optional[int],
+    events: Optional[str],
+    exe: Optional[str],
     threads: int,
     progress_cb: Progress = ...,
 ) -> str: ...

@@ -101,7 +101,7 @@ pub fn attribute(
 }
 
 /// Writes `text` into a temporary file beside `path`, then renames it into place.
-fn write_atomically(path: &Path, text: &str) -> Result<()> {
+pub(crate) fn write_atomically(path: &Path, text: &str) -> Result<()> {
     let source = Source::File(path.to_owned());
     let io = |e| Error::io(&source, e);
     let dir = path

@@ -4,7 +4,9 @@
 //! and pandas frames of it. Errors become `cachescope.CachescopeError` with the library's text
 //! (the file and line of bad input).
 
+mod advice;
 mod attribution;
+mod callgraph;
 mod models;
 mod passes;
 mod py_curves;
@@ -169,6 +171,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(py_models::phases, m)?,
         wrap_pyfunction!(py_models::attribute, m)?,
         wrap_pyfunction!(py_models::sharing, m)?,
+        wrap_pyfunction!(py_models::whatif, m)?,
+        wrap_pyfunction!(py_models::advise, m)?,
+        wrap_pyfunction!(callgraph::callgraph, m)?,
         wrap_pyfunction!(parse_size, m)?,
         wrap_pyfunction!(size_range, m)?,
         wrap_pyfunction!(record::record, m)?,

@@ -8,8 +8,9 @@ use cachescope::pass::{Analyses, Independent, Pass, Plan};
 use cachescope::phases::{IntervalUnit, KChoice, Method, PhaseAnalysis, PhaseOptions};
 use cachescope::reuse::{Options, StackDistanceAnalysis};
 use cachescope::sim::{
-    Geometry, LineMapping, Policy, PrefetchPolicy, SimAnalysis, SimOptions, Writes,
+    Geometry, LineMapping, Policy, PrefetchPolicy, SimAnalysis, SimOptions, SimReport, Writes,
 };
+use cachescope::tlb::{PageMap, PageRule, TlbConfig, TlbPreset, TlbSim, TlbSpec};
 use cachescope::{Error, LineSize, Result};
 use serde_json::json;
 
@@ -31,12 +32,51 @@ pub struct Hardware {
     pub utilization: bool,
 }
 
+/// `simulate`'s TLB flags (docs/tlb.md): `--dtlb`, `--itlb`, `--stlb` arrays, the `--tlb`
+/// preset, `--tlb-policy`, `--pages` rules and whether the walks reach the caches
+/// (`--no-walks` is `walks: false`).
+pub struct TlbRequest {
+    pub dtlb: Vec<String>,
+    pub itlb: Vec<String>,
+    pub stlb: Vec<String>,
+    pub preset: Option<String>,
+    pub policy: String,
+    pub pages: Vec<String>,
+    pub walks: bool,
+}
+
+impl TlbRequest {
+    /// The TLBs and page sizes asked for, `None` when no TLB is.
+    fn parts(&self, seed: u64) -> Result<Option<(TlbConfig, PageMap)>> {
+        let specs = |v: &[String]| v.iter().map(|s| TlbSpec::parse(s)).collect::<Result<Vec<_>>>();
+        let preset = self.preset.as_deref().map(TlbPreset::from_name).transpose()?;
+        let policy = Policy::from_name(&self.policy, seed)?;
+        let config = TlbConfig::from_parts(
+            preset,
+            &specs(&self.dtlb)?,
+            &specs(&self.itlb)?,
+            &specs(&self.stlb)?,
+            policy,
+        )?;
+        let rules = self.pages.iter().map(|p| PageRule::parse(p)).collect::<Result<Vec<_>>>()?;
+        match config {
+            None if !rules.is_empty() => Err(invalid(
+                "pages",
+                "page sizes apply to TLBs: give dtlb, itlb, stlb or tlb".into(),
+            )),
+            None => Ok(None),
+            Some(c) => Ok(Some((c, PageMap::from_rules(&rules)?))),
+        }
+    }
+}
+
 /// `cachescope simulate --cache SPEC… --policy P --json`: independent caches side by side.
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     spec: &Spec,
     caches: &[String],
     hardware: &Hardware,
+    tlb: &TlbRequest,
     policy: &str,
     seed: u64,
     line_size: LineSize,
@@ -50,10 +90,11 @@ pub fn simulate(
             "OPT needs the future: use mrc(method=\"exact\", policy=\"opt\")".into(),
         ));
     }
-    if caches.is_empty() {
+    let tlbs = tlb.parts(seed)?;
+    if caches.is_empty() && tlbs.is_none() {
         return Err(invalid(
             "caches",
-            "nothing to simulate: give caches like \"32K,8,64\"".into(),
+            "nothing to simulate: give caches like \"32K,8,64\" or TLBs".into(),
         ));
     }
     let opts = SimOptions {
@@ -74,13 +115,25 @@ pub fn simulate(
         .map(|c| SimAnalysis::cache(Geometry::parse(c)?, policy, opts))
         .collect::<Result<Vec<_>>>()?;
     let mut trace = spec.open(line_size)?;
+    let mut pass = Pass::new(threads).with_progress(progress);
+    if let Some((config, pages)) = tlbs {
+        // The CLI's document: the caches' reports, then the TLBs' keys.
+        let tlb_sim = TlbSim::new(&config, pages, false)?;
+        let (reports, t) = cachescope::tlb::simulate(&mut trace, &mut pass, sims, tlb_sim, tlb.walks)?;
+        let reports: Vec<_> = reports.iter().map(SimReport::to_json).collect();
+        let mut doc = json!({ "simulations": reports });
+        if let (Some(o), Ok(serde_json::Value::Object(keys))) =
+            (doc.as_object_mut(), serde_json::to_value(&t))
+        {
+            o.extend(keys);
+        }
+        return Ok(pretty(&doc));
+    }
     let mut analyses: Vec<&mut (dyn Analysis + Send)> = sims
         .iter_mut()
         .map(|s| s as &mut (dyn Analysis + Send))
         .collect();
-    Pass::new(threads)
-        .with_progress(progress)
-        .run(&mut trace, Independent(&mut analyses))?;
+    pass.run(&mut trace, Independent(&mut analyses))?;
     let reports: Vec<_> = sims.iter().map(|s| s.finish().to_json()).collect();
     Ok(pretty(&json!({ "simulations": reports })))
 }

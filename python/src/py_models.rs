@@ -1,5 +1,5 @@
 //! The Python functions of the simulators and the other models: `simulate`, `l2`, `phases`,
-//! `attribute`, `sharing` (each the CLI's `--json` for the same request).
+//! `attribute`, `sharing`, `whatif`, `advise` (each the CLI's `--json` for the same request).
 
 use std::path::PathBuf;
 
@@ -10,7 +10,7 @@ use crate::{attribution, models};
 
 /// `cachescope simulate --cache SPEC… --json`.
 #[pyfunction]
-#[pyo3(signature = (source, caches, policy, seed, line_size, threads, progress_cb = None, writebacks = false, write_allocate = true, prefetch = "none".to_string(), prefetch_degree = 1, prefetch_distance = 1, utilization = false))]
+#[pyo3(signature = (source, caches, policy, seed, line_size, threads, progress_cb = None, writebacks = false, write_allocate = true, prefetch = "none".to_string(), prefetch_degree = 1, prefetch_distance = 1, utilization = false, dtlb = Vec::new(), itlb = Vec::new(), stlb = Vec::new(), tlb = None, tlb_policy = "lru".to_string(), pages = Vec::new(), walks = true))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     py: Python<'_>,
@@ -27,6 +27,13 @@ pub fn simulate(
     prefetch_degree: u32,
     prefetch_distance: u32,
     utilization: bool,
+    dtlb: Vec<String>,
+    itlb: Vec<String>,
+    stlb: Vec<String>,
+    tlb: Option<String>,
+    tlb_policy: String,
+    pages: Vec<String>,
+    walks: bool,
 ) -> PyResult<String> {
     let ls = crate::line_size(line_size)?;
     let spec = source.spec.clone();
@@ -38,11 +45,21 @@ pub fn simulate(
         prefetch_distance,
         utilization,
     };
+    let tlb = models::TlbRequest {
+        dtlb,
+        itlb,
+        stlb,
+        preset: tlb,
+        policy: tlb_policy,
+        pages,
+        walks,
+    };
     py.detach(move || {
         models::simulate(
             &spec,
             &caches,
             &hardware,
+            &tlb,
             &policy,
             seed,
             ls,
@@ -193,6 +210,66 @@ pub fn sharing(
             cores,
             quantum,
             events,
+            threads.max(1),
+            progress(progress_cb),
+        )
+    })
+    .map_err(err)
+}
+
+/// `cachescope whatif TRACE --change SPEC… --json`.
+#[pyfunction]
+#[pyo3(signature = (source, changes, caches, cores, events, exe, threads, progress_cb = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn whatif(
+    py: Python<'_>,
+    source: &NativeSource,
+    changes: Vec<String>,
+    caches: Vec<String>,
+    cores: Option<u32>,
+    events: Option<PathBuf>,
+    exe: Option<PathBuf>,
+    threads: usize,
+    progress_cb: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let spec = source.spec.clone();
+    py.detach(move || {
+        crate::advice::whatif(
+            &spec,
+            &changes,
+            &caches,
+            cores,
+            events,
+            exe,
+            threads.max(1),
+            progress(progress_cb),
+        )
+    })
+    .map_err(err)
+}
+
+/// `cachescope advise TRACE --json`.
+#[pyfunction]
+#[pyo3(signature = (source, caches, cores, events, exe, threads, progress_cb = None))]
+#[allow(clippy::too_many_arguments)]
+pub fn advise(
+    py: Python<'_>,
+    source: &NativeSource,
+    caches: Vec<String>,
+    cores: Option<u32>,
+    events: Option<PathBuf>,
+    exe: Option<PathBuf>,
+    threads: usize,
+    progress_cb: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let spec = source.spec.clone();
+    py.detach(move || {
+        crate::advice::advise(
+            &spec,
+            &caches,
+            cores,
+            events,
+            exe,
             threads.max(1),
             progress(progress_cb),
         )

@@ -47,6 +47,7 @@ fn run(program: &OsString, args: &[OsString], path: &std::path::Path) -> Result<
         trace_children: false,
         collect_at_start: true,
         toggle_collect: Vec::new(),
+        calls: true,
     };
     let (recording, mut trace, _) = Recording::start_tool(program, args, opts)?;
     let dest = Source::File(path.to_owned());

@@ -271,6 +271,11 @@ def test_simulate_l2_and_phases_equal_the_cli(trace):
     want = cli("simulate", str(trace), "--json", "--cache", "8K,4,64", "--utilization")
     got = t.simulate("8K,4,64", utilization=True)
     assert got.json == want and 0 < got["simulations"][0]["levels"][0]["utilization"] <= 1
+    want = cli("simulate", str(trace), "--json", "--cache", "8K,4,64", "--tlb", "skylake", "--pages", "2M")
+    got = t.simulate("8K,4,64", tlb="skylake", pages="2M")
+    assert got.json == want and got["page_walks"] > 0 and "walks" in got["simulations"][0]["levels"][0]
+    want = cli("simulate", str(trace), "--json", "--dtlb", "16,full,4K", "--stlb", "64,4,4K", "--no-walks")
+    assert t.simulate([], dtlb="16,full,4K", stlb=["64,4,4K"], walks=False).json == want
     with pytest.raises(cs.CachescopeError, match="expected none, next-line or stride"):
         t.simulate("8K,4,64", prefetch="sideways")
     with pytest.raises(cs.CachescopeError, match="OPT needs the future"):
@@ -288,6 +293,23 @@ def test_attribute_equals_the_cli(trace, tmp_path):
     want = cli("attribute", str(trace), "--json", "--cache", "16K,4,64", "--utilization", "--writebacks")
     got = t.attribute(cache="16K,4,64", utilization=True, writebacks=True)
     assert got.json == want and "utilization" in got and "writebacks" in got and "loads" in got
+
+
+@needs_cli
+@needs_valgrind
+def test_callgraph_equals_the_cli(tmp_path):
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "callgraph", "calltree.c")
+    exe = tmp_path / "calltree"
+    subprocess.run(["cc", "-O2", "-g", "-fno-inline", "-o", str(exe), src], check=True)
+    path = tmp_path / "ct.cst"
+    record_cli(path, exe)
+    t = cs.open(path)
+    got = t.callgraph(callgrind_out=tmp_path / "ct.callgrind")
+    assert got.json == cli("attribute", str(path), "--callgraph", "--json")
+    assert got["call_events"]
+    calls = {(c["caller"], c["callee"]): c["calls"] for c in got["calls"] if c["caller"] == "descend"}
+    assert calls[("descend", "descend")] == 36 and calls[("descend", "leaf")] == 3
+    assert "calls=" in (tmp_path / "ct.callgrind").read_text()
 
 
 @needs_cli
@@ -328,3 +350,28 @@ def test_sharing_finds_false_sharing_and_equals_the_cli(tmp_path):
     assert worst["kind"] == "false" and worst["coherence_misses"] > 0 and "fix" in worst
     with pytest.raises(cs.CachescopeError, match="quantum"):
         cs.open(path).sharing(quantum=0)
+
+
+def test_advise_and_whatif_equal_the_cli(tmp_path):
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "advice", "hot_cold.c")
+    exe = tmp_path / "hot_cold"
+    subprocess.run(["cc", "-O2", "-g", "-o", str(exe), src], check=True)
+    path = tmp_path / "hot_cold.cst"
+    try:
+        cli("record", "-q", "--program-output", "null", "-o", str(path), "--", str(exe))
+    except subprocess.CalledProcessError as e:
+        pytest.skip(f"cachescope's Valgrind tool cannot run here: {e.stderr}")
+    t = cs.open(path)
+    got = t.advise()
+    assert json.loads(got.json) == json.loads(cli("advise", "--json", str(path)))
+    top = got["findings"][0]
+    assert (top["kind"], top["structure"]) == ("split", "parts")
+    w = t.whatif("split:parts=x", caches=["32K,8,64", "1M,16,64"])
+    assert json.loads(w.json) == json.loads(
+        cli("whatif", "--json", str(path), "--cache", "32K,8,64", "--cache", "1M,16,64", "--change", "split:parts=x")
+    )
+    assert w["levels"][0]["misses_after"] < w["levels"][0]["misses"]
+    with pytest.raises(cs.CachescopeError, match="no structure called nothing"):
+        t.whatif("pad:nothing=64")
+    with pytest.raises(cs.CachescopeError, match="--change"):
+        t.whatif("shrink:parts=1")

@@ -92,7 +92,7 @@ fn shared_native_file(trace: &Trace, rank: i32) -> Option<PathBuf> {
         Source::File(p)
             if trace.format() == Some(Format::Native)
                 && trace.compression() == Compression::None
-                && trace.thread_filter().is_none() =>
+                && !trace.is_wrapped() =>
         {
             Some(p.clone())
         }

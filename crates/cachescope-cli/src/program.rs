@@ -44,6 +44,8 @@ pub struct Capture {
     pub collect_at_start: bool,
     /// Record only while one of these functions is on the stack (empty: everywhere).
     pub toggle_collect: Vec<String>,
+    /// Record call events (the tool only).
+    pub calls: bool,
 }
 
 impl Capture {
@@ -57,6 +59,7 @@ impl Capture {
             output: live.output(default_output),
             collect_at_start: live.collect_atstart == crate::args::YesNo::Yes,
             toggle_collect: live.toggle_collect.clone(),
+            calls: !live.no_calls,
         }
     }
 
@@ -217,6 +220,7 @@ pub fn start(
                 trace_children: capture.trace_children,
                 collect_at_start: capture.collect_at_start,
                 toggle_collect: capture.toggle_collect.clone(),
+                calls: capture.calls,
             };
             Recording::start_tool(program, args, opts)?
         }

@@ -94,7 +94,37 @@ fn a_threaded_trace_gets_per_thread_curves_and_the_sharing_table() {
         .iter()
         .map(|f| f["id"].as_str().unwrap())
         .collect();
-    assert_eq!(figures.last(), Some(&"threads"));
+    // The pages section follows, one TLB curve per thread.
+    assert!(figures.ends_with(&["threads", "pages"]), "{figures:?}");
+    // Each thread's TLB curve is `mrc --page 4K --thread ID`'s at the same entry counts.
+    let pages = r["pages"]["threads"].as_array().unwrap();
+    assert_eq!(pages.len(), 3);
+    for p in pages {
+        let points = p["points"].as_array().unwrap();
+        let sizes: Vec<String> = points
+            .iter()
+            .map(|q| q["covered_bytes"].to_string())
+            .collect();
+        let alone = json(&[
+            "mrc",
+            "--json",
+            "--page",
+            "4K",
+            "--thread",
+            &p["thread"].to_string(),
+            "--sizes",
+            &sizes.join(","),
+            s(&t),
+        ]);
+        let want: Vec<&Value> = alone["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|q| &q["miss_ratio"])
+            .collect();
+        let got: Vec<&Value> = points.iter().map(|q| &q["miss_ratio"]).collect();
+        assert_eq!(got, want, "thread {}", p["thread"]);
+    }
     let html = std::fs::read_to_string(dir.path().join("rep/report.html")).unwrap();
     assert!(html.contains("id=\"threads\"") && html.contains("fix: thread 1 uses bytes 0-7"));
     assert!(dir.path().join("rep/figures/threads.svg").is_file());

@@ -53,7 +53,8 @@ fn every_figure_renders_non_blank_png_and_parsable_svg_with_text() {
             "three-c",
             "l2",
             "l2-reuse",
-            "phases"
+            "phases",
+            "pages"
         ]
     );
     for f in &figs {
@@ -95,6 +96,7 @@ fn every_figure_renders_non_blank_png_and_parsable_svg_with_text() {
             "l2" => "simulated (two-level LRU)",
             "l2-reuse" => "L2 reuse distance",
             "phases" => "L2 hit rate",
+            "pages" => "TLB entries",
             other => panic!("unexpected figure {other}"),
         };
         assert!(

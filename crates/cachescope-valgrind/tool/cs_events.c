@@ -15,11 +15,13 @@
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_options.h"
 #include "pub_tool_stacktrace.h"
 #include "pub_tool_threadstate.h"
+#include "pub_tool_vki.h"
 #include "pub_tool_vkiscnums.h"
 
 #include "cs_protocol.h"
@@ -171,10 +173,65 @@ void cs_events_first_run(void)
       write_whole_map();
 }
 
+/* One line of /proc/self/smaps: a mapping's header sets the region (kept only when it is the
+   client's), its AnonHugePages line reports the region's transparent huge pages. */
+static void smaps_line(const HChar* line, Addr* start, Addr* end)
+{
+   HChar* rest;
+   ULong lo = VG_(strtoull16)(line, &rest);
+   if (rest != line && *rest == '-') {
+      ULong hi = VG_(strtoull16)(rest + 1, NULL);
+      NSegment const* seg = VG_(am_find_nsegment)(lo);
+      Bool client = seg && (seg->kind == SkAnonC || seg->kind == SkFileC || seg->kind == SkShmC);
+      *start = client ? lo : 0;
+      *end = client ? hi : 0;
+      return;
+   }
+   if (*end > *start && VG_(strncmp)(line, "AnonHugePages:", 14) == 0) {
+      const HChar* n = line + 14;
+      while (*n == ' ')
+         n++;
+      ULong kb = VG_(strtoll10)(n, NULL);
+      ULong words[3] = { *start, *end, kb * 1024 };
+      if (kb > 0)
+         write_event(CS_EV_HUGE, words, 3);
+   }
+}
+
+/* The client's regions backed by transparent huge pages at exit. Valgrind runs the client in
+   its own process, at the client's addresses, so /proc/self/smaps's entries for the client's
+   segments are the client's: what the kernel gave them (its THP setting, the client's
+   madvise) is what a native run gets. Only a count per region: not which addresses. */
+static void write_huge_pages(void)
+{
+   SysRes fd = VG_(open)("/proc/self/smaps", VKI_O_RDONLY, 0);
+   if (sr_isError(fd))
+      return;
+   static HChar buf[16384];
+   HChar line[256];
+   Int len = 0, n;
+   Addr start = 0, end = 0;
+   while ((n = VG_(read)(sr_Res(fd), buf, sizeof buf)) > 0) {
+      for (Int i = 0; i < n; i++) {
+         if (buf[i] != '\n') {
+            if (len < (Int)sizeof line - 1)
+               line[len++] = buf[i];
+            continue;
+         }
+         line[len] = 0;
+         len = 0;
+         smaps_line(line, &start, &end);
+      }
+   }
+   VG_(close)(sr_Res(fd));
+}
+
 void cs_events_fini(void)
 {
-   if (clo_events)
+   if (clo_events) {
       write_whole_map();
+      write_huge_pages();
+   }
 }
 
 void cs_events_forked_child(void)

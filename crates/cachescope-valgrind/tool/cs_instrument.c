@@ -23,6 +23,7 @@
 #include "pub_tool_options.h"
 #include "pub_tool_transtab.h"
 
+#include "cs_calls.h"
 #include "cs_events.h"
 #include "cs_instrument.h"
 #include "cs_protocol.h"
@@ -327,6 +328,8 @@ void cs_set_collecting(Bool on)
       return;
    collecting = on;
    VG_(discard_translations_safely)((Addr)0x1000, ~(SizeT)0xfff, "cachescope");
+   if (on)
+      cs_calls_reset(); /* the stacks were not followed while off */
 }
 
 IRSB* cs_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGuestLayout* layout,
@@ -347,6 +350,7 @@ IRSB* cs_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGuestLayout
    events_used = 0;
    segment_used = 0;
    cs_toggle_instrument(sbOut, layout, (Addr)vge->base[0]);
+   cs_calls_instrument_start(sbOut, layout, (Addr)vge->base[0]);
    Bool own = False; /* the current instruction is the preload library's: not recorded */
 
    for (; i < sbIn->stmts_used; i++) {
@@ -364,5 +368,6 @@ IRSB* cs_instrument(VgCallbackClosure* closure, IRSB* sbIn, const VexGuestLayout
       addStmtToIRSB(sbOut, st);
    }
    end_segment(sbOut);
+   cs_calls_instrument_end(sbOut, layout, (Addr)vge->base[0], sbOut->next, sbOut->jumpkind);
    return sbOut;
 }

@@ -47,6 +47,7 @@
 /* In Valgrind's core (pub_core_libcfile.h) but not in the tool headers; linked statically
    from the same Valgrind. */
 extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
+#include "cs_calls.h"
 #include "cs_env.h"
 #include "cs_events.h"
 #include "cs_instrument.h"
@@ -191,13 +192,14 @@ static void cs_thread_created(ThreadId parent, ThreadId child)
    ensure_serials();
    /* A new thread, perhaps in the slot of an exited one: a new number. */
    thread_serial[child] = next_serial++;
+   cs_calls_thread_created(child);
 }
 
 static UInt current_serial = 0;
 
-static void cs_start_client_code(ThreadId tid, ULong blocks_dispatched)
+/* What follows in the stream is thread tid's. */
+static void cs_running(ThreadId tid)
 {
-   cs_events_first_run();
    if (tid != current_tid || serial_of(tid) != current_serial) {
       current_tid = tid;
       current_serial = serial_of(tid);
@@ -207,6 +209,29 @@ static void cs_start_client_code(ThreadId tid, ULong blocks_dispatched)
          cs_spatial_position();
       cs_append(CS_ESCAPE(CS_TAG_THREAD, current_serial));
    }
+   cs_calls_thread(tid);
+}
+
+static void cs_start_client_code(ThreadId tid, ULong blocks_dispatched)
+{
+   cs_events_first_run();
+   cs_running(tid);
+}
+
+static void cs_pre_deliver_signal(ThreadId tid, Int sig, Bool alt_stack)
+{
+   if (!cs_calls_enabled())
+      return;
+   cs_running(tid);
+   cs_calls_pre_signal(tid, sig);
+}
+
+static void cs_post_deliver_signal(ThreadId tid, Int sig)
+{
+   if (!cs_calls_enabled())
+      return;
+   cs_running(tid);
+   cs_calls_post_signal(tid, sig);
 }
 
 static void cs_pre_fork(ThreadId tid)
@@ -263,6 +288,7 @@ static Bool cs_process_cmd_line_option(const HChar* arg)
    else if (cs_ring_option(arg)) {}
    else if (cs_roi_option(arg)) {}
    else if (cs_toggle_option(arg)) {}
+   else if (cs_calls_option(arg)) {}
    else
       return False;
    return True;
@@ -290,7 +316,8 @@ static void cs_print_usage(void)
 "    --cs-collect-atstart=no|yes  record from the start, or only between the program's\n"
 "                        CACHESCOPE_START() and CACHESCOPE_STOP() (include/cachescope.h) [yes]\n"
 "    --cs-toggle-collect=FUNCTION  record only while a function matching FUNCTION\n"
-"                        (wildcards * and ?; may be repeated) is on the stack [none]\n");
+"                        (wildcards * and ?; may be repeated) is on the stack [none]\n"
+"    --cs-calls=no|yes   record calls and returns (a shadow stack per thread) [no]\n");
 }
 
 static void cs_print_debug_usage(void)
@@ -306,6 +333,7 @@ static void cs_post_clo_init(void)
    cs_roi_post_clo_init();
    if (!cs_spatial_post_clo_init())
       VG_(exit)(1);
+   cs_calls_post_clo_init();
    if (clo_out == NULL) {
       VG_(umsg)("cachescope: no --cs-out=PATH given; records are counted, not written\n");
       return;
@@ -336,7 +364,8 @@ static void cs_post_clo_init(void)
    }
    cs_append(CS_ESCAPE(CS_TAG_HEADER, CS_VERSION | ((ULong)clo_instr << 16)
                                          | ((ULong)cs_sampling() << 17)
-                                         | ((ULong)cs_spatial() << 18)));
+                                         | ((ULong)cs_spatial() << 18)
+                                         | ((ULong)cs_calls_enabled() << 19)));
    cs_events_start();
    if (cs_sampling())
       cs_sample_start();
@@ -374,6 +403,8 @@ static void cs_pre_clo_init(void)
    VG_(needs_syscall_wrapper)   (cs_pre_syscall, cs_post_syscall);
    VG_(track_start_client_code) (cs_start_client_code);
    VG_(track_pre_thread_ll_create)(cs_thread_created);
+   VG_(track_pre_deliver_signal)(cs_pre_deliver_signal);
+   VG_(track_post_deliver_signal)(cs_post_deliver_signal);
    VG_(atfork)                  (cs_pre_fork, NULL, cs_fork_child);
    cs_events_pre_clo_init();
 }

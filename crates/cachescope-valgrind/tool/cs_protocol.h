@@ -8,15 +8,17 @@
 #define CS_PROTOCOL_H
 
 /* Version of the record stream, in the header escape. */
-#define CS_VERSION 3
+#define CS_VERSION 4
 
 /* Escapes: a word whose bits 60-63 (the tag) are not 0. Bits 0-47 are its argument. */
 #define CS_ARG_MASK 0x0000FFFFFFFFFFFFULL
 #define CS_ESCAPE(tag, arg) (((ULong)(tag) << 60) | ((ULong)(arg) & CS_ARG_MASK))
 
 /* First word of a stream: argument = CS_VERSION | instruction records on << 16 | sampled
-   capture << 17 (then references are counted, not written: only the escapes below) |
-   spatial sampling << 18 (only the references to sampled lines are written). */
+   capture << 17 (then references are counted, not written: only the escapes below)
+   | spatial sampling << 18 (only the references to sampled lines are written: CS_TAG_SAMPLE
+   and CS_TAG_POSITION below, cs_spatial.c)
+   | call events on << 19 (CS_TAG_ENTER and CS_TAG_LEAVE below, cs_calls.c). */
 #define CS_TAG_HEADER 0xE
 /* The running thread changed: argument = Valgrind's thread id (1 = the main thread). */
 #define CS_TAG_THREAD 0x1
@@ -44,17 +46,30 @@
    stream), then one instruction record (kind 3: address and length) per instruction.
    Written when a block is translated, so before any CS_TAG_RUN that names it. */
 #define CS_TAG_RUNDEF 0x8
+/* Call events (--cs-calls=yes, cs_calls.c): the running thread entered a function.
+   Argument = the key: the address control arrived at (a call's target, a function's first
+   instruction); bits 48-50 of the word = CS_ENTER_*. For a signal, the key is its number. */
+#define CS_TAG_ENTER  0x9
+/* Call events: the running thread left its top `argument` frames (a return, or a longjmp
+   past several). Argument 0: every thread's frames are gone (recording restarted). */
+#define CS_TAG_LEAVE  0xA
+/* Kinds of CS_TAG_ENTER. */
+#define CS_ENTER_CALL   0 /* a call instruction */
+#define CS_ENTER_JUMP   1 /* a jump into another function's first instruction (tail call) */
+#define CS_ENTER_SIGNAL 2 /* a signal handler is about to run (a boundary, not a function) */
+#define CS_ENTER_ROOT   3 /* a thread's bottom frame: the code it first ran, or returned to */
+#define CS_ENTER_PLT    4 /* a call into a PLT stub: not a function (Callgrind's --skip-plt) */
 /* Spatial sampling (--cs-spatial=yes, cs_spatial.c): a data reference to a sampled line.
    Argument = its pc (the instruction's address). Two words follow: the reference word (as
    in a full stream), then the loads (bits 0-15), stores (16-31), modifies (32-47) and
    instructions (48-63) of the full stream between the previous sample or position record and
    this reference. The counts before a reference are its position (a data reference's own
    instruction comes before it). */
-#define CS_TAG_SAMPLE 0x9
+#define CS_TAG_SAMPLE 0xB
 /* Spatial sampling: four words follow, the loads, stores, modifies and instructions counted
    so far. Written before each event, thread switch, exec record and the end record (when the
    counts changed since the last record), and before a sample whose distances would not fit. */
-#define CS_TAG_POSITION 0xA
+#define CS_TAG_POSITION 0xC
 /* Last word of a complete stream: argument = number of words before it. */
 #define CS_TAG_END    0xF
 
@@ -62,10 +77,13 @@
      CS_EV_ALLOC: address, size, then return addresses of the call path (innermost first)
      CS_EV_FREE:  address
      CS_EV_MAP:   start, end (one past), file offset, perms (4 bytes "rwxp"), name length
-                  in bytes, then the name in 8-byte words, zero-padded */
+                  in bytes, then the name in 8-byte words, zero-padded
+     CS_EV_HUGE:  start, end (one past), bytes of the region in transparent huge pages
+                  (/proc/self/smaps's AnonHugePages, written at exit) */
 #define CS_EV_ALLOC 1
 #define CS_EV_FREE  2
 #define CS_EV_MAP   3
+#define CS_EV_HUGE  4
 
 /* At most this many return addresses per allocation (as the LD_PRELOAD interposer). */
 #define CS_MAX_FRAMES 12

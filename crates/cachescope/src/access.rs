@@ -133,6 +133,9 @@ impl LineSize {
     /// The default, 64 bytes.
     pub const DEFAULT: LineSize = LineSize { shift: 6 };
 
+    /// 4 KiB, x86-64's base page: the granule of the page-level analyses ([`crate::tlb`]).
+    pub const PAGE_4K: LineSize = LineSize { shift: 12 };
+
     /// Validates `bytes`: it must be a power of two from 1 to 2^30.
     pub fn new(bytes: u64) -> Result<LineSize, crate::Error> {
         if bytes == 0 || !bytes.is_power_of_two() || bytes > 1 << 30 {

@@ -62,15 +62,18 @@
 //! ```
 
 pub mod access;
+pub mod advice;
 pub mod analysis;
 pub mod attribution;
 pub mod batch;
 pub mod budget;
+pub mod calls;
 pub mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod interleave;
 pub mod interrupt;
+pub mod layout;
 mod memo;
 pub mod method;
 pub mod mini;
@@ -90,6 +93,7 @@ pub mod spatial;
 pub mod stages;
 pub mod stats;
 pub mod threads;
+pub mod tlb;
 pub mod trace;
 pub mod units;
 pub mod workloads;

@@ -17,7 +17,7 @@ fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/native-v3.cst")
 }
 
-/// The tool stream's header word (format version 2, one thread to start).
+/// The tool stream's header word (the current stream version, one thread to start).
 const STREAM_HEADER: u64 = (0xE << 60) | cachescope::record::tool::VERSION | (1 << 16);
 
 /// An access as the tests compare them: (thread, address, size, kind, pc).

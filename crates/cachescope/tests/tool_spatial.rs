@@ -72,6 +72,7 @@ fn compile(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
 fn tool_options() -> ToolOptions {
     ToolOptions {
         output: ProgramOutput::Null,
+        calls: false,
         ..ToolOptions::default()
     }
 }

@@ -25,3 +25,5 @@ pub const PROGRAM: &str = "Running a program (-- PROGRAM ARGS…)";
 pub const WORKLOAD: &str = "Workload parameters";
 /// What a report measures.
 pub const REPORT: &str = "Report";
+/// The TLBs simulated and the page sizes they translate.
+pub const TLB: &str = "TLBs and pages";

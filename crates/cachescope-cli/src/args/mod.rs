@@ -6,10 +6,12 @@
 pub mod heading;
 pub mod sampled;
 pub mod shared;
+pub mod tlb;
 pub mod values;
 
 use clap::{Parser, Subcommand};
 
+pub use crate::cmd::advise::AdviseArgs;
 pub use crate::cmd::attribute::AttributeArgs;
 pub use crate::cmd::completions::{CompletionsArgs, ManArgs};
 pub use crate::cmd::convert::ConvertArgs;
@@ -27,11 +29,13 @@ pub use crate::cmd::sample::SampleArgs;
 pub use crate::cmd::sharing::SharingArgs;
 pub use crate::cmd::simulate::SimulateArgs;
 pub use crate::cmd::stats::StatsArgs;
+pub use crate::cmd::whatif::WhatifArgs;
 pub use sampled::{SampledArgs, SampledRateArgs};
 pub use shared::{
     Backend, InputArgs, LiveArgs, ReadArgs, ReportOptions, RunArgs, SamplingArgs, SizeArgs,
     SummaryFormat, WorkloadParams, YesNo,
 };
+pub use tlb::TlbArgs;
 
 /// Records which flags were given rather than defaulted, where a command must tell them apart
 /// (`attribute --line-size`: the default is no request, an explicit one must match `--cache`).
@@ -100,6 +104,26 @@ pub enum Command {
         cachescope sharing --json t.cst --L1 48K,12,64 --LL 32M,16,64 --quantum 1000\n  \
         cachescope sharing -- ./threaded_program")]
     Sharing(SharingArgs),
+    /// What a layout change would do: simulate's output for the trace as it is and for the
+    /// trace with a structure split, reordered, padded, aligned, moved, given lines per thread
+    /// or streamed past the caches (an address transform in front of the simulators).
+    #[command(after_help = "Examples:\n  \
+        cachescope record -o t.cst -- ./prog && cachescope whatif t.cst --change split:particles=x,y --cache 32K,8,64\n  \
+        cachescope whatif t.cst --change pad-rows:grid=64 --I1 32K,8,64 --D1 32K,8,64 --L2 1M,16,64\n  \
+        cachescope whatif t.cst --cores 4 --L1 32K,8,64 --LL 8M,16,64 --shared LL --change own-line:counters\n  \
+        cachescope whatif t.cst --cache 32K,8,64 --change nontemporal:out --json\n  \
+        cachescope whatif --cache 32K,8,64 --change split:p=x -- ./prog      records it first")]
+    Whatif(Box<WhatifArgs>),
+    /// What to change and what it gains: findings (split, pad, false-sharing,
+    /// latent-false-sharing, block, prefetch, non-temporal) ranked by the misses their change
+    /// saves, each predicted by simulating the changed trace, with the whatif command that
+    /// reproduces it.
+    #[command(after_help = "Examples:\n  \
+        cachescope record -o t.cst -- ./prog && cachescope advise t.cst\n  \
+        cachescope advise t.cst --I1 48K,12,64 --D1 48K,12,64 --L2 2M,16,64 --json\n  \
+        cachescope advise t.cst --cores 4          false sharing, with each core's L1 over a shared LL\n  \
+        cachescope advise --save t.cst -- ./prog    records it first, keeping the trace the whatif commands read")]
+    Advise(Box<AdviseArgs>),
     /// Miss-ratio curve for many cache sizes from one pass: exact (LRU stack distances, or
     /// random replacement simulated per size), or a model (StatCache, StatStack, HOTL).
     #[command(after_help = "Examples:\n  \
@@ -170,7 +194,7 @@ pub enum Command {
         cachescope attribute t.cst --cache 32K,8,64 --sample-period 2500 --json\n  \
         cachescope attribute lackey.txt --exe ./prog      a lackey trace of a non-PIE program, no events\n  \
         cachescope attribute t.cst --cachegrind-out t.cg && cg_annotate t.cg     misses on the source")]
-    Attribute(AttributeArgs),
+    Attribute(Box<AttributeArgs>),
     /// Every analysis in one pass over a trace, a workload or a program, written as a
     /// self-contained HTML report with figures (SVG, PNG) and report.json.
     #[command(after_help = "Examples:\n  \

@@ -68,6 +68,11 @@ pub struct LiveArgs {
     /// frees) beside the trace, and no data-structure attribution from them.
     #[arg(long)]
     pub no_events: bool,
+    /// Do not record call events (each thread's calls and returns, which `attribute
+    /// --callgraph` and the report's function table need; docs/callgraph.md). Without them the
+    /// trace gives self costs per function only.
+    #[arg(long)]
+    pub no_calls: bool,
     /// Record from the start (`yes`), or only between the program's CACHESCOPE_START() and
     /// CACHESCOPE_STOP() (`no`; include/cachescope.h, Callgrind's flag name). Needs the tool.
     #[arg(long, value_enum, value_name = "yes|no", default_value_t = YesNo::Yes)]
@@ -278,6 +283,10 @@ pub struct ReportOptions {
     /// Ways of the set-associative caches of the 3C breakdown.
     #[arg(long, default_value_t = 8)]
     pub ways: u32,
+    /// Add a "What to change" section: `advise`'s top findings on its default machine (a
+    /// recorded trace file with its event log; more passes over the trace, docs/advice.md).
+    #[arg(long)]
+    pub advise: bool,
 }
 
 /// A yes-or-no flag value (`--write-allocate`, `--collect-atstart`), as Valgrind's tools spell

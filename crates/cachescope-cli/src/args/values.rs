@@ -104,6 +104,11 @@ pub fn geometry(s: &str) -> Result<Geometry> {
     Ok(Geometry::parse(s)?)
 }
 
+/// A layout change, `KIND:STRUCTURE[@ELEMENT]=ARGUMENTS` (`whatif --change`).
+pub fn change(s: &str) -> Result<cachescope::layout::Change> {
+    Ok(s.parse()?)
+}
+
 /// `simulate --cores`: 1 to [`cachescope::sim::MAX_CORES`].
 pub fn cores(s: &str) -> Result<u32> {
     let max = cachescope::sim::MAX_CORES;
@@ -168,6 +173,21 @@ pub fn program_output(s: &str) -> Result<cachescope::record::ProgramOutput> {
         "" => bail!("expected stdout, stderr, null or a file"),
         path => ProgramOutput::File(path.into()),
     })
+}
+
+/// `--dtlb`, `--itlb`, `--stlb`: ENTRIES,WAYS,PAGE.
+pub fn tlb(s: &str) -> Result<cachescope::tlb::TlbSpec> {
+    Ok(cachescope::tlb::TlbSpec::parse(s)?)
+}
+
+/// `--pages`: SIZE, LO..HI=SIZE or NAME=SIZE.
+pub fn page_rule(s: &str) -> Result<cachescope::tlb::PageRule> {
+    Ok(cachescope::tlb::PageRule::parse(s)?)
+}
+
+/// `mrc --page`: a page size, a power of two from 64 B to 1G (4K, 2M).
+pub fn page(s: &str) -> Result<LineSize> {
+    Ok(cachescope::tlb::parse_page(s)?)
 }
 
 #[cfg(test)]

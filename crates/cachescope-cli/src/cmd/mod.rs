@@ -2,6 +2,7 @@
 //! [`drive`]: the library's one entry point ([`cachescope::pass::Pass::run`]) with the
 //! command line's hooks ([`Terminal`]: notes, progress bar, diagnostics, MPI ranks).
 
+pub(crate) mod advise;
 pub(crate) mod attribute;
 pub(crate) mod completions;
 pub(crate) mod convert;
@@ -19,6 +20,7 @@ pub(crate) mod sample;
 pub(crate) mod sharing;
 pub(crate) mod simulate;
 pub(crate) mod stats;
+pub(crate) mod whatif;
 
 use anyhow::Result;
 use cachescope::LineSize;
@@ -62,10 +64,12 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::L2(a) => l2::run(a),
         Command::Phases(a) => phases::run(a),
         Command::Record(a) => record::run(a),
-        Command::Attribute(a) => attribute::run(a),
+        Command::Attribute(a) => attribute::run(*a),
         Command::Sample(a) => sample::run(a),
         Command::Report(a) => report::run(a),
         Command::Sharing(a) => sharing::run(a),
+        Command::Whatif(a) => whatif::run(*a),
+        Command::Advise(a) => advise::run(*a),
         Command::Demo(a) => demo::run(a),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a),

@@ -3,13 +3,16 @@
 //! in `axes`. Which figures a report has, and their titles and captions, is the data model's
 //! ([`cachescope::report::catalog`]).
 
+mod advice;
 mod axes;
 mod backend;
+mod callgraph;
 mod curves;
 mod heatmap;
 mod histograms;
 mod hover;
 mod l2;
+mod pages;
 mod phases;
 mod policies;
 mod threads;
@@ -118,5 +121,8 @@ where
             None => Ok(()),
         },
         FigureKind::Threads => threads::draw_threads(root, r),
+        FigureKind::WhatToChange => advice::draw_what_to_change(root, r),
+        FigureKind::Pages => pages::draw_pages(root, r),
+        FigureKind::CallGraph => callgraph::draw_callgraph(root, r),
     }
 }

@@ -20,7 +20,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod instances;
 mod names;
+
+pub use instances::Site;
 
 use names::is_valgrind_file;
 
@@ -229,6 +232,8 @@ impl BucketMap {
                 self.heap.remove(addr);
                 self.forget();
             }
+            // Page sizes are the TLBs' (crate::tlb), not the buckets'.
+            EventKind::HugePages { .. } => {}
         }
     }
 

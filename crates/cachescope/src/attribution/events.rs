@@ -60,6 +60,16 @@ pub enum EventKind {
         /// Address of the block.
         addr: u64,
     },
+    /// At exit, the bytes of a region backed by transparent huge pages (`AnonHugePages` of
+    /// `/proc/PID/smaps`): how many, not which addresses (docs/tlb.md). Written by the tool.
+    HugePages {
+        /// First byte of the region.
+        start: u64,
+        /// One past the last byte.
+        end: u64,
+        /// Its bytes in huge pages.
+        bytes: u64,
+    },
 }
 
 /// One event and where it falls in the reference stream.

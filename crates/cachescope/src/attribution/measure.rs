@@ -26,14 +26,16 @@ use super::bucket_mrc::BucketMrc;
 use super::buckets::BucketMap;
 use super::cachegrind_out::LineCounts;
 use super::cost::Perturbed;
-use super::events::{Event, EventKind};
+use super::events::Event;
+use super::fields::{Conflicts, FieldCounts};
+use super::follow::Follower;
 use super::report::{self, Report};
 use super::residency::Residency;
 use super::sampler::Sampler;
 use super::strides::Strides;
 use super::tally::Tally;
 use crate::access::{AccessKind, ThreadId};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::sim::{Cache, Op, Policy};
 
 mod observe;
@@ -54,9 +56,7 @@ pub type EventSource<'a> = Box<dyn Iterator<Item = Result<Event>> + Send + 'a>;
 pub struct Attribution<'e> {
     options: Options,
     pub(super) buckets: BucketMap,
-    events: Option<EventSource<'e>>,
-    pending: Option<Event>,
-    error: Option<Error>,
+    events: Follower<'e>,
     /// Trace records seen (every kind).
     position: u64,
     cache: Cache,
@@ -75,11 +75,17 @@ pub struct Attribution<'e> {
     pub(super) bucket_refs: Vec<u64>,
     /// Counts per instruction address, with [`Options::per_instruction`].
     pub(super) per_pc: Option<Map<u64, LineCounts>>,
+    /// Per-field counts, with [`Options::fields`].
+    pub(super) fields: Option<FieldCounts>,
+    /// Conflict misses by set, with [`Options::conflicts`].
+    pub(super) conflicts: Option<Conflicts>,
     /// The one thread simulated and counted ([`Attribution::only_thread`]), and the threads met.
     only: Option<(ThreadId, BTreeSet<ThreadId>)>,
     /// A sampled stream's full records and instruction fetches so far (`sampled.rs`).
     records_seen: u64,
     instructions_seen: u64,
+    /// TLB misses by bucket and code line, when asked ([`Attribution::with_tlb`]).
+    pub(super) tlb: Option<super::tlb::BucketTlb>,
 }
 
 impl<'e> Attribution<'e> {
@@ -94,15 +100,23 @@ impl<'e> Attribution<'e> {
                 .collect::<Result<Vec<_>>>()?,
             None => Vec::new(),
         };
-        let mut a = Attribution {
-            buckets: BucketMap::new(options.exe.as_deref()),
+        let mut buckets = BucketMap::new(options.exe.as_deref());
+        let mut residency = Residency::new(g.line_size(), options.utilization, options.writebacks);
+        if options.unread_writes {
+            residency.track_unread();
+        }
+        let conflicts = match options.conflicts {
+            true => Some(Conflicts::new(g.lines(), g.sets())?),
+            false => None,
+        };
+        let events = Follower::new(events, &mut buckets);
+        Ok(Attribution {
+            buckets,
             events,
-            pending: None,
-            error: None,
             position: 0,
             cache: Cache::new(g, Policy::Lru)?,
             shift: g.line_size().shift(),
-            residency: Residency::new(g.line_size(), options.utilization, options.writebacks),
+            residency,
             strides: options.loads.then(Strides::default),
             exact: Tally::default(),
             sampled: Tally::default(),
@@ -113,13 +127,14 @@ impl<'e> Attribution<'e> {
             instructions: 0,
             bucket_refs: Vec::new(),
             per_pc: options.per_instruction.then(Map::default),
+            fields: options.fields.then(FieldCounts::default),
+            conflicts,
             only: None,
             records_seen: 0,
             instructions_seen: 0,
+            tlb: None,
             options,
-        };
-        a.start_up_map();
-        Ok(a)
+        })
     }
 
     /// Simulates and counts only `thread`'s references, in a cache of its own: a thread
@@ -151,65 +166,45 @@ impl<'e> Attribution<'e> {
         self
     }
 
+    /// Also translates every data reference in TLBs shaped by `config`, over the page sizes
+    /// `rules` give (addresses, or structures by name: `heap`, a variable, an allocation
+    /// site), and counts first-level misses and page walks by bucket and code line
+    /// ([`Report::tlb`]; docs/tlb.md).
+    pub fn with_tlb(
+        mut self,
+        config: &crate::tlb::TlbConfig,
+        rules: &[crate::tlb::PageRule],
+    ) -> Result<Self> {
+        self.tlb = Some(super::tlb::BucketTlb::new(config, rules)?);
+        Ok(self)
+    }
+
     /// The options.
     pub fn options(&self) -> &Options {
         &self.options
     }
 
-    /// Applies the leading `map` events at once; keeps the first other event pending.
-    fn start_up_map(&mut self) {
-        while let Some(e) = self.next_event() {
-            if let EventKind::Map(_) = e.kind {
-                self.buckets.apply(&e.kind);
-            } else {
-                self.pending = Some(e);
-                return;
-            }
-        }
-    }
-
-    fn next_event(&mut self) -> Option<Event> {
-        if self.error.is_some() {
-            return None;
-        }
-        match self.events.as_mut()?.next()? {
-            Ok(e) => Some(e),
-            Err(e) => {
-                self.error = Some(e);
-                self.events = None;
-                None
-            }
-        }
-    }
-
-    /// Applies every event due before the record at the current position. With no event
-    /// pending the source is asked again: a live one (the events of a program being recorded,
-    /// [`EventSource`]) has the events of the records decoded so far, and more later.
+    /// Applies every event due before the record at the current position.
     fn apply_due(&mut self) {
-        if self.pending.is_none() {
-            self.pending = self.next_event();
-        }
-        while self
-            .pending
-            .as_ref()
-            .is_some_and(|e| e.position <= self.position)
-        {
-            let e = self.pending.take().expect("checked");
-            self.buckets.apply(&e.kind);
-            self.pending = self.next_event();
-        }
+        self.events.apply_due(self.position, &mut self.buckets);
     }
 
     #[inline]
     fn reference(&mut self, addr: u64, size: u32, pc: u64, kind: AccessKind) {
         let write = kind == AccessKind::Store;
         self.data_refs += 1;
-        let bucket = self.buckets.lookup(addr);
+        let (start, end, bucket) = match self.fields {
+            Some(_) => self.buckets.lookup_range(addr),
+            None => (addr, addr, self.buckets.lookup(addr)),
+        };
         let b = bucket as usize;
         if b >= self.bucket_refs.len() {
             self.bucket_refs.resize(b + 1, 0);
         }
         self.bucket_refs[b] += 1;
+        if let Some(t) = &mut self.tlb {
+            t.access(&self.buckets, addr, bucket, pc);
+        }
         let line = addr >> self.shift;
         if let Some(m) = &mut self.mrc {
             m.access(line, bucket);
@@ -226,7 +221,13 @@ impl<'e> Attribution<'e> {
                 sampled = true;
             }
         }
-        self.residency.touch(addr, size);
+        if let Some(c) = &mut self.conflicts {
+            c.observe(line, !access.miss, bucket);
+        }
+        let used = self.residency.touch(addr, size);
+        if let Some(f) = &mut self.fields {
+            f.record(bucket, pc, size, addr - start, end - start, miss, used);
+        }
         if let (Some(s), false) = (&mut self.strides, write) {
             s.observe(pc, addr, miss);
         }
@@ -242,11 +243,7 @@ impl<'e> Attribution<'e> {
     /// error), names the buckets and the code lines, and ranks everything.
     pub fn finish(mut self) -> Result<Report> {
         self.check_thread()?;
-        self.pending = None;
-        while self.next_event().is_some() {}
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
+        self.events.finish()?;
         let base = self.exact.total;
         let instructions = if self.instructions > 0 {
             self.instructions
@@ -269,5 +266,11 @@ impl<'e> Attribution<'e> {
     /// Trace records seen so far (every kind).
     pub fn position(&self) -> u64 {
         self.position
+    }
+
+    /// The address → structure map as the trace has unfolded it so far (its modules name code
+    /// addresses: the call graph's functions, in the report).
+    pub fn buckets(&self) -> &BucketMap {
+        &self.buckets
     }
 }

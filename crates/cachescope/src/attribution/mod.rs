@@ -11,14 +11,19 @@
 //! | --- | --- |
 //! | [`run_id`] | the id a recording writes into its trace and its event log, checked when they meet |
 //! | [`symbols`] | ELF variables at run-time addresses; pc → function, file, line (DWARF) |
+//! | [`types`] | the data types of variables and pointers (DWARF): structures' fields, arrays' dimensions |
 //! | [`buckets`] | address → bucket as allocation and map events unfold |
+//! | [`follow`] | the event log applied to the buckets as the trace streams |
 //! | [`measure`] | [`Attribution`]: the exact simulation with a bucket per resident line |
+//! | `fields` | per-field counts by (bucket, instruction) during the pass; conflict misses by set |
 //! | `residency` | the resident lines: who fetched each, its touched bytes and dirty bit |
+//! | [`structures`] | a bucket's data type: a global's, a heap site's through its pointer |
 //! | [`strides`] | each load instruction's dominant stride and its regularity |
 //! | [`sampler`] | the monitor's 1-in-N randomized-interval sampling |
 //! | [`cost`] | the monitor's own cost: its footprint injected per sample |
 //! | [`report`] | [`Report`]: Tables 1–5, the cost table, per-bucket curves, notes |
 //! | [`cachegrind_out`] | the counts per source line as a `cachegrind.out` file (`cg_annotate`) |
+//! | [`callgraph`] | misses by function, self and inclusive of its callees, calls between functions; `callgrind.out` files |
 //!
 //! ```
 //! use cachescope::analysis::Analysis;
@@ -43,16 +48,22 @@
 mod bucket_mrc;
 pub mod buckets;
 pub mod cachegrind_out;
+pub mod callgraph;
 pub mod cost;
 pub mod events;
+mod fields;
+pub mod follow;
 pub mod measure;
 pub mod report;
 mod residency;
 pub mod run_id;
 pub mod sampler;
 pub mod strides;
+pub mod structures;
 pub mod symbols;
 mod tally;
+pub mod tlb;
+pub mod types;
 
 #[cfg(test)]
 mod tests;
@@ -62,7 +73,8 @@ pub use cachegrind_out::{LineCounts, SourceLine};
 pub use cost::{CostModel, CostRow};
 pub use measure::{Attribution, DEFAULT_SAMPLE_EVERY, EventSource, Options, PAPER_CACHE};
 pub use report::{
-    BucketCurve, BucketRow, CurvePoint, EvictionRow, LineRow, LoadRow, MissLineRow, Report,
+    BucketCurve, BucketRow, CurvePoint, EvictionRow, FieldRow, LineRow, LoadRow, MissLineRow,
+    Report, SetRow, Structure,
 };
 pub use symbols::{CodeLine, Module, Symbolizer, Variable};
 

@@ -10,6 +10,7 @@
 //! a row never sampled has sampled rank 0.
 
 mod build;
+mod fields;
 mod lines;
 mod loads;
 mod rank;
@@ -60,6 +61,86 @@ pub struct BucketRow {
     /// Its dirty lines evicted: write-backs (present with write-backs tracked).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub writebacks: Option<u64>,
+}
+
+/// A structure (a global variable or a heap allocation site) field by field (`attribute
+/// --fields`). Field names are a public contract (`--json`).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Structure {
+    /// The bucket's name.
+    pub structure: String,
+    /// `global` or `heap`.
+    pub kind: BucketKind,
+    /// Its element's type (`struct particle`), when debug information gives it.
+    pub type_name: Option<String>,
+    /// For a heap site: the pointer its blocks are stored in, when found.
+    pub pointer: Option<String>,
+    /// For a heap site: the allocating call's `file:line`.
+    pub site: Option<String>,
+    /// Bytes per element.
+    pub element_size: u64,
+    /// Where the element came from: `debug information`, `strides` (the offset most of its
+    /// instructions step by) or `none` (one element, fields by offset).
+    pub element_from: String,
+    /// Array dimensions from the debug information, outermost first.
+    pub dims: Vec<u64>,
+    /// Its largest instance (the variable, its largest heap block), bytes.
+    pub instance_bytes: u64,
+    /// Data references to it.
+    pub refs: u64,
+    /// Misses on it: the lines it fetched.
+    pub misses: u64,
+    /// Bytes of its fetched lines used while resident (with utilization tracked).
+    pub used_bytes: u64,
+    /// Its fields by offset (`+OFFSET` when named by offset), then `(several fields)` for
+    /// instructions that touch more than one.
+    pub fields: Vec<FieldRow>,
+    /// The code lines that touch it, most misses first (at most 8).
+    pub code: Vec<String>,
+    /// Its conflict misses (with conflicts counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflict_misses: Option<u64>,
+    /// The sets its conflict misses fall in, most first (at most 8).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conflict_sets: Option<Vec<SetRow>>,
+    /// Its lines a store fetched that left the cache unread (with unread writes counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unread_lines: Option<u64>,
+    /// The instructions that touch it.
+    #[serde(skip)]
+    pub pcs: Vec<u64>,
+    /// Its raw bucket ids.
+    #[serde(skip)]
+    pub(crate) raw: Vec<u32>,
+}
+
+/// One field of a [`Structure`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FieldRow {
+    /// Its name (`x`, `pos.x`, the element's type for a scalar, `+OFFSET` by offset).
+    pub field: String,
+    /// Offset within the element.
+    pub offset: u64,
+    /// Bytes.
+    pub size: u64,
+    /// Data references to it.
+    pub refs: u64,
+    /// Its references that missed.
+    pub misses: u64,
+    /// Bytes of it used on fetched lines (each byte once per fetch).
+    pub used_bytes: u64,
+    /// used_bytes per line the structure fetched: of each line's bytes, how many were this
+    /// field's and used.
+    pub used_per_line: f64,
+}
+
+/// Conflict misses in one cache set.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct SetRow {
+    /// The set.
+    pub set: u64,
+    /// Conflict misses there.
+    pub misses: u64,
 }
 
 /// Evictions of `victim` caused by `evictor` (Tables 2–3).
@@ -251,6 +332,13 @@ pub struct Report {
     /// Per-bucket miss-ratio curves, for buckets with at least 0.1 % of references or
     /// misses.
     pub mrc: Vec<BucketCurve>,
+    /// Global and heap structures field by field, most misses first (`attribute --fields`;
+    /// absent without).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub structures: Vec<Structure>,
+    /// TLB misses by structure and code line, when TLBs were simulated (docs/tlb.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tlb: Option<super::tlb::TlbAttribution>,
     /// What was missing or assumed.
     pub notes: Vec<String>,
     /// Counts per source line, for the Cachegrind-format output

@@ -17,6 +17,8 @@ use crate::sim::{Cache, Dirty, Lookup, Op, Touched, Writes};
 struct Fill {
     bucket: u32,
     pc: u64,
+    /// A store's miss fetched it and no read has used it since.
+    unread: bool,
 }
 
 /// The resident lines and the charges of the lines that left.
@@ -31,6 +33,9 @@ pub(super) struct Residency {
     pub used_by_pc: Map<u64, u64>,
     /// Write-backs (dirty evictions) by raw bucket.
     pub writebacks: Vec<u64>,
+    /// Lines a store's miss fetched that left without a read using them, by raw bucket (when
+    /// tracked: written and not read back before eviction).
+    pub unread: Option<Vec<u64>>,
 }
 
 /// What one lookup did.
@@ -61,7 +66,13 @@ impl Residency {
             used: Vec::new(),
             used_by_pc: Map::default(),
             writebacks: Vec::new(),
+            unread: None,
         }
+    }
+
+    /// Also counts the lines stores fetch that leave unread ([`Residency::unread`]).
+    pub fn track_unread(&mut self) {
+        self.unread = Some(Vec::new());
     }
 
     /// True when touched bytes are tracked.
@@ -83,6 +94,11 @@ impl Residency {
             None => Lookup::clean(cache.access_outcome(line)),
         };
         if lookup.hit {
+            if op != Op::Write && self.unread.is_some() {
+                if let Some(f) = self.lines.get_mut(&line) {
+                    f.unread = false;
+                }
+            }
             return Access {
                 miss: false,
                 victim: None,
@@ -93,18 +109,22 @@ impl Residency {
             self.leave(v, fill, lookup.writeback.is_some());
             Some(fill.bucket)
         });
-        self.lines.insert(line, Fill { bucket, pc });
+        let unread = op == Op::Write;
+        self.lines.insert(line, Fill { bucket, pc, unread });
         if let Some(t) = &mut self.touched {
             t.fill(line);
         }
         Access { miss: true, victim }
     }
 
-    /// Marks a reference's bytes on the resident lines holding them.
+    /// Marks a reference's bytes on the resident lines holding them; returns how many of
+    /// them no reference had touched since their line's fill (0 unless utilization is
+    /// tracked).
     #[inline]
-    pub fn touch(&mut self, addr: u64, size: u32) {
-        if let Some(t) = &mut self.touched {
-            t.touch(addr, size);
+    pub fn touch(&mut self, addr: u64, size: u32) -> u64 {
+        match &mut self.touched {
+            Some(t) => t.touch_new(addr, size),
+            None => 0,
         }
     }
 
@@ -116,6 +136,9 @@ impl Residency {
         }
         if dirty {
             add(&mut self.writebacks, fill.bucket, 1);
+        }
+        if let (Some(u), true) = (&mut self.unread, fill.unread) {
+            add(u, fill.bucket, 1);
         }
     }
 

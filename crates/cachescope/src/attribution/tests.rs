@@ -111,7 +111,7 @@ fn naive(b: &Built, g: Geometry) -> Naive {
                     live.push((*addr, end, site_name(site)));
                 }
                 EventKind::Free { addr } => live.retain(|l| l.0 != *addr),
-                EventKind::Map(_) => {}
+                EventKind::Map(_) | EventKind::HugePages { .. } => {}
             }
         }
         let a = b.batch.get(i);

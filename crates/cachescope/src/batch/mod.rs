@@ -6,13 +6,17 @@
 //!
 //! The thread of each access is not a column: threads switch rarely (Valgrind runs one thread
 //! for long slices), so a batch keeps the switches ([`ThreadRun`], `threads.rs`) and an
-//! analysis that ignores threads pays nothing for them.
+//! analysis that ignores threads pays nothing for them. Calls and returns are kept the same
+//! way ([`CallEvent`], `calls.rs`).
 
+mod calls;
 mod data;
 mod sampled;
 mod threads;
 
+pub use calls::{CallEvent, CallOp, EnterKind, Step, Steps};
 pub use sampled::{Sampling, ThreadSpan};
+
 pub(crate) use threads::switch_to;
 pub use threads::{ThreadRun, ThreadRuns};
 
@@ -24,6 +28,10 @@ pub const BATCH_LEN: usize = 64 * 1024;
 
 /// Sentinel in [`Batch::pcs`] for "instruction address unknown".
 pub const NO_PC: u64 = 0;
+
+/// Sentinel in [`Batch::pcs`] for a page walk's read of a page-table entry, inserted by
+/// [`crate::tlb::Walked`]: no program has code at this address.
+pub const WALK_PC: u64 = u64::MAX;
 
 /// Accesses in trace order, one column per field. All four columns always have the same length.
 /// Each access belongs to a thread: [`MAIN_THREAD`](crate::access::MAIN_THREAD) unless a
@@ -40,6 +48,8 @@ pub struct Batch {
     pub pcs: Vec<u64>,
     /// The thread switches, in canonical form (see `threads.rs`).
     switches: Vec<ThreadRun>,
+    /// The call events, in order (see `calls.rs`).
+    calls: Vec<CallEvent>,
     /// The data references' addresses, when indexed (`data.rs`).
     data: data::DataIndex,
     /// Whether the batch belongs to a sampled stream, and then its sampling (`sampled.rs`;
@@ -62,6 +72,7 @@ impl Batch {
             kinds: Vec::with_capacity(n),
             pcs: Vec::with_capacity(n),
             switches: Vec::new(),
+            calls: Vec::new(),
             data: data::DataIndex::default(),
             sampled: false,
             sampling: None,
@@ -94,6 +105,7 @@ impl Batch {
         self.kinds.clear();
         self.pcs.clear();
         self.switches.clear();
+        self.calls.clear();
         self.data.forget();
         self.clear_sampling();
     }
@@ -120,6 +132,7 @@ impl Batch {
         self.kinds.truncate(len);
         self.pcs.truncate(len);
         self.truncate_switches(len);
+        self.truncate_calls(len);
         self.data.forget();
         self.truncate_sampling(len);
     }
@@ -162,7 +175,8 @@ impl Batch {
             .flat_map(move |(range, t)| range.map(move |i| (t, self.get(i))))
     }
 
-    /// Appends the accesses `range` of `other`, with their threads; the thread of accesses
+    /// Appends the accesses `range` of `other`, with their threads and the call events before
+    /// them (and after them, when `range` reaches `other`'s end); the thread of accesses
     /// pushed after them is the last one's. Both batches sampled: with their positions in the
     /// full stream (each access under the limit `self` has when it is pushed, so a caller
     /// moving sampled accesses carries the limits and spans).
@@ -187,17 +201,22 @@ impl Batch {
                 }
             }
         }
+        if !other.calls.is_empty() {
+            self.extend_calls_from(other, range);
+        }
     }
 }
 
 impl PartialEq for Batch {
-    /// The same accesses by the same threads (a switch after the last access does not count).
+    /// The same accesses by the same threads, with the same call events (a switch after the
+    /// last access does not count).
     fn eq(&self, other: &Batch) -> bool {
         self.addrs == other.addrs
             && self.sizes == other.sizes
             && self.kinds == other.kinds
             && self.pcs == other.pcs
             && self.thread_switches() == other.thread_switches()
+            && self.calls == other.calls
             && self.sampling() == other.sampling()
     }
 }

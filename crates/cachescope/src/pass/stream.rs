@@ -11,6 +11,9 @@ use crate::parallel::Chunked;
 use crate::trace::Trace;
 
 /// What the reading thread sends a worker.
+// Nearly every message is a batch: boxing it would allocate once per batch to shrink the rare
+// others.
+#[allow(clippy::large_enum_variant)]
 enum Msg {
     /// A new chunk starts at this access index.
     Start(usize, u64),

@@ -76,14 +76,19 @@ impl ProgramOutput {
 }
 
 /// Turns transparent huge pages off for the Valgrind process `command` starts (and the program
-/// it runs). Valgrind reserves large areas and touches them sparsely, so where the kernel backs
-/// anonymous faults with 2 MiB pages (`transparent_hugepage=always`) a first touch can zero
+/// it runs) where the kernel gives them to every anonymous region (`enabled` is `always`).
+/// Valgrind reserves large areas and touches them sparsely, so there a first touch can zero
 /// 2 MiB. Measured while Valgrind still parsed the system's debug files, this saved ~0.13 s of
 /// `record -- /bin/true`; most of the page zeroing was those files' parsing, which the tool now
 /// skips (docs/recording.md, "Start-up, second look"), so the gain left is smaller and was not
-/// measured apart. Addresses, and so the trace, do not change.
+/// measured apart. Addresses, and so the trace, do not change. Under `madvise` (or `never`)
+/// only regions the program asks for get huge pages, Valgrind's own none: they are left on,
+/// so the program gets the huge pages it would natively and the event log can say which it
+/// had (`huge_pages`, docs/tlb.md).
 pub(super) fn without_huge_pages(command: &mut std::process::Command) {
     #[cfg(target_os = "linux")]
+    if std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled")
+        .is_ok_and(|s| s.contains("[always]"))
     {
         use std::os::unix::process::CommandExt;
         #[allow(unsafe_code)]

@@ -10,8 +10,9 @@
 //! ```
 //!
 //! Escapes: the header (first word: the version), a thread switch, an event (allocation, free
-//! or mapping, with payload words after it), an `execve` mark (or its failure), and the end
-//! record (last word: how many words came before it since the header). After an `execve` mark
+//! or mapping, with payload words after it), an `execve` mark (or its failure), call events
+//! (a function entered, frames left: [`CallEvent`](crate::batch::CallEvent)s of the batch),
+//! and the end record (last word: how many words came before it since the header). After an `execve` mark
 //! a new header may follow: the exec'd program, followed with `--trace-children`.
 //! [`ToolReader`] decodes references straight into [`Batch`](crate::batch::Batch) columns,
 //! giving data references the pc of the instruction record before them as the lackey reader
@@ -37,7 +38,7 @@ pub(in crate::record) mod escape;
 mod read;
 
 /// Version of the record stream this reader understands.
-pub const VERSION: u64 = 3;
+pub const VERSION: u64 = 4;
 
 /// The note on a recording cut at an exec that was not followed: most often a wrapper (a shell
 /// script ending in `exec`, a pyenv shim) whose real program was left out.
@@ -49,9 +50,13 @@ const TAG_THREAD: u64 = 0x1;
 const TAG_EVENT: u64 = 0x2;
 const TAG_EXEC: u64 = 0x3;
 const TAG_RUNDEF: u64 = 0x8;
+const TAG_ENTER: u64 = 0x9;
+const TAG_LEAVE: u64 = 0xA;
 const TAG_HEADER: u64 = 0xE;
 const TAG_END: u64 = 0xF;
 const ARG_MASK: u64 = (1 << 48) - 1;
+/// The header's bit saying the stream has call events.
+const HEADER_CALLS: u64 = 1 << 19;
 
 /// Bytes read from the pipe at a time. The tool writes 1 MiB chunks, but reading 32 KiB at a
 /// time keeps the staging buffer in L1 beside the batch being filled (~10% more records/s in
@@ -98,6 +103,8 @@ pub struct ToolReader<R> {
     shared: Option<Arc<Mutex<EventCounts>>>,
     /// The runs of instructions the current program's stream has defined.
     runs: InstrRuns,
+    /// Whether the tool records call events (the header's bit 19).
+    calls: bool,
 }
 
 impl<R: Read + Send> ToolReader<R> {
@@ -125,6 +132,7 @@ impl<R: Read + Send> ToolReader<R> {
             counts: EventCounts::default(),
             shared: None,
             runs: InstrRuns::default(),
+            calls: false,
         }
     }
 
@@ -216,10 +224,16 @@ impl<R: Read + Send> ToolReader<R> {
                 format!("not a cachescope tool stream of version {VERSION} (first word {w:#018x})"),
             ));
         }
+        self.calls = w & HEADER_CALLS != 0;
         self.pos += 8;
         self.words += 1;
         self.state = State::Open;
         Ok(())
+    }
+
+    /// Whether the stream has call events (the tool ran with `--cs-calls=yes`).
+    pub fn has_calls(&self) -> bool {
+        self.calls
     }
 
     /// Names the stream in errors and messages.

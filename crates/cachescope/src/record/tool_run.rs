@@ -40,6 +40,9 @@ pub struct ToolOptions {
     /// Record only while a function matching one of these names (Valgrind's wildcards `*`
     /// and `?`) is on the stack (Callgrind's `--toggle-collect`); empty: everywhere.
     pub toggle_collect: Vec<String>,
+    /// Call events: each thread's calls and returns, kept as a shadow stack by the tool
+    /// ([`crate::batch::CallEvent`]s of the batches; docs/callgraph.md).
+    pub calls: bool,
 }
 
 impl Default for ToolOptions {
@@ -51,6 +54,7 @@ impl Default for ToolOptions {
             trace_children: false,
             collect_at_start: true,
             toggle_collect: Vec::new(),
+            calls: true,
         }
     }
 }
@@ -255,6 +259,7 @@ pub(super) fn launch(
         .arg(log_file)
         .arg(format!("--cs-events={}", yes_no(opts.events)))
         .arg(format!("--cs-instr={}", yes_no(opts.instr)))
+        .arg(format!("--cs-calls={}", yes_no(opts.calls)))
         .arg(format!("--trace-children={}", yes_no(opts.trace_children)))
         .arg(format!(
             "--cs-collect-atstart={}",

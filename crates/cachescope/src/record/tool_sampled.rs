@@ -55,6 +55,7 @@ pub fn sample_program(
         trace_children: false,
         collect_at_start: true,
         toggle_collect: Vec::new(),
+        calls: false,
     };
     let Launched {
         mut recording,

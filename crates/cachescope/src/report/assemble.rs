@@ -131,6 +131,10 @@ impl Collector {
         // tables: naming the code and heap sites loads the modules' DWARF line tables (a
         // distribution's libc debug file alone parses into 12-33 MB), which is this report's
         // peak of memory when it overlaps them.
+        let callgraph = match (self.callgraph, &self.attribution) {
+            (Some(g), Some(a)) => super::callgraph::summary(g.finish_named(a.buckets())?),
+            _ => None,
+        };
         let attribution = match self.attribution {
             None => None,
             Some(a) => Some(attribution_summary(&a.finish()?)),
@@ -173,6 +177,7 @@ impl Collector {
             l2,
             phases,
             attribution,
+            callgraph,
             threads: {
                 let ids = self.kinds.threads();
                 (ids.len() > 1).then_some(ThreadsReport {
@@ -181,6 +186,8 @@ impl Collector {
                     sharing: None,
                 })
             },
+            what_to_change: None,
+            pages: super::pages::section(&self.pages)?,
             notes,
             figures: Vec::new(),
             sampled: None,

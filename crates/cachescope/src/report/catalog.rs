@@ -31,6 +31,12 @@ pub enum FigureKind {
     EvictedBy,
     /// Each thread's miss-ratio curve.
     Threads,
+    /// The findings of `advise`: misses before and after each change.
+    WhatToChange,
+    /// Each thread's TLB miss ratio for every entry count.
+    Pages,
+    /// The call graph's flame graph of inclusive D1 misses, with the function table.
+    CallGraph,
 }
 
 impl FigureKind {
@@ -115,6 +121,15 @@ impl FigureKind {
                 "Share of each structure's evicted lines (row) evicted by misses of each structure (column), \
                  in percent: dark cells off the diagonal are structures that fight over the cache.",
             ),
+            FigureKind::WhatToChange => (
+                "what-to-change",
+                "What to change",
+                "Misses of the data levels as the trace is (grey) and after each finding's change \
+                 (coloured), most saved first: each predicted by simulating the trace with the change \
+                 applied to its addresses (`cachescope whatif`), a pale bar an estimate (blocking \
+                 changes the order of references, which no address change can). The table below says \
+                 what to change and why; docs/advice.md how each is found and predicted.",
+            ),
             FigureKind::Threads => (
                 "threads",
                 "Miss-ratio curves per thread",
@@ -124,6 +139,25 @@ impl FigureKind {
                  lines threads share, true or false, with the coherence misses each causes in a machine of \
                  private 32 KiB L1s over a shared 8 MiB LL (the threads re-interleaved every 100 \
                  instructions; `cachescope sharing` has the options).",
+            ),
+            FigureKind::Pages => (
+                "pages",
+                "TLB miss ratio for every entry count",
+                "Misses per data reference (cold misses included) of a fully associative LRU TLB of 4 KiB \
+                 pages with each entry count (log2 axis), each thread with a TLB of its own: the page-level \
+                 stack-distance curve. The marks are Skylake's first-level DTLB (64 entries) and STLB (1536): \
+                 what a curve still misses past 1536 entries are page walks that 2 MiB pages could save \
+                 (`simulate --pages 2M`, docs/tlb.md).",
+            ),
+            FigureKind::CallGraph => (
+                "callgraph",
+                "Misses inclusive of callees: the call graph",
+                "A flame graph of D1 misses (Cachegrind's cache model): each box a calling context, a \
+                 path of functions from a thread's first frame up (a recursive function once), as wide \
+                 as the misses made in it and in everything it called, its callees stacked on it. The \
+                 table lists the functions with the most inclusive misses beside their own; \
+                 `cachescope attribute TRACE --callgraph` has every function, its calls and the \
+                 structures each misses on (docs/callgraph.md).",
             ),
         };
         FigureInfo {
@@ -162,6 +196,21 @@ pub fn kinds(r: &Report) -> Vec<FigureKind> {
     }
     if r.threads.as_ref().is_some_and(|t| t.curves.is_some()) {
         k.push(FigureKind::Threads);
+    }
+    if r.what_to_change
+        .as_ref()
+        .is_some_and(|w| !w.findings.is_empty())
+    {
+        k.push(FigureKind::WhatToChange);
+    }
+    if r.pages
+        .as_ref()
+        .is_some_and(|p| p.threads.iter().any(|t| t.refs > 0))
+    {
+        k.push(FigureKind::Pages);
+    }
+    if r.callgraph.as_ref().is_some_and(|g| !g.contexts.is_empty()) {
+        k.push(FigureKind::CallGraph);
     }
     k
 }

@@ -52,6 +52,11 @@ pub struct Collector {
     /// Data-structure attribution, only for traces with an event log (without one every
     /// reference of a synthetic trace is "other", which says nothing).
     pub(super) attribution: Option<attribution::Attribution<'static>>,
+    /// Each thread's page-level stack distances: the pages section (`pages.rs`).
+    pub(super) pages: crate::tlb::PageCurves,
+    /// The call graph, beside the attribution (named by its memory map), for recordings
+    /// with call events.
+    pub(super) callgraph: Option<crate::attribution::callgraph::CallGraph>,
     /// Threads [`Collector::finish`] may use (OPT's curve beside the other models, the phases'
     /// clusterings side by side).
     pub(super) threads: usize,
@@ -122,6 +127,8 @@ impl Collector {
             sweep: SweepAndPhases::new(three_c, phases),
             policies,
             attribution: None,
+            pages: crate::tlb::PageCurves::new(crate::LineSize::PAGE_4K),
+            callgraph: None,
             threads: 1,
             stages: Stages::new(),
             options,
@@ -158,6 +165,11 @@ impl Collector {
             ..attribution::Options::default()
         };
         self.attribution = Some(attribution::Attribution::new(options, Some(events))?);
+        let graph = crate::attribution::callgraph::Options {
+            only_with_calls: true,
+            ..Default::default()
+        };
+        self.callgraph = Some(crate::attribution::callgraph::CallGraph::new(graph, None)?);
         Ok(self)
     }
 
@@ -186,6 +198,10 @@ impl Collector {
         all.push(&mut self.kinds);
         if let Some(a) = &mut self.attribution {
             all.push(a);
+        }
+        all.push(&mut self.pages);
+        if let Some(g) = &mut self.callgraph {
+            all.push(g);
         }
         all
     }

@@ -41,7 +41,9 @@
 //! # Ok::<(), cachescope::Error>(())
 //! ```
 
+pub mod advice;
 mod assemble;
+mod callgraph;
 pub mod catalog;
 mod collector;
 mod histogram;
@@ -49,6 +51,7 @@ pub mod kinds;
 mod l2;
 pub mod model;
 mod options;
+mod pages;
 pub mod policies;
 pub mod sampled;
 mod summaries;

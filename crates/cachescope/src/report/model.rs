@@ -67,6 +67,16 @@ pub struct Report {
     /// The threads section, when the trace has more than one thread.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<ThreadsReport>,
+    /// The "What to change" section: `advise`'s top findings (`report --advise`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub what_to_change: Option<super::advice::WhatToChange>,
+    /// The pages section: each thread's TLB miss ratio for every entry count (docs/tlb.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<PagesReport>,
+    /// The call graph: functions' misses, self and inclusive, when the trace has call events
+    /// (docs/callgraph.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callgraph: Option<CallGraphSummary>,
     /// What was left out and why (a model without samples, too few phase intervals…).
     pub notes: Vec<String>,
     /// The figures rendered from this report, in page order.
@@ -387,4 +397,73 @@ pub struct FigureInfo {
     pub title: String,
     /// One line saying how to read it.
     pub caption: String,
+}
+
+/// Page-level locality (docs/tlb.md): the miss ratio of a fully associative LRU TLB of each
+/// entry count, each thread in TLBs of its own (the page-level exact curve of its references).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PagesReport {
+    /// The page size in bytes (4 KiB).
+    pub page_size: u64,
+    /// One curve per thread, in order of first appearance.
+    pub threads: Vec<PageThreadCurve>,
+}
+
+/// One thread's page-level curve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PageThreadCurve {
+    /// The thread.
+    pub thread: crate::ThreadId,
+    /// Its data references.
+    pub refs: u64,
+    /// Distinct pages it touched (its cold misses).
+    pub pages: u64,
+    /// Entries 1, 2, 4… (eight per octave) up to twice its pages, with the bytes they cover.
+    pub points: Vec<crate::tlb::PagePoint>,
+}
+
+/// The call graph's summary (`attribute --callgraph` has all of it): the functions with the
+/// most inclusive D1 misses, and the calling contexts a flame graph draws.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallGraphSummary {
+    /// The I1, D1 and LL simulated (Cachegrind's model), `SIZE,ASSOC,LINE`.
+    pub caches: Vec<String>,
+    /// D1 misses of every data reference.
+    pub d1_misses: u64,
+    /// The functions with the most inclusive D1 misses, most first.
+    pub functions: Vec<CallGraphFunction>,
+    /// Calling contexts with at least 0.2 % of the D1 misses, parents before children.
+    pub contexts: Vec<CallGraphContext>,
+}
+
+/// One function's costs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallGraphFunction {
+    /// Its name.
+    pub function: String,
+    /// Times called.
+    pub calls: u64,
+    /// Instructions it executed itself, and with its callees.
+    pub instructions_self: u64,
+    /// Instructions executed while it was on the stack.
+    pub instructions_inclusive: u64,
+    /// D1 misses of its own data references.
+    pub d1_self: u64,
+    /// D1 misses while it was on the stack.
+    pub d1_inclusive: u64,
+    /// LL misses of data while it was on the stack.
+    pub ll_inclusive: u64,
+    /// The structure its subtree missed on most, if known.
+    pub structure: Option<String>,
+}
+
+/// One calling context: a box of the flame graph.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallGraphContext {
+    /// The context it extends (an index in `contexts`), or none at the bottom.
+    pub parent: Option<usize>,
+    /// The function it adds.
+    pub function: String,
+    /// D1 misses in it and below it.
+    pub d1_misses: u64,
 }

@@ -22,6 +22,7 @@
 //! - Every cache starts with tags of 0, so line 0 counts as present in set 0: this simulator
 //!   starts each cache with line 0 in it too.
 
+use super::Outcome;
 use super::cache::Cache;
 use super::geometry::Geometry;
 use super::policy::Policy;
@@ -138,6 +139,36 @@ impl Sim {
     }
 }
 
+/// What one reference did in [`CachegrindSim`] (`*_outcome`): whether it missed in its L1
+/// and in LL (Cachegrind's at most one miss each), and the lines its L1 lookups evicted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RefOutcome {
+    /// It missed in I1 or D1.
+    pub l1_miss: bool,
+    /// It missed in LL too.
+    pub ll_miss: bool,
+    /// Lines the L1 lookups replaced (one per line of a straddling access).
+    pub evicted: [Option<u64>; 2],
+}
+
+impl Sim {
+    /// [`Sim::is_miss`], also saying which lines it evicted.
+    #[inline]
+    fn lookup(&mut self, addr: u64, size: u64, evicted: &mut [Option<u64>; 2]) -> bool {
+        let first = addr >> self.shift;
+        let last = addr.saturating_add(size - 1) >> self.shift;
+        let mut miss = false;
+        let lines = 1 + usize::from(first != last);
+        for (i, line) in [first, last].into_iter().enumerate().take(lines) {
+            if let Outcome::Miss { evicted: e } = self.cache.access_outcome(line) {
+                miss = true;
+                evicted[i] = e;
+            }
+        }
+        miss
+    }
+}
+
 /// Cachegrind's I1/D1/LL simulation as an [`Analysis`]. See the module documentation.
 #[derive(Clone, Debug)]
 pub struct CachegrindSim {
@@ -177,6 +208,11 @@ impl CachegrindSim {
         [&self.i1.cache, &self.d1.cache, &self.ll.cache]
     }
 
+    /// The D1 cache as it is now (line addresses at its line size).
+    pub fn d1_cache(&self) -> &Cache {
+        &self.d1.cache
+    }
+
     /// The I1, D1 and LL geometries simulated (the LL after Cachegrind's tweak).
     pub fn geometries(&self) -> [Geometry; 3] {
         self.geometry
@@ -213,6 +249,50 @@ impl CachegrindSim {
                 c.lld_read_misses += ll_miss;
             }
         }
+    }
+
+    /// [`CachegrindSim::instr`], saying what the fetch did.
+    #[inline]
+    pub fn instr_outcome(&mut self, addr: u64, size: u32) -> RefOutcome {
+        let size = u64::from(size.max(1));
+        self.c.i_refs += 1;
+        let mut o = RefOutcome::default();
+        if self.i1.lookup(addr, size, &mut o.evicted) {
+            o.l1_miss = true;
+            self.c.i1_misses += 1;
+            o.ll_miss = self.ll.is_miss(addr, size);
+            self.c.lli_misses += u64::from(o.ll_miss);
+        }
+        o
+    }
+
+    /// [`CachegrindSim::data`], saying what the reference did.
+    #[inline]
+    pub fn data_outcome(&mut self, addr: u64, size: u32, write: bool) -> RefOutcome {
+        let size = u64::from(size.max(1)).min(self.max_data);
+        let c = &mut self.c;
+        let (refs, l1, ll) = if write {
+            (
+                &mut c.d_writes,
+                &mut c.d1_write_misses,
+                &mut c.lld_write_misses,
+            )
+        } else {
+            (
+                &mut c.d_reads,
+                &mut c.d1_read_misses,
+                &mut c.lld_read_misses,
+            )
+        };
+        *refs += 1;
+        let mut o = RefOutcome::default();
+        if self.d1.lookup(addr, size, &mut o.evicted) {
+            o.l1_miss = true;
+            *l1 += 1;
+            o.ll_miss = self.ll.is_miss(addr, size);
+            *ll += u64::from(o.ll_miss);
+        }
+        o
     }
 
     /// The totals so far.

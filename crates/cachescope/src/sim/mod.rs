@@ -63,7 +63,7 @@ mod utilization;
 mod tests;
 
 pub use cache::{Cache, SCAN_MAX_WAYS};
-pub use cachegrind::{CachegrindCounts, CachegrindSim, cachegrind_ll};
+pub use cachegrind::{CachegrindCounts, CachegrindSim, RefOutcome, cachegrind_ll};
 pub use dirty::{Dirty, Lookup, Op, Writes};
 pub use fully::FullyAssoc;
 pub use geometry::{Geometry, MAX_LINES};
@@ -77,7 +77,7 @@ pub use policy::Policy;
 pub use prefetcher::{PrefetchPolicy, Prefetcher};
 pub use set_assoc::SetAssoc;
 pub use set_index::SetIndex;
-pub use simulate::{LevelReport, LineMapping, SimAnalysis, SimOptions, SimReport};
+pub use simulate::{LevelReport, LineMapping, SimAnalysis, SimOptions, SimReport, WalkCounts};
 pub use three_c::{MissClass, ThreeC, ThreeCCounts};
 pub use three_c_sweep::ThreeCSweep;
 pub use two_level_lru::{TwoLevelLru, TwoLevelResult};

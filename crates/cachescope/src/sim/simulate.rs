@@ -2,13 +2,13 @@
 
 use super::dirty::{Op, Writes};
 use super::geometry::Geometry;
-use super::hierarchy::{Hierarchy, HierarchyConfig, Inclusion};
+use super::hierarchy::{Hierarchy, HierarchyConfig, Inclusion, Served};
 use super::level::{Level, MissStats};
 use super::policy::Policy;
 use super::prefetcher::PrefetchPolicy;
 use crate::access::{AccessKind, LineSize};
 use crate::analysis::Analysis;
-use crate::batch::Batch;
+use crate::batch::{Batch, WALK_PC};
 use crate::error::Result;
 
 /// Which lines a reference touches.
@@ -58,6 +58,19 @@ pub struct SimAnalysis {
     line_size: LineSize,
     /// The data lines of one batch (fast path).
     scratch: Vec<u64>,
+    /// Per level, the page walks' references ([`WALK_PC`]) apart, once asked
+    /// ([`SimAnalysis::count_walks`]).
+    walks: Option<Vec<WalkCounts>>,
+}
+
+/// The references of page walks (docs/tlb.md) one level saw, apart from the program's: also
+/// counted in the level's own totals. Field names are a public contract (`--json`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct WalkCounts {
+    /// Page-table entry reads that reached the level.
+    pub refs: u64,
+    /// Those that missed it.
+    pub misses: u64,
 }
 
 /// One level in a [`SimReport`].
@@ -72,6 +85,9 @@ pub struct LevelReport {
     /// What it saw.
     #[serde(flatten)]
     pub stats: MissStats,
+    /// The page walks' share of it, when the walks were fed and counted apart.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub walks: Option<WalkCounts>,
 }
 
 /// What `cachescope simulate` reports. Field names are a public contract (`--json`).
@@ -115,6 +131,7 @@ impl SimAnalysis {
             opts,
             line_size: geometry.line_size(),
             scratch: Vec::new(),
+            walks: None,
         })
     }
 
@@ -134,7 +151,18 @@ impl SimAnalysis {
             opts,
             line_size: config.l1d.line_size(),
             scratch: Vec::new(),
+            walks: None,
         })
+    }
+
+    /// Counts the references of page walks ([`WALK_PC`], from [`crate::tlb::Walked`]) apart
+    /// at every level from now on (the batches' other references take the general path).
+    pub fn count_walks(&mut self) {
+        let levels = match &self.target {
+            Target::Single(_) => 1,
+            Target::Hierarchy(h) => h.level_stats().count(),
+        };
+        self.walks = Some(vec![WalkCounts::default(); levels]);
     }
 
     /// The counts so far.
@@ -148,6 +176,7 @@ impl SimAnalysis {
                     geometry: level.cache.geometry(),
                     policy: level.cache.policy(),
                     stats: level.stats(),
+                    walks: self.walks.as_ref().map(|w| w[0]),
                 }],
             },
             Target::Hierarchy(h) => SimReport {
@@ -155,11 +184,14 @@ impl SimAnalysis {
                 inclusion: Some(h.inclusion()),
                 levels: h
                     .level_stats()
-                    .map(|(name, cache, stats)| LevelReport {
+                    .enumerate()
+                    .map(|(k, (name, cache, stats))| LevelReport {
                         name,
                         geometry: cache.geometry(),
                         policy: cache.policy(),
                         stats,
+                        // Walks read data: the instruction side never sees one.
+                        walks: self.walks.as_ref().filter(|_| k != 0).map(|w| w[k]),
                     })
                     .collect(),
             },
@@ -180,6 +212,7 @@ impl Analysis for SimAnalysis {
                     && !self.opts.three_c
                     && self.opts.writes.is_none()
                     && !self.opts.utilization
+                    && self.walks.is_none()
                     && self.opts.prefetch == PrefetchPolicy::None =>
             {
                 self.scratch.resize(b.len(), 0);
@@ -214,6 +247,10 @@ impl Analysis for SimAnalysis {
                     level.issued.clear();
                     level.count_ref(hit);
                     level.touch(addr, size);
+                    if let (Some(w), WALK_PC) = (&mut self.walks, pc) {
+                        w[0].refs += 1;
+                        w[0].misses += u64::from(!hit);
+                    }
                 }
             }
             Target::Hierarchy(h) => {
@@ -221,13 +258,31 @@ impl Analysis for SimAnalysis {
                 for (((&addr, &size), &kind), &pc) in refs {
                     let (first, last) = lines(ls, addr, size, straddle);
                     let instr = kind == AccessKind::Instr;
-                    h.reference_op(first, last, instr, Op::of(kind), (addr, pc));
+                    let served = h.reference_op(first, last, instr, Op::of(kind), (addr, pc));
+                    if let (Some(w), WALK_PC) = (&mut self.walks, pc) {
+                        count_walk(w, served);
+                    }
                     if self.opts.utilization {
                         h.touch(instr, addr, size);
                     }
                 }
             }
         }
+    }
+}
+
+/// A walk's reference served at `served`: it reached L1D (level 1 of `L1I, L1D, L2, L3`) and
+/// each lower level down to where it was found, and missed each above that.
+fn count_walk(w: &mut [WalkCounts], served: Served) {
+    let depth = match served {
+        Served::L1 => 0,
+        Served::L2 => 1,
+        Served::L3 => 2,
+        Served::Memory => w.len() - 1,
+    };
+    for (k, level) in w[1..].iter_mut().enumerate().take(depth + 1) {
+        level.refs += 1;
+        level.misses += u64::from(k < depth);
     }
 }
 

@@ -157,6 +157,7 @@ impl ThreeCSweep {
                     geometry: cache.geometry(),
                     policy: cache.policy(),
                     stats: stats.clone(),
+                    walks: None,
                 }],
             })
             .collect()

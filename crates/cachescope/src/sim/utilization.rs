@@ -112,6 +112,14 @@ impl Touched {
     /// fall in.
     #[inline]
     pub fn touch(&mut self, addr: u64, size: u32) {
+        self.touch_new(addr, size);
+    }
+
+    /// [`Touched::touch`], returning how many of the bytes were not touched before (on the
+    /// tracked lines): what the reference adds to their used bytes.
+    #[inline]
+    pub fn touch_new(&mut self, addr: u64, size: u32) -> u64 {
+        let mut new = 0;
         let end = addr.saturating_add(u64::from(size.max(1)));
         let (first, last) = (addr >> self.shift, (end - 1) >> self.shift);
         let bytes = 1u64 << self.shift;
@@ -123,25 +131,32 @@ impl Touched {
             let lo = addr.max(start) - start;
             let hi = end.min(start.saturating_add(bytes)) - start;
             let at = slot as usize * self.words;
-            set_bits(&mut self.bits[at..at + self.words], lo, hi);
+            new += set_bits(&mut self.bits[at..at + self.words], lo, hi);
         }
+        new
     }
 }
 
-/// Sets bits `lo..hi` of a bitset stored in words (bit i in word i / 64).
+/// Sets bits `lo..hi` of a bitset stored in words (bit i in word i / 64); returns how many
+/// were not set before.
 #[inline]
-fn set_bits(words: &mut [u64], lo: u64, hi: u64) {
+fn set_bits(words: &mut [u64], lo: u64, hi: u64) -> u64 {
     if words.len() == 1 {
-        words[0] |= mask(lo, hi);
-        return;
+        let m = mask(lo, hi);
+        let new = u64::from((m & !words[0]).count_ones());
+        words[0] |= m;
+        return new;
     }
-    let (mut i, end) = (lo, hi);
+    let (mut i, end, mut new) = (lo, hi, 0);
     while i < end {
         let w = (i / 64) as usize;
         let stop = end.min((i / 64 + 1) * 64);
-        words[w] |= mask(i % 64, stop - (i / 64) * 64);
+        let m = mask(i % 64, stop - (i / 64) * 64);
+        new += u64::from((m & !words[w]).count_ones());
+        words[w] |= m;
         i = stop;
     }
+    new
 }
 
 /// Bits `lo..hi` of one word (`hi` ≤ 64).

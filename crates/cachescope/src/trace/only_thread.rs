@@ -45,11 +45,16 @@ impl AccessReader for OnlyThread {
                 }
                 return Ok(0);
             }
+            let (base, kept) = (batch.len(), batch.calls().len());
             for (run, t) in self.read.thread_runs() {
                 self.seen.insert(t);
                 if t == self.thread {
                     batch.extend_from_range(&self.read, run);
                 }
+            }
+            if !self.read.calls().is_empty() {
+                // The thread's own call events, wherever they fell among the others' runs.
+                batch.take_thread_calls(&self.read, self.thread, base, kept);
             }
         }
         Ok(batch.len())

@@ -36,6 +36,8 @@ pub struct Trace {
     metadata: Vec<(String, String)>,
     /// The spatial filter a sampled read goes through ([`Trace::sampled`]).
     stage: Option<Box<super::sampled::SpatialStage>>,
+    /// Read through a reader [`Trace::wrap`] put in front of the format's.
+    wrapped: bool,
 }
 
 /// Opens `path` (`-` for stdin) and detects compression and format.
@@ -157,6 +159,7 @@ impl Trace {
             only_thread: None,
             metadata,
             stage: None,
+            wrapped: false,
         })
     }
 
@@ -175,7 +178,23 @@ impl Trace {
             only_thread: None,
             metadata: Vec::new(),
             stage: None,
+            wrapped: false,
         }
+    }
+
+    /// Reads the trace through `wrap(reader)` from now on: a transform in front of every
+    /// analysis (the layout changes of `whatif`, [`crate::layout`]). Like a thread filter, it
+    /// keeps readers that would read the file in parts on their own from being used.
+    pub fn wrap(&mut self, wrap: impl FnOnce(Box<dyn AccessReader>) -> Box<dyn AccessReader>) {
+        let inner = std::mem::replace(&mut self.reader, Box::new(super::Ended));
+        self.reader = wrap(inner);
+        self.wrapped = true;
+    }
+
+    /// True when [`Trace::wrap`] or [`Trace::only_thread`] put a reader in front of the
+    /// format's.
+    pub fn is_wrapped(&self) -> bool {
+        self.wrapped || self.only_thread.is_some()
     }
 
     /// Reads the references of `thread` alone from now on (`--thread ID`): every pass over

@@ -151,13 +151,26 @@ impl AccessWriter for NativeSink {
     }
 }
 
-/// The threads a single-stream format merged, for the note that says so.
+/// The threads a single-stream format merged, and the call events it dropped, for the notes
+/// that say so.
 #[derive(Default)]
-struct Threads(std::collections::BTreeSet<ThreadId>);
+struct Threads(std::collections::BTreeSet<ThreadId>, u64);
 
 impl Threads {
     fn saw(&mut self, batch: &Batch) {
         self.0.extend(batch.thread_runs().map(|(_, t)| t));
+        self.1 += batch.calls().len() as u64;
+    }
+
+    /// The note for `format` when the trace had call events.
+    fn calls_note(&self, format: Format) -> Option<String> {
+        (self.1 > 0).then(|| {
+            format!(
+                "{} call events (calls and returns) are left out: {format} has no place for them \
+                 (the native format keeps them; without them the call graph has self costs only)",
+                self.1
+            )
+        })
     }
 
     /// The note for `format` when it merged more than one thread.
@@ -197,6 +210,7 @@ impl AccessWriter for ChampsimSink {
     fn notes(&self) -> Vec<String> {
         let mut notes = self.inner.losses().notes();
         notes.extend(self.threads.note(Format::Champsim));
+        notes.extend(self.threads.calls_note(Format::Champsim));
         notes
     }
 }
@@ -210,7 +224,11 @@ struct TextSink {
 
 impl AccessWriter for TextSink {
     fn notes(&self) -> Vec<String> {
-        self.threads.note(self.format).into_iter().collect()
+        let notes = [
+            self.threads.note(self.format),
+            self.threads.calls_note(self.format),
+        ];
+        notes.into_iter().flatten().collect()
     }
 
     fn write_batch(&mut self, batch: &Batch) -> Result<()> {

@@ -16,8 +16,11 @@ use crate::args::{InputArgs, RunArgs, SampledArgs, SampledRateArgs, values};
 use crate::input;
 use crate::output::{self, Format};
 
+mod callgraph;
+mod fields;
 mod per_thread;
 mod table;
+mod tlb;
 mod usage;
 use table::Table;
 
@@ -62,11 +65,40 @@ pub struct AttributeArgs {
     /// `writebacks`, which `simulate --cache SPEC --writebacks` counts too (docs/hardware.md).
     #[arg(help_heading = heading::ANALYSIS, long)]
     pub writebacks: bool,
+    /// Count references, misses and the bytes used of each fetched line per field of every
+    /// structure (globals and locals from the debug information's types, heap blocks from the
+    /// pointer they are stored in, else fields by offset within the element size their
+    /// instructions step by): `structures` in --json (implies --utilization).
+    #[arg(help_heading = heading::ANALYSIS, long)]
+    pub fields: bool,
     /// Also write the counts per source line as a Cachegrind output file (events Ir, Dr,
     /// D1mr, Dw, D1mw and the sampled misses SD1mr, SD1mw) for `cg_annotate FILE` or
     /// KCachegrind.
     #[arg(help_heading = heading::OUTPUT, long, value_name = "FILE")]
     pub cachegrind_out: Option<PathBuf>,
+    /// Print the call graph instead of the attribution: per function, its own and inclusive
+    /// references and misses at every level (Cachegrind's model, --I1/--D1/--LL), its calls
+    /// per caller, the structures its subtree misses on (docs/callgraph.md). Inclusive costs
+    /// need a recording with call events (`record`'s default).
+    #[arg(help_heading = heading::ANALYSIS, long)]
+    pub callgraph: bool,
+    /// Also write the call graph as a Callgrind output file, for `callgrind_annotate
+    /// --inclusive=yes FILE` or KCachegrind; with --per-thread, FILE-01, FILE-02… one per
+    /// thread (Callgrind's --separate-threads).
+    #[arg(help_heading = heading::OUTPUT, long, value_name = "FILE")]
+    pub callgrind_out: Option<PathBuf>,
+    /// The call graph's I1 (Cachegrind's --I1).
+    #[arg(help_heading = heading::CACHE, long = "I1", value_name = "SPEC", default_value = "32K,8,64", value_parser = values::geometry)]
+    pub i1: Geometry,
+    /// The call graph's D1 (Cachegrind's --D1).
+    #[arg(help_heading = heading::CACHE, long = "D1", value_name = "SPEC", default_value = "32K,8,64", value_parser = values::geometry)]
+    pub d1: Geometry,
+    /// The call graph's LL (Cachegrind's --LL; another set count is reshaped as Cachegrind
+    /// reshapes it).
+    #[arg(help_heading = heading::CACHE, long = "LL", value_name = "SPEC", default_value = "8M,16,64", value_parser = values::geometry)]
+    pub ll: Geometry,
+    #[command(flatten)]
+    pub tlb: crate::args::TlbArgs,
     #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
@@ -81,6 +113,8 @@ pub struct AttributeArgs {
     pub csv: bool,
     /// One attribution per thread, each thread's references alone in a cache of its own:
     /// JSON {"threads": [{"thread": ID, …the attribution's fields}]}.
+    /// With --callgraph or --callgrind-out: a call graph per thread (their costs in the one
+    /// simulated cache, as Callgrind's --separate-threads splits them).
     #[arg(long, conflicts_with_all = ["thread", "cachegrind_out"])]
     pub per_thread: bool,
     /// `--line-size` was given on the command line (set by `args::note_explicit`).
@@ -90,6 +124,8 @@ pub struct AttributeArgs {
 
 pub fn run(mut args: AttributeArgs) -> Result<()> {
     let geometry = args.cache;
+    // TLBs checked before any program runs.
+    let tlb = args.tlb.config(args.input.params.seed)?;
     if args.sample == 0 {
         anyhow::bail!("--sample-period N needs N ≥ 1 (1 samples every miss)");
     }
@@ -193,12 +229,37 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     let spatial =
         args.sampled
             .spatial(args.rate.rate, args.input.params.seed, geometry.line_size());
-    if spatial.is_some() && (args.per_thread || cachegrind_out.is_some()) {
-        anyhow::bail!("--sampled attributes one stream: drop --per-thread and --cachegrind-out");
+    if spatial.is_some()
+        && (args.per_thread
+            || cachegrind_out.is_some()
+            || args.callgraph
+            || args.callgrind_out.is_some()
+            || tlb.is_some())
+    {
+        anyhow::bail!(
+            "--sampled attributes one stream's cache misses: drop --per-thread, \
+             --cachegrind-out, --callgraph, --callgrind-out and the TLB flags"
+        );
+    }
+    // `--pages recorded`: the huge pages the event log says the program had.
+    let (rules, page_notes) = args.tlb.rules(events_path.as_deref())?;
+    // The call graph instead of the attribution; per thread, Callgrind's files per thread.
+    if args.callgraph || (args.per_thread && args.callgrind_out.is_some()) {
+        return callgraph::run(&mut trace, &args, log, &cmd, thread);
     }
     if args.per_thread {
-        return per_thread::run(&mut trace, &args, events_path.as_deref(), log);
+        let tlb = tlb.map(|c| (c, rules));
+        return per_thread::run(&mut trace, &args, events_path.as_deref(), log, tlb);
     }
+    // --callgrind-out beside the attribution: the call graph in the same pass, reading the
+    // event log on its own.
+    let mut graph = match &args.callgrind_out {
+        Some(_) => {
+            let log = events_path.as_deref().map(EventReader::open).transpose()?;
+            Some(callgraph::analysis(&args, thread, log)?)
+        }
+        None => None,
+    };
     let events = log.map(|log| Box::new(log) as EventSource<'static>);
     let mut opts = options(&args, cachegrind_out.is_some());
     // --sampled: the sampled lines in a miniature of the cache, counts scaled at the end
@@ -210,11 +271,24 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         opts.mrc = false;
     }
     let mut attribution = Attribution::new(opts, events)?;
+    if let Some(c) = &tlb {
+        attribution = attribution.with_tlb(c, &rules)?;
+    }
     if let Some(t) = thread {
         attribution = attribution.only_thread(t);
     }
-    drive(&mut trace, Analyses(&mut [&mut attribution]), &args.run)?;
+    {
+        let mut parts: Vec<&mut dyn cachescope::analysis::Analysis> = vec![&mut attribution];
+        if let Some(g) = &mut graph {
+            parts.push(g);
+        }
+        drive(&mut trace, Analyses(&mut parts), &args.run)?;
+    }
     attribution.check_thread()?;
+    if let (Some(g), Some(path)) = (graph, &args.callgrind_out) {
+        let report = g.finish().context("the call graph")?;
+        callgraph::write_files(&report, path, &cmd, false)?;
+    }
     let mut report = attribution.finish().with_context(|| match &events_path {
         Some(p) => format!("reading the event log {}", p.display()),
         None => "attributing".into(),
@@ -224,6 +298,9 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     }
     if let Some(s) = spatial {
         report.scale_sampled(geometry, s.rate);
+    }
+    if tlb.is_some() {
+        report.notes.extend(page_notes);
     }
     if let (Some((pending, mut file)), Some(path)) = (cachegrind_out, &args.cachegrind_out) {
         use std::io::Write as _;
@@ -258,7 +335,8 @@ fn options(args: &AttributeArgs, per_instruction: bool) -> Options {
         exe: args.exe.clone(),
         per_instruction,
         writebacks: args.writebacks,
-        utilization: args.utilization,
+        utilization: args.utilization || args.fields,
+        fields: args.fields,
         ..Options::default()
     }
 }

@@ -58,6 +58,7 @@ pub(super) fn run(
     args: &AttributeArgs,
     events: Option<&Path>,
     log: Option<EventReader<std::fs::File>>,
+    tlb: Option<(cachescope::tlb::TlbConfig, Vec<cachescope::tlb::PageRule>)>,
 ) -> Result<()> {
     // The log opened to check it serves the first thread; the others open their own.
     let mut first = log;
@@ -72,10 +73,15 @@ pub(super) fn run(
                 (None, Some(p)) => Some(EventReader::open(p)?),
                 (None, None) => None,
             };
-            Attribution::new(
+            let a = Attribution::new(
                 opts.clone(),
                 log.map(|l| Box::new(l) as EventSource<'static>),
-            )
+            )?;
+            // Each thread in TLBs of its own, as in its own cache.
+            match &tlb {
+                Some((c, rules)) => a.with_tlb(c, rules),
+                None => Ok(a),
+            }
         }),
         error: None,
     };

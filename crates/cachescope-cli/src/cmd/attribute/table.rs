@@ -138,6 +138,7 @@ fn render(r: &Report, top: usize) -> String {
     }
 
     super::usage::render(&mut o, r, top, w);
+    super::fields::render(&mut o, r, top);
 
     // Evicted-by: for the top buckets, their evictors with at least 1 % (paper: Table 2).
     let victims: Vec<&str> = shown.iter().take(5).map(|b| b.name.as_str()).collect();
@@ -256,6 +257,10 @@ fn render(r: &Report, top: usize) -> String {
             }
             let _ = writeln!(o, "{row}");
         }
+    }
+
+    if let Some(t) = &r.tlb {
+        o += &super::tlb::render(t, top);
     }
 
     if !r.notes.is_empty() {

@@ -11,10 +11,11 @@ use cachescope::units::{size_label, thousands};
 use clap::Args;
 
 use super::{open_chunked, passes};
-use crate::args::{InputArgs, RunArgs, SampledArgs, SamplingArgs, SizeArgs};
+use crate::args::{InputArgs, RunArgs, SampledArgs, SamplingArgs, SizeArgs, values};
 use crate::input;
 use crate::output::{self, Format, Output};
 
+mod page;
 mod per_thread;
 
 /// The replacement policy a curve models: the library's, taken by name.
@@ -71,6 +72,11 @@ pub struct MrcArgs {
     /// the curve `--thread ID` gives.
     #[arg(help_heading = heading::ANALYSIS, long, conflicts_with = "thread")]
     pub per_thread: bool,
+    /// Page-level locality (docs/tlb.md): the curve of pages of SIZE (4K, 2M), each cache a
+    /// fully associative TLB; points keyed by `entries` and the `covered_bytes` they map too.
+    /// Replaces --line-size; without --sizes or --range, 1 to 65536 entries. Every method.
+    #[arg(help_heading = heading::ANALYSIS, long, value_name = "SIZE", value_parser = values::page)]
+    pub page: Option<cachescope::LineSize>,
     #[command(flatten)]
     pub run: RunArgs,
     /// Print one JSON object: {"method", "policy", "line_size", "points": [...]}.
@@ -85,14 +91,21 @@ pub struct MrcArgs {
 /// runs them (progress bar, MPI ranks); a profile is modelled without a pass.
 pub fn run(args: MrcArgs) -> Result<()> {
     let options = Options {
-        line_size: args.run.line_size,
+        line_size: args.page.unwrap_or(args.run.line_size),
         include_instructions: args.include_instructions,
         ..Options::default()
+    };
+    let sizes = match args.page {
+        Some(page) if args.sizes.sizes.is_none() && args.sizes.range.is_none() => {
+            let max = cachescope::tlb::MAX_ENTRIES;
+            cachescope::tlb::entry_sizes(page, 1, max, args.sizes.per_octave)?
+        }
+        _ => args.sizes.resolve()?,
     };
     let opts = MrcOptions {
         method: args.method,
         policy: args.policy,
-        sizes: args.sizes.resolve()?,
+        sizes,
         options,
         seed: args.input.params.seed,
         // Under --sampled, --rate is the lines' share and the sampler keeps its default.
@@ -165,6 +178,13 @@ pub fn run(args: MrcArgs) -> Result<()> {
         super::note_nothing_counted(args.run.quiet, args.include_instructions, true);
     }
     let notes = notes(&run, &opts);
+    if args.page.is_some() {
+        let curve = page::PageOutput {
+            curve: cachescope::tlb::PageCurve::from(&run.mrc),
+            notes,
+        };
+        return output::emit(&curve, Format::from_flags(args.json, args.csv));
+    }
     let curve = Curve {
         mrc: &run.mrc,
         unified: args.include_instructions,

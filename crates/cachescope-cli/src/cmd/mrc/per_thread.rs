@@ -34,6 +34,7 @@ pub fn run(args: &MrcArgs, opts: &MrcOptions) -> Result<()> {
     let curves = PerThreadCurves {
         doc: ThreadCurves::new(&threads, opts)?,
         notes,
+        page: args.page.is_some(),
     };
     output::emit(&curves, Format::from_flags(args.json, args.csv))
 }
@@ -42,11 +43,17 @@ pub fn run(args: &MrcArgs, opts: &MrcOptions) -> Result<()> {
 struct PerThreadCurves {
     doc: ThreadCurves,
     notes: Vec<String>,
+    /// `--page`: the points keyed by entries and covered bytes too.
+    page: bool,
 }
 
 impl Output for PerThreadCurves {
     fn json(&self) -> Result<String> {
-        output::json(&self.doc)
+        let mut doc = serde_json::to_value(&self.doc)?;
+        if self.page {
+            super::page::add_page_keys(&mut doc);
+        }
+        output::json(&doc)
     }
 
     fn csv(&self) -> Result<String> {

@@ -120,6 +120,7 @@ pub fn record(
             trace_children: capture.trace_children,
             collect_at_start: capture.collect_at_start,
             toggle_collect: capture.toggle_collect.clone(),
+            calls: capture.calls,
         };
         let (recording, stream, rx) = Recording::start_tool_stream(program, rest, opts)?;
         let writer = rx.map(|rx| {

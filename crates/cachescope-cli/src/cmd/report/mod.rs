@@ -113,6 +113,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
         trace: path,
         read: &input.read,
         stream: None,
+        advise: args.report.advise,
     });
     let (report, written) = make(
         &mut trace,
@@ -135,6 +136,8 @@ pub struct Again<'a> {
     /// `trace` is the Valgrind tool's sampled stream of a `--sampled -- PROGRAM` run, kept as
     /// it was read, filtered with these options (not a trace file).
     pub stream: Option<SpatialOptions>,
+    /// Add the "What to change" section (`--advise`).
+    pub advise: bool,
 }
 
 impl Again<'_> {
@@ -263,6 +266,26 @@ pub fn complete(
                 log.as_deref(),
             ),
         })?;
+    }
+    if let Some(a) = again.filter(|a| a.advise) {
+        let mut pass = super::passes(run);
+        pass.hooks().notes = false;
+        let log = Some(sidecar_path(a.trace)).filter(|l| l.is_file());
+        let machine = match report.threads.as_ref().map(|t| t.ids.len() as u32) {
+            Some(threads) if threads > 1 => {
+                cachescope::advice::Machine::default_cores(threads.min(64))
+            }
+            _ => cachescope::advice::Machine::default_single(),
+        };
+        let name = a.trace.display().to_string();
+        let advice = Progress::stage(quiet, "what to change", || {
+            cachescope::advice::advise(a.trace, log.as_deref(), None, &machine, &name, &mut pass)
+        })?;
+        report.what_to_change = Some(cachescope::report::advice::what_to_change(
+            &advice,
+            &machine.flags(),
+        ));
+        report.figures = cachescope::report::catalog::list(&report);
     }
     if !run.quiet {
         for note in &report.notes {

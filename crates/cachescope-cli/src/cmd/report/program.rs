@@ -32,6 +32,13 @@ pub fn report(
     options: CollectOptions,
     sampled: Option<SpatialOptions>,
 ) -> Result<()> {
+    if sampled.is_some() && args.report.advise {
+        // The advice reads a whole trace again; the sampled run keeps only its sample.
+        anyhow::bail!(
+            "--advise needs the whole trace: drop --sampled, or record the program and report \
+             on its trace with --advise"
+        );
+    }
     let capture = Capture::new(&args.live, ProgramOutput::Stderr);
     // Quiet here: the path taken asks again and says, once, why lackey runs.
     let backend = capture.backend(true)?;
@@ -61,6 +68,7 @@ pub fn report(
         trace: &trace_path,
         read: &args.read,
         stream: sampled.filter(|_| kept == Kept::ToolStream),
+        advise: args.report.advise,
     });
     let (report, written) = complete(report, again, &args.output, &args.run)?;
     created.keep();

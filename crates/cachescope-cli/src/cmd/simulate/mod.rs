@@ -19,10 +19,13 @@ use crate::output::{self, Format};
 
 mod hardware;
 mod multicore;
-mod multicore_table;
+pub mod multicore_table;
 mod sampled;
 mod table;
-use table::Simulations;
+mod tlb;
+pub use table::Simulations;
+
+use cachescope::trace::Trace;
 
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
@@ -127,6 +130,8 @@ pub struct SimulateArgs {
     #[arg(help_heading = heading::ANALYSIS, long)]
     pub straddle: bool,
     #[command(flatten)]
+    pub tlb: tlb::SimTlbArgs,
+    #[command(flatten)]
     pub run: RunArgs,
     #[command(flatten)]
     pub sampled: SampledArgs,
@@ -162,6 +167,51 @@ impl From<InclusionArg> for cachescope::sim::Inclusion {
 }
 
 pub fn run(args: SimulateArgs) -> Result<()> {
+    let simulated = simulate(&args, &mut |input, line_size| input::open(input, line_size))?;
+    output::emit(&simulated, Format::from_flags(args.json, args.csv))
+}
+
+/// Opens the input a simulation reads (`whatif` opens it through its layout changes).
+pub type Opener<'a> = dyn FnMut(&InputArgs, cachescope::LineSize) -> Result<Trace> + 'a;
+
+/// What a simulation gives, as `simulate` prints it.
+pub enum Simulated {
+    /// `--cachegrind`.
+    Cachegrind(cachescope::sim::CachegrindCounts),
+    /// Independent caches and hierarchies (`--policy opt` too).
+    Caches(Simulations),
+    /// `--cores`.
+    MultiCore(multicore_table::MultiCoreRun),
+}
+
+impl output::Output for Simulated {
+    fn json(&self) -> Result<String> {
+        match self {
+            Simulated::Cachegrind(c) => c.json(),
+            Simulated::Caches(c) => c.json(),
+            Simulated::MultiCore(c) => c.json(),
+        }
+    }
+
+    fn csv(&self) -> Result<String> {
+        match self {
+            Simulated::Cachegrind(c) => c.csv(),
+            Simulated::Caches(c) => c.csv(),
+            Simulated::MultiCore(c) => c.csv(),
+        }
+    }
+
+    fn table(&self) -> String {
+        match self {
+            Simulated::Cachegrind(c) => c.table(),
+            Simulated::Caches(c) => c.table(),
+            Simulated::MultiCore(c) => c.table(),
+        }
+    }
+}
+
+/// The simulation `args` ask for, of the trace `open` gives.
+pub fn simulate(args: &SimulateArgs, open: &mut Opener<'_>) -> Result<Simulated> {
     let seed = args.input.params.seed;
     let policy = values::seeded(args.policy, seed);
     let opts = SimOptions {
@@ -171,16 +221,16 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             LineMapping::FirstByte
         },
         three_c: args.three_c,
-        writes: hardware::writes(&args),
+        writes: hardware::writes(args),
         prefetch: PrefetchPolicy::None,
         utilization: args.utilization,
     };
-    let (single_prefetch, level_prefetch) = hardware::prefetchers(&args)?;
+    let (single_prefetch, level_prefetch) = hardware::prefetchers(args)?;
     let opts = SimOptions {
         prefetch: single_prefetch,
         ..opts
     };
-    let (l2, l3) = lower_levels(&args)?;
+    let (l2, l3) = lower_levels(args)?;
     let prefetching = level_prefetch.iter().any(|&p| p != PrefetchPolicy::None);
     if (opts.writes.is_some() || prefetching) && (args.cachegrind || policy == Policy::Opt) {
         bail!(
@@ -206,16 +256,28 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             );
         }
     }
+    let tlbs = args.tlb.config(seed)?;
+    if tlbs.is_some() && (args.cachegrind || policy == Policy::Opt) {
+        bail!(
+            "TLBs are simulated beside --cache caches, hierarchies and --cores, not with \
+             --cachegrind or --policy opt"
+        );
+    }
     if let Some(spatial) =
         args.sampled
             .spatial(args.rate.rate, args.input.params.seed, args.run.line_size)
     {
-        return sampled::run(&args, policy, spatial);
+        if tlbs.is_some() {
+            bail!("--sampled simulates --cache caches as miniatures; TLBs need every page");
+        }
+        return sampled::run(args, policy, spatial, open);
     }
     if args.cores.is_some() {
-        return multicore::run(&args, policy, l2, l3);
+        return Ok(Simulated::MultiCore(multicore::run(
+            args, policy, l2, l3, tlbs, open,
+        )?));
     }
-    multicore::refuse_without_cores(&args)?;
+    multicore::refuse_without_cores(args)?;
     let hierarchy_flags = [&args.i1, &args.d1, &l2, &l3].iter().any(|f| f.is_some());
 
     // Validate every geometry before reading anything.
@@ -237,14 +299,13 @@ pub fn run(args: SimulateArgs) -> Result<()> {
                 simulated.sets()
             );
         }
-        let mut trace = input::open(&args.input, args.run.line_size)?;
+        let mut trace = open(&args.input, args.run.line_size)?;
         drive(&mut trace, Analyses(&mut [&mut sim]), &args.run)?;
-        let counts = sim.finish();
-        return output::emit(&counts, Format::from_flags(args.json, args.csv));
+        return Ok(Simulated::Cachegrind(sim.finish()));
     }
 
     if policy == Policy::Opt {
-        return run_opt(&args, opts);
+        return run_opt(args, opts, open);
     }
     let mut sims: Vec<SimAnalysis> = Vec::new();
     if !hierarchy_flags && args.prefetch.iter().any(|p| p.contains('=')) {
@@ -264,21 +325,25 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     for &geometry in &args.caches {
         sims.push(SimAnalysis::cache(geometry, policy, opts)?);
     }
-    if sims.is_empty() {
+    if sims.is_empty() && tlbs.is_none() {
         bail!(
             "nothing to simulate: give --cache SIZE,ASSOC,LINE (repeatable), a hierarchy \
-             (--I1, --D1, --L2 [--L3]), or --cachegrind --I1 --D1 --LL"
+             (--I1, --D1, --L2 [--L3]), --cachegrind --I1 --D1 --LL, or TLBs (--dtlb, --tlb)"
         );
     }
-    let mut trace = input::open(&args.input, args.run.line_size)?;
-    // Independent configurations: side by side on the threads, one decode.
-    let mut analyses: Vec<&mut (dyn Analysis + Send)> = sims
-        .iter_mut()
-        .map(|s| s as &mut (dyn Analysis + Send))
-        .collect();
-    drive(&mut trace, Independent(&mut analyses), &args.run)?;
-    let reports: Vec<SimReport> = sims.iter().map(SimAnalysis::finish).collect();
-    print(&args, reports)
+    let mut trace = open(&args.input, args.run.line_size)?;
+    let Some(config) = tlbs else {
+        // Independent configurations: side by side on the threads, one decode.
+        let mut analyses: Vec<&mut (dyn Analysis + Send)> = sims
+            .iter_mut()
+            .map(|s| s as &mut (dyn Analysis + Send))
+            .collect();
+        drive(&mut trace, Independent(&mut analyses), &args.run)?;
+        let reports: Vec<SimReport> = sims.iter().map(SimAnalysis::finish).collect();
+        return Ok(Simulated::Caches(Simulations(reports, None)));
+    };
+    let (reports, tlb) = tlb::simulate(&mut trace, sims, &config, args)?;
+    Ok(Simulated::Caches(Simulations(reports, Some(tlb))))
 }
 
 /// The unified levels below the first: `(L2, L3)` from --L2, --LL and --L3. --LL is the last
@@ -295,16 +360,8 @@ fn lower_levels(args: &SimulateArgs) -> Result<(Option<Geometry>, Option<Geometr
     }
 }
 
-/// The reports as JSON, CSV or a table.
-fn print(args: &SimulateArgs, reports: Vec<SimReport>) -> Result<()> {
-    output::emit(
-        &Simulations(reports),
-        Format::from_flags(args.json, args.csv),
-    )
-}
-
 /// `--policy opt`: every --cache under Belady's MIN, from one spilled pass (see cachescope::opt).
-fn run_opt(args: &SimulateArgs, opts: SimOptions) -> Result<()> {
+fn run_opt(args: &SimulateArgs, opts: SimOptions, open: &mut Opener<'_>) -> Result<Simulated> {
     if [&args.i1, &args.d1, &args.l2, &args.ll, &args.l3]
         .iter()
         .any(|f| f.is_some())
@@ -328,7 +385,7 @@ fn run_opt(args: &SimulateArgs, opts: SimOptions) -> Result<()> {
         ..Default::default()
     };
     let mut spill = cachescope::opt::NextUseSpill::new(options)?;
-    let mut trace = input::open(&args.input, args.run.line_size)?;
+    let mut trace = open(&args.input, args.run.line_size)?;
     drive(&mut trace, Analyses(&mut [&mut spill]), &args.run)?;
     let refs = spill.refs();
     let misses = cachescope::opt::set_assoc_misses(&mut spill.finish()?, geometries)?;
@@ -349,8 +406,9 @@ fn run_opt(args: &SimulateArgs, opts: SimOptions) -> Result<()> {
                     line_misses: misses,
                     ..Default::default()
                 },
+                walks: None,
             }],
         })
         .collect();
-    print(args, reports)
+    Ok(Simulated::Caches(Simulations(reports, None)))
 }

@@ -17,8 +17,6 @@ use cachescope::trace::Trace;
 use super::multicore_table::MultiCoreRun;
 use super::{InclusionArg, SimulateArgs};
 use crate::cmd::{drive, drive_again};
-use crate::input;
-use crate::output::{self, Format};
 
 /// Runs the multi-core model; `(l2, l3)` are the lower levels --L2, --LL and --L3 give.
 pub fn run(
@@ -26,7 +24,9 @@ pub fn run(
     policy: Policy,
     l2: Option<Geometry>,
     l3: Option<Geometry>,
-) -> Result<()> {
+    tlbs: Option<cachescope::tlb::TlbConfig>,
+    open: &mut super::Opener<'_>,
+) -> Result<MultiCoreRun> {
     let cores = args.cores.expect("called with --cores");
     if args.cachegrind {
         bail!("--cachegrind is Cachegrind's single-core model: drop --cores or --cachegrind");
@@ -59,11 +59,22 @@ pub fn run(
     let mut sim = MultiCore::new(&config)?;
 
     let quantum = args.quantum.unwrap_or(DEFAULT_QUANTUM);
-    let mut trace = input::open(&args.input, args.run.line_size)?;
-    let unit = match NonZeroU64::new(quantum) {
+    let mut trace = open(&args.input, args.run.line_size)?;
+    // Each thread has TLBs of its own (docs/tlb.md), in front of the caches.
+    let tlb = match &tlbs {
+        Some(c) => {
+            let pages = args.tlb.page_map(&args.input, args.run.quiet)?;
+            Some(cachescope::tlb::TlbSim::new(c, pages, true)?)
+        }
+        None => None,
+    };
+    let no_walks = args.tlb.no_walks;
+    let (unit, tlb) = match NonZeroU64::new(quantum) {
         None => {
-            drive(&mut trace, Analyses(&mut [&mut sim]), &args.run)?;
-            None
+            let tlb = super::tlb::multicore_pass(&mut sim, tlb, no_walks, |a| {
+                drive(&mut trace, Analyses(a), &args.run)
+            })?;
+            (None, tlb)
         }
         Some(q) => {
             let mut split = Interleaver::new(q);
@@ -71,8 +82,10 @@ pub fn run(
             let merged = split.finish()?;
             let unit = merged.unit();
             let mut again = Trace::from_reader(Box::new(merged), trace.source().clone());
-            drive_again(&mut again, Analyses(&mut [&mut sim]), &args.run)?;
-            Some(unit)
+            let tlb = super::tlb::multicore_pass(&mut sim, tlb, no_walks, |a| {
+                drive_again(&mut again, Analyses(a), &args.run)
+            })?;
+            (Some(unit), tlb)
         }
     };
     let report = sim.finish();
@@ -83,12 +96,12 @@ pub fn run(
             }
         }
     }
-    let run = MultiCoreRun {
+    Ok(MultiCoreRun {
         quantum,
         quantum_unit: unit,
         report,
-    };
-    output::emit(&run, Format::from_flags(args.json, args.csv))
+        tlb,
+    })
 }
 
 /// Fails when a multi-core flag comes without `--cores`.

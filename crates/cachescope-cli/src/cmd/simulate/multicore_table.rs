@@ -21,6 +21,9 @@ pub struct MultiCoreRun {
     pub quantum_unit: Option<QuantumUnit>,
     #[serde(flatten)]
     pub report: MultiCoreReport,
+    /// Each thread's TLBs (`tlbs`, `page_walks`, `walk_refs`, `tlb_threads`), when simulated.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub tlb: Option<cachescope::tlb::TlbReport>,
 }
 
 impl Output for MultiCoreRun {
@@ -35,12 +38,19 @@ impl Output for MultiCoreRun {
             .caches
             .iter()
             .map(serde_json::to_value)
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .chain(self.tlb.iter().flat_map(super::tlb::csv_rows))
+            .collect();
         Ok(output::csv_records(&rows))
     }
 
     fn table(&self) -> String {
-        render(self)
+        let mut o = render(self);
+        if let Some(t) = &self.tlb {
+            o += &super::tlb::render(t);
+        }
+        o
     }
 }
 

@@ -5,16 +5,21 @@ use std::fmt::Write as _;
 
 use anyhow::{Result, bail};
 use cachescope::sim::{CachegrindCounts, SimReport};
+use cachescope::tlb::TlbReport;
 use cachescope::units::{size_label, thousands};
 
 use crate::output::{self, Output};
 
-/// The reports of one run, in the order of the flags.
-pub struct Simulations(pub Vec<SimReport>);
+/// The reports of one run, in the order of the flags, and the TLBs' when simulated.
+pub struct Simulations(pub Vec<SimReport>, pub Option<TlbReport>);
 
 impl Output for Simulations {
     fn json(&self) -> Result<String> {
-        output::json(&serde_json::json!({ "simulations": json_reports(&self.0) }))
+        let mut doc = serde_json::json!({ "simulations": json_reports(&self.0) });
+        if let (Some(t), Some(o)) = (&self.1, doc.as_object_mut()) {
+            o.extend(super::tlb::json_fields(t));
+        }
+        output::json(&doc)
     }
 
     /// One row per level of every simulation: its index, then the level's JSON fields.
@@ -29,11 +34,16 @@ impl Output for Simulations {
                 rows.push(row);
             }
         }
+        rows.extend(self.1.iter().flat_map(super::tlb::csv_rows));
         Ok(output::csv_records(&rows))
     }
 
     fn table(&self) -> String {
-        render(&self.0)
+        let mut o = render(&self.0);
+        if let Some(t) = &self.1 {
+            o += &super::tlb::render(t);
+        }
+        o
     }
 }
 

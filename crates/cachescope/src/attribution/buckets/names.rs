@@ -90,9 +90,24 @@ impl BucketMap {
             .collect()
     }
 
+    /// Bucket `id`'s name as [`BucketMap::finish_names`] gives it, before sites sharing a
+    /// name are numbered: what a structure is matched by during the pass
+    /// (`attribute --pages NAME=SIZE`).
+    pub(crate) fn provisional_name(&self, symbolizer: &mut Symbolizer, id: u32) -> String {
+        let info = &self.infos[id as usize];
+        match info.kind {
+            BucketKind::Heap => self.site_name(symbolizer, &info.path).0,
+            _ => info.name.clone(),
+        }
+    }
+
     /// A heap path's name, from its first two own frames, and those frames' call
     /// instructions (what tells two sites of one name apart).
-    fn site_name(&self, symbolizer: &mut Symbolizer, path: &[u64]) -> (String, Vec<u64>) {
+    pub(super) fn site_name(
+        &self,
+        symbolizer: &mut Symbolizer,
+        path: &[u64],
+    ) -> (String, Vec<u64>) {
         // Return addresses point after the call: look up the call instruction itself, and
         // expand it into its inlined frames (a static helper inlined into its caller is still
         // a frame of the path, at the line of the inlined call).

@@ -72,10 +72,7 @@ impl Attribution<'_> {
     /// Where the records from `i` (at the current position) up to `n` stop for the pending
     /// event: the index of the record it is due before, or `n`.
     fn next_event_before(&self, i: usize, n: usize) -> usize {
-        match &self.pending {
-            Some(e) => n.min(i + (e.position - self.position).min(n as u64) as usize),
-            None => n,
-        }
+        self.events.stop(self.position, i, n)
     }
 
     /// [`Attribution::observe_range`] over a whole batch from its indexed data references

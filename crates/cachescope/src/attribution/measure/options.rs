@@ -42,6 +42,16 @@ pub struct Options {
     pub writebacks: bool,
     /// The stride summary of each load instruction ([`Report::loads`](crate::attribution::report::Report::loads)). Default: on.
     pub loads: bool,
+    /// Count references, misses and used bytes per field of each structure
+    /// ([`Report::structures`](crate::attribution::report::Report::structures), `attribute
+    /// --fields`; needs `utilization` for the used bytes). Default: off.
+    pub fields: bool,
+    /// Count each bucket's lines that a store's miss fetched and that left unread (written,
+    /// not read back before eviction: `advise`'s non-temporal evidence). Default: off.
+    pub unread_writes: bool,
+    /// Classify misses as cold, capacity or conflict and count each bucket's conflict misses
+    /// by set (`advise`'s padding evidence). Default: off.
+    pub conflicts: bool,
 }
 
 impl Default for Options {
@@ -57,6 +67,9 @@ impl Default for Options {
             utilization: false,
             writebacks: false,
             loads: true,
+            fields: false,
+            unread_writes: false,
+            conflicts: false,
         }
     }
 }

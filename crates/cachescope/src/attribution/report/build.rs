@@ -193,6 +193,7 @@ pub(in crate::attribution) fn build(
             .then_with(|| (&x.evictor, &x.location).cmp(&(&y.evictor, &y.location)))
     });
 
+    let structures = super::fields::structures(a, &mut sym, &merged, &names);
     let lines_by_misses = miss_lines(a, &mut sym, &|raw| name(m(raw)));
     let loads = load_rows(a, &mut sym);
     let source_lines = a
@@ -301,6 +302,11 @@ pub(in crate::attribution) fn build(
         loads,
         monitor_cost,
         mrc: curves,
+        structures,
+        tlb: a
+            .tlb
+            .as_ref()
+            .map(|t| t.report(&names, &merged, &a.buckets, &mut sym)),
         notes,
         source_lines,
     }

@@ -100,6 +100,8 @@ impl<R: AccessReader> SentinelFilter<R> {
                 EventKind::Alloc { .. } => self.counts.allocs += 1,
                 EventKind::Free { .. } => self.counts.frees += 1,
                 EventKind::Map(_) => self.counts.maps += 1,
+                // The interposer logs no huge pages: only the tool reads smaps.
+                EventKind::HugePages { .. } => {}
             }
             // A consumer that stopped listening does not stop the trace.
             let _ = self.sink.send(Event {

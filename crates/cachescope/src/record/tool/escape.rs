@@ -14,6 +14,7 @@ use crate::record::tool_decode::{TAG_RUN, address};
 const EV_ALLOC: u64 = 1;
 const EV_FREE: u64 = 2;
 const EV_MAP: u64 = 3;
+const EV_HUGE: u64 = 4;
 
 impl<R: Read + Send> ToolReader<R> {
     /// Handles the escape at `pos`.
@@ -93,6 +94,7 @@ impl<R: Read + Send> ToolReader<R> {
             EventKind::Alloc { .. } => self.counts.allocs += 1,
             EventKind::Free { .. } => self.counts.frees += 1,
             EventKind::Map(_) => self.counts.maps += 1,
+            EventKind::HugePages { .. } => {}
         }
         if let Some(tx) = &self.events {
             let position = self.records;
@@ -178,6 +180,11 @@ pub(in crate::record) fn decode_event(
                 path: String::from_utf8_lossy(&name).into_owned(),
             })
         }
+        EV_HUGE if n == 3 => EventKind::HugePages {
+            start: p[0],
+            end: p[1],
+            bytes: p[2],
+        },
         _ => return Err(format!("an event of kind {kind} with {n} words")),
     })
 }

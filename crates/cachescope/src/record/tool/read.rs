@@ -3,9 +3,9 @@
 
 use std::io::{Read, Write};
 
-use super::{ARG_MASK, State, ToolReader};
+use super::{ARG_MASK, State, TAG_ENTER, TAG_LEAVE, ToolReader};
 use crate::access::ThreadId;
-use crate::batch::{BATCH_LEN, Batch};
+use crate::batch::{BATCH_LEN, Batch, CallOp, EnterKind};
 use crate::error::{Result, corrupt, truncated};
 use crate::record::tool_decode::{TAG_RUN, ToolItems, decode_run};
 use crate::trace::native::InstrRuns;
@@ -21,6 +21,8 @@ trait RunSink {
     fn take_run(&mut self, words: &[u8], pc: &mut u64, runs: &InstrRuns) -> Result<(usize, u64)>;
     /// Makes the references taken from now on `thread`'s.
     fn set_thread(&mut self, thread: ThreadId);
+    /// A call event of `thread`'s stack, before the next reference.
+    fn call(&mut self, thread: ThreadId, op: CallOp) -> Result<()>;
 }
 
 impl RunSink for Batch {
@@ -37,6 +39,11 @@ impl RunSink for Batch {
 
     fn set_thread(&mut self, thread: ThreadId) {
         Batch::set_thread(self, thread);
+    }
+
+    fn call(&mut self, thread: ThreadId, op: CallOp) -> Result<()> {
+        self.push_call(thread, op);
+        Ok(())
     }
 }
 
@@ -61,6 +68,29 @@ impl<W: Write> RunSink for NativeSink<'_, W> {
 
     fn set_thread(&mut self, thread: ThreadId) {
         self.writer.set_thread(thread);
+    }
+
+    fn call(&mut self, thread: ThreadId, op: CallOp) -> Result<()> {
+        self.writer.push_call(thread, op)
+    }
+}
+
+/// The call event of an escape word, if it is one: `CS_TAG_ENTER` (the key in bits 0-47,
+/// sign-extended as an address; the kind in bits 48-50) or `CS_TAG_LEAVE` (the frames left;
+/// 0 for every thread's).
+fn call_op(w: u64) -> Option<CallOp> {
+    match w >> 60 {
+        TAG_ENTER => Some(CallOp::Enter {
+            key: crate::record::tool_decode::address(w),
+            kind: *EnterKind::ALL.get(((w >> 48) & 7) as usize)?,
+        }),
+        TAG_LEAVE => Some(match w & ARG_MASK {
+            0 => CallOp::Reset,
+            n => CallOp::Leave {
+                frames: u32::try_from(n).unwrap_or(u32::MAX),
+            },
+        }),
+        _ => None,
     }
 }
 
@@ -103,8 +133,19 @@ impl<R: Read + Send> ToolReader<R> {
                     // A run longer than the room left: the sink is full for now.
                     return Ok(false);
                 }
+                if let Some(op) = call_op(w) {
+                    sink.call(self.thread, op)?;
+                    self.pos += 8;
+                    self.words += 1;
+                    continue;
+                }
+                let execs = self.execs;
                 self.escape(w)?;
                 sink.set_thread(self.thread);
+                if self.execs != execs && self.calls {
+                    // A followed exec: the old program's frames are gone.
+                    sink.call(self.thread, CallOp::Reset)?;
+                }
             }
         }
         Ok(false)

@@ -248,6 +248,10 @@ impl SampledCollector {
             },
             notes,
             figures: Vec::new(),
+            // Each needs every reference: the advice's evidence, every page, every call.
+            what_to_change: None,
+            pages: None,
+            callgraph: None,
             sampled: Some(expected::summary(&self.spatial, rate, shards.sampled)),
         };
         report.figures = catalog::list(&report);

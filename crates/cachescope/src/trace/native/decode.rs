@@ -7,7 +7,8 @@
 //!      8     4  raw length: bytes of the columns (u32 LE)
 //!     12     4  payload length (u32 LE)
 //!     16     1  codec: 0 = stored (payload = columns), 1 = one zstd frame
-//!     17     1  flags: bit 0 = run rows and a run dictionary (version 3)
+//!     17     1  flags: bit 0 = run rows and a run dictionary (version 3), bit 1 = call
+//!                   events after the columns (version 4)
 //!     18     2  reserved, zero
 //!     20     4  CRC-32 of bytes 0..20 and of the payload
 //!     24     …  payload
@@ -20,6 +21,7 @@
 
 use std::io::Read;
 
+use super::calls::{self, BLOCK_CALLS, MAX_CALL_BYTES};
 use super::decode_runs::{RUN_DIRECTORY_LEN, decode_run_columns, max_run_raw_len};
 use super::encode::{
     DIRECTORY_LEN, KIND_BITS, KIND_SHIFT, LEN_MASK, PC_EXPLICIT, PC_LAST_INSTR, SLOTS,
@@ -100,16 +102,22 @@ impl BlockDecoder {
         let raw_len = u32_at(head, 8) as usize;
         let comp_len = u32_at(head, 12) as usize;
         let codec = head[16];
-        let runs = head[17] == BLOCK_RUNS;
-        let raw_range = if runs {
-            RUN_DIRECTORY_LEN + 3..=max_run_raw_len(n)
+        let runs = head[17] & BLOCK_RUNS != 0;
+        let has_calls = head[17] & BLOCK_CALLS != 0;
+        let (low, high) = if runs {
+            (RUN_DIRECTORY_LEN + 3, max_run_raw_len(n))
         } else {
-            DIRECTORY_LEN + 3 * n..=max_raw_len(n)
+            (DIRECTORY_LEN + 3 * n, max_raw_len(n))
+        };
+        let raw_range = if has_calls {
+            low + 4..=high + 4 + MAX_CALL_BYTES
+        } else {
+            low..=high
         };
         if !(1..=MAX_BLOCK_LEN).contains(&n)
             || !raw_range.contains(&raw_len)
             || comp_len > raw_len
-            || head[17] & !BLOCK_RUNS != 0
+            || head[17] & !(BLOCK_RUNS | BLOCK_CALLS) != 0
             || head[18..20] != [0; 2]
         {
             return Err(bad(format!(
@@ -155,10 +163,21 @@ impl BlockDecoder {
             }
             _ => return Err(bad(format!("unknown codec {codec}"))),
         };
-        if runs {
-            decode_run_columns(columns, raw_len, n, batch).map_err(bad)?;
+        let (cols_len, section) = if has_calls {
+            calls::split(columns, raw_len).map_err(bad)?
         } else {
-            decode_columns(columns, raw_len, n, batch).map_err(bad)?;
+            (raw_len, &[][..])
+        };
+        if runs {
+            decode_run_columns(columns, cols_len, n, batch).map_err(bad)?;
+        } else {
+            decode_columns(columns, cols_len, n, batch).map_err(bad)?;
+        }
+        if has_calls {
+            calls::decode(section, batch).map_err(bad)?;
+        } else {
+            // The batch is decoded over its previous contents: no events of another block.
+            batch.set_calls(&[]).map_err(bad)?;
         }
         Ok(BlockInfo {
             comp_len: comp_len as u32,

@@ -40,7 +40,7 @@ struct Dictionary {
 const CHUNK: usize = 4;
 
 /// Reads a LEB128 value at `*at`, or `None` past the end or beyond 64 bits.
-fn leb128(bytes: &[u8], at: &mut usize) -> Option<u64> {
+pub(super) fn leb128(bytes: &[u8], at: &mut usize) -> Option<u64> {
     let mut v = 0u64;
     for shift in (0..64).step_by(7) {
         let b = *bytes.get(*at)?;

@@ -195,7 +195,7 @@ fn check_layout(
         let ok = b.offset == at
             && b.first == first
             && (1..=MAX_BLOCK_LEN).contains(&count)
-            && b.comp_len as usize <= max_raw_len(count);
+            && b.comp_len as usize <= max_raw_len(count) + 4 + super::calls::MAX_CALL_BYTES;
         if !ok {
             let message = format!("index: entry {i} does not continue the blocks before it");
             return Err(corrupt(source, message));

@@ -50,6 +50,7 @@
 //! naming the run in the block's run dictionary (`encode/dict.rs`, decoded by
 //! `decode_runs.rs`); a block without the flag is a version 2 block.
 
+mod calls;
 mod compress;
 mod decode;
 mod decode_runs;
@@ -81,7 +82,7 @@ use crate::error::{Error, Source, corrupt, truncated};
 pub const MAGIC: [u8; 8] = *b"CSCOPE\x00\x01";
 
 /// The format version this module writes, and the newest it reads (it reads every older one).
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// The last 8 bytes of a complete native trace.
 pub const END_MAGIC: [u8; 8] = *b"CSCOPEND";

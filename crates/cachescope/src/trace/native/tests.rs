@@ -392,9 +392,9 @@ fn bad_headers_are_reported() {
     let e = Reader::new(&b"CSCOPE\x00\x02whatever"[..], Source::Memory).unwrap_err();
     assert!(e.to_string().contains("wrong magic"), "{e}");
     let mut bytes = encode(&[], 1, 1);
-    bytes[8] = 4;
+    bytes[8] = 5;
     let e = Reader::new(&bytes[..], Source::Memory).unwrap_err();
-    assert!(e.to_string().contains("version 4 is not supported"), "{e}");
+    assert!(e.to_string().contains("version 5 is not supported"), "{e}");
 
     let long = Header::new().with_metadata("k", "v".repeat(MAX_HEADER_LEN));
     assert!(matches!(
@@ -561,4 +561,81 @@ fn loops_compress_to_a_fraction_of_a_byte() {
     let per_access = bytes.len() as f64 / accesses.len() as f64;
     assert!(per_access < 0.05, "{per_access:.3} bytes per access");
     assert_eq!(flatten(&stream(&bytes).unwrap()), accesses);
+}
+
+/// Call events survive the round trip: at block boundaries, after a block's last access, with
+/// threads other than their access's, through the streaming and the indexed readers.
+#[test]
+fn call_events_round_trip() {
+    use crate::batch::{CallOp, EnterKind};
+    let enter = |key, kind| CallOp::Enter { key, kind };
+    let mut b = Batch::new();
+    b.push_call(1, enter(0x40_1000, EnterKind::Root));
+    for i in 0..10u64 {
+        let pc = 0x40_1000 + 4 * i;
+        b.push(Access {
+            addr: pc,
+            size: 4,
+            kind: AccessKind::Instr,
+            pc: Some(pc),
+        });
+        if i % 3 == 0 {
+            b.push_call(1, enter(0x40_2000 + i, EnterKind::Call));
+        }
+        b.push(Access::load(0x7000 + 8 * i, 8));
+        if i % 3 == 2 {
+            b.push_call(1, CallOp::Leave { frames: 1 });
+        }
+        if i == 5 {
+            // A return just before a switch: the event is thread 1's at thread 2's access.
+            b.push_call(1, CallOp::Leave { frames: 2 });
+            b.set_thread(2);
+            b.push_call(2, enter(0x7f00_0000_1234, EnterKind::Jump));
+            b.push_call(2, enter(11, EnterKind::Signal));
+        }
+    }
+    b.push_call(2, CallOp::Reset);
+    for block_len in [1, 3, 7, 64] {
+        let mut w = Writer::with_options(Vec::new(), Header::new(), opts(block_len)).unwrap();
+        w.write_batch(&b).unwrap();
+        let (bytes, _) = w.finish().unwrap();
+        for batches in [stream(&bytes).unwrap(), indexed(&bytes).unwrap().2] {
+            let mut all = Batch::new();
+            for part in &batches {
+                all.extend_from_range(part, 0..part.len());
+            }
+            assert_eq!(all, b, "block length {block_len}");
+        }
+    }
+}
+
+/// A damaged call section is an error naming the block, never a panic or wrong events.
+#[test]
+fn damaged_call_events_are_errors() {
+    use crate::batch::{CallOp, EnterKind};
+    let mut b = Batch::new();
+    b.push(Access::load(0x1000, 8));
+    b.push_call(
+        1,
+        CallOp::Enter {
+            key: 0x40_0000,
+            kind: EnterKind::Call,
+        },
+    );
+    b.push(Access::load(0x1008, 8));
+    let stored = WriterOptions {
+        level: 0,
+        ..opts(64)
+    };
+    let mut w = Writer::with_options(Vec::new(), Header::new(), stored).unwrap();
+    w.write_batch(&b).unwrap();
+    let (bytes, _) = w.finish().unwrap();
+    assert_eq!(stream(&bytes).unwrap()[0], b);
+    // Every single-byte change of the block's payload is caught (by its checksum at least).
+    let start = bytes.windows(4).position(|w| w == b"BLK\0").unwrap();
+    for at in start + BLOCK_HEADER_LEN..start + 60 {
+        let mut bad = bytes.clone();
+        bad[at] ^= 0x55;
+        assert!(stream(&bad).is_err(), "byte {at}");
+    }
 }

@@ -3,12 +3,13 @@
 use std::collections::VecDeque;
 use std::io::{Seek, SeekFrom, Write};
 
+use super::calls::{BLOCK_CALLS, MAX_BLOCK_CALLS};
 use super::compress::{BlockCompressor, DEPTH, Job};
 use super::decode::{BLOCK_HEADER_LEN, BLOCK_RUNS, CODEC_STORED, CODEC_ZSTD};
 use super::encode::{BlockEncoder, ItemSource};
 use super::index::{self, BlockEntry};
 use super::{BLOCK_TAG, Counts, Header, MAX_BLOCK_LEN, crc32, header};
-use crate::batch::Batch;
+use crate::batch::{Batch, CallOp, Step};
 use crate::error::{Error, Result, Source};
 
 /// How a [`Writer`] encodes.
@@ -123,17 +124,30 @@ impl<W: Write> Writer<W> {
         })
     }
 
-    /// Appends the accesses of `batch`, writing each block as it fills.
+    /// Appends the accesses of `batch`, with their threads and call events, writing each
+    /// block as it fills.
     pub fn write_batch(&mut self, batch: &Batch) -> Result<()> {
         let n = batch.len();
         debug_assert!(
             batch.sizes.len() == n && batch.kinds.len() == n && batch.pcs.len() == n,
             "batch columns of different lengths"
         );
-        for (run, thread) in batch.thread_runs() {
+        for step in batch.steps() {
+            let (run, thread) = match step {
+                Step::Accesses(run, thread) => (run, thread),
+                Step::Call(e) => {
+                    self.push_call(e.thread, e.op)?;
+                    continue;
+                }
+            };
             self.enc.set_thread(thread);
             let mut i = run.start;
             while i < run.end {
+                // A full block is written when the next access comes, so that call events
+                // after a trace's last access stay in its last block.
+                if self.enc.len() == self.opts.block_len {
+                    self.flush_block()?;
+                }
                 let take = (self.opts.block_len - self.enc.len()).min(run.end - i);
                 let range = i..i + take;
                 self.enc.push_run(
@@ -143,11 +157,19 @@ impl<W: Write> Writer<W> {
                     &batch.pcs[range],
                 );
                 i += take;
-                if self.enc.len() == self.opts.block_len {
-                    self.flush_block()?;
-                }
             }
         }
+        Ok(())
+    }
+
+    /// A call event of `thread`'s stack before the next access written ([`Writer::write_items`]'
+    /// path; [`Writer::write_batch`] writes its batch's). A block with very many events and
+    /// some accesses is written early, so a block's events stay within the format's bound.
+    pub(crate) fn push_call(&mut self, thread: crate::access::ThreadId, op: CallOp) -> Result<()> {
+        if self.enc.call_count() >= MAX_BLOCK_CALLS && self.enc.len() > 0 {
+            self.flush_block()?;
+        }
+        self.enc.push_call(thread, op);
         Ok(())
     }
 
@@ -243,7 +265,12 @@ impl<W: Write> Writer<W> {
         head[8..12].copy_from_slice(&(job.raw.len() as u32).to_le_bytes());
         head[12..16].copy_from_slice(&(payload.len() as u32).to_le_bytes());
         head[16] = codec;
-        head[17] = if job.block.has_runs() { BLOCK_RUNS } else { 0 };
+        head[17] = if job.block.has_runs() { BLOCK_RUNS } else { 0 }
+            | if job.block.has_calls() {
+                BLOCK_CALLS
+            } else {
+                0
+            };
         let crc = crc32(&[&head[..20], payload]);
         head[20..24].copy_from_slice(&crc.to_le_bytes());
         let entry = BlockEntry {

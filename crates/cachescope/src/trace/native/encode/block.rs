@@ -6,7 +6,7 @@ use super::dict::LocalRuns;
 use super::slots::SlotPolicy;
 use super::{KIND_BITS, KIND_SHIFT, SLOTS, THREAD_SWITCH_LEN};
 use crate::access::{MAIN_THREAD, ThreadId};
-use crate::batch::{ThreadRun, switch_to};
+use crate::batch::{CallEvent, CallOp, ThreadRun, switch_to};
 
 /// The columns of a block: being built in a [`BlockEncoder`], or finished and handed to the
 /// compression thread, which lays them out ([`Columns::lay_out`]). Each is a buffer sized for
@@ -37,6 +37,8 @@ pub(in crate::trace::native) struct Columns {
     pub(super) dict: Vec<u8>,
     /// Fetches of the run rows beyond one per row.
     pub(super) run_extra: usize,
+    /// The block's call events (version 4, `native/calls.rs`).
+    calls: Vec<CallEvent>,
 }
 
 /// Offsets of the sizes and slots columns in [`Columns`]' `fixed` buffer.
@@ -64,6 +66,7 @@ impl Default for Columns {
             switches: Vec::new(),
             dict: Vec::new(),
             run_extra: 0,
+            calls: Vec::new(),
         }
     }
 }
@@ -82,6 +85,12 @@ impl Columns {
             self.pc_bytes_len,
         ) = (0, 0, 0, 0);
         self.switches.clear();
+        self.calls.clear();
+    }
+
+    /// True when the block has call events (the block header's calls flag).
+    pub(in crate::trace::native) fn has_calls(&self) -> bool {
+        !self.calls.is_empty()
     }
 
     /// True when the block has run rows, so the format's version 3 layout (the block
@@ -91,7 +100,7 @@ impl Columns {
     }
 
     /// Appends the block as the format lays it out: the directory, the columns, the run
-    /// dictionary if any, the thread switches.
+    /// dictionary if any, the thread switches, the call events if any.
     pub(in crate::trace::native) fn lay_out(&self, raw: &mut Vec<u8>) {
         let directory = [
             self.addrs_len,
@@ -122,6 +131,16 @@ impl Columns {
         for r in &self.switches {
             raw.extend_from_slice(&r.start.to_le_bytes());
             raw.extend_from_slice(&r.thread.to_le_bytes());
+        }
+        if self.has_calls() {
+            let switches = &self.switches;
+            let thread_at = |i: usize| {
+                let after = switches.partition_point(|r| r.start as usize <= i);
+                after
+                    .checked_sub(1)
+                    .map_or(MAIN_THREAD, |k| switches[k].thread)
+            };
+            super::super::calls::lay_out(&self.calls, thread_at, self.n, raw);
         }
     }
 }
@@ -162,6 +181,18 @@ impl BlockEncoder {
     /// Accesses in the block so far.
     pub(in crate::trace::native) fn len(&self) -> usize {
         self.cols.n
+    }
+
+    /// Call events in the block so far.
+    pub(in crate::trace::native) fn call_count(&self) -> usize {
+        self.cols.calls.len()
+    }
+
+    /// A call event of `thread`'s stack before the next access appended (or after the last,
+    /// if the block ends here).
+    pub(in crate::trace::native) fn push_call(&mut self, thread: ThreadId, op: CallOp) {
+        let at = self.cols.n as u32;
+        self.cols.calls.push(CallEvent { at, thread, op });
     }
 
     /// Makes the accesses appended from now on `thread`'s.

@@ -1,0 +1,230 @@
+//! The call graph: each function's misses, its own and inclusive of everything it calls, and
+//! the calls between functions, as Callgrind counts them (`attribute --callgraph`,
+//! `--callgrind-out`; definitions in docs/callgraph.md).
+//!
+//! A recording with call events ([`crate::batch::CallEvent`]) gives each thread's stack at
+//! every reference ([`crate::calls::Stacks`]). Every reference runs through Cachegrind's cache
+//! model (I1, D1, LL: `costs.rs`, with D1 evictions, write-backs and coherence misses), and
+//! its costs are charged:
+//! - **self** to the function on top of its thread's stack, by instruction (so by source
+//!   line): the function Callgrind charges, the one the thread last entered;
+//! - **inclusive** to every function on the stack, once however often it recurs: the costs of
+//!   all references made while the function is active (`graph.rs`, without a walk of the stack
+//!   per reference);
+//! - a **call** (caller, callee, site) counts every call, recursive ones too, with the
+//!   inclusive cost of the calls that were not recursive, so a function's calls add up to its
+//!   inclusive cost;
+//! - with an event log, every D1 and LL miss is also counted against its **structure**
+//!   (variable, heap allocation site, stack) for each function on the stack: the structures
+//!   a function's subtree misses on.
+//!
+//! A trace without call events (lackey, other formats, `record --no-calls`) gives self costs
+//! by the function holding each instruction, and says that inclusive costs need call events.
+//!
+//! | file | concern |
+//! | --- | --- |
+//! | `costs.rs` | the events and the cache model each reference runs through |
+//! | `coherence.rs` | private D1s per thread, for coherence misses |
+//! | `graph.rs` | the accounting beside each thread's stack |
+//! | `places.rs` | the event log, by position, for the structures |
+//! | `report.rs` | the report's types, and its making from every thread's account |
+//! | `names.rs` | function keys named and merged, instructions placed on source lines |
+//! | `rows.rs` | an account's functions (inclusive costs summed), calls, contexts |
+//! | `callgrind_out.rs` | the report as a `callgrind.out` file |
+
+mod callgrind_out;
+mod coherence;
+mod costs;
+mod graph;
+mod names;
+mod places;
+mod report;
+mod rows;
+#[cfg(test)]
+mod tests;
+
+pub use callgrind_out::render;
+pub use costs::{Costs, EVENT_NAMES, EVENTS};
+pub use places::Places;
+pub use report::{
+    CONTEXT_SHARE, CallGraphReport, CallRow, ContextRow, FunctionRow, StructureRow, ThreadGraph,
+};
+
+use costs::{CostModel, D1MR, D1MW, DLMR, DLMW};
+use graph::{Frame, Graph};
+
+use crate::access::AccessKind;
+use crate::analysis::Analysis;
+use crate::attribution::buckets::BucketMap;
+use crate::attribution::measure::EventSource;
+use crate::batch::{Batch, NO_PC};
+use crate::calls::Stacks;
+use crate::error::Result;
+use crate::sim::Geometry;
+
+/// What to simulate and keep.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// I1, D1 and LL, as Cachegrind's `--I1`, `--D1`, `--LL` (an LL of another set count is
+    /// reshaped as Cachegrind reshapes it). Default: 32 KiB 8-way, 32 KiB 8-way, 8 MiB 16-way,
+    /// 64-byte lines.
+    pub caches: [Geometry; 3],
+    /// Keep each thread's graph too ([`CallGraphReport::threads`]; Callgrind's
+    /// `--separate-threads`). Default: off.
+    pub per_thread: bool,
+    /// The program, for a trace without an event log: its functions named at their link
+    /// addresses (a non-PIE executable).
+    pub exe: Option<std::path::PathBuf>,
+    /// Do nothing for a trace without call events (a recording with them has one before its
+    /// first reference): for a pass that runs it beside others, whatever the trace. Default:
+    /// off.
+    pub only_with_calls: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        let g = |s: &str| Geometry::parse(s).expect("valid");
+        Options {
+            caches: [g("32K,8,64"), g("32K,8,64"), g("8M,16,64")],
+            per_thread: false,
+            exe: None,
+            only_with_calls: false,
+        }
+    }
+}
+
+/// The call graph over one trace, as an [`Analysis`]; [`CallGraph::finish`] gives the report.
+pub struct CallGraph {
+    options: Options,
+    model: CostModel,
+    graph: Graph,
+    stacks: Stacks<Frame>,
+    places: Option<Places>,
+    /// Records seen (every kind, every thread): the event log's positions.
+    position: u64,
+    next_event: Option<u64>,
+    /// Off for the rest of the trace ([`Options::only_with_calls`] and none came first).
+    idle: bool,
+}
+
+impl CallGraph {
+    /// A call graph; `events` (an event log) names the structures misses fall on, and the
+    /// functions of position-independent code.
+    pub fn new(options: Options, events: Option<EventSource<'static>>) -> Result<CallGraph> {
+        let [i1, d1, ll] = options.caches;
+        let mut places = events.map(|e| Places::new(e, BucketMap::new(options.exe.as_deref())));
+        let next_event = places.as_mut().and_then(|p| p.advance(0));
+        Ok(CallGraph {
+            model: CostModel::new(i1, d1, ll)?,
+            graph: Graph::new(),
+            stacks: Stacks::default(),
+            places,
+            position: 0,
+            next_event,
+            options,
+            idle: false,
+        })
+    }
+
+    /// True when the trace had call events (or nothing yet came).
+    pub fn has_calls(&self) -> bool {
+        !self.idle
+    }
+
+    /// The report, its functions named from `names` (another analysis's map of the same
+    /// trace: the attribution's, in the report) rather than from an event log of its own.
+    /// `None` when [`Options::only_with_calls`] kept it idle.
+    pub fn finish_named(mut self, names: &BucketMap) -> Result<Option<CallGraphReport>> {
+        if self.idle {
+            return Ok(None);
+        }
+        self.stacks.leave_all(&mut self.graph);
+        self.graph.charge_all();
+        Ok(Some(report::build(
+            &self.graph,
+            names,
+            false,
+            self.stacks.events() > 0,
+            &self.model,
+            self.options.per_thread,
+        )))
+    }
+
+    /// The report: every frame still on a stack is left, functions are named (from the
+    /// event log's memory map, or `exe`), inclusive costs summed.
+    pub fn finish(mut self) -> Result<CallGraphReport> {
+        self.stacks.leave_all(&mut self.graph);
+        self.graph.charge_all();
+        let buckets = match self.places.take() {
+            Some(p) => Some(p.finish()?),
+            None => None,
+        };
+        let named = buckets.is_some();
+        let buckets = buckets.unwrap_or_else(|| BucketMap::new(self.options.exe.as_deref()));
+        Ok(report::build(
+            &self.graph,
+            &buckets,
+            named,
+            self.stacks.events() > 0,
+            &self.model,
+            self.options.per_thread,
+        ))
+    }
+}
+
+impl Analysis for CallGraph {
+    fn observe(&mut self, batch: &Batch) {
+        if self.idle {
+            return;
+        }
+        if self.options.only_with_calls && self.position == 0 && !batch.is_empty() {
+            // A recording with call events enters its first thread's root before any
+            // reference.
+            self.idle = batch.calls().first().is_none_or(|e| e.at > 0);
+            if self.idle {
+                return;
+            }
+        }
+        let CallGraph {
+            model,
+            graph,
+            stacks,
+            places,
+            position,
+            next_event,
+            ..
+        } = self;
+        stacks.walk(batch, graph, |graph, range, thread, _| {
+            let t = graph.thread_index(thread);
+            let state = &mut graph.threads[t];
+            for j in range {
+                if let (Some(p), Some(due)) = (places.as_mut(), *next_event) {
+                    if due <= *position {
+                        *next_event = p.advance(*position);
+                    }
+                }
+                *position += 1;
+                let (kind, addr, size) = (batch.kinds[j], batch.addrs[j], batch.sizes[j]);
+                let mut c = Costs::default();
+                model.access(thread, kind, addr, size, &mut c);
+                let pc = if kind == AccessKind::Instr {
+                    state.fetched(addr);
+                    addr
+                } else if batch.pcs[j] != NO_PC {
+                    batch.pcs[j]
+                } else {
+                    state.last_pc()
+                };
+                state.cum.add(&c);
+                state.line(pc).add(&c);
+                let misses = [c.0[D1MR] + c.0[D1MW], c.0[DLMR] + c.0[DLMW]];
+                if let (Some(p), true) = (places.as_mut(), misses[0] > 0) {
+                    let b = p.bucket(addr);
+                    let e = state.account.buckets.entry((state.node(), b)).or_default();
+                    e[0] += misses[0];
+                    e[1] += misses[1];
+                }
+            }
+        });
+    }
+}
