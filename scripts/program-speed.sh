@@ -25,9 +25,10 @@ if ! [ -x /usr/bin/time ]; then
   echo "program-speed: skipped, GNU time (/usr/bin/time, Debian package time) is not installed" >&2
   exit 0
 fi
-work=${WORK:-target/program-speed}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
+# The real programs and their inputs (scripts/programs.sh, shared with scripts/tlb-curves.sh)
+# and the timing helpers (scripts/program-bench.sh, shared with scripts/sampled-speed.sh).
+. scripts/program-bench.sh
+program_inputs "${WORK:-target/program-speed}"
 cargo build --release -q -p cachescope-cli
 cs=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/cachescope
 
@@ -36,22 +37,6 @@ source scripts/programs.sh
 programs "$work"
 
 load_start=$(cut -d' ' -f1 /proc/loadavg)
-# The command "$@" under GNU time, into $work/time. A prefix for the program functions.
-timed() { /usr/bin/time -o "$work/time" -f '%e %U %S %M' "$@"; }
-# "wall cpu peak-MiB" of one run of "$@" (which calls `timed`), its output discarded.
-measure() {
-  rm -f "$work/time"
-  "$@" >/dev/null 2>"$work/err" || { echo "failed: $*" >&2; tail -3 "$work/err" >&2; }
-  tail -1 "$work/time" | awk '{ printf "%.2f %.2f %.0f", $1, $2 + $3, $4 / 1024 }'
-}
-
-# `measure` RUNS times; prints the run of median wall time.
-runs=${RUNS:-3}
-measure_median() {
-  local k
-  for ((k = 0; k < runs; k++)); do measure "$@"; echo; done | sort -n | awk -v n="$runs" 'NR == int((n + 1) / 2) { printf "%s", $0 }'
-}
-
 rows=""
 mems=""
 ratios=$work/ratios.tsv

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The real programs scripts/program-speed.sh, scripts/tlb-curves.sh and
-# scripts/callgraph-overhead.sh measure, with their
+# scripts/callgraph-overhead.sh measure (and scripts/sampled-speed.sh, through
+# scripts/program-bench.sh), with their
 # deterministic inputs: `source scripts/programs.sh; programs DIR` writes the inputs into DIR
 # (an absolute path) and sets `names` (what the tables call them) and `progs` (functions that
 # run each program after the prefix they are given: a tool, or nothing). A program not

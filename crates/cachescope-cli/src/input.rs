@@ -47,6 +47,7 @@ pub fn open_with_events(
         &args.live,
         args.live.save.clone(),
         !args.live.no_events,
+        false,
         quiet,
     )?;
     let events = started.events.map(|rx| LiveEvents {

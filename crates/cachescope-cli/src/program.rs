@@ -13,14 +13,21 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result, bail};
+use cachescope::Source;
 use cachescope::attribution::events::Event;
 use cachescope::record::{ProgramOutput, Recording, ToolOptions, tool_status};
+use cachescope::trace::Trace;
 use cachescope::trace::native::{Header, Writer, WriterOptions};
-use cachescope::trace::{AccessReader, Diagnostics, Trace};
-use cachescope::{Batch, Source};
 
 use crate::args::{Backend, InputArgs, LiveArgs};
 use crate::output::Pending;
+
+mod estimate;
+mod reader;
+mod sampled;
+
+use reader::{ProgramReader, Saving};
+pub use sampled::{Kept, start_sampled};
 
 /// How a command runs its program: the shared flags, resolved.
 #[derive(Clone, Debug)]
@@ -165,7 +172,7 @@ pub fn open(command: &[OsString], live: &LiveArgs, twice: bool, quiet: bool) -> 
         }
         None => None,
     };
-    Ok(start(command, live, keep, false, quiet)?.trace)
+    Ok(start(command, live, keep, false, false, quiet)?.trace)
 }
 
 /// A program started as a trace source ([`start`]).
@@ -183,12 +190,15 @@ pub struct Started {
 
 /// Starts `command` as `live` says, its trace kept in `keep` as it passes (committed when the
 /// program's stream ends) and, with `events`, its allocation events sent as they are decoded
-/// (the tool only: lackey's come from a file the interposer writes).
+/// (the tool only: lackey's come from a file the interposer writes). With `estimate` (an exact
+/// `report`), a run still going after a minute says once how long `--sampled` would have
+/// taken ([`estimate`]).
 pub fn start(
     command: &[OsString],
     live: &LiveArgs,
     keep: Option<PathBuf>,
     events: bool,
+    estimate: bool,
     quiet: bool,
 ) -> Result<Started> {
     let (program, args) = command.split_first().context("no program to run")?;
@@ -247,6 +257,7 @@ pub fn start(
         recording: Some(recording),
         save,
         empty,
+        estimate: (estimate && !quiet).then(estimate::Estimate::new),
     };
     Ok(Started {
         trace: Trace::from_reader(Box::new(reader), source),
@@ -254,76 +265,6 @@ pub fn start(
         run_id,
         description,
     })
-}
-
-/// The trace being kept as it passes.
-struct Saving {
-    writer: Writer<std::io::BufWriter<std::fs::File>>,
-    pending: Pending,
-    path: PathBuf,
-}
-
-/// Reads the program's trace; at its end waits for the program, notes how it ended, and
-/// finishes the saved copy (dropped unfinished, the copy's temporary file goes).
-struct ProgramReader {
-    trace: Trace,
-    recording: Option<Recording>,
-    save: Option<Saving>,
-    /// The note to print if the stream ends before any record (dropped at the first batch).
-    empty: Option<String>,
-}
-
-impl AccessReader for ProgramReader {
-    fn read_batch(&mut self, batch: &mut Batch) -> cachescope::Result<usize> {
-        let n = self.trace.read_batch(batch)?;
-        if n > 0 {
-            self.empty = None;
-            if let Some(save) = &mut self.save {
-                save.writer.write_batch(batch)?;
-            }
-            return Ok(n);
-        }
-        if let Some(recording) = self.recording.take() {
-            let description = recording.description().to_string();
-            let finished = recording.finish()?;
-            crate::exit::program_ended(&description, &finished);
-            if let Some(note) = self.empty.take() {
-                eprintln!("{note}");
-                NOTED_EMPTY.store(true, Ordering::Relaxed);
-            }
-            if let Some(save) = self.save.take() {
-                let path = save.finish()?;
-                *SAVED.lock().expect("not poisoned") = Some(path);
-            }
-        }
-        Ok(0)
-    }
-
-    fn diagnostics(&self) -> Diagnostics {
-        self.trace.diagnostics()
-    }
-}
-
-impl Saving {
-    /// Ends the trace, syncs it and moves it into place; returns where.
-    fn finish(self) -> cachescope::Result<PathBuf> {
-        let Saving {
-            writer,
-            pending,
-            path,
-        } = self;
-        let source = Source::File(path.clone());
-        let (buf, _) = writer.finish_and_patch_header()?;
-        let file = buf
-            .into_inner()
-            .map_err(|e| cachescope::Error::io(&source, e.into_error()))?;
-        file.sync_all()
-            .map_err(|e| cachescope::Error::io(&source, e))?;
-        pending.commit().map_err(|e| {
-            cachescope::Error::io(&source, std::io::Error::other(crate::exit::message(&e)))
-        })?;
-        Ok(path)
-    }
 }
 
 /// `sample -- PROG` and `mrc --method statcache|statstack -- PROG`: StatCache's sampler runs

@@ -4,7 +4,8 @@
 use std::io::IsTerminal;
 use std::time::Duration;
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use cachescope::stages::{Stage, StageState};
 use cachescope::trace::Trace;
@@ -13,6 +14,24 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 /// The bar, or nothing.
 pub struct Progress {
     bar: Option<ProgressBar>,
+}
+
+/// Notes said while a pass runs (from whichever thread reads the input), printed above the
+/// progress bar by the pass's hooks ([`Progress::print_said`]).
+static SAID: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Says `note` on standard error above the progress bar, the next time the bar is drawn.
+pub fn say(note: String) {
+    SAID.lock().unwrap_or_else(|e| e.into_inner()).push(note);
+}
+
+/// The references a running program has made so far, when its input is a sampled stream
+/// (`--sampled -- PROGRAM`): the bar shows them beside the sampled accesses.
+static SEEN: Mutex<Option<Arc<AtomicU64>>> = Mutex::new(None);
+
+/// Makes the bar show `seen` as the references made so far.
+pub fn watch_references(seen: Arc<AtomicU64>) {
+    *SEEN.lock().unwrap_or_else(|e| e.into_inner()) = Some(seen);
 }
 
 impl Progress {
@@ -97,12 +116,32 @@ impl Progress {
             if bar.length().is_some() {
                 bar.set_position(bytes);
             }
-            bar.set_message(format!("{accesses} accesses"));
+            let seen = SEEN.lock().ok().and_then(|s| s.clone());
+            bar.set_message(match seen {
+                Some(refs) => format!(
+                    "{} references, {accesses} sampled",
+                    refs.load(Ordering::Relaxed)
+                ),
+                None => format!("{accesses} accesses"),
+            });
+        }
+        self.print_said();
+    }
+
+    /// Prints the notes said since the last call ([`say`]), above the bar.
+    pub fn print_said(&self) {
+        let said = std::mem::take(&mut *SAID.lock().unwrap_or_else(|e| e.into_inner()));
+        for note in said {
+            match &self.bar {
+                Some(bar) => bar.suspend(|| eprintln!("{note}")),
+                None => eprintln!("{note}"),
+            }
         }
     }
 
-    /// Removes the bar.
+    /// Removes the bar (after the notes said while it was drawn).
     pub fn finish(&self) {
+        self.print_said();
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }

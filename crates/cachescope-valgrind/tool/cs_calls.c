@@ -53,6 +53,7 @@
 #include "cs_events.h"
 #include "cs_protocol.h"
 #include "cs_sample.h"
+#include "cs_spatial.h"
 
 /* A root or signal frame is never left by the stack pointer. */
 #define NEVER (~0ULL)
@@ -89,7 +90,9 @@ Bool cs_calls_option(const HChar* arg)
 
 Bool cs_calls_enabled(void)
 {
-   return clo_calls && !cs_sampling();
+   /* The sampled streams (cs_sample.c, cs_spatial.c) have no call events: their readers
+      would not know the tags. */
+   return clo_calls && !cs_sampling() && !cs_spatial();
 }
 
 void cs_calls_post_clo_init(void)

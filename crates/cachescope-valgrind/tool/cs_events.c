@@ -27,6 +27,7 @@
 #include "cs_protocol.h"
 #include "cs_events.h"
 #include "cs_instrument.h"
+#include "cs_spatial.h"
 
 static Bool clo_events = False;
 static Bool started = False;
@@ -48,6 +49,8 @@ Bool cs_events_option(const HChar* arg)
 
 static void write_event(UInt kind, const ULong* words, UInt n)
 {
+   if (cs_spatial())
+      cs_spatial_position();
    cs_append(CS_ESCAPE(CS_TAG_EVENT, n | (kind << 16)));
    for (UInt i = 0; i < n; i++)
       cs_append(words[i]);
@@ -59,6 +62,8 @@ static void write_map(Addr start, Addr end, ULong offset, const HChar* perms, co
    if (len > 4096)
       len = 4096;
    ULong head[5] = { start, end, offset, 0, len };
+   if (cs_spatial())
+      cs_spatial_position();
    VG_(memcpy)(&head[3], perms, 4);
    cs_append(CS_ESCAPE(CS_TAG_EVENT, (5 + (len + 7) / 8) | (CS_EV_MAP << 16)));
    for (Int i = 0; i < 5; i++)

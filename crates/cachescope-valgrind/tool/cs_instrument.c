@@ -28,21 +28,11 @@
 #include "cs_instrument.h"
 #include "cs_protocol.h"
 #include "cs_sample.h"
+#include "cs_spatial.h"
 #include "cs_toggle.h"
 
 /* An atom: an IRExpr that is a temporary or a constant (flat IR). */
 typedef IRExpr IRAtom;
-
-/* EV_HIDDEN: an instruction kept in the pending list without a record (--cs-instr=no, or
-   the preload library's own code). */
-enum { EV_LOAD = 0, EV_STORE = 1, EV_MODIFY = 2, EV_INSTR = 3, EV_HIDDEN = 4 };
-
-typedef struct {
-   Int kind;
-   IRAtom* addr;   /* Ity_I64 atom */
-   Int size;
-   IRAtom* guard;  /* Ity_I1 atom, or NULL for always */
-} Event;
 
 /* Pending events, as lackey keeps them: the same buffer length and flush points give the
    same load+store -> modify merges, hence the same records. */
@@ -57,6 +47,10 @@ static Int segment_used = 0;
 
 /* Ids of the runs defined so far in this program's stream. */
 static ULong runs_defined = 0;
+
+/* Spatial sampling: the address of the last instruction gathered in this superblock (the pc
+   of the data references after it). */
+static Addr last_pc = 0;
 
 static IRAtom* assign(IRSB* sb, IRType ty, IRExpr* e)
 {
@@ -102,6 +96,11 @@ static void emit_segment(IRSB* sb)
 {
    if (segment_used == 0)
       return;
+   if (cs_spatial()) {
+      cs_spatial_segment(sb, segment, segment_used, &last_pc);
+      segment_used = 0;
+      return;
+   }
    IRAtom* words[CS_MAX_SEGMENT];
    Int n = 0;
    for (Int i = 0; i < segment_used;) {
@@ -150,10 +149,10 @@ static void gather(IRSB* sb, Int from, Int to)
    for (Int i = from; i < to; i++) {
       if (events[i].kind == EV_HIDDEN)
          continue;
-      if (cs_sampling()) {
+      if (cs_sampling() && (events[i].kind != EV_INSTR || cs_sample_instr()))
          cs_sample_emit(sb, events[i].addr);
+      if (cs_sampling() && !cs_spatial())
          continue;
-      }
       if (segment_used == CS_MAX_SEGMENT)
          emit_segment(sb);
       segment[segment_used++] = events[i];
@@ -168,10 +167,15 @@ static void flush_events(IRSB* sb)
          continue;
       gather(sb, start, i);
       start = i + 1;
-      if (cs_sampling()) {
+      if (cs_sampling())
          cs_sample_emit_guarded(sb, events[i].addr, events[i].guard);
-         continue;
+      if (cs_spatial()) {
+         /* Alone in its segment: its count depends on its guard. */
+         emit_segment(sb);
+         cs_spatial_segment(sb, &events[i], 1, &last_pc);
       }
+      if (cs_sampling() || cs_spatial())
+         continue;
       /* In order: what came before it is stored first. */
       emit_segment(sb);
       IRDirty* di = unsafeIRDirty_0_N(1, "cs_append_guarded",
@@ -228,8 +232,9 @@ static void add_events_of(IRSB* sb, IRTypeEnv* tyenv, IRStmt* st)
    switch (st->tag) {
    case Ist_IMark:
       /* Kept in the pending list even without instruction records: they separate
-         instructions, so a load and a store of two instructions never merge. */
-      add_event(sb, cs_instr_records() ? EV_INSTR : EV_HIDDEN,
+         instructions, so a load and a store of two instructions never merge. The spatial
+         sampler counts them always. */
+      add_event(sb, cs_instr_records() || cs_spatial() ? EV_INSTR : EV_HIDDEN,
                 mkIRExpr_HWord((HWord)st->Ist.IMark.addr), st->Ist.IMark.len, NULL);
       break;
    case Ist_WrTmp: {

@@ -8,6 +8,18 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_tooliface.h"
 
+/* EV_HIDDEN: an instruction kept in the pending list without a record (--cs-instr=no, or
+   the preload library's own code). */
+enum { EV_LOAD = 0, EV_STORE = 1, EV_MODIFY = 2, EV_INSTR = 3, EV_HIDDEN = 4 };
+
+/* One reference of a superblock, as the instrumentation finds it. */
+typedef struct {
+   Int kind;
+   IRExpr* addr;   /* Ity_I64 atom (a constant for an instruction) */
+   Int size;
+   IRExpr* guard;  /* Ity_I1 atom, or NULL for always */
+} Event;
+
 /* Most words one segment of generated code stores between two checks of the buffer's mark:
    the buffer has this much room past its mark. */
 #define CS_MAX_SEGMENT 64

@@ -54,6 +54,7 @@ extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 #include "cs_instrument.h"
 #include "cs_ring.h"
 #include "cs_sample.h"
+#include "cs_spatial.h"
 #include "cs_toggle.h"
 
 /*------------------------------------------------------------------*/
@@ -106,6 +107,8 @@ static void cs_write_out(void)
       return;
    if (cs_ring_requested()) {
       ULong* next = cs_ring_put(out_fd, left / sizeof(ULong), !finishing);
+      if (cs_spatial())
+         cs_spatial_lower(cs_ring_limit());
       if (next == NULL) {
          /* The reader has gone, as with a closed pipe below. */
          out_broken = True;
@@ -208,6 +211,9 @@ static void cs_running(ThreadId tid)
       current_tid = tid;
       current_serial = serial_of(tid);
       cs_toggle_thread(tid);
+      /* The references so far were the previous thread's. */
+      if (cs_spatial())
+         cs_spatial_position();
       cs_append(CS_ESCAPE(CS_TAG_THREAD, current_serial));
    }
    cs_calls_thread(tid);
@@ -240,6 +246,7 @@ static ULong header_word(void)
 {
    return CS_ESCAPE(CS_TAG_HEADER, CS_VERSION | ((ULong)clo_instr << 16)
                                       | ((ULong)cs_sampling() << 17)
+                                      | ((ULong)cs_spatial() << 18)
                                       | ((ULong)cs_calls_enabled() << 19));
 }
 
@@ -326,6 +333,8 @@ static void cs_pre_syscall(ThreadId tid, UInt sysno, UWord* args, UInt nArgs)
          new program's follows): mark where, and send it. */
       if (cs_sampling())
          cs_sample_count();
+      if (cs_spatial())
+         cs_spatial_position();
       cs_append(CS_ESCAPE(CS_TAG_EXEC, 0));
       cs_write_out();
    }
@@ -353,6 +362,7 @@ static Bool cs_process_cmd_line_option(const HChar* arg)
    else if VG_BOOL_CLO(arg, "--cs-keep-env", clo_keep_env) {}
    else if (cs_events_option(arg)) {}
    else if (cs_sample_option(arg)) {}
+   else if (cs_spatial_option(arg)) {}
    else if (cs_ring_option(arg)) {}
    else if (cs_roi_option(arg)) {}
    else if (cs_toggle_option(arg)) {}
@@ -373,6 +383,11 @@ static void cs_print_usage(void)
 "    --cs-sample-from=PATH  sample: read the positions to sample from PATH, write only\n"
 "                        the reuses of their lines and the count [no sampling]\n"
 "    --cs-line-shift=N   log2 of the line size, for sampling [6]\n"
+"    --cs-sample-instr=no|yes  the reuse sampler counts instructions [as --cs-instr]\n"
+"    --cs-spatial=no|yes  write only the data references to sampled lines (a keyed\n"
+"                        hash of the line at most the limit) and their positions [no]\n"
+"    --cs-spatial-key=K  the hash's key, decimal or 0x hex [0]\n"
+"    --cs-spatial-limit=L  the starting limit, decimal or 0x hex [all lines]\n"
 "    --cs-ring=PATH      hand the records over in the shared ring PATH (made by\n"
 "                        cachescope), with only tokens in --cs-out [no ring]\n"
 "    --cs-keep-env=no|yes  leave VALGRIND_LIB and CACHESCOPE_* in the program's\n"
@@ -397,6 +412,8 @@ static void cs_post_clo_init(void)
    if (!clo_keep_env)
       cs_strip_client_env();
    cs_roi_post_clo_init();
+   if (!cs_spatial_post_clo_init())
+      VG_(exit)(1);
    cs_calls_post_clo_init();
    if (clo_out == NULL) {
       VG_(umsg)("cachescope: no --cs-out=PATH given; records are counted, not written\n");
@@ -452,6 +469,8 @@ static void cs_fini(Int exitcode)
    cs_events_fini();
    if (cs_sampling() && out_fd >= 0)
       cs_sample_count();
+   if (cs_spatial() && out_fd >= 0)
+      cs_spatial_position();
    ULong before = words_written + (cs_ptr - cs_base);
    cs_append(CS_ESCAPE(CS_TAG_END, before & CS_ARG_MASK));
    finishing = True;

@@ -8,7 +8,7 @@
 #define CS_PROTOCOL_H
 
 /* Version of the record stream, in the header escape. */
-#define CS_VERSION 4
+#define CS_VERSION 5
 
 /* Escapes: a word whose bits 60-63 (the tag) are not 0. Bits 0-47 are its argument. */
 #define CS_ARG_MASK 0x0000FFFFFFFFFFFFULL
@@ -16,6 +16,8 @@
 
 /* First word of a stream: argument = CS_VERSION | instruction records on << 16 | sampled
    capture << 17 (then references are counted, not written: only the escapes below)
+   | spatial sampling << 18 (only the references to sampled lines are written: CS_TAG_SAMPLE
+   and CS_TAG_POSITION below, cs_spatial.c)
    | call events on << 19 (CS_TAG_ENTER and CS_TAG_LEAVE below, cs_calls.c). */
 #define CS_TAG_HEADER 0xE
 /* The running thread changed: argument = Valgrind's thread id (1 = the main thread). */
@@ -67,6 +69,17 @@
 #define CS_FORK_HANDED  0
 #define CS_FORK_FAILED  1
 #define CS_FORK_RESUMED 2
+/* Spatial sampling (--cs-spatial=yes, cs_spatial.c): a data reference to a sampled line.
+   Argument = its pc (the instruction's address). Two words follow: the reference word (as
+   in a full stream), then the loads (bits 0-15), stores (16-31), modifies (32-47) and
+   instructions (48-63) of the full stream between the previous sample or position record and
+   this reference. The counts before a reference are its position (a data reference's own
+   instruction comes before it). */
+#define CS_TAG_SAMPLE 0xB
+/* Spatial sampling: four words follow, the loads, stores, modifies and instructions counted
+   so far. Written before each event, thread switch, exec record and the end record (when the
+   counts changed since the last record), and before a sample whose distances would not fit. */
+#define CS_TAG_POSITION 0xC
 /* Last word of a complete stream: argument = number of words before it. */
 #define CS_TAG_END    0xF
 

@@ -12,13 +12,15 @@
  * blocking read.
  *
  * Layout (cachescope creates the file and fills the header; docs/recording.md):
- *   offset  0  u64 magic "CSRING1\0"
+ *   offset  0  u64 magic "CSRING2\0"
  *           8  u32 slots          12  u32 words per slot
  *          16  u32 produced: buffers the tool has put (it alone writes this)
  *          20  u32 consumed: buffers the reader has finished (it alone writes this; the
  *                  tool sleeps on it with FUTEX_WAIT when every slot is full)
  *          24  u32 closed: the reader stopped reading (the tool then writes nothing)
  *          28  u32 waiting: the tool is asleep on `consumed` (the reader then wakes it)
+ *          32  u64 limit: the spatial sampler's hash limit, lowered by the reader as it
+ *                  filters (the fixed-size variant); the tool reads it after each put
  *   4096 + i * words per slot * 8: slot i
  * Buffer k is filled in slot k % slots, so the program runs ahead of cachescope by at most
  * `slots` buffers. Its token is CS_ESCAPE(CS_TAG_SLOT, words | slot << 24).
@@ -44,7 +46,7 @@ extern SysRes VG_(am_shared_mmap_file_float_valgrind)(SizeT length, UInt prot, I
 extern SysRes VG_(do_syscall)(UWord sysno, UWord a1, UWord a2, UWord a3, UWord a4, UWord a5,
                               UWord a6, UWord a7, UWord a8);
 
-#define RING_MAGIC 0x0031474E49525343ULL /* "CSRING1\0" little-endian */
+#define RING_MAGIC 0x0032474E49525343ULL /* "CSRING2\0" little-endian */
 #define RING_DATA 4096
 
 typedef struct {
@@ -55,6 +57,7 @@ typedef struct {
    UInt consumed;
    UInt closed;
    UInt waiting;
+   ULong limit;
 } RingHeader;
 
 static const HChar* clo_ring = NULL;
@@ -154,4 +157,9 @@ ULong* cs_ring_resume(void)
 void cs_ring_watch_parent(Long parent)
 {
    ring_parent = parent;
+}
+
+ULong cs_ring_limit(void)
+{
+   return ring ? __atomic_load_n(&ring->limit, __ATOMIC_ACQUIRE) : ~0ULL;
 }

@@ -23,5 +23,8 @@ ULong* cs_ring_resume(void);
 /* The process whose change of parent means the reader has gone (a forked child that took the
    stream watches its own parent). */
 void cs_ring_watch_parent(Long parent);
+/* The hash limit cachescope last published for the spatial sampler (cs_spatial.c): all ones
+   until it publishes one. */
+ULong cs_ring_limit(void);
 
 #endif

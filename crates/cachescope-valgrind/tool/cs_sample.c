@@ -25,12 +25,14 @@
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_vki.h"
 
 #include "cs_protocol.h"
 #include "cs_events.h"
+#include "cs_instrument.h"
 #include "cs_sample.h"
 
 #define FILTER_BITS 20
@@ -38,6 +40,7 @@
 
 static const HChar* clo_from = NULL; /* --cs-sample-from=PATH: the positions pipe */
 static Long clo_line_shift = 6;      /* --cs-line-shift=N: log2 of the line size */
+static Int clo_sample_instr = -1;    /* --cs-sample-instr: count instructions [as --cs-instr] */
 
 /* Counted references so far, and the position of the next one to sample: read and written
    by the generated code, so plain globals. */
@@ -66,6 +69,8 @@ Bool cs_sample_option(const HChar* arg)
 {
    if VG_STR_CLO(arg, "--cs-sample-from", clo_from) {}
    else if VG_BINT_CLO(arg, "--cs-line-shift", clo_line_shift, 0, 20) {}
+   else if VG_XACT_CLO(arg, "--cs-sample-instr=yes", clo_sample_instr, 1) {}
+   else if VG_XACT_CLO(arg, "--cs-sample-instr=no", clo_sample_instr, 0) {}
    else
       return False;
    return True;
@@ -89,6 +94,16 @@ static ULong read_position(void)
          return NEVER;
    }
    return positions[used++];
+}
+
+Int cs_sample_line_shift(void)
+{
+   return (Int)clo_line_shift;
+}
+
+Bool cs_sample_instr(void)
+{
+   return clo_sample_instr < 0 ? cs_instr_records() : clo_sample_instr == 1;
 }
 
 void cs_sample_start(void)

@@ -10,6 +10,10 @@
 /* True with --cs-sample-from=PATH: references are counted and sampled, not written. */
 Bool cs_sampling(void);
 Bool cs_sample_option(const HChar* arg);
+/* log2 of the line size (--cs-line-shift), for the spatial sampler too. */
+Int cs_sample_line_shift(void);
+/* Whether instructions are counted and sampled (--cs-sample-instr, by default --cs-instr). */
+Bool cs_sample_instr(void);
 /* Opens the positions pipe and reads the first sampled position. */
 void cs_sample_start(void);
 /* Appends the count of references so far (before an exec record and the end record). */

@@ -53,12 +53,15 @@ pub mod tool;
 mod tool_decode;
 mod tool_run;
 mod tool_sampled;
+pub mod tool_spatial;
+mod tool_spatial_run;
 
 pub use ending::{crash_report, describe_status};
 pub use lifetime::{kill_all, remove_all_dirs};
 pub use process::ProgramOutput;
 pub use tool_run::{ToolOptions, ToolStream, tool_status, valgrind};
 pub use tool_sampled::sample_program;
+pub use tool_spatial_run::SpatialStream;
 
 use std::fs::{self, File};
 use std::io::Write as _;
@@ -139,6 +142,14 @@ impl Recording {
     /// The command line being recorded.
     pub fn description(&self) -> &str {
         &self.description
+    }
+
+    /// The CPU time (user and system) Valgrind has used so far running the program, where
+    /// the system says (Linux's `/proc`): how far the program has got, whatever the reader
+    /// keeps up with (a tool waiting for the reader sleeps).
+    pub fn cpu_time(&self) -> Option<std::time::Duration> {
+        let pid = self.child.lock().ok()?.id();
+        process::cpu_time(pid)
     }
 
     /// Kills Valgrind if it still runs and returns its status (a recording that failed to

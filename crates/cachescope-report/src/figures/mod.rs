@@ -51,7 +51,15 @@ pub fn render_all(r: &Report) -> Result<Vec<Figure>> {
     catalog::kinds(r)
         .into_iter()
         .map(|kind| {
+            // The report's own caption where it has one (a sampled report's names its method
+            // and rate), the catalog's otherwise.
             let info = kind.info();
+            let info = r
+                .figures
+                .iter()
+                .find(|f| f.id == info.id)
+                .cloned()
+                .unwrap_or(info);
             let svg =
                 backend::svg(|root| draw(kind, root, r)).map_err(|e| plot_error(&info.id, e))?;
             let png =

@@ -102,7 +102,7 @@ impl Fill for SegmentBuf {
 /// `native_parts(accesses)` runs of blocks (fewer when it has fewer blocks), or an
 /// uncompressed lackey, plain or din trace in a regular file read without `skip_bad_lines`,
 /// cut into `text_parts(bytes)` byte ranges at line boundaries; never for a trace read through
-/// a thread filter, another reader in front ([`Trace::wrap`]) or as a sampled stream.
+/// a thread filter or another reader in front ([`Trace::wrap`]), or as a sampled stream.
 pub(crate) fn file_segments(
     trace: &Trace,
     native_parts: impl FnOnce(u64) -> u64,

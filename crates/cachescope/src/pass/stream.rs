@@ -11,7 +11,8 @@ use crate::parallel::Chunked;
 use crate::trace::Trace;
 
 /// What the reading thread sends a worker.
-// A batch is moved whole into the channel, once per batch: boxing it would allocate per batch.
+// Nearly every message is a batch: boxing it would allocate once per batch to shrink the rare
+// others.
 #[allow(clippy::large_enum_variant)]
 enum Msg {
     /// A new chunk starts at this access index.

@@ -185,3 +185,32 @@ pub(super) fn private_dir() -> io::Result<PathBuf> {
     }
     Err(io::Error::other("could not create a temporary directory"))
 }
+
+/// The user and system CPU time of process `pid` (fields 14 and 15 of `/proc/PID/stat`, in
+/// clock ticks), or `None` where it cannot be read.
+pub(super) fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name, field 2, is in parentheses and may hold spaces: count after it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    #[allow(unsafe_code)]
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (per_second > 0).then(|| Duration::from_secs_f64(ticks as f64 / per_second as f64))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn cpu_time_counts_this_process_work() {
+        let before = super::cpu_time(std::process::id()).expect("/proc");
+        // Spin until the clock's tick (10 ms at most here) has moved.
+        let start = std::time::Instant::now();
+        while super::cpu_time(std::process::id()).unwrap() == before {
+            assert!(start.elapsed().as_secs() < 10, "no CPU time counted");
+        }
+        assert!(super::cpu_time(u32::MAX).is_none());
+    }
+}

@@ -16,7 +16,8 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, FromRawFd};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering, fence};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering, fence};
 
 use memmap2::MmapMut;
 
@@ -25,21 +26,25 @@ pub(crate) const SLOTS: u32 = 4;
 /// Words per slot: the tool's buffer (128 Ki words) and its overflow (64 words), rounded up
 /// to whole pages.
 pub(crate) const SLOT_WORDS: u32 = (1 << 17) + 512;
-/// "CSRING1\0", little-endian.
-const MAGIC: u64 = u64::from_le_bytes(*b"CSRING1\0");
+/// "CSRING2\0", little-endian (version 2 added the threshold).
+const MAGIC: u64 = u64::from_le_bytes(*b"CSRING2\0");
 /// The slots start one page into the file, after the header.
 const DATA: usize = 4096;
 /// Header fields, as byte offsets (`cs_ring.c`'s `RingHeader`).
 const CONSUMED: usize = 20;
 const CLOSED: usize = 24;
 const WAITING: usize = 28;
+/// The spatial sampler's hash threshold as cachescope last lowered it (u64; all ones until
+/// then): the tool reads it after each buffer it puts and lowers its own to it.
+const THRESHOLD: usize = 32;
 /// The token's tag (`CS_TAG_SLOT`).
 const TAG_SLOT: u64 = 0x6;
 
 /// A ring made for one recording, before the tool has opened it.
 pub(crate) struct Ring {
     file: File,
-    map: MmapMut,
+    /// Shared with the [`Threshold`] handles, which outlive no mapping.
+    map: Arc<MmapMut>,
 }
 
 impl Ring {
@@ -60,12 +65,23 @@ impl Ring {
         map[..8].copy_from_slice(&MAGIC.to_le_bytes());
         map[8..12].copy_from_slice(&SLOTS.to_le_bytes());
         map[12..16].copy_from_slice(&SLOT_WORDS.to_le_bytes());
-        Ok(Ring { file, map })
+        map[THRESHOLD..THRESHOLD + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        Ok(Ring {
+            file,
+            map: Arc::new(map),
+        })
     }
 
     /// The path the tool opens (`--cs-ring=PATH`): this process's descriptor of the file.
     pub(crate) fn path(&self) -> PathBuf {
         format!("/proc/{}/fd/{}", std::process::id(), self.file.as_raw_fd()).into()
+    }
+
+    /// The handle through which the spatial sampler's threshold is published to the tool.
+    pub(crate) fn threshold(&self) -> Threshold {
+        Threshold {
+            map: self.map.clone(),
+        }
     }
 
     /// The byte stream of the buffers whose tokens arrive on `tokens`.
@@ -99,6 +115,35 @@ impl Ring {
                 libc::syscall(libc::SYS_futex, word, libc::FUTEX_WAKE, i32::MAX, 0, 0, 0);
             }
         }
+    }
+}
+
+/// Publishes the spatial sampler's threshold into a ring's header (docs/recording.md, "The
+/// fixed-size variant"): the tool reads it after each buffer it hands over and samples no
+/// line whose hash is at or above it from then on. Only ever lowered.
+#[derive(Clone)]
+pub(crate) struct Threshold {
+    map: Arc<MmapMut>,
+}
+
+impl Threshold {
+    /// Lowers the published threshold to `t` (a higher `t` changes nothing).
+    #[allow(unsafe_code)]
+    pub(crate) fn lower(&self, t: u64) {
+        // SAFETY: offset 32 is the header's aligned u64 field inside the mapping, which the
+        // `Arc` keeps alive; the tool reads it atomically.
+        let cell = unsafe { &*(self.map.as_ptr().add(THRESHOLD) as *const AtomicU64) };
+        cell.fetch_min(t, Ordering::Release);
+    }
+
+    /// The threshold published so far.
+    #[cfg(test)]
+    pub(crate) fn get(&self) -> u64 {
+        u64::from_le_bytes(
+            self.map[THRESHOLD..THRESHOLD + 8]
+                .try_into()
+                .expect("8 bytes"),
+        )
     }
 }
 
@@ -199,12 +244,13 @@ mod tests {
     /// Plays the tool's part: puts `buffers` into the ring as `cs_ring.c` does and returns
     /// the token stream.
     fn put(ring: &mut Ring, buffers: &[Vec<u64>], first: u32) -> Vec<u8> {
+        let map = Arc::get_mut(&mut ring.map).expect("no threshold handle");
         let mut tokens = Vec::new();
         for (k, b) in buffers.iter().enumerate() {
             let slot = (first + k as u32) % SLOTS;
             let at = DATA + slot as usize * SLOT_WORDS as usize * 8;
             for (i, w) in b.iter().enumerate() {
-                ring.map[at + 8 * i..at + 8 * i + 8].copy_from_slice(&w.to_le_bytes());
+                map[at + 8 * i..at + 8 * i + 8].copy_from_slice(&w.to_le_bytes());
             }
             let token = TAG_SLOT << 60 | b.len() as u64 | (slot as u64) << 24;
             tokens.extend_from_slice(&token.to_le_bytes());
@@ -260,7 +306,26 @@ mod tests {
         File::open(ring.path())
             .and_then(|mut f| f.read_exact(&mut head))
             .expect("open through /proc");
-        assert_eq!(&head[..8], b"CSRING1\0");
+        assert_eq!(&head[..8], b"CSRING2\0");
         assert_eq!(u32::from_le_bytes(head[8..12].try_into().unwrap()), SLOTS);
+    }
+
+    #[test]
+    fn the_threshold_starts_at_all_ones_and_only_falls() {
+        let ring = Ring::create().expect("memfd");
+        let t = ring.threshold();
+        assert_eq!(t.get(), u64::MAX);
+        t.lower(1 << 40);
+        t.lower(1 << 50);
+        assert_eq!(t.get(), 1 << 40);
+        // The tool sees it through its own mapping of the file.
+        let mut head = [0u8; 40];
+        File::open(ring.path())
+            .and_then(|mut f| f.read_exact(&mut head))
+            .expect("open through /proc");
+        assert_eq!(
+            u64::from_le_bytes(head[32..40].try_into().unwrap()),
+            1 << 40
+        );
     }
 }

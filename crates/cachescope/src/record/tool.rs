@@ -34,12 +34,12 @@ use crate::error::{Error, Result, Source, corrupt};
 use crate::record::sentinel::EventCounts;
 use crate::trace::native::InstrRuns;
 
-mod escape;
+pub(in crate::record) mod escape;
 mod fork;
 mod read;
 
 /// Version of the record stream this reader understands.
-pub const VERSION: u64 = 4;
+pub const VERSION: u64 = 5;
 
 /// The note on a recording cut at an exec that was not followed: most often a wrapper (a shell
 /// script ending in `exec`, a pyenv shim) whose real program was left out.

@@ -14,7 +14,7 @@ mod avx2;
 /// table, an indirect jump per data reference in `record`'s encoding loop.
 #[inline(always)]
 #[allow(unsafe_code)]
-fn kind_of(code: u64) -> AccessKind {
+pub(super) fn kind_of(code: u64) -> AccessKind {
     // SAFETY: `AccessKind` is `repr(u8)` with the discriminants 0-3, and `code & 3` is one.
     unsafe { std::mem::transmute::<u8, AccessKind>((code & 3) as u8) }
 }

@@ -17,6 +17,7 @@ use super::{ProgramOutput, Recording, lifetime, make_fifo, open_fifo, private_di
 use crate::attribution::events::Event;
 use crate::error::{Error, Result, Source};
 use crate::sampling::SamplerOptions;
+use crate::spatial::SpatialOptions;
 use crate::trace::Trace;
 
 /// What the tool records, and where the program's output goes.
@@ -114,7 +115,8 @@ impl Recording {
             input,
             log,
             source,
-        } = launch(program, args, &opts, None)?;
+            ..
+        } = launch(program, args, &opts, InTool::default())?;
         let counts = Arc::new(Mutex::new(EventCounts::default()));
         if opts.events {
             recording.tool_counts = Some(counts.clone());
@@ -143,17 +145,36 @@ pub(super) struct Launched {
     pub input: Box<dyn Read + Send>,
     pub log: PathBuf,
     pub source: Source,
+    /// Where the spatial sampler's threshold is published, when it runs through a ring.
+    pub threshold: Option<Threshold>,
 }
 
-/// Starts the tool on `program` and opens its record stream. With `sampling`, the tool samples
-/// (docs/recording.md): the positions to sample are to be written into
-/// `recording.dir/positions.fifo`.
+/// The handle that publishes the spatial sampler's threshold (only through a ring).
+#[cfg(target_os = "linux")]
+pub(super) type Threshold = super::ring::Threshold;
+#[cfg(not(target_os = "linux"))]
+pub(super) type Threshold = std::convert::Infallible;
+
+/// The samplers run inside the tool (none: the full stream).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct InTool<'a> {
+    /// StatCache's reuse sampler (`cs_sample.c`).
+    pub reuse: Option<&'a SamplerOptions>,
+    /// The spatial sampler (`cs_spatial.c`), told these options' key and starting limit.
+    pub spatial: Option<&'a SpatialOptions>,
+}
+
+/// Starts the tool on `program` and opens its record stream. With a sampler `in_tool`, the
+/// tool samples (docs/recording.md): the reuse sampler's positions are to be written into
+/// `recording.dir/positions.fifo`; the spatial sampler's threshold is published through
+/// [`Launched::threshold`].
 pub(super) fn launch(
     program: &OsStr,
     args: &[OsString],
     opts: &ToolOptions,
-    sampling: Option<&SamplerOptions>,
+    in_tool: InTool<'_>,
 ) -> Result<Launched> {
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
     let valgrind = valgrind();
     let dirs = tool_status().map_err(|why| Error::InvalidParameter {
         name: "record",
@@ -166,18 +187,36 @@ pub(super) fn launch(
     };
     let description = super::describe(program, args);
     let source = Source::Program(description.clone());
+    // The spatial sampler's options, checked before anything is made.
+    let mut spatial_args: Vec<OsString> = Vec::new();
+    if let Some(s) = in_tool.spatial {
+        if in_tool.reuse.is_some_and(|r| r.line_size != s.line_size) {
+            return Err(Error::InvalidParameter {
+                name: "line-size",
+                message: "the tool's two samplers need the same line size".into(),
+            });
+        }
+        let limit = crate::spatial::Limit::from_rate(s.rate)?;
+        spatial_args = vec![
+            "--cs-spatial=yes".into(),
+            format!("--cs-spatial-key={:#x}", s.hash().key()).into(),
+            format!("--cs-spatial-limit={:#x}", limit.0).into(),
+            format!("--cs-line-shift={}", s.line_size.shift()).into(),
+        ];
+    }
     let dir = private_dir().map_err(|e| Error::io(&source, e))?;
     let fifo = dir.join("records.fifo");
     let log = dir.join("valgrind.log");
     let mut fifos = vec![fifo.clone()];
-    let mut sample_args = Vec::new();
-    if let Some(s) = sampling {
+    let mut sample_args: Vec<OsString> = Vec::new();
+    if let Some(s) = in_tool.reuse {
         let positions = dir.join(POSITIONS);
         let mut from = OsString::from("--cs-sample-from=");
         from.push(&positions);
         sample_args = vec![
             from,
             format!("--cs-line-shift={}", s.line_size.shift()).into(),
+            format!("--cs-sample-instr={}", yes_no(s.include_instructions)).into(),
         ];
         fifos.push(positions);
     }
@@ -190,14 +229,17 @@ pub(super) fn launch(
             });
         }
     }
-    // The full stream crosses in a shared-memory ring where it can be made; the sampled
-    // stream is small and stays in the pipe.
-    let ring = match sampling {
-        None => make_ring(),
-        Some(_) => None,
+    // The full stream and the spatial sampler's cross in a shared-memory ring where it can be
+    // made (the spatial sampler's threshold is published in its header); the reuse sampler's
+    // alone is small and stays in the pipe.
+    let ring = match in_tool {
+        InTool {
+            reuse: Some(_),
+            spatial: None,
+        } => None,
+        _ => make_ring(),
     };
     let ring_arg = ring.as_ref().map(|(_, arg)| arg.clone());
-    let yes_no = |b: bool| if b { "yes" } else { "no" };
     let mut out = OsString::from("--cs-out=");
     out.push(&fifo);
     let mut log_file = OsString::from("--log-file=");
@@ -235,6 +277,7 @@ pub(super) fn launch(
         // Only the process cachescope starts (and what it execs) writes the stream.
         .arg(format!("--cs-parent={}", std::process::id()))
         .args(sample_args)
+        .args(spatial_args)
         .args(ring_arg)
         .arg(program)
         .args(args)
@@ -253,6 +296,10 @@ pub(super) fn launch(
     let mut recording = Recording::new(child.clone(), dir, description);
     recording.log = Some(log.clone());
     let file = open_fifo(&child, &fifo, &source)?;
+    #[cfg(target_os = "linux")]
+    let threshold = ring.as_ref().map(|(ring, _)| ring.threshold());
+    #[cfg(not(target_os = "linux"))]
+    let threshold = None;
     let input: Box<dyn Read + Send> = match ring {
         Some((ring, _)) => Box::new(ring.reader(file)),
         None => Box::new(file),
@@ -262,6 +309,7 @@ pub(super) fn launch(
         input,
         log,
         source,
+        threshold,
     })
 }
 

@@ -14,12 +14,12 @@ use std::ffi::{OsStr, OsString};
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::tool_run::{Launched, POSITIONS, launch, no_trace};
+use super::tool_run::{InTool, Launched, POSITIONS, launch, no_trace};
 use super::{Finished, ProgramOutput, ToolOptions};
 use crate::error::{Error, Result, Source, corrupt, truncated};
 use crate::sampling::{NextUse, Profile, Sample, SampleCursor, SamplerOptions};
@@ -30,7 +30,7 @@ const TAG_REUSE: u64 = 0x4;
 const TAG_COUNT: u64 = 0x5;
 const TAG_HEADER: u64 = 0xE;
 const TAG_END: u64 = 0xF;
-const VERSION: u64 = 2;
+const VERSION: u64 = super::tool::VERSION;
 /// The header's flag for a sampled stream.
 const SAMPLED: u64 = 1 << 17;
 
@@ -62,21 +62,19 @@ pub fn sample_program(
         input,
         log,
         source,
-    } = launch(program, args, &opts, Some(&options))?;
-    let positions = recording.dir.join(POSITIONS);
-    let stop = Arc::new(AtomicBool::new(false));
-    let writer = {
-        let (positions, stop) = (positions.clone(), stop.clone());
-        std::thread::spawn(move || write_positions(&positions, options, &stop))
-    };
+        ..
+    } = launch(
+        program,
+        args,
+        &opts,
+        InTool {
+            reuse: Some(&options),
+            spatial: None,
+        },
+    )?;
+    let positions = Positions::start(&recording.dir, options);
     let read = read_stream(BufReader::with_capacity(1 << 16, input), &source);
-    // The tool has closed the pipe (or never opened it): let the writer see that and end.
-    stop.store(true, Ordering::SeqCst);
-    while !writer.is_finished() {
-        drop(open_reader_nonblocking(&positions));
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let _ = writer.join();
+    positions.stop();
     let stream = match read {
         Ok(s) => s,
         Err(e) => return Err(no_trace(e, &mut recording, &log)),
@@ -90,11 +88,53 @@ pub fn sample_program(
 
 /// What the tool reported: the reuses `(sampled position, reuse position)` and the count.
 #[derive(Debug, Default)]
-struct Stream {
-    reuses: Vec<(u64, u64)>,
-    count: u64,
+pub(super) struct Stream {
+    pub(super) reuses: Vec<(u64, u64)>,
+    pub(super) count: u64,
     /// The program exec'd another, which was not followed.
-    exec: bool,
+    pub(super) exec: bool,
+}
+
+/// The thread writing the sampled positions into the tool's positions pipe.
+pub(super) struct Positions {
+    path: PathBuf,
+    stop: Arc<AtomicBool>,
+    writer: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Positions {
+    /// Starts writing the positions `options` draws into `dir`'s positions pipe.
+    pub(super) fn start(dir: &Path, options: SamplerOptions) -> Positions {
+        let path = dir.join(POSITIONS);
+        let stop = Arc::new(AtomicBool::new(false));
+        let writer = {
+            let (path, stop) = (path.clone(), stop.clone());
+            std::thread::spawn(move || write_positions(&path, options, &stop))
+        };
+        Positions {
+            path,
+            stop,
+            writer: Some(writer),
+        }
+    }
+
+    /// Once the tool has closed its stream (or never opened it): lets the writer see that,
+    /// and waits for it (as dropping does).
+    pub(super) fn stop(self) {}
+}
+
+impl Drop for Positions {
+    fn drop(&mut self) {
+        let Some(writer) = self.writer.take() else {
+            return;
+        };
+        self.stop.store(true, Ordering::SeqCst);
+        while !writer.is_finished() {
+            drop(open_reader_nonblocking(&self.path));
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let _ = writer.join();
+    }
 }
 
 /// Writes the sampled positions, in order, until the tool closes its end or `stop` is set.
@@ -182,7 +222,11 @@ fn read_stream(mut input: impl Read, source: &Source) -> Result<Stream> {
 
 /// The profile of sampling `stream`'s run: every position drawn up to the count, reused or
 /// dangling.
-fn rebuild(options: SamplerOptions, stream: &Stream, source: &Source) -> Result<Profile> {
+pub(super) fn rebuild(
+    options: SamplerOptions,
+    stream: &Stream,
+    source: &Source,
+) -> Result<Profile> {
     let n = stream.count;
     let reused: HashMap<u64, u64> = stream.reuses.iter().copied().collect();
     let mut samples = Vec::new();

@@ -18,7 +18,7 @@ use crate::sampling::{Profile, Sampler, SamplerOptions};
 use crate::spatial::{SpatialFilter, SpatialOptions};
 
 /// Sampled accesses a batch of the stage holds before it ends at the next sampled reference.
-const OUT_LEN: usize = BATCH_LEN / 2;
+pub(crate) const OUT_LEN: usize = BATCH_LEN / 2;
 
 /// The filter, the input it reads ahead, and the full stream's counts; see the module doc.
 pub(crate) struct SpatialStage {
@@ -239,7 +239,11 @@ impl SpatialStage {
     }
 }
 
-fn no_line_sampled(source: &crate::Source, refs: u64, options: &SpatialOptions) -> Error {
+pub(crate) fn no_line_sampled(
+    source: &crate::Source,
+    refs: u64,
+    options: &SpatialOptions,
+) -> Error {
     Error::InvalidParameter {
         name: "sampling rate",
         message: format!(

@@ -112,6 +112,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let again = file.map(|path| Again {
         trace: path,
         read: &input.read,
+        stream: None,
         advise: args.report.advise,
     });
     let (report, written) = make(
@@ -132,8 +133,30 @@ pub fn run(args: ReportArgs) -> Result<()> {
 pub struct Again<'a> {
     pub trace: &'a Path,
     pub read: &'a ReadArgs,
+    /// `trace` is the Valgrind tool's sampled stream of a `--sampled -- PROGRAM` run, kept as
+    /// it was read, filtered with these options (not a trace file).
+    pub stream: Option<SpatialOptions>,
     /// Add the "What to change" section (`--advise`).
     pub advise: bool,
+}
+
+impl Again<'_> {
+    /// Opens the input again.
+    fn open(&self) -> Result<Trace> {
+        let Some(options) = self.stream else {
+            return input::open_path(self.trace, self.read);
+        };
+        let source = cachescope::Source::File(self.trace.to_owned());
+        let file = std::fs::File::open(self.trace)
+            .with_context(|| format!("opening {}", self.trace.display()))?;
+        let reader = cachescope::record::tool_spatial::SpatialReader::new(
+            file,
+            source.clone(),
+            options,
+            None,
+        )?;
+        Ok(Trace::from_reader(Box::new(reader), source))
+    }
 }
 
 /// The library's options from the flags.
@@ -226,7 +249,7 @@ pub fn complete(
         let mut pass = super::passes(run);
         pass.hooks().notes = false;
         let log = again.map(|a| sidecar_path(a.trace)).filter(|l| l.is_file());
-        let mut reopen = again.map(|a| move || input::open_path(a.trace, a.read));
+        let mut reopen = again.map(|a| move || a.open());
         let sampled = report.sampled.as_ref().map(|s| s.spatial(run.line_size));
         Progress::stage(quiet, "the threads section", || match sampled {
             Some(spatial) => cachescope::report::sampled::threads::complete(

@@ -13,6 +13,7 @@ use anyhow::Result;
 use cachescope::attribution::EventSource;
 use cachescope::attribution::events::{EVENTS_VERSION, EventReader, Header, sidecar_path};
 use cachescope::record::ProgramOutput;
+use cachescope::report::sampled::reuse_options;
 use cachescope::spatial::SpatialOptions;
 use cachescope_report::collect::CollectOptions;
 
@@ -21,7 +22,7 @@ use super::{Again, Named, ReportArgs, analyse, complete, print_summary};
 use crate::args::Backend;
 use crate::input;
 use crate::output::CreatedDir;
-use crate::program::Capture;
+use crate::program::{Capture, Kept};
 
 /// Reports on `args.program` as it runs (or, under lackey, once recorded) into `args.output`.
 /// A DIR this run creates is removed again if it fails or is interrupted.
@@ -31,6 +32,13 @@ pub fn report(
     options: CollectOptions,
     sampled: Option<SpatialOptions>,
 ) -> Result<()> {
+    if sampled.is_some() && args.report.advise {
+        // The advice reads a whole trace again; the sampled run keeps only its sample.
+        anyhow::bail!(
+            "--advise needs the whole trace: drop --sampled, or record the program and report \
+             on its trace with --advise"
+        );
+    }
     let capture = Capture::new(&args.live, ProgramOutput::Stderr);
     // Quiet here: the path taken asks again and says, once, why lackey runs.
     let backend = capture.backend(true)?;
@@ -49,13 +57,17 @@ pub fn report(
             (Some(temporary), dir.join(format!("{name}.cst")))
         }
     };
-    let (report, kept_log) = match backend {
+    let (report, kept_log, kept) = match backend {
         Backend::Tool => live(args, &capture, &trace_path, options, sampled)?,
-        Backend::Lackey => recorded(args, &capture, &trace_path, options, sampled)?,
+        Backend::Lackey => {
+            let (report, log) = recorded(args, &capture, &trace_path, options, sampled)?;
+            (report, log, Kept::Trace)
+        }
     };
     let again = Some(Again {
         trace: &trace_path,
         read: &args.read,
+        stream: sampled.filter(|_| kept == Kept::ToolStream),
         advise: args.report.advise,
     });
     let (report, written) = complete(report, again, &args.output, &args.run)?;
@@ -76,23 +88,40 @@ pub fn report(
 }
 
 /// The pass over the running program's stream, its trace written to `trace_path` and its
-/// events (unless `--no-events`) beside it as they pass. Returns the report before its
-/// threads section, and whether an event log was written.
+/// events (unless `--no-events`) beside it as they pass. Under `--sampled`, the tool samples
+/// (`crate::program::start_sampled`), and what is kept in `trace_path` may be its sampled
+/// stream. Returns the report before its threads section, whether an event log was written,
+/// and what `trace_path` holds.
 fn live(
     args: &ReportArgs,
     capture: &Capture,
     trace_path: &Path,
     options: CollectOptions,
     sampled: Option<SpatialOptions>,
-) -> Result<(cachescope_report::Report, bool)> {
+) -> Result<(cachescope_report::Report, bool, Kept)> {
     let quiet = args.run.quiet;
-    let mut started = crate::program::start(
-        &args.program,
-        &args.live,
-        Some(trace_path.to_owned()),
-        capture.events,
-        quiet,
-    )?;
+    let (mut started, kept) = match sampled {
+        Some(spatial) => crate::program::start_sampled(
+            &args.program,
+            &args.live,
+            (spatial, Some(reuse_options(&options))),
+            Some(trace_path),
+            capture.events,
+            quiet,
+        )?,
+        None => {
+            let keep = Some(trace_path.to_owned());
+            let started = crate::program::start(
+                &args.program,
+                &args.live,
+                keep,
+                capture.events,
+                true,
+                quiet,
+            )?;
+            (started, Kept::Trace)
+        }
+    };
     let log = match started.events.take() {
         Some(rx) => {
             let header = Header {
@@ -119,7 +148,7 @@ fn live(
         &args.run,
     )?;
     let kept_log = log.map(LiveLog::finish).transpose()?.is_some();
-    Ok((report, kept_log))
+    Ok((report, kept_log, kept))
 }
 
 /// Records the program into `trace_path` with its event log beside it (`cachescope

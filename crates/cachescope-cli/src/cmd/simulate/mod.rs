@@ -198,21 +198,13 @@ impl From<InclusionArg> for cachescope::sim::Inclusion {
 }
 
 pub fn run(args: SimulateArgs) -> Result<()> {
-    if let Some(spatial) =
-        args.sampled
-            .spatial(args.rate.rate, args.input.params.seed, args.run.line_size)
-    {
-        if args.tlb.config(args.input.params.seed)?.is_some() {
-            bail!(
-                "--sampled samples cache lines, not pages, so it simulates no TLB: drop the TLB \
-                 flags (--dtlb, --itlb, --stlb, --tlb)"
-            );
-        }
-        let policy = values::seeded(args.policy, args.input.params.seed);
-        return sampled::run(&args, policy, spatial);
-    }
     let simulated = simulate(&args, &mut |input, line_size| input::open(input, line_size))?;
-    output::emit(&simulated, Format::from_flags(args.json, args.csv))
+    // --sampled: every output names its method and rate.
+    let spatial = args
+        .sampled
+        .spatial(args.rate.rate, args.input.params.seed, args.run.line_size);
+    let format = Format::from_flags(args.json, args.csv);
+    output::emit_sampled(&simulated, format, spatial, "mini")
 }
 
 /// Opens the input a simulation reads (`whatif` opens it through its layout changes).
@@ -306,6 +298,18 @@ pub fn simulate(args: &SimulateArgs, open: &mut Opener<'_>) -> Result<Simulated>
             "TLBs are simulated beside --cache caches, hierarchies and --cores, not with \
              --cachegrind or --policy opt"
         );
+    }
+    if let Some(spatial) =
+        args.sampled
+            .spatial(args.rate.rate, args.input.params.seed, args.run.line_size)
+    {
+        if tlbs.is_some() {
+            bail!(
+                "--sampled samples cache lines, not pages, so it simulates no TLB: drop the \
+                 TLB flags (--dtlb, --itlb, --stlb, --tlb)"
+            );
+        }
+        return sampled::run(args, policy, spatial, open);
     }
     if args.cores.is_some() {
         return Ok(Simulated::MultiCore(multicore::run(

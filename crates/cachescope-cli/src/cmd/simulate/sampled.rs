@@ -9,12 +9,17 @@ use cachescope::pass::Analyses;
 use cachescope::sim::{LevelReport, LineMapping, MissStats, Policy, SimReport};
 use cachescope::spatial::SpatialOptions;
 
-use super::SimulateArgs;
+use super::{Opener, SimulateArgs, Simulated, Simulations};
 use crate::cmd::drive;
-use crate::input;
 
-/// Simulates every `--cache` of `args` under `policy` on the stream `spatial` samples.
-pub fn run(args: &SimulateArgs, policy: Policy, spatial: SpatialOptions) -> Result<()> {
+/// Simulates every `--cache` of `args` under `policy` on the stream `spatial` samples, of the
+/// trace `open` gives.
+pub fn run(
+    args: &SimulateArgs,
+    policy: Policy,
+    spatial: SpatialOptions,
+    open: &mut Opener<'_>,
+) -> Result<Simulated> {
     let hierarchy = [&args.i1, &args.d1, &args.l2, &args.ll, &args.l3]
         .iter()
         .any(|f| f.is_some());
@@ -70,7 +75,7 @@ pub fn run(args: &SimulateArgs, policy: Policy, spatial: SpatialOptions) -> Resu
         }
         minis.push(mini);
     }
-    let mut trace = input::open(&args.input, args.run.line_size)?;
+    let mut trace = open(&args.input, args.run.line_size)?;
     trace.sampled(spatial, None)?;
     let mut analyses: Vec<&mut dyn Analysis> =
         minis.iter_mut().map(|m| m as &mut dyn Analysis).collect();
@@ -102,7 +107,5 @@ pub fn run(args: &SimulateArgs, policy: Policy, spatial: SpatialOptions) -> Resu
             }
         })
         .collect();
-    let reports = super::Simulations(reports, None);
-    let format = crate::output::Format::from_flags(args.json, args.csv);
-    crate::output::emit_sampled(&reports, format, Some(spatial), "mini")
+    Ok(Simulated::Caches(Simulations(reports, None)))
 }

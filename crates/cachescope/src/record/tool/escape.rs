@@ -98,43 +98,14 @@ impl<R: Read + Send> ToolReader<R> {
             ));
         }
         let p: Vec<u64> = (1..=n).map(|i| self.word(i)).collect();
-        let bad = |what: &str| corrupt(&self.source, format!("{what} at word {}", self.words));
-        let event = match kind {
-            EV_ALLOC if n >= 2 => {
-                self.counts.allocs += 1;
-                EventKind::Alloc {
-                    addr: p[0],
-                    size: p[1],
-                    stack: p[2..].to_vec(),
-                }
-            }
-            EV_FREE if n == 1 => {
-                self.counts.frees += 1;
-                EventKind::Free { addr: p[0] }
-            }
-            EV_MAP if n >= 5 => {
-                self.counts.maps += 1;
-                let name_len = p[4] as usize;
-                if name_len.div_ceil(8) != n - 5 {
-                    return Err(bad("a mapping whose name length does not match its size"));
-                }
-                let mut name: Vec<u8> = p[5..].iter().flat_map(|w| w.to_le_bytes()).collect();
-                name.truncate(name_len);
-                EventKind::Map(Mapping {
-                    start: p[0],
-                    end: p[1],
-                    offset: p[2],
-                    perms: String::from_utf8_lossy(&p[3].to_le_bytes()[..4]).into_owned(),
-                    path: String::from_utf8_lossy(&name).into_owned(),
-                })
-            }
-            EV_HUGE if n == 3 => EventKind::HugePages {
-                start: p[0],
-                end: p[1],
-                bytes: p[2],
-            },
-            _ => return Err(bad(&format!("an event of kind {kind} with {n} words"))),
-        };
+        let event = decode_event(kind, &p)
+            .map_err(|what| corrupt(&self.source, format!("{what} at word {}", self.words)))?;
+        match event {
+            EventKind::Alloc { .. } => self.counts.allocs += 1,
+            EventKind::Free { .. } => self.counts.frees += 1,
+            EventKind::Map(_) => self.counts.maps += 1,
+            EventKind::HugePages { .. } => {}
+        }
         if let Some(tx) = &self.events {
             let position = self.records;
             // A closed channel means nobody wants the events any more.
@@ -191,4 +162,41 @@ impl<R: Read + Send> ToolReader<R> {
         self.words += 1 + n as u64;
         Ok(())
     }
+}
+
+/// The event of `kind` (`CS_EV_*`) with the payload `p`, or what is wrong with it.
+pub(in crate::record) fn decode_event(
+    kind: u64,
+    p: &[u64],
+) -> std::result::Result<EventKind, String> {
+    let n = p.len();
+    Ok(match kind {
+        EV_ALLOC if n >= 2 => EventKind::Alloc {
+            addr: p[0],
+            size: p[1],
+            stack: p[2..].to_vec(),
+        },
+        EV_FREE if n == 1 => EventKind::Free { addr: p[0] },
+        EV_MAP if n >= 5 => {
+            let name_len = p[4] as usize;
+            if name_len.div_ceil(8) != n - 5 {
+                return Err("a mapping whose name length does not match its size".into());
+            }
+            let mut name: Vec<u8> = p[5..].iter().flat_map(|w| w.to_le_bytes()).collect();
+            name.truncate(name_len);
+            EventKind::Map(Mapping {
+                start: p[0],
+                end: p[1],
+                offset: p[2],
+                perms: String::from_utf8_lossy(&p[3].to_le_bytes()[..4]).into_owned(),
+                path: String::from_utf8_lossy(&name).into_owned(),
+            })
+        }
+        EV_HUGE if n == 3 => EventKind::HugePages {
+            start: p[0],
+            end: p[1],
+            bytes: p[2],
+        },
+        _ => return Err(format!("an event of kind {kind} with {n} words")),
+    })
 }

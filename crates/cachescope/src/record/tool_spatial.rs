@@ -1,0 +1,393 @@
+//! Reading the spatially sampled record stream of cachescope's Valgrind tool
+//! (`--cs-spatial=yes`, `crates/cachescope-valgrind/tool/cs_spatial.c`; the format is in
+//! `docs/recording.md`, "Spatial sampling"), as the sampled stream of docs/sampled.md.
+//!
+//! The tool writes only the data references to sampled lines (keyed hash at most its limit),
+//! each as a *sample* record: its pc, the reference word of a full stream, and the loads,
+//! stores, modifies and instructions of the full stream since the previous record. *Position*
+//! records give the four counts themselves: before each event, thread switch, exec and the
+//! end, and where a distance would not fit. So every count is known at every record, and the
+//! counts between two records are one thread's (a switch is always preceded by a position):
+//! the spans of docs/sampled.md, exact wherever a batch ends.
+//!
+//! [`SpatialReader`] applies [`SpatialFilter`] again to what the tool sent: the tool's limit
+//! lags the filter's (it reads the published limit only when it hands over a buffer), so it
+//! sends a superset, and the filter's outcome depends only on the lines' hashes in the order
+//! of their first references. Batches end where
+//! [`Trace::sampled`](crate::trace::Trace::sampled) ends them (just before a sample the limit
+//! admits once half a batch is kept), so the run gives the very batches that sampling its
+//! full trace gives. After each batch the filter's limit is published to the tool
+//! (the ring's header, which the tool reads). Events are positioned as in a full
+//! stream (the records before them), so a recorded trace's event log and a sampled run's
+//! agree. With the reuse sampler on too (header bit 17, `cs_sample.c`), its records come in the
+//! same stream and [`AccessReader::reuse_profile`] gives its profile at the end.
+
+use std::io::Read;
+
+use super::tool_sampled::{Stream, rebuild};
+use crate::access::ThreadId;
+use crate::attribution::events::Event;
+use crate::batch::{Batch, ThreadSpan};
+use crate::error::{Error, Result, Source, truncated};
+use crate::record::tool::escape::decode_event;
+use crate::record::tool_decode::{address, kind_of};
+use crate::sampling::{Profile, SamplerOptions};
+use crate::spatial::{SpatialFilter, SpatialOptions};
+use crate::trace::{AccessReader, Diagnostics};
+
+mod words;
+use words::Words;
+
+const TAG_THREAD: u64 = 0x1;
+const TAG_EVENT: u64 = 0x2;
+const TAG_EXEC: u64 = 0x3;
+const TAG_REUSE: u64 = 0x4;
+const TAG_COUNT: u64 = 0x5;
+const TAG_SAMPLE: u64 = 0xB;
+const TAG_POSITION: u64 = 0xC;
+const TAG_HEADER: u64 = 0xE;
+const TAG_END: u64 = 0xF;
+const ARG_MASK: u64 = (1 << 48) - 1;
+/// The header's flags: the reuse sampler's records, the spatial sampler's.
+const REUSE_SAMPLING: u64 = 1 << 17;
+const SPATIAL: u64 = 1 << 18;
+/// A sample the limit admits ends the batch once it holds this many accesses (as
+/// [`Trace::sampled`](crate::trace::Trace::sampled) ends them).
+const FULL: usize = crate::trace::SAMPLED_BATCH;
+
+/// A sample the limit admits, held for the next batch.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    pc: u64,
+    word: u64,
+    hash: u64,
+    thread: ThreadId,
+    data: u64,
+    instrs: u64,
+}
+
+/// Where the published limit goes (the ring's header), or nowhere.
+pub(super) type Publish = Box<dyn Fn(u64) + Send>;
+
+/// A reader of the tool's spatially sampled stream; see the [module documentation](self).
+pub struct SpatialReader<R> {
+    words: Words<R>,
+    options: SpatialOptions,
+    filter: SpatialFilter,
+    publish: Option<Publish>,
+    started: bool,
+    ended: bool,
+    thread: ThreadId,
+    /// Loads, stores, modifies and instructions before the last record (this program's).
+    counts: [u64; 4],
+    /// The counts of the programs before an exec followed (`--trace-children`).
+    base: [u64; 4],
+    pending: Option<Pending>,
+    exec_seen: bool,
+    /// Accesses kept so far.
+    kept: u64,
+    reuse: Option<(SamplerOptions, Stream)>,
+    /// Whether the header says the reuse sampler's records come too.
+    reuse_records: bool,
+    profile: Option<Profile>,
+    events: Option<crossbeam_channel::Sender<Event>>,
+}
+
+impl<R: Read + Send> SpatialReader<R> {
+    /// A reader of the stream on `input`, filtered with `options` (the tool's hash key and
+    /// starting limit must be theirs); `source` names it in errors. With `reuse`, the stream
+    /// must carry the reuse sampler's records too (made with those options).
+    pub fn new(
+        input: R,
+        source: Source,
+        options: SpatialOptions,
+        reuse: Option<SamplerOptions>,
+    ) -> Result<Self> {
+        Ok(SpatialReader {
+            words: Words::new(input, source),
+            filter: SpatialFilter::new(&options)?,
+            options,
+            publish: None,
+            started: false,
+            ended: false,
+            thread: 1,
+            counts: [0; 4],
+            base: [0; 4],
+            pending: None,
+            exec_seen: false,
+            kept: 0,
+            reuse: reuse.map(|r| (r, Stream::default())),
+            reuse_records: false,
+            profile: None,
+            events: None,
+        })
+    }
+
+    /// Sends every event, in stream order, positioned in the full stream, before the batch
+    /// that follows it is returned.
+    pub fn with_events(mut self, tx: crossbeam_channel::Sender<Event>) -> Self {
+        self.events = Some(tx);
+        self
+    }
+
+    /// Calls `publish` with the filter's limit after each batch (the ring's header, which the
+    /// tool reads).
+    pub(super) fn with_limit(mut self, publish: Publish) -> Self {
+        self.publish = Some(publish);
+        self
+    }
+
+    /// Names the stream in errors.
+    pub fn source(&self) -> &Source {
+        self.words.source()
+    }
+
+    /// The full stream's data references and instructions up to the last record read.
+    pub fn counts(&self) -> (u64, u64) {
+        let c: Vec<u64> = (0..4).map(|k| self.base[k] + self.counts[k]).collect();
+        (c[0] + c[1] + c[2], c[3])
+    }
+
+    /// Reads and checks the stream's header (blocks until the tool hands over its first
+    /// buffer or exits). Called by the first read if not before.
+    pub fn start(&mut self) -> Result<()> {
+        if self.started {
+            return Ok(());
+        }
+        let Some(w) = self.words.next()? else {
+            return Err(Error::Empty(self.source().clone()));
+        };
+        self.header(w)?;
+        self.started = true;
+        Ok(())
+    }
+
+    fn header(&mut self, w: u64) -> Result<()> {
+        let version = super::tool::VERSION;
+        let reuse = w & REUSE_SAMPLING != 0;
+        if w >> 60 != TAG_HEADER || w & 0xFFFF != version || w & SPATIAL == 0 {
+            return Err(self.words.corrupt(format!(
+                "not a spatially sampled stream of cachescope's tool, version {version} (header {w:#018x})"
+            )));
+        }
+        if self.reuse.is_some() && !reuse {
+            return Err(self
+                .words
+                .corrupt("no reuse sampler's records, which were asked for".into()));
+        }
+        self.reuse_records = reuse;
+        Ok(())
+    }
+
+    /// The counts reach `c` on the running thread (in the current batch's span).
+    fn advance(&mut self, c: [u64; 4], out: &mut Batch) -> Result<()> {
+        if c.iter().zip(&self.counts).any(|(new, old)| new < old) {
+            return Err(self.words.corrupt("a position going back".into()));
+        }
+        let d = |k: usize| c[k] - self.counts[k];
+        let span = ThreadSpan {
+            thread: self.thread,
+            loads: d(0),
+            stores: d(1),
+            modifies: d(2),
+            instrs: d(3),
+        };
+        if span.data() + span.instrs > 0 {
+            let sampling = out.sampling_mut().expect("started sampled");
+            sampling.span_mut(self.thread).add(&span);
+        }
+        self.counts = c;
+        Ok(())
+    }
+
+    /// A sample record (after its tag word, whose argument is `pc`); true when it ends the
+    /// batch (held for the next).
+    fn sample(&mut self, pc: u64, out: &mut Batch) -> Result<bool> {
+        let [word, delta] = self.words.array("a sample")?;
+        if word >> 60 != 0 || (word >> 58) & 3 == 3 {
+            return Err(self.words.corrupt(format!("a sample holding {word:#018x}")));
+        }
+        let mut c = self.counts;
+        for (k, c) in c.iter_mut().enumerate() {
+            *c += (delta >> (16 * k)) & 0xFFFF;
+        }
+        self.advance(c, out)?;
+        let hash = self
+            .filter
+            .hash()
+            .of(address(word) >> self.options.line_size.shift());
+        if !self.filter.limit().admits(hash) {
+            return Ok(false);
+        }
+        let (data, instrs) = self.counts();
+        let sample = Pending {
+            pc,
+            word,
+            hash,
+            thread: self.thread,
+            data,
+            instrs,
+        };
+        if out.len() >= FULL {
+            self.pending = Some(sample);
+            return Ok(true);
+        }
+        self.keep(sample, out);
+        Ok(false)
+    }
+
+    /// A sample the limit admitted: into `out`, through the filter. One it keeps is under the
+    /// limit after it (a new line that evicts lowers the limit at its own index); one it does
+    /// not keep (a new line above every sampled one when the sample is full) is passed on too,
+    /// under the limit it came under, and lowers the limit from the next access on: a reader
+    /// filtering again sees every reference that changes the filter.
+    fn keep(&mut self, s: Pending, out: &mut Batch) {
+        let before = self.filter.limit();
+        let kept = self.filter.keep_hashed(s.hash);
+        let lowered = self.filter.limit() != before;
+        if lowered && kept {
+            out.lower_limit(self.filter.limit());
+        }
+        out.set_thread(s.thread);
+        let (size, kind) = ((s.word >> 48) & 0x3FF, kind_of((s.word >> 58) & 3));
+        out.push_sampled(address(s.word), size as u32, kind, s.pc, s.data, s.instrs);
+        if lowered && !kept {
+            out.lower_limit(self.filter.limit());
+        }
+    }
+
+    /// The record whose first word is `w`; true when the batch should end here.
+    fn record(&mut self, w: u64, out: &mut Batch) -> Result<bool> {
+        let arg = w & ARG_MASK;
+        match w >> 60 {
+            TAG_SAMPLE => return self.sample(arg, out),
+            TAG_POSITION => {
+                let c = self.words.array("a position record")?;
+                self.advance(c, out)?;
+            }
+            TAG_THREAD => self.thread = arg as ThreadId,
+            TAG_EVENT => {
+                let n = (arg & 0xFFFF) as usize;
+                let p = self.words.take(n, "an event")?;
+                let kind =
+                    decode_event((arg >> 16) & 0xFF, &p).map_err(|e| self.words.corrupt(e))?;
+                if let Some(tx) = &self.events {
+                    let (d, i) = self.counts();
+                    // A closed channel means nobody wants the events any more.
+                    let _ = tx.send(Event {
+                        position: d + i,
+                        kind,
+                    });
+                }
+            }
+            TAG_EXEC => self.exec_seen = arg == 0,
+            TAG_HEADER if self.exec_seen => {
+                // The program the recorded process exec'd, followed: it counts from 0.
+                self.header(w)?;
+                self.exec_seen = false;
+                for (b, c) in self.base.iter_mut().zip(self.counts) {
+                    *b += c;
+                }
+                self.counts = [0; 4];
+                self.words.restart();
+            }
+            // The reuse sampler's records: kept when asked for (a stream read again skips them).
+            TAG_REUSE if self.reuse_records => {
+                let [j, i] = self.words.array("a reuse record")?;
+                if let Some((_, stream)) = &mut self.reuse {
+                    stream.reuses.push((j, i));
+                }
+            }
+            TAG_COUNT if self.reuse_records => {
+                let [n] = self.words.array("a count record")?;
+                if let Some((_, stream)) = &mut self.reuse {
+                    stream.count = n;
+                }
+            }
+            TAG_END => {
+                self.words.end(arg)?;
+                self.ended = true;
+                self.finish(out.len())?;
+                return Ok(true);
+            }
+            tag => {
+                return Err(self
+                    .words
+                    .corrupt(format!("unexpected record tag {tag:#x}")));
+            }
+        }
+        Ok(false)
+    }
+
+    /// At the end of the stream, `in_batch` accesses in the last batch: checks it, and makes
+    /// the reuse sampler's profile.
+    fn finish(&mut self, in_batch: usize) -> Result<()> {
+        if self.words.next()?.is_some() {
+            return Err(self.words.corrupt("words after the end record".into()));
+        }
+        let (data, _) = self.counts();
+        if self.kept + in_batch as u64 == 0 && data > 0 {
+            return Err(crate::trace::no_line_sampled(
+                self.source(),
+                data,
+                &self.options,
+            ));
+        }
+        if let Some((options, stream)) = &mut self.reuse {
+            stream.exec = self.exec_seen;
+            let source = self.words.source().clone();
+            self.profile =
+                Some(rebuild(*options, stream, &source)?.with_source(source.to_string()));
+        }
+        Ok(())
+    }
+}
+
+impl<R: Read + Send> AccessReader for SpatialReader<R> {
+    fn read_batch(&mut self, out: &mut Batch) -> Result<usize> {
+        crate::interrupt::check()?;
+        self.start()?;
+        out.start_sampled(self.filter.hash(), self.filter.limit());
+        if let Some(s) = self.pending.take() {
+            self.keep(s, out);
+        }
+        while !self.ended {
+            let Some(w) = self.words.next()? else {
+                if self.exec_seen {
+                    // The program became another, not followed: complete up to the exec.
+                    self.ended = true;
+                    self.finish(out.len())?;
+                    break;
+                }
+                return Err(truncated(
+                    self.source(),
+                    "the sampled stream ended without its end record (Valgrind was killed or \
+                     failed); no results of a partial run are made",
+                ));
+            };
+            if self.record(w, out)? {
+                break;
+            }
+        }
+        self.kept += out.len() as u64;
+        if let Some(publish) = &self.publish {
+            publish(self.filter.limit().0);
+        }
+        Ok(out.len())
+    }
+
+    fn diagnostics(&self) -> Diagnostics {
+        let mut d = Diagnostics::default();
+        if self.exec_seen && self.ended {
+            d.notes.push(super::tool::EXEC_NOT_FOLLOWED.into());
+        }
+        d
+    }
+
+    fn reuse_profile(&mut self) -> Option<Profile> {
+        self.profile.take()
+    }
+}
+
+#[cfg(test)]
+mod tests;

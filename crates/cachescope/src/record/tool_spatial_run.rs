@@ -1,0 +1,161 @@
+//! Starting a program under the tool's spatial sampler ([`Recording::start_spatial`]): only
+//! the data references to sampled lines cross the ring, read by [`SpatialReader`] as a
+//! sampled stream (docs/sampled.md); the limit it lowers as it filters (the fixed-size
+//! variant) is published back to the tool in the ring's header; StatCache's reuse sampler can
+//! run in the same stream.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+
+use super::tool_run::{InTool, Launched, launch, no_trace};
+use super::tool_sampled::Positions;
+use super::tool_spatial::SpatialReader;
+use super::{Recording, ToolOptions};
+use crate::attribution::events::Event;
+use crate::batch::Batch;
+use crate::error::{Result, Source};
+use crate::sampling::{Profile, SamplerOptions};
+use crate::spatial::SpatialOptions;
+use crate::trace::{AccessReader, Diagnostics};
+
+/// A running program's sampled stream ([`Recording::start_spatial`]): an [`AccessReader`] of
+/// sampled batches.
+pub struct SpatialStream {
+    reader: SpatialReader<Box<dyn Read + Send>>,
+    /// The reuse sampler's positions, written while the tool runs.
+    positions: Option<Positions>,
+}
+
+impl SpatialStream {
+    /// The full stream's data references and instructions up to the last record read: how
+    /// far the program has got.
+    pub fn counts(&self) -> (u64, u64) {
+        self.reader.counts()
+    }
+
+    /// Names the stream in errors.
+    pub fn source(&self) -> &Source {
+        self.reader.source()
+    }
+}
+
+impl AccessReader for SpatialStream {
+    fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
+        let n = self.reader.read_batch(batch)?;
+        if n == 0 {
+            // The tool has closed its stream: the positions' writer can stop.
+            self.positions.take();
+        }
+        Ok(n)
+    }
+
+    fn diagnostics(&self) -> Diagnostics {
+        self.reader.diagnostics()
+    }
+
+    fn reuse_profile(&mut self) -> Option<Profile> {
+        self.reader.reuse_profile()
+    }
+}
+
+impl Recording {
+    /// Starts `valgrind --tool=cachescope --cs-spatial=yes PROGRAM ARGS…` sampling the lines
+    /// `spatial` samples; with `reuse`, StatCache's sampler runs in the same tool and the
+    /// stream's [`AccessReader::reuse_profile`] gives its profile at the end. `opts` as for
+    /// [`Recording::start_tool`] (`instr` is ignored: instructions are counted, never sampled;
+    /// `--toggle-collect` is refused). Events, with `opts.events`, come on the receiver, each
+    /// positioned in the full stream. With `copy`, the tool's stream is also written into it as
+    /// it is read, for a second read ([`SpatialReader`] over the file).
+    pub fn start_spatial(
+        program: &OsStr,
+        args: &[OsString],
+        opts: ToolOptions,
+        spatial: SpatialOptions,
+        reuse: Option<SamplerOptions>,
+        copy: Option<File>,
+    ) -> Result<(
+        Recording,
+        SpatialStream,
+        Option<crossbeam_channel::Receiver<Event>>,
+    )> {
+        spatial.validate()?;
+        if let Some(r) = &reuse {
+            r.validate()?;
+        }
+        if !opts.toggle_collect.is_empty() {
+            return Err(crate::Error::InvalidParameter {
+                name: "toggle-collect",
+                message: "--toggle-collect cannot be combined with sampling in the tool".into(),
+            });
+        }
+        // The reuse sampler counts instructions only if asked to (--cs-instr says so).
+        let opts = ToolOptions {
+            instr: reuse.is_some_and(|r| r.include_instructions),
+            ..opts
+        };
+        let Launched {
+            mut recording,
+            input,
+            log,
+            source,
+            threshold,
+        } = launch(
+            program,
+            args,
+            &opts,
+            InTool {
+                reuse: reuse.as_ref(),
+                spatial: Some(&spatial),
+            },
+        )?;
+        let positions = reuse.map(|r| Positions::start(&recording.dir, r));
+        let input: Box<dyn Read + Send> = match copy {
+            Some(file) => Box::new(Tee {
+                input,
+                copy: BufWriter::with_capacity(1 << 16, file),
+                path: source.clone(),
+            }),
+            None => input,
+        };
+        let mut reader = SpatialReader::new(input, source, spatial, reuse)?;
+        #[cfg(target_os = "linux")]
+        if let Some(cell) = threshold {
+            reader = reader.with_limit(Box::new(move |limit| cell.lower(limit)));
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = threshold;
+        let mut rx = None;
+        if opts.events {
+            let (tx, events) = crossbeam_channel::unbounded();
+            reader = reader.with_events(tx);
+            rx = Some(events);
+        }
+        if let Err(e) = reader.start() {
+            drop(positions);
+            return Err(no_trace(e, &mut recording, &log));
+        }
+        Ok((recording, SpatialStream { reader, positions }, rx))
+    }
+}
+
+/// The tool's stream, written into a file as it is read.
+struct Tee<R> {
+    input: R,
+    copy: BufWriter<File>,
+    /// What the stream is, for errors writing the copy.
+    path: Source,
+}
+
+impl<R: Read> Read for Tee<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.input.read(buf)?;
+        self.copy.write_all(&buf[..n]).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("keeping a copy of {}: {e}", self.path))
+        })?;
+        if n == 0 {
+            self.copy.flush()?;
+        }
+        Ok(n)
+    }
+}
