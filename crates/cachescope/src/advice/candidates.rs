@@ -76,7 +76,7 @@ pub(super) fn display_name(s: &Structure) -> String {
 
 /// False for a heap site whose only name is its attribution name numbered among others of
 /// that name (`f-g#2`): the numbers are given after the pass, so a change cannot match them.
-fn nameable(s: &Structure) -> bool {
+pub(super) fn nameable(s: &Structure) -> bool {
     let numbered = s
         .structure
         .rsplit_once('#')

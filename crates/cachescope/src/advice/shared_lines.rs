@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::Kind;
-use super::candidates::{Candidate, Options, display_name, spec, spec_name};
+use super::candidates::{Candidate, Options, display_name, nameable, spec, spec_name};
 use super::collect::Evidence;
 use crate::units::thousands;
 
@@ -32,6 +32,19 @@ pub(super) fn sharing_candidates(
             continue;
         }
         seen.push(l.structure.clone());
+        // A line of the stack, of no structure, or of a heap site a change cannot name: the
+        // finding is `sharing`'s to report; no layout change here could be predicted.
+        if l.structure == "other"
+            || l.structure == "stack"
+            || find(&l.structure).is_some_and(|s| !nameable(s))
+        {
+            notes.push(format!(
+                "falsely shared lines of {} (coherence misses, see `cachescope sharing`): not a \
+                 structure a layout change can name",
+                l.structure
+            ));
+            continue;
+        }
         let lines: Vec<_> = sharing
             .lines
             .iter()
@@ -67,7 +80,11 @@ pub(super) fn sharing_candidates(
     }
     for latent in &evidence.latent {
         let l = &latent.line;
-        if seen.contains(&l.structure) || l.structure == "other" || l.structure == "stack" {
+        if seen.contains(&l.structure)
+            || l.structure == "other"
+            || l.structure == "stack"
+            || find(&l.structure).is_some_and(|s| !nameable(s))
+        {
             continue;
         }
         seen.push(l.structure.clone());
