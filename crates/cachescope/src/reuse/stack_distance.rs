@@ -204,7 +204,7 @@ impl StackDistances {
     /// or when the cache holds every distinct line (no stack distance reaches `cold`);
     /// otherwise bounded (see [`super::histogram`]).
     pub fn misses(&self, lines: u64) -> AtLeast {
-        if lines >= self.cold {
+        if self.holds_every_reuse(lines) {
             return AtLeast {
                 low: self.cold,
                 high: self.cold,
@@ -219,6 +219,19 @@ impl StackDistances {
         }
     }
 
+    /// True when a cache of `lines` lines holds every distinct line and no recorded distance
+    /// starts a bin at or past them: then only cold misses remain. A trace's own distances stay
+    /// below its distinct lines (`cold`); a part of a trace measured in a shared stack (one
+    /// bucket's references, `attribution`) may reach past its own, which the bins show.
+    fn holds_every_reuse(&self, lines: u64) -> bool {
+        lines >= self.cold
+            && self
+                .histogram
+                .bins()
+                .last()
+                .is_none_or(|b| b.start < self.cold)
+    }
+
     /// The LRU miss-ratio curve at `sizes_bytes` (each cache holds `size / line_size` lines,
     /// rounded down). Both ratios are fractions of all counted references; `miss_ratio_warm`
     /// leaves out cold misses. Between bin boundaries above the exact limit the count is
@@ -231,7 +244,7 @@ impl StackDistances {
             .iter()
             .map(|&size_bytes| {
                 let lines = size_bytes / self.line_size;
-                let warm = if lines >= self.cold {
+                let warm = if self.holds_every_reuse(lines) {
                     0.0
                 } else {
                     tail.at_least(lines).estimate
