@@ -48,8 +48,16 @@ pub struct TlbRequest {
 impl TlbRequest {
     /// The TLBs and page sizes asked for, `None` when no TLB is.
     fn parts(&self, seed: u64) -> Result<Option<(TlbConfig, PageMap)>> {
-        let specs = |v: &[String]| v.iter().map(|s| TlbSpec::parse(s)).collect::<Result<Vec<_>>>();
-        let preset = self.preset.as_deref().map(TlbPreset::from_name).transpose()?;
+        let specs = |v: &[String]| {
+            v.iter()
+                .map(|s| TlbSpec::parse(s))
+                .collect::<Result<Vec<_>>>()
+        };
+        let preset = self
+            .preset
+            .as_deref()
+            .map(TlbPreset::from_name)
+            .transpose()?;
         let policy = Policy::from_name(&self.policy, seed)?;
         let config = TlbConfig::from_parts(
             preset,
@@ -58,7 +66,11 @@ impl TlbRequest {
             &specs(&self.stlb)?,
             policy,
         )?;
-        let rules = self.pages.iter().map(|p| PageRule::parse(p)).collect::<Result<Vec<_>>>()?;
+        let rules = self
+            .pages
+            .iter()
+            .map(|p| PageRule::parse(p))
+            .collect::<Result<Vec<_>>>()?;
         match config {
             None if !rules.is_empty() => Err(invalid(
                 "pages",
@@ -119,7 +131,8 @@ pub fn simulate(
     if let Some((config, pages)) = tlbs {
         // The CLI's document: the caches' reports, then the TLBs' keys.
         let tlb_sim = TlbSim::new(&config, pages, false)?;
-        let (reports, t) = cachescope::tlb::simulate(&mut trace, &mut pass, sims, tlb_sim, tlb.walks)?;
+        let (reports, t) =
+            cachescope::tlb::simulate(&mut trace, &mut pass, sims, tlb_sim, tlb.walks)?;
         let reports: Vec<_> = reports.iter().map(SimReport::to_json).collect();
         let mut doc = json!({ "simulations": reports });
         if let (Some(o), Ok(serde_json::Value::Object(keys))) =
