@@ -53,18 +53,9 @@ done
 
 programs=()
 if [ "${PROGRAMS:-1}" != 0 ]; then
-  text() { seq 1 "$1" | awk '{ printf "%08x line %d of the sample text, word %d\n", ($1 * 2654435761) % 4294967296, $1, $1 % 977 }'; }
-  text 48000 > "$work/text2m.txt"
-  text 12000 > "$work/text500k.txt"
-  awk 'BEGIN { srand(1); for (i = 0; i < 60000; i++) print int(rand() * 1000000) }' > "$work/nums.txt"
-  cat > "$work/q.sql" <<'SQL'
-CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c INTEGER);
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000)
-INSERT INTO t SELECT i, printf('row %d', i * 7919 % 30000), i % 97 FROM n;
-CREATE INDEX tb ON t(b);
-SELECT c, count(*), sum(a) FROM t GROUP BY c ORDER BY 2 DESC LIMIT 3;
-SQL
-  cc -O2 -g -pthread -o "$work/working_sets" examples/threads/working_sets.c
+  # The inputs of scripts/program-speed.sh (text2m.txt, text500k.txt, nums.txt, q.sql, working_sets).
+  source scripts/programs.sh
+  programs "$work"
   run() { # name exe args…: record the program and advise on it
     local name=$1; shift
     if ! command -v "$1" >/dev/null; then echo "skipped $name: $1 not found" >&2; return; fi
