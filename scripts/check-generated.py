@@ -55,18 +55,12 @@ STRICT_COMMAND = re.compile(
     r"`(?:scripts/|(?:[A-Z_]+=\S* )*(?:bash |python3 )?scripts/|cargo (?:bench|run|test) |git show )[^`]*`"
     r"|scripts/[\w.-]+\.(?:sh|py)|examples/\w+"
 )
+# In a fenced code block of pasted output, the shell prompt line of the command that printed it.
+PROMPT = re.compile(r"\s*\$ (?:cachescope|valgrind|cargo|scripts/|bash scripts/|python3 scripts/) ")
 STRICT = ("README.md", "ARCHITECTURE.md", "docs/accuracy/")
 # Pages with paragraphs of figures issue 62 left without their command (engineering notes with
 # dated measurements): each may keep at most this many, never more.
 UNSOURCED = {
-    "docs/attribution.md": 14,
-    "docs/cachegrind.md": 2,
-    "docs/hardware.md": 2,
-    "docs/native-format.md": 5,
-    "docs/opt.md": 9,
-    "docs/recording.md": 6,
-    "docs/report.md": 7,
-    "docs/scale.md": 8,
     # Pages merged from main after the check was written (some are thresholds and formulas,
     # not measurements: the heuristic cannot tell); their owners lower these.
     "docs/advice.md": 3,
@@ -75,7 +69,6 @@ UNSOURCED = {
     "docs/accuracy/threads.md": 3,
     # Not regenerated in issue 62 for lack of machine time; each says so at its top.
     "docs/accuracy/peers.md": 1,
-    # Being regenerated (issue 62): each leaves this list when its block lands.
 }
 
 
@@ -119,8 +112,9 @@ def check(path):
 
 
 def units(lines):
-    """The paragraphs, list items and tables outside generated blocks: lists of (line, text)."""
-    out, cur, kind, inside = [], [], None, False
+    """The paragraphs, list items, tables and fenced code blocks outside generated blocks:
+    lists of (line, text). A code block is one unit however many blank lines it holds."""
+    out, cur, kind, inside, fence = [], [], None, False, False
     for n, line in enumerate(lines, 1):
         m = MARK.search(line)
         if m:
@@ -129,6 +123,19 @@ def units(lines):
             cur, kind, inside = [], None, m.group(2) == "begin"
             continue
         if inside:
+            continue
+        if line.lstrip().startswith("```"):
+            if not fence and cur:
+                out.append(cur)
+                cur = []
+            cur.append((n, line))
+            if fence:
+                out.append(cur)
+                cur, kind = [], None
+            fence = not fence
+            continue
+        if fence:
+            cur.append((n, line))
             continue
         k = None
         if line.strip():
@@ -155,7 +162,10 @@ def typed(lines, command=COMMAND):
     for unit in units(lines):
         text = " ".join(l for _, l in unit)
         table = unit[0][1].lstrip().startswith("|")
-        sourced = bool(command.search(text)) or (before[1] and (table or before[0]))
+        # Pasted output: sourced by the prompt line of the command that printed it.
+        code = unit[0][1].lstrip().startswith("```")
+        prompt = code and any(PROMPT.match(l) for _, l in unit)
+        sourced = bool(command.search(text)) or prompt or (before[1] and (table or before[0]))
         if FIGURE.search(text) and not sourced:
             found.append((unit[0][0], FIGURE.search(text).group(0), text[:100]))
         before = (table, sourced)
@@ -190,6 +200,8 @@ def self_test():
         ("inside a block", "<!-- x: begin -->\nMeasured by `scripts/x` on 2026-01-01.\n38 % here.\n<!-- x: end -->\n", 0),
         ("no figure", "Sizes from 1 KiB to 1 GiB, 64 sets.\n", 0),
         ("a list item's figure, its neighbour's command", "- by `scripts/a.sh`\n- 0.5 pp\n", 1),
+        ("pasted output", "Output:\n\n```\nmisses 7.11%\n\nrate 2.5x\n```\n", 1),
+        ("pasted output under its prompt", "```\n$ cachescope attribute t.cst\nmisses 7.11%\n\nrate 2.5x\n```\n", 0),
     ]
     strict_cases = [
         ("a command that measures nothing", "`cachescope convert a b` (~24x smaller).\n", 1),
