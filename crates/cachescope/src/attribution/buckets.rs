@@ -6,6 +6,9 @@
 //! - one bucket per heap allocation *path* (the raw return addresses of the call); paths are
 //!   named at the end by the first two frames outside the C library and allocator wrappers,
 //!   and paths with the same name merge into one bucket ([`BucketMap::finish_names`]);
+//! - one bucket per local array or structure of a function (`function:local`, kind
+//!   [`BucketKind::Stack`]), placed in each live frame as the trace's call events unfold
+//!   (`frames.rs`; an instance per frame, as a heap block is an instance of its site);
 //! - the stack: every `[stack]` mapping of the memory map, grown down to 8 MiB (the usual
 //!   `RLIMIT_STACK`), plus Valgrind's amd64 client stack region (`0x1f_f000_0000` up to
 //!   `0x20_0000_0000`, where a lackey-traced program's main stack lives whatever the map
