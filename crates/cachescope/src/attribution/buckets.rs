@@ -6,6 +6,9 @@
 //! - one bucket per heap allocation *path* (the raw return addresses of the call); paths are
 //!   named at the end by the first two frames outside the C library and allocator wrappers,
 //!   and paths with the same name merge into one bucket ([`BucketMap::finish_names`]);
+//! - one bucket per local array or structure of a function (`function:local`, kind
+//!   [`BucketKind::Stack`]), placed in each live frame as the trace's call events unfold
+//!   (`frames.rs`; an instance per frame, as a heap block is an instance of its site);
 //! - the stack: every `[stack]` mapping of the memory map, grown down to 8 MiB (the usual
 //!   `RLIMIT_STACK`), plus Valgrind's amd64 client stack region (`0x1f_f000_0000` up to
 //!   `0x20_0000_0000`, where a lackey-traced program's main stack lives whatever the map
@@ -20,6 +23,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+mod frames;
 mod instances;
 mod names;
 
@@ -98,6 +102,8 @@ pub struct BucketMap {
     /// that every address in it is the stack's (valid until the next heap or map event).
     /// Without it every stack reference searched the heap, the variables and the regions.
     last_stack: (u64, u64),
+    /// The live frames' locals (`frames.rs`).
+    frames: frames::Frames,
     /// True once any allocation event was seen.
     pub saw_heap_events: bool,
     /// True once any memory map event was seen.
@@ -133,6 +139,7 @@ impl BucketMap {
             recent: [NONE; RECENT],
             oldest: 0,
             last_stack: (1, 0),
+            frames: frames::Frames::default(),
             saw_heap_events: false,
             saw_map: false,
         };
@@ -319,7 +326,13 @@ impl BucketMap {
             .range(..hi)
             .next_back()
             .is_none_or(|(_, &(end, _))| end <= lo);
-        heap && clear(&self.globals) && clear(&self.regions)
+        let locals = self
+            .frames
+            .live
+            .range(..hi)
+            .next_back()
+            .is_none_or(|(_, &(end, _))| end <= lo);
+        heap && locals && clear(&self.globals) && clear(&self.regions)
     }
 
     fn find(&self, addr: u64) -> Option<(u64, u64, u32)> {
@@ -327,6 +340,9 @@ impl BucketMap {
             if addr < e {
                 return Some((s, e, id));
             }
+        }
+        if let Some(r) = self.local_at(addr) {
+            return Some(r);
         }
         within(&self.globals, addr).or_else(|| {
             // A region hit is only cached up to the next variable inside it.
@@ -356,16 +372,22 @@ impl BucketMap {
     /// The module an instruction address belongs to: by the memory map, or the one module
     /// loaded without a map.
     pub fn module_of(&self, pc: u64) -> Option<&Module> {
+        self.module_index(pc).map(|m| &self.modules[m])
+    }
+
+    /// The index of [`BucketMap::module_of`]'s module.
+    fn module_index(&self, pc: u64) -> Option<usize> {
         if self.ranges.is_empty() {
             // No map: only the program loaded at its link addresses, within its segments.
             return self
                 .modules
                 .first()
-                .filter(|m| pc >= m.span.0 && pc < m.span.1);
+                .filter(|m| pc >= m.span.0 && pc < m.span.1)
+                .map(|_| 0);
         }
         let i = self.ranges.partition_point(|r| r.0 <= pc);
         let &(_, e, m) = self.ranges.get(i.checked_sub(1)?)?;
-        (pc < e).then(|| &self.modules[m])
+        (pc < e).then_some(m)
     }
 }
 

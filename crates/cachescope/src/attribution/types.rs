@@ -17,6 +17,7 @@
 use std::path::Path;
 
 mod dwarf;
+mod locals;
 
 /// One field of an element: its bytes `offset .. offset + size` within the element.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -107,6 +108,33 @@ pub struct PointerVar {
     pub address: Option<u64>,
 }
 
+/// A local variable that lives in its function's frame at a fixed offset from the frame's
+/// canonical frame address (`DW_OP_fbreg` under a `DW_OP_call_frame_cfa` frame base): what a
+/// stack reference can be named by (`function:local`, [`super::buckets`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalVar {
+    /// The function's name.
+    pub function: String,
+    /// The function's link-time entry address (what a call event's key is, less the bias).
+    pub entry: u64,
+    /// The local's name.
+    pub name: String,
+    /// Its first byte, from the frame's CFA.
+    pub offset: i64,
+    /// Its type.
+    pub ty: DataType,
+}
+
+/// Locals whose place in their frame cannot be known from the CFA alone: their references stay
+/// in the `stack` bucket (said in a note).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LocalsSkipped {
+    /// Arrays and structures located by a location list (their place changes with the pc).
+    pub location_lists: u64,
+    /// Arrays and structures of functions whose frame base is not the CFA.
+    pub frame_base: u64,
+}
+
 /// The types one module's DWARF gives.
 #[derive(Clone, Debug, Default)]
 pub struct ModuleTypes {
@@ -117,6 +145,10 @@ pub struct ModuleTypes {
     pub pointers: Vec<PointerVar>,
     /// True when the module had `.debug_info` to read.
     pub has_types: bool,
+    /// Arrays and structures local to a function, at CFA offsets, sorted by entry address.
+    pub locals: Vec<LocalVar>,
+    /// What [`ModuleTypes::locals`] leaves out, and why.
+    pub locals_skipped: LocalsSkipped,
 }
 
 impl ModuleTypes {
@@ -130,6 +162,13 @@ impl ModuleTypes {
             return ModuleTypes::default();
         };
         dwarf::read(&file).unwrap_or_default()
+    }
+
+    /// The locals of the function entered at link-time address `entry`.
+    pub fn locals_of(&self, entry: u64) -> &[LocalVar] {
+        let i = self.locals.partition_point(|l| l.entry < entry);
+        let j = self.locals[i..].partition_point(|l| l.entry == entry);
+        &self.locals[i..i + j]
     }
 
     /// The type of the global at link-time address `address`.

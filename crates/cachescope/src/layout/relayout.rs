@@ -21,7 +21,7 @@ use crate::attribution::buckets::BucketMap;
 use crate::attribution::follow::Follower;
 use crate::attribution::structures::Types;
 use crate::attribution::symbols::Symbolizer;
-use crate::batch::Batch;
+use crate::batch::{Batch, Step};
 use crate::error::{Error, Result};
 
 /// Instances are placed with their old offset within a page.
@@ -144,8 +144,27 @@ impl<'e> Relayout<'e> {
         let n = batch.len();
         self.keep.clear();
         let mut dropped = false;
-        let runs: Vec<(std::ops::Range<usize>, ThreadId)> = batch.thread_runs().collect();
-        for (run, thread) in runs {
+        // Runs of one thread's records split where call events fall (`None`: the call event
+        // with that index), which place and take away the frames' locals.
+        let steps: Vec<(std::ops::Range<usize>, ThreadId, Option<usize>)> = {
+            let mut calls = 0;
+            batch
+                .steps()
+                .map(|step| match step {
+                    Step::Accesses(run, thread) => (run, thread, None),
+                    Step::Call(e) => {
+                        calls += 1;
+                        (0..0, e.thread, Some(calls - 1))
+                    }
+                })
+                .collect()
+        };
+        for (run, thread, call) in steps {
+            if let Some(c) = call {
+                let e = batch.calls()[c];
+                self.buckets.apply_call(batch, &e);
+                continue;
+            }
             let mut i = run.start;
             while i < run.end {
                 self.events.apply_due(self.position, &mut self.buckets);
@@ -169,6 +188,7 @@ impl<'e> Relayout<'e> {
                 i = stop;
             }
         }
+        self.buckets.batch_done(batch);
         if let Some(e) = self.error.take() {
             return Err(e);
         }

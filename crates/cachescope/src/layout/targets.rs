@@ -1,4 +1,5 @@
-//! Which change a bucket gets, decided at its first reference: a global by its name, a heap
+//! Which change a bucket gets, decided at its first reference: a global or a frame's local
+//! (`function:local`) by its name, a heap
 //! site by its attribution name, its call's `file.c:LINE` or the pointer its blocks are stored
 //! in; and the change made concrete for the bucket's element ([`Target`]).
 
@@ -89,6 +90,14 @@ pub fn names(
                 has_types,
             })
         }
+        // A frame's local (`function:local`); the stack's own bucket has no type.
+        BucketKind::Stack => buckets.local_type(id).map(|t| Names {
+            name: buckets.name_of(id).to_owned(),
+            site: None,
+            pointer: None,
+            element: Some((t.element.clone(), t.row_bytes())),
+            has_types: true,
+        }),
         _ => None,
     }
 }

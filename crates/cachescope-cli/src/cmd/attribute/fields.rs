@@ -35,6 +35,7 @@ pub fn render(o: &mut String, r: &Report, top: usize) {
             s.structure,
             s.site.as_deref().unwrap_or(match s.kind {
                 cachescope::attribution::BucketKind::Global => "global",
+                cachescope::attribution::BucketKind::Stack => "stack local",
                 _ => "heap",
             }),
             thousands(s.refs),

@@ -25,7 +25,11 @@ impl BucketMap {
             }
         }
         match self.find(addr) {
-            Some(r) if self.kind(r.2) == BucketKind::Heap || self.is_variable(&r) => {
+            // A heap block, a variable, or a frame's local (the only stack bucket `find` gives).
+            Some(r)
+                if matches!(self.kind(r.2), BucketKind::Heap | BucketKind::Stack)
+                    || self.is_variable(&r) =>
+            {
                 self.recent[self.oldest] = r;
                 self.oldest = (self.oldest + 1) % super::RECENT;
                 r

@@ -11,23 +11,53 @@ impl Analysis for Attribution<'_> {
         if let Some(s) = batch.sampling() {
             return self.observe_sampled(batch, s);
         }
+        // Call events place and take away the frames' locals (`function:local` buckets)
+        // between the records they fall between.
+        let mut from = 0;
+        for e in batch.calls() {
+            let at = e.at as usize;
+            if at > from {
+                self.observe_records(batch, from..at);
+                from = at;
+            }
+            self.buckets.apply_call(batch, e);
+        }
+        if from < batch.len() || batch.is_empty() {
+            self.observe_records(batch, from..batch.len());
+        }
+        self.buckets.batch_done(batch);
+    }
+}
+
+impl Attribution<'_> {
+    /// The records `range` of `batch` (no call event among them), of the followed thread only
+    /// when there is one.
+    fn observe_records(&mut self, batch: &Batch, range: std::ops::Range<usize>) {
         let Some((only, seen)) = &mut self.only else {
-            self.observe_range(batch, 0..batch.len());
+            self.observe_range(batch, range);
             return;
         };
         let only = *only;
         let mut skipped = 0;
         for (run, t) in batch.thread_runs() {
+            let run = run.start.max(range.start)..run.end.min(range.end);
+            if run.is_empty() {
+                continue;
+            }
             seen.insert(t);
             if t != only {
                 skipped += run.len() as u64;
             }
         }
         if skipped == 0 {
-            self.observe_range(batch, 0..batch.len());
+            self.observe_range(batch, range);
             return;
         }
         for (run, t) in batch.thread_runs() {
+            let run = run.start.max(range.start)..run.end.min(range.end);
+            if run.is_empty() {
+                continue;
+            }
             if t == only {
                 self.observe_range(batch, run);
             } else {
@@ -36,9 +66,7 @@ impl Analysis for Attribution<'_> {
             }
         }
     }
-}
 
-impl Attribution<'_> {
     /// Simulates and counts the records `range` of `batch`, applying events as they fall due.
     fn observe_range(&mut self, batch: &Batch, range: std::ops::Range<usize>) {
         if let (None, Some(at)) = (&self.per_pc, batch.data_positions()) {

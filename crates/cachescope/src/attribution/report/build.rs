@@ -249,6 +249,8 @@ pub(in crate::attribution) fn build(
 
     let mut notes = a.buckets.notes.clone();
     notes.extend(a.buckets.module_notes());
+    let stack_used = a.bucket_refs.get(super::super::buckets::STACK as usize) > Some(&0);
+    notes.extend(a.buckets.locals_notes(stack_used));
     if !a.buckets.saw_heap_events {
         notes.push(
             "no allocation events: heap blocks are attributed to \"other\" (record with \

@@ -1,4 +1,5 @@
-//! The structures' fields (`attribute --fields`): each global and heap site with its element
+//! The structures' fields (`attribute --fields`): each global, heap site and frame's local
+//! (`function:local`) with its element
 //! (from DWARF where it exists, else its size inferred from the strides of the instructions
 //! that walk it, fields then named by offset), its references, misses and used bytes per
 //! field, the code that touches it, and `advise`'s evidence (conflict misses by set, lines
@@ -48,7 +49,8 @@ pub(super) fn structures(
     for (&b, rows) in &mut by_bucket {
         let kind = a.buckets.kind(b);
         let len = fields.lens.get(b as usize).copied().unwrap_or(0);
-        if !matches!(kind, BucketKind::Global | BucketKind::Heap) || len <= 1 {
+        let local = a.buckets.local_type(b).is_some();
+        if !(matches!(kind, BucketKind::Global | BucketKind::Heap) || local) || len <= 1 {
             continue;
         }
         let (refs, misses) = rows
@@ -139,6 +141,14 @@ fn element(
         from: "none",
     };
     match a.buckets.kind(b) {
+        BucketKind::Stack => {
+            if let Some(t) = a.buckets.local_type(b) {
+                known.element = t.element.clone();
+                known.dims = t.dims.clone();
+                known.from = "debug information";
+            }
+            return known;
+        }
         BucketKind::Global => {
             if let (Some(t), _) = types.global(&a.buckets, b) {
                 known.element = t.element;

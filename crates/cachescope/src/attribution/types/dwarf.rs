@@ -8,6 +8,7 @@ use gimli::Reader as _;
 use gimli::{AttributeValue, EndianSlice, RunTimeEndian, UnitOffset, constants};
 use object::{Object, ObjectSection};
 
+use super::locals::{self, Frame};
 use super::{DataType, Element, Field, ModuleTypes, PointerVar};
 
 type R<'a> = EndianSlice<'a, RunTimeEndian>;
@@ -28,6 +29,9 @@ enum Ty {
     /// A pointer to a type (not followed further than one level).
     Pointer(Box<Option<Ty>>),
 }
+
+/// A subprogram's depth in the tree, code ranges and frame.
+type Scope = (isize, Vec<(u64, u64)>, Option<Frame>);
 
 /// The module's globals and pointer variables; `None` when it has no debug information.
 pub(super) fn read(file: &object::File<'_>) -> Option<ModuleTypes> {
@@ -62,14 +66,15 @@ pub(super) fn read(file: &object::File<'_>) -> Option<ModuleTypes> {
     }
     out.globals.sort_by_key(|g| g.0);
     out.globals.dedup_by_key(|g| g.0);
+    out.locals.sort_by_key(|l| l.entry);
     Some(out)
 }
 
 /// Every variable of one unit: globals by address, pointers with their function's ranges.
 fn walk(dwarf: &gimli::Dwarf<R<'_>>, unit: &Unit<'_>, out: &mut ModuleTypes) -> gimli::Result<()> {
     let mut entries = unit.entries();
-    // The code ranges of the enclosing subprogram at each depth.
-    let mut scopes: Vec<(isize, Vec<(u64, u64)>)> = Vec::new();
+    // The code ranges of the enclosing subprogram at each depth, and its frame.
+    let mut scopes: Vec<Scope> = Vec::new();
     let mut depth = 0isize;
     while let Some((delta, entry)) = entries.next_dfs()? {
         depth += delta;
@@ -83,7 +88,8 @@ fn walk(dwarf: &gimli::Dwarf<R<'_>>, unit: &Unit<'_>, out: &mut ModuleTypes) -> 
                 while let Some(r) = iter.next()? {
                     ranges.push((r.begin, r.end));
                 }
-                scopes.push((depth, ranges));
+                let frame = locals::frame(entry, name_of(dwarf, unit, entry));
+                scopes.push((depth, ranges, frame));
             }
             constants::DW_TAG_variable => {
                 let Some(name) = name_of(dwarf, unit, entry) else {
@@ -110,7 +116,7 @@ fn walk(dwarf: &gimli::Dwarf<R<'_>>, unit: &Unit<'_>, out: &mut ModuleTypes) -> 
                             Vec::new()
                         } else {
                             match scopes.last() {
-                                Some((_, r)) => r.clone(),
+                                Some((_, r, _)) => r.clone(),
                                 None => continue,
                             }
                         };
@@ -123,11 +129,14 @@ fn walk(dwarf: &gimli::Dwarf<R<'_>>, unit: &Unit<'_>, out: &mut ModuleTypes) -> 
                             address,
                         });
                     }
-                    other => {
-                        if let (Some(addr), Some(t)) = (address, data_type(other)) {
-                            out.globals.push((addr, name, t));
+                    other => match (address, data_type(other)) {
+                        (Some(addr), Some(t)) => out.globals.push((addr, name, t)),
+                        (None, Some(t)) => {
+                            let frame = scopes.last().and_then(|s| s.2.as_ref());
+                            locals::local(entry, frame, name, t, out);
                         }
-                    }
+                        _ => {}
+                    },
                 }
             }
             _ => {}
