@@ -5,8 +5,9 @@
  * Copyright (C) 2026 the cachescope authors. SPDX-License-Identifier: GPL-2.0-or-later
  *
  * A frame is a function entered (its key: the address control arrived at) and the stack
- * pointer there, which on amd64 points at the return address. Chasing is off, so a call
- * ends its superblock and a function's first instruction starts one. What changes a stack:
+ * pointer there, which on amd64 points at the return address. Chasing is off (cs_main.c), so
+ * a call ends its superblock and a function's first instruction starts one. What changes a
+ * stack:
  *  - a call (VEX's Ijk_Call exit): a helper pushes the target, after popping the frames
  *    the stack pointer has already left (a longjmp that no call or return noticed);
  *  - a return (Ijk_Ret): a helper pops every frame below the new stack pointer, so a return
@@ -99,7 +100,6 @@ void cs_calls_post_clo_init(void)
 {
    if (!cs_calls_enabled())
       return;
-   VG_(clo_vex_control).guest_chase = False;
    stacks = VG_(calloc)("cs.calls", VG_N_THREADS, sizeof(Stack));
    for (Int t = 0; t < VG_N_THREADS; t++)
       stacks[t].needs_root = True;

@@ -12,8 +12,8 @@
 Bool cs_calls_option(const HChar* arg);
 /* Whether --cs-calls=yes was given (and no sampling: then nothing is written). */
 Bool cs_calls_enabled(void);
-/* After the options: no chasing across jumps and calls, so every call ends a block and
-   every function entry starts one. */
+/* After the options. Chasing is off (cs_main.c), so every call ends a block and every
+   function entry starts one. */
 void cs_calls_post_clo_init(void);
 /* A new thread in slot `child` (perhaps an exited thread's): an empty stack. */
 void cs_calls_thread_created(ThreadId child);

@@ -8,10 +8,11 @@
  * is instrumented and its records are gated (cs_gate, cs_instrument.c): outside, the buffer
  * pointer does not advance, so what a block stored is overwritten by the next.
  *
- * Entering: chasing across branches is off (as Callgrind does), so a matching function's entry
- * starts a block, found at translation with VG_(get_fnname_if_entry); that block first calls
- * enter(), which notes the stack pointer when the thread is outside. At the entry it points at
- * the return address (amd64, the only guest the tool is built for), which the return pops:
+ * Entering: chasing across branches is off (cs_main.c, as Callgrind does), so a matching
+ * function's entry starts a block, found at translation with VG_(get_fnname_if_entry); that
+ * block first calls enter(), which notes the stack pointer when the thread is outside. At the
+ * entry it points at the return address (amd64, the only guest the tool is built for),
+ * which the return pops:
  * every block compares the stack pointer with the one noted, inline, and a helper leaves only
  * when it is above (the function returned, or a longjmp unwound past it). Recursion: only the outermost call counts. Each thread has its own state,
  * swapped in when the scheduler runs it.
@@ -71,7 +72,6 @@ void cs_toggle_post_clo_init(void)
 {
    if (!cs_toggle_enabled())
       return;
-   VG_(clo_vex_control).guest_chase = False;
    frames = VG_(malloc)("cs.toggle", VG_N_THREADS * sizeof(ULong));
    for (Int t = 0; t < VG_N_THREADS; t++)
       frames[t] = OUTSIDE;

@@ -16,7 +16,7 @@ extern ULong cs_gate;
 Bool cs_toggle_option(const HChar* arg);
 /* Whether --cs-toggle-collect was given (then every block is instrumented, gated). */
 Bool cs_toggle_enabled(void);
-/* After the options: no chasing across calls, so every function entry starts a block. */
+/* After the options. Chasing is off (cs_main.c), so every function entry starts a block. */
 void cs_toggle_post_clo_init(void);
 /* The region of interest (CACHESCOPE_START/STOP) is on or off: part of the gate. */
 void cs_toggle_set_roi(Bool on);

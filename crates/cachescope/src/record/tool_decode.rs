@@ -2,7 +2,7 @@
 //! kept apart from the stream's framing (`tool.rs`) and checked against a plain decoder.
 
 use crate::access::AccessKind;
-use crate::batch::Batch;
+use crate::batch::{Batch, CallOp, EnterKind};
 use crate::trace::native::{InstrRun, InstrRuns, Item, ItemSource};
 
 #[cfg(target_arch = "x86_64")]
@@ -38,6 +38,30 @@ fn is_escape(w: u64) -> bool {
 
 /// The tag of a run word: it stands for the instruction records of a run defined earlier.
 pub(super) const TAG_RUN: u64 = 0x7;
+
+/// The tags of call events (`CS_TAG_ENTER`, `CS_TAG_LEAVE`).
+const TAG_ENTER: u64 = 0x9;
+const TAG_LEAVE: u64 = 0xA;
+
+/// The call event of an escape word, if it is one: `CS_TAG_ENTER` (the key in bits 0-47,
+/// sign-extended as an address; the kind in bits 48-50) or `CS_TAG_LEAVE` (the frames left;
+/// 0 for every thread's).
+#[inline]
+pub(super) fn call_op(w: u64) -> Option<CallOp> {
+    match w >> 60 {
+        TAG_ENTER => Some(CallOp::Enter {
+            key: address(w),
+            kind: *EnterKind::ALL.get(((w >> 48) & 7) as usize)?,
+        }),
+        TAG_LEAVE => Some(match w & ((1 << 48) - 1) {
+            0 => CallOp::Reset,
+            n => CallOp::Leave {
+                frames: u32::try_from(n).unwrap_or(u32::MAX),
+            },
+        }),
+        _ => None,
+    }
+}
 
 /// The run a word names, if it is a run word.
 #[inline]
@@ -229,7 +253,13 @@ impl<'a> ItemSource<'a> for ToolItems<'a> {
         }
         let w = word_at(self.bytes.get(self.at..self.at + 8)?);
         if is_escape(w) {
-            let run = self.runs.get(run_id(w)?)?;
+            let Some(id) = run_id(w) else {
+                // A call event (a reset too: the stream's calls are on when it has any).
+                let op = call_op(w)?;
+                self.at += 8;
+                return Some(Item::Call(op));
+            };
+            let run = self.runs.get(id)?;
             self.at += 8;
             if run.len() > room {
                 self.split = Some((run, 0));

@@ -16,7 +16,8 @@
 //!   its costs are kept out of the arcs it interrupted.
 //! - A PLT stub is no function: its frame carries its caller's, and the call the stub jumps
 //!   on to is its caller's, from the site of the call into the stub (Callgrind's
-//!   `--skip-plt=yes`).
+//!   `--skip-plt=yes`). The stub's own references are charged to that call site's line, as
+//!   Callgrind charges them (the stub has no line of its own).
 
 use super::costs::Costs;
 use crate::access::ThreadId;
@@ -93,6 +94,8 @@ pub(super) struct ThreadState {
     active: Map<FnId, u32>,
     saved: Vec<Map<FnId, u32>>,
     last_pc: u64,
+    /// While a PLT stub runs: the site of the call into it, whose line its costs go to.
+    plt_site: Option<u64>,
     /// The last line charged and its index (an instruction and its data references share
     /// one).
     memo: ((FnId, u64), usize),
@@ -111,6 +114,7 @@ impl ThreadState {
             active: Map::default(),
             saved: Vec::new(),
             last_pc: NO_PC,
+            plt_site: None,
             memo: ((NO_FN, u64::MAX), 0),
         }
     }
@@ -133,7 +137,7 @@ impl ThreadState {
     /// The costs of `pc`'s line in the top function.
     #[inline]
     pub(super) fn line(&mut self, pc: u64) -> &mut Costs {
-        let key = (self.top, pc);
+        let key = (self.top, self.plt_site.unwrap_or(pc));
         let i = if self.memo.0 == key {
             self.memo.1
         } else {
@@ -253,6 +257,7 @@ impl Frames for Graph {
         let t = self.thread(thread);
         t.charge();
         let node_below = t.node;
+        t.plt_site = (kind == EnterKind::Plt).then_some(t.last_pc);
         if kind == EnterKind::Plt {
             return Frame {
                 f: caller,
@@ -322,6 +327,7 @@ impl Frames for Graph {
         t.charge();
         t.node = frame.node_below;
         t.top = below.map_or(NO_FN, |b| b.f);
+        t.plt_site = below.and_then(|b| b.plt);
         if frame.plt.is_some() {
             return;
         }

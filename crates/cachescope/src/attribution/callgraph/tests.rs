@@ -342,3 +342,46 @@ fn the_callgrind_file_has_the_calls_and_totals() {
         .collect();
     assert_eq!(values, r.totals.0);
 }
+
+#[test]
+fn a_plt_stubs_costs_go_to_the_line_of_the_call_into_it() {
+    // main calls through a stub at 0x40_1030, which jumps into puts (0x7f00_0000).
+    let (call_site, stub, puts) = (0x40_1010u64, 0x40_1030u64, 0x7f00_0000u64);
+    let fetch = |b: &mut Batch, pc: u64| {
+        b.push(Access {
+            addr: pc,
+            size: 4,
+            kind: AccessKind::Instr,
+            pc: Some(pc),
+        })
+    };
+    let enter = |b: &mut Batch, key: u64, kind: EnterKind| {
+        b.push_call(1, CallOp::Enter { key, kind });
+    };
+    let mut b = Batch::new();
+    enter(&mut b, 0x40_1000, EnterKind::Root);
+    fetch(&mut b, call_site);
+    enter(&mut b, stub, EnterKind::Plt);
+    fetch(&mut b, stub);
+    enter(&mut b, puts, EnterKind::Jump);
+    fetch(&mut b, puts);
+    fetch(&mut b, puts + 4);
+    // puts returns past the stub's frame to main.
+    b.push_call(1, CallOp::Leave { frames: 2 });
+    fetch(&mut b, call_site + 5);
+    let mut g = CallGraph::new(options(), None).unwrap();
+    g.observe(&b);
+    let t = &g.graph.threads[0];
+    let ir = |f: u64, pc: u64| {
+        let id = g.graph.keys.iter().position(|&k| k == f).unwrap() as graph::FnId;
+        t.account
+            .lines
+            .get(&(id, pc))
+            .map(|&i| t.account.line_costs[i].0[costs::IR])
+    };
+    // The stub's fetch is main's, at the call's line; puts' are its own; main's next its own.
+    assert_eq!(ir(0x40_1000, call_site), Some(2));
+    assert_eq!(ir(0x40_1000, stub), None);
+    assert_eq!(ir(puts, puts), Some(1));
+    assert_eq!(ir(0x40_1000, call_site + 5), Some(1));
+}

@@ -3,11 +3,11 @@
 
 use std::io::{Read, Write};
 
-use super::{ARG_MASK, State, TAG_ENTER, TAG_LEAVE, ToolReader};
+use super::{ARG_MASK, State, ToolReader};
 use crate::access::ThreadId;
-use crate::batch::{BATCH_LEN, Batch, CallOp, EnterKind};
+use crate::batch::{BATCH_LEN, Batch, CallOp};
 use crate::error::{Result, corrupt, truncated};
-use crate::record::tool_decode::{TAG_RUN, ToolItems, decode_run};
+use crate::record::tool_decode::{TAG_RUN, ToolItems, call_op, decode_run};
 use crate::trace::native::InstrRuns;
 use crate::trace::{AccessReader, Diagnostics, native};
 
@@ -72,25 +72,6 @@ impl<W: Write> RunSink for NativeSink<'_, W> {
 
     fn call(&mut self, thread: ThreadId, op: CallOp) -> Result<()> {
         self.writer.push_call(thread, op)
-    }
-}
-
-/// The call event of an escape word, if it is one: `CS_TAG_ENTER` (the key in bits 0-47,
-/// sign-extended as an address; the kind in bits 48-50) or `CS_TAG_LEAVE` (the frames left;
-/// 0 for every thread's).
-fn call_op(w: u64) -> Option<CallOp> {
-    match w >> 60 {
-        TAG_ENTER => Some(CallOp::Enter {
-            key: crate::record::tool_decode::address(w),
-            kind: *EnterKind::ALL.get(((w >> 48) & 7) as usize)?,
-        }),
-        TAG_LEAVE => Some(match w & ARG_MASK {
-            0 => CallOp::Reset,
-            n => CallOp::Leave {
-                frames: u32::try_from(n).unwrap_or(u32::MAX),
-            },
-        }),
-        _ => None,
     }
 }
 

@@ -164,9 +164,12 @@ fn check_paths(
     }
     let start = slow.clone();
     let (mut lens, mut pc_slow, mut at) = (Vec::new(), pc, 0);
+    // The call events among the escapes: the item source gives them as items.
+    let mut slow_calls = Vec::new();
     while at < words.len() {
         let n = naive(&words[at..], &mut pc_slow, table, &mut slow);
         lens.push(n);
+        slow_calls.extend(words.get(at + n).and_then(|&w| call_op(w)));
         at += n + 1;
     }
     for simd in [true, false] {
@@ -178,7 +181,7 @@ fn check_paths(
     }
     // The item source, with a room small enough to split some runs.
     let raw = bytes(words);
-    let (mut items, mut pc_items, mut at) = (start.clone(), pc, 0);
+    let (mut items, mut pc_items, mut at, mut calls) = (start.clone(), pc, 0, Vec::new());
     while at < words.len() {
         let mut source = ToolItems::new(&raw[8 * at..], &mut pc_items, table);
         let mut room = 3;
@@ -190,12 +193,13 @@ fn check_paths(
                         items.push_raw(a, s, AccessKind::Instr, a);
                     }
                 }
+                Item::Call(op) => calls.push(op),
             }
             room = 1 + (room + 2) % 5;
         }
         at += source.taken().0 + 1;
     }
-    if items != slow || pc_items != pc_slow {
+    if items != slow || pc_items != pc_slow || calls != slow_calls {
         return Err(format!("the item source differs on {words:x?}"));
     }
     Ok(())

@@ -184,7 +184,8 @@ impl<W: Write> Writer<W> {
     pub(crate) fn write_items<'a>(&mut self, source: &mut impl ItemSource<'a>) -> Result<()> {
         loop {
             self.enc.push_from(source, self.opts.block_len);
-            if self.enc.len() < self.opts.block_len {
+            let calls_full = self.enc.call_count() >= MAX_BLOCK_CALLS && self.enc.len() > 0;
+            if self.enc.len() < self.opts.block_len && !calls_full {
                 return Ok(());
             }
             self.flush_block()?;

@@ -38,7 +38,7 @@ pub(in crate::trace::native) struct Columns {
     /// Fetches of the run rows beyond one per row.
     pub(super) run_extra: usize,
     /// The block's call events (version 4, `native/calls.rs`).
-    calls: Vec<CallEvent>,
+    pub(super) calls: Vec<CallEvent>,
 }
 
 /// Offsets of the sizes and slots columns in [`Columns`]' `fixed` buffer.
@@ -160,7 +160,7 @@ pub(in crate::trace::native) struct BlockEncoder {
     /// Previous explicit pc.
     pub(super) prev_pc: u64,
     /// The thread of the next access, which carries over to the next block.
-    thread: ThreadId,
+    pub(super) thread: ThreadId,
 }
 
 impl Default for BlockEncoder {

@@ -2,12 +2,13 @@
 //! hot part of `record`.
 
 use super::super::MAX_BLOCK_LEN;
+use super::super::calls::MAX_BLOCK_CALLS;
 use super::super::runs::InstrRun;
 use super::block::{BlockEncoder, SIZES_AT, SLOTS_AT};
 use super::slots::slot;
 use super::{KIND_SHIFT, PC_EXPLICIT, PC_LAST_INSTR, RUN_META, byte_len, put_low_bytes};
 use crate::access::AccessKind;
-use crate::batch::NO_PC;
+use crate::batch::{CallEvent, CallOp, NO_PC};
 
 /// What [`BlockEncoder::push_from`] appends: one access, or a run of instruction fetches
 /// whose encoding is known in advance.
@@ -17,6 +18,10 @@ pub(crate) enum Item<'a> {
     Access(u64, u32, AccessKind, u64),
     /// A run of fetches ([`super::super::runs`]), written as one run row.
     Run(InstrRun<'a>),
+    /// A call event of the current thread's stack, before the next access: taken in the
+    /// loop, as the tool's words interleave one every few dozen (a return to the caller per
+    /// event cost `record` a fifth of its time on call-heavy programs).
+    Call(CallOp),
 }
 
 /// A source of [`Item`]s for [`BlockEncoder::push_from`].
@@ -118,6 +123,7 @@ impl BlockEncoder {
             cols.pc_bytes_len,
         );
         let (mut last_instr, mut prev_pc) = (self.last_instr, self.prev_pc);
+        let thread = self.thread;
         // One access in row `r` (a macro, as it updates the loop's locals).
         macro_rules! put {
             ($r:expr, $addr:expr, $size:expr, $kind:expr, $pc:expr) => {{
@@ -176,6 +182,15 @@ impl BlockEncoder {
                     put!(r, addr, size, kind, pc);
                     n += 1;
                     r += 1;
+                }
+                Item::Call(op) => {
+                    let at = n as u32;
+                    cols.calls.push(CallEvent { at, thread, op });
+                    // A long section ends the block early, if it has accesses (as
+                    // [`super::super::Writer::push_call`] does).
+                    if cols.calls.len() >= MAX_BLOCK_CALLS && n > 0 {
+                        break;
+                    }
                 }
                 Item::Run(run) => {
                     // One row naming the run in the block's dictionary: the run meta byte,
