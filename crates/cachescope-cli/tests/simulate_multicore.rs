@@ -266,6 +266,53 @@ fn one_core_counts_what_the_single_core_simulation_counts() {
 }
 
 #[test]
+fn utilization_with_cores_is_the_single_core_one_on_one_thread() {
+    let wl = ["--workload", "phases", "--refs", "100000", "--instructions"];
+    let h = ["--I1", "8K,2,64", "--D1", "16K,4,64", "--L2", "128K,8,64"];
+    let single = json(&[&["simulate", "--utilization", "--json"][..], &h, &wl].concat());
+    let multi = json(
+        &[
+            &["simulate", "--cores", "1", "--utilization", "--json"][..],
+            &h,
+            &wl,
+        ]
+        .concat(),
+    );
+    let levels = single["simulations"][0]["levels"].as_array().unwrap();
+    for (s, m) in levels.iter().zip(multi["caches"].as_array().unwrap()) {
+        assert!(s["fetched_bytes"].as_u64().unwrap() > 0);
+        for k in ["used_bytes", "fetched_bytes", "utilization"] {
+            assert_eq!(s[k], m[k], "{} {k}", s["name"]);
+        }
+    }
+    // Two cores: each core's copy and the level's total, in the JSON and in the table.
+    let dir = tempfile::tempdir().unwrap();
+    let t = ping_pong(dir.path());
+    let t = t.to_str().unwrap();
+    let args = [
+        "simulate",
+        t,
+        "--cores",
+        "2",
+        "--cache",
+        "4K,2,64",
+        "--utilization",
+    ];
+    let v = json(&[&args[..], &["--json"]].concat());
+    let used = |c: &Value| c["used_bytes"].as_u64().unwrap();
+    let caches = v["caches"].as_array().unwrap();
+    assert_eq!(used(&v["totals"][0]), caches.iter().map(used).sum::<u64>());
+    let out = cs()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(String::from_utf8_lossy(&out).contains("util"));
+}
+
+#[test]
 fn the_threads_flag_changes_no_number() {
     let dir = tempfile::tempdir().unwrap();
     let t = ping_pong(dir.path());

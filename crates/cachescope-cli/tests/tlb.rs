@@ -246,6 +246,63 @@ fn each_thread_has_its_own_tlbs_under_cores() {
 }
 
 #[test]
+fn tlbs_under_cores_in_every_order() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two threads taking turns of 8 references, each on 8 pages of its own and one page
+    // both write.
+    let mut b = Batch::new();
+    for k in 0..64u64 {
+        b.set_thread(1 + ((k / 8) % 2) as u32);
+        let base = 0x1000_0000 + (k / 8 % 2) * 0x10_0000;
+        b.push(Access::load(base + (k % 8) * 4096, 8));
+        b.push(Access::store(0x2000_0000, 8));
+    }
+    let path = dir.path().join("t.cst");
+    let mut w = Writer::new(std::fs::File::create(&path).unwrap(), Header::default()).unwrap();
+    w.write_batch(&b).unwrap();
+    w.finish().unwrap();
+    let run = |order: &[&str]| {
+        let p = path.to_str().unwrap();
+        let mut a = vec!["simulate", p, "--cores", "2", "--cache", "32K,8,64"];
+        a.extend(["--dtlb", "4,full,4K", "--json"]);
+        a.extend(order);
+        json(&a)
+    };
+    let time = run(&["--interleave", "time"]);
+    assert_eq!(time["interleave"], "time");
+    // Each thread walks for its 8 pages and the shared one (its own TLB, 4 entries, cycling
+    // 8 pages: every load walks), 4 entries read per walk.
+    let walks = |v: &Value| v["page_walks"].as_u64().unwrap();
+    assert_eq!(walks(&time), 2 * (32 + 1));
+    assert_eq!(time["walk_refs"], 4 * walks(&time));
+    let refs = |v: &Value| -> u64 {
+        v["caches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["refs"].as_u64().unwrap())
+            .sum()
+    };
+    assert_eq!(refs(&time), 128 + 4 * walks(&time));
+    // The TLBs are each thread's own: the order the threads are dealt in changes nothing in
+    // them, nor in what the caches are given.
+    for order in [&["--interleave", "instructions"][..], &["--quantum", "0"]] {
+        let v = run(order);
+        assert_eq!(v["tlbs"], time["tlbs"], "{order:?}");
+        assert_eq!(v["tlb_threads"], time["tlb_threads"], "{order:?}");
+        assert_eq!(refs(&v), refs(&time), "{order:?}");
+    }
+    // The shared page's line moves between the cores in modelled time too.
+    let coherence: u64 = time["caches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["coherence"].as_u64().unwrap())
+        .sum();
+    assert!(coherence > 0, "{time}");
+}
+
+#[test]
 fn page_curve_is_the_fully_associative_tlb() {
     let dir = tempfile::tempdir().unwrap();
     let t = common::generate(dir.path(), "z.cst", &["zipf", "--refs", "40000"]);

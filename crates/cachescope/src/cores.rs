@@ -3,20 +3,24 @@
 //! [`Schedule`] says (docs/threads.md): in modelled time (the default: the dealing asks the
 //! machine for each core's clock, so the two run together), round-robin by instructions, or
 //! in the recorded order. The one way in for `simulate --cores`, `sharing`, `corun
-//! --split-threads --simulate` and a library user (the example is compiled, not run: as
-//! written it finds no coherence miss, which is being looked into):
+//! --split-threads --simulate` and a library user.
 //!
-//! ```no_run
+//! A thread starts when the recording first saw it (after as many of the first thread's
+//! references as preceded it), so two threads recorded one after the other never overlap:
+//! the second's first touch of a line is a cold miss on its core, not a coherence miss. The
+//! example records its two threads as a running program's recording shows them, taking turns:
+//!
+//! ```
 //! use cachescope::pass::Pass;
 //! use cachescope::cores::{Schedule, Simulation};
 //! use cachescope::sim::{Geometry, LevelSpec, MultiCoreConfig};
 //! use cachescope::trace::{Trace, native};
 //! use cachescope::{Access, Batch, Source};
 //!
-//! // Two threads writing one line, a thousand times each, recorded one after the other.
+//! // Two threads writing one line, a thousand times each, recorded taking turns of ten.
 //! let mut b = Batch::new();
 //! for k in 0..2000 {
-//!     b.set_thread(1 + k / 1000);
+//!     b.set_thread(1 + (k / 10) % 2);
 //!     b.push(Access::store(0x1000, 8));
 //! }
 //! let mut w = native::Writer::new(Vec::new(), native::Header::new())?;

@@ -1,18 +1,18 @@
 //! [`Machine`]: the caches a library caller's advice and what-ifs simulate (the report's "What
 //! to change" section, Python's `advise()` and `whatif()`), run with the library's simulators
 //! exactly as `simulate` runs them: independent caches side by side, a hierarchy, or the
-//! multi-core model over the threads dealt a quantum at a time ([`crate::interleave`]).
-
-use std::num::NonZeroU64;
+//! multi-core model over the threads interleaved in modelled time, by the code `simulate
+//! --cores` runs ([`crate::cores::Simulation`] with its default [`Schedule`]).
 
 use crate::analysis::Analysis;
+use crate::cores::{Schedule, Simulation};
 use crate::error::Result;
-use crate::interleave::{DEFAULT_QUANTUM, Interleaver, QuantumUnit};
+use crate::interleave::QuantumUnit;
 use crate::layout::{Misses, geometry_label};
-use crate::pass::{Analyses, Hooks, Independent, Pass};
+use crate::pass::{Hooks, Independent, Pass};
 use crate::sim::{
-    Geometry, HierarchyConfig, LevelSpec, MultiCore, MultiCoreConfig, MultiCoreReport, Policy,
-    PrefetchPolicy, SimAnalysis, SimOptions, SimReport,
+    Geometry, HierarchyConfig, LevelSpec, MultiCoreConfig, MultiCoreReport, Policy, PrefetchPolicy,
+    SimAnalysis, SimOptions, SimReport,
 };
 use crate::trace::Trace;
 
@@ -24,7 +24,7 @@ pub enum Machine {
     /// L1I and L1D over L2 (`simulate --I1 --D1 --L2`), LRU, non-inclusive.
     Hierarchy(HierarchyConfig),
     /// `cores` cores each with a private L1 over a shared last level (`simulate --cores N
-    /// --L1 L1 --LL LL --shared LL`), the threads dealt `quantum` instructions at a time.
+    /// --L1 L1 --LL LL --shared LL`), the threads interleaved in modelled time (its default).
     MultiCore {
         /// Cores.
         cores: u32,
@@ -40,7 +40,7 @@ pub enum Machine {
 pub enum Simulated {
     /// Single-core caches and hierarchies.
     Caches(Vec<SimReport>),
-    /// The multi-core model, and what its quantum counted.
+    /// The multi-core model, and what its quantum counted (cycles: modelled time).
     MultiCore(Box<MultiCoreReport>, QuantumUnit),
 }
 
@@ -60,7 +60,12 @@ impl Simulated {
                 serde_json::json!({ "simulations": r.iter().map(SimReport::to_json).collect::<Vec<_>>() })
             }
             Simulated::MultiCore(r, unit) => {
-                let mut v = serde_json::json!({ "quantum": DEFAULT_QUANTUM, "quantum_unit": unit });
+                let schedule = Schedule::default();
+                let mut v = serde_json::json!({
+                    "interleave": schedule.interleave,
+                    "quantum": schedule.quantum,
+                    "quantum_unit": unit,
+                });
                 if let (Some(o), Ok(serde_json::Value::Object(rest))) =
                     (v.as_object_mut(), serde_json::to_value(r))
                 {
@@ -166,15 +171,9 @@ impl Machine {
                     *cores,
                     vec![LevelSpec::private("L1", *l1), LevelSpec::shared("L2", *ll)],
                 );
-                let mut sim = MultiCore::new(&config)?;
-                let quantum = NonZeroU64::new(DEFAULT_QUANTUM).expect("nonzero");
-                let mut split = Interleaver::new(quantum);
-                pass.run(trace, Analyses(&mut [&mut split]))?;
-                let merged = split.finish()?;
-                let unit = merged.unit();
-                let mut again = Trace::from_reader(Box::new(merged), trace.source().clone());
-                pass.run(&mut again, Analyses(&mut [&mut sim]))?;
-                return Ok(Simulated::MultiCore(Box::new(sim.finish()), unit));
+                let run = Simulation::run(trace, pass, &config, Schedule::default())?;
+                let unit = run.unit.unwrap_or(QuantumUnit::Cycles);
+                return Ok(Simulated::MultiCore(Box::new(run.report), unit));
             }
         };
         let mut analyses: Vec<&mut (dyn Analysis + Send)> = sims

@@ -75,6 +75,12 @@ pub fn render(o: &mut String, r: &Report, top: usize, w: usize) {
             let util = l
                 .utilization
                 .map_or_else(|| "-".into(), |u| format!("{u:.3}"));
+            // A regularity of 0: no pair repeated a stride, so none dominates.
+            let stride = if l.regularity > 0.0 {
+                l.stride.to_string()
+            } else {
+                "-".into()
+            };
             let _ = writeln!(
                 o,
                 "{:<14} {:<36} {:>12} {:>12} {:>10} {:>6.3} {:>6}",
@@ -82,7 +88,7 @@ pub fn render(o: &mut String, r: &Report, top: usize, w: usize) {
                 cut(&l.code, 36),
                 thousands(l.refs),
                 thousands(l.misses),
-                l.stride,
+                stride,
                 l.regularity,
                 util
             );

@@ -126,8 +126,8 @@ pub struct SimulateArgs {
     pub prefetch: Vec<String>,
     /// Track line utilization (Callgrind's --cacheuse idea): every level reports
     /// `used_bytes` (bytes of its fetched lines a reference touched while they were resident),
-    /// `fetched_bytes` and `utilization` (their ratio, 0-1). Not with --cachegrind, --policy
-    /// opt or --cores (docs/hardware.md).
+    /// `fetched_bytes` and `utilization` (their ratio, 0-1); with --cores every core's copy of
+    /// a level too. Not with --cachegrind or --policy opt (docs/hardware.md).
     #[arg(help_heading = heading::ANALYSIS, long)]
     pub utilization: bool,
     /// Lines each prefetch trigger fetches.
@@ -278,10 +278,10 @@ pub fn simulate(args: &SimulateArgs, open: &mut Opener<'_>) -> Result<Simulated>
     if prefetching && args.cores.is_some() {
         bail!("--prefetch applies to single-core caches and hierarchies, not yet to --cores");
     }
-    if args.utilization && (args.cachegrind || args.cores.is_some() || policy == Policy::Opt) {
+    if args.utilization && (args.cachegrind || policy == Policy::Opt) {
         bail!(
-            "--utilization applies to --cache caches and hierarchies, not to --cachegrind, \
-             --cores or --policy opt"
+            "--utilization applies to --cache caches, hierarchies and --cores, not to \
+             --cachegrind or --policy opt"
         );
     }
     if let Some(w) = opts.writes {

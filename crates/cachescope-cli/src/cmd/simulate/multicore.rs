@@ -7,19 +7,15 @@
 //! `--D1` (a split L1: fetches go to L1I), each over `--L2` and `--LL` (the last level: the
 //! L3 after `--L2`) or `--L3`. `--shared` names levels by these names (`LL` the last).
 //!
-//! With TLBs (`--dtlb`, `--tlb`) the page walks are references the caches see, fed beside the
-//! thread's own: modelled time runs the machine as it deals and has no place for them yet, so
-//! TLBs deal round-robin (`--interleave instructions`, said in a note) or keep the recorded
-//! order.
-
-use std::num::NonZeroU64;
+//! With TLBs (`--dtlb`, `--tlb`) each thread has its own, and its page walks are references
+//! of its own stream, inserted before the reference that walked as the trace is read, before
+//! the threads are dealt: the caches see them in every order (modelled time, round-robin, the
+//! recorded order), and in modelled time they cost their latency on the core's clock.
 
 use anyhow::{Result, bail};
 use cachescope::cores::{Interleave, Schedule, Simulation};
-use cachescope::interleave::{DEFAULT_QUANTUM, Interleaver};
 use cachescope::pass::Analyses;
-use cachescope::sim::{Geometry, Latencies, LevelSpec, MultiCore, MultiCoreConfig, Policy};
-use cachescope::trace::Trace;
+use cachescope::sim::{Geometry, Latencies, LevelSpec, MultiCoreConfig, Policy};
 
 use super::multicore_table::MultiCoreRun;
 use super::{InclusionArg, InterleaveArg, SimulateArgs};
@@ -64,9 +60,7 @@ pub fn run(
     config.pins = args.pins.clone();
     config.writes = super::hardware::writes(args);
     config.latencies = latencies(&config, &args.latencies)?;
-    if tlbs.is_some() {
-        return with_tlbs(args, &config, tlbs, open);
-    }
+    config.utilization = args.utilization;
     let interleave: Interleave = args.interleave.unwrap_or(InterleaveArg::Time).into();
     let schedule = match args.quantum {
         Some(quantum) => Schedule {
@@ -77,7 +71,19 @@ pub fn run(
     };
     let mut sim = Simulation::new(&config, schedule)?;
     let mut trace = open(&args.input, args.run.line_size)?;
-    drive(&mut trace, Analyses(&mut [&mut sim]), &args.run)?;
+    // Each thread has TLBs of its own (docs/tlb.md), in front of the caches: its page walks
+    // are references of its own stream, made before the reference that walked whatever order
+    // the threads are dealt in, so they join the stream before it is split per thread.
+    let tlb = match &tlbs {
+        Some(c) => {
+            let pages = args.tlb.page_map(&args.input, args.run.quiet)?;
+            Some(cachescope::tlb::TlbSim::new(c, pages, true)?)
+        }
+        None => None,
+    };
+    let tlb = super::tlb::multicore_pass(&mut sim, tlb, args.tlb.no_walks, |a| {
+        drive(&mut trace, Analyses(a), &args.run)
+    })?;
     if let Some(mut dealt) = sim.dealt(&trace)? {
         drive_again(&mut dealt, Analyses(&mut []), &args.run)?;
     }
@@ -88,68 +94,6 @@ pub fn run(
         interleave: (schedule.quantum > 0).then_some(schedule.interleave),
         quantum: schedule.quantum,
         quantum_unit: done.unit,
-        report,
-        tlb: None,
-    })
-}
-
-/// The model with each thread's TLBs in front of the caches, their page walks fed to the
-/// caches: round-robin by instructions, or the recorded order.
-fn with_tlbs(
-    args: &SimulateArgs,
-    config: &MultiCoreConfig,
-    tlbs: Option<cachescope::tlb::TlbConfig>,
-    open: &mut super::Opener<'_>,
-) -> Result<MultiCoreRun> {
-    let quantum = args.quantum.unwrap_or(DEFAULT_QUANTUM);
-    match args.interleave {
-        Some(InterleaveArg::Time) if quantum > 0 => bail!(
-            "--interleave time runs the machine as it deals the threads, with no place yet for \
-             the TLBs' page walks: give --interleave instructions or --quantum 0 with --dtlb/--tlb"
-        ),
-        None if quantum > 0 && !args.run.quiet => eprintln!(
-            "cachescope: note: with TLBs the threads are dealt round-robin, {quantum} \
-             instructions at a time (--interleave instructions): modelled time has no place \
-             for page walks yet"
-        ),
-        _ => {}
-    }
-    let mut sim = MultiCore::new(config)?;
-    let mut trace = open(&args.input, args.run.line_size)?;
-    // Each thread has TLBs of its own (docs/tlb.md), in front of the caches.
-    let tlb = match &tlbs {
-        Some(c) => {
-            let pages = args.tlb.page_map(&args.input, args.run.quiet)?;
-            Some(cachescope::tlb::TlbSim::new(c, pages, true)?)
-        }
-        None => None,
-    };
-    let no_walks = args.tlb.no_walks;
-    let (unit, tlb) = match NonZeroU64::new(quantum) {
-        None => {
-            let tlb = super::tlb::multicore_pass(&mut sim, tlb, no_walks, |a| {
-                drive(&mut trace, Analyses(a), &args.run)
-            })?;
-            (None, tlb)
-        }
-        Some(q) => {
-            let mut split = Interleaver::new(q);
-            drive(&mut trace, Analyses(&mut [&mut split]), &args.run)?;
-            let merged = split.finish()?;
-            let unit = merged.unit();
-            let mut again = Trace::from_reader(Box::new(merged), trace.source().clone());
-            let tlb = super::tlb::multicore_pass(&mut sim, tlb, no_walks, |a| {
-                drive_again(&mut again, Analyses(a), &args.run)
-            })?;
-            (Some(unit), tlb)
-        }
-    };
-    let report = sim.finish();
-    note_unused_pins(args, &report);
-    Ok(MultiCoreRun {
-        interleave: (quantum > 0).then_some(Interleave::Instructions),
-        quantum,
-        quantum_unit: unit,
         report,
         tlb,
     })

@@ -85,10 +85,19 @@ fn row(o: &mut String, level: &str, core: &str, shape: &str, c: &CacheCounts) {
         thousands(c.invalidations),
         thousands(c.transfers),
     );
-    // Write-back columns, when tracked.
+    // Write-back columns, then utilization columns, when tracked.
     if let (Some(made), Some(received)) = (c.writebacks, c.writebacks_received) {
         o.pop();
         let _ = writeln!(o, " {:>12} {:>12}", thousands(made), thousands(received));
+    }
+    if let (Some(used), Some(fetched), Some(u)) = (c.used_bytes, c.fetched_bytes, c.utilization()) {
+        o.pop();
+        let _ = writeln!(
+            o,
+            " {:>14} {:>14} {u:>6.3}",
+            thousands(used),
+            thousands(fetched)
+        );
     }
 }
 
@@ -145,6 +154,10 @@ fn render(run: &MultiCoreRun) -> String {
     if r.caches.iter().any(|c| c.counts.writebacks.is_some()) {
         o.pop();
         let _ = writeln!(o, " {:>12} {:>12}", "writebacks", "wb received");
+    }
+    if r.caches.iter().any(|c| c.counts.used_bytes.is_some()) {
+        o.pop();
+        let _ = writeln!(o, " {:>14} {:>14} {:>6}", "used B", "fetched B", "util");
     }
     for (level, total) in r.levels.iter().zip(&r.totals) {
         let shape = shape(&level.geometry);

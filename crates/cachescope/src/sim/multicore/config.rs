@@ -68,6 +68,9 @@ pub struct MultiCoreConfig {
     /// What each outcome costs in modelled time (`None`: [`Latencies::defaults`] for these
     /// levels; docs/threads.md, "Latencies").
     pub latencies: Option<Latencies>,
+    /// Track every cache's line utilization (`used_bytes`, `fetched_bytes`), as the
+    /// single-core levels do (docs/hardware.md).
+    pub utilization: bool,
 }
 
 fn invalid(name: &'static str, message: String) -> Error {
@@ -87,6 +90,7 @@ impl MultiCoreConfig {
             by_line: false,
             writes: None,
             latencies: None,
+            utilization: false,
         }
     }
 

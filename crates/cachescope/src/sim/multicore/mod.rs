@@ -166,6 +166,9 @@ impl MultiCore {
             let shared: Vec<bool> = config.levels.iter().map(|l| l.shared).collect();
             Latencies::defaults(split, &shared)
         });
+        if config.utilization {
+            units.iter_mut().for_each(Unit::track_utilization);
+        }
         Ok(MultiCore {
             latencies,
             clocks: (0..config.cores)
@@ -197,6 +200,17 @@ impl MultiCore {
     /// The line size every level uses.
     pub fn line_size(&self) -> LineSize {
         self.line_size
+    }
+
+    /// Marks a reference's bytes (`size` at `addr`) on the lines holding them in the caches
+    /// it can reach on `core`: its private levels on the instruction (`instr`) or data side,
+    /// and the shared ones. Call after the reference.
+    fn touch(&mut self, core: u32, instr: bool, addr: u64, size: u32) {
+        let c = core as usize;
+        let path = if instr { &self.instr[c] } else { &self.data[c] };
+        for &u in path.iter().chain(&self.shared) {
+            self.units[u].touch(addr, size);
+        }
     }
 
     /// Each line's coherence misses (summed over every cache), by line address (see

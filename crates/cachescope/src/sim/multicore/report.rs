@@ -29,6 +29,9 @@ pub struct CacheReport {
     pub counts: CacheCounts,
     /// misses / refs.
     pub miss_ratio: f64,
+    /// used_bytes / fetched_bytes (when utilization is tracked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utilization: Option<f64>,
 }
 
 /// A level's counts summed over its caches (every core's, or the one shared cache).
@@ -41,6 +44,9 @@ pub struct LevelTotals {
     pub counts: CacheCounts,
     /// misses / refs.
     pub miss_ratio: f64,
+    /// used_bytes / fetched_bytes (when utilization is tracked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utilization: Option<f64>,
 }
 
 /// What a [`MultiCore`] simulation counted.
@@ -91,12 +97,14 @@ impl MultiCore {
             .iter()
             .zip(&self.units)
             .map(|(&(k, core), unit)| {
-                totals[k].add(&unit.counts);
+                let counts = unit.counts();
+                totals[k].add(&counts);
                 CacheReport {
                     level: levels[k].name.clone(),
                     core,
-                    counts: unit.counts,
-                    miss_ratio: unit.counts.miss_ratio(),
+                    counts,
+                    miss_ratio: counts.miss_ratio(),
+                    utilization: counts.utilization(),
                 }
             })
             .collect();
@@ -112,6 +120,7 @@ impl MultiCore {
                     level: l.name.clone(),
                     counts,
                     miss_ratio: counts.miss_ratio(),
+                    utilization: counts.utilization(),
                 })
                 .collect(),
             levels,

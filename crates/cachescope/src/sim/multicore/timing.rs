@@ -164,6 +164,9 @@ impl MultiCore {
         } else {
             let line = batch.addrs[i] >> self.line_size.shift();
             let (found, invalidated) = self.reference(core, slot, line, Op::of(kind), instr);
+            if self.config.utilization {
+                self.touch(core, instr, batch.addrs[i], batch.sizes[i]);
+            }
             self.latency(instr, found, invalidated)
         };
         self.tick(core, instr, cycles.saturating_sub(paid));

@@ -10,6 +10,7 @@
 use hashbrown::HashSet;
 
 use crate::error::Result;
+use crate::sim::utilization::Utilization;
 use crate::sim::{Cache, Dirty, Geometry, Op, Outcome, Policy, ThreeC, Writes};
 
 /// What one cache saw. Field names are a public contract (`simulate --cores --json`).
@@ -43,9 +44,25 @@ pub struct CacheCounts {
     /// (present when write-backs are tracked).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub writebacks_received: Option<u64>,
+    /// Bytes of the lines filled into this cache that a reference touched while they were
+    /// resident (present when utilization is tracked; docs/hardware.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub used_bytes: Option<u64>,
+    /// Bytes of every line filled into this cache (line size × fills, the lines still
+    /// resident at the end included).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fetched_bytes: Option<u64>,
 }
 
 impl CacheCounts {
+    /// used_bytes / fetched_bytes, when utilization was tracked (0 when nothing was fetched).
+    pub fn utilization(&self) -> Option<f64> {
+        Some(crate::sim::utilization::ratio(
+            self.used_bytes?,
+            self.fetched_bytes?,
+        ))
+    }
+
     /// misses / refs (0 when nothing reached the cache).
     pub fn miss_ratio(&self) -> f64 {
         if self.refs == 0 {
@@ -69,6 +86,8 @@ impl CacheCounts {
         for (sum, add) in [
             (&mut self.writebacks, other.writebacks),
             (&mut self.writebacks_received, other.writebacks_received),
+            (&mut self.used_bytes, other.used_bytes),
+            (&mut self.fetched_bytes, other.fetched_bytes),
         ] {
             if let Some(n) = add {
                 *sum.get_or_insert(0) += n;
@@ -115,6 +134,8 @@ pub(super) struct Unit {
     lost: HashSet<u64, foldhash::fast::FixedState>,
     /// Dirty lines, when write-backs are tracked.
     dirty: Option<Dirty>,
+    /// The touched bytes of the resident lines, when utilization is tracked.
+    usage: Option<Utilization>,
     pub(super) counts: CacheCounts,
 }
 
@@ -125,12 +146,36 @@ impl Unit {
             classes: ThreeC::new(geometry.lines())?,
             lost: HashSet::default(),
             dirty: writes.map(Dirty::new),
+            usage: None,
             counts: CacheCounts {
                 writebacks: writes.map(|_| 0),
                 writebacks_received: writes.map(|_| 0),
                 ..CacheCounts::default()
             },
         })
+    }
+
+    /// Tracks the touched bytes of every line filled from now on (before the first access).
+    pub(super) fn track_utilization(&mut self) {
+        self.usage = Some(Utilization::new(self.cache.geometry().line_size()));
+    }
+
+    /// Marks a reference's bytes on the lines of this cache holding them.
+    #[inline]
+    pub(super) fn touch(&mut self, addr: u64, size: u32) {
+        if let Some(u) = &mut self.usage {
+            u.touch(addr, size);
+        }
+    }
+
+    /// The counts, with the utilization's totals when tracked.
+    pub(super) fn counts(&self) -> CacheCounts {
+        let mut counts = self.counts;
+        if let Some(u) = &self.usage {
+            let (used, fetched) = u.totals();
+            (counts.used_bytes, counts.fetched_bytes) = (Some(used), Some(fetched));
+        }
+        counts
     }
 
     /// Whether a store that misses fills its line here.
@@ -153,6 +198,12 @@ impl Unit {
         };
         let class = self.classify(line, outcome);
         self.counts.count(class);
+        if let (Some(u), Outcome::Miss { evicted }) = (&mut self.usage, outcome) {
+            // Every miss fills but a store's under no-write-allocate.
+            if op != Op::Write || self.dirty.as_ref().is_none_or(|d| d.writes().allocate) {
+                u.filled(line, evicted);
+            }
+        }
         (outcome, class, writeback)
     }
 
@@ -162,6 +213,9 @@ impl Unit {
         let dirty = self.dirty.as_mut().expect("write-backs are tracked");
         let got = dirty.fill(&mut self.cache, line, true);
         *self.counts.writebacks_received.get_or_insert(0) += 1;
+        if let (Some(u), Outcome::Miss { evicted }) = (&mut self.usage, got.outcome()) {
+            u.filled(line, evicted);
+        }
         self.count_writeback(got.writeback);
         (got.outcome(), got.writeback)
     }
@@ -203,6 +257,9 @@ impl Unit {
     #[inline]
     pub(super) fn invalidate(&mut self, line: u64) -> bool {
         let had = self.cache.invalidate(line);
+        if let Some(u) = &mut self.usage {
+            u.left(line);
+        }
         // The data goes with the writer's copy: no write-back.
         self.clean(line);
         if had {

@@ -6,6 +6,7 @@ mod brute;
 mod policies;
 mod random;
 mod timed;
+mod utilization;
 
 use crate::access::{Access, AccessKind, ThreadId};
 use crate::analysis::Analysis;
