@@ -2,6 +2,8 @@
 //! program run now ([`crate::program`]).
 
 use anyhow::Result;
+use cachescope::sampling::SamplerOptions;
+use cachescope::spatial::SpatialOptions;
 use cachescope::trace::{self, OpenOptions, Trace};
 use cachescope::{LineSize, Source, workloads};
 
@@ -56,6 +58,46 @@ pub fn open_with_events(
         description: started.description,
     });
     Ok((filtered(started.trace, args), events))
+}
+
+/// [`open`] read as the sampled stream of `spatial` (docs/sampled.md), with StatCache's
+/// profile of the full stream when `reuse` is given, with the program's events when `events` is set and the input is a program run under the tool. A program runs
+/// under the tool's line filter, as `report --sampled -- PROGRAM` runs it
+/// ([`crate::program::start_sampled`]): only its sampled lines' references cross the pipe.
+/// Anything else, and a program with `--thread` (the thread filter reads whole batches), is
+/// filtered in cachescope as it is read: the same sampled stream either way.
+pub fn open_sampled(
+    args: &InputArgs,
+    line_size: LineSize,
+    (spatial, reuse): (SpatialOptions, Option<SamplerOptions>),
+    events: bool,
+    quiet: bool,
+) -> Result<(Trace, Option<LiveEvents>)> {
+    let (mut trace, live) = if args.program.is_empty() || args.thread.is_some() {
+        if events {
+            open_with_events(args, line_size, quiet)?
+        } else {
+            (open(args, line_size)?, None)
+        }
+    } else {
+        let (started, _) = crate::program::start_sampled(
+            &args.program,
+            &args.live,
+            (spatial, reuse),
+            None,
+            events,
+            quiet,
+        )?;
+        let live = started.events.map(|rx| LiveEvents {
+            rx,
+            run_id: started.run_id,
+            description: started.description,
+        });
+        (started.trace, live)
+    };
+    // Over the tool's stream the filter applied again keeps what the tool kept.
+    trace.sampled(spatial, reuse)?;
+    Ok((trace, live))
 }
 
 /// [`open`] for a command that will open its input a second time: a program's trace is kept

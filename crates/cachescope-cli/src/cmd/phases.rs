@@ -101,10 +101,20 @@ pub fn run(args: PhasesArgs) -> Result<()> {
         ..PhaseOptions::default()
     };
     let mut analysis = PhaseAnalysis::new(options)?;
-    let mut trace = input::open_twice(&args.input, args.l2.line_size())?;
-    if let Some(s) = spatial {
-        trace.sampled(s, None)?;
-    }
+    let mut trace = match spatial {
+        // A program runs under the tool's line filter; no second pass is made.
+        Some(s) => {
+            input::open_sampled(
+                &args.input,
+                args.l2.line_size(),
+                (s, None),
+                false,
+                args.run.quiet,
+            )?
+            .0
+        }
+        None => input::open_twice(&args.input, args.l2.line_size())?,
+    };
     drive(&mut trace, Analyses(&mut [&mut analysis]), &args.run)?;
     let source = trace.source().to_string();
     let mut report = analysis.finish_on(args.run.threads)?;

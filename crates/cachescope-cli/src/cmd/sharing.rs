@@ -88,15 +88,21 @@ pub fn run(args: SharingArgs) -> Result<()> {
         all: args.all,
     };
     let mut finder = Finder::new(options)?;
-    let (mut trace, live) =
-        input::open_with_events(&args.input, args.l1.line_size(), args.run.quiet)?;
-    // --sampled: the lines of the sample, every thread's references to each (docs/sampled.md).
+    // --sampled: the lines of the sample, every thread's references to each (docs/sampled.md);
+    // a program runs under the tool's line filter.
     let spatial = args
         .sampled
         .spatial(args.rate.rate, args.input.params.seed, args.l1.line_size());
-    if let Some(spatial) = spatial {
-        trace.sampled(spatial, None)?;
-    }
+    let (mut trace, live) = match spatial {
+        Some(s) => input::open_sampled(
+            &args.input,
+            args.l1.line_size(),
+            (s, None),
+            !args.input.live.no_events,
+            args.run.quiet,
+        )?,
+        None => input::open_with_events(&args.input, args.l1.line_size(), args.run.quiet)?,
+    };
     drive(&mut trace, Analyses(&mut finder.analyses()), &args.run)?;
     // The program has ended with the pass: every event it sent is in the channel.
     let events: Option<(Vec<Event>, input::LiveEvents)> =

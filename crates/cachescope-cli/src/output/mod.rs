@@ -16,7 +16,7 @@ use anyhow::Result;
 pub use created::{CreatedDir, remove_created_dirs};
 pub use csv::{csv_field, csv_records};
 pub use pending::{Pending, remove_pending_files};
-pub use sampled::{emit_sampled, sampled_note};
+pub use sampled::emit_sampled;
 
 /// How results are printed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

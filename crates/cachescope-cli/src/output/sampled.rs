@@ -16,11 +16,11 @@ pub struct SampledOutput<'a, O> {
     pub spatial: SpatialOptions,
     /// How the sample was read: `shards` (the sampled lines' own analysis, scaled) or `mini`
     /// (a miniature of each cache simulated on them).
-    pub method: &'static str,
+    pub method: &'a str,
 }
 
 /// The line that says how a result was sampled, without its `# `.
-pub fn sampled_note(spatial: &SpatialOptions, method: &str) -> String {
+fn sampled_note(spatial: &SpatialOptions, method: &str) -> String {
     format!(
         "sampled ({method}): lines kept with probability {} (seed {}){}, counts scaled by \
          1/rate; expected errors in docs/accuracy/sampled.md",
@@ -67,7 +67,7 @@ pub fn emit_sampled(
     out: &impl Output,
     format: super::Format,
     spatial: Option<SpatialOptions>,
-    method: &'static str,
+    method: &str,
 ) -> Result<()> {
     match spatial {
         Some(spatial) => super::emit(

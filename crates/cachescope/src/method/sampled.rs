@@ -111,6 +111,30 @@ impl Analysis for Spans {
     }
 }
 
+/// [`Spans`] of one thread: its data references in the full stream, for a sampled result
+/// kept to one thread (`attribute --thread ID --sampled`) whose counts must scale as the
+/// whole stream's do.
+#[derive(Debug)]
+pub struct ThreadSpans {
+    /// The thread counted.
+    pub thread: crate::access::ThreadId,
+    /// Its data references so far.
+    pub data: u64,
+}
+
+impl Analysis for ThreadSpans {
+    fn observe(&mut self, batch: &Batch) {
+        if let Some(s) = batch.sampling() {
+            self.data += s
+                .span
+                .iter()
+                .filter(|t| t.thread == self.thread)
+                .map(|t| t.data())
+                .sum::<u64>();
+        }
+    }
+}
+
 /// SHARDS's scaled distances as Smith's distribution.
 fn smith_of(d: &crate::reuse::ShardsDistances) -> smith::Distances {
     let n = d.refs.max(1) as f64;

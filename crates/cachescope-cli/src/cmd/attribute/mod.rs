@@ -167,8 +167,19 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     // A program: recorded first, with its allocation events (which the attribution reads
     // from the start of the pass, before the program could produce them), into --save's file
     // or a temporary one; then attributed like any recorded trace.
-    let recorded_now = !args.input.program.is_empty();
-    let _recorded = if args.input.program.is_empty() {
+    // Under --sampled (with neither --save nor the outputs that refuse it) a program runs
+    // under the tool's line filter instead, its events feeding the attribution as they come,
+    // as `report --sampled -- PROGRAM`'s do.
+    let sampled_live = args.sampled.sampled
+        && !args.input.program.is_empty()
+        && args.input.live.save.is_none()
+        && !(args.per_thread
+            || args.cachegrind_out.is_some()
+            || args.callgraph
+            || args.callgrind_out.is_some()
+            || tlb.is_some());
+    let recorded_now = !args.input.program.is_empty() && !sampled_live;
+    let _recorded = if !recorded_now {
         None
     } else {
         let dir = tempfile::tempdir()?;
@@ -211,7 +222,22 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     // A thread's references are kept by the attribution, not by a filter on the trace: the
     // event log's positions count every thread's records.
     let thread = args.input.thread.take();
-    let mut trace = input::open(&args.input, args.run.line_size)?;
+    let spatial =
+        args.sampled
+            .spatial(args.rate.rate, args.input.params.seed, geometry.line_size());
+    let (mut trace, live) = match spatial.filter(|_| sampled_live) {
+        Some(s) => {
+            let events = !args.input.live.no_events;
+            input::open_sampled(
+                &args.input,
+                args.run.line_size,
+                (s, None),
+                events,
+                args.run.quiet,
+            )?
+        }
+        None => (input::open(&args.input, args.run.line_size)?, None),
+    };
     // An event log read beside another recording's trace would name the wrong program's
     // variables and functions.
     if let (Some(log), Some(path)) = (&log, &events_path) {
@@ -226,9 +252,6 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         Some(log) if !log.header.program.is_empty() && !recorded_now => log.header.program.clone(),
         _ => cmd,
     };
-    let spatial =
-        args.sampled
-            .spatial(args.rate.rate, args.input.params.seed, geometry.line_size());
     if spatial.is_some()
         && (args.per_thread
             || cachegrind_out.is_some()
@@ -260,7 +283,16 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         }
         None => None,
     };
-    let events = log.map(|log| Box::new(log) as EventSource<'static>);
+    let had_events = log.is_some() || live.is_some();
+    let events = match (log, live) {
+        (Some(log), _) => Some(Box::new(log) as EventSource<'static>),
+        // What the channel holds so far: every event due before a record is sent before it.
+        (None, Some(live)) => {
+            let rx = live.rx;
+            Some(Box::new(std::iter::from_fn(move || rx.try_recv().ok().map(Ok))) as _)
+        }
+        (None, None) => None,
+    };
     let mut opts = options(&args, cachegrind_out.is_some());
     // --sampled: the sampled lines in a miniature of the cache, counts scaled at the end
     // (docs/sampled.md); the monitor's cost and the per-structure curves need every line.
@@ -278,9 +310,14 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         attribution = attribution.only_thread(t);
     }
     let mut spans = cachescope::method::Spans::default();
+    // Under --thread, that thread's references in the full stream.
+    let mut thread_spans = thread.map(|thread| cachescope::method::ThreadSpans { thread, data: 0 });
     {
         let mut parts: Vec<&mut dyn cachescope::analysis::Analysis> =
             vec![&mut attribution, &mut spans];
+        if let Some(t) = &mut thread_spans {
+            parts.push(t);
+        }
         if let Some(g) = &mut graph {
             parts.push(g);
         }
@@ -295,15 +332,14 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         Some(p) => format!("reading the event log {}", p.display()),
         None => "attributing".into(),
     })?;
-    if events_path.is_none() {
+    if !had_events {
         report.notes.insert(0, NO_LOG.into());
     }
     if let Some(s) = spatial {
         report.scale_sampled(geometry, s.rate);
-        // The spans count every data reference: the miss ratio is then SHARDS's adjusted one.
-        if thread.is_none() {
-            report.data_refs = spans.0;
-        }
+        // The spans count every data reference (of the thread, under --thread): the miss
+        // ratio is then SHARDS's adjusted one, with or without --thread.
+        report.data_refs = thread_spans.map_or(spans.0, |t| t.data);
     }
     if tlb.is_some() {
         report.notes.extend(page_notes);

@@ -207,16 +207,28 @@ fn sampled(
     if input::profile(&args.input)?.is_some() {
         anyhow::bail!("--sampled reads a trace, a workload or a program, not a profile");
     }
-    let mut trace = input::open(&args.input, args.run.line_size)?;
+    // A program runs under the tool's line filter (and StatCache's sampler, for a profile).
+    let reuse = (opts.measure()? == cachescope::method::Measure::Profile).then(|| opts.sampler());
+    let (mut trace, _) = input::open_sampled(
+        &args.input,
+        args.run.line_size,
+        (spatial, reuse),
+        false,
+        args.run.quiet,
+    )?;
     let run = method::mrc_sampled(&mut trace, opts, spatial, &mut passes(&args.run))?;
-    let mut notes = notes(&run, opts);
-    notes.push(output::sampled_note(&spatial, &run.mrc.method));
     let curve = Curve {
         mrc: &run.mrc,
         unified: args.include_instructions,
-        notes,
+        notes: notes(&run, opts),
     };
-    output::emit(&curve, Format::from_flags(args.json, args.csv))
+    // The `# sampled (…)` line and, in JSON, the `sampled` object with the rate.
+    output::emit_sampled(
+        &curve,
+        Format::from_flags(args.json, args.csv),
+        Some(spatial),
+        &run.mrc.method,
+    )
 }
 
 /// The comment lines of the table: the samples behind a model, the miniatures' rate.

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 use cachescope::attribution::EventSource;
-use cachescope::pass::Analyses;
+use cachescope::pass::{Analyses, Independent};
 use cachescope::report::sampled::{SampledCollector, reuse_options};
 use cachescope::spatial::SpatialOptions;
 use cachescope::trace::Trace;
@@ -27,11 +27,16 @@ pub fn analyse(
     run: &RunArgs,
 ) -> Result<Report> {
     trace.sampled(spatial, Some(reuse_options(&options)))?;
-    let mut collector = SampledCollector::new(options, spatial)?;
+    let mut collector = SampledCollector::new(options, spatial)?.with_threads(run.threads);
     if let Some(events) = events {
         collector = collector.with_attribution(events)?;
     }
-    drive(trace, Analyses(&mut collector.analyses()), run)?;
+    // Shared out over the threads, as the exact report's (one decode, the same report).
+    if run.threads > 1 {
+        drive(trace, Independent(&mut collector.analyses_send()), run)?;
+    } else {
+        drive(trace, Analyses(&mut collector.analyses()), run)?;
+    }
     let mut report = Progress::stage(run.quiet, "after the pass", || collector.finish(trace))?;
     if let Some(source) = named.source {
         report.source = source;

@@ -85,8 +85,14 @@ impl PhaseAnalysis {
                 .then(|| ActivityVectors::new(options.l2, options.activity_supersets)),
             reuse: uses(&[Method::ReuseDistance])
                 .then(|| ReuseHistograms::new(options.l2.line_size())),
-            wavelet: uses(&[Method::Wavelet, Method::WaveletDc, Method::WaveletSvd])
-                .then(|| WaveletImages::new(options.wavelet_modulo, options.svd_rank)),
+            wavelet: uses(&[Method::Wavelet, Method::WaveletDc, Method::WaveletSvd]).then(|| {
+                let w = WaveletImages::new(options.wavelet_modulo, options.svd_rank);
+                if uses(&[Method::WaveletSvd]) {
+                    w
+                } else {
+                    w.without_svd()
+                }
+            }),
             truth: GroundTruth::new(&options)?,
             time: [Duration::ZERO; 5],
             options,

@@ -147,6 +147,8 @@ pub struct WaveletImages {
     /// For a power-of-two modulo: `(a & mask) >> shift` is the row.
     pow2: Option<(u64, u32)>,
     svd_rank: usize,
+    /// Whether each interval's SVD is computed (only `wavelet-svd` reads it).
+    with_svd: bool,
     image: [[u64; SIDE]; SIDE],
     coefficients: Vec<f32>,
     svd: Vec<f32>,
@@ -164,10 +166,18 @@ impl WaveletImages {
             modulo,
             pow2,
             svd_rank,
+            with_svd: true,
             image: [[0; SIDE]; SIDE],
             coefficients: Vec::new(),
             svd: Vec::new(),
         }
+    }
+
+    /// Images without the SVD signatures, when no method reads them: a decomposition per
+    /// interval, whatever its references (on a sampled stream, most of the phases' time).
+    pub fn without_svd(mut self) -> WaveletImages {
+        self.with_svd = false;
+        self
     }
 
     /// The image row of byte address `a`: `⌊(a mod M) · 16 / M⌋`.
@@ -220,9 +230,11 @@ impl WaveletImages {
                 self.coefficients.push((x * haar_weight(i, j)) as f32);
             }
         }
-        let (_, us, _) = svd(&m);
-        for u in &us[..self.svd_rank] {
-            self.svd.extend(u.iter().map(|&x| x as f32));
+        if self.with_svd {
+            let (_, us, _) = svd(&m);
+            for u in &us[..self.svd_rank] {
+                self.svd.extend(u.iter().map(|&x| x as f32));
+            }
         }
         self.image = [[0; SIDE]; SIDE];
     }
@@ -232,7 +244,8 @@ impl WaveletImages {
         &self.coefficients
     }
 
-    /// SVD signatures of every finished interval, `16 · svd_rank` per interval.
+    /// SVD signatures of every finished interval, `16 · svd_rank` per interval (none after
+    /// [`WaveletImages::without_svd`]).
     pub fn svd_signatures(&self) -> &[f32] {
         &self.svd
     }

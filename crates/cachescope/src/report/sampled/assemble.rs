@@ -4,6 +4,7 @@
 use crate::Result;
 use crate::method::{self, CurvePolicy, Measured, Method, MrcOptions};
 use crate::models::hotl::{self, HotlVariant};
+use crate::phases::PhaseAnalysis;
 use crate::reuse::{Mrc, MrcPoint, sizes_log_range};
 use crate::sampling::Cold;
 use crate::trace::Trace;
@@ -25,11 +26,24 @@ impl SampledCollector {
         let line = self.options.line_size.bytes();
         let shards = self.shards.finish();
         let rate = shards.rate;
+        // The phases' clustering (k-means over every method) on a thread of its own beside
+        // the models below, given threads: the same section either way.
+        let SampledCollector { phases, .. } = self;
+        let interval = self.options.phase_interval;
+        let mut phases = Some(phases);
+        let phased = (self.threads > 1).then(|| {
+            let p = phases.take().expect("not taken yet");
+            std::thread::spawn(move || finished_phases(p, interval, rate))
+        });
         let distinct = shards.cold.round() as u64;
         let stats = self.kinds.summary(distinct, line);
         let max_bytes = max_bytes(stats.bytes_touched, line);
         let sizes = sizes_log_range(MIN_BYTES.max(line), max_bytes, 8)?;
-        let opts = |method, policy| curve_options(&self.options, method, policy, &sizes);
+        let threads = self.threads;
+        let opts = |method, policy| MrcOptions {
+            threads,
+            ..curve_options(&self.options, method, policy, &sizes)
+        };
 
         let mut mrc = vec![shards.mrc(&sizes)];
         let profile = trace.reuse_profile();
@@ -164,22 +178,14 @@ impl SampledCollector {
                 }
             }
         };
-        let phases = if self.phases.intervals() < MIN_INTERVALS {
-            notes.push(format!(
-                "phases left out: {} interval(s) of {}; at least {MIN_INTERVALS} are needed",
-                self.phases.intervals(),
-                self.options.phase_interval
-            ));
-            None
-        } else {
-            match self.phases.finish() {
-                Ok(r) => Some(scaled_phases(phases_summary(&r), rate)),
-                Err(e) => {
-                    notes.push(format!("phases left out: {e}"));
-                    None
-                }
-            }
+        let (phases, note) = match (phased, phases) {
+            (Some(thread), _) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            (None, Some(p)) => finished_phases(p, interval, rate),
+            (None, None) => unreachable!("the phases are finished here or on their thread"),
         };
+        notes.extend(note);
         let attribution = match self.attribution {
             None => None,
             Some(a) => Some(scale::attribution(
@@ -358,6 +364,25 @@ fn fill_time(
 }
 
 /// The phase timeline's interval sizes over the rate (each interval's sampled references).
+/// The phases section scaled by the rate, or the note saying why it is left out.
+fn finished_phases(
+    phases: PhaseAnalysis,
+    interval: u64,
+    rate: f64,
+) -> (Option<PhasesSummary>, Option<String>) {
+    if phases.intervals() < MIN_INTERVALS {
+        let note = format!(
+            "phases left out: {} interval(s) of {interval}; at least {MIN_INTERVALS} are needed",
+            phases.intervals(),
+        );
+        return (None, Some(note));
+    }
+    match phases.finish() {
+        Ok(r) => (Some(scaled_phases(phases_summary(&r), rate)), None),
+        Err(e) => (None, Some(format!("phases left out: {e}"))),
+    }
+}
+
 fn scaled_phases(mut p: PhasesSummary, rate: f64) -> PhasesSummary {
     for i in &mut p.intervals {
         i.data_refs = (i.data_refs as f64 / rate).round() as u64;

@@ -44,6 +44,8 @@ pub struct SampledCollector {
     pub(super) opt: OptAnalysis,
     pub(super) phases: PhaseAnalysis,
     pub(super) attribution: Option<attribution::Attribution<'static>>,
+    /// Threads the models after the pass may use ([`SampledCollector::with_threads`]).
+    pub(super) threads: usize,
 }
 
 /// The 3C sweep's policies, in `minis`' order.
@@ -116,9 +118,17 @@ impl SampledCollector {
             opt: OptAnalysis::new(reuse)?,
             phases,
             attribution: None,
+            threads: 1,
             options,
             spatial,
         })
+    }
+
+    /// Lets [`SampledCollector::finish`] use `threads` threads (default 1): StatCache's sizes
+    /// are solved on them, the phases clustered beside; the report is the same for any number.
+    pub fn with_threads(mut self, threads: usize) -> SampledCollector {
+        self.threads = threads.max(1);
+        self
     }
 
     /// Adds data-structure attribution fed by `events`, the trace's event log: the report's
@@ -135,6 +145,27 @@ impl SampledCollector {
         };
         self.attribution = Some(attribution::Attribution::new(options, Some(events))?);
         Ok(self)
+    }
+
+    /// Every analysis, for one pass over the sampled stream shared out over threads
+    /// ([`crate::pass::Independent`]): each sees every batch in order, so the report is the
+    /// one thread's. The costliest first and apart (the 3C sweep's miniatures, OPT's spill,
+    /// SHARDS's stack distances, the phases), the pass moving them where the load is even.
+    pub fn analyses_send(&mut self) -> Vec<&mut (dyn Analysis + Send)> {
+        let mut all: Vec<&mut (dyn Analysis + Send)> = vec![
+            &mut self.minis,
+            &mut self.shards,
+            &mut self.phases,
+            &mut self.two_level,
+            &mut self.opt,
+            &mut self.fp,
+            &mut self.random,
+            &mut self.kinds,
+        ];
+        if let Some(a) = &mut self.attribution {
+            all.push(a);
+        }
+        all
     }
 
     /// Every analysis, for one pass over the sampled stream on one thread.

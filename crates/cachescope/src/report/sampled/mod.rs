@@ -42,8 +42,15 @@ pub fn collect(
     threads: usize,
 ) -> Result<Report> {
     trace.sampled(spatial, Some(collector::reuse_options(&options)))?;
-    let mut collector = SampledCollector::new(options, spatial)?;
+    let mut collector = SampledCollector::new(options, spatial)?.with_threads(threads);
     let mut pass = crate::pass::Pass::new(threads);
-    pass.run(trace, crate::pass::Analyses(&mut collector.analyses()))?;
+    if threads > 1 {
+        pass.run(
+            trace,
+            crate::pass::Independent(&mut collector.analyses_send()),
+        )?;
+    } else {
+        pass.run(trace, crate::pass::Analyses(&mut collector.analyses()))?;
+    }
     collector.finish(trace)
 }

@@ -1,0 +1,106 @@
+//! The sampled report's throughput (issue 57: `report --sampled` against Cachegrind's pace):
+//! its analyses on the sampled records, and the whole report of a stream read as a sampled
+//! one ([`cachescope::report::sampled::collect`]).
+//!
+//! The trace: 20 M 8-byte loads of the built-in `zipf` workload over 2^20 lines, generated once
+//! into memory, read as the sampled stream at rate 0.1 (about 2 M sampled records; the default
+//! rate, 0.01, keeps too few of a trace this size to time):
+//!
+//! - `analyses`: every analysis of the sampled report (SHARDS, the two-level simulation, the
+//!   footprint, the miniatures, OPT's spill, the phases) fed the sampled batches already in
+//!   memory, on one thread, without the models after the pass (records per second);
+//! - `report_threads_N`: the whole sampled report of the workload, filtered as it is
+//!   generated, with the models after the pass, on N threads (full-stream references per
+//!   second: what a sampled `report` of a trace file or a workload costs).
+//!
+//! Run: `cargo bench -p cachescope --bench sampled -- --warm-up-time 1 --measurement-time 5`.
+
+use std::hint::black_box;
+
+use cachescope::report::CollectOptions;
+use cachescope::report::sampled::{SampledCollector, collect, reuse_options};
+use cachescope::spatial::SpatialOptions;
+use cachescope::trace::Trace;
+use cachescope::workloads::{Params, Workload, generator};
+use cachescope::{Batch, Source};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+const LINES: u64 = 1 << 20;
+const REFS: u64 = 20_000_000;
+
+fn params() -> Params {
+    Params {
+        lines: LINES,
+        refs: Some(REFS),
+        ..Params::default()
+    }
+}
+
+fn spatial() -> SpatialOptions {
+    SpatialOptions {
+        rate: 0.1,
+        ..SpatialOptions::default()
+    }
+}
+
+/// The workload's trace, read as a sampled stream.
+fn workload() -> Trace {
+    let g = generator(Workload::Zipf, &params()).expect("valid parameters");
+    Trace::from_reader(Box::new(g), Source::Workload("zipf".into()))
+}
+
+/// The sampled batches of the workload, in memory.
+fn sampled_batches() -> Vec<Batch> {
+    let mut trace = workload();
+    trace
+        .sampled(spatial(), Some(reuse_options(&CollectOptions::default())))
+        .expect("valid options");
+    let mut out = Vec::new();
+    loop {
+        let mut b = Batch::new();
+        if trace.read_batch(&mut b).expect("generators do not fail") == 0 {
+            return out;
+        }
+        b.index_data();
+        out.push(b);
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let batches = sampled_batches();
+    let records: usize = batches.iter().map(Batch::len).sum();
+    let mut g = c.benchmark_group("sampled");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(records as u64));
+    g.bench_function("analyses", |b| {
+        b.iter(|| {
+            let mut collector =
+                SampledCollector::new(CollectOptions::default(), spatial()).expect("valid");
+            for batch in &batches {
+                for a in collector.analyses() {
+                    a.observe(batch);
+                }
+            }
+            black_box(collector)
+        })
+    });
+    g.throughput(Throughput::Elements(REFS));
+    for threads in [1, 2] {
+        g.bench_function(format!("report_threads_{threads}"), |b| {
+            b.iter(|| {
+                let mut trace = workload();
+                black_box(collect(
+                    &mut trace,
+                    CollectOptions::default(),
+                    spatial(),
+                    threads,
+                ))
+                .expect("a report")
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
