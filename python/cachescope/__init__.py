@@ -215,6 +215,9 @@ class Trace:
         tlb_policy: str = "lru",
         pages: Union[str, Sequence[str]] = (),
         walks: bool = True,
+        cores: Optional[int] = None,
+        interleave: str = "time",
+        quantum: Optional[int] = None,
     ) -> Document:
         """Exact simulation of independent caches side by side (``cachescope simulate
         --cache SIZE,ASSOC,LINE … --policy P``): ``{"simulations": [...]}``, each with its
@@ -225,7 +228,13 @@ class Trace:
         TLBs (docs/tlb.md): ``dtlb``, ``itlb``, ``stlb`` (``"ENTRIES,WAYS,PAGE"`` or a list),
         ``tlb="skylake"``, ``tlb_policy``, ``pages`` (``"2M"``, ``"LO..HI=2M"``) and
         ``walks=False`` (``--no-walks``) add ``tlbs``, ``page_walks`` and ``walk_refs``; with
-        TLBs, ``caches`` may be empty."""
+        TLBs, ``caches`` may be empty. ``cores=N`` (``simulate --cores N``, docs/threads.md)
+        simulates N cores, each with a private copy of the one cache in ``caches``, kept
+        coherent; the threads interleaved in modelled time, slices of ``quantum`` cycles
+        (default 100), or with ``interleave="instructions"`` round-robin, ``quantum``
+        instructions each; ``quantum=0`` keeps the recorded order. It gives the CLI's
+        document: ``caches`` (each core's), ``totals``, ``clocks``, ``threads``, with
+        ``coherence`` misses beside the other classes."""
         caches = [caches] if isinstance(caches, str) else list(caches)
         many = lambda v: [v] if isinstance(v, str) else list(v)
         return Document(
@@ -235,6 +244,7 @@ class Trace:
                 prefetch_degree=prefetch_degree, prefetch_distance=prefetch_distance,
                 utilization=utilization, dtlb=many(dtlb), itlb=many(itlb), stlb=many(stlb),
                 tlb=tlb, tlb_policy=tlb_policy, pages=many(pages), walks=walks,
+                cores=cores, interleave=interleave, quantum=quantum,
             )
         )
 

@@ -116,6 +116,9 @@ def simulate(
     tlb_policy: str = ...,
     pages: List[str] = ...,
     walks: bool = ...,
+    cores: Optional[int] = ...,
+    interleave: str = ...,
+    quantum: Optional[int] = ...,
 ) -> str: ...
 def l2(
     source: NativeSource,

@@ -7,6 +7,7 @@
 mod advice;
 mod attribution;
 mod callgraph;
+mod cores;
 mod models;
 mod passes;
 mod py_curves;

@@ -89,6 +89,7 @@ pub fn simulate(
     caches: &[String],
     hardware: &Hardware,
     tlb: &TlbRequest,
+    cores: Option<&crate::cores::CoresRequest>,
     policy: &str,
     seed: u64,
     line_size: LineSize,
@@ -122,6 +123,37 @@ pub fn simulate(
         )?,
         utilization: hardware.utilization,
     };
+    if let Some(request) = cores {
+        let cache = match caches {
+            [one] if tlbs.is_none() && opts.prefetch == PrefetchPolicy::None => {
+                Geometry::parse(one)?
+            }
+            [_] => {
+                return Err(invalid(
+                    "cores",
+                    "with cores, TLBs and prefetchers are not simulated from Python yet".into(),
+                ));
+            }
+            _ => {
+                return Err(invalid(
+                    "caches",
+                    "with cores, give one cache (each core's private cache)".into(),
+                ));
+            }
+        };
+        let (writes, utilization) = (opts.writes, opts.utilization);
+        return crate::cores::simulate(
+            spec,
+            cache,
+            request,
+            policy,
+            writes,
+            utilization,
+            line_size,
+            threads,
+            progress,
+        );
+    }
     let mut sims = caches
         .iter()
         .map(|c| SimAnalysis::cache(Geometry::parse(c)?, policy, opts))

@@ -8,9 +8,10 @@ use pyo3::prelude::*;
 use crate::{NativeSource, err, progress};
 use crate::{attribution, models};
 
-/// `cachescope simulate --cache SPEC… --json`.
+/// `cachescope simulate --cache SPEC… --json`; with `cores`, `simulate --cores N --cache SPEC
+/// --interleave I [--quantum Q] --json`.
 #[pyfunction]
-#[pyo3(signature = (source, caches, policy, seed, line_size, threads, progress_cb = None, writebacks = false, write_allocate = true, prefetch = "none".to_string(), prefetch_degree = 1, prefetch_distance = 1, utilization = false, dtlb = Vec::new(), itlb = Vec::new(), stlb = Vec::new(), tlb = None, tlb_policy = "lru".to_string(), pages = Vec::new(), walks = true))]
+#[pyo3(signature = (source, caches, policy, seed, line_size, threads, progress_cb = None, writebacks = false, write_allocate = true, prefetch = "none".to_string(), prefetch_degree = 1, prefetch_distance = 1, utilization = false, dtlb = Vec::new(), itlb = Vec::new(), stlb = Vec::new(), tlb = None, tlb_policy = "lru".to_string(), pages = Vec::new(), walks = true, cores = None, interleave = "time".to_string(), quantum = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     py: Python<'_>,
@@ -34,6 +35,9 @@ pub fn simulate(
     tlb_policy: String,
     pages: Vec<String>,
     walks: bool,
+    cores: Option<u32>,
+    interleave: String,
+    quantum: Option<u64>,
 ) -> PyResult<String> {
     let ls = crate::line_size(line_size)?;
     let spec = source.spec.clone();
@@ -54,12 +58,18 @@ pub fn simulate(
         pages,
         walks,
     };
+    let cores = cores.map(|cores| crate::cores::CoresRequest {
+        cores,
+        interleave,
+        quantum,
+    });
     py.detach(move || {
         models::simulate(
             &spec,
             &caches,
             &hardware,
             &tlb,
+            cores.as_ref(),
             &policy,
             seed,
             ls,
@@ -221,6 +231,43 @@ pub fn sharing(
     .map_err(err)
 }
 
+/// What `whatif` and `advise` take beside their own arguments: the machine (`caches` or
+/// `cores`), the event log and executable, and the pass's threads and progress.
+struct OnMachine {
+    spec: crate::source::Spec,
+    caches: Vec<String>,
+    cores: Option<u32>,
+    events: Option<PathBuf>,
+    exe: Option<PathBuf>,
+    threads: usize,
+    /// Made into the pass's progress inside the detached closure (a Python callable is
+    /// `Send`, the progress closure is not).
+    progress_cb: Option<Py<PyAny>>,
+}
+
+impl OnMachine {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        source: &NativeSource,
+        caches: Vec<String>,
+        cores: Option<u32>,
+        events: Option<PathBuf>,
+        exe: Option<PathBuf>,
+        threads: usize,
+        progress_cb: Option<Py<PyAny>>,
+    ) -> OnMachine {
+        OnMachine {
+            spec: source.spec.clone(),
+            caches,
+            cores,
+            events,
+            exe,
+            threads: threads.max(1),
+            progress_cb,
+        }
+    }
+}
+
 /// `cachescope whatif TRACE --change SPEC… --json`.
 #[pyfunction]
 #[pyo3(signature = (source, changes, caches, cores, events, exe, threads, progress_cb = None))]
@@ -236,17 +283,17 @@ pub fn whatif(
     threads: usize,
     progress_cb: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    let spec = source.spec.clone();
+    let on = OnMachine::new(source, caches, cores, events, exe, threads, progress_cb);
     py.detach(move || {
         crate::advice::whatif(
-            &spec,
+            &on.spec,
             &changes,
-            &caches,
-            cores,
-            events,
-            exe,
-            threads.max(1),
-            progress(progress_cb),
+            &on.caches,
+            on.cores,
+            on.events,
+            on.exe,
+            on.threads,
+            progress(on.progress_cb),
         )
     })
     .map_err(err)
@@ -266,16 +313,16 @@ pub fn advise(
     threads: usize,
     progress_cb: Option<Py<PyAny>>,
 ) -> PyResult<String> {
-    let spec = source.spec.clone();
+    let on = OnMachine::new(source, caches, cores, events, exe, threads, progress_cb);
     py.detach(move || {
         crate::advice::advise(
-            &spec,
-            &caches,
-            cores,
-            events,
-            exe,
-            threads.max(1),
-            progress(progress_cb),
+            &on.spec,
+            &on.caches,
+            on.cores,
+            on.events,
+            on.exe,
+            on.threads,
+            progress(on.progress_cb),
         )
     })
     .map_err(err)

@@ -3,12 +3,11 @@
 
 use std::path::PathBuf;
 
+use cachescope::Result;
 use cachescope::attribution::events::sidecar_path;
-use cachescope::cores::{Interleave, Schedule};
 use cachescope::pass::Pass;
 use cachescope::sharing::{self, Options};
 use cachescope::sim::Geometry;
-use cachescope::{Error, Result};
 
 use crate::passes::{Progress, pretty};
 use crate::source::Spec;
@@ -28,23 +27,7 @@ pub fn sharing(
     threads: usize,
     progress: Progress,
 ) -> Result<String> {
-    let interleave = match interleave {
-        "time" => Interleave::Time,
-        "instructions" => Interleave::Instructions,
-        other => {
-            return Err(Error::InvalidParameter {
-                name: "interleave",
-                message: format!("{other:?}: give \"time\" or \"instructions\""),
-            });
-        }
-    };
-    let schedule = match quantum {
-        Some(quantum) => Schedule {
-            interleave,
-            quantum,
-        },
-        None => Schedule::with_default_quantum(interleave),
-    };
+    let schedule = crate::cores::schedule(interleave, quantum)?;
     let options = Options {
         l1: Geometry::parse(l1)?,
         ll: Geometry::parse(ll)?,

@@ -376,6 +376,37 @@ def test_sharing_finds_false_sharing_and_equals_the_cli(tmp_path):
         cs.open(path).sharing(interleave="sideways")
 
 
+@needs_cli
+def test_simulate_cores_equals_the_cli(trace):
+    t = cs.open(trace)
+    for py, args in [
+        ({}, []),
+        ({"interleave": "instructions", "quantum": 500}, ["--interleave", "instructions", "--quantum", "500"]),
+        ({"quantum": 0}, ["--quantum", "0"]),
+        ({"utilization": True, "writebacks": True}, ["--utilization", "--writebacks"]),
+    ]:
+        want = cli("simulate", str(trace), "--json", "--cores", "2", "--cache", "8K,4,64", *args)
+        got = t.simulate("8K,4,64", cores=2, **py)
+        assert got.json == want, py
+    assert got["caches"][0]["utilization"] > 0 and got["cores"] == 2
+    with pytest.raises(cs.CachescopeError, match="one cache"):
+        t.simulate(["8K,4,64", "64K,8,64"], cores=2)
+    with pytest.raises(cs.CachescopeError, match="interleave"):
+        t.simulate("8K,4,64", cores=2, interleave="sideways")
+
+
+@needs_valgrind
+def test_simulate_cores_counts_false_sharing_as_the_cli(tmp_path):
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "threads", "false_sharing.c")
+    exe = tmp_path / "fs"
+    subprocess.run(["cc", "-O1", "-g", "-pthread", "-o", str(exe), src], check=True)
+    path = tmp_path / "fs.cst"
+    record_cli(path, exe)
+    got = cs.open(path).simulate("32K,8,64", cores=3)
+    assert got.json == cli("simulate", "--json", str(path), "--cores", "3", "--cache", "32K,8,64")
+    assert got["interleave"] == "time" and got["totals"][0]["coherence"] > 0
+
+
 def test_advise_and_whatif_equal_the_cli(tmp_path):
     src = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "advice", "hot_cold.c")
     exe = tmp_path / "hot_cold"
