@@ -69,6 +69,7 @@ pub(super) fn display_name(s: &Structure) -> String {
             .pointer
             .clone()
             .or_else(|| s.site.clone())
+            .or_else(|| numbered(s).then(|| s.call.clone()).flatten())
             .unwrap_or_else(|| s.structure.clone()),
         _ => s.structure.clone(),
     }
@@ -76,12 +77,20 @@ pub(super) fn display_name(s: &Structure) -> String {
 
 /// False for a heap site whose only name is its attribution name numbered among others of
 /// that name (`f-g#2`): the numbers are given after the pass, so a change cannot match them.
+/// Its call instructions name it (`f-g@0xPC,0xPC`) where they are known.
 pub(super) fn nameable(s: &Structure) -> bool {
-    let numbered = s
-        .structure
+    !(s.kind == BucketKind::Heap
+        && numbered(s)
+        && s.pointer.is_none()
+        && s.site.is_none()
+        && s.call.is_none())
+}
+
+/// True for a heap site numbered among others of its name (`f-g#2`).
+fn numbered(s: &Structure) -> bool {
+    s.structure
         .rsplit_once('#')
-        .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-    !(s.kind == BucketKind::Heap && numbered && s.pointer.is_none() && s.site.is_none())
+        .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The bytes of one row: a two-dimensional global's innermost dimension, or the array a heap

@@ -77,6 +77,10 @@ pub struct Structure {
     pub pointer: Option<String>,
     /// For a heap site: the allocating call's `file:line`.
     pub site: Option<String>,
+    /// For a heap site: its name and the call instructions of the frames the name comes from,
+    /// `NAME@0xPC[,0xPC]`, which a change can name it by when other sites share its name
+    /// (`NAME#N`).
+    pub call: Option<String>,
     /// Bytes per element.
     pub element_size: u64,
     /// Where the element came from: `debug information`, `strides` (the offset most of its

@@ -309,9 +309,10 @@ impl<'e> Relayout<'e> {
     fn resolve(&mut self, id: u32) -> Option<u32> {
         let names: Names = names(&self.buckets, &mut self.types, &mut self.symbolizer, id)?;
         if self.met.len() < 64 {
-            let label = match (&names.site, &names.pointer) {
-                (Some(s), Some(p)) => format!("{} ({s}, pointer {p})", names.name),
-                (Some(s), None) => format!("{} ({s})", names.name),
+            let label = match (&names.site, &names.pointer, &names.call) {
+                (Some(s), Some(p), _) => format!("{} ({s}, pointer {p})", names.name),
+                (Some(s), None, _) => format!("{} ({s})", names.name),
+                (None, _, Some(c)) => format!("{} ({c})", names.name),
                 _ => names.name.clone(),
             };
             if !self.met.contains(&label) {
@@ -350,8 +351,9 @@ impl<'e> Relayout<'e> {
                         c.structure,
                         if c.structure.contains('#') {
                             " (a heap site numbered among others of its name, `NAME#N`, cannot \
-                             be named by a change: name it by its pointer variable or its call's \
-                             file:line)"
+                             be named by a change: name it by its pointer variable, its call's \
+                             file:line, or its name and call instructions, NAME@0xPC,0xPC, as \
+                             `attribute --fields --json` gives it in `call`)"
                         } else {
                             ""
                         },

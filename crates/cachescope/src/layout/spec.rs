@@ -132,8 +132,11 @@ impl FromStr for Change {
             Some((t, a)) => (t, Some(a.trim())),
             None => (rest, None),
         };
+        // `@0x…` names a heap site by its call instruction (`NAME@0xPC`), not an element size.
         let (structure, element) = match target.rsplit_once('@') {
-            Some((s, e)) if !s.is_empty() => (s, Some(bytes(spec, e)?)),
+            Some((s, e)) if !s.is_empty() && !e.trim().starts_with("0x") => {
+                (s, Some(bytes(spec, e)?))
+            }
             _ => (target, None),
         };
         let structure = structure.trim().to_owned();
@@ -268,6 +271,10 @@ mod tests {
             "move:counters=32@64",
             "nontemporal:out",
             "nontemporal:@movnt",
+            "split:walk:cells=hot",
+            "pad:make-main@0x401136=16",
+            "pad:make-main@0x401136@8=16",
+            "pad:make-main@0x401136,0x4011a0=16",
         ] {
             let c: Change = spec.parse().unwrap_or_else(|e| panic!("{spec}: {e}"));
             assert_eq!(c.to_string(), spec);
@@ -276,6 +283,19 @@ mod tests {
         assert_eq!(c.structure, "hot.c:31");
         let c: Change = "pad:p@48=64".parse().unwrap();
         assert_eq!((c.element, c.kind), (Some(48), Kind::Pad(64)));
+        // A frame's local; a heap site by its call instruction, with or without its element.
+        let c: Change = "split:walk:cells=hot".parse().unwrap();
+        assert_eq!(c.structure, "walk:cells");
+        let c: Change = "pad:make-main@0x401136=16".parse().unwrap();
+        assert_eq!(
+            (c.structure.as_str(), c.element),
+            ("make-main@0x401136", None)
+        );
+        let c: Change = "pad:make-main@0x401136@8=16".parse().unwrap();
+        assert_eq!(
+            (c.structure.as_str(), c.element),
+            ("make-main@0x401136", Some(8))
+        );
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub struct Names {
     pub site: Option<String>,
     /// The pointer a heap site's blocks are stored in.
     pub pointer: Option<String>,
+    /// A heap site by its name and call instructions, `NAME@0xPC[,0xPC]` (what tells apart
+    /// sites numbered among others of their name).
+    pub call: Option<String>,
     /// Its element and rows, when debug information gives them.
     pub element: Option<(Element, Option<u64>)>,
     /// Debug information exists where the bucket's type would be.
@@ -57,6 +60,7 @@ pub fn names(
                 name: buckets.name_of(id).to_owned(),
                 site: None,
                 pointer: None,
+                call: None,
                 element: ty.map(|t| {
                     let row = t.row_bytes();
                     (t.element, row)
@@ -79,9 +83,11 @@ pub fn names(
                     let path = m.path.clone();
                     types.module(&path).has_types
                 });
+            let call = site.by_calls();
             Some(Names {
                 name: site.name,
                 site: at,
+                call,
                 pointer: heap.as_ref().map(|h| h.pointer.clone()),
                 element: heap.map(|h| {
                     let row = h.dims.last().map(|n| n * h.element.size);
@@ -95,6 +101,7 @@ pub fn names(
             name: buckets.name_of(id).to_owned(),
             site: None,
             pointer: None,
+            call: None,
             element: Some((t.element.clone(), t.row_bytes())),
             has_types: true,
         }),
@@ -108,6 +115,7 @@ impl Names {
         self.name == structure
             || self.site.as_deref() == Some(structure)
             || self.pointer.as_deref() == Some(structure)
+            || self.call.as_deref() == Some(structure)
     }
 }
 

@@ -259,3 +259,54 @@ impl BucketMap {
         notes
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Access;
+
+    fn instr(pc: u64) -> Access {
+        Access {
+            addr: pc,
+            size: 5,
+            kind: AccessKind::Instr,
+            pc: Some(pc),
+        }
+    }
+
+    #[test]
+    fn the_return_address_is_the_store_just_before_the_call() {
+        let mut b = Batch::new();
+        b.set_thread(1);
+        b.push(Access::store(0x7000, 8));
+        b.push(instr(0x400)); // the call instruction's fetch
+        b.set_thread(2);
+        b.push(Access::load(0x9000, 8)); // another thread's reference
+        b.set_thread(1);
+        b.push(Access::store(0x6ff8, 8));
+        b.push(instr(0x500));
+        b.push(Access::store(0x6ff0, 4));
+        assert_eq!(return_store(&b, 3, 1, None), Some(0x7000));
+        assert_eq!(return_store(&b, 5, 1, None), Some(0x6ff8));
+        assert_eq!(
+            return_store(&b, 6, 1, None),
+            None,
+            "a 4-byte store is no return address"
+        );
+        assert_eq!(
+            return_store(&b, 3, 2, None),
+            None,
+            "a load is no return address"
+        );
+        // At the start of a batch: the last data record of the one before, if it was this
+        // thread's.
+        assert_eq!(
+            return_store(&b, 0, 1, Some((1, Some(0x5000)))),
+            Some(0x5000)
+        );
+        assert_eq!(return_store(&b, 0, 1, Some((2, Some(0x5000)))), None);
+        let mut m = BucketMap::new(None);
+        m.batch_done(&b);
+        assert_eq!(m.frames.carry, Some((1, None)));
+    }
+}

@@ -12,6 +12,18 @@ pub struct Site {
     pub name: String,
     /// The call instruction of the first frame that is the program's own, and its line.
     pub call: Option<(u64, CodeLine)>,
+    /// The call instructions of the frames its name comes from (what tells sites of one name
+    /// apart).
+    pub calls: Vec<u64>,
+}
+
+impl Site {
+    /// Its name and call instructions, `NAME@0xPC[,0xPC]`: what a change names a site by when
+    /// others share its name (`NAME#N`). `None` without a call path.
+    pub fn by_calls(&self) -> Option<String> {
+        let pcs: Vec<String> = self.calls.iter().map(|pc| format!("{pc:#x}")).collect();
+        (!pcs.is_empty()).then(|| format!("{}@{}", self.name, pcs.join(",")))
+    }
 }
 
 impl BucketMap {
@@ -82,7 +94,11 @@ impl BucketMap {
         let call = pcs
             .first()
             .map(|&pc| (pc, symbolizer.code_line(pc, self.module_of(pc))));
-        Some(Site { name, call })
+        Some(Site {
+            name,
+            call,
+            calls: pcs,
+        })
     }
 
     /// True for the stack's bucket.

@@ -70,10 +70,11 @@ impl Attribution<'_> {
     /// Simulates and counts the records `range` of `batch`, applying events as they fall due.
     fn observe_range(&mut self, batch: &Batch, range: std::ops::Range<usize>) {
         if let (None, Some(at)) = (&self.per_pc, batch.data_positions()) {
-            if range == (0..batch.len()) {
-                self.observe_indexed(batch, at);
-                return;
-            }
+            // The indexed data references within `range` (a batch cut at its call events).
+            let from = at.partition_point(|&p| (p as usize) < range.start);
+            let to = from + at[from..].partition_point(|&p| (p as usize) < range.end);
+            self.observe_indexed(batch, range, &at[from..to]);
+            return;
         }
         let n = range.end;
         let mut i = range.start;
@@ -103,13 +104,13 @@ impl Attribution<'_> {
         self.events.stop(self.position, i, n)
     }
 
-    /// [`Attribution::observe_range`] over a whole batch from its indexed data references
-    /// (`at`, their places in it): the same references and events in the same order, without
-    /// a test of every record's kind. Instruction fetches only count, unless per-instruction
-    /// counts are kept (then the caller takes the record-by-record path).
-    fn observe_indexed(&mut self, batch: &Batch, at: &[u32]) {
-        let n = batch.len();
-        let (mut i, mut j) = (0, 0);
+    /// [`Attribution::observe_range`] over `range` of a batch from its indexed data references
+    /// there (`at`, their places in it): the same references and events in the same order,
+    /// without a test of every record's kind. Instruction fetches only count, unless
+    /// per-instruction counts are kept (then the caller takes the record-by-record path).
+    fn observe_indexed(&mut self, batch: &Batch, range: std::ops::Range<usize>, at: &[u32]) {
+        let n = range.end;
+        let (mut i, mut j) = (range.start, 0);
         while i < n {
             self.apply_due();
             let stop = self.next_event_before(i, n);

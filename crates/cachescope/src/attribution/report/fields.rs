@@ -24,6 +24,7 @@ struct Known {
     dims: Vec<u64>,
     pointer: Option<String>,
     site: Option<String>,
+    call: Option<String>,
     from: &'static str,
 }
 
@@ -70,6 +71,7 @@ pub(super) fn structures(
                 type_name: None,
                 pointer: known.pointer.clone(),
                 site: known.site.clone(),
+                call: known.call.clone(),
                 element_size: known.element.size,
                 element_from: known.from.into(),
                 dims: known.dims.clone(),
@@ -138,6 +140,7 @@ fn element(
         dims: Vec::new(),
         pointer: None,
         site: None,
+        call: None,
         from: "none",
     };
     match a.buckets.kind(b) {
@@ -163,6 +166,7 @@ fn element(
                     .call
                     .as_ref()
                     .and_then(|(_, l)| Some(format!("{}:{}", l.file.as_deref()?, l.line?)));
+                known.call = site.by_calls();
                 if let Some(h) = types.heap(&a.buckets, &site) {
                     known.element = h.element;
                     known.dims = h.dims;
