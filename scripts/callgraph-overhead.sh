@@ -44,7 +44,7 @@ one() {
 tool_only() {
   local f=$1 calls=$2
   "$f" /usr/bin/time -o "$work/time" -f '%U %S' env VALGRIND_LIB="$tooldir" valgrind -q \
-    --tool=cachescope --cs-calls="$calls" --cs-out=/dev/null >/dev/null 2>"$work/err" \
+    --tool=cachescope --cs-events=yes --cs-calls="$calls" --cs-out=/dev/null >/dev/null 2>"$work/err" \
     || { echo "failed: tool alone $f" >&2; tail -3 "$work/err" >&2; exit 1; }
   read -r u s <"$work/time"
   echo "$u + $s" | bc
