@@ -3,7 +3,8 @@
 # with call events (the default) and with --no-calls, runs alternated (with, without, with,
 # …) so both see the same machine, RUNS of each (default 3); the medians of CPU time (user +
 # system, Valgrind's process and cachescope's) and of wall time, their ratio, and the size of
-# the traces. Writes the table into docs/callgraph.md between its
+# the traces; then the split: the same CPU of Valgrind alone (the tool writing its stream to
+# /dev/null, `--cs-calls=yes` and `=no`), so the rest of the change is cachescope's decoding. Writes the table into docs/callgraph.md between its
 # `<!-- callgraph-overhead.sh: begin -->` markers and on standard output, with the load average at
 # both ends (the machine may be shared: CPU time is the figure to read). Skips, saying so,
 # without Valgrind or GNU time.
@@ -39,31 +40,48 @@ one() {
   read -r u s e <"$work/time"
   echo "$(echo "$u + $s" | bc) $e $(stat -c %s "$work/t.cst")"
 }
+# "cpu" of the tool alone (events on, as record's default) with --cs-calls=$2, output discarded.
+tool_only() {
+  local f=$1 calls=$2
+  "$f" /usr/bin/time -o "$work/time" -f '%U %S' env VALGRIND_LIB="$tooldir" valgrind -q \
+    --tool=cachescope --cs-events=yes --cs-calls="$calls" --cs-out=/dev/null >/dev/null 2>"$work/err" \
+    || { echo "failed: tool alone $f" >&2; tail -3 "$work/err" >&2; exit 1; }
+  read -r u s <"$work/time"
+  echo "$u + $s" | bc
+}
 median() { sort -n | awk -v n="$runs" 'NR == int((n + 1) / 2) { print $1 }'; }
+
+# The tool as record runs it (its events build, with the allocator wrappers): record unpacks it.
+"$cs" record -q -o "$work/t.cst" -- true >/dev/null 2>&1
+tooldir=$(ls -td "${XDG_CACHE_HOME:-$HOME/.cache}"/cachescope/valgrind-*/events | head -1)
 
 rows=""
 for i in "${!progs[@]}"; do
   f=${progs[$i]}
   "$f" >/dev/null 2>&1 || true # warms the page cache
   : >"$work/with" && : >"$work/without"
+  : >"$work/tool_with" && : >"$work/tool_without"
   for ((k = 0; k < runs; k++)); do
     one "$f" "" >>"$work/with"
     one "$f" "--no-calls" >>"$work/without"
+    tool_only "$f" yes >>"$work/tool_with"
+    tool_only "$f" no >>"$work/tool_without"
   done
+  t1=$(median <"$work/tool_with"); t0=$(median <"$work/tool_without")
   c1=$(cut -d' ' -f1 "$work/with" | median); c0=$(cut -d' ' -f1 "$work/without" | median)
   w1=$(cut -d' ' -f2 "$work/with" | median); w0=$(cut -d' ' -f2 "$work/without" | median)
   b1=$(cut -d' ' -f3 "$work/with" | median); b0=$(cut -d' ' -f3 "$work/without" | median)
   row=$(python3 -c "
-c1, c0, w1, w0, b1, b0 = $c1, $c0, $w1, $w0, $b1, $b0
-print(f'| ${names[$i]} | {c0:.2f} | {c1:.2f} | {100 * (c1 / c0 - 1):+.1f} % | {w0:.2f} | {w1:.2f} | {100 * (w1 / w0 - 1):+.1f} % | {b0 / 2**20:.1f} | {b1 / 2**20:.1f} |')")
+c1, c0, w1, w0, b1, b0, t1, t0 = $c1, $c0, $w1, $w0, $b1, $b0, $t1, $t0
+print(f'| ${names[$i]} | {c0:.2f} | {c1:.2f} | {100 * (c1 / c0 - 1):+.1f} % | {t0:.2f} | {t1:.2f} | {t1 - t0:+.2f} | {(c1 - c0) - (t1 - t0):+.2f} | {w0:.2f} | {w1:.2f} | {100 * (w1 / w0 - 1):+.1f} % | {b0 / 2**20:.1f} | {b1 / 2**20:.1f} |')")
   echo "$row"
   rows+="$row"$'\n'
 done
 
-table="Measured by \`scripts/callgraph-overhead.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, load average $load_start at the start and $(cut -d' ' -f1 /proc/loadavg) at the end; the median of $runs runs each, alternated. Seconds of CPU (user + system, Valgrind and cachescope) and wall; MiB of the trace \`record\` wrote.
+table="Measured by \`scripts/callgraph-overhead.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, load average $load_start at the start and $(cut -d' ' -f1 /proc/loadavg) at the end; the median of $runs runs each, alternated. Seconds of CPU (user + system, Valgrind and cachescope) and wall; MiB of the trace \`record\` wrote. The split: \`tool\` is Valgrind alone (the tool's stream to /dev/null, \`--cs-calls=no\` and \`yes\`), its change the tool's share of the CPU change, the rest cachescope's (decoding and writing the call events).
 
-| program | CPU, --no-calls | CPU, calls | CPU change | wall, --no-calls | wall, calls | wall change | trace MiB, --no-calls | trace MiB, calls |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| program | CPU, --no-calls | CPU, calls | CPU change | tool CPU, no calls | tool CPU, calls | tool's share | cachescope's share | wall, --no-calls | wall, calls | wall change | trace MiB, --no-calls | trace MiB, calls |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${rows%$'\n'}"
 
 python3 - "$table" <<'PY'
