@@ -151,9 +151,11 @@ impl SampledCollector {
         mrc.insert(1, reference.fully_associative(random));
         // The report's LRU curve first: StatStack's where the sample holds too few lines.
         // (StatStack only where its reuse samples are enough: warnings::MIN_REUSES.)
-        let trusted = statstack
-            .as_ref()
-            .filter(|_| profile.as_ref().is_some_and(|p| p.reuses() >= warnings::MIN_REUSES));
+        let trusted = statstack.as_ref().filter(|_| {
+            profile
+                .as_ref()
+                .is_some_and(|p| p.reuses() >= warnings::MIN_REUSES)
+        });
         let (combined, from) = curves::combined(&mrc[0], trusted, rate);
         if statstack.is_some() {
             notes.push(warnings::combined_note(from, &sizes, rate));

@@ -86,7 +86,10 @@ pub fn complete<H: Hooks>(
         section.sharing = Some(sharing);
     }
     super::warnings::warn_threads(report, &sampled);
-    let rate = report.sampled.as_ref().map_or(spatial.rate, |s| s.final_rate);
+    let rate = report
+        .sampled
+        .as_ref()
+        .map_or(spatial.rate, |s| s.final_rate);
     super::warnings::warn_sharing(report, rate);
     report.figures = catalog::list(report);
     super::expected::caption(report);
