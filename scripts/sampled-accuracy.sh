@@ -10,7 +10,8 @@
 #
 #   scripts/sampled-accuracy.sh     # WORK=DIR keeps inputs, traces and exact reports
 #                                   # (default $CARGO_TARGET_DIR/sampled-accuracy); RATE (0.01),
-#                                   # SEEDS ("1 2 3"), ONLY="gzip sort" to run a subset
+#                                   # SEEDS ("1 2 3"), ONLY="gzip sort" to run a subset,
+#                                   # SHARE_RATES ("0.1 0.5 1") for the threads examples' sharing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v valgrind >/dev/null; then
@@ -81,7 +82,21 @@ for p in $programs; do
     python3 scripts/sampled-compare.py "$work/$p.exact/report.json" "$out/report.json" --name "$p" > "$out.cmp.json"
   done
 done
+# The threads examples again at higher rates: how many of their falsely shared lines a sample
+# finds (each line is in it with probability the rate).
+share_rates=${SHARE_RATES:-0.1 0.5 1}
+for p in $programs; do
+  case $p in threads | false_sharing) ;; *) continue ;; esac
+  for r in $share_rates; do
+    for s in $seeds; do
+      out=$work/$p.share.r$r.s$s
+      "$cs" report -q --sampled --rate "$r" --seed "$s" -o "$out" "$work/$p.cst" >/dev/null
+      python3 scripts/sampled-compare.py "$work/$p.exact/report.json" "$out/report.json" --name "$p" > "$out.cmp.json"
+    done
+  done
+done
 load_end=$(cut -d' ' -f1 /proc/loadavg)
 python3 scripts/sampled-table.py --work "$work" --rate "$rate" --seeds "$seeds" \
   --programs "$programs" --held-out "$held_out" --load "$load_start" "$load_end" \
+  --share-rates "$share_rates" \
   --doc docs/accuracy/sampled.md --expected crates/cachescope/src/report/sampled/expected.json

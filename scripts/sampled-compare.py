@@ -43,6 +43,7 @@ def compare(exact, sampled):
     lru = curve(exact, "mrc", "exact", "lru")
     random = curve(exact, "mrc", "exact", "random")
     # Fully associative curves, each against the exact curve of its policy.
+    rows["mrc combined lru"] = summary(errors(curve(sampled, "mrc", "combined", "lru"), lru))
     rows["mrc shards lru"] = summary(errors(curve(sampled, "mrc", "shards", "lru"), lru))
     rows["mrc statstack lru"] = summary(errors(curve(sampled, "mrc", "statstack", "lru"), lru))
     rows["mrc statcache random"] = summary(
@@ -114,6 +115,18 @@ def compare(exact, sampled):
         false_e = {l["line"] for l in te["sharing"].get("lines", []) if l["kind"] == "false"}
         false_s = {l["line"] for l in ts["sharing"].get("lines", []) if l["kind"] == "false"}
         rows["threads false sharing"] = {"exact": len(false_e), "found": len(false_e & false_s)}
+    # SHARDS and StatStack by the sampled lines a cache holds (rate x lines), per size.
+    rate = (sampled.get("sampled") or {}).get("final_rate") or 1.0
+    by_lines = {}
+    for m in ["shards", "statstack"]:
+        c, pts = curve(sampled, "mrc", m, "lru"), []
+        if c is not None and lru is not None:
+            ex = {p["size_bytes"]: p["miss_ratio"] for p in lru["points"]}
+            for p in c["points"]:
+                if p.get("miss_ratio") is not None and ex.get(p["size_bytes"]) is not None:
+                    pts.append([rate * p["lines"], 100 * abs(p["miss_ratio"] - ex[p["size_bytes"]])])
+        by_lines[m] = pts
+    rows["lru by sampled lines"] = by_lines
     return {k: v for k, v in rows.items() if v is not None}
 
 

@@ -13,6 +13,7 @@ import subprocess
 # The sections the report shows an expected error for: (row of the comparison, figure id,
 # what, unit, target or None). Rows in pp unless the unit says otherwise.
 ROWS = [
+    ("mrc combined lru", "mrc", "combined lru", "pp", 0.3),
     ("mrc shards lru", "mrc", "shards lru", "pp", 0.3),
     ("mrc statstack lru", "mrc", "statstack lru", "pp", 0.3),
     ("mrc statcache random", "mrc", "statcache random", "pp", 0.5),
@@ -81,6 +82,7 @@ def main():
     ap.add_argument("--load", nargs=2, required=True)
     ap.add_argument("--doc", required=True)
     ap.add_argument("--expected", required=True)
+    ap.add_argument("--share-rates", default="")
     a = ap.parse_args()
     seeds = a.seeds.split()
     programs = a.programs.split()
@@ -148,18 +150,78 @@ def main():
         ratio = "-" if not ("sampled" in t and "mrc" in t) else f"{t['sampled'][0] / t['mrc'][0]:.2f}x"
         lines.append(f"| {p} | {c['refs'] / 1e6:.1f} M | {(c['sampled_refs'] or 0) / 1e3:.0f} K | "
                      f"{cell('exact')} | {cell('sampled')} | {cell('mrc')} | {ratio} |")
-    block = "\n".join(lines)
     doc = open(a.doc).read() if os.path.exists(a.doc) else ""
-    begin, end = "<!-- sampled-accuracy.sh: begin -->", "<!-- sampled-accuracy.sh: end -->"
-    if begin in doc:
-        doc = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: f"{begin}\n{block}\n{end}",
-                     doc, flags=re.S)
-    else:
-        doc += f"\n{begin}\n{block}\n{end}\n"
+    doc = put_block(doc, "sampled-accuracy.sh", "\n".join(lines))
+    doc = put_block(doc, "sampled-accuracy.sh#lines", by_lines_block(cmp, progs, a, seeds, commit))
+    doc = put_block(doc, "sampled-accuracy.sh#sharing", sharing_block(progs, a, seeds, commit))
     open(a.doc, "w").write(doc)
     json.dump(expected, open(a.expected, "w"), indent=1)
     open(a.expected, "a").write("\n")
-    print(block)
+    print("\n".join(lines))
+
+
+def put_block(doc, name, block):
+    begin, end = f"<!-- {name}: begin -->", f"<!-- {name}: end -->"
+    if begin in doc:
+        return re.sub(re.escape(begin) + ".*?" + re.escape(end),
+                      lambda _: f"{begin}\n{block}\n{end}", doc, flags=re.S)
+    return doc + f"\n{begin}\n{block}\n{end}\n"
+
+
+# Ranges of sampled lines in a cache (rate x lines) for the by-lines table.
+LINE_BUCKETS = [(0, 1), (1, 4), (4, 16), (16, 64), (64, 256), (256, 1024), (1024, float("inf"))]
+
+
+def by_lines_block(cmp, progs, a, seeds, commit):
+    """SHARDS's and StatStack's errors pooled over every program, seed and size, by the
+    sampled lines the cache holds: where SHARDS stops being the better estimate."""
+    pts = {"shards": [], "statstack": []}
+    for p in progs:
+        for c in cmp[p]:
+            for m, v in (c["rows"].get("lru by sampled lines") or {}).items():
+                pts[m] += v
+    out = [f"Measured by `scripts/sampled-accuracy.sh` on {datetime.date.today()} (commit {commit}), "
+           f"from the same runs as the block above (rate {a.rate}, seeds {', '.join(seeds)}, "
+           f"{', '.join(progs)}): the LRU curve's error against exact LRU at each size, pooled over "
+           f"programs and seeds by the sampled lines a cache of that size holds (rate x lines); "
+           f"mean pp, worst in brackets, and the number of sizes.", "",
+           "| sampled lines in the cache | sizes | SHARDS (pp) | StatStack (pp) |",
+           "| --- | ---: | ---: | ---: |"]
+    for lo, hi in LINE_BUCKETS:
+        cells = []
+        n = 0
+        for m in ["shards", "statstack"]:
+            e = [x[1] for x in pts[m] if lo <= x[0] < hi]
+            n = max(n, len(e))
+            cells.append("-" if not e else f"{sum(e) / len(e):.2f} ({max(e):.2f})")
+        label = f"{lo} to {hi}" if hi != float("inf") else f"{lo} or more"
+        out.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def sharing_block(progs, a, seeds, commit):
+    """The falsely shared lines the threads examples' sampled reports find, by rate."""
+    rates = [a.rate] + [r for r in a.share_rates.split() if r != a.rate]
+    progs = [p for p in progs if p in ("threads", "false_sharing")]
+    out = [f"Measured by `scripts/sampled-accuracy.sh` on {datetime.date.today()} (commit {commit}): "
+           f"the falsely shared lines of the exact report found by `report --sampled --rate R` on "
+           f"the same trace, per seed ({', '.join(seeds)}), beside the rate itself (the chance that "
+           f"one given line is sampled).", "",
+           "| rate | " + " | ".join(progs) + " |", "| ---: | " + " | ".join("---" for _ in progs) + " |"]
+    for r in rates:
+        cells = []
+        for p in progs:
+            found = []
+            for s in seeds:
+                name = f"{p}.r{r}.s{s}.cmp.json" if r == a.rate else f"{p}.share.r{r}.s{s}.cmp.json"
+                f = os.path.join(a.work, name)
+                if os.path.exists(f):
+                    row = json.load(open(f))["rows"].get("threads false sharing")
+                    if row:
+                        found.append(f"{row['found']} of {row['exact']}")
+            cells.append(", ".join(found) or "-")
+        out.append(f"| {r} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
 
 
 if __name__ == "__main__":

@@ -86,6 +86,8 @@ pub struct Attribution<'e> {
     instructions_seen: u64,
     /// TLB misses by bucket and code line, when asked ([`Attribution::with_tlb`]).
     pub(super) tlb: Option<super::tlb::BucketTlb>,
+    /// A sampled stream's lines kept under a lower rate (`sampled.rs`).
+    sub: Option<sampled::SubSample>,
 }
 
 impl<'e> Attribution<'e> {
@@ -133,6 +135,7 @@ impl<'e> Attribution<'e> {
             records_seen: 0,
             instructions_seen: 0,
             tlb: None,
+            sub: None,
             options,
         })
     }

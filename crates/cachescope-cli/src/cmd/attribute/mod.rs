@@ -303,6 +303,14 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         opts.mrc = false;
     }
     let mut attribution = Attribution::new(opts, events)?;
+    // --sampled: only the sampled lines at the miniature's own rate, where it is lower.
+    let mut scale_rate = spatial.map(|s| s.rate);
+    if let Some(s) = spatial
+        && let Some(r) = cachescope::report::sampled::miniature_rate(geometry, s.rate)?
+    {
+        attribution = attribution.sub_sampled(r, s.line_size)?;
+        scale_rate = Some(r);
+    }
     if let Some(c) = &tlb {
         attribution = attribution.with_tlb(c, &rules)?;
     }
@@ -335,8 +343,8 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     if !had_events {
         report.notes.insert(0, NO_LOG.into());
     }
-    if let Some(s) = spatial {
-        report.scale_sampled(geometry, s.rate);
+    if let Some(rate) = scale_rate {
+        report.scale_sampled(geometry, rate);
         // The spans count every data reference (of the thread, under --thread): the miss
         // ratio is then SHARDS's adjusted one, with or without --thread.
         report.data_refs = thread_spans.map_or(spans.0, |t| t.data);

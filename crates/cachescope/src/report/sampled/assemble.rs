@@ -16,7 +16,7 @@ use super::super::options::{L2_BYTES, MIN_BYTES, MIN_INTERVALS, max_bytes, three
 use super::super::summaries::{attribution_summary, phases_summary};
 use super::collector::{POLICIES, SampledCollector};
 use super::expected;
-use super::{curves, scale};
+use super::{curves, scale, warnings};
 
 impl SampledCollector {
     /// Runs the models on what the pass measured and builds the report of `trace`, the
@@ -113,7 +113,11 @@ impl SampledCollector {
         let lru_ref = statstack.as_ref().unwrap_or(&shards_all);
         let lru = |size| curves::at(lru_ref, size);
         let l1 = match &profile {
-            Some(p) if !p.samples().is_empty() => crate::models::l2::L1Histogram::from_profile(p)?,
+            Some(p) if p.reuses() >= warnings::MIN_REUSES => scale::combined_l1(
+                &crate::models::l2::L1Histogram::from_profile(p)?,
+                &shards,
+                |lines| curves::shards_serves(lines, rate),
+            )?,
             _ => scale::l1_histogram(&shards)?,
         };
         let smith_d = scale::smith_of(&l1, "statstack", shards.refs);
@@ -159,6 +163,18 @@ impl SampledCollector {
         }
         debug_assert_eq!(policies.len(), POLICIES + 1);
         mrc.insert(1, reference.fully_associative(random));
+        // The report's LRU curve first: StatStack's where the sample holds too few lines.
+        // (StatStack only where its reuse samples are enough: warnings::MIN_REUSES.)
+        let trusted = statstack.as_ref().filter(|_| {
+            profile
+                .as_ref()
+                .is_some_and(|p| p.reuses() >= warnings::MIN_REUSES)
+        });
+        let (combined, from) = curves::combined(&mrc[0], trusted, rate);
+        if statstack.is_some() {
+            notes.push(warnings::combined_note(from, &sizes, rate));
+            mrc.insert(0, combined);
+        }
 
         let l2 = {
             let sim = scale::two_level(self.two_level.sim.finish(), rate, &L2_BYTES);
@@ -186,11 +202,13 @@ impl SampledCollector {
             (None, None) => unreachable!("the phases are finished here or on their thread"),
         };
         notes.extend(note);
+        let sub_rate = self.attribution.as_ref().and_then(|a| a.sub_rate());
         let attribution = match self.attribution {
             None => None,
             Some(a) => Some(scale::attribution(
                 attribution_summary(&a.finish()?),
-                rate,
+                // The lines measured: those under the miniature's own rate, if lower.
+                sub_rate.map_or(rate, |r| r.min(rate)),
                 crate::attribution::measure::Options::default()
                     .geometry
                     .to_string(),
@@ -262,6 +280,8 @@ impl SampledCollector {
         };
         report.figures = catalog::list(&report);
         expected::caption(&mut report);
+        let reuses = profile.as_ref().map(|p| p.reuses());
+        warnings::warn(&mut report, reuses, shards.cold * rate);
         Ok(report)
     }
 }

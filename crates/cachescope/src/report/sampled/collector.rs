@@ -143,7 +143,11 @@ impl SampledCollector {
             seed: self.options.seed,
             ..d
         };
-        self.attribution = Some(attribution::Attribution::new(options, Some(events))?);
+        let mut a = attribution::Attribution::new(options, Some(events))?;
+        if let Some(r) = super::scale::miniature_rate(d.geometry, self.spatial.rate)? {
+            a = a.sub_sampled(r, self.spatial.line_size)?;
+        }
+        self.attribution = Some(a);
         Ok(self)
     }
 

@@ -125,3 +125,53 @@ fn shift(p: &mut MrcPoint, d: f64) {
     p.miss_ratio = p.miss_ratio.map(|r| (r + d).clamp(0.0, 1.0));
     p.miss_ratio_warm = (p.miss_ratio_warm + d).clamp(0.0, 1.0);
 }
+
+/// Below this many sampled lines in the cache (`rate · lines`), SHARDS's point is not read:
+/// the few sampled lines that fit decide it (docs/accuracy/sampled.md measures the error by
+/// sampled lines, `scripts/sampled-accuracy.sh#lines`), and StatStack's point is taken.
+pub const MIN_SAMPLED_LINES: f64 = 64.0;
+
+/// True when SHARDS serves a cache of `lines` at `rate`: every line sampled (SHARDS is then
+/// the exact curve), or at least [`MIN_SAMPLED_LINES`] of them.
+pub(super) fn shards_serves(lines: u64, rate: f64) -> bool {
+    rate >= 1.0 || lines as f64 * rate >= MIN_SAMPLED_LINES
+}
+
+/// The report's LRU curve (`combined`): StatStack's points where SHARDS does not serve a cache
+/// ([`shards_serves`]), SHARDS's from there; and the first size served by SHARDS (`None`:
+/// StatStack everywhere). SHARDS's curve, method `combined`, without StatStack (a profile of
+/// too few reuse samples).
+pub(super) fn combined(shards: &Mrc, statstack: Option<&Mrc>, rate: f64) -> (Mrc, Option<u64>) {
+    let Some(statstack) = statstack else {
+        let curve = Mrc {
+            method: "combined".into(),
+            ..shards.clone()
+        };
+        return (curve, shards.points.first().map(|p| p.size_bytes));
+    };
+    let points: Vec<MrcPoint> = shards
+        .points
+        .iter()
+        .filter_map(|p| {
+            if shards_serves(p.lines, rate) {
+                return Some(*p);
+            }
+            statstack
+                .points
+                .iter()
+                .find(|q| q.size_bytes == p.size_bytes && q.miss_ratio.is_some())
+                .copied()
+        })
+        .collect();
+    let switch = shards
+        .points
+        .iter()
+        .find(|p| shards_serves(p.lines, rate))
+        .map(|p| p.size_bytes);
+    let curve = Mrc {
+        method: "combined".into(),
+        points,
+        ..shards.clone()
+    };
+    (curve, switch)
+}

@@ -25,6 +25,9 @@ pub struct SampledSummary {
     pub sampled_refs: u64,
     /// Each section's method and its error measured on held-out programs.
     pub expected: Vec<ExpectedError>,
+    /// Where the samples are too few to trust a model (also in the report's notes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// One section's expected error, as measured.
@@ -81,6 +84,7 @@ pub(super) fn summary(
         final_rate,
         sampled_refs,
         expected: table(),
+        warnings: Vec::new(),
     }
 }
 
@@ -115,5 +119,15 @@ pub(super) fn caption(report: &mut Report) {
             ));
         }
         f.caption.push_str(&text);
+        // The estimator of each range of the report's LRU curve (warnings::combined_note).
+        if f.id == "mrc" {
+            for n in report
+                .notes
+                .iter()
+                .filter(|n| n.starts_with("the LRU curve"))
+            {
+                f.caption.push_str(&format!(" Note: {n}."));
+            }
+        }
     }
 }

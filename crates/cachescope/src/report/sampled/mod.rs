@@ -23,8 +23,10 @@ mod curves;
 pub mod expected;
 mod scale;
 pub mod threads;
+mod warnings;
 
 pub use collector::{SampledCollector, reuse_options};
+pub use scale::miniature_rate;
 pub use scale::scaled_geometry as miniature;
 
 use crate::Result;

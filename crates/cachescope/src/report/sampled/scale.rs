@@ -23,6 +23,14 @@ pub fn scaled_geometry(g: Geometry, rate: f64) -> Result<Geometry> {
     )
 }
 
+/// The rate at which the miniature of `g` at `rate` ([`scaled_geometry`]) stands for `g`
+/// exactly, `sets_mini / sets` (at most `rate`); `None` where one set is more than `rate`.
+pub fn miniature_rate(g: Geometry, rate: f64) -> Result<Option<f64>> {
+    let mini = scaled_geometry(g, rate)?;
+    let r = mini.sets() as f64 / g.sets() as f64;
+    Ok((r <= rate).then_some(r))
+}
+
 /// An L1 histogram (StatStack's, from a profile) as Smith's distribution.
 pub(super) fn smith_of(h: &L1Histogram, method: &str, refs: u64) -> smith::Distances {
     let n = h.refs.max(f64::MIN_POSITIVE);
@@ -47,6 +55,38 @@ pub(super) fn smith_of(h: &L1Histogram, method: &str, refs: u64) -> smith::Dista
 pub(super) fn l1_histogram(d: &ShardsDistances) -> Result<L1Histogram> {
     let masses: Vec<(u64, u64, f64)> = d.bins().map(|(lo, hi, w)| (lo, hi - lo + 1, w)).collect();
     L1Histogram::from_masses(d.line_size, d.cold, &masses)
+}
+
+/// The L1 histogram of the `combined` LRU curve: StatStack's distances (`statstack`, from the
+/// reuse samples) below the first SHARDS bin a cache of its size is served by SHARDS at its
+/// rate (`serves`), SHARDS's scaled distances and first references from there; in full-stream
+/// references. The L2 model reads the L1 misses' distances, most of them past the L1 size, so
+/// each range comes from the estimator the LRU curve takes there.
+pub(super) fn combined_l1(
+    statstack: &L1Histogram,
+    d: &ShardsDistances,
+    serves: impl Fn(u64) -> bool,
+) -> Result<L1Histogram> {
+    let cut = d.bins().map(|(lo, _, _)| lo).find(|&lo| serves(lo));
+    let f = d.refs as f64 / statstack.refs.max(f64::MIN_POSITIVE);
+    let mut masses: Vec<(u64, u64, f64)> = statstack
+        .masses
+        .iter()
+        .filter(|m| cut.is_none_or(|c| m.sd + m.len <= c))
+        .map(|m| (m.sd, m.len, m.weight * f))
+        .collect();
+    let cold = match cut {
+        Some(c) => {
+            masses.extend(
+                d.bins()
+                    .filter(|b| b.0 >= c)
+                    .map(|(lo, hi, w)| (lo, hi - lo + 1, w)),
+            );
+            d.cold
+        }
+        None => statstack.cold * f,
+    };
+    L1Histogram::from_masses(d.line_size, cold, &masses)
 }
 
 /// A histogram of weighted distances `(lo, hi, weight)` (each bin inside one octave), with

@@ -53,6 +53,7 @@ pub fn complete<H: Hooks>(
     trace.sampled(spatial, None)?;
     let mut per = PerThread::new(move |_| ShardsAnalysis::new(options));
     pass.run(&mut trace, Analyses(&mut [&mut per]))?;
+    let mut sampled = Vec::new();
     let curves = ThreadCurves {
         method: "shards".into(),
         policy: "lru".into(),
@@ -62,6 +63,7 @@ pub fn complete<H: Hooks>(
             .into_iter()
             .map(|(thread, a)| {
                 let d = a.finish();
+                sampled.push((thread, d.sampled));
                 ThreadCurve {
                     thread,
                     refs: d.refs,
@@ -83,6 +85,12 @@ pub fn complete<H: Hooks>(
         section.curves = Some(curves);
         section.sharing = Some(sharing);
     }
+    super::warnings::warn_threads(report, &sampled);
+    let rate = report
+        .sampled
+        .as_ref()
+        .map_or(spatial.rate, |s| s.final_rate);
+    super::warnings::warn_sharing(report, rate);
     report.figures = catalog::list(report);
     super::expected::caption(report);
     Ok(())
