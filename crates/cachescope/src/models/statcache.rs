@@ -19,8 +19,10 @@
 //!
 //! ## Root finding
 //! `g(R) = Σ h(k) f(kR) − N·R` is concave with `g(0) = 0` (the trivial root) and `g(1) ≤ 0`, so
-//! [`miss_ratio`] solves `φ(R) = g(R)/R = 0`, where `φ` decreases on `(0, 1]`, by Illinois
-//! regula falsi on the bracket `[0, 1]` (bisection while an end is infinite) to 10^−12.
+//! [`miss_ratio`] solves `φ(R) = g(R)/R = 0`, where `φ` decreases (and is convex) on `(0, 1]`:
+//! each evaluation narrows a bracket from above by `g`'s tangent and from below by `φ`'s, to a
+//! relative width of 10^−14 (`solve`, whose documentation says why both converge fast). Each
+//! slot's histogram is prepared once for all the curve's sizes.
 //! Degenerate cases:
 //! - `φ(0⁺) = c·Σ h(k)·k − N ≤ 0` with `c = −ln(1 − 1/L)`: the only root is `R = 0` (the reuses
 //!   are so short that the cache's misses cannot sustain themselves; every reuse at distance 0
@@ -65,12 +67,9 @@ use crate::error::Result;
 use crate::reuse::{Mrc, MrcPoint};
 pub use crate::sampling::Cold;
 use crate::sampling::Profile;
+use solve::Histogram;
 
-/// Width of the bracket at which the root finder stops.
-const TOLERANCE: f64 = 1e-12;
-
-/// Most root-finder steps (Illinois converges in about 10; bisection would need 40).
-const MAX_STEPS: usize = 200;
+mod solve;
 
 /// The root `R` in `[0, 1]` of `(N + D)·R = Σ_k h(k)·f(k·R) + D` for a cache of `lines` lines,
 /// where `hist` holds (StatCache distance `k`, weight `h(k)`) pairs in any order (weights ≥ 0,
@@ -79,105 +78,7 @@ const MAX_STEPS: usize = 200;
 /// misses per reuse; otherwise misses per reference, cold included, and its reuse part is
 /// `R − D/(N + D)`. Returns 0 when `N + D = 0`, 1 when `lines < 1`, NaN when `lines` is NaN.
 pub fn miss_ratio(hist: &[(u64, f64)], dangling: f64, lines: f64) -> f64 {
-    Equation::new(hist, dangling, lines).solve()
-}
-
-/// `φ(R) = (Σ h(k) f(kR) + D)/R − (N + D)` for one cache size.
-struct Equation<'a> {
-    hist: &'a [(u64, f64)],
-    dangling: f64,
-    total: f64,
-    /// `−ln(1 − 1/L)`: `f(n) = 1 − e^(−c·n)`; +∞ for one line.
-    c: f64,
-    lines: f64,
-}
-
-impl<'a> Equation<'a> {
-    fn new(hist: &'a [(u64, f64)], dangling: f64, lines: f64) -> Self {
-        let total = hist.iter().map(|&(_, w)| w).sum::<f64>() + dangling;
-        Equation {
-            hist,
-            dangling,
-            total,
-            c: -(-1.0 / lines).ln_1p(),
-            lines,
-        }
-    }
-
-    /// `φ(R)` for `R > 0`.
-    fn phi(&self, r: f64) -> f64 {
-        let mut s = self.dangling;
-        for &(k, w) in self.hist {
-            if k > 0 {
-                s -= w * (-self.c * k as f64 * r).exp_m1();
-            }
-        }
-        s / r - self.total
-    }
-
-    /// `lim φ(R)` as `R → 0⁺`: `c·Σ h(k)·k − N` without dangling references, else +∞.
-    fn phi_at_zero(&self) -> f64 {
-        let weighted: f64 = self.hist.iter().map(|&(k, w)| k as f64 * w).sum();
-        if self.dangling > 0.0 {
-            f64::INFINITY
-        } else if weighted == 0.0 {
-            -self.total
-        } else {
-            self.c * weighted - self.total
-        }
-    }
-
-    fn solve(&self) -> f64 {
-        if self.lines.is_nan() {
-            return f64::NAN;
-        }
-        if self.total <= 0.0 {
-            return 0.0;
-        }
-        if self.lines < 1.0 {
-            return 1.0;
-        }
-        let (mut a, mut fa) = (0.0, self.phi_at_zero());
-        if fa <= 0.0 {
-            return 0.0;
-        }
-        let (mut b, mut fb) = (1.0, self.phi(1.0));
-        if fb >= 0.0 {
-            return 1.0;
-        }
-        // φ(a) > 0 > φ(b) throughout. `kept`: which end the last step kept (Illinois halves
-        // the value at an end kept twice in a row).
-        let mut kept = 0i8;
-        for _ in 0..MAX_STEPS {
-            if b - a <= TOLERANCE {
-                break;
-            }
-            let x = if !fa.is_finite() {
-                // An infinite end (dangling references, or one line): bisect, towards 0 first.
-                if a == 0.0 { b / 8.0 } else { 0.5 * (a + b) }
-            } else {
-                let x = b - fb * (b - a) / (fb - fa);
-                if x > a && x < b { x } else { 0.5 * (a + b) }
-            };
-            let fx = self.phi(x);
-            if fx > 0.0 {
-                (a, fa) = (x, fx);
-                if kept == 1 {
-                    fb *= 0.5;
-                }
-                kept = 1;
-            } else if fx < 0.0 {
-                (b, fb) = (x, fx);
-                if kept == -1 {
-                    fa *= 0.5;
-                }
-                kept = -1;
-            } else {
-                return x;
-            }
-        }
-        0.5 * (a + b)
-    }
+    Histogram::new(hist).solve(dangling, lines)
 }
 
 /// The StatCache working-set graph of `profile` at `sizes_bytes` (each cache holds
@@ -192,20 +93,27 @@ pub fn mrc(profile: &Profile, sizes_bytes: &[u64], cold: Cold) -> Result<Mrc> {
 /// alone, so the points do not depend on `threads`).
 pub fn mrc_on(profile: &Profile, sizes_bytes: &[u64], cold: Cold, threads: usize) -> Result<Mrc> {
     profile.expect_samples()?;
-    let slots = profile.slot_histograms();
+    // Each slot's histogram is prepared once for every size.
+    let slots: Vec<(Histogram, f64, u64)> = profile
+        .slot_histograms()
+        .iter()
+        .map(|slot| {
+            let n: f64 = slot.reuses.iter().map(|&(_, w)| w).sum();
+            (Histogram::new(&slot.reuses), n, slot.dangling)
+        })
+        .collect();
     let samples = profile.samples().len() as f64;
     let line_size = profile.line_size().bytes();
     let points = crate::threads::map_in_order(sizes_bytes, threads, |&size_bytes| {
         let lines = size_bytes / line_size;
         let (mut warm, mut all) = (0.0, 0.0);
-        for slot in &slots {
-            let (hist, dangling) = (&slot.reuses, slot.dangling);
-            let n: f64 = hist.iter().map(|&(_, w)| w).sum();
+        for (hist, n, dangling) in &slots {
+            let (n, dangling) = (*n, *dangling);
             match cold {
-                Cold::Exclude => warm += n * miss_ratio(hist, 0.0, lines as f64),
+                Cold::Exclude => warm += n * hist.solve(0.0, lines as f64),
                 Cold::Estimate => {
                     let d = dangling as f64;
-                    let misses = (n + d) * miss_ratio(hist, d, lines as f64);
+                    let misses = (n + d) * hist.solve(d, lines as f64);
                     all += misses;
                     warm += (misses - d).max(0.0);
                 }
@@ -226,5 +134,7 @@ pub fn mrc_on(profile: &Profile, sizes_bytes: &[u64], cold: Cold, threads: usize
     })
 }
 
+#[cfg(test)]
+mod reference;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -151,6 +151,36 @@ fn dist2(a: &[f64], b: &[f64]) -> f64 {
     ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
 }
 
+/// [`dist2`], or `None` once it is sure to be at least `bound`: every 128 dimensions the eight
+/// partial sums are combined in [`dist2`]'s order, and since rounding is monotone and every
+/// term is ≥ 0, the full distance is at least that. A point is then dropped from a centre
+/// exactly when [`dist2`] would not have beaten `bound`, so clusters do not change.
+#[inline]
+fn dist2_below(a: &[f64], b: &[f64], bound: f64) -> Option<f64> {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f64; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    let combine = |acc: &[f64; 8]| {
+        ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]))
+    };
+    for (j, (x, y)) in ca.zip(cb).enumerate() {
+        for i in 0..8 {
+            let d = x[i] - y[i];
+            acc[i] += d * d;
+        }
+        if j % 16 == 15 && combine(&acc) >= bound {
+            return None;
+        }
+    }
+    let mut tail = 0.0;
+    for (x, y) in ra.iter().zip(rb) {
+        tail += (x - y) * (x - y);
+    }
+    Some(combine(&acc) + tail)
+}
+
 /// Number of distinct points (bitwise equal rows count once).
 pub fn distinct_points(points: &[f64], dims: usize) -> usize {
     if dims == 0 {
@@ -238,13 +268,17 @@ fn lloyd(
     let k = centroids.len() / dims;
     let mut labels = vec![usize::MAX; n];
     let mut dist = vec![0.0; n];
+    let (mut sums, mut counts) = (vec![0.0; k * dims], vec![0usize; k]);
+    let mut converged = false;
     for _ in 0..max_iterations.max(1) {
         let mut changed = false;
         for i in 0..n {
             let (mut bl, mut bd) = (0, f64::INFINITY);
             for c in 0..k {
-                let d = dist2(row(i), &centroids[c * dims..(c + 1) * dims]);
-                if d < bd {
+                let centre = &centroids[c * dims..(c + 1) * dims];
+                if let Some(d) = dist2_below(row(i), centre, bd)
+                    && d < bd
+                {
                     (bl, bd) = (c, d);
                 }
             }
@@ -253,10 +287,11 @@ fn lloyd(
             dist[i] = bd;
         }
         if !changed {
+            converged = true;
             break;
         }
-        let mut sums = vec![0.0; k * dims];
-        let mut counts = vec![0usize; k];
+        sums.fill(0.0);
+        counts.fill(0);
         for i in 0..n {
             counts[labels[i]] += 1;
             for (s, x) in sums[labels[i] * dims..].iter_mut().zip(row(i)) {
@@ -279,13 +314,18 @@ fn lloyd(
             }
         }
     }
-    // Final assignment against the final centres.
+    // Final assignment against the final centres; after convergence the last one is it.
     let mut inertia = 0.0;
     for (i, label) in labels.iter_mut().enumerate() {
+        if converged {
+            inertia += dist[i];
+            continue;
+        }
         let (mut bl, mut bd) = (0, f64::INFINITY);
         for (c, centre) in centroids.chunks_exact(dims).enumerate() {
-            let d = dist2(row(i), centre);
-            if d < bd {
+            if let Some(d) = dist2_below(row(i), centre, bd)
+                && d < bd
+            {
                 (bl, bd) = (c, d);
             }
         }

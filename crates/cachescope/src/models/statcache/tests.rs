@@ -207,3 +207,57 @@ fn rate_one_follows_the_exact_random_cache() {
         );
     }
 }
+
+/// The two-tangent solver against the regula falsi one it replaced (`reference`), to 10^−9
+/// relative; near `R = 0` the reference's own 10^−12 bracket is the limit.
+fn agrees_with_reference(hist: &[(u64, f64)], dangling: f64, lines: f64) -> Result<(), String> {
+    let r = miss_ratio(hist, dangling, lines);
+    let old = super::reference::miss_ratio(hist, dangling, lines);
+    if (r - old).abs() <= 1e-9 * old.abs().max(r.abs()) + 1e-12 {
+        Ok(())
+    } else {
+        Err(format!(
+            "{lines} lines, {dangling} dangling: new {r}, old {old}"
+        ))
+    }
+}
+
+proptest! {
+    #[test]
+    fn solver_agrees_with_the_regula_falsi_reference(
+        hist in proptest::collection::vec((0u64..10_000_000, 0.0f64..10.0), 1..200),
+        dangling in prop_oneof![Just(0.0), 0.0f64..20.0],
+        lines in prop_oneof![1.0f64..2.0, 1.0f64..100_000.0, 1e5f64..1e8],
+    ) {
+        prop_assert_eq!(agrees_with_reference(&hist, dangling, lines), Ok(()));
+    }
+}
+
+#[test]
+fn solver_agrees_with_the_reference_on_sampled_workloads() {
+    // Real sampled histograms: every slot of two generated workloads at every size of a curve.
+    for workload in [Workload::Zipf, Workload::Phases] {
+        let params = Params {
+            lines: 4096,
+            refs: Some(1 << 18),
+            ..Params::default()
+        };
+        let mut sampler = Sampler::new(SamplerOptions {
+            rate: 0.01,
+            slot_refs: 1 << 16,
+            ..SamplerOptions::default()
+        })
+        .unwrap();
+        for b in &workload_batches(workload, &params) {
+            sampler.observe(b);
+        }
+        let p = sampler.finish();
+        for slot in p.slot_histograms() {
+            for lines in (0..24).map(|e| 2f64.powi(e)).chain([3.0, 100.5, 1e7]) {
+                for d in [0.0, slot.dangling as f64] {
+                    assert_eq!(agrees_with_reference(&slot.reuses, d, lines), Ok(()));
+                }
+            }
+        }
+    }
+}

@@ -179,3 +179,25 @@ proptest::proptest! {
         proptest::prop_assert_eq!(distinct_points(pts, dims), naive.len());
     }
 }
+
+proptest::proptest! {
+    /// The early-exit distance is the full one to the bit, or `None` only when the full one
+    /// is at least the bound, so Lloyd's assignments are those of [`dist2`].
+    #[test]
+    fn bounded_distance_is_exact_or_at_least_the_bound(
+        pairs in proptest::collection::vec((-1e3f64..1e3, -1e3f64..1e3), 0..700),
+        fraction in 0.0f64..1.5,
+    ) {
+        let (a, b): (Vec<f64>, Vec<f64>) = pairs.into_iter().unzip();
+        let full = dist2(&a, &b);
+        let bound = full * fraction;
+        match dist2_below(&a, &b, bound) {
+            Some(d) => proptest::prop_assert_eq!(d.to_bits(), full.to_bits()),
+            None => proptest::prop_assert!(full >= bound),
+        }
+        proptest::prop_assert_eq!(
+            dist2_below(&a, &b, f64::INFINITY).map(f64::to_bits),
+            Some(full.to_bits())
+        );
+    }
+}
