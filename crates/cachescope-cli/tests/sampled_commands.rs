@@ -190,3 +190,60 @@ fn simulate_sampled_refuses_tlbs_rather_than_ignore_them() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("simulates no TLB"), "{err}");
 }
+
+/// `mrc --page --sampled` samples whole pages (hashed by page, not by line) and prints the
+/// page curve by entries and covered bytes: at rate 1 every page is kept and the curve is the
+/// exact page curve point for point; at a lower rate the table keeps its TLB columns.
+#[test]
+fn mrc_page_sampled_keeps_whole_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = zipf(dir.path());
+    let t = t.to_str().unwrap();
+    let exact = json(&["mrc", t, "--page", "4K", "--json"]);
+    let all = json(&[
+        "mrc",
+        t,
+        "--page",
+        "4K",
+        "--json",
+        "--sampled",
+        "--rate",
+        "1",
+    ]);
+    let points = |v: &Value| -> Vec<(u64, f64)> {
+        v["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["entries"].as_u64().unwrap(),
+                    p["miss_ratio"].as_f64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let (e, s) = (points(&exact), points(&all));
+    assert!(!e.is_empty());
+    assert_eq!(e.len(), s.len(), "{exact}\n{all}");
+    for ((n, a), (m, b)) in e.iter().zip(&s) {
+        assert_eq!(n, m);
+        assert!(
+            (a - b).abs() < 1e-9,
+            "{n} entries: exact {a}, sampled at rate 1 {b}"
+        );
+    }
+    let table = cs()
+        .args(["mrc", t, "--page", "4K", "--sampled", "--rate", RATE])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(table).unwrap();
+    assert!(
+        text.contains("entries") && text.contains("covers"),
+        "{text}"
+    );
+    assert!(text.contains("# sampled (shards)"), "{text}");
+}

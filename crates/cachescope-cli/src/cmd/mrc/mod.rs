@@ -129,10 +129,12 @@ pub fn run(args: MrcArgs) -> Result<()> {
     };
     // Asking a model for another policy fails before any program runs.
     opts.policy()?;
+    // Under --page the sample keeps whole pages (hashed by page), so each sampled page keeps
+    // every reference to it, as SHARDS keeps whole lines.
     if let Some(spatial) = args.sampled.spatial(
         args.sampling.rate,
         args.input.params.seed,
-        args.run.line_size,
+        args.page.unwrap_or(args.run.line_size),
     ) {
         return sampled(&args, &opts, spatial);
     }
@@ -217,18 +219,21 @@ fn sampled(
         args.run.quiet,
     )?;
     let run = method::mrc_sampled(&mut trace, opts, spatial, &mut passes(&args.run))?;
+    let format = Format::from_flags(args.json, args.csv);
+    // The `# sampled (…)` line and, in JSON, the `sampled` object with the rate.
+    if args.page.is_some() {
+        let curve = page::PageOutput {
+            curve: cachescope::tlb::PageCurve::from(&run.mrc),
+            notes: notes(&run, opts),
+        };
+        return output::emit_sampled(&curve, format, Some(spatial), &run.mrc.method);
+    }
     let curve = Curve {
         mrc: &run.mrc,
         unified: args.include_instructions,
         notes: notes(&run, opts),
     };
-    // The `# sampled (…)` line and, in JSON, the `sampled` object with the rate.
-    output::emit_sampled(
-        &curve,
-        Format::from_flags(args.json, args.csv),
-        Some(spatial),
-        &run.mrc.method,
-    )
+    output::emit_sampled(&curve, format, Some(spatial), &run.mrc.method)
 }
 
 /// The comment lines of the table: the samples behind a model, the miniatures' rate.
