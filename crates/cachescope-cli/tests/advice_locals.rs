@@ -18,7 +18,7 @@ use cachescope::trace::OpenOptions;
 use cachescope::{AccessKind, Batch};
 use serde_json::Value;
 
-use common::{bin, compile_c_file, have, json, skip, tool_or_skip};
+use common::{bin, compile_c_file, have, json, skip, structure, tool_or_skip};
 
 const MACHINE: &[&str] = &["--I1", "32K,8,64", "--D1", "32K,8,64", "--L2", "1M,16,64"];
 /// `struct cell`: `hot` at 0, `cold[3]` at 8.
@@ -96,15 +96,6 @@ fn brute_force(
         }
     }
     counts
-}
-
-fn structure<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["structures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["structure"] == name)
-        .unwrap_or_else(|| panic!("no structure {name}: {report:#}"))
 }
 
 #[test]

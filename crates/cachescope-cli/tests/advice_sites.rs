@@ -7,9 +7,7 @@
 
 mod common;
 
-use serde_json::Value;
-
-use common::{bin, compile_c, json, tool_or_skip};
+use common::{bin, compile_c, json, structure, tool_or_skip};
 
 const SOURCE: &str = r#"
 #include <stdio.h>
@@ -30,15 +28,6 @@ int main(void) {
 }
 "#;
 
-fn site<'a>(report: &'a Value, name: &str) -> &'a Value {
-    report["structures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["structure"] == name)
-        .unwrap_or_else(|| panic!("no structure {name}: {report:#}"))
-}
-
 #[test]
 fn numbered_heap_sites_are_named_by_their_call_instruction() {
     if !tool_or_skip() {
@@ -50,7 +39,10 @@ fn numbered_heap_sites_are_named_by_their_call_instruction() {
     cachescope_testkit::record_ok(bin(), &["-q", "--program-output", "null"], &trace, &[&exe]);
     let t = trace.to_str().unwrap();
     let report = json(&["attribute", t, "--fields", "--json"]);
-    let (one, two) = (site(&report, "make-main#1"), site(&report, "make-main#2"));
+    let (one, two) = (
+        structure(&report, "make-main#1"),
+        structure(&report, "make-main#2"),
+    );
     let (c1, c2) = (one["call"].as_str().unwrap(), two["call"].as_str().unwrap());
     assert!(
         c1.starts_with("make-main@0x") && c2.starts_with("make-main@0x"),

@@ -10,7 +10,7 @@ use cachescope::{Access, ThreadId};
 use serde_json::Value;
 
 mod common;
-use common::{compile_c, cs, json, threaded_trace, tool_or_skip};
+use common::{cachegrind_summary, compile_c, cs, json, threaded_trace, tool_or_skip};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -370,16 +370,6 @@ int main(void) {
     return 0;
 }
 "#;
-
-/// The nine totals of Cachegrind's `summary:` line.
-fn cachegrind_summary(path: &Path) -> Vec<u64> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let line = text.lines().find(|l| l.starts_with("summary:")).unwrap();
-    line["summary:".len()..]
-        .split_whitespace()
-        .map(|x| x.parse().unwrap())
-        .collect()
-}
 
 #[test]
 fn simulate_cachegrind_on_a_recording_gives_cachegrinds_counts() {

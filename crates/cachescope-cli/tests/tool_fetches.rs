@@ -12,7 +12,7 @@ use cachescope::trace::OpenOptions;
 use cachescope::{AccessKind, Batch, batch::Step};
 
 mod common;
-use common::{bin, compile_c, tool_or_skip};
+use common::{bin, cachegrind_summary, compile_c, tool_or_skip};
 
 /// Bytes scanned by `hits`, one in 7 equal to 3: `cs_arm` runs N / 7 times, not N.
 const N: u64 = 7000;
@@ -105,14 +105,7 @@ fn cachegrind_irefs(dir: &Path, exe: &Path) -> u64 {
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    let text = std::fs::read_to_string(&out).unwrap();
-    let line = text.lines().find(|l| l.starts_with("summary:")).unwrap();
-    line["summary:".len()..]
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap()
+    cachegrind_summary(&out)[0]
 }
 
 #[test]

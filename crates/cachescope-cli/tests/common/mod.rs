@@ -186,3 +186,24 @@ pub fn threaded_trace(
 pub fn threads_example(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../examples/threads/{name}.c"))
 }
+
+/// The nine totals of the `summary:` line of Cachegrind's output file at `path` (`Ir I1mr
+/// ILmr Dr D1mr DLmr Dw D1mw DLmw`; only `Ir` under `--cache-sim=no`).
+pub fn cachegrind_summary(path: &Path) -> Vec<u64> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let line = text.lines().find(|l| l.starts_with("summary:")).unwrap();
+    line["summary:".len()..]
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect()
+}
+
+/// The entry of `report["structures"]` (attribute's or whatif's JSON) named `name`.
+pub fn structure<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["structures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["structure"] == name)
+        .unwrap_or_else(|| panic!("no structure {name}: {report:#}"))
+}
