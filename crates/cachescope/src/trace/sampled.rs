@@ -87,7 +87,9 @@ impl SpatialStage {
                 self.full.forget_data();
                 if inner.read_batch(&mut self.full)? == 0 {
                     self.ended = true;
-                    if self.kept + out.len() as u64 == 0 && self.data > 0 {
+                    // Nothing kept: no batch would carry the spans of what was read (a
+                    // batch of no access ends the stream), so the counts would be lost.
+                    if self.kept + out.len() as u64 == 0 && self.data + self.instrs > 0 {
                         return Err(no_line_sampled(source, self.data, &self.options));
                     }
                     break;
@@ -244,6 +246,15 @@ pub(crate) fn no_line_sampled(
     refs: u64,
     options: &SpatialOptions,
 ) -> Error {
+    if refs == 0 {
+        return Error::InvalidParameter {
+            name: "--sampled",
+            message: format!(
+                "{source} has no data references to sample (only instruction fetches); \
+                 leave out --sampled"
+            ),
+        };
+    }
     Error::InvalidParameter {
         name: "sampling rate",
         message: format!(
@@ -330,6 +341,16 @@ mod tests {
         data_before: u64,
         instrs_before: u64,
         limit: Limit,
+    }
+
+    /// A stream of instruction fetches only has nothing to sample: an error, not a report
+    /// that has lost its counts (proptest found the lost spans).
+    #[test]
+    fn a_stream_without_data_references_is_an_error() {
+        let mut trace = trace(&[(1, 3, 0)], &[]);
+        trace.sampled(SpatialOptions::default(), None).unwrap();
+        let e = trace.read_batch(&mut Batch::new()).unwrap_err().to_string();
+        assert!(e.contains("no data references"), "{e}");
     }
 
     proptest! {
