@@ -8,11 +8,8 @@ use std::path::PathBuf;
 
 use crate::args::heading;
 use anyhow::{Result, bail};
-use cachescope::advice::{self, Advice, Collect, Options};
-use cachescope::attribution::EventSource;
-use cachescope::attribution::events::EventReader;
+use cachescope::advice::{self, Advice, Options};
 use cachescope::layout::geometry_label;
-use cachescope::pass::Analyses;
 use cachescope::sim::Geometry;
 use cachescope::units::thousands;
 use clap::Args;
@@ -172,28 +169,17 @@ fn advise(args: &mut AdviseArgs, source: &Recorded) -> Result<Advice> {
         sharing,
     };
     let log = source.events.as_deref();
-    let events = match log {
-        Some(p) => Some(Box::new(EventReader::open(p)?) as EventSource<'static>),
-        None => None,
-    };
     let exe = args.exe.as_deref();
-    let mut collect = Collect::new(&options, events, exe)?;
     let mut trace = input::open(&args.sim.input, args.sim.run.line_size)?;
-    drive(&mut trace, Analyses(&mut collect.analyses()), &args.sim.run)?;
-    let (mut evidence, finder) = collect.finish(log, exe)?;
-    if let Some(finder) = finder {
-        let mut machine = finder.machine(&trace)?;
-        if let Some(dealt) = &mut machine.trace {
-            drive_again(dealt, Analyses(&mut []), &args.sim.run)?;
-        }
-        let mut sharing = machine.finish();
-        sharing.name_from(&trace, log, first.line_size().bytes())?;
-        evidence.sharing = Some(sharing);
-    }
-    let (candidates, mut notes) = advice::candidates(&evidence, &options);
-    if log.is_none() {
-        notes.push(advice::NO_LOG.into());
-    }
+    let run = &args.sim.run;
+    let (candidates, mut notes) =
+        advice::evidence(&mut trace, &options, log, exe, |t, job, again| {
+            if again {
+                drive_again(t, job, run)
+            } else {
+                drive(t, job, run)
+            }
+        })?;
     let before = whatif::misses(&simulate::simulate(&args.sim, &mut |i, l| {
         input::open(i, l)
     })?);

@@ -33,7 +33,7 @@ pub use candidates::{Candidate, Options, candidates};
 pub use collect::{Collect, Evidence};
 pub use machine::{Machine, Simulated};
 pub use rank::rank;
-pub use run::{WhatIf, advise, whatif};
+pub use run::{WhatIf, advise, evidence, whatif};
 
 /// The note of an advice without an event log.
 pub const NO_LOG: &str = "no event log (record the program with `cachescope record`): no \

@@ -5,13 +5,12 @@
 use std::path::Path;
 
 use super::machine::{Machine, Simulated};
-use super::{Advice, Collect, Options, candidates, rank};
+use super::{Advice, Candidate, Collect, NO_LOG, Options, candidates, rank};
 use crate::attribution::EventSource;
 use crate::attribution::events::EventReader;
 use crate::error::Result;
 use crate::layout::{self, Applied, Change, Relayout};
 use crate::pass::{Analyses, Hooks, Pass};
-use crate::sharing::Finder;
 use crate::trace::{OpenOptions, Trace};
 
 /// A what-if: the simulations of the trace as it is and changed.
@@ -116,23 +115,9 @@ pub fn advise<H: Hooks>(
         }),
     };
     let line = first.line_size().bytes();
-    let mut collect = Collect::new(&options, events(log)?, exe)?;
     let (mut trace, _) = open(path, log, exe, &[], line)?;
-    pass.run(&mut trace, Analyses(&mut collect.analyses()))?;
-    let (mut evidence, finder): (_, Option<Finder>) = collect.finish(log, exe)?;
-    if let Some(finder) = finder {
-        let mut m = finder.machine(&trace)?;
-        if let Some(dealt) = &mut m.trace {
-            pass.run(dealt, Analyses(&mut []))?;
-        }
-        let mut sharing = m.finish();
-        sharing.name_from(&trace, log, line)?;
-        evidence.sharing = Some(sharing);
-    }
-    let (candidates, mut notes) = candidates(&evidence, &options);
-    if log.is_none() {
-        notes.push(super::NO_LOG.into());
-    }
+    let (candidates, notes) =
+        evidence(&mut trace, &options, log, exe, |t, job, _| pass.run(t, job))?;
     let (mut trace, _) = open(path, log, exe, &[], line)?;
     let before = machine.run(&mut trace, pass, None)?.misses();
     let mut predicted = Vec::new();
@@ -150,4 +135,34 @@ pub fn advise<H: Hooks>(
         findings: rank(candidates, &before, predicted, &command),
         notes,
     })
+}
+
+/// Steps 1 and 2 of the module doc on an opened trace: the evidence pass, with cores the
+/// sharing model's second pass over the threads dealt to them, then the candidates and the
+/// notes that limit them. `drive` runs a job over a trace (the caller's pass, with its hooks;
+/// its flag is true for a second pass over the same run; it gives the references read).
+pub fn evidence<E: From<crate::Error>>(
+    trace: &mut Trace,
+    options: &Options,
+    log: Option<&Path>,
+    exe: Option<&Path>,
+    mut drive: impl FnMut(&mut Trace, Analyses<'_, '_>, bool) -> Result<u64, E>,
+) -> Result<(Vec<Candidate>, Vec<String>), E> {
+    let mut collect = Collect::new(options, events(log)?, exe)?;
+    drive(trace, Analyses(&mut collect.analyses()), false)?;
+    let (mut evidence, finder) = collect.finish(log, exe)?;
+    if let Some(finder) = finder {
+        let mut m = finder.machine(trace)?;
+        if let Some(dealt) = &mut m.trace {
+            drive(dealt, Analyses(&mut []), true)?;
+        }
+        let mut sharing = m.finish();
+        sharing.name_from(trace, log, options.l1.line_size().bytes())?;
+        evidence.sharing = Some(sharing);
+    }
+    let (candidates, mut notes) = candidates(&evidence, options);
+    if log.is_none() {
+        notes.push(NO_LOG.into());
+    }
+    Ok((candidates, notes))
 }
