@@ -22,12 +22,14 @@
 //! platform and `rand` version.
 
 mod bic;
+mod lloyd;
 mod optimal_1d;
 
 use rand::Rng;
 use rand_pcg::Pcg64;
 
 pub use bic::{VARIANCE_FLOOR, bic, choose_k, variance};
+use lloyd::lloyd;
 pub use optimal_1d::kmeans_1d;
 
 /// Points clustered, their assignment and the cluster centres.
@@ -252,93 +254,6 @@ fn plus_plus(points: &[f64], dims: usize, n: usize, k: usize, rng: &mut Pcg64) -
         }
     }
     centroids
-}
-
-/// One k-means++ seeding followed by Lloyd iterations.
-fn lloyd(
-    points: &[f64],
-    dims: usize,
-    n: usize,
-    k: usize,
-    max_iterations: u32,
-    rng: &mut Pcg64,
-) -> Clustering {
-    let row = |i: usize| &points[i * dims..(i + 1) * dims];
-    let mut centroids = plus_plus(points, dims, n, k, rng);
-    let k = centroids.len() / dims;
-    let mut labels = vec![usize::MAX; n];
-    let mut dist = vec![0.0; n];
-    let (mut sums, mut counts) = (vec![0.0; k * dims], vec![0usize; k]);
-    let mut converged = false;
-    for _ in 0..max_iterations.max(1) {
-        let mut changed = false;
-        for i in 0..n {
-            let (mut bl, mut bd) = (0, f64::INFINITY);
-            for c in 0..k {
-                let centre = &centroids[c * dims..(c + 1) * dims];
-                if let Some(d) = dist2_below(row(i), centre, bd)
-                    && d < bd
-                {
-                    (bl, bd) = (c, d);
-                }
-            }
-            changed |= labels[i] != bl;
-            labels[i] = bl;
-            dist[i] = bd;
-        }
-        if !changed {
-            converged = true;
-            break;
-        }
-        sums.fill(0.0);
-        counts.fill(0);
-        for i in 0..n {
-            counts[labels[i]] += 1;
-            for (s, x) in sums[labels[i] * dims..].iter_mut().zip(row(i)) {
-                *s += x;
-            }
-        }
-        for c in 0..k {
-            let centre = &mut centroids[c * dims..(c + 1) * dims];
-            if counts[c] == 0 {
-                // Re-seed an empty cluster with the point farthest from its centre.
-                let far = (0..n)
-                    .max_by(|&a, &b| dist[a].total_cmp(&dist[b]))
-                    .expect("n ≥ k ≥ 1");
-                centre.copy_from_slice(row(far));
-                dist[far] = 0.0;
-            } else {
-                for (m, s) in centre.iter_mut().zip(&sums[c * dims..]) {
-                    *m = s / counts[c] as f64;
-                }
-            }
-        }
-    }
-    // Final assignment against the final centres; after convergence the last one is it.
-    let mut inertia = 0.0;
-    for (i, label) in labels.iter_mut().enumerate() {
-        if converged {
-            inertia += dist[i];
-            continue;
-        }
-        let (mut bl, mut bd) = (0, f64::INFINITY);
-        for (c, centre) in centroids.chunks_exact(dims).enumerate() {
-            if let Some(d) = dist2_below(row(i), centre, bd)
-                && d < bd
-            {
-                (bl, bd) = (c, d);
-            }
-        }
-        *label = bl;
-        inertia += bd;
-    }
-    Clustering {
-        dims,
-        labels,
-        centroids,
-        inertia,
-    }
-    .canonical()
 }
 
 #[cfg(test)]
