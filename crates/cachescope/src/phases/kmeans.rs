@@ -226,12 +226,15 @@ pub fn kmeans(points: &[f64], dims: usize, k: usize, config: &KMeansConfig) -> C
     best.expect("at least one run").canonical()
 }
 
-/// k-means++ seeding: `k` centres, `k` ≤ distinct points.
-fn plus_plus(points: &[f64], dims: usize, n: usize, k: usize, rng: &mut Pcg64) -> Vec<f64> {
+/// k-means++ seeding: `k` centres, `k` ≤ distinct points, and each point's nearest of them
+/// (the first on a tie), its distance and the next least: the distances the seeding measures
+/// are Lloyd's first assignment's, so they are kept rather than measured again.
+fn plus_plus(points: &[f64], dims: usize, n: usize, k: usize, rng: &mut Pcg64) -> Seeding {
     let row = |i: usize| &points[i * dims..(i + 1) * dims];
     let first = ((u128::from(rng.next_u64()) * n as u128) >> 64) as usize;
     let mut centroids = row(first).to_vec();
     let mut d2: Vec<f64> = (0..n).map(|i| dist2(row(i), row(first))).collect();
+    let (mut nearest, mut second) = (vec![0; n], vec![f64::INFINITY; n]);
     while centroids.len() < k * dims {
         let total: f64 = d2.iter().sum();
         // total > 0 while fewer centres than distinct points are chosen.
@@ -248,12 +251,32 @@ fn plus_plus(points: &[f64], dims: usize, n: usize, k: usize, rng: &mut Pcg64) -
             }
         }
         let Some(p) = pick else { break };
+        let c = centroids.len() / dims;
         centroids.extend_from_slice(row(p));
         for (i, d) in d2.iter_mut().enumerate() {
-            *d = d.min(dist2(row(i), row(p)));
+            let e = dist2(row(i), row(p));
+            if e < *d {
+                (second[i], nearest[i], *d) = (*d, c, e);
+            } else if e < second[i] {
+                second[i] = e;
+            }
         }
     }
-    centroids
+    Seeding {
+        centroids,
+        nearest,
+        d2,
+        second,
+    }
+}
+
+/// What [`plus_plus`] gives: the centres, and for each point its nearest centre, the squared
+/// distance to it and to the next nearest (infinite with one centre).
+struct Seeding {
+    centroids: Vec<f64>,
+    nearest: Vec<usize>,
+    d2: Vec<f64>,
+    second: Vec<f64>,
 }
 
 #[cfg(test)]

@@ -212,7 +212,7 @@ fn plain_lloyd(
     rng: &mut Pcg64,
 ) -> Clustering {
     let row = |i: usize| &points[i * dims..(i + 1) * dims];
-    let mut centroids = plus_plus(points, dims, n, k, rng);
+    let mut centroids = plus_plus(points, dims, n, k, rng).centroids;
     let k = centroids.len() / dims;
     let mut labels = vec![usize::MAX; n];
     let mut dist = vec![0.0; n];
