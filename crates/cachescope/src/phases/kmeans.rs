@@ -22,12 +22,14 @@
 //! platform and `rand` version.
 
 mod bic;
+mod lloyd;
 mod optimal_1d;
 
 use rand::Rng;
 use rand_pcg::Pcg64;
 
 pub use bic::{VARIANCE_FLOOR, bic, choose_k, variance};
+use lloyd::lloyd;
 pub use optimal_1d::kmeans_1d;
 
 /// Points clustered, their assignment and the cluster centres.
@@ -224,12 +226,15 @@ pub fn kmeans(points: &[f64], dims: usize, k: usize, config: &KMeansConfig) -> C
     best.expect("at least one run").canonical()
 }
 
-/// k-means++ seeding: `k` centres, `k` ≤ distinct points.
-fn plus_plus(points: &[f64], dims: usize, n: usize, k: usize, rng: &mut Pcg64) -> Vec<f64> {
+/// k-means++ seeding: `k` centres, `k` ≤ distinct points, and each point's nearest of them
+/// (the first on a tie), its distance and the next least: the distances the seeding measures
+/// are Lloyd's first assignment's, so they are kept rather than measured again.
+fn plus_plus(points: &[f64], dims: usize, n: usize, k: usize, rng: &mut Pcg64) -> Seeding {
     let row = |i: usize| &points[i * dims..(i + 1) * dims];
     let first = ((u128::from(rng.next_u64()) * n as u128) >> 64) as usize;
     let mut centroids = row(first).to_vec();
     let mut d2: Vec<f64> = (0..n).map(|i| dist2(row(i), row(first))).collect();
+    let (mut nearest, mut second) = (vec![0; n], vec![f64::INFINITY; n]);
     while centroids.len() < k * dims {
         let total: f64 = d2.iter().sum();
         // total > 0 while fewer centres than distinct points are chosen.
@@ -246,99 +251,32 @@ fn plus_plus(points: &[f64], dims: usize, n: usize, k: usize, rng: &mut Pcg64) -
             }
         }
         let Some(p) = pick else { break };
+        let c = centroids.len() / dims;
         centroids.extend_from_slice(row(p));
         for (i, d) in d2.iter_mut().enumerate() {
-            *d = d.min(dist2(row(i), row(p)));
+            let e = dist2(row(i), row(p));
+            if e < *d {
+                (second[i], nearest[i], *d) = (*d, c, e);
+            } else if e < second[i] {
+                second[i] = e;
+            }
         }
     }
-    centroids
+    Seeding {
+        centroids,
+        nearest,
+        d2,
+        second,
+    }
 }
 
-/// One k-means++ seeding followed by Lloyd iterations.
-fn lloyd(
-    points: &[f64],
-    dims: usize,
-    n: usize,
-    k: usize,
-    max_iterations: u32,
-    rng: &mut Pcg64,
-) -> Clustering {
-    let row = |i: usize| &points[i * dims..(i + 1) * dims];
-    let mut centroids = plus_plus(points, dims, n, k, rng);
-    let k = centroids.len() / dims;
-    let mut labels = vec![usize::MAX; n];
-    let mut dist = vec![0.0; n];
-    let (mut sums, mut counts) = (vec![0.0; k * dims], vec![0usize; k]);
-    let mut converged = false;
-    for _ in 0..max_iterations.max(1) {
-        let mut changed = false;
-        for i in 0..n {
-            let (mut bl, mut bd) = (0, f64::INFINITY);
-            for c in 0..k {
-                let centre = &centroids[c * dims..(c + 1) * dims];
-                if let Some(d) = dist2_below(row(i), centre, bd)
-                    && d < bd
-                {
-                    (bl, bd) = (c, d);
-                }
-            }
-            changed |= labels[i] != bl;
-            labels[i] = bl;
-            dist[i] = bd;
-        }
-        if !changed {
-            converged = true;
-            break;
-        }
-        sums.fill(0.0);
-        counts.fill(0);
-        for i in 0..n {
-            counts[labels[i]] += 1;
-            for (s, x) in sums[labels[i] * dims..].iter_mut().zip(row(i)) {
-                *s += x;
-            }
-        }
-        for c in 0..k {
-            let centre = &mut centroids[c * dims..(c + 1) * dims];
-            if counts[c] == 0 {
-                // Re-seed an empty cluster with the point farthest from its centre.
-                let far = (0..n)
-                    .max_by(|&a, &b| dist[a].total_cmp(&dist[b]))
-                    .expect("n ≥ k ≥ 1");
-                centre.copy_from_slice(row(far));
-                dist[far] = 0.0;
-            } else {
-                for (m, s) in centre.iter_mut().zip(&sums[c * dims..]) {
-                    *m = s / counts[c] as f64;
-                }
-            }
-        }
-    }
-    // Final assignment against the final centres; after convergence the last one is it.
-    let mut inertia = 0.0;
-    for (i, label) in labels.iter_mut().enumerate() {
-        if converged {
-            inertia += dist[i];
-            continue;
-        }
-        let (mut bl, mut bd) = (0, f64::INFINITY);
-        for (c, centre) in centroids.chunks_exact(dims).enumerate() {
-            if let Some(d) = dist2_below(row(i), centre, bd)
-                && d < bd
-            {
-                (bl, bd) = (c, d);
-            }
-        }
-        *label = bl;
-        inertia += bd;
-    }
-    Clustering {
-        dims,
-        labels,
-        centroids,
-        inertia,
-    }
-    .canonical()
+/// What [`plus_plus`] gives: the centres, and for each point its nearest centre, the squared
+/// distance to it and to the next nearest (infinite with one centre).
+struct Seeding {
+    centroids: Vec<f64>,
+    nearest: Vec<usize>,
+    d2: Vec<f64>,
+    second: Vec<f64>,
 }
 
 #[cfg(test)]

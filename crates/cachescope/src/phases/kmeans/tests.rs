@@ -201,3 +201,122 @@ proptest::proptest! {
         );
     }
 }
+
+/// Plain Lloyd (no bounds): the reference the bounded one must equal bit for bit.
+fn plain_lloyd(
+    points: &[f64],
+    dims: usize,
+    n: usize,
+    k: usize,
+    max_iterations: u32,
+    rng: &mut Pcg64,
+) -> Clustering {
+    let row = |i: usize| &points[i * dims..(i + 1) * dims];
+    let mut centroids = plus_plus(points, dims, n, k, rng).centroids;
+    let k = centroids.len() / dims;
+    let mut labels = vec![usize::MAX; n];
+    let mut dist = vec![0.0; n];
+    let (mut sums, mut counts) = (vec![0.0; k * dims], vec![0usize; k]);
+    let mut converged = false;
+    for _ in 0..max_iterations.max(1) {
+        let mut changed = false;
+        for i in 0..n {
+            let (mut bl, mut bd) = (0, f64::INFINITY);
+            for c in 0..k {
+                let centre = &centroids[c * dims..(c + 1) * dims];
+                if let Some(d) = dist2_below(row(i), centre, bd)
+                    && d < bd
+                {
+                    (bl, bd) = (c, d);
+                }
+            }
+            changed |= labels[i] != bl;
+            labels[i] = bl;
+            dist[i] = bd;
+        }
+        if !changed {
+            converged = true;
+            break;
+        }
+        sums.fill(0.0);
+        counts.fill(0);
+        for i in 0..n {
+            counts[labels[i]] += 1;
+            for (s, x) in sums[labels[i] * dims..].iter_mut().zip(row(i)) {
+                *s += x;
+            }
+        }
+        for c in 0..k {
+            let centre = &mut centroids[c * dims..(c + 1) * dims];
+            if counts[c] == 0 {
+                // Re-seed an empty cluster with the point farthest from its centre.
+                let far = (0..n)
+                    .max_by(|&a, &b| dist[a].total_cmp(&dist[b]))
+                    .expect("n ≥ k ≥ 1");
+                centre.copy_from_slice(row(far));
+                dist[far] = 0.0;
+            } else {
+                for (m, s) in centre.iter_mut().zip(&sums[c * dims..]) {
+                    *m = s / counts[c] as f64;
+                }
+            }
+        }
+    }
+    // Final assignment against the final centres; after convergence the last one is it.
+    let mut inertia = 0.0;
+    for (i, label) in labels.iter_mut().enumerate() {
+        if converged {
+            inertia += dist[i];
+            continue;
+        }
+        let (mut bl, mut bd) = (0, f64::INFINITY);
+        for (c, centre) in centroids.chunks_exact(dims).enumerate() {
+            if let Some(d) = dist2_below(row(i), centre, bd)
+                && d < bd
+            {
+                (bl, bd) = (c, d);
+            }
+        }
+        *label = bl;
+        inertia += bd;
+    }
+    Clustering {
+        dims,
+        labels,
+        centroids,
+        inertia,
+    }
+    .canonical()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Hamerly's bounds change nothing: labels, centres and inertia bit for bit, on points
+    /// in a few blobs (many skipped) and with duplicates (empty clusters re-seeded).
+    #[test]
+    fn bounded_lloyd_equals_plain_lloyd(
+        raw in proptest::collection::vec((0u8..4, -1e3f64..1e3), 1..400),
+        dims in 1usize..12,
+        k in 1usize..6,
+        seed in 0u64..1000,
+        iterations in 1u32..30,
+    ) {
+        let points: Vec<f64> = raw
+            .iter()
+            .map(|&(blob, x)| f64::from(blob) * 5e3 + (x / 64.0).round())
+            .collect();
+        let n = points.len() / dims;
+        let points = &points[..n * dims];
+        proptest::prop_assume!(n > 0);
+        let k = k.min(distinct_points(points, dims));
+        proptest::prop_assume!(k > 0);
+        let (mut a, mut b) = (seeded(seed), seeded(seed));
+        let bounded = lloyd(points, dims, n, k, iterations, &mut a);
+        let plain = plain_lloyd(points, dims, n, k, iterations, &mut b);
+        proptest::prop_assert_eq!(&bounded.labels, &plain.labels);
+        proptest::prop_assert_eq!(bounded.inertia.to_bits(), plain.inertia.to_bits());
+        let bits = |c: &Clustering| c.centroids.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        proptest::prop_assert_eq!(bits(&bounded), bits(&plain));
+    }
+}
