@@ -128,8 +128,15 @@ fn shift(p: &mut MrcPoint, d: f64) {
 
 /// Below this many sampled lines in the cache (`rate · lines`), SHARDS's point is not read:
 /// the few sampled lines that fit decide it (docs/accuracy/sampled.md measures the error by
-/// sampled lines, `scripts/sampled-accuracy.sh#lines`), and StatStack's point is taken.
-pub const MIN_SAMPLED_LINES: f64 = 64.0;
+/// sampled lines, `scripts/sampled-accuracy.sh#lines`, and the switch's place over seeds 1-3,
+/// `#switch`), and StatStack's point is taken.
+pub const MIN_SAMPLED_LINES: f64 = 256.0;
+
+/// StatStack serves the `combined` curve below [`MIN_SAMPLED_LINES`] from this many reuse
+/// samples: a short program's few hundred samples move its curve in steps of a fraction of a
+/// percent, still closer than SHARDS's handful of lines there (`#switch` measures 1000 and
+/// this floor; the warning of [`super::warnings::MIN_REUSES`] still says how few they are).
+pub const MIN_REUSES_COMBINED: u64 = 100;
 
 /// True when SHARDS serves a cache of `lines` at `rate`: every line sampled (SHARDS is then
 /// the exact curve), or at least [`MIN_SAMPLED_LINES`] of them.
