@@ -113,10 +113,10 @@ impl SampledCollector {
         let lru_ref = statstack.as_ref().unwrap_or(&shards_all);
         let lru = |size| curves::at(lru_ref, size);
         let l1 = match &profile {
-            Some(p) if p.reuses() >= curves::MIN_REUSES_COMBINED => scale::combined_l1(
+            Some(p) if p.reuses() >= curves::L1_MIN_REUSES => scale::combined_l1(
                 &crate::models::l2::L1Histogram::from_profile(p)?,
                 &shards,
-                |lines| curves::shards_serves(lines, rate),
+                |lines| curves::shards_serves_l1(lines, rate),
             )?,
             _ => scale::l1_histogram(&shards)?,
         };
