@@ -127,6 +127,23 @@ def compare(exact, sampled):
                     pts.append([rate * p["lines"], 100 * abs(p["miss_ratio"] - ex[p["size_bytes"]])])
         by_lines[m] = pts
     rows["lru by sampled lines"] = by_lines
+    # Both estimators at each size, for the sweep of the switch between them (sampled-table.py's
+    # `#switch` block): [rate x lines, SHARDS's error, StatStack's error or None], and the reuse
+    # samples behind StatStack (the report trusts it from MIN_REUSES in warnings.rs).
+    sh, st = curve(sampled, "mrc", "shards", "lru"), curve(sampled, "mrc", "statstack", "lru")
+    if sh is not None and lru is not None:
+        ex = {p["size_bytes"]: p["miss_ratio"] for p in lru["points"]}
+        sts = {p["size_bytes"]: p["miss_ratio"] for p in (st or {"points": []})["points"]}
+        pts = []
+        for p in sh["points"]:
+            e = ex.get(p["size_bytes"])
+            if p.get("miss_ratio") is None or e is None:
+                continue
+            q = sts.get(p["size_bytes"])
+            pts.append([rate * p["lines"], 100 * abs(p["miss_ratio"] - e),
+                        None if q is None else 100 * abs(q - e)])
+        reuses = (sampled.get("sampling") or {}).get("reuses") or 0
+        rows["lru switch"] = {"points": pts, "reuses": reuses}
     return {k: v for k, v in rows.items() if v is not None}
 
 

@@ -153,6 +153,7 @@ def main():
     doc = open(a.doc).read() if os.path.exists(a.doc) else ""
     doc = put_block(doc, "sampled-accuracy.sh", "\n".join(lines))
     doc = put_block(doc, "sampled-accuracy.sh#lines", by_lines_block(cmp, progs, a, seeds, commit))
+    doc = put_block(doc, "sampled-accuracy.sh#switch", switch_block(cmp, progs, a, seeds, commit))
     doc = put_block(doc, "sampled-accuracy.sh#sharing", sharing_block(progs, a, seeds, commit))
     open(a.doc, "w").write(doc)
     json.dump(expected, open(a.expected, "w"), indent=1)
@@ -196,6 +197,45 @@ def by_lines_block(cmp, progs, a, seeds, commit):
             cells.append("-" if not e else f"{sum(e) / len(e):.2f} ({max(e):.2f})")
         label = f"{lo} to {hi}" if hi != float("inf") else f"{lo} or more"
         out.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+# Switches swept by the `#switch` block: SHARDS from this many sampled lines in the cache,
+# StatStack below (0: SHARDS everywhere).
+SWITCHES = [0, 4, 8, 16, 32, 64, 128, 256, float("inf")]
+
+
+def switch_block(cmp, progs, a, seeds, commit):
+    """The combined LRU curve's error had it switched from StatStack to SHARDS at each of
+    SWITCHES sampled lines (StatStack only where the report trusts it), per program and pooled:
+    where to put MIN_SAMPLED_LINES (report/sampled/curves.rs)."""
+    out = [f"Measured by `scripts/sampled-accuracy.sh` on {datetime.date.today()} (commit {commit}), "
+           f"from the same runs (rate {a.rate}, seeds {', '.join(seeds)}): the `combined` LRU "
+           f"curve's error against exact LRU had it taken SHARDS's point from `T` sampled lines "
+           f"in the cache and StatStack's below (StatStack only with at least 1000 reuse "
+           f"samples, or 100 in the lower rows), each program's mean over its sizes and seeds (worst in brackets), and "
+           f"the mean over all of them; the report's switch is `MIN_SAMPLED_LINES` in "
+           f"crates/cachescope/src/report/sampled/curves.rs.", "",
+           "| T, reuse samples | all | " + " | ".join(progs) + " |",
+           "| ---: | ---: | " + " | ".join("---:" for _ in progs) + " |"]
+    for t, min_reuses in [(t, 1000) for t in SWITCHES] + [(t, 100) for t in SWITCHES[1:]]:
+        cells, pooled = [], []
+        for p in progs:
+            e = []
+            for c in cmp[p]:
+                row = c["rows"].get("lru switch")
+                if not row:
+                    continue
+                for lines, shards, statstack in row["points"]:
+                    trusted = row["reuses"] >= min_reuses
+                    below = lines < t and trusted and statstack is not None
+                    e.append(statstack if below else shards)
+            pooled += e
+            cells.append("-" if not e else f"{sum(e) / len(e):.2f} ({max(e):.2f})")
+        label = "StatStack only" if t == float("inf") else ("SHARDS only" if t == 0 else str(t))
+        label += "" if t == 0 else f", {min_reuses} reuses"
+        all_ = "-" if not pooled else f"{sum(pooled) / len(pooled):.3f}"
+        out.append(f"| {label} | {all_} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 

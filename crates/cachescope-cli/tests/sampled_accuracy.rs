@@ -9,7 +9,7 @@ use common::cs;
 use serde_json::Value;
 
 /// Fewer sampled lines than this in a cache and SHARDS's point is not read (curves.rs).
-const MIN_SAMPLED_LINES: f64 = 64.0;
+const MIN_SAMPLED_LINES: f64 = 256.0;
 
 fn report(dir: &std::path::Path, args: &[&str]) -> Value {
     cs().arg("report")
@@ -49,7 +49,7 @@ fn points(c: &Value) -> Vec<(u64, u64, f64)> {
 #[test]
 fn the_lru_curve_is_statstack_below_the_sampled_lines_bound_and_shards_above() {
     let dir = tempfile::tempdir().unwrap();
-    let rate = 0.02;
+    let rate = 0.05;
     let v = report(
         dir.path(),
         &[
@@ -59,7 +59,7 @@ fn the_lru_curve_is_statstack_below_the_sampled_lines_bound_and_shards_above() {
             "8192",
             "--sampled",
             "--rate",
-            "0.02",
+            "0.05",
         ],
     );
     let combined = curve(&v, "combined");
@@ -92,7 +92,7 @@ fn the_lru_curve_is_statstack_below_the_sampled_lines_bound_and_shards_above() {
         .unwrap();
     let caption = fig["caption"].as_str().unwrap();
     assert!(
-        caption.contains("StatStack's below 208K and SHARDS's from there"),
+        caption.contains("StatStack's below 320K and SHARDS's from there"),
         "{caption}"
     );
 
@@ -108,8 +108,9 @@ fn the_lru_curve_is_statstack_below_the_sampled_lines_bound_and_shards_above() {
         )
     };
     let (mean, worst) = err(&points(combined));
-    // Measured 0.81 pp mean, 5.48 worst (the worst near the footprint's end, where the
-    // estimate's knee is rounded); SHARDS alone reads worse.
+    // Bounds met at rate 0.02 with the switch at 64 sampled lines (0.81 pp mean, 5.48 worst,
+    // the worst near the footprint's end, where the estimate's knee is rounded), kept at 0.05
+    // with the switch at 256; SHARDS alone reads worse.
     assert!(
         mean <= 1.5 && worst <= 8.0,
         "combined: {mean:.2} pp mean, {worst:.2} worst"

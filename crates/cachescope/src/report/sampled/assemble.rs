@@ -113,10 +113,10 @@ impl SampledCollector {
         let lru_ref = statstack.as_ref().unwrap_or(&shards_all);
         let lru = |size| curves::at(lru_ref, size);
         let l1 = match &profile {
-            Some(p) if p.reuses() >= warnings::MIN_REUSES => scale::combined_l1(
+            Some(p) if p.reuses() >= curves::L1_MIN_REUSES => scale::combined_l1(
                 &crate::models::l2::L1Histogram::from_profile(p)?,
                 &shards,
-                |lines| curves::shards_serves(lines, rate),
+                |lines| curves::shards_serves_l1(lines, rate),
             )?,
             _ => scale::l1_histogram(&shards)?,
         };
@@ -164,11 +164,11 @@ impl SampledCollector {
         debug_assert_eq!(policies.len(), POLICIES + 1);
         mrc.insert(1, reference.fully_associative(random));
         // The report's LRU curve first: StatStack's where the sample holds too few lines.
-        // (StatStack only where its reuse samples are enough: warnings::MIN_REUSES.)
+        // (StatStack only where its reuse samples are enough: curves::MIN_REUSES_COMBINED.)
         let trusted = statstack.as_ref().filter(|_| {
             profile
                 .as_ref()
-                .is_some_and(|p| p.reuses() >= warnings::MIN_REUSES)
+                .is_some_and(|p| p.reuses() >= curves::MIN_REUSES_COMBINED)
         });
         let (combined, from) = curves::combined(&mrc[0], trusted, rate);
         if statstack.is_some() {

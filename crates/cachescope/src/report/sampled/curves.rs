@@ -128,13 +128,34 @@ fn shift(p: &mut MrcPoint, d: f64) {
 
 /// Below this many sampled lines in the cache (`rate · lines`), SHARDS's point is not read:
 /// the few sampled lines that fit decide it (docs/accuracy/sampled.md measures the error by
-/// sampled lines, `scripts/sampled-accuracy.sh#lines`), and StatStack's point is taken.
-pub const MIN_SAMPLED_LINES: f64 = 64.0;
+/// sampled lines, `scripts/sampled-accuracy.sh#lines`, and the switch's place over seeds 1-3,
+/// `#switch`), and StatStack's point is taken.
+pub const MIN_SAMPLED_LINES: f64 = 256.0;
+
+/// StatStack serves the `combined` curve below [`MIN_SAMPLED_LINES`] from this many reuse
+/// samples: a short program's few hundred samples move its curve in steps of up to 1 %,
+/// still closer than SHARDS's handful of lines there (`#switch` measures 1000 and
+/// this floor; the warning of [`super::warnings::MIN_REUSES`] still says how few they are).
+pub const MIN_REUSES_COMBINED: u64 = 100;
 
 /// True when SHARDS serves a cache of `lines` at `rate`: every line sampled (SHARDS is then
 /// the exact curve), or at least [`MIN_SAMPLED_LINES`] of them.
 pub(super) fn shards_serves(lines: u64, rate: f64) -> bool {
     rate >= 1.0 || lines as f64 * rate >= MIN_SAMPLED_LINES
+}
+
+/// The L2 model's L1 histogram keeps the switch the LRU curve had before `#switch` moved it:
+/// SHARDS's distances from 64 sampled lines, StatStack's below with 1000 reuse samples. Ji's
+/// model reads the distances between the L1 and the L2 size, and there it measured closer fed
+/// SHARDS's (`ji-l2` at seed 1: 0.98 pp on sqlite3, 7.40 with the curve's switch).
+pub(super) const L1_MIN_SAMPLED_LINES: f64 = 64.0;
+
+/// Reuse samples StatStack needs to feed the L2 model's L1 histogram.
+pub(super) const L1_MIN_REUSES: u64 = 1000;
+
+/// True when SHARDS's distances feed the L1 histogram at `lines` ([`L1_MIN_SAMPLED_LINES`]).
+pub(super) fn shards_serves_l1(lines: u64, rate: f64) -> bool {
+    rate >= 1.0 || lines as f64 * rate >= L1_MIN_SAMPLED_LINES
 }
 
 /// The report's LRU curve (`combined`): StatStack's points where SHARDS does not serve a cache

@@ -1,18 +1,22 @@
 //! What a sampled report says where its samples are too few to trust a number: which range of
 //! the LRU curve each estimator serves, and a warning (in the notes and in `sampled.warnings`
 //! of report.json) for each model whose samples are too few: reuse samples under
-//! [`MIN_REUSES`], a sample of fewer than [`MIN_SAMPLED_LINES`] distinct lines, a curve that
+//! [`MIN_REUSES`], a sample of fewer than [`MIN_SAMPLE_LINES`] distinct lines, a curve that
 //! reads 0 at every size of a stream with reuses, a thread with too few sampled references,
 //! a sharing table that holds only a share of the shared lines.
 
 use crate::reuse::Mrc;
 
 use super::super::model::Report;
-use super::curves::MIN_SAMPLED_LINES;
+use super::curves::{MIN_REUSES_COMBINED, MIN_SAMPLED_LINES};
 
 /// Fewer reuse samples than this and StatCache's and StatStack's curves move in steps of more
 /// than a tenth of a percent of the references each.
 pub const MIN_REUSES: u64 = 1000;
+
+/// Fewer distinct lines than this in the whole sample and SHARDS, the miniatures and OPT of the
+/// sample are a handful of lines' behaviour.
+pub const MIN_SAMPLE_LINES: f64 = 64.0;
 
 /// Fewer sampled references of a thread than this and its curve is a handful of lines.
 pub const MIN_THREAD_REFS: u64 = 1000;
@@ -27,7 +31,7 @@ pub(super) fn combined_note(from: Option<u64>, sizes: &[u64], rate: f64) -> Stri
         Some(b) if sizes.first() == Some(&b) => format!(
             "the LRU curve (`combined`) is SHARDS's at every size (StatStack's only where a \
              cache holds fewer than {MIN_SAMPLED_LINES} sampled lines, and with at least \
-             {MIN_REUSES} reuse samples)"
+             {MIN_REUSES_COMBINED} reuse samples)"
         ),
         Some(b) => format!(
             "the LRU curve (`combined`) is StatStack's below {} and SHARDS's from there ({why})",
@@ -52,9 +56,9 @@ pub(super) fn warn(report: &mut Report, reuses: Option<u64>, lines: f64) {
             100.0 / n.max(1) as f64
         ));
     }
-    if lines < MIN_SAMPLED_LINES {
+    if lines < MIN_SAMPLE_LINES {
         w.push(format!(
-            "the sample holds {lines:.0} distinct lines (fewer than {MIN_SAMPLED_LINES}): SHARDS, \
+            "the sample holds {lines:.0} distinct lines (fewer than {MIN_SAMPLE_LINES}): SHARDS, \
              the miniatures and OPT of the sample are decided by those few lines"
         ));
     }
