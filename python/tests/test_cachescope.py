@@ -386,16 +386,18 @@ def test_simulate_cores_equals_the_cli(trace):
         ({}, []),
         ({"interleave": "instructions", "quantum": 500}, ["--interleave", "instructions", "--quantum", "500"]),
         ({"quantum": 0}, ["--quantum", "0"]),
-        ({"utilization": True, "writebacks": True}, ["--utilization", "--writebacks"]),
         ({"prefetch": "next-line", "writebacks": True}, ["--prefetch", "next-line", "--writebacks"]),
         (
             {"prefetch": "stride", "prefetch_degree": 2, "prefetch_distance": 3},
             ["--prefetch", "stride", "--prefetch-degree", "2", "--prefetch-distance", "3"],
         ),
+        ({"utilization": True, "writebacks": True}, ["--utilization", "--writebacks"]),
     ]:
         want = cli("simulate", str(trace), "--json", "--cores", "2", "--cache", "8K,4,64", *args)
         got = t.simulate("8K,4,64", cores=2, **py)
         assert got.json == want, py
+        if py.get("prefetch") == "next-line":
+            assert got["totals"][0]["prefetches"] > 0
     assert got["caches"][0]["utilization"] > 0 and got["cores"] == 2
     with pytest.raises(cs.CachescopeError, match="one cache"):
         t.simulate(["8K,4,64", "64K,8,64"], cores=2)
