@@ -234,7 +234,9 @@ class Trace:
         (default 100), or with ``interleave="instructions"`` round-robin, ``quantum``
         instructions each; ``quantum=0`` keeps the recorded order. It gives the CLI's
         document: ``caches`` (each core's), ``totals``, ``clocks``, ``threads``, with
-        ``coherence`` misses beside the other classes."""
+        ``coherence`` misses beside the other classes. Write-backs, utilization and a
+        prefetcher (each core's cache its own, docs/threads.md) work with cores; TLBs do not
+        (their page walks join each thread's stream in a pass only the command line has)."""
         caches = [caches] if isinstance(caches, str) else list(caches)
         many = lambda v: [v] if isinstance(v, str) else list(v)
         return Document(

@@ -4,7 +4,7 @@
 
 use cachescope::cores::{Interleave, Schedule, Simulation};
 use cachescope::pass::Pass;
-use cachescope::sim::{Geometry, LevelSpec, MultiCoreConfig, Policy, Writes};
+use cachescope::sim::{Geometry, LevelSpec, MultiCoreConfig, Policy, SimOptions};
 use cachescope::{Error, Result};
 use serde_json::json;
 
@@ -41,15 +41,14 @@ pub struct CoresRequest {
 }
 
 /// `cachescope simulate --cores N --cache SPEC [--interleave I] [--quantum Q] --json`: each
-/// core's private `cache`, with write-backs (`writes`) and utilization as asked.
+/// core's private `cache`, with write-backs, utilization and a prefetcher as `opts` asks.
 #[allow(clippy::too_many_arguments)]
 pub fn simulate(
     spec: &Spec,
     cache: Geometry,
     request: &CoresRequest,
     policy: Policy,
-    writes: Option<Writes>,
-    utilization: bool,
+    opts: &SimOptions,
     line_size: cachescope::LineSize,
     threads: usize,
     progress: Progress,
@@ -57,8 +56,9 @@ pub fn simulate(
     let schedule = schedule(&request.interleave, request.quantum)?;
     let mut config = MultiCoreConfig::new(request.cores, vec![LevelSpec::private("cache", cache)]);
     config.policy = policy;
-    config.writes = writes;
-    config.utilization = utilization;
+    config.writes = opts.writes;
+    config.utilization = opts.utilization;
+    config.prefetch = vec![opts.prefetch];
     let mut trace = spec.open(line_size)?;
     let mut pass = Pass::new(threads).with_progress(progress);
     let run = Simulation::run(&mut trace, &mut pass, &config, schedule)?;

@@ -125,33 +125,30 @@ pub fn simulate(
     };
     if let Some(request) = cores {
         let cache = match caches {
-            [one] if tlbs.is_none() && opts.prefetch == PrefetchPolicy::None => {
-                Geometry::parse(one)?
-            }
+            [one] if tlbs.is_none() => Geometry::parse(one)?,
             [_] => {
+                // The CLI deals each thread's page walks into its stream in a pass of its own
+                // (cmd/simulate/tlb.rs), which this package does not have.
                 return Err(invalid(
                     "cores",
-                    "with cores, TLBs and prefetchers are not simulated from Python yet".into(),
+                    "with cores, TLBs are not simulated from Python: their page walks join \
+                     each thread's stream in a pass only the command line has (use \
+                     `cachescope simulate --cores N --dtlb …`)"
+                        .into(),
                 ));
             }
             _ => {
                 return Err(invalid(
                     "caches",
-                    "with cores, give one cache (each core's private cache)".into(),
+                    "with cores, give one cache (each core's private cache): caches here are \
+                     independent, and a machine's levels are the command line's flags \
+                     (`simulate --cores N --L1 … --L2 …`)"
+                        .into(),
                 ));
             }
         };
-        let (writes, utilization) = (opts.writes, opts.utilization);
         return crate::cores::simulate(
-            spec,
-            cache,
-            request,
-            policy,
-            writes,
-            utilization,
-            line_size,
-            threads,
-            progress,
+            spec, cache, request, policy, &opts, line_size, threads, progress,
         );
     }
     let mut sims = caches

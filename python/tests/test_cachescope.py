@@ -386,16 +386,25 @@ def test_simulate_cores_equals_the_cli(trace):
         ({}, []),
         ({"interleave": "instructions", "quantum": 500}, ["--interleave", "instructions", "--quantum", "500"]),
         ({"quantum": 0}, ["--quantum", "0"]),
+        ({"prefetch": "next-line", "writebacks": True}, ["--prefetch", "next-line", "--writebacks"]),
+        (
+            {"prefetch": "stride", "prefetch_degree": 2, "prefetch_distance": 3},
+            ["--prefetch", "stride", "--prefetch-degree", "2", "--prefetch-distance", "3"],
+        ),
         ({"utilization": True, "writebacks": True}, ["--utilization", "--writebacks"]),
     ]:
         want = cli("simulate", str(trace), "--json", "--cores", "2", "--cache", "8K,4,64", *args)
         got = t.simulate("8K,4,64", cores=2, **py)
         assert got.json == want, py
+        if py.get("prefetch") == "next-line":
+            assert got["totals"][0]["prefetches"] > 0
     assert got["caches"][0]["utilization"] > 0 and got["cores"] == 2
     with pytest.raises(cs.CachescopeError, match="one cache"):
         t.simulate(["8K,4,64", "64K,8,64"], cores=2)
     with pytest.raises(cs.CachescopeError, match="interleave"):
         t.simulate("8K,4,64", cores=2, interleave="sideways")
+    with pytest.raises(cs.CachescopeError, match="TLBs are not simulated from Python"):
+        t.simulate("8K,4,64", cores=2, dtlb="64,4,4K")
 
 
 @needs_valgrind
@@ -408,6 +417,11 @@ def test_simulate_cores_counts_false_sharing_as_the_cli(tmp_path):
     got = cs.open(path).simulate("32K,8,64", cores=3)
     assert got.json == cli("simulate", "--json", str(path), "--cores", "3", "--cache", "32K,8,64")
     assert got["interleave"] == "time" and got["totals"][0]["coherence"] > 0
+    # Each core's own next-line prefetcher, a prefetch taking lines the other cores wrote.
+    got = cs.open(path).simulate("32K,8,64", cores=3, prefetch="next-line", writebacks=True)
+    flags = ["--cores", "3", "--cache", "32K,8,64", "--prefetch", "next-line", "--writebacks"]
+    assert got.json == cli("simulate", "--json", str(path), *flags)
+    assert got["totals"][0]["prefetches"] > 0
 
 
 def test_advise_and_whatif_equal_the_cli(tmp_path):

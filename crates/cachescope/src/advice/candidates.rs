@@ -271,40 +271,38 @@ pub fn candidates(evidence: &Evidence, options: &Options) -> (Vec<Candidate>, Ve
                 ));
             }
         }
-        // prefetch: a load with a regular stride that misses (single core: the multi-core
-        // model has no prefetcher).
-        if options.sharing.is_none() {
-            if let Some(l) = loads_of(r, s)
-                .into_iter()
-                .find(|l| l.regularity >= 0.9 && l.stride != 0 && l.misses >= floor)
-            {
-                let step = l.stride.unsigned_abs();
-                let distance = (8 * line).div_ceil(step).clamp(1, 64) as u32;
-                let mut k = base(
-                    Kind::Prefetch,
-                    format!(
-                        "prefetch {} ahead at {}: its loads step by {} bytes ({:.0}% of them), \
-                         {distance} strides ahead is {} ahead (__builtin_prefetch(&p[i + {distance}]))",
-                        shown,
-                        l.code,
-                        l.stride,
-                        l.regularity * 100.0,
-                        bytes(distance as u64 * step)
-                    ),
-                    json!({
-                        "summary": format!("{} misses of {} loads with stride {} (regularity {:.2})", thousands(l.misses), thousands(l.refs), l.stride, l.regularity),
-                        "stride": l.stride,
-                        "regularity": l.regularity,
-                        "distance": distance,
-                        "load": l.pc,
-                    }),
-                    Vec::new(),
-                );
-                k.code = vec![l.code.clone()];
-                k.prefetch = Some(("stride".into(), distance));
-                if prefetch.as_ref().is_none_or(|p| p.0 < l.misses) {
-                    prefetch = Some((l.misses, k));
-                }
+        // prefetch: a load with a regular stride that misses (with cores, each core's first
+        // level prefetches).
+        if let Some(l) = loads_of(r, s)
+            .into_iter()
+            .find(|l| l.regularity >= 0.9 && l.stride != 0 && l.misses >= floor)
+        {
+            let step = l.stride.unsigned_abs();
+            let distance = (8 * line).div_ceil(step).clamp(1, 64) as u32;
+            let mut k = base(
+                Kind::Prefetch,
+                format!(
+                    "prefetch {} ahead at {}: its loads step by {} bytes ({:.0}% of them), \
+                     {distance} strides ahead is {} ahead (__builtin_prefetch(&p[i + {distance}]))",
+                    shown,
+                    l.code,
+                    l.stride,
+                    l.regularity * 100.0,
+                    bytes(distance as u64 * step)
+                ),
+                json!({
+                    "summary": format!("{} misses of {} loads with stride {} (regularity {:.2})", thousands(l.misses), thousands(l.refs), l.stride, l.regularity),
+                    "stride": l.stride,
+                    "regularity": l.regularity,
+                    "distance": distance,
+                    "load": l.pc,
+                }),
+                Vec::new(),
+            );
+            k.code = vec![l.code.clone()];
+            k.prefetch = Some(("stride".into(), distance));
+            if prefetch.as_ref().is_none_or(|p| p.0 < l.misses) {
+                prefetch = Some((l.misses, k));
             }
         }
         // block: reuses that a cache of the next level's size catches and the first misses.

@@ -139,7 +139,7 @@ impl Machine {
     }
 
     /// Simulates `trace` with `pass`; `prefetch`: a stride prefetcher this many strides ahead
-    /// at the first data level (single-core only).
+    /// at the first data level (with cores, each core's L1 its own).
     pub fn run<H: Hooks>(
         &self,
         trace: &mut Trace,
@@ -167,10 +167,11 @@ impl Machine {
                 vec![SimAnalysis::hierarchy(&h, SimOptions::default())?]
             }
             Machine::MultiCore { cores, l1, ll } => {
-                let config = MultiCoreConfig::new(
+                let mut config = MultiCoreConfig::new(
                     *cores,
                     vec![LevelSpec::private("L1", *l1), LevelSpec::shared("L2", *ll)],
                 );
+                config.prefetch = vec![stride];
                 let run = Simulation::run(trace, pass, &config, Schedule::default())?;
                 let unit = run.unit.unwrap_or(QuantumUnit::Cycles);
                 return Ok(Simulated::MultiCore(Box::new(run.report), unit));

@@ -168,6 +168,9 @@ pub(super) struct Prefetching {
     prefetcher: Prefetcher,
     unused: HashSet<u64, foldhash::fast::FixedState>,
     lines: Vec<u64>,
+    /// The lines the last demand's prefetch fills evicted (a multi-core cache releases a
+    /// line its core owned when no private cache of the core holds it any more).
+    pub(super) victims: Vec<u64>,
 }
 
 impl Prefetching {
@@ -176,6 +179,7 @@ impl Prefetching {
             prefetcher: Prefetcher::new(policy, shift),
             unused: HashSet::default(),
             lines: Vec::new(),
+            victims: Vec::new(),
         }
     }
 
@@ -200,6 +204,7 @@ impl Prefetching {
         *stats.useful_prefetches.get_or_insert(0) += u64::from(first_use);
         self.evicted(stats, lookup.evicted);
         self.lines.clear();
+        self.victims.clear();
         self.prefetcher
             .candidates((pc, addr, line), !lookup.hit, first_use, &mut self.lines);
         let mut dirty = dirty;
@@ -228,6 +233,7 @@ impl Prefetching {
             self.unused.insert(l);
             issued.push(l);
             if let Some(v) = fill.evicted {
+                self.victims.push(v);
                 if self.unused.remove(&v) {
                     *stats.useless_prefetches.get_or_insert(0) += 1;
                 }
@@ -240,7 +246,8 @@ impl Prefetching {
     }
 
     /// A fill other than this level's demands' and prefetches' (a write-back, or a prefetch
-    /// from the level above) evicted `evicted`.
+    /// from the level above) evicted `evicted`; or, in a multi-core cache, another core's
+    /// write took it (a prefetched line that leaves unused was useless, however it left).
     pub(super) fn evicted_by_other(&mut self, stats: &mut MissStats, evicted: Option<u64>) {
         self.evicted(stats, evicted);
     }

@@ -35,6 +35,8 @@ pub fn prefetchers(args: &SimulateArgs) -> Result<(PrefetchPolicy, [PrefetchPoli
                 let k = match level.to_ascii_uppercase().as_str() {
                     "L1I" => 0,
                     "L1D" => 1,
+                    // With --cores: the first data level (--L1, or the one --cache).
+                    "L1" | "CACHE" if args.cores.is_some() => 1,
                     "L2" => 2,
                     "L3" => 3,
                     // The last level: the L3 after --L2 and --LL, else the L2.
@@ -42,7 +44,7 @@ pub fn prefetchers(args: &SimulateArgs) -> Result<(PrefetchPolicy, [PrefetchPoli
                     "LL" => 2,
                     _ => bail!(
                         "--prefetch {spec:?}: LEVEL is L1I, L1D, L2, L3 or LL (a level of a \
-                         hierarchy), e.g. --prefetch L2=stride"
+                         hierarchy; with --cores also L1 or cache), e.g. --prefetch L2=stride"
                     ),
                 };
                 levels[k] = kind(name)?;

@@ -121,7 +121,9 @@ pub struct SimulateArgs {
     /// the first use of a prefetched line) or stride (per instruction). A bare KIND is for
     /// --cache caches and a hierarchy's L1D; LEVEL=KIND (L1I, L1D, L2, L3) for one level of a
     /// hierarchy; repeatable. Levels report `prefetches`, `useful_prefetches` and
-    /// `useless_prefetches`. Not with --cachegrind, --policy opt or --cores.
+    /// `useless_prefetches`. With --cores each core's copy of a level has its own
+    /// (docs/threads.md); LEVEL may then also be L1 or cache. Not with --cachegrind or
+    /// --policy opt.
     #[arg(long = "prefetch", value_name = "[LEVEL=]KIND")]
     pub prefetch: Vec<String>,
     /// Track line utilization (Callgrind's --cacheuse idea): every level reports
@@ -274,9 +276,6 @@ pub fn simulate(args: &SimulateArgs, open: &mut Opener<'_>) -> Result<Simulated>
              hierarchies and --cores, not to --cachegrind (Cachegrind models neither) or \
              --policy opt"
         );
-    }
-    if prefetching && args.cores.is_some() {
-        bail!("--prefetch applies to single-core caches and hierarchies, not yet to --cores");
     }
     if args.utilization && (args.cachegrind || policy == Policy::Opt) {
         bail!(

@@ -15,7 +15,7 @@
 use anyhow::{Result, bail};
 use cachescope::cores::{Interleave, Schedule, Simulation};
 use cachescope::pass::Analyses;
-use cachescope::sim::{Geometry, Latencies, LevelSpec, MultiCoreConfig, Policy};
+use cachescope::sim::{Geometry, Latencies, LevelSpec, MultiCoreConfig, Policy, PrefetchPolicy};
 
 use super::multicore_table::MultiCoreRun;
 use super::{InclusionArg, InterleaveArg, SimulateArgs};
@@ -61,6 +61,7 @@ pub fn run(
     config.writes = super::hardware::writes(args);
     config.latencies = latencies(&config, &args.latencies)?;
     config.utilization = args.utilization;
+    config.prefetch = prefetchers(args, &config)?;
     let interleave: Interleave = args.interleave.unwrap_or(InterleaveArg::Time).into();
     let schedule = match args.quantum {
         Some(quantum) => Schedule {
@@ -97,6 +98,40 @@ pub fn run(
         report,
         tlb,
     })
+}
+
+/// Each machine level's prefetcher (`L1I` first when split), from `--prefetch`: a bare KIND
+/// and `L1D=`, `L1=` or `cache=` name the first data level, `L2=`, `L3=` and `LL=` the
+/// levels below it as a hierarchy's flags name them.
+fn prefetchers(args: &SimulateArgs, config: &MultiCoreConfig) -> Result<Vec<PrefetchPolicy>> {
+    let (_, by_level) = super::hardware::prefetchers(args)?;
+    let none = PrefetchPolicy::None;
+    if config.l1i.is_none() && by_level[0] != none {
+        bail!("--prefetch L1I=…: the machine has no L1I (a split L1 needs --I1 and --D1)");
+    }
+    // Data levels: the first, then (L2, L3) of `by_level`; --LL maps to the last present.
+    let data = &by_level[1..];
+    if let Some(k) = (config.levels.len()..data.len()).find(|&k| data[k] != none) {
+        bail!(
+            "--prefetch: this machine has {} data level{} ({}), no level {} to prefetch into",
+            config.levels.len(),
+            if config.levels.len() == 1 { "" } else { "s" },
+            config
+                .levels
+                .iter()
+                .map(|l| l.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            ["L1", "L2", "L3"][k]
+        );
+    }
+    let data = &data[..config.levels.len()];
+    Ok(config
+        .l1i
+        .map(|_| by_level[0])
+        .into_iter()
+        .chain(data.iter().copied())
+        .collect())
 }
 
 /// A note for each `--pin` whose thread made no reference.

@@ -70,7 +70,13 @@ fn shape(g: &Geometry) -> String {
     )
 }
 
-fn row(o: &mut String, level: &str, core: &str, shape: &str, c: &CacheCounts) {
+fn row(
+    o: &mut String,
+    (level, core): (&str, &str),
+    shape: &str,
+    c: &CacheCounts,
+    prefetching: bool,
+) {
     let _ = writeln!(
         o,
         "{level:<5} {core:<6} {shape:<18} {:>14} {:>12} {:>9.4}% {:>12} {:>12} {:>12} {:>12} \
@@ -97,6 +103,18 @@ fn row(o: &mut String, level: &str, core: &str, shape: &str, c: &CacheCounts) {
             " {:>14} {:>14} {u:>6.3}",
             thousands(used),
             thousands(fetched)
+        );
+    }
+    // Prefetch columns where any cache prefetched; "-" for a cache without a prefetcher.
+    if prefetching {
+        let show = |n: Option<u64>| n.map_or("-".to_owned(), thousands);
+        o.pop();
+        let _ = writeln!(
+            o,
+            " {:>12} {:>12} {:>12}",
+            show(c.prefetches),
+            show(c.useful_prefetches),
+            show(c.useless_prefetches)
         );
     }
 }
@@ -159,14 +177,35 @@ fn render(run: &MultiCoreRun) -> String {
         o.pop();
         let _ = writeln!(o, " {:>14} {:>14} {:>6}", "used B", "fetched B", "util");
     }
+    let prefetching = r.caches.iter().any(|c| c.counts.prefetches.is_some());
+    if prefetching {
+        o.pop();
+        let _ = writeln!(
+            o,
+            " {:>12} {:>12} {:>12}",
+            "prefetches", "useful", "useless"
+        );
+    }
     for (level, total) in r.levels.iter().zip(&r.totals) {
         let shape = shape(&level.geometry);
         for cache in r.caches.iter().filter(|c| c.level == level.name) {
             let core = cache.core.map_or("shared".to_owned(), |c| c.to_string());
-            row(&mut o, &level.name, &core, &shape, &cache.counts);
+            row(
+                &mut o,
+                (&level.name, &core),
+                &shape,
+                &cache.counts,
+                prefetching,
+            );
         }
         if !level.shared && r.cores > 1 {
-            row(&mut o, &level.name, "all", &shape, &total.counts);
+            row(
+                &mut o,
+                (&level.name, "all"),
+                &shape,
+                &total.counts,
+                prefetching,
+            );
         }
     }
     clocks(&mut o, r);

@@ -4,7 +4,7 @@
 use super::Latencies;
 use crate::access::ThreadId;
 use crate::error::{Error, Result};
-use crate::sim::{Geometry, Policy, Writes};
+use crate::sim::{Geometry, Policy, PrefetchPolicy, Writes};
 
 /// Most cores a machine may have: far beyond the threads of any recorded program, and small
 /// enough that every core's empty caches fit in memory.
@@ -71,6 +71,11 @@ pub struct MultiCoreConfig {
     /// Track every cache's line utilization (`used_bytes`, `fetched_bytes`), as the
     /// single-core levels do (docs/hardware.md).
     pub utilization: bool,
+    /// Each level's prefetcher, top down as [`MultiCoreConfig::policy_of`] numbers the levels
+    /// (`L1I` first when split); missing entries have none. Every core's copy of a private
+    /// level has a prefetcher of its own, trained by that core's references; a shared level
+    /// has one, trained by every core's (docs/threads.md, "Prefetchers").
+    pub prefetch: Vec<PrefetchPolicy>,
 }
 
 fn invalid(name: &'static str, message: String) -> Error {
@@ -91,7 +96,13 @@ impl MultiCoreConfig {
             writes: None,
             latencies: None,
             utilization: false,
+            prefetch: Vec::new(),
         }
+    }
+
+    /// The prefetcher of the level numbered `level` as in [`MultiCoreConfig::policy_of`].
+    pub fn prefetch_of(&self, level: usize) -> PrefetchPolicy {
+        self.prefetch.get(level).copied().unwrap_or_default()
     }
 
     /// Checks that the machine can be built: cores, levels, line sizes, shared levels below
@@ -149,6 +160,20 @@ impl MultiCoreConfig {
                     ),
                 ));
             }
+        }
+        let levels = self.levels.len() + usize::from(self.l1i.is_some());
+        if self.prefetch.len() > levels
+            && self.prefetch[levels..]
+                .iter()
+                .any(|&p| p != PrefetchPolicy::None)
+        {
+            return Err(invalid(
+                "prefetch",
+                format!(
+                    "{} prefetchers for a machine of {levels} levels",
+                    self.prefetch.len()
+                ),
+            ));
         }
         for (k, &(thread, core)) in self.pins.iter().enumerate() {
             if core >= self.cores {

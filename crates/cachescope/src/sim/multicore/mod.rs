@@ -39,6 +39,7 @@
 mod config;
 mod contested;
 mod placement;
+mod prefetch;
 mod protocol;
 mod report;
 mod threads;
@@ -101,6 +102,8 @@ pub struct MultiCore {
     tallies: Vec<Vec<CacheCounts>>,
     /// The lines that moved between cores (`contested.rs`).
     contested: contested::Contested,
+    /// Some cache has a prefetcher (`prefetch.rs`).
+    prefetching: bool,
     /// Per core, the cycles its next reference has waited already for another core's line
     /// (`timing.rs`).
     waited: Vec<u64>,
@@ -126,7 +129,9 @@ impl MultiCore {
             if is_shared {
                 shared.push(units.len());
                 slots.push((k, None));
-                units.push(Unit::new(geometry, config.policy_of(k, 0), config.writes)?);
+                let mut unit = Unit::new(geometry, config.policy_of(k, 0), config.writes)?;
+                unit.prefetch(config.prefetch_of(k));
+                units.push(unit);
                 continue;
             }
             for c in 0..cores {
@@ -140,11 +145,9 @@ impl MultiCore {
                     data[c].push(u);
                 }
                 slots.push((k, Some(c as u32)));
-                units.push(Unit::new(
-                    geometry,
-                    config.policy_of(k, c as u32),
-                    config.writes,
-                )?);
+                let mut unit = Unit::new(geometry, config.policy_of(k, c as u32), config.writes)?;
+                unit.prefetch(config.prefetch_of(k));
+                units.push(unit);
             }
         }
         if !split {
@@ -180,6 +183,10 @@ impl MultiCore {
             tallies: Vec::new(),
             contested: contested::Contested::new(),
             waited: vec![0; cores],
+            prefetching: config
+                .prefetch
+                .iter()
+                .any(|&p| p != crate::sim::PrefetchPolicy::None),
             coherent: cores > 1 && !private[0].is_empty(),
             line_size: specs[0].0.line_size(),
             placement: Placement::new(config.cores, &config.pins),

@@ -32,7 +32,8 @@ pub(super) type Hints = Memo<(), LowBits, HINTS>;
 impl MultiCore {
     /// One reference by `core` (for the thread in place `slot`) to `line` for `op` (a store or
     /// a modify writes), from the instruction side (`instr`, split L1 only) or the data side.
-    /// Returns where it was served and whether it invalidated other cores' copies.
+    /// The reference was made at byte `addr` by instruction `pc` (what the prefetchers learn
+    /// from). Returns where it was served and whether it invalidated other cores' copies.
     #[inline]
     pub(super) fn reference(
         &mut self,
@@ -41,6 +42,7 @@ impl MultiCore {
         line: u64,
         op: Op,
         instr: bool,
+        at: (u64, u64),
     ) -> (Found, bool) {
         let c = core as usize;
         let write = op.writes();
@@ -57,7 +59,7 @@ impl MultiCore {
                 self.data[c][i]
             };
             last = Some(u);
-            let (outcome, class, writeback) = self.units[u].access(line, asked);
+            let (outcome, class, writeback) = self.units[u].access(line, asked, at);
             self.tally(slot, self.slots[u].0, class);
             if class == Class::Coherence {
                 if let Some(map) = &mut self.by_line {
@@ -66,6 +68,9 @@ impl MultiCore {
             }
             if let Some(v) = writeback {
                 self.write_back(u, v);
+            }
+            if self.prefetching {
+                self.after_prefetch_fills(u, Some(core));
             }
             match outcome {
                 Outcome::Hit => {
@@ -95,10 +100,13 @@ impl MultiCore {
         if served.is_none() {
             for j in 0..self.shared.len() {
                 let u = self.shared[j];
-                let (outcome, class, writeback) = self.units[u].access(line, asked);
+                let (outcome, class, writeback) = self.units[u].access(line, asked, at);
                 self.tally(slot, self.slots[u].0, class);
                 if let Some(v) = writeback {
                     self.write_back(u, v);
+                }
+                if self.prefetching {
+                    self.after_prefetch_fills(u, None);
                 }
                 if outcome.is_hit() {
                     served = Some(Found::Level(self.slots[u].0));
@@ -108,6 +116,9 @@ impl MultiCore {
             }
         }
         let invalidated = write && self.coherent && self.write(core, line);
+        if self.prefetching {
+            self.prefetches_down(core, instr);
+        }
         (served.unwrap_or(Found::Memory), invalidated)
     }
 
@@ -157,7 +168,7 @@ impl MultiCore {
 
     /// A dirty `line` leaves unit `u`: written into the unit below,
     /// and each dirty line that fill evicts on down; past the last level it goes to memory.
-    fn write_back(&mut self, mut u: usize, mut line: u64) {
+    pub(super) fn write_back(&mut self, mut u: usize, mut line: u64) {
         while let Some(next) = self.below[u] {
             let (outcome, victim) = self.units[next].receive_writeback(line);
             if let (Outcome::Miss { evicted: Some(v) }, Some(c)) = (outcome, self.slots[next].1) {
@@ -173,7 +184,7 @@ impl MultiCore {
     /// `core` evicted `v` from one of its private caches: if it owned it and no private
     /// cache of it holds it any more, the modified line left the core (written back).
     #[inline]
-    fn release_if_gone(&mut self, core: u32, v: u64) {
+    pub(super) fn release_if_gone(&mut self, core: u32, v: u64) {
         if self.coherent
             && self.owner.get(&v) == Some(&core)
             && !self.private[core as usize]
@@ -188,7 +199,7 @@ impl MultiCore {
     /// Another core read `line`, which `owner` held modified: the owner's copies become clean
     /// and the data is written back below its last private level (MESI's flush on M to S),
     /// one write-back counted there. Nothing without write-back tracking.
-    fn flush_shared_copy(&mut self, owner: u32, line: u64) {
+    pub(super) fn flush_shared_copy(&mut self, owner: u32, line: u64) {
         let o = owner as usize;
         let mut dirty = false;
         for k in 0..self.private[o].len() {

@@ -163,7 +163,14 @@ impl MultiCore {
             self.latencies.instruction
         } else {
             let line = batch.addrs[i] >> self.line_size.shift();
-            let (found, invalidated) = self.reference(core, slot, line, Op::of(kind), instr);
+            let (found, invalidated) = self.reference(
+                core,
+                slot,
+                line,
+                Op::of(kind),
+                instr,
+                (batch.addrs[i], batch.pcs[i]),
+            );
             if self.config.utilization {
                 self.touch(core, instr, batch.addrs[i], batch.sizes[i]);
             }

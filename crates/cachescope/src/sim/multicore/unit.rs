@@ -10,8 +10,10 @@
 use hashbrown::HashSet;
 
 use crate::error::Result;
+use crate::sim::dirty::Lookup;
+use crate::sim::prefetcher::{PrefetchPolicy, Prefetching};
 use crate::sim::utilization::Utilization;
-use crate::sim::{Cache, Dirty, Geometry, Op, Outcome, Policy, ThreeC, Writes};
+use crate::sim::{Cache, Dirty, Geometry, MissStats, Op, Outcome, Policy, ThreeC, Writes};
 
 /// What one cache saw. Field names are a public contract (`simulate --cores --json`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -52,6 +54,17 @@ pub struct CacheCounts {
     /// resident at the end included).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fetched_bytes: Option<u64>,
+    /// Lines this cache's prefetcher brought in (present when it has one; docs/threads.md,
+    /// "Prefetchers"; the names and meanings of the single-core levels' counts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefetches: Option<u64>,
+    /// Prefetched lines a demand reference hit before they left the cache.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub useful_prefetches: Option<u64>,
+    /// Prefetched lines that left the cache (evicted, or taken by another core's write)
+    /// before any demand reference hit them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub useless_prefetches: Option<u64>,
 }
 
 impl CacheCounts {
@@ -88,6 +101,9 @@ impl CacheCounts {
             (&mut self.writebacks_received, other.writebacks_received),
             (&mut self.used_bytes, other.used_bytes),
             (&mut self.fetched_bytes, other.fetched_bytes),
+            (&mut self.prefetches, other.prefetches),
+            (&mut self.useful_prefetches, other.useful_prefetches),
+            (&mut self.useless_prefetches, other.useless_prefetches),
         ] {
             if let Some(n) = add {
                 *sum.get_or_insert(0) += n;
@@ -136,6 +152,12 @@ pub(super) struct Unit {
     dirty: Option<Dirty>,
     /// The touched bytes of the resident lines, when utilization is tracked.
     usage: Option<Utilization>,
+    /// The prefetcher, with its counts kept as a single-core level keeps them.
+    prefetch: Option<(Prefetching, MissStats)>,
+    /// Write-backs of the last demand's prefetch fills, for the machine to write down.
+    pub(super) spilled: Vec<u64>,
+    /// Lines the prefetcher fetched, for the machine to ask of the levels below.
+    pub(super) issued: Vec<u64>,
     pub(super) counts: CacheCounts,
 }
 
@@ -147,6 +169,9 @@ impl Unit {
             lost: HashSet::default(),
             dirty: writes.map(Dirty::new),
             usage: None,
+            prefetch: None,
+            spilled: Vec::new(),
+            issued: Vec::new(),
             counts: CacheCounts {
                 writebacks: writes.map(|_| 0),
                 writebacks_received: writes.map(|_| 0),
@@ -158,6 +183,26 @@ impl Unit {
     /// Tracks the touched bytes of every line filled from now on (before the first access).
     pub(super) fn track_utilization(&mut self) {
         self.usage = Some(Utilization::new(self.cache.geometry().line_size()));
+    }
+
+    /// Gives the cache a prefetcher (before the first access; `none` gives none).
+    pub(super) fn prefetch(&mut self, policy: PrefetchPolicy) {
+        if policy == PrefetchPolicy::None {
+            return;
+        }
+        let shift = self.cache.geometry().line_size().shift();
+        let stats = MissStats {
+            prefetches: Some(0),
+            useful_prefetches: Some(0),
+            useless_prefetches: Some(0),
+            ..MissStats::default()
+        };
+        self.prefetch = Some((Prefetching::new(policy, shift), stats));
+    }
+
+    /// The lines the last demand's prefetch fills evicted.
+    pub(super) fn prefetch_victims(&self) -> &[u64] {
+        self.prefetch.as_ref().map_or(&[], |(p, _)| &p.victims)
     }
 
     /// Marks a reference's bytes on the lines of this cache holding them.
@@ -175,6 +220,14 @@ impl Unit {
             let (used, fetched) = u.totals();
             (counts.used_bytes, counts.fetched_bytes) = (Some(used), Some(fetched));
         }
+        if let Some((_, s)) = &self.prefetch {
+            counts.prefetches = s.prefetches;
+            counts.useful_prefetches = s.useful_prefetches;
+            counts.useless_prefetches = s.useless_prefetches;
+            if let (Some(w), Some(more)) = (&mut counts.writebacks, s.writebacks) {
+                *w += more;
+            }
+        }
         counts
     }
 
@@ -183,11 +236,17 @@ impl Unit {
         self.dirty.as_ref().is_none_or(|d| d.writes().allocate)
     }
 
-    /// Looks `line` up for `op`, filling it on a miss (unless a no-write-allocate store
-    /// misses); counts and classifies. Returns the outcome, its class, and a dirty victim of
-    /// the fill, to be written to the level below.
+    /// Looks `line` up for `op` (a reference at byte `addr` by instruction `pc`), filling it
+    /// on a miss (unless a no-write-allocate store misses); counts and classifies, then
+    /// issues the prefetches it triggers ([`Unit::spilled`], [`Unit::issued`]). Returns the
+    /// outcome, its class, and a dirty victim of the fill, to be written to the level below.
     #[inline]
-    pub(super) fn access(&mut self, line: u64, op: Op) -> (Outcome, Class, Option<u64>) {
+    pub(super) fn access(
+        &mut self,
+        line: u64,
+        op: Op,
+        (addr, pc): (u64, u64),
+    ) -> (Outcome, Class, Option<u64>) {
         let (outcome, writeback) = match &mut self.dirty {
             None => (self.cache.access_outcome(line), None),
             Some(dirty) => {
@@ -204,7 +263,64 @@ impl Unit {
                 u.filled(line, evicted);
             }
         }
+        if let Some((p, stats)) = &mut self.prefetch {
+            let lookup = Lookup {
+                hit: outcome.is_hit(),
+                evicted: match outcome {
+                    Outcome::Hit => None,
+                    Outcome::Miss { evicted } => evicted,
+                },
+                writeback,
+            };
+            let (spilled, issued) = (&mut self.spilled, &mut self.issued);
+            let filled = issued.len();
+            p.after_demand(
+                &mut self.cache,
+                (self.dirty.as_mut(), self.usage.as_mut()),
+                stats,
+                (spilled, issued),
+                line,
+                addr,
+                pc,
+                lookup,
+            );
+            // A line filled again is no longer one another core's write took.
+            if !self.lost.is_empty() {
+                for l in &issued[filled..] {
+                    self.lost.remove(l);
+                }
+            }
+        }
         (outcome, class, writeback)
+    }
+
+    /// A line a prefetch of a cache above fetched: filled here when absent, not counted as a
+    /// reference (a single-core level's install). Returns whether it was here, the line its
+    /// fill evicted, and that line when dirty (to be written below).
+    pub(super) fn install(&mut self, line: u64) -> (bool, Option<u64>, Option<u64>) {
+        if self.cache.contains(line) {
+            return (true, None, None);
+        }
+        let lookup = match &mut self.dirty {
+            Some(dirty) => dirty.fill(&mut self.cache, line, false),
+            None => Lookup {
+                hit: false,
+                evicted: match self.cache.access_outcome(line) {
+                    Outcome::Hit => None,
+                    Outcome::Miss { evicted } => evicted,
+                },
+                writeback: None,
+            },
+        };
+        if let Some((p, stats)) = &mut self.prefetch {
+            p.evicted_by_other(stats, lookup.evicted);
+        }
+        if let Some(u) = &mut self.usage {
+            u.filled(line, lookup.evicted);
+        }
+        self.lost.remove(&line);
+        self.count_writeback(lookup.writeback);
+        (false, lookup.evicted, lookup.writeback)
     }
 
     /// A dirty line the cache above evicted, installed here dirty (not a reference). Returns
@@ -215,6 +331,10 @@ impl Unit {
         *self.counts.writebacks_received.get_or_insert(0) += 1;
         if let (Some(u), Outcome::Miss { evicted }) = (&mut self.usage, got.outcome()) {
             u.filled(line, evicted);
+        }
+        // A write-back that evicts a prefetched line unused makes that prefetch useless.
+        if let Some((p, stats)) = &mut self.prefetch {
+            p.evicted_by_other(stats, got.evicted);
         }
         self.count_writeback(got.writeback);
         (got.outcome(), got.writeback)
@@ -265,6 +385,9 @@ impl Unit {
         if had {
             self.counts.invalidations += 1;
             self.lost.insert(line);
+            if let Some((p, stats)) = &mut self.prefetch {
+                p.evicted_by_other(stats, Some(line));
+            }
         }
         had
     }

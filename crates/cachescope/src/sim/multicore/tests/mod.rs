@@ -4,6 +4,7 @@
 
 mod brute;
 mod policies;
+mod prefetch;
 mod random;
 mod timed;
 mod utilization;
