@@ -101,6 +101,7 @@ for i in "${!progs[@]}"; do
   runs=$one
   rows+=$(python3 -c "
 import math
+nan = math.nan  # the large run's record and trace columns
 r = $refs
 cg, rec, mt, sp, st = ($cg_w, $cg_c), ($rec_w, $rec_c), ($mt_w, $mt_c), ($sp_w, $sp_c), ($st_w, $st_c)
 c = lambda x: '-' if math.isnan(x[0]) else f'{x[0]:.1f} ({x[1]:.1f})'

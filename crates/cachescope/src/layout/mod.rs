@@ -34,6 +34,7 @@
 
 mod compare;
 mod movnt;
+mod own_line;
 mod reader;
 mod relayout;
 mod shape;

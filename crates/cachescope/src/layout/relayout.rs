@@ -12,8 +12,9 @@
 use hashbrown::HashMap;
 
 use super::movnt::Movnt;
+use super::own_line::{Lines, own_line};
 use super::shape::Mapping;
-use super::spec::{Change, Kind, MOVNT};
+use super::spec::{Change, MOVNT};
 use super::targets::{Names, Target, names, target};
 use crate::access::{AccessKind, ThreadId};
 use crate::attribution::EventSource;
@@ -47,13 +48,6 @@ pub struct Applied {
 struct Instance {
     base: u64,
     lines: Option<Lines>,
-}
-
-/// own-line's state for one instance: each element's new offset, each thread's next place.
-#[derive(Debug, Default)]
-struct Lines {
-    placed: HashMap<u64, u64>,
-    threads: HashMap<ThreadId, (u64, u64)>,
 }
 
 /// The changes, applied batch by batch.
@@ -372,42 +366,5 @@ impl<'e> Relayout<'e> {
     /// What each change did so far.
     pub fn applied(&self) -> &[Applied] {
         &self.applied
-    }
-}
-
-/// own-line: element `offset / element` goes to its first toucher's lines: after the tail
-/// (kept first, on a line of its own), each thread a run of `round_up(n × element, line)` bytes
-/// in the order threads first touch the instance, its elements packed in touching order.
-fn own_line(
-    lines: &mut Lines,
-    offset: u64,
-    len: u64,
-    element: u64,
-    line: u64,
-    thread: ThreadId,
-) -> u64 {
-    let n = len / element;
-    let tail = len % element;
-    if offset >= n * element {
-        return offset - n * element;
-    }
-    let region = (n * element).next_multiple_of(line);
-    let first = tail.next_multiple_of(line);
-    let i = offset / element;
-    if let Some(&at) = lines.placed.get(&i) {
-        return at + offset % element;
-    }
-    let slots = lines.threads.len() as u64;
-    let (slot, next) = lines.threads.entry(thread).or_insert((slots, 0));
-    let at = first + *slot * region + *next * element;
-    *next += 1;
-    lines.placed.insert(i, at);
-    at + offset % element
-}
-
-impl Change {
-    /// True when the change moves addresses (every kind but nontemporal).
-    pub fn moves(&self) -> bool {
-        self.kind != Kind::NonTemporal
     }
 }

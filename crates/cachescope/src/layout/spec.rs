@@ -251,6 +251,13 @@ impl fmt::Display for Change {
     }
 }
 
+impl Change {
+    /// True when the change moves addresses (every kind but nontemporal).
+    pub fn moves(&self) -> bool {
+        self.kind != Kind::NonTemporal
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@
 //! note saying why.
 
 use crate::method::{self, CurvePolicy, Measured, Method, MrcOptions};
-use crate::models::hotl::{self, Footprint};
+use crate::models::hotl;
 use crate::models::smith;
 use crate::reuse::{Mrc, StackDistances};
 use crate::sampling::Cold;
@@ -16,6 +16,7 @@ use crate::{Error, Result};
 use super::catalog;
 use super::collector::Collector;
 use super::histogram::octave_histogram;
+use super::hotl_points;
 use super::l2::l2_report;
 use super::model::*;
 use super::options::{CollectOptions, MIN_INTERVALS};
@@ -157,8 +158,8 @@ impl Collector {
                 reuses: profile.reuses(),
                 dangling: profile.dangling(),
             },
-            working_set: working_set(&footprint, line)?,
-            fill_time: fill_time(&filmer, &footprint, sizes, line),
+            working_set: hotl_points::working_set(&footprint, line)?,
+            fill_time: hotl_points::fill_time(&filmer, &footprint, sizes, line),
             reuse_time: octave_histogram(
                 "reuse_time",
                 &reuse_times.reuse_time,
@@ -219,42 +220,6 @@ fn curve_options(
         cold: Cold::Estimate,
         ..MrcOptions::default()
     }
-}
-
-/// The working-set graph: the average footprint, 8 windows per octave.
-fn working_set(footprint: &Footprint, line: u64) -> Result<Vec<WorkingSetPoint>> {
-    Ok(footprint
-        .points(8)?
-        .into_iter()
-        .map(|p| WorkingSetPoint {
-            window: p.window,
-            lines: p.footprint,
-            bytes: p.footprint * line as f64,
-        })
-        .collect())
-}
-
-/// Fill and inter-miss times at the sizes up to the footprint where both are finite.
-fn fill_time(
-    filmer: &hotl::Filmer,
-    footprint: &Footprint,
-    sizes: &[u64],
-    line: u64,
-) -> Vec<FillTimePoint> {
-    sizes
-        .iter()
-        .filter(|&&b| b / line <= footprint.distinct_lines)
-        .map(|&b| {
-            let c = (b / line) as f64;
-            FillTimePoint {
-                size_bytes: b,
-                lines: b / line,
-                fill_time: filmer.fill_time(c),
-                inter_miss_time: filmer.inter_miss_time(c),
-            }
-        })
-        .filter(|p| p.fill_time.is_finite() && p.inter_miss_time.is_finite())
-        .collect()
 }
 
 /// The simulated caches up to `max_bytes`, their misses by class beside Smith's estimate.

@@ -47,6 +47,7 @@ mod callgraph;
 pub mod catalog;
 mod collector;
 mod histogram;
+mod hotl_points;
 pub mod kinds;
 mod l2;
 pub mod model;

@@ -7,6 +7,13 @@
 use crate::reuse::Mrc;
 use serde::{Deserialize, Serialize};
 
+mod attribution;
+mod callgraph;
+mod pages;
+pub use attribution::*;
+pub use callgraph::*;
+pub use pages::*;
+
 /// Version of the `report.json` layout; bumped when a field changes meaning or is removed.
 pub const FORMAT_VERSION: u32 = 1;
 
@@ -310,84 +317,6 @@ pub struct PhaseMethod {
     pub sigma_weighted: f64,
 }
 
-/// Data-structure attribution: which structures miss, and which evict which.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Attribution {
-    /// The cache the attribution is for (`SIZE,ASSOC,LINE`).
-    pub cache: String,
-    /// One row per data structure, most misses first.
-    pub structures: Vec<StructureRow>,
-    /// Evictions by structure pairs.
-    pub evicted_by: Matrix,
-    /// Used bytes over fetched bytes of every line the cache fetched (docs/hardware.md).
-    #[serde(default)]
-    pub utilization: Option<f64>,
-    /// The structures with at least 1 % of the fetched bytes, lowest utilization first.
-    #[serde(default)]
-    pub worst_utilized: Vec<UtilizationRow>,
-    /// The loads that miss most, with their dominant stride and its regularity.
-    #[serde(default)]
-    pub loads: Vec<LoadSummaryRow>,
-}
-
-/// How much of the lines fetched for one data structure it used.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct UtilizationRow {
-    /// Its name.
-    pub name: String,
-    /// Bytes its misses fetched.
-    pub fetched_bytes: u64,
-    /// Those touched while resident.
-    pub used_bytes: u64,
-    /// `used_bytes / fetched_bytes`.
-    pub utilization: f64,
-    /// Its share of all fetched bytes, %.
-    pub fetched_pct: f64,
-}
-
-/// One load instruction's stride summary (`attribute`'s `loads`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LoadSummaryRow {
-    /// Instruction address, `0x…`.
-    pub pc: String,
-    /// `file:line`, or what is known.
-    pub code: String,
-    /// Loads it made.
-    pub refs: u64,
-    /// Those that missed.
-    pub misses: u64,
-    /// Its dominant stride, bytes.
-    pub stride: i64,
-    /// The share of its consecutive pairs with that stride (0-1).
-    pub regularity: f64,
-    /// Utilization of the lines its misses fetched.
-    pub utilization: Option<f64>,
-}
-
-/// One data structure's traffic.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct StructureRow {
-    /// Its name (allocation site, symbol or address range).
-    pub name: String,
-    /// Data references to it.
-    pub refs: u64,
-    /// Their misses.
-    pub misses: u64,
-    /// `misses / refs`.
-    pub miss_ratio: f64,
-}
-
-/// A labelled square-or-rectangular matrix of percentages: `values[row][col]` in `[0, 100]`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Matrix {
-    /// Row labels (for `evicted_by`: the structure whose lines were evicted).
-    pub rows: Vec<String>,
-    /// Column labels (for `evicted_by`: the structure whose miss evicted them).
-    pub cols: Vec<String>,
-    /// Percentages, one row per row label, one column per column label.
-    pub values: Vec<Vec<f64>>,
-}
-
 /// One figure of the report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FigureInfo {
@@ -397,73 +326,4 @@ pub struct FigureInfo {
     pub title: String,
     /// One line saying how to read it.
     pub caption: String,
-}
-
-/// Page-level locality (docs/tlb.md): the miss ratio of a fully associative LRU TLB of each
-/// entry count, each thread in TLBs of its own (the page-level exact curve of its references).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PagesReport {
-    /// The page size in bytes (4 KiB).
-    pub page_size: u64,
-    /// One curve per thread, in order of first appearance.
-    pub threads: Vec<PageThreadCurve>,
-}
-
-/// One thread's page-level curve.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PageThreadCurve {
-    /// The thread.
-    pub thread: crate::ThreadId,
-    /// Its data references.
-    pub refs: u64,
-    /// Distinct pages it touched (its cold misses).
-    pub pages: u64,
-    /// Entries 1, 2, 4… (eight per octave) up to twice its pages, with the bytes they cover.
-    pub points: Vec<crate::tlb::PagePoint>,
-}
-
-/// The call graph's summary (`attribute --callgraph` has all of it): the functions with the
-/// most inclusive D1 misses, and the calling contexts a flame graph draws.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CallGraphSummary {
-    /// The I1, D1 and LL simulated (Cachegrind's model), `SIZE,ASSOC,LINE`.
-    pub caches: Vec<String>,
-    /// D1 misses of every data reference.
-    pub d1_misses: u64,
-    /// The functions with the most inclusive D1 misses, most first.
-    pub functions: Vec<CallGraphFunction>,
-    /// Calling contexts with at least 0.2 % of the D1 misses, parents before children.
-    pub contexts: Vec<CallGraphContext>,
-}
-
-/// One function's costs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CallGraphFunction {
-    /// Its name.
-    pub function: String,
-    /// Times called.
-    pub calls: u64,
-    /// Instructions it executed itself, and with its callees.
-    pub instructions_self: u64,
-    /// Instructions executed while it was on the stack.
-    pub instructions_inclusive: u64,
-    /// D1 misses of its own data references.
-    pub d1_self: u64,
-    /// D1 misses while it was on the stack.
-    pub d1_inclusive: u64,
-    /// LL misses of data while it was on the stack.
-    pub ll_inclusive: u64,
-    /// The structure its subtree missed on most, if known.
-    pub structure: Option<String>,
-}
-
-/// One calling context: a box of the flame graph.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CallGraphContext {
-    /// The context it extends (an index in `contexts`), or none at the bottom.
-    pub parent: Option<usize>,
-    /// The function it adds.
-    pub function: String,
-    /// D1 misses in it and below it.
-    pub d1_misses: u64,
 }

@@ -10,6 +10,7 @@ use crate::sampling::Cold;
 use crate::trace::Trace;
 
 use super::super::catalog;
+use super::super::hotl_points;
 use super::super::l2::l2_report;
 use super::super::model::*;
 use super::super::options::{L2_BYTES, MIN_BYTES, MIN_INTERVALS, max_bytes, three_c_sizes};
@@ -84,12 +85,12 @@ impl SampledCollector {
             )?,
         });
         let (working_set, fill_time) = match &by_time {
-            Some(f) => hotl_of_profile(f, shards.refs, &sizes, line)?,
+            Some(f) => hotl_points::of_profile(f, shards.refs, &sizes, line)?,
             None => {
                 let filmer = hotl::Filmer::new(&footprint);
                 (
-                    working_set(&footprint, line)?,
-                    fill_time(&filmer, &footprint, &sizes, line),
+                    hotl_points::working_set(&footprint, line)?,
+                    hotl_points::fill_time(&filmer, &footprint, &sizes, line),
                 )
             }
         };
@@ -306,81 +307,6 @@ fn curve_options(
         cold: Cold::Estimate,
         ..MrcOptions::default()
     }
-}
-
-/// The working-set graph of a footprint, 8 windows per octave, as the exact report's.
-fn working_set(footprint: &hotl::Footprint, line: u64) -> Result<Vec<WorkingSetPoint>> {
-    Ok(footprint
-        .points(8)?
-        .into_iter()
-        .map(|p| WorkingSetPoint {
-            window: p.window,
-            lines: p.footprint,
-            bytes: p.footprint * line as f64,
-        })
-        .collect())
-}
-
-/// The working-set graph (8 windows per octave up to the `refs` of the trace) and the fill
-/// and inter-miss times at `sizes` of the footprint the reuse samples give.
-fn hotl_of_profile(
-    f: &hotl::ProfileFootprint,
-    refs: u64,
-    sizes: &[u64],
-    line: u64,
-) -> Result<(Vec<WorkingSetPoint>, Vec<FillTimePoint>)> {
-    let ws = if refs == 0 {
-        Vec::new()
-    } else {
-        sizes_log_range(1, refs, 8)?
-            .into_iter()
-            .map(|w| {
-                let lines = f.fp(w as f64);
-                WorkingSetPoint {
-                    window: w,
-                    lines,
-                    bytes: lines * line as f64,
-                }
-            })
-            .collect()
-    };
-    let ft = sizes
-        .iter()
-        .map(|&b| {
-            let c = (b / line) as f64;
-            FillTimePoint {
-                size_bytes: b,
-                lines: b / line,
-                fill_time: f.fill_time(c),
-                inter_miss_time: 1.0 / f.miss_ratio(c),
-            }
-        })
-        .filter(|p| p.fill_time.is_finite() && p.inter_miss_time.is_finite())
-        .collect();
-    Ok((ws, ft))
-}
-
-/// Fill and inter-miss times, as the exact report's.
-fn fill_time(
-    filmer: &hotl::Filmer,
-    footprint: &hotl::Footprint,
-    sizes: &[u64],
-    line: u64,
-) -> Vec<FillTimePoint> {
-    sizes
-        .iter()
-        .filter(|&&b| b / line <= footprint.distinct_lines)
-        .map(|&b| {
-            let c = (b / line) as f64;
-            FillTimePoint {
-                size_bytes: b,
-                lines: b / line,
-                fill_time: filmer.fill_time(c),
-                inter_miss_time: filmer.inter_miss_time(c),
-            }
-        })
-        .filter(|p| p.fill_time.is_finite() && p.inter_miss_time.is_finite())
-        .collect()
 }
 
 /// The phase timeline's interval sizes over the rate (each interval's sampled references).

@@ -53,6 +53,7 @@
 mod calls;
 mod compress;
 mod decode;
+mod decode_columns;
 mod decode_runs;
 mod encode;
 mod header;
