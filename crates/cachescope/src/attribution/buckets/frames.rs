@@ -227,6 +227,15 @@ impl BucketMap {
         (addr < e).then_some((s, e, id))
     }
 
+    /// The live local holding byte `addr`, `(start, end, bucket)`, for an analysis that
+    /// follows frames by [`BucketMap::apply_call`] but names after its pass.
+    pub fn live_local(&self, addr: u64) -> Option<(u64, u64, u32)> {
+        if self.frames.live.is_empty() {
+            return None;
+        }
+        self.local_at(addr)
+    }
+
     /// Notes on the stack's locals: none placed for want of call events (when the stack was
     /// referenced, `stack_used`), or what was left out.
     pub fn locals_notes(&self, stack_used: bool) -> Vec<String> {
