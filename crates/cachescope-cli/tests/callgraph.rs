@@ -496,3 +496,43 @@ fn longjmp_and_signal_handlers_keep_the_stack_right() {
     assert!(d1(&function(&r, "interrupted")["inclusive"]) < handler / 10);
     assert!(d1(&function(&r, "deep")["inclusive"]) < d1(&function(&r, "after")["inclusive"]));
 }
+
+/// The program's start-up code and PLT entries are named as objdump names them (`_init`,
+/// `__do_global_dtors_aux`, `NAME@plt` from the dynamic relocations), not by offset
+/// (`calltree+0x1040`): every function of the program's object is one of objdump's labels.
+#[test]
+fn startup_code_and_plt_entries_are_named_as_objdump_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some((exe, trace)) = record(dir.path()) else {
+        return;
+    };
+    if !have("objdump") {
+        common::skip("objdump", "binutils is not installed");
+        return;
+    }
+    let d = Command::new("objdump")
+        .arg("-d")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&d.stdout);
+    let labels: BTreeSet<&str> = text
+        .lines()
+        .filter_map(|l| l.split_once(" <")?.1.strip_suffix(">:"))
+        .collect();
+    assert!(labels.iter().any(|l| l.ends_with("@plt")), "{labels:?}");
+    let r = callgraph(&trace, &[]);
+    let ours: Vec<&str> = r["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["object"] == "calltree")
+        .map(|f| f["function"].as_str().unwrap())
+        .collect();
+    for f in FUNCTIONS.iter().chain(&["_start", "_init"]) {
+        assert!(ours.contains(f), "{f} not among {ours:?}");
+    }
+    for f in &ours {
+        assert!(labels.contains(f), "{f} is no objdump label: {labels:?}");
+    }
+}
