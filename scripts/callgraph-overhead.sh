@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What call events cost `record`: for each real program of scripts/program-speed.sh, `record`
-# with call events (the default) and with --no-calls, runs alternated (with, without, with,
-# …) so both see the same machine, RUNS of each (default 3); the medians of CPU time (user +
+# with call events (the default) and with --no-calls, runs alternated (with, without, then
+# without, with, …) so both see the same machine, RUNS of each (default 3); the medians of CPU time (user +
 # system, Valgrind's process and cachescope's) and of wall time, their ratio, and the size of
 # the traces; then the split: the same CPU of Valgrind alone (the tool writing its stream to
 # /dev/null, `--cs-calls=yes` and `=no`), so the rest of the change is cachescope's decoding. Writes the table into docs/callgraph.md between its
@@ -61,11 +61,20 @@ for i in "${!progs[@]}"; do
   "$f" >/dev/null 2>&1 || true # warms the page cache
   : >"$work/with" && : >"$work/without"
   : >"$work/tool_with" && : >"$work/tool_without"
+  # Alternated, and which goes first alternates too, so a slow spell of the machine falls on
+  # both sides.
   for ((k = 0; k < runs; k++)); do
-    one "$f" "" >>"$work/with"
-    one "$f" "--no-calls" >>"$work/without"
-    tool_only "$f" yes >>"$work/tool_with"
-    tool_only "$f" no >>"$work/tool_without"
+    if ((k % 2 == 0)); then
+      one "$f" "" >>"$work/with"
+      one "$f" "--no-calls" >>"$work/without"
+      tool_only "$f" yes >>"$work/tool_with"
+      tool_only "$f" no >>"$work/tool_without"
+    else
+      one "$f" "--no-calls" >>"$work/without"
+      one "$f" "" >>"$work/with"
+      tool_only "$f" no >>"$work/tool_without"
+      tool_only "$f" yes >>"$work/tool_with"
+    fi
   done
   t1=$(median <"$work/tool_with"); t0=$(median <"$work/tool_without")
   c1=$(cut -d' ' -f1 "$work/with" | median); c0=$(cut -d' ' -f1 "$work/without" | median)

@@ -235,3 +235,46 @@ fn a_split_local_predicts_the_program_split_by_hand() {
             .contains("split:walk:cells=hot")
     );
 }
+
+/// The call graph names the structures each function's subtree misses on with the same map
+/// as `attribute`, call events applied: `walk`'s misses fall on its frames' `walk:cells`, not
+/// on the undivided `stack`.
+#[test]
+fn the_call_graph_names_a_frames_local_array() {
+    if !tool_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (_, trace, _) = record(dir.path(), "stack_locals", &[]);
+    let r = json(&[
+        "attribute",
+        trace.to_str().unwrap(),
+        "--callgraph",
+        "--json",
+    ]);
+    let functions = r["functions"].as_array().unwrap();
+    let walk = functions
+        .iter()
+        .find(|f| f["function"] == "walk")
+        .unwrap_or_else(|| panic!("no walk in the call graph: {r}"));
+    let missed = |name: &str| {
+        walk["structures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["structure"] == name)
+            .map_or(0, |s| s["d1_misses"].as_u64().unwrap())
+    };
+    let incl =
+        walk["inclusive"]["D1mr"].as_u64().unwrap() + walk["inclusive"]["D1mw"].as_u64().unwrap();
+    let cells = missed("walk:cells");
+    assert_eq!(walk["structures"][0]["structure"], "walk:cells", "{walk}");
+    assert_eq!(walk["structures"][0]["kind"], "stack", "{walk}");
+    // 2048 cells of 32 bytes, five frames, each line missed at least once per frame.
+    assert!(cells >= 5 * 2048 * 32 / 64, "{walk}");
+    assert!(
+        cells * 100 >= incl * 90,
+        "walk:cells {cells} of {incl}: {walk}"
+    );
+    assert!(missed("stack") * 100 < incl, "{walk}");
+}

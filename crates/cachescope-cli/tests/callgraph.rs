@@ -209,6 +209,7 @@ fn the_example_call_tree_inclusive_misses_and_callgrind_annotate() {
     let out = dir.path().join("ct.callgrind");
     let r = callgraph(&trace, &["--callgrind-out", out.to_str().unwrap()]);
     assert_eq!(r["call_events"], true);
+    objects_named_where_files_are_not(&out);
 
     // Call counts per caller and callee, tail calls and calls through a pointer included.
     let pairs = r["calls"].as_array().unwrap().iter().map(|c| {
@@ -278,6 +279,41 @@ fn the_example_call_tree_inclusive_misses_and_callgrind_annotate() {
             "{f}: {lines:#?}"
         );
     }
+}
+
+/// Code without debug information (the C start-up's `_start`, PLT sections) has no file, so
+/// its `fl=`/`cfi=` is `???` as Callgrind writes it; the object holding it is always named
+/// (`ob=`/`cob=`), which is what KCachegrind groups such functions by.
+fn objects_named_where_files_are_not(file: &Path) {
+    let text = std::fs::read_to_string(file).unwrap();
+    let (mut object, mut callee_object) = ("", "");
+    let (mut files, mut callees) = (0, 0);
+    for line in text.lines() {
+        if let Some(o) = line.strip_prefix("ob=") {
+            object = o;
+        } else if let Some(o) = line.strip_prefix("cob=") {
+            callee_object = o;
+        } else if line == "fl=???" {
+            files += 1;
+            assert!(
+                !object.is_empty() && object != "???",
+                "{line} in ob={object}"
+            );
+        } else if line == "cfi=???" {
+            callees += 1;
+            assert!(
+                !callee_object.is_empty() && callee_object != "???",
+                "{line} in cob={callee_object}"
+            );
+        } else if line == "fn=_start" {
+            assert_eq!(object, "calltree", "{line}");
+        }
+    }
+    // The start-up code has no lines: the check above saw such functions and calls into them.
+    assert!(
+        files > 0 && callees > 0,
+        "{files} fl=???, {callees} cfi=???"
+    );
 }
 
 /// One function row of callgrind_annotate's output: its counts (percentages in parentheses
@@ -459,4 +495,44 @@ fn longjmp_and_signal_handlers_keep_the_stack_right() {
     assert_eq!(d1(&function(&r, "<signal 10>")["inclusive"]), handler);
     assert!(d1(&function(&r, "interrupted")["inclusive"]) < handler / 10);
     assert!(d1(&function(&r, "deep")["inclusive"]) < d1(&function(&r, "after")["inclusive"]));
+}
+
+/// The program's start-up code and PLT entries are named as objdump names them (`_init`,
+/// `__do_global_dtors_aux`, `NAME@plt` from the dynamic relocations), not by offset
+/// (`calltree+0x1040`): every function of the program's object is one of objdump's labels.
+#[test]
+fn startup_code_and_plt_entries_are_named_as_objdump_names_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some((exe, trace)) = record(dir.path()) else {
+        return;
+    };
+    if !have("objdump") {
+        common::skip("objdump", "binutils is not installed");
+        return;
+    }
+    let d = Command::new("objdump")
+        .arg("-d")
+        .arg(&exe)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&d.stdout);
+    let labels: BTreeSet<&str> = text
+        .lines()
+        .filter_map(|l| l.split_once(" <")?.1.strip_suffix(">:"))
+        .collect();
+    assert!(labels.iter().any(|l| l.ends_with("@plt")), "{labels:?}");
+    let r = callgraph(&trace, &[]);
+    let ours: Vec<&str> = r["functions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["object"] == "calltree")
+        .map(|f| f["function"].as_str().unwrap())
+        .collect();
+    for f in FUNCTIONS.iter().chain(&["_start", "_init"]) {
+        assert!(ours.contains(f), "{f} not among {ours:?}");
+    }
+    for f in &ours {
+        assert!(labels.contains(f), "{f} is no objdump label: {labels:?}");
+    }
 }

@@ -103,6 +103,13 @@ pub fn run(args: SharingArgs) -> Result<()> {
         )?,
         None => input::open_with_events(&args.input, args.l1.line_size(), args.run.quiet)?,
     };
+    // A recording's log: the frames' locals are followed through the pass (a program's
+    // events arrive only with the pass, so its stack lines keep the one `stack` name).
+    if live.is_none() {
+        if let Some(log) = log_path(&args) {
+            finder.follow_frames(&log)?;
+        }
+    }
     drive(&mut trace, Analyses(&mut finder.analyses()), &args.run)?;
     // The program has ended with the pass: every event it sent is in the channel.
     let events: Option<(Vec<Event>, input::LiveEvents)> =
@@ -121,10 +128,7 @@ pub fn run(args: SharingArgs) -> Result<()> {
             sharing.name_from_events(events, line_size)?;
         }
         _ => {
-            let log = args.events.clone().or_else(|| {
-                let t = args.input.trace.as_deref()?;
-                Some(sidecar_path(t)).filter(|p| p.exists())
-            });
+            let log = log_path(&args);
             if log.is_none() && !args.input.program.is_empty() {
                 note_no_events(&mut sharing, &args);
             } else {
@@ -141,6 +145,14 @@ pub fn run(args: SharingArgs) -> Result<()> {
         spatial,
         "shards",
     )
+}
+
+/// The event log: `--events`, or the trace's sidecar when it exists.
+fn log_path(args: &SharingArgs) -> Option<std::path::PathBuf> {
+    args.events.clone().or_else(|| {
+        let t = args.input.trace.as_deref()?;
+        Some(sidecar_path(t)).filter(|p| p.exists())
+    })
 }
 
 /// The note for a program run without its events (`--no-events`, or lackey).

@@ -28,6 +28,18 @@ pub struct Types {
 }
 
 impl Types {
+    /// Starts from the modules `buckets`' frames read already (their DWARF is not read
+    /// again).
+    pub fn read_by(buckets: &BucketMap) -> Types {
+        Types {
+            modules: buckets
+                .read_types()
+                .map(|(path, types)| (path.to_owned(), types.clone()))
+                .collect(),
+            sources: HashMap::new(),
+        }
+    }
+
     /// The types of `path`'s module.
     pub fn module(&mut self, path: &std::path::Path) -> &ModuleTypes {
         self.modules

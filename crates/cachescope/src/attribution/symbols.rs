@@ -23,6 +23,7 @@ use object::{Object, ObjectKind, ObjectSection, ObjectSegment};
 
 mod debug_file;
 pub mod layout;
+mod plt;
 mod tables;
 #[cfg(test)]
 mod tests;

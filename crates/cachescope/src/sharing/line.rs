@@ -138,6 +138,7 @@ impl LineUse {
             line_size: line_size.bytes(),
             write_pcs: pcs,
             first_byte,
+            locals: Vec::new(),
             threads,
         };
         if overlap {

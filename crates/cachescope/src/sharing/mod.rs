@@ -11,6 +11,7 @@
 //! names it with the attribution's buckets and simulates it with [`crate::sim::MultiCore`].
 
 mod line;
+mod locals;
 mod model;
 mod names;
 mod parts;
@@ -19,6 +20,7 @@ mod parts;
 mod tests;
 
 pub use line::{LineUse, ThreadUse};
+pub use locals::Locals;
 pub use model::{Finder, MAX_CORES, Machine, Options, Sharing, analyse};
 pub use names::name;
 pub use parts::{Field, Namer, Part};
@@ -34,6 +36,8 @@ use crate::batch::Batch;
 pub struct SharingAnalysis {
     line_size: LineSize,
     lines: HashMap<u64, LineUse>,
+    /// The frames' locals, followed when an event log is given ([`SharingAnalysis::follow`]).
+    locals: Option<Locals>,
 }
 
 /// A line two or more threads touch and at least one writes.
@@ -78,6 +82,9 @@ pub struct SharedLine {
     /// line's data structure (the line's start may be another variable or padding).
     #[serde(skip)]
     pub first_byte: u64,
+    /// The frames' locals referenced in the line: (start, end, `function:local`).
+    #[serde(skip)]
+    pub locals: Vec<(u64, u64, String)>,
 }
 
 impl SharingAnalysis {
@@ -86,7 +93,14 @@ impl SharingAnalysis {
         SharingAnalysis {
             line_size,
             lines: HashMap::new(),
+            locals: None,
         }
+    }
+
+    /// Follows the frames' locals through the pass, so lines on the stack are named after
+    /// them (`function:local`).
+    pub fn follow(&mut self, locals: Locals) {
+        self.locals = Some(locals);
     }
 
     /// The shared lines (two threads or more, a write), most writes first.
@@ -96,6 +110,11 @@ impl SharingAnalysis {
             .iter()
             .filter_map(|(&l, u)| u.shared(l << self.line_size.shift(), self.line_size))
             .collect();
+        if let Some(locals) = &self.locals {
+            for l in &mut shared {
+                l.locals = locals.of_line(l.addr >> self.line_size.shift());
+            }
+        }
         shared.sort_by(|a, b| b.writes.cmp(&a.writes).then_with(|| a.line.cmp(&b.line)));
         shared
     }
@@ -117,6 +136,19 @@ impl SharingAnalysis {
 
 impl Analysis for SharingAnalysis {
     fn observe(&mut self, batch: &Batch) {
+        if let Some(mut locals) = self.locals.take() {
+            locals.observe(batch, self.line_size.shift(), |t, i| {
+                self.access(
+                    t,
+                    batch.addrs[i],
+                    batch.sizes[i],
+                    batch.kinds[i],
+                    batch.pcs[i],
+                );
+            });
+            self.locals = Some(locals);
+            return;
+        }
         for (range, t) in batch.thread_runs() {
             for i in range {
                 let kind = batch.kinds[i];

@@ -119,6 +119,13 @@ impl Finder {
         })
     }
 
+    /// Follows the frames' locals through the first pass with the modules `log` maps, so
+    /// lines on the stack are named `function:local` as `attribute` names them.
+    pub fn follow_frames(&mut self, log: &Path) -> Result<()> {
+        self.found.follow(super::Locals::from_log(log)?);
+        Ok(())
+    }
+
     /// The analyses the first pass feeds.
     pub fn analyses(&mut self) -> [&mut dyn Analysis; 2] {
         [&mut self.found, &mut self.sim]
@@ -222,6 +229,9 @@ pub fn analyse<H: Hooks>(
     log: Option<&Path>,
 ) -> Result<Sharing, H::Error> {
     let mut finder = Finder::new(options)?;
+    if let Some(log) = log {
+        finder.follow_frames(log)?;
+    }
     pass.run(trace, Analyses(&mut finder.analyses()))?;
     let mut machine = finder.machine(trace)?;
     if let Some(dealt) = &mut machine.trace {

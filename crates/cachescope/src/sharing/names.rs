@@ -37,8 +37,11 @@ pub fn name(
     let names = buckets.finish_names(&mut symbolizer);
     let granule = (line_size / 64).max(1);
     for l in lines.iter_mut() {
-        let id = buckets.lookup(l.addr + l.first_byte.min(line_size - 1));
-        if let Some((name, _)) = names.get(id as usize) {
+        let byte = l.addr + l.first_byte.min(line_size - 1);
+        let id = buckets.lookup(byte);
+        if let Some(local) = local_at(&l.locals, byte) {
+            l.structure = local.to_string();
+        } else if let Some((name, _)) = names.get(id as usize) {
             l.structure = name.clone();
         }
         l.code = l
@@ -58,8 +61,10 @@ pub fn name(
         buckets: &mut buckets,
         names: &names,
         layouts: HashMap::new(),
+        locals: Vec::new(),
     };
     for l in lines.iter_mut() {
+        namer.locals.clone_from(&l.locals);
         l.structures = parts(l, granule, &mut namer);
         // Named fields make a more precise fix than the bytes.
         if let Some(fix) = layout_fix(l) {
@@ -74,10 +79,24 @@ struct Buckets<'a> {
     buckets: &'a mut BucketMap,
     names: &'a [(String, crate::attribution::BucketKind)],
     layouts: HashMap<(PathBuf, u64), Option<Layout>>,
+    /// The line's frame locals (the pass placed them: the map no longer has them).
+    locals: Vec<(u64, u64, String)>,
+}
+
+/// The name of the local of `locals` holding byte `addr`, the latest placed first.
+fn local_at(locals: &[(u64, u64, String)], addr: u64) -> Option<&str> {
+    locals
+        .iter()
+        .rev()
+        .find(|(s, e, _)| (*s..*e).contains(&addr))
+        .map(|(_, _, n)| n.as_str())
 }
 
 impl Namer for Buckets<'_> {
     fn structure(&mut self, line: u64, offset: u64) -> String {
+        if let Some(local) = local_at(&self.locals, line + offset) {
+            return local.to_string();
+        }
         let id = self.buckets.lookup(line + offset);
         self.names
             .get(id as usize)

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use super::{BucketKind, BucketMap, Map};
 use crate::access::{AccessKind, ThreadId};
-use crate::attribution::types::{DataType, LocalVar, LocalsSkipped, ModuleTypes};
+use crate::attribution::types::{DataType, LocalsSkipped, ModuleTypes};
 use crate::batch::{Batch, CallEvent, CallOp, EnterKind};
 
 /// One live frame: its CFA, when known, and the starts of the locals it placed.
@@ -29,8 +29,9 @@ struct Live {
 #[derive(Debug, Default)]
 pub(super) struct Frames {
     threads: Vec<(ThreadId, Vec<Live>)>,
-    /// Per module index: its locals, read at the first call into it.
-    tables: Vec<Option<Vec<LocalVar>>>,
+    /// Per module index: its types (the locals among them), read at the first call into it
+    /// and kept for the structures' types after the pass ([`BucketMap::read_types`]).
+    tables: Vec<Option<ModuleTypes>>,
     /// (module, local index) → bucket.
     ids: Map<(usize, usize), u32>,
     /// Bucket → the local's type.
@@ -158,10 +159,10 @@ impl BucketMap {
             let types = ModuleTypes::load(&self.modules[m].path);
             self.frames.skipped.location_lists += types.locals_skipped.location_lists;
             self.frames.skipped.frame_base += types.locals_skipped.frame_base;
-            self.frames.tables[m] = Some(types.locals);
+            self.frames.tables[m] = Some(types);
         }
         let link = key.wrapping_sub(self.modules[m].bias);
-        let table = self.frames.tables[m].as_ref().expect("read");
+        let table = &self.frames.tables[m].as_ref().expect("read").locals;
         let first = table.partition_point(|l| l.entry < link);
         let n = table[first..].partition_point(|l| l.entry == link);
         if n == 0 {
@@ -173,7 +174,7 @@ impl BucketMap {
         };
         let mut placed = Vec::with_capacity(n);
         for j in first..first + n {
-            let l = &self.frames.tables[m].as_ref().expect("read")[j];
+            let l = &self.frames.tables[m].as_ref().expect("read").locals[j];
             let start = cfa.wrapping_add_signed(l.offset);
             let end = start + (l.ty.elements() * l.ty.element.size).max(1);
             let id = match self.frames.ids.get(&(m, j)) {
@@ -216,6 +217,16 @@ impl BucketMap {
         self.forget();
     }
 
+    /// The modules whose types the frames read (a module's DWARF is read once: the
+    /// structures' types start from these).
+    pub fn read_types(&self) -> impl Iterator<Item = (&std::path::Path, &ModuleTypes)> {
+        self.frames
+            .tables
+            .iter()
+            .zip(&self.modules)
+            .filter_map(|(t, m)| Some((m.path.as_path(), t.as_ref()?)))
+    }
+
     /// The type of local bucket `id` (`function:local`), if it is one.
     pub fn local_type(&self, id: u32) -> Option<&DataType> {
         self.frames.types.get(&id)
@@ -225,6 +236,15 @@ impl BucketMap {
     pub(super) fn local_at(&self, addr: u64) -> Option<(u64, u64, u32)> {
         let (&s, &(e, id)) = self.frames.live.range(..=addr).next_back()?;
         (addr < e).then_some((s, e, id))
+    }
+
+    /// The live local holding byte `addr`, `(start, end, bucket)`, for an analysis that
+    /// follows frames by [`BucketMap::apply_call`] but names after its pass.
+    pub fn live_local(&self, addr: u64) -> Option<(u64, u64, u32)> {
+        if self.frames.live.is_empty() {
+            return None;
+        }
+        self.local_at(addr)
     }
 
     /// Notes on the stack's locals: none placed for want of call events (when the stack was

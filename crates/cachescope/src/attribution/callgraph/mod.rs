@@ -57,7 +57,7 @@ use crate::access::AccessKind;
 use crate::analysis::Analysis;
 use crate::attribution::buckets::BucketMap;
 use crate::attribution::measure::EventSource;
-use crate::batch::{Batch, NO_PC};
+use crate::batch::{Batch, NO_PC, Step};
 use crate::calls::Stacks;
 use crate::error::Result;
 use crate::sim::Geometry;
@@ -194,7 +194,19 @@ impl Analysis for CallGraph {
             next_event,
             ..
         } = self;
-        stacks.walk(batch, graph, |graph, range, thread, _| {
+        for step in batch.steps() {
+            let (range, thread) = match step {
+                Step::Accesses(range, thread) => (range, thread),
+                Step::Call(e) => {
+                    stacks.apply(e, graph);
+                    // The same event places and takes away the frames' locals
+                    // (`function:local`), as the attribution's map does.
+                    if let Some(p) = places.as_mut() {
+                        p.buckets.apply_call(batch, e);
+                    }
+                    continue;
+                }
+            };
             let t = graph.thread_index(thread);
             let state = &mut graph.threads[t];
             for j in range {
@@ -225,6 +237,9 @@ impl Analysis for CallGraph {
                     e[1] += misses[1];
                 }
             }
-        });
+        }
+        if let Some(p) = places.as_mut() {
+            p.buckets.batch_done(batch);
+        }
     }
 }

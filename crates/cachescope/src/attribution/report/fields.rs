@@ -38,7 +38,7 @@ pub(super) fn structures(
     let Some(fields) = &a.fields else {
         return Vec::new();
     };
-    let mut types = Types::default();
+    let mut types = Types::read_by(&a.buckets);
     // Rows by raw bucket.
     let mut by_bucket: HashMap<u32, Vec<(u64, u32, Row)>> = HashMap::new();
     for (&(b, pc, size), row) in &fields.rows {

@@ -30,6 +30,21 @@ pub(super) fn functions(files: &[&object::File<'_>]) -> Vec<(u64, u64, String)> 
             kept.push(f);
         }
     }
+    // What no sized symbol covers: PLT entries and start-up code (`plt.rs`).
+    let mut more: Vec<(u64, u64, String)> = Vec::new();
+    for file in files {
+        more.extend(super::plt::plt_entries(file));
+        more.extend(super::plt::unsized_functions(file, &kept));
+    }
+    more.retain(|f| {
+        let i = kept.partition_point(|k| k.1 <= f.0);
+        kept.get(i).is_none_or(|k| k.0 >= f.1)
+    });
+    if !more.is_empty() {
+        kept.extend(more);
+        kept.sort_by_key(|f| (f.0, std::cmp::Reverse(f.1)));
+        kept.dedup_by(|b, a| b.0 < a.1);
+    }
     kept
 }
 
