@@ -5,6 +5,8 @@ use crate::args::{InputArgs, RunArgs, SampledArgs, SampledRateArgs, YesNo, value
 use cachescope::sim::{Geometry, Policy};
 use clap::Args;
 
+use super::tlb;
+
 #[derive(Debug, Args)]
 pub struct SimulateArgs {
     #[command(flatten)]
