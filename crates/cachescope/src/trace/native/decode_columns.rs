@@ -52,7 +52,7 @@ pub(super) fn patch_sizes(sizes: &[u8], escapes: &[u8], out: &mut [u32]) -> bool
 /// or the last fetch's (explicit ones are left 0 for [`patch_pcs`]); returns the delta bytes
 /// used. No branch depends on the data. `col` is the address column and everything after it.
 ///
-/// Kept out of line: inlined into [`decode_columns`] it was measured 10–15% slower (the
+/// Kept out of line: inlined into [`decode_columns`](super::decode::decode_columns) it was measured 10–15% slower (the
 /// surrounding code's live values push the loop's pointers out of registers).
 #[inline(never)]
 pub(super) fn decode_addrs_pcs(
