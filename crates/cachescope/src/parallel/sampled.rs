@@ -294,6 +294,7 @@ impl MergeInOrder {
                 next: NextUse::Dangling { age: refs - j },
             }));
         self.done.sort_unstable_by_key(|s| s.position);
-        Profile::from_sampler(options, refs, self.done)
+        // Thinned as one sampler's would be, so that the profile does not depend on the chunks.
+        Profile::from_sampler(options, refs, self.done).thinned(crate::sampling::MAX_SAMPLES)
     }
 }

@@ -95,6 +95,9 @@ mod clusters;
 mod intervals;
 pub mod kmeans;
 pub mod matching;
+mod merge;
+#[cfg(test)]
+mod merge_tests;
 pub mod metrics;
 mod options;
 #[cfg(test)]
@@ -107,7 +110,8 @@ mod truth;
 pub use analysis::PhaseAnalysis;
 pub use intervals::{COLUMNS, IntervalCounts, Unit};
 pub use options::{
-    DEFAULT_INTERVAL, DEFAULT_K, IntervalUnit, KChoice, MAX_K, Method, PhaseOptions,
+    BOUNDED_INTERVALS, DEFAULT_INTERVAL, DEFAULT_K, IntervalUnit, KChoice, MAX_K, Method,
+    PhaseOptions,
 };
 pub use report::{
     IntervalReport, KScore, MethodReport, PhaseReport, PhaseSettings, PhaseSummary,

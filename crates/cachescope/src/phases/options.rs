@@ -277,7 +277,16 @@ pub struct PhaseOptions {
     /// Intervals simulated before each representative interval to warm its caches, in the
     /// representative-interval (SimPoint-style) estimate. Default 1; 0 starts cold.
     pub warmup_intervals: u64,
+    /// Finished intervals kept at most: past it adjacent intervals are merged in pairs and the
+    /// interval length doubles, so the timeline's memory is bounded whatever the run's length
+    /// (module `merge`; the report's `interval` is the length reached). Default `None`: every
+    /// interval kept. At least 2.
+    pub max_intervals: Option<usize>,
 }
+
+/// [`PhaseOptions::max_intervals`] of a sampled report: 4096 intervals (about 1.3 KiB each
+/// there), 409.6 M instructions at the default interval before any merge.
+pub const BOUNDED_INTERVALS: usize = 4096;
 
 impl Default for PhaseOptions {
     fn default() -> PhaseOptions {
@@ -297,6 +306,7 @@ impl Default for PhaseOptions {
             restarts: 10,
             max_iterations: 100,
             warmup_intervals: 1,
+            max_intervals: None,
         }
     }
 }
@@ -314,6 +324,12 @@ impl PhaseOptions {
             ));
         }
         self.k.validate()?;
+        if let Some(m @ 0..2) = self.max_intervals {
+            return Err(invalid(
+                "max_intervals",
+                format!("{m} intervals: merging in pairs needs at least 2"),
+            ));
+        }
         if self.methods.is_empty() {
             return Err(invalid("phase method", "no method selected".into()));
         }

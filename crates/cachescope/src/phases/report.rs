@@ -40,6 +40,14 @@ pub struct PhaseSettings {
     pub max_iterations: u32,
     /// Warm-up intervals before each representative interval.
     pub warmup_intervals: u64,
+    /// Times the intervals were merged in pairs to keep at most `max_intervals`: `interval`
+    /// is the length asked for times `2^merged` (left out of JSON when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub merged: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// One phase of one method.

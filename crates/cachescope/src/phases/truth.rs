@@ -117,6 +117,14 @@ impl GroundTruth {
     pub(crate) fn intervals(&self) -> &[L2Counts] {
         &self.done
     }
+
+    /// Merges finished intervals in pairs, adding their counts ([`crate::phases::merge`]).
+    pub(crate) fn merge_pairs(&mut self, from: usize, pairs: usize) {
+        crate::phases::merge::merge_pairs(&mut self.done, 1, from, pairs, |a, b| L2Counts {
+            accesses: a.accesses + b.accesses,
+            hits: a.hits + b.hits,
+        });
+    }
 }
 
 impl Signer for GroundTruth {

@@ -22,7 +22,9 @@ use std::time::Duration;
 use super::tool_run::{InTool, Launched, POSITIONS, launch, no_trace};
 use super::{Finished, ProgramOutput, ToolOptions};
 use crate::error::{Error, Result, Source, corrupt, truncated};
-use crate::sampling::{NextUse, Profile, Sample, SampleCursor, SamplerOptions};
+use crate::sampling::{
+    MAX_SAMPLES, NextUse, Profile, Sample, SampleCursor, SamplerOptions, Thinning,
+};
 
 const TAG_THREAD: u64 = 0x1;
 const TAG_EXEC: u64 = 0x3;
@@ -73,7 +75,7 @@ pub fn sample_program(
         },
     )?;
     let positions = Positions::start(&recording.dir, options);
-    let read = read_stream(BufReader::with_capacity(1 << 16, input), &source);
+    let read = read_stream(BufReader::with_capacity(1 << 16, input), &source, &options);
     positions.stop();
     let stream = match read {
         Ok(s) => s,
@@ -93,6 +95,25 @@ pub(super) struct Stream {
     pub(super) count: u64,
     /// The program exec'd another, which was not followed.
     pub(super) exec: bool,
+    /// The thinning level reached ([`crate::sampling::Sampler::with_max_samples`]).
+    level: u32,
+}
+
+impl Stream {
+    /// Adds the reuse at position `i` of the sample at `j`, thinning the reuses kept as the
+    /// in-process sampler would (its level follows the references counted, `i` so far), so
+    /// they stay about [`crate::sampling::MAX_SAMPLES`] whatever the run's length.
+    pub(super) fn push_reuse(&mut self, options: &SamplerOptions, j: u64, i: u64) {
+        let thin = Thinning::new(options.seed, MAX_SAMPLES);
+        let level = thin.level(options.rate, i);
+        if level > self.level {
+            self.level = level;
+            self.reuses.retain(|&(j, _)| thin.keeps(j, level));
+        }
+        if thin.keeps(j, self.level) {
+            self.reuses.push((j, i));
+        }
+    }
 }
 
 /// The thread writing the sampled positions into the tool's positions pipe.
@@ -164,7 +185,7 @@ fn open_reader_nonblocking(path: &Path) -> Option<File> {
 
 /// Decodes a sampled stream to its end record (or to an exec's count, when the program
 /// became another without being traced).
-fn read_stream(mut input: impl Read, source: &Source) -> Result<Stream> {
+fn read_stream(mut input: impl Read, source: &Source, options: &SamplerOptions) -> Result<Stream> {
     let mut words = 0u64;
     let mut next = |words: &mut u64| -> Result<Option<u64>> {
         let mut b = [0u8; 8];
@@ -211,7 +232,7 @@ fn read_stream(mut input: impl Read, source: &Source) -> Result<Stream> {
             TAG_REUSE => {
                 let j = payload("a reuse record")?;
                 let i = payload("a reuse record")?;
-                stream.reuses.push((j, i));
+                stream.push_reuse(options, j, i);
             }
             TAG_COUNT => stream.count = payload("a count record")?,
             TAG_END if w & 0xFFFF_FFFF_FFFF == before & 0xFFFF_FFFF_FFFF => return Ok(stream),
@@ -228,11 +249,23 @@ pub(super) fn rebuild(
     source: &Source,
 ) -> Result<Profile> {
     let n = stream.count;
-    let reused: HashMap<u64, u64> = stream.reuses.iter().copied().collect();
+    // The in-process sampler's thinning at the end ([`Stream::push_reuse`]).
+    let thin = Thinning::new(options.seed, MAX_SAMPLES);
+    let level = thin.level(options.rate, n);
+    let reused: HashMap<u64, u64> = stream
+        .reuses
+        .iter()
+        .copied()
+        .filter(|&(j, _)| thin.keeps(j, level))
+        .collect();
     let mut samples = Vec::new();
     let mut cursor = SampleCursor::new(&options);
     while cursor.next() <= n {
         let j = cursor.next();
+        if !thin.keeps(j, level) {
+            cursor.skip_to(j);
+            continue;
+        }
         let next = match reused.get(&j) {
             Some(&i) if i > j && i <= n => NextUse::Reuse {
                 distance: i - j - 1,
@@ -254,6 +287,10 @@ pub(super) fn rebuild(
             "a reuse of a position that was not sampled",
         ));
     }
+    let options = SamplerOptions {
+        rate: Thinning::rate(options.rate, level),
+        ..options
+    };
     Ok(Profile::from_sampler(options, n, samples))
 }
 
@@ -279,18 +316,18 @@ mod tests {
             12,
             (TAG_END << 60) | 7,
         ]);
-        let s = read_stream(&bytes[..], &Source::Stdin).unwrap();
+        let s = read_stream(&bytes[..], &Source::Stdin, &SamplerOptions::default()).unwrap();
         assert_eq!((s.reuses, s.count), (vec![(3, 9)], 12));
     }
 
     #[test]
     fn a_cut_stream_or_a_wrong_end_count_is_an_error() {
         let cut = words(&[HEADER, TAG_COUNT << 60, 12]);
-        assert!(read_stream(&cut[..], &Source::Stdin).is_err());
+        assert!(read_stream(&cut[..], &Source::Stdin, &SamplerOptions::default()).is_err());
         let wrong = words(&[HEADER, TAG_COUNT << 60, 12, (TAG_END << 60) | 2]);
-        assert!(read_stream(&wrong[..], &Source::Stdin).is_err());
+        assert!(read_stream(&wrong[..], &Source::Stdin, &SamplerOptions::default()).is_err());
         let full = words(&[(TAG_HEADER << 60) | VERSION]);
-        assert!(read_stream(&full[..], &Source::Stdin).is_err());
+        assert!(read_stream(&full[..], &Source::Stdin, &SamplerOptions::default()).is_err());
     }
 
     #[test]
@@ -304,6 +341,7 @@ mod tests {
             reuses: vec![(1, 3)],
             count: 3,
             exec: false,
+            level: 0,
         };
         let p = rebuild(options, &stream, &Source::Stdin).unwrap();
         let expect = [
@@ -325,11 +363,50 @@ mod tests {
             reuses: vec![(5, 6)],
             count: 6,
             exec: false,
+            level: 0,
         };
         let sparse = SamplerOptions {
             rate: 1e-6,
             ..options
         };
         assert!(rebuild(sparse, &bad, &Source::Stdin).is_err());
+    }
+
+    #[test]
+    fn a_long_stream_is_thinned_as_the_in_process_sampler_thins() {
+        use crate::analysis::Analysis;
+        // At rate 1, 1.5 M references pass MAX_SAMPLES: one halving.
+        let options = SamplerOptions {
+            rate: 1.0,
+            seed: 5,
+            ..SamplerOptions::default()
+        };
+        let n = 1_500_000u64;
+        let batch: crate::Batch = (0..n)
+            .map(|i| crate::Access::load(((i * 2_654_435_761) % 7000) << 6, 8))
+            .collect();
+        let mut all = crate::sampling::Sampler::new(options)
+            .unwrap()
+            .with_max_samples(u64::MAX);
+        all.observe(&batch);
+        let mut bounded = crate::sampling::Sampler::new(options).unwrap();
+        bounded.observe(&batch);
+        let expected = bounded.finish();
+        assert_eq!(expected.rate(), 0.5);
+        // The tool's records, in the order of the reuses.
+        let mut reuses: Vec<(u64, u64)> = all
+            .finish()
+            .samples()
+            .iter()
+            .filter_map(|s| s.distance().map(|d| (s.position, s.position + d + 1)))
+            .collect();
+        reuses.sort_unstable_by_key(|&(_, i)| i);
+        let mut stream = Stream::default();
+        for (j, i) in reuses {
+            stream.push_reuse(&options, j, i);
+        }
+        stream.count = n;
+        assert!(stream.reuses.len() as u64 <= MAX_SAMPLES + MAX_SAMPLES / 8);
+        assert_eq!(rebuild(options, &stream, &Source::Stdin).unwrap(), expected);
     }
 }

@@ -294,8 +294,8 @@ impl<R: Read + Send> SpatialReader<R> {
             // The reuse sampler's records: kept when asked for (a stream read again skips them).
             TAG_REUSE if self.reuse_records => {
                 let [j, i] = self.words.array("a reuse record")?;
-                if let Some((_, stream)) = &mut self.reuse {
-                    stream.reuses.push((j, i));
+                if let Some((options, stream)) = &mut self.reuse {
+                    stream.push_reuse(options, j, i);
                 }
             }
             TAG_COUNT if self.reuse_records => {

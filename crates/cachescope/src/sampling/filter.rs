@@ -143,6 +143,12 @@ impl Watchpoints {
         }
     }
 
+    /// Keeps only the watchpoints `(line, position)` for which `keep` is true.
+    pub fn retain(&mut self, mut keep: impl FnMut(u64, u64) -> bool) {
+        self.map.retain(|&l, &mut p| keep(l, p));
+        self.rebuild(self.mask + 1);
+    }
+
     /// Active watchpoints: (line, sampled position), in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.map.iter().map(|(&l, &p)| (l, p))

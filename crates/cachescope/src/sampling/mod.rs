@@ -26,7 +26,9 @@
 //! watchpoint with probability at most 1/256) or a sampled position is redone reference by
 //! reference through the map. About 1.1 ns per reference on one core at rate 10^−4
 //! (benches/sampling.rs). Memory: the filter and map (about 60 bytes per active watchpoint)
-//! plus 24 bytes per finished sample: it grows with the samples, never with trace length.
+//! plus 24 bytes per finished sample: it grows with the samples, never with trace length, and
+//! the samples stop growing at [`MAX_SAMPLES`]: past it the drawn positions are thinned by a
+//! hash and the profile's rate is that of the samples kept (module `thinning`).
 //!
 //! ## Time slots
 //! The trace is cut into slots of [`SamplerOptions::slot_refs`] counted references (default
@@ -66,11 +68,16 @@ mod profile;
 mod sampler;
 #[cfg(test)]
 mod tests;
+mod thinning;
+#[cfg(test)]
+mod thinning_tests;
 
 pub use format::{MAGIC, VERSION};
 pub use profile::{Profile, SlotHistogram};
 pub use sampler::Sampler;
 pub(crate) use sampler::{FirstReferences, SampleCursor, SamplerParts};
+pub use thinning::MAX_SAMPLES;
+pub(crate) use thinning::Thinning;
 
 use crate::access::LineSize;
 use crate::error::{Error, Result};

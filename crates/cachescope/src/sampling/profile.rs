@@ -43,6 +43,24 @@ impl Profile {
         Ok(Profile::from_sampler(options, refs, samples))
     }
 
+    /// The profile a sampler keeping about `cap` samples
+    /// ([`super::Sampler::with_max_samples`]) makes of the same trace, from the profile of one
+    /// that keeps every sample (`self`): the samples that pass the level of `self`'s length.
+    pub(crate) fn thinned(self, cap: u64) -> Profile {
+        let thin = super::Thinning::new(self.options.seed, cap);
+        let level = thin.level(self.options.rate, self.refs);
+        if level == 0 {
+            return self;
+        }
+        let mut samples = self.samples;
+        samples.retain(|s| thin.keeps(s.position, level));
+        let options = SamplerOptions {
+            rate: super::Thinning::rate(self.options.rate, level),
+            ..self.options
+        };
+        Profile::from_sampler(options, self.refs, samples).with_source(self.source)
+    }
+
     /// The same profile with the free-form description of what was sampled (a file name, a
     /// workload and its parameters…), stored in the file.
     pub fn with_source(mut self, source: impl Into<String>) -> Profile {

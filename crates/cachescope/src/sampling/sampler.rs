@@ -5,6 +5,7 @@ use rand::Rng;
 use rand_pcg::Pcg64;
 
 use super::filter::{Filter, Watchpoints};
+use super::thinning::{MAX_SAMPLES, Thinning};
 use super::{NextUse, Profile, Sample, SamplerOptions};
 use crate::access::AccessKind;
 use crate::analysis::Analysis;
@@ -89,7 +90,7 @@ pub(crate) struct SamplerParts {
 }
 
 /// SplitMix64's output function, to spread a small seed over the generator's state.
-fn splitmix64(x: u64) -> u64 {
+pub(super) fn splitmix64(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
@@ -115,13 +116,40 @@ pub struct Sampler {
     line_mask: u64,
     /// Samples whose line was referenced again, in order of that reference.
     done: Vec<Sample>,
+    /// Which drawn positions are kept, and the level reached ([`super::thinning`]).
+    thin: Thinning,
+    level: u32,
 }
 
 impl Sampler {
     /// A sampler with `options`, checked by [`SamplerOptions::validate`].
+    /// Its samples are thinned past [`super::MAX_SAMPLES`] ([`Sampler::with_max_samples`]).
     pub fn new(options: SamplerOptions) -> Result<Sampler> {
         options.validate()?;
-        Ok(Sampler::resume(options, 0, SampleCursor::new(&options)))
+        Ok(Sampler::resume(options, 0, SampleCursor::new(&options)).with_max_samples(MAX_SAMPLES))
+    }
+
+    /// The same sampler keeping about `cap` samples at most, whatever the trace's length: past
+    /// that, drawn positions are thinned by a hash ([`super::thinning`]), and the profile's
+    /// rate is the rate of those kept. `u64::MAX`: never thinned.
+    pub fn with_max_samples(mut self, cap: u64) -> Sampler {
+        self.thin = if cap == u64::MAX {
+            Thinning::never()
+        } else {
+            Thinning::new(self.options.seed, cap)
+        };
+        self
+    }
+
+    /// Thins the samples to the level `pos` references call for ([`super::thinning`]).
+    fn thin_to_level(&mut self) {
+        let level = self.thin.level(self.options.rate, self.pos);
+        if level > self.level {
+            self.level = level;
+            let thin = self.thin;
+            self.done.retain(|s| thin.keeps(s.position, level));
+            self.watch.retain(|_, j| thin.keeps(j, level));
+        }
     }
 
     /// A sampler that has counted `pos` references, set no watchpoint and will next sample
@@ -136,6 +164,9 @@ impl Sampler {
             watch: Watchpoints::new(options.line_size.shift()),
             line_mask: !(options.line_size.bytes() - 1),
             done: Vec::new(),
+            // A chunk's sampler is never thinned: the chunks' profile is merged whole.
+            thin: Thinning::never(),
+            level: 0,
         }
     }
 
@@ -203,7 +234,11 @@ impl Sampler {
             next: NextUse::Dangling { age: n - j },
         }));
         samples.sort_unstable_by_key(|s| s.position);
-        Profile::from_sampler(self.options, n, samples)
+        let options = SamplerOptions {
+            rate: Thinning::rate(self.options.rate, self.level),
+            ..self.options
+        };
+        Profile::from_sampler(options, n, samples)
     }
 
     /// One reference, counted, at the next position: fires its line's watchpoint if any, then
@@ -216,7 +251,9 @@ impl Sampler {
             self.fire(line, self.pos);
         }
         if self.pos == self.next {
-            self.watch.insert(line, self.pos);
+            if self.thin.keeps(self.pos, self.level) {
+                self.watch.insert(line, self.pos);
+            }
             self.next = self.pos.saturating_add(self.gaps.next_gap());
         }
     }
@@ -292,11 +329,12 @@ impl Analysis for Sampler {
             for a in data.chunks(RUN) {
                 self.run_data(a);
             }
-            return;
+        } else {
+            for (a, k) in batch.addrs.chunks(RUN).zip(batch.kinds.chunks(RUN)) {
+                self.run(a, k);
+            }
         }
-        for (a, k) in batch.addrs.chunks(RUN).zip(batch.kinds.chunks(RUN)) {
-            self.run(a, k);
-        }
+        self.thin_to_level();
     }
 }
 

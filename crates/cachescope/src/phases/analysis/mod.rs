@@ -1,6 +1,7 @@
 //! [`PhaseAnalysis`]: one pass computes every method's signature per interval and the ground
 //! truth; [`PhaseAnalysis::finish`] clusters and scores.
 
+mod bound;
 mod features;
 
 use std::collections::BTreeMap;
@@ -44,7 +45,8 @@ fn timed(t: &mut Duration, f: impl FnOnce()) {
 ///
 /// Memory: the ground truth's caches, the reuse-distance stack (∝ distinct lines), the set of
 /// one interval's distinct lines, and per interval its stored signatures (about 1.5 KiB with
-/// the defaults, plus one byte per set when `setvector-vector` runs).
+/// the defaults, plus one byte per set when `setvector-vector` runs), for at most
+/// [`PhaseOptions::max_intervals`] intervals (and two) when it is set.
 #[derive(Debug)]
 pub struct PhaseAnalysis {
     options: PhaseOptions,
@@ -58,6 +60,10 @@ pub struct PhaseAnalysis {
     truth: GroundTruth,
     /// Time in: setvectors, activity, reuse, wavelet, ground truth.
     time: [Duration; 5],
+    /// The first of two intervals of the old length still to merge, and the merges so far
+    /// (`bound.rs`).
+    pending: Option<usize>,
+    merged: u32,
 }
 
 impl PhaseAnalysis {
@@ -95,6 +101,8 @@ impl PhaseAnalysis {
             }),
             truth: GroundTruth::new(&options)?,
             time: [Duration::ZERO; 5],
+            pending: None,
+            merged: 0,
             options,
         })
     }
@@ -160,6 +168,7 @@ impl PhaseAnalysis {
                 }
             });
         }
+        self.bound();
     }
 
     /// Feeds every signature but the reuse distances and the ground truth.
@@ -234,6 +243,9 @@ impl PhaseAnalysis {
             s.close();
         }
         self.truth.close();
+        self.bound_last();
+        let counts = self.splitter.counts().to_vec();
+        let n = counts.len();
         let truth: Vec<L2Counts> = self.truth.intervals().to_vec();
         debug_assert_eq!(truth.len(), n);
         let hit_rates: Vec<f64> = truth.iter().map(|c| c.hit_rate()).collect();
@@ -323,7 +335,7 @@ impl PhaseAnalysis {
             methods: methods.into_iter().map(|(_, _, r)| r).collect(),
             intervals,
             settings: PhaseSettings {
-                interval: o.interval,
+                interval: o.interval << self.merged,
                 unit,
                 k: o.k,
                 l2: o.l2,
@@ -337,6 +349,7 @@ impl PhaseAnalysis {
                 restarts: o.restarts,
                 max_iterations: o.max_iterations,
                 warmup_intervals: o.warmup_intervals,
+                merged: self.merged,
             },
             instructions,
             data_refs,
@@ -365,5 +378,6 @@ impl Analysis for PhaseAnalysis {
         if let Some(s) = &mut self.reuse {
             timed(&mut self.time[2], || drive(s, &self.segs, &self.addrs));
         }
+        self.bound();
     }
 }

@@ -69,6 +69,10 @@ pub struct Splitter {
     counts: Vec<IntervalCounts>,
     /// Units of the full stream counted so far (a sampled stream's, `sampled.rs`).
     units_seen: u64,
+    /// The interval numbered `switch_at` (an index of `counts`) and those after it are
+    /// `next_len` long ([`Splitter::merge_pairs`]).
+    switch_at: usize,
+    next_len: u64,
 }
 
 impl Splitter {
@@ -86,6 +90,24 @@ impl Splitter {
             started: false,
             counts: Vec::new(),
             units_seen: 0,
+            switch_at: usize::MAX,
+            next_len: len,
+        }
+    }
+
+    /// Merges the finished intervals' counts in pairs ([`crate::phases::merge`]): the rows
+    /// `from + 2k`, `from + 2k + 1` for `k < pairs`. With `double_from`, the interval that will
+    /// have index `double_from` after the merge, and those after it, are cut twice as long.
+    pub(crate) fn merge_pairs(&mut self, from: usize, pairs: usize, double_from: Option<usize>) {
+        crate::phases::merge::merge_pairs(&mut self.counts, 1, from, pairs, |a, b| {
+            IntervalCounts {
+                instructions: a.instructions + b.instructions,
+                data_refs: a.data_refs + b.data_refs,
+            }
+        });
+        if let Some(at) = double_from {
+            self.switch_at = at;
+            self.next_len = 2 * self.len;
         }
     }
 
@@ -113,6 +135,10 @@ impl Splitter {
             self.interval += 1;
             self.pos = 0;
             self.column = 0;
+            if self.counts.len() >= self.switch_at {
+                self.len = self.next_len;
+                self.switch_at = usize::MAX;
+            }
             self.counts.push(IntervalCounts::default());
         } else {
             self.column += 1;

@@ -6,6 +6,7 @@
 //! every access counted (not distinct lines: that is the difference from setvectors). §5.1
 //! clusters both the vector and its Euclidean magnitude `|v|`.
 
+use crate::phases::merge;
 use crate::sim::Geometry;
 
 /// Builds one activity vector per interval.
@@ -67,5 +68,11 @@ impl ActivityVectors {
     /// Every finished vector, interval after interval.
     pub fn vectors(&self) -> &[u32] {
         &self.vectors
+    }
+
+    /// Merges finished intervals in pairs, each into their mean ([`crate::phases::merge`]).
+    pub(crate) fn merge_pairs(&mut self, from: usize, pairs: usize) {
+        let w = self.counts.len();
+        merge::merge_pairs(&mut self.vectors, w, from, pairs, merge::mean_u32);
     }
 }

@@ -148,6 +148,18 @@ impl ReuseHistograms {
         &self.vectors
     }
 
+    /// Merges finished intervals in pairs, each into their mean ([`crate::phases::merge`]).
+    pub(crate) fn merge_pairs(&mut self, from: usize, pairs: usize) {
+        let v = &mut self.vectors;
+        crate::phases::merge::merge_pairs(
+            v,
+            REUSE_BINS,
+            from,
+            pairs,
+            crate::phases::merge::mean_f32,
+        );
+    }
+
     /// Distinct lines seen so far (the memory of the stack grows with them).
     pub fn distinct_lines(&self) -> u64 {
         match &self.stack {

@@ -16,6 +16,7 @@
 //! with the most distinct lines; 4 bytes per set; and per interval one `f64` (plus one byte per
 //! set when the vectors are kept).
 
+use crate::phases::merge;
 use crate::sim::Geometry;
 
 /// Entries of the filter of recently counted lines: 8 KiB, inside any L1 data cache. Measured
@@ -229,5 +230,14 @@ impl Setvectors {
     /// Every kept setvector, interval after interval (one byte per set), if kept.
     pub fn vectors(&self) -> Option<&[u8]> {
         self.vectors.as_deref()
+    }
+
+    /// Merges finished intervals in pairs, each into their mean ([`crate::phases::merge`]).
+    pub(crate) fn merge_pairs(&mut self, from: usize, pairs: usize) {
+        merge::merge_pairs(&mut self.magnitudes, 1, from, pairs, merge::mean_f64);
+        let w = self.counts.len();
+        if let Some(v) = &mut self.vectors {
+            merge::merge_pairs(v, w, from, pairs, merge::mean_u8);
+        }
     }
 }

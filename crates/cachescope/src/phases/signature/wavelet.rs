@@ -254,4 +254,14 @@ impl WaveletImages {
     pub fn svd_rank(&self) -> usize {
         self.svd_rank
     }
+
+    /// Merges finished intervals in pairs, each into their mean ([`crate::phases::merge`]):
+    /// the Haar transform is linear, so the coefficients are the mean image's.
+    pub(crate) fn merge_pairs(&mut self, from: usize, pairs: usize) {
+        use crate::phases::merge::{mean_f32, merge_pairs};
+        merge_pairs(&mut self.coefficients, SIDE * SIDE, from, pairs, mean_f32);
+        if self.with_svd {
+            merge_pairs(&mut self.svd, SIDE * self.svd_rank, from, pairs, mean_f32);
+        }
+    }
 }

@@ -10,7 +10,7 @@ use crate::batch::Batch;
 use crate::mini::MiniSim;
 use crate::models::hotl::FootprintAnalysis;
 use crate::opt::OptAnalysis;
-use crate::phases::{Method, PhaseAnalysis, PhaseOptions};
+use crate::phases::{BOUNDED_INTERVALS, Method, PhaseAnalysis, PhaseOptions};
 use crate::reuse::{Options, ShardsAnalysis, StackDistance, sizes_log_range};
 use crate::sampling::{DEFAULT_SLOT_REFS, SamplerOptions};
 use crate::sim::{Geometry, Policy, TwoLevelLru};
@@ -105,6 +105,8 @@ impl SampledCollector {
                 .into_iter()
                 .filter(|m| !matches!(m, Method::WaveletSvd | Method::ReuseDistance))
                 .collect(),
+            // The timeline bounded: intervals merged in pairs on long runs.
+            max_intervals: Some(BOUNDED_INTERVALS),
             ..PhaseOptions::default()
         })?;
         Ok(SampledCollector {

@@ -1,0 +1,110 @@
+//! [`Thinning`]: the fixed-size bound on StatCache's samples, whatever the trace's length.
+//!
+//! At a fixed rate the samples grow with the references (10^−3 of 43 G is 43 M samples, a
+//! gigabyte with their watchpoints and histograms). Past [`MAX_SAMPLES`] expected samples the
+//! sampler keeps a drawn position `j` only while a hash of `j` stays under a threshold that
+//! halves each time the expected count passes the cap again (level `L`: the top `L` bits of
+//! the hash are zero). The levels nest (a position kept at `L + 1` is kept at `L`), so the
+//! samples kept at the end are exactly the drawn positions that pass the final level,
+//! whichever level each one was admitted at: a uniform sample of the whole run at rate
+//! `rate · 2^−L`, the same for the in-process sampler and the one rebuilt from the Valgrind
+//! tool's records. The level is a function of the references counted (`rate · n / 2^L ≤
+//! cap`), not of the samples' outcomes, so a seed still gives one profile.
+
+use super::sampler::splitmix64;
+
+/// Expected samples kept at most, by default: 2^20 (about 25 MB with their histograms). At
+/// the default rate 10^−3 of `report` no trace under 10^9 counted references is thinned.
+pub const MAX_SAMPLES: u64 = 1 << 20;
+
+/// Which drawn positions a sampler keeps; see the [module documentation](self).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Thinning {
+    /// Mixed into every position's hash (from the seed, so seeds thin differently).
+    key: u64,
+    /// Expected samples kept at most; `u64::MAX`: never thinned.
+    cap: u64,
+}
+
+impl Thinning {
+    /// Thinning to `cap` expected samples for the sampler seeded with `seed`.
+    pub fn new(seed: u64, cap: u64) -> Thinning {
+        Thinning {
+            key: splitmix64(seed ^ 0x7468_696e_6e69_6e67),
+            cap: cap.max(1),
+        }
+    }
+
+    /// No thinning at all.
+    pub fn never() -> Thinning {
+        Thinning {
+            key: 0,
+            cap: u64::MAX,
+        }
+    }
+
+    /// The level after `refs` counted references sampled at `rate`: the least `L` with
+    /// `rate · refs / 2^L ≤ cap`.
+    pub fn level(&self, rate: f64, refs: u64) -> u32 {
+        if self.cap == u64::MAX {
+            return 0;
+        }
+        let (expected, cap) = (rate * refs as f64, self.cap as f64);
+        let mut l = 0;
+        while l < 63 && expected > cap * (1u64 << l) as f64 {
+            l += 1;
+        }
+        l
+    }
+
+    /// Whether the sample drawn at `position` is kept at `level`.
+    #[inline]
+    pub fn keeps(&self, position: u64, level: u32) -> bool {
+        level == 0 || splitmix64(position ^ self.key) >> (64 - level) == 0
+    }
+
+    /// The rate of the samples kept at `level` out of those drawn at `rate`.
+    pub fn rate(rate: f64, level: u32) -> f64 {
+        rate / (1u64 << level) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_level_is_the_least_that_brings_the_expected_count_under_the_cap() {
+        let t = Thinning::new(1, 1000);
+        assert_eq!(t.level(1e-3, 1_000_000), 0);
+        assert_eq!(t.level(1e-3, 1_000_001), 1);
+        assert_eq!(t.level(1e-3, 2_000_000), 1);
+        assert_eq!(t.level(1e-3, 2_000_001), 2);
+        // 2^64 / 1000 is just over 2^54.
+        assert_eq!(t.level(1.0, u64::MAX), 55);
+        assert_eq!(Thinning::never().level(1.0, u64::MAX), 0);
+    }
+
+    #[test]
+    fn levels_nest_and_halve_the_samples() {
+        let t = Thinning::new(7, 10);
+        let kept = |l| (1..=100_000u64).filter(|&j| t.keeps(j, l)).count();
+        assert_eq!(kept(0), 100_000);
+        for l in 1..6 {
+            let expected = 100_000.0 / f64::from(1u32 << l);
+            let k = kept(l) as f64;
+            assert!(
+                (k - expected).abs() < 5.0 * expected.sqrt(),
+                "{k} at level {l}"
+            );
+            assert!((1..=100_000u64).all(|j| !t.keeps(j, l) || t.keeps(j, l - 1)));
+        }
+        assert_ne!(
+            (1..64u64).map(|j| t.keeps(j, 1)).collect::<Vec<_>>(),
+            (1..64u64)
+                .map(|j| Thinning::new(8, 10).keeps(j, 1))
+                .collect::<Vec<_>>(),
+            "seeds thin differently"
+        );
+    }
+}

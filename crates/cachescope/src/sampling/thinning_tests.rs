@@ -1,0 +1,105 @@
+//! The thinned sampler: a fixed number of samples whatever the stream's length (10^8 distinct
+//! lines), and the samples kept are exactly the drawn ones that pass the final level.
+
+use super::thinning::Thinning;
+use super::*;
+use crate::access::AccessKind;
+use crate::analysis::Analysis;
+use crate::batch::{Batch, NO_PC};
+
+/// Feeds `n` loads, the line of reference `i` given by `line(i)`, in batches of 4096; `each`
+/// sees the sampler after every batch.
+fn feed(s: &mut Sampler, n: u64, line: impl Fn(u64) -> u64, mut each: impl FnMut(&Sampler)) {
+    let mut b = Batch::new();
+    let mut i = 0;
+    while i < n {
+        b.clear();
+        for _ in 0..4096.min(n - i) {
+            b.push_raw(line(i) << 6, 8, AccessKind::Load, NO_PC);
+            i += 1;
+        }
+        s.observe(&b);
+        each(s);
+    }
+}
+
+fn options(rate: f64) -> SamplerOptions {
+    SamplerOptions {
+        rate,
+        seed: 3,
+        ..SamplerOptions::default()
+    }
+}
+
+#[test]
+fn a_stream_of_ten_to_the_eight_distinct_lines_keeps_the_cap() {
+    // 10^8 references to 10^8 distinct lines: 10^5 samples drawn at 10^-3, every one a
+    // watchpoint that never fires; at most about 2048 kept.
+    let cap = 2048;
+    let mut s = Sampler::new(options(1e-3)).unwrap().with_max_samples(cap);
+    let (mut most, mut bytes) = (0, 0);
+    feed(
+        &mut s,
+        100_000_000,
+        |i| i,
+        |s| {
+            most = most.max(s.samples());
+            bytes = bytes.max(s.heap_bytes());
+        },
+    );
+    assert!(most <= cap + cap / 8, "{most} samples held");
+    // The filter's 64 Ki bits at least, the map, no sample list.
+    assert!(bytes < 1 << 20, "{bytes} bytes");
+    let p = s.finish();
+    assert_eq!(p.refs(), 100_000_000);
+    assert!(p.samples().len() as u64 > cap / 2 && p.samples().len() as u64 <= cap + cap / 8);
+    assert_eq!(p.dangling(), p.samples().len() as u64);
+    // 10^5 expected over 2048: six halvings.
+    assert_eq!(p.rate(), 1e-3 / 64.0);
+}
+
+#[test]
+fn the_kept_samples_are_the_drawn_ones_that_pass_the_last_level() {
+    // Reuses over 5000 lines (a cyclic loop and a random walk), long enough to thin 4 times.
+    let line = |i: u64| {
+        if i % 3 == 0 {
+            i % 5000
+        } else {
+            (i * 2_654_435_761) % 5000
+        }
+    };
+    let (n, cap) = (2_000_000, 120);
+    let mut all = Sampler::new(options(1e-3))
+        .unwrap()
+        .with_max_samples(u64::MAX);
+    feed(&mut all, n, line, |_| {});
+    let mut thin = Sampler::new(options(1e-3)).unwrap().with_max_samples(cap);
+    feed(&mut thin, n, line, |_| {});
+    let t = Thinning::new(3, cap);
+    let level = t.level(1e-3, n);
+    assert_eq!(level, 5);
+    let whole = all.finish();
+    let expected: Vec<Sample> = whole
+        .samples()
+        .iter()
+        .copied()
+        .filter(|s| t.keeps(s.position, level))
+        .collect();
+    let p = thin.finish();
+    assert_eq!(p.samples(), expected);
+    assert!(p.reuses() > 0 && p.rate() == 1e-3 / 32.0);
+    // The chunked sampler's way: every sample kept, thinned at the end.
+    assert_eq!(whole.thinned(cap), p);
+}
+
+#[test]
+fn short_streams_are_not_thinned() {
+    let line = |i: u64| (i * 7) % 300;
+    let mut bounded = Sampler::new(options(1e-2)).unwrap();
+    feed(&mut bounded, 200_000, line, |_| {});
+    let mut free = Sampler::new(options(1e-2))
+        .unwrap()
+        .with_max_samples(u64::MAX);
+    feed(&mut free, 200_000, line, |_| {});
+    assert_eq!(bounded.finish(), free.finish());
+}
