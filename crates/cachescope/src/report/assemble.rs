@@ -152,7 +152,7 @@ impl Collector {
             mrc,
             policies,
             sampling: SamplingSummary {
-                rate: self.options.sample_rate,
+                rate: profile.rate(),
                 seed: self.options.seed,
                 samples: profile.samples().len() as u64,
                 reuses: profile.reuses(),

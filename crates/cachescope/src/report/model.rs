@@ -134,7 +134,8 @@ pub struct TraceSummary {
 /// The sampler behind the StatCache and StatStack curves.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SamplingSummary {
-    /// Probability that a reference is sampled.
+    /// Probability that a reference is sampled: the rate asked for, lower where a long trace's
+    /// samples were thinned ([`crate::sampling::MAX_SAMPLES`]).
     pub rate: f64,
     /// Sampler seed.
     pub seed: u64,

@@ -217,7 +217,7 @@ impl SampledCollector {
         };
         let sampling = match &profile {
             Some(p) => SamplingSummary {
-                rate: self.options.sample_rate,
+                rate: p.rate(),
                 seed: self.options.seed,
                 samples: p.samples().len() as u64,
                 reuses: p.reuses(),
