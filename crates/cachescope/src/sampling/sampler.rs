@@ -130,7 +130,7 @@ impl Sampler {
     }
 
     /// The same sampler keeping about `cap` samples at most, whatever the trace's length: past
-    /// that, drawn positions are thinned by a hash ([`super::thinning`]), and the profile's
+    /// that, drawn positions are thinned by a hash (module `thinning`), and the profile's
     /// rate is the rate of those kept. `u64::MAX`: never thinned.
     pub fn with_max_samples(mut self, cap: u64) -> Sampler {
         self.thin = if cap == u64::MAX {
