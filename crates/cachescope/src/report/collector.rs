@@ -109,6 +109,8 @@ impl Collector {
             l2: Geometry::new(1 << 20, 16, line)?,
             seed: options.seed,
             methods: Method::ALL.to_vec(),
+            // The sampled report's bound, so that both cut a long run alike.
+            max_intervals: Some(crate::phases::BOUNDED_INTERVALS),
             ..PhaseOptions::default()
         })?;
         Ok(Collector {
