@@ -277,15 +277,13 @@ pub struct PhaseOptions {
     /// Intervals simulated before each representative interval to warm its caches, in the
     /// representative-interval (SimPoint-style) estimate. Default 1; 0 starts cold.
     pub warmup_intervals: u64,
-    /// Finished intervals kept at most: past it adjacent intervals are merged in pairs and the
-    /// interval length doubles, so the timeline's memory is bounded whatever the run's length
-    /// (module `merge`; the report's `interval` is the length reached). Default `None`: every
-    /// interval kept. At least 2.
+    /// Finished intervals kept at most (at least 2): past it adjacent intervals are merged in
+    /// pairs and the interval doubles (module `merge`; the report's `interval` is the length
+    /// reached). Default `None`: every interval kept.
     pub max_intervals: Option<usize>,
 }
 
-/// [`PhaseOptions::max_intervals`] of a sampled report: 4096 intervals (about 1.3 KiB each
-/// there), 409.6 M instructions at the default interval before any merge.
+/// [`PhaseOptions::max_intervals`] of the reports: 409.6 M instructions before any merge.
 pub const BOUNDED_INTERVALS: usize = 4096;
 
 impl Default for PhaseOptions {
