@@ -277,9 +277,8 @@ pub struct PhaseOptions {
     /// Intervals simulated before each representative interval to warm its caches, in the
     /// representative-interval (SimPoint-style) estimate. Default 1; 0 starts cold.
     pub warmup_intervals: u64,
-    /// Finished intervals kept at most (at least 2): past it adjacent intervals are merged in
-    /// pairs and the interval doubles (module `merge`; the report's `interval` is the length
-    /// reached). Default `None`: every interval kept.
+    /// Finished intervals kept at most (at least 2), past which adjacent ones merge in pairs and
+    /// the interval doubles (module `merge`). Default `None`: every interval kept.
     pub max_intervals: Option<usize>,
 }
 
