@@ -9,13 +9,16 @@
 //! them without a scan of the fetches). A batch ends just before a sampled reference, so the
 //! references left out after the last sampled one are counted in the last batch's span.
 
+mod places;
+
 use super::{AccessReader, Trace};
 use crate::access::AccessKind;
 use crate::analysis::Analysis;
-use crate::batch::{BATCH_LEN, Batch, ThreadSpan};
+use crate::batch::{BATCH_LEN, Batch, Step, ThreadSpan};
 use crate::error::{Error, Result};
 use crate::sampling::{Profile, Sampler, SamplerOptions};
 use crate::spatial::{SpatialFilter, SpatialOptions};
+use places::CallPlaces;
 
 /// Sampled accesses a batch of the stage holds before it ends at the next sampled reference.
 pub(crate) const OUT_LEN: usize = BATCH_LEN / 2;
@@ -39,6 +42,10 @@ pub(crate) struct SpatialStage {
     /// whether it saw any of it.
     reuse: Option<Sampler>,
     reused: bool,
+    /// Each thread's counts and last fetch, for the call events passed through; and the
+    /// current full batch's call events passed so far.
+    calls: CallPlaces,
+    next_call: usize,
 }
 
 impl SpatialStage {
@@ -55,6 +62,8 @@ impl SpatialStage {
             kept: 0,
             reuse: reuse.map(Sampler::new).transpose()?,
             reused: false,
+            calls: CallPlaces::default(),
+            next_call: 0,
         })
     }
 
@@ -103,6 +112,7 @@ impl SpatialStage {
                     self.reused = true;
                 }
                 self.at = 0;
+                self.next_call = 0;
             }
             if self.filter_into(out) {
                 break;
@@ -126,7 +136,21 @@ impl SpatialStage {
         // The first data reference at or after `at`.
         let mut k = places.partition_point(|&p| (p as usize) < self.at);
         let mut stopped = None;
-        for (run, thread) in full.thread_runs() {
+        let mut call = 0;
+        for step in full.steps() {
+            let (run, thread) = match step {
+                Step::Accesses(run, thread) => (run, thread),
+                Step::Call(e) => {
+                    // Call events pass unfiltered, each with its thread's place.
+                    if call >= self.next_call {
+                        let place = self.calls.place(e.thread);
+                        out.push_sampled_call(e.thread, e.op, place);
+                        self.next_call += 1;
+                    }
+                    call += 1;
+                    continue;
+                }
+            };
             let (lo, hi) = (run.start.max(self.at), run.end);
             if lo >= hi {
                 continue;
@@ -166,17 +190,25 @@ impl SpatialStage {
                 k += 1;
             }
             let counts = AccessKind::count(&full.kinds[lo..end]);
-            let span = out
-                .sampling_mut()
-                .expect("started sampled")
-                .span_mut(thread);
-            span.add(&ThreadSpan {
+            let run_span = ThreadSpan {
                 thread,
                 loads: counts[AccessKind::Load as usize],
                 stores: counts[AccessKind::Store as usize],
                 modifies: counts[AccessKind::Modify as usize],
                 instrs: counts[AccessKind::Instr as usize],
-            });
+            };
+            let span = out
+                .sampling_mut()
+                .expect("started sampled")
+                .span_mut(thread);
+            span.add(&run_span);
+            // Each thread's counts and last fetch, for the call events to come (a scan
+            // back to the run's last fetch: usually its last access).
+            let last_fetch = (lo..end)
+                .rev()
+                .find(|&i| full.kinds[i] == AccessKind::Instr)
+                .map(|i| full.addrs[i]);
+            self.calls.count(&run_span, last_fetch);
             self.data += counts[..3].iter().sum::<u64>();
             self.instrs += counts[AccessKind::Instr as usize];
             if stopped.is_some() {
@@ -207,7 +239,17 @@ impl SpatialStage {
         {
             return true;
         }
-        for (run, thread) in full.thread_runs() {
+        let mut call = 0;
+        for step in full.steps() {
+            let (run, thread) = match step {
+                Step::Accesses(run, thread) => (run, thread),
+                Step::Call(e) => {
+                    let place = s.calls.get(call).copied().unwrap_or_default();
+                    out.push_sampled_call(e.thread, e.op, place);
+                    call += 1;
+                    continue;
+                }
+            };
             for i in run {
                 let before = self.filter.limit();
                 let keep = self

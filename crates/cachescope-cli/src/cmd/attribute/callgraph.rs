@@ -12,6 +12,7 @@ use cachescope::attribution::EventSource;
 use cachescope::attribution::callgraph::{self, CallGraph, CallGraphReport, Costs};
 use cachescope::attribution::events::EventReader;
 use cachescope::pass::Analyses;
+use cachescope::spatial::SpatialOptions;
 use cachescope::trace::Trace;
 use cachescope::units::thousands;
 
@@ -27,7 +28,20 @@ pub(super) fn options(args: &AttributeArgs, thread: Option<ThreadId>) -> callgra
         per_thread: args.per_thread || thread.is_some(),
         exe: args.exe.clone(),
         only_with_calls: false,
+        sampled: None,
     }
+}
+
+/// The miniatures of D1 and LL for a stream sampled at `rate`, at the lower of the rates
+/// their sets stand for (`attribute --sampled`'s miniatures, docs/sampled.md).
+fn miniatures(args: &AttributeArgs, rate: f64) -> Result<callgraph::Miniatures> {
+    use cachescope::report::sampled::{miniature, miniature_rate};
+    let at = |g| -> Result<f64> { Ok(miniature_rate(g, rate)?.unwrap_or(rate)) };
+    let r = at(args.d1)?.min(at(args.ll)?);
+    Ok(callgraph::Miniatures {
+        rate: r,
+        caches: [args.i1, miniature(args.d1, r)?, miniature(args.ll, r)?],
+    })
 }
 
 /// A call graph reading `log` (the event log, for structures and names).
@@ -79,9 +93,19 @@ pub(super) fn run(
     args: &AttributeArgs,
     log: Option<EventReader<std::fs::File>>,
     cmd: &str,
-    thread: Option<ThreadId>,
+    (thread, spatial): (Option<ThreadId>, Option<SpatialOptions>),
 ) -> Result<()> {
-    let mut graph = analysis(args, thread, log)?;
+    let mut graph = match spatial {
+        // --sampled: the sampled lines in miniatures of D1 and LL, the misses scaled.
+        Some(s) => {
+            trace.sampled(s, None)?;
+            let mut options = options(args, thread);
+            options.sampled = Some(miniatures(args, s.rate)?);
+            let events = log.map(|l| Box::new(l) as EventSource<'static>);
+            CallGraph::new(options, events)?
+        }
+        None => analysis(args, thread, log)?,
+    };
     drive(trace, Analyses(&mut [&mut graph]), &args.run)?;
     let mut report = graph.finish().context("the call graph")?;
     if let Some(path) = &args.callgrind_out {
@@ -155,6 +179,13 @@ fn render(r: &CallGraphReport, top: usize) -> String {
         thousands(d1(t)),
         thousands(t.ll_data_misses()),
     );
+    if let Some(rate) = r.sampled {
+        let _ = writeln!(
+            o,
+            "sampled at rate {rate}: misses are estimates (×{:.0}); Ir, Dr, Dw and calls exact",
+            1.0 / rate
+        );
+    }
     let _ = writeln!(
         o,
         "\n{:<34} {:>9} {:>12} {:>12} {:>12} {:>12}  structures missed on (inclusive D1 misses)",
