@@ -396,6 +396,72 @@ mod tests {
     }
 
     proptest! {
+        /// Call events pass the stage unfiltered, in order, each with its thread's counts of
+        /// the full stream before it and its thread's last fetch (brute force), at any rate
+        /// and however the batches are cut.
+        #[test]
+        fn call_events_pass_with_their_places(
+            records in proptest::collection::vec((1u32..3, 0u8..4, 0u64..100, proptest::bool::ANY), 1..1500),
+            cuts in proptest::collection::vec(0usize..1500, 0..4),
+            rate in 0.05f64..1.0,
+        ) {
+            use crate::batch::{CallOp, CallPlace, EnterKind, NO_PC};
+            // A call event of the record's thread before each flagged record.
+            let mut want = Vec::new();
+            let mut counts = std::collections::BTreeMap::<ThreadId, CallPlace>::new();
+            let mut cut_batches = vec![Batch::new()];
+            let mut cuts: Vec<usize> = cuts;
+            cuts.sort_unstable();
+            for (n, &(t, k, line, call)) in records.iter().enumerate() {
+                if cuts.binary_search(&n).is_ok() && !cut_batches.last().unwrap().is_empty() {
+                    cut_batches.push(Batch::new());
+                }
+                let b = cut_batches.last_mut().unwrap();
+                let place = counts.entry(t).or_insert(CallPlace {
+                    before: ThreadSpan { thread: t, ..ThreadSpan::default() },
+                    pc: NO_PC,
+                });
+                let op = CallOp::Enter { key: line, kind: EnterKind::Call };
+                if call {
+                    b.push_call(t, op);
+                    want.push((t, op, *place));
+                }
+                let kind = AccessKind::from_code(k).unwrap();
+                b.set_thread(t);
+                b.push(Access { kind, ..Access::load(line * 64 + 3, 4) });
+                place.before.count(kind);
+                if kind == AccessKind::Instr {
+                    place.pc = line * 64 + 3;
+                }
+            }
+            let has_data = records.iter().any(|r| r.1 != 3);
+            let mut trace = Trace::from_reader(
+                Box::new(Batches(cut_batches.into_iter())),
+                Source::Workload("test".into()),
+            );
+            trace.sampled(SpatialOptions { rate, seed: 7, ..SpatialOptions::default() }, None).unwrap();
+            let mut batch = Batch::new();
+            let mut got = Vec::new();
+            loop {
+                match trace.read_batch(&mut batch) {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    // Nothing sampled: no stream to carry them.
+                    Err(_) => return Ok(()),
+                }
+                prop_assert_eq!(batch.check_sampling(), Ok(()));
+                let s = batch.sampling().unwrap();
+                prop_assert_eq!(s.calls.len(), batch.calls().len());
+                for (e, p) in batch.calls().iter().zip(&s.calls) {
+                    got.push((e.thread, e.op, *p));
+                }
+            }
+            prop_assert!(has_data);
+            prop_assert_eq!(got, want);
+        }
+    }
+
+    proptest! {
         /// The stage's stream is the filter applied to the full stream reference by
         /// reference, with each access's positions and limit, and its spans add up to the
         /// full stream's counts per thread and kind.

@@ -259,6 +259,13 @@ impl super::CallGraph {
         if let Some((m, _)) = &self.sampled {
             r.caches = self.options.caches.map(|g| g.to_string());
             r.sampled = Some(m.rate());
+            if !r.call_events {
+                r.notes.push(
+                    "without call events a sampled stream's Ir, Dr and Dw are known in total \
+                     only (the row `0x0`): nothing places the references left out by function"
+                        .into(),
+                );
+            }
             r.notes.push(format!(
                 "sampled at rate {}: Ir, Dr, Dw and calls are the stream's exact counts; the \
                  misses are estimates, those of the sampled lines in miniature caches scaled \
