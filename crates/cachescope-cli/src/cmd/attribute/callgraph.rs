@@ -32,18 +32,6 @@ pub(super) fn options(args: &AttributeArgs, thread: Option<ThreadId>) -> callgra
     }
 }
 
-/// The miniatures of D1 and LL for a stream sampled at `rate`, at the lower of the rates
-/// their sets stand for (`attribute --sampled`'s miniatures, docs/sampled.md).
-fn miniatures(args: &AttributeArgs, rate: f64) -> Result<callgraph::Miniatures> {
-    use cachescope::report::sampled::{miniature, miniature_rate};
-    let at = |g| -> Result<f64> { Ok(miniature_rate(g, rate)?.unwrap_or(rate)) };
-    let r = at(args.d1)?.min(at(args.ll)?);
-    Ok(callgraph::Miniatures {
-        rate: r,
-        caches: [args.i1, miniature(args.d1, r)?, miniature(args.ll, r)?],
-    })
-}
-
 /// A call graph reading `log` (the event log, for structures and names).
 pub(super) fn analysis(
     args: &AttributeArgs,
@@ -97,10 +85,18 @@ pub(super) fn run(
 ) -> Result<()> {
     let mut graph = match spatial {
         // --sampled: the sampled lines in miniatures of D1 and LL, the misses scaled.
+        // A fixed rate: the misses are scaled by it (no --sample-lines cap lowering it).
         Some(s) => {
-            trace.sampled(s, None)?;
+            trace.sampled(
+                SpatialOptions {
+                    max_lines: None,
+                    ..s
+                },
+                None,
+            )?;
             let mut options = options(args, thread);
-            options.sampled = Some(miniatures(args, s.rate)?);
+            let caches = [args.i1, args.d1, args.ll];
+            options.sampled = Some(cachescope::report::callgraph_miniatures(caches, s.rate)?);
             let events = log.map(|l| Box::new(l) as EventSource<'static>);
             CallGraph::new(options, events)?
         }
