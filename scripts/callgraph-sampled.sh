@@ -50,6 +50,10 @@ for i in "${!progs[@]}"; do
   for r in $rates; do
     graph "$trace" "$work/s$r.json" --sampled --rate "$r"
     files+=("$work/s$r.json")
+    # Other seeds: how far the totals move with the lines drawn.
+    for seed in 2 3; do
+      graph "$trace" "$work/s$r-seed$seed.json" --sampled --rate "$r" --seed "$seed"
+    done
   done
   block=$(python3 - "$name" "$work/exact.json" "${files[@]}" <<'PY'
 import json, sys
@@ -90,6 +94,13 @@ for f in exact["functions"][:10]:
         g = by_name(s)[fn]["inclusive"]
         cells += [f"{ll(g):,}", err(ll(g), ll(e))]
     rows.append(f"| `{fn[:40]}` | " + " | ".join(cells) + " |")
+spread = []
+for s, p in zip(sampled, paths):
+    runs = [s] + [load(p.replace(".json", f"-seed{k}.json")) for k in (2, 3)]
+    spread.append(f"at rate {s['sampled']:g}, D1 " + " / ".join(
+        err(d1(r["totals"]), d1(exact["totals"])) for r in runs) + ", LL " + " / ".join(
+        err(ll(r["totals"]), ll(exact["totals"])) for r in runs))
+rows += ["", "Every reference's misses, seeds 1 / 2 / 3: " + "; ".join(spread) + "."]
 rows += ["", "Worst D1 error among these ten: " + ", ".join(
     f"{100 * w:.1f} % at rate {s['sampled']:g}" for w, s in zip(worst, sampled)) + "."]
 print("\n".join(rows))

@@ -203,3 +203,52 @@ fn a_recording_without_call_events_says_so_under_sampled() {
         .find(|f| f["function"] == "main");
     assert!(d1(&main.unwrap()["self"]) > 0, "misses placed by pc");
 }
+
+/// `report --sampled TRACE`'s call-graph section: the same functions, calls and
+/// instructions as the full report's (its misses estimates).
+#[test]
+fn the_sampled_report_has_the_call_graph_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some((_, trace)) = record(dir.path(), &[]) else {
+        return;
+    };
+    let section = |extra: &[&str]| -> Vec<(String, u64, u64)> {
+        let out = dir.path().join(format!("r{}", extra.len()));
+        let mut args = vec!["report", trace.to_str().unwrap(), "-q", "-o"];
+        args.push(out.to_str().unwrap());
+        args.extend(extra);
+        common::cs().args(&args).assert().success();
+        let text = std::fs::read_to_string(out.join("report.json")).unwrap();
+        let r: Value = serde_json::from_str(&text).unwrap();
+        let mut rows: Vec<_> = r["callgraph"]["functions"]
+            .as_array()
+            .expect("a call-graph section")
+            .iter()
+            .map(|f| {
+                (
+                    f["function"].as_str().unwrap().to_string(),
+                    f["calls"].as_u64().unwrap(),
+                    f["instructions_inclusive"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        rows.sort();
+        rows
+    };
+    let full = section(&[]);
+    assert!(full.iter().any(|(f, calls, _)| f == "sum" && *calls == 6));
+    // The table's 20 functions are the most missing ones: the estimates may order its tail
+    // otherwise, so the rows of both are compared.
+    let sampled = section(&["--sampled", "--rate", "0.1"]);
+    let mut both = 0;
+    for row in &sampled {
+        if let Some(f) = full.iter().find(|f| f.0 == row.0) {
+            assert_eq!(row, f);
+            both += 1;
+        }
+    }
+    assert!(both >= 15, "{both} functions in both tables");
+    for f in ["main", "sum", "stream", "strided", "chase", "descend"] {
+        assert!(sampled.iter().any(|r| r.0 == f), "{f}");
+    }
+}

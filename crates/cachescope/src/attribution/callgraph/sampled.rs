@@ -229,7 +229,14 @@ impl super::CallGraph {
                         *next_event = p.advance(*position);
                     }
                 }
-                let (kind, size) = (batch.kinds[j], batch.sizes[j]);
+                let (kind, mut size) = (batch.kinds[j], batch.sizes[j]);
+                // Only sampled lines enter the miniatures: a reference that runs into a line
+                // left out is cut at its own line's end (else that line would take a
+                // miniature's place, and its misses count as a sampled line's).
+                let end = ((addr >> measure.shift) + 1) << measure.shift;
+                if addr.saturating_add(u64::from(size)) > end && !measure.admits(s, end) {
+                    size = (end - addr) as u32;
+                }
                 let mut c = Costs::default();
                 model.access(thread, kind, addr, size, &mut c);
                 misses_only(&mut c);
