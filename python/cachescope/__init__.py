@@ -335,6 +335,9 @@ class Trace:
         line_size: Size = 64,
         threads: Optional[int] = None,
         progress: Progress = None,
+        sampled: bool = False,
+        rate: Optional[float] = None,
+        seed: int = 1,
     ) -> Document:
         """Each function's costs, its own and inclusive of everything it calls, in Cachegrind's
         cache model (``i1``, ``d1``, ``ll``), the calls between functions and the structures
@@ -343,12 +346,15 @@ class Trace:
         Inclusive costs need a recording with call events. ``callgrind_out`` also writes a
         file ``callgrind_annotate --inclusive=yes`` and KCachegrind read (one per thread,
         FILE-NN, with ``per_thread``). ``events`` defaults to ``TRACE.events`` beside a trace
-        file."""
+        file. ``sampled=True`` reads a hashed sample of the lines (``--sampled``; ``rate``
+        default 0.01, ``seed`` the hash's): references and calls stay exact, the misses are
+        estimates scaled by the rate in the document's ``sampled``."""
         opt = lambda p: None if p is None else str(p)  # noqa: E731
+        share = (DEFAULT_SAMPLED_RATE if rate is None else rate, seed) if sampled else None
         return Document(
             _native.callgraph(
                 self._native, i1, d1, ll, opt(events), opt(exe), per_thread, opt(callgrind_out),
-                _size(line_size), _threads(threads), _progress(progress),
+                _size(line_size), _threads(threads), _progress(progress), share,
             )
         )
 

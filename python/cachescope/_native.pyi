@@ -174,6 +174,7 @@ def callgraph(
     line_size: int,
     threads: int,
     progress_cb: Progress = ...,
+    sampled: Optional[Tuple[float, int]] = ...,
 ) -> str: ...
 def sharing(
     source: NativeSource,

@@ -28,6 +28,7 @@ fn run(
     line_size: cachescope::LineSize,
     threads: usize,
     progress: Progress,
+    sampled: Option<cachescope::spatial::SpatialOptions>,
 ) -> Result<String> {
     let events_path = events.or_else(|| Some(sidecar_path(spec.file()?)).filter(|p| p.exists()));
     let log: Option<EventSource<'static>> = match &events_path {
@@ -48,14 +49,20 @@ fn run(
         per_thread: per_thread || thread.is_some(),
         exe,
         only_with_calls: false,
+        // sampled=True: the sampled lines in miniatures of D1 and LL (docs/callgraph.md).
+        sampled: match &sampled {
+            Some(s) => Some(cachescope::report::callgraph_miniatures(caches, s.rate)?),
+            None => None,
+        },
     };
     let mut graph = CallGraph::new(opts, log)?;
+    let mut trace = read.open(line_size)?;
+    if let Some(s) = sampled {
+        trace.sampled(s, None)?;
+    }
     cachescope::pass::Pass::new(threads)
         .with_progress(progress)
-        .run(
-            &mut read.open(line_size)?,
-            cachescope::pass::Analyses(&mut [&mut graph]),
-        )?;
+        .run(&mut trace, cachescope::pass::Analyses(&mut [&mut graph]))?;
     let mut report = graph.finish()?;
     if let Some(path) = &callgrind_out {
         let cmd = spec.describe();
@@ -90,7 +97,7 @@ fn run(
 
 /// `cachescope attribute --callgraph --json` (and `--callgrind-out`, `--per-thread`).
 #[pyfunction]
-#[pyo3(signature = (source, i1, d1, ll, events, exe, per_thread, callgrind_out, line_size, threads, progress_cb = None))]
+#[pyo3(signature = (source, i1, d1, ll, events, exe, per_thread, callgrind_out, line_size, threads, progress_cb = None, sampled = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn callgraph(
     py: Python<'_>,
@@ -105,9 +112,20 @@ pub fn callgraph(
     line_size: u64,
     threads: usize,
     progress_cb: Option<Py<PyAny>>,
+    sampled: Option<(f64, u64)>,
 ) -> PyResult<String> {
     let ls = crate::line_size(line_size)?;
     let spec = source.spec.clone();
+    // `sampled`: the share of lines and the hash's seed; D1's lines, a fixed rate.
+    let spatial = match sampled {
+        Some((rate, seed)) => Some(cachescope::spatial::SpatialOptions {
+            rate,
+            seed,
+            max_lines: None,
+            line_size: Geometry::parse(&d1).map_err(err)?.line_size(),
+        }),
+        None => None,
+    };
     py.detach(move || {
         run(
             &spec,
@@ -119,6 +137,7 @@ pub fn callgraph(
             ls,
             threads.max(1),
             progress(progress_cb),
+            spatial,
         )
     })
     .map_err(err)

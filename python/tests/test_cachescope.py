@@ -330,6 +330,9 @@ def test_callgraph_equals_the_cli(tmp_path):
     calls = {(c["caller"], c["callee"]): c["calls"] for c in got["calls"] if c["caller"] == "descend"}
     assert calls[("descend", "descend")] == 36 and calls[("descend", "leaf")] == 3
     assert "calls=" in (tmp_path / "ct.callgrind").read_text()
+    got = t.callgraph(sampled=True, rate=0.1)
+    assert got.json == cli("attribute", str(path), "--callgraph", "--json", "--sampled", "--rate", "0.1")
+    assert got["sampled"] == 0.0625
 
 
 @needs_cli

@@ -112,13 +112,21 @@ impl Batch {
     pub(super) fn extend_calls_from(&mut self, other: &Batch, range: std::ops::Range<usize>) {
         let reaches_end = range.end == other.len();
         let base = self.len() - range.len();
-        for e in &other.calls {
+        // Sampled batches carry each event's place in the full stream beside it.
+        let places = other
+            .sampling()
+            .map(|s| s.calls.as_slice())
+            .filter(|p| p.len() == other.calls.len() && self.sampled);
+        for (n, e) in other.calls.iter().enumerate() {
             let at = e.at as usize;
             if at >= range.start && (at < range.end || (reaches_end && at == range.end)) {
                 self.calls.push(CallEvent {
                     at: (base + at - range.start) as u32,
                     ..*e
                 });
+                if let (Some(p), Some(to)) = (places, self.sampling.as_deref_mut()) {
+                    to.calls.push(p[n]);
+                }
             }
         }
     }

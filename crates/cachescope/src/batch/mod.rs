@@ -15,7 +15,7 @@ mod sampled;
 mod threads;
 
 pub use calls::{CallEvent, CallOp, EnterKind, Step, Steps};
-pub use sampled::{Sampling, ThreadSpan};
+pub use sampled::{CallPlace, Sampling, ThreadSpan};
 
 pub(crate) use threads::switch_to;
 pub use threads::{ThreadRun, ThreadRuns};

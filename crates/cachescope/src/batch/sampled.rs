@@ -31,6 +31,21 @@ pub struct Sampling {
     /// the end of the batch before (the stream's start for the first) to this batch's end, which
     /// may lie past its last access. At most one entry per thread.
     pub span: Vec<ThreadSpan>,
+    /// Where each of the batch's call events ([`Batch::calls`], same order) stood in its
+    /// thread's full stream: empty for a stream without call events (docs/callgraph.md).
+    pub calls: Vec<CallPlace>,
+}
+
+/// Where a call event of a sampled stream stood in its thread's full stream, so that counts
+/// between two events of a thread stay exact though its references were sampled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CallPlace {
+    /// The references of the event's thread before it, from the stream's start (its
+    /// `thread` is the event's).
+    pub before: ThreadSpan,
+    /// The address of the thread's last instruction fetch before it (the call's site), or
+    /// [`crate::batch::NO_PC`].
+    pub pc: u64,
 }
 
 /// One thread's references of the full stream in a batch's span.
@@ -80,6 +95,7 @@ impl Sampling {
         self.data_before.clear();
         self.instrs_before.clear();
         self.span.clear();
+        self.calls.clear();
     }
 
     /// The line hash the stream was sampled with.
@@ -189,6 +205,16 @@ impl Batch {
         s.instrs_before.push(instrs_before);
     }
 
+    /// Appends a call event after the accesses so far ([`Batch::push_call`]) with its place
+    /// in the full stream. Panics on a batch that is not a sampled stream's.
+    pub fn push_sampled_call(&mut self, thread: ThreadId, op: super::CallOp, place: CallPlace) {
+        self.push_call(thread, op);
+        self.sampling_mut()
+            .expect("push_sampled_call on a batch of a full stream")
+            .calls
+            .push(place);
+    }
+
     /// Lowers the limit from the next access pushed on (the access that lowered it, if kept).
     pub fn lower_limit(&mut self, limit: Limit) {
         let at = self.len() as u32;
@@ -218,6 +244,10 @@ impl Batch {
             let keep = s.limits.partition_point(|&(i, _)| i as usize <= len);
             s.limits.truncate(keep.max(1));
         }
+        let calls = self.calls.len();
+        if let Some(s) = self.sampling_mut() {
+            s.calls.truncate(calls);
+        }
     }
 
     /// Checks a sampled batch's invariants (columns as long as the batch, positions not
@@ -233,6 +263,13 @@ impl Batch {
                 "{} data positions and {} instruction positions for {n} sampled accesses",
                 s.data_before.len(),
                 s.instrs_before.len()
+            ));
+        }
+        if !s.calls.is_empty() && s.calls.len() != self.calls().len() {
+            return Err(format!(
+                "{} call places for {} call events",
+                s.calls.len(),
+                self.calls().len()
             ));
         }
         if self.kinds.contains(&AccessKind::Instr) {

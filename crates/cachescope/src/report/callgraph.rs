@@ -45,3 +45,20 @@ pub(super) fn summary(r: Option<CallGraphReport>) -> Option<CallGraphSummary> {
         contexts,
     })
 }
+
+/// The miniatures a call graph of a stream sampled at `rate` runs through (`attribute
+/// --callgraph --sampled`, Python's `callgraph(sampled=True)`): D1 and LL at the lower of the
+/// rates their miniatures stand for exactly ([`super::sampled::miniature_rate`]), I1 as is (a
+/// sampled stream has no fetches).
+pub fn miniatures(
+    [i1, d1, ll]: [crate::sim::Geometry; 3],
+    rate: f64,
+) -> crate::Result<crate::attribution::callgraph::Miniatures> {
+    use super::sampled::{miniature, miniature_rate};
+    let at = |g| -> crate::Result<f64> { Ok(miniature_rate(g, rate)?.unwrap_or(rate)) };
+    let r = at(d1)?.min(at(ll)?);
+    Ok(crate::attribution::callgraph::Miniatures {
+        rate: r,
+        caches: [i1, miniature(d1, r)?, miniature(ll, r)?],
+    })
+}

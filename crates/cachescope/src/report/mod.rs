@@ -59,6 +59,7 @@ mod summaries;
 mod sweep;
 pub mod threads;
 
+pub use callgraph::miniatures as callgraph_miniatures;
 pub use catalog::FigureKind;
 pub use collector::Collector;
 pub use histogram::octave_histogram;

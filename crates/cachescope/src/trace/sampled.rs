@@ -9,13 +9,16 @@
 //! them without a scan of the fetches). A batch ends just before a sampled reference, so the
 //! references left out after the last sampled one are counted in the last batch's span.
 
+mod places;
+
 use super::{AccessReader, Trace};
 use crate::access::AccessKind;
 use crate::analysis::Analysis;
-use crate::batch::{BATCH_LEN, Batch, ThreadSpan};
+use crate::batch::{BATCH_LEN, Batch, Step, ThreadSpan};
 use crate::error::{Error, Result};
 use crate::sampling::{Profile, Sampler, SamplerOptions};
 use crate::spatial::{SpatialFilter, SpatialOptions};
+use places::CallPlaces;
 
 /// Sampled accesses a batch of the stage holds before it ends at the next sampled reference.
 pub(crate) const OUT_LEN: usize = BATCH_LEN / 2;
@@ -39,6 +42,10 @@ pub(crate) struct SpatialStage {
     /// whether it saw any of it.
     reuse: Option<Sampler>,
     reused: bool,
+    /// Each thread's counts and last fetch, for the call events passed through; and the
+    /// current full batch's call events passed so far.
+    calls: CallPlaces,
+    next_call: usize,
 }
 
 impl SpatialStage {
@@ -55,6 +62,8 @@ impl SpatialStage {
             kept: 0,
             reuse: reuse.map(Sampler::new).transpose()?,
             reused: false,
+            calls: CallPlaces::default(),
+            next_call: 0,
         })
     }
 
@@ -103,6 +112,7 @@ impl SpatialStage {
                     self.reused = true;
                 }
                 self.at = 0;
+                self.next_call = 0;
             }
             if self.filter_into(out) {
                 break;
@@ -126,7 +136,21 @@ impl SpatialStage {
         // The first data reference at or after `at`.
         let mut k = places.partition_point(|&p| (p as usize) < self.at);
         let mut stopped = None;
-        for (run, thread) in full.thread_runs() {
+        let mut call = 0;
+        for step in full.steps() {
+            let (run, thread) = match step {
+                Step::Accesses(run, thread) => (run, thread),
+                Step::Call(e) => {
+                    // Call events pass unfiltered, each with its thread's place.
+                    if call >= self.next_call {
+                        let place = self.calls.place(e.thread);
+                        out.push_sampled_call(e.thread, e.op, place);
+                        self.next_call += 1;
+                    }
+                    call += 1;
+                    continue;
+                }
+            };
             let (lo, hi) = (run.start.max(self.at), run.end);
             if lo >= hi {
                 continue;
@@ -166,17 +190,25 @@ impl SpatialStage {
                 k += 1;
             }
             let counts = AccessKind::count(&full.kinds[lo..end]);
-            let span = out
-                .sampling_mut()
-                .expect("started sampled")
-                .span_mut(thread);
-            span.add(&ThreadSpan {
+            let run_span = ThreadSpan {
                 thread,
                 loads: counts[AccessKind::Load as usize],
                 stores: counts[AccessKind::Store as usize],
                 modifies: counts[AccessKind::Modify as usize],
                 instrs: counts[AccessKind::Instr as usize],
-            });
+            };
+            let span = out
+                .sampling_mut()
+                .expect("started sampled")
+                .span_mut(thread);
+            span.add(&run_span);
+            // Each thread's counts and last fetch, for the call events to come (a scan
+            // back to the run's last fetch: usually its last access).
+            let last_fetch = (lo..end)
+                .rev()
+                .find(|&i| full.kinds[i] == AccessKind::Instr)
+                .map(|i| full.addrs[i]);
+            self.calls.count(&run_span, last_fetch);
             self.data += counts[..3].iter().sum::<u64>();
             self.instrs += counts[AccessKind::Instr as usize];
             if stopped.is_some() {
@@ -207,7 +239,17 @@ impl SpatialStage {
         {
             return true;
         }
-        for (run, thread) in full.thread_runs() {
+        let mut call = 0;
+        for step in full.steps() {
+            let (run, thread) = match step {
+                Step::Accesses(run, thread) => (run, thread),
+                Step::Call(e) => {
+                    let place = s.calls.get(call).copied().unwrap_or_default();
+                    out.push_sampled_call(e.thread, e.op, place);
+                    call += 1;
+                    continue;
+                }
+            };
             for i in run {
                 let before = self.filter.limit();
                 let keep = self
@@ -351,6 +393,72 @@ mod tests {
         trace.sampled(SpatialOptions::default(), None).unwrap();
         let e = trace.read_batch(&mut Batch::new()).unwrap_err().to_string();
         assert!(e.contains("no data references"), "{e}");
+    }
+
+    proptest! {
+        /// Call events pass the stage unfiltered, in order, each with its thread's counts of
+        /// the full stream before it and its thread's last fetch (brute force), at any rate
+        /// and however the batches are cut.
+        #[test]
+        fn call_events_pass_with_their_places(
+            records in proptest::collection::vec((1u32..3, 0u8..4, 0u64..100, proptest::bool::ANY), 1..1500),
+            cuts in proptest::collection::vec(0usize..1500, 0..4),
+            rate in 0.05f64..1.0,
+        ) {
+            use crate::batch::{CallOp, CallPlace, EnterKind, NO_PC};
+            // A call event of the record's thread before each flagged record.
+            let mut want = Vec::new();
+            let mut counts = std::collections::BTreeMap::<ThreadId, CallPlace>::new();
+            let mut cut_batches = vec![Batch::new()];
+            let mut cuts: Vec<usize> = cuts;
+            cuts.sort_unstable();
+            for (n, &(t, k, line, call)) in records.iter().enumerate() {
+                if cuts.binary_search(&n).is_ok() && !cut_batches.last().unwrap().is_empty() {
+                    cut_batches.push(Batch::new());
+                }
+                let b = cut_batches.last_mut().unwrap();
+                let place = counts.entry(t).or_insert(CallPlace {
+                    before: ThreadSpan { thread: t, ..ThreadSpan::default() },
+                    pc: NO_PC,
+                });
+                let op = CallOp::Enter { key: line, kind: EnterKind::Call };
+                if call {
+                    b.push_call(t, op);
+                    want.push((t, op, *place));
+                }
+                let kind = AccessKind::from_code(k).unwrap();
+                b.set_thread(t);
+                b.push(Access { kind, ..Access::load(line * 64 + 3, 4) });
+                place.before.count(kind);
+                if kind == AccessKind::Instr {
+                    place.pc = line * 64 + 3;
+                }
+            }
+            let has_data = records.iter().any(|r| r.1 != 3);
+            let mut trace = Trace::from_reader(
+                Box::new(Batches(cut_batches.into_iter())),
+                Source::Workload("test".into()),
+            );
+            trace.sampled(SpatialOptions { rate, seed: 7, ..SpatialOptions::default() }, None).unwrap();
+            let mut batch = Batch::new();
+            let mut got = Vec::new();
+            loop {
+                match trace.read_batch(&mut batch) {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    // Nothing sampled: no stream to carry them.
+                    Err(_) => return Ok(()),
+                }
+                prop_assert_eq!(batch.check_sampling(), Ok(()));
+                let s = batch.sampling().unwrap();
+                prop_assert_eq!(s.calls.len(), batch.calls().len());
+                for (e, p) in batch.calls().iter().zip(&s.calls) {
+                    got.push((e.thread, e.op, *p));
+                }
+            }
+            prop_assert!(has_data);
+            prop_assert_eq!(got, want);
+        }
     }
 
     proptest! {

@@ -12,6 +12,7 @@ use cachescope::attribution::EventSource;
 use cachescope::attribution::callgraph::{self, CallGraph, CallGraphReport, Costs};
 use cachescope::attribution::events::EventReader;
 use cachescope::pass::Analyses;
+use cachescope::spatial::SpatialOptions;
 use cachescope::trace::Trace;
 use cachescope::units::thousands;
 
@@ -27,6 +28,7 @@ pub(super) fn options(args: &AttributeArgs, thread: Option<ThreadId>) -> callgra
         per_thread: args.per_thread || thread.is_some(),
         exe: args.exe.clone(),
         only_with_calls: false,
+        sampled: None,
     }
 }
 
@@ -79,9 +81,27 @@ pub(super) fn run(
     args: &AttributeArgs,
     log: Option<EventReader<std::fs::File>>,
     cmd: &str,
-    thread: Option<ThreadId>,
+    (thread, spatial): (Option<ThreadId>, Option<SpatialOptions>),
 ) -> Result<()> {
-    let mut graph = analysis(args, thread, log)?;
+    let mut graph = match spatial {
+        // --sampled: the sampled lines in miniatures of D1 and LL, the misses scaled.
+        // A fixed rate: the misses are scaled by it (no --sample-lines cap lowering it).
+        Some(s) => {
+            trace.sampled(
+                SpatialOptions {
+                    max_lines: None,
+                    ..s
+                },
+                None,
+            )?;
+            let mut options = options(args, thread);
+            let caches = [args.i1, args.d1, args.ll];
+            options.sampled = Some(cachescope::report::callgraph_miniatures(caches, s.rate)?);
+            let events = log.map(|l| Box::new(l) as EventSource<'static>);
+            CallGraph::new(options, events)?
+        }
+        None => analysis(args, thread, log)?,
+    };
     drive(trace, Analyses(&mut [&mut graph]), &args.run)?;
     let mut report = graph.finish().context("the call graph")?;
     if let Some(path) = &args.callgrind_out {
@@ -155,6 +175,13 @@ fn render(r: &CallGraphReport, top: usize) -> String {
         thousands(d1(t)),
         thousands(t.ll_data_misses()),
     );
+    if let Some(rate) = r.sampled {
+        let _ = writeln!(
+            o,
+            "sampled at rate {rate}: misses are estimates (×{:.0}); Ir, Dr, Dw and calls exact",
+            1.0 / rate
+        );
+    }
     let _ = writeln!(
         o,
         "\n{:<34} {:>9} {:>12} {:>12} {:>12} {:>12}  structures missed on (inclusive D1 misses)",

@@ -222,9 +222,15 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     // A thread's references are kept by the attribution, not by a filter on the trace: the
     // event log's positions count every thread's records.
     let thread = args.input.thread.take();
-    let spatial =
-        args.sampled
-            .spatial(args.rate.rate, args.input.params.seed, geometry.line_size());
+    // A call graph samples the lines of its D1 (and LL), not --cache's.
+    let sampled_line = if args.callgraph {
+        args.d1.line_size()
+    } else {
+        geometry.line_size()
+    };
+    let spatial = args
+        .sampled
+        .spatial(args.rate.rate, args.input.params.seed, sampled_line);
     let (mut trace, live) = match spatial.filter(|_| sampled_live) {
         Some(s) => {
             let events = !args.input.live.no_events;
@@ -255,20 +261,19 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     if spatial.is_some()
         && (args.per_thread
             || cachegrind_out.is_some()
-            || args.callgraph
-            || args.callgrind_out.is_some()
+            || (args.callgrind_out.is_some() && !args.callgraph)
             || tlb.is_some())
     {
         anyhow::bail!(
-            "--sampled attributes one stream: drop --per-thread, --cachegrind-out, --callgraph, \
-             --callgrind-out and the TLB flags"
+            "--sampled attributes one stream: drop --per-thread, --cachegrind-out, \
+             --callgrind-out (or give --callgraph with it) and the TLB flags"
         );
     }
     // `--pages recorded`: the huge pages the event log says the program had.
     let (rules, page_notes) = args.tlb.rules(events_path.as_deref())?;
     // The call graph instead of the attribution; per thread, Callgrind's files per thread.
     if args.callgraph || (args.per_thread && args.callgrind_out.is_some()) {
-        return callgraph::run(&mut trace, &args, log, &cmd, thread);
+        return callgraph::run(&mut trace, &args, log, &cmd, (thread, spatial));
     }
     if args.per_thread {
         let tlb = tlb.map(|c| (c, rules));

@@ -56,6 +56,14 @@ pub fn render(report: &CallGraphReport, cmd: &str, thread: Option<u32>) -> Strin
     if !report.call_events {
         out.push_str("desc: No call events: self costs only\n");
     }
+    if let Some(rate) = report.sampled {
+        let _ = writeln!(
+            out,
+            "desc: Sampled at rate {rate}: misses are estimates (the sampled lines' in miniature \
+             caches, times {:.0}); Ir, Dr, Dw and calls are exact; I1mr, ILmr not measured",
+            1.0 / rate
+        );
+    }
     out.push_str("positions: line\n");
     for (e, long) in EVENTS.iter().zip(EVENT_NAMES).take(columns) {
         let _ = writeln!(out, "event: {e} : {long}");

@@ -40,6 +40,7 @@ mod names;
 mod places;
 mod report;
 mod rows;
+mod sampled;
 #[cfg(test)]
 mod tests;
 
@@ -49,6 +50,7 @@ pub use places::Places;
 pub use report::{
     CONTEXT_SHARE, CallGraphReport, CallRow, ContextRow, FunctionRow, StructureRow, ThreadGraph,
 };
+pub use sampled::Miniatures;
 
 use costs::{CostModel, D1MR, D1MW, DLMR, DLMW};
 use graph::{Frame, Graph};
@@ -79,6 +81,9 @@ pub struct Options {
     /// first reference): for a pass that runs it beside others, whatever the trace. Default:
     /// off.
     pub only_with_calls: bool,
+    /// A sampled stream (`--sampled`): the miniature caches its sampled lines run through;
+    /// its misses are scaled to the caches above. Default: none (a full stream).
+    pub sampled: Option<Miniatures>,
 }
 
 impl Default for Options {
@@ -89,6 +94,7 @@ impl Default for Options {
             per_thread: false,
             exe: None,
             only_with_calls: false,
+            sampled: None,
         }
     }
 }
@@ -105,13 +111,19 @@ pub struct CallGraph {
     next_event: Option<u64>,
     /// Off for the rest of the trace ([`Options::only_with_calls`] and none came first).
     idle: bool,
+    /// A sampled stream's measure and each thread's counts ([`Options::sampled`]).
+    sampled: Option<(sampled::SampledCosts, sampled::Counted)>,
 }
 
 impl CallGraph {
     /// A call graph; `events` (an event log) names the structures misses fall on, and the
     /// functions of position-independent code.
     pub fn new(options: Options, events: Option<EventSource<'static>>) -> Result<CallGraph> {
-        let [i1, d1, ll] = options.caches;
+        let sampled = match &options.sampled {
+            Some(m) => Some((sampled::SampledCosts::new(&options, m)?, Default::default())),
+            None => None,
+        };
+        let [i1, d1, ll] = options.sampled.map_or(options.caches, |m| m.caches);
         let mut places = events.map(|e| Places::new(e, BucketMap::new(options.exe.as_deref())));
         let next_event = places.as_mut().and_then(|p| p.advance(0));
         Ok(CallGraph {
@@ -123,6 +135,7 @@ impl CallGraph {
             next_event,
             options,
             idle: false,
+            sampled,
         })
     }
 
@@ -138,37 +151,50 @@ impl CallGraph {
         if self.idle {
             return Ok(None);
         }
-        self.stacks.leave_all(&mut self.graph);
-        self.graph.charge_all();
-        Ok(Some(report::build(
+        self.close();
+        let r = report::build(
             &self.graph,
             names,
             false,
             self.stacks.events() > 0,
             &self.model,
             self.options.per_thread,
-        )))
+        );
+        Ok(Some(self.sampled_report(r)))
     }
 
     /// The report: every frame still on a stack is left, functions are named (from the
     /// event log's memory map, or `exe`), inclusive costs summed.
     pub fn finish(mut self) -> Result<CallGraphReport> {
-        self.stacks.leave_all(&mut self.graph);
-        self.graph.charge_all();
+        self.close();
         let buckets = match self.places.take() {
             Some(p) => Some(p.finish()?),
             None => None,
         };
         let named = buckets.is_some();
         let buckets = buckets.unwrap_or_else(|| BucketMap::new(self.options.exe.as_deref()));
-        Ok(report::build(
+        let r = report::build(
             &self.graph,
             &buckets,
             named,
             self.stacks.events() > 0,
             &self.model,
             self.options.per_thread,
-        ))
+        );
+        Ok(self.sampled_report(r))
+    }
+
+    /// Every frame still on a stack left, every cost charged (a sampled stream's misses
+    /// scaled).
+    fn close(&mut self) {
+        if let Some((_, counted)) = &mut self.sampled {
+            counted.charge_rest(&mut self.graph);
+        }
+        self.stacks.leave_all(&mut self.graph);
+        self.graph.charge_all();
+        if let Some((m, _)) = &self.sampled {
+            sampled::scale(&mut self.graph, m.rate());
+        }
     }
 }
 
@@ -184,6 +210,10 @@ impl Analysis for CallGraph {
             if self.idle {
                 return;
             }
+        }
+        if let (Some(s), Some(_)) = (batch.sampling(), &self.sampled) {
+            self.observe_sampled(batch, s);
+            return;
         }
         let CallGraph {
             model,

@@ -109,7 +109,7 @@ pub struct ThreadGraph {
 }
 
 /// The call graph.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CallGraphReport {
     /// The caches simulated: I1, D1, LL (`SIZE,ASSOC,LINE`).
     pub caches: [String; 3],
@@ -133,6 +133,9 @@ pub struct CallGraphReport {
     pub threads: Vec<ThreadGraph>,
     /// What is missing and why.
     pub notes: Vec<String>,
+    /// A sampled stream's (`--sampled`): the rate its misses were scaled by (estimates; the
+    /// references and calls are exact). `None` for a full stream.
+    pub sampled: Option<f64>,
 }
 
 /// The report of `graph`: `named` when an event log gave the buckets.
@@ -215,6 +218,7 @@ pub(super) fn build(
         contexts,
         threads,
         notes,
+        sampled: None,
     }
 }
 

@@ -385,3 +385,97 @@ fn a_plt_stubs_costs_go_to_the_line_of_the_call_into_it() {
     assert_eq!(ir(puts, puts), Some(1));
     assert_eq!(ir(0x40_1000, call_site + 5), Some(1));
 }
+
+/// The random threaded trace (signals, PLT stubs, tail calls) read as a sampled stream: the
+/// call graph's references and calls are the full stream's at any rate, per function, self
+/// and inclusive; at rate 1 its data misses, evictions, write-backs and coherence misses are
+/// too (the LL differs: code shares it in the full stream).
+#[test]
+fn a_sampled_stream_keeps_references_and_calls_exact() {
+    use crate::spatial::SpatialOptions;
+    use crate::trace::{AccessReader, Trace};
+
+    struct Batches(std::vec::IntoIter<Batch>);
+    impl AccessReader for Batches {
+        fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
+            *batch = self.0.next().unwrap_or_default();
+            Ok(batch.len())
+        }
+    }
+    /// Function → (calls, self, inclusive), each cut to `events`.
+    type Rows = BTreeMap<String, (u64, Vec<u64>, Vec<u64>)>;
+    let rows = |r: &CallGraphReport, events: &[&str]| -> Rows {
+        let cut = |c: &Costs| {
+            events
+                .iter()
+                .map(|e| c.get(e).unwrap())
+                .collect::<Vec<u64>>()
+        };
+        r.functions
+            .iter()
+            .map(|f| {
+                let incl = f.inclusive.unwrap();
+                (f.function.clone(), (f.calls, cut(&f.self_cost), cut(&incl)))
+            })
+            .filter(|(_, (calls, own, incl))| {
+                *calls > 0 || own.iter().chain(incl.iter()).any(|&v| v > 0)
+            })
+            .collect()
+    };
+    let batches = random_trace(11, 20_000);
+    let mut exact = CallGraph::new(options(), None).unwrap();
+    for b in &batches {
+        exact.observe(b);
+    }
+    let exact = exact.finish().unwrap();
+    let counts = ["Ir", "Dr", "Dw"];
+    assert!(rows(&exact, &counts).len() >= KEYS.len() && exact.threaded);
+    let data = ["Ir", "Dr", "Dw", "D1mr", "D1mw", "D1ev", "D1wb", "D1mc"];
+    for rate in [1.0, 0.3] {
+        let mut trace = Trace::from_reader(
+            Box::new(Batches(batches.clone().into_iter())),
+            crate::error::Source::Workload("test".into()),
+        );
+        let spatial = SpatialOptions {
+            rate,
+            seed: 3,
+            max_lines: None,
+            line_size: options().caches[1].line_size(),
+        };
+        trace.sampled(spatial, None).unwrap();
+        // At rate 0.3 the caches as they are (no miniatures): only the counts are compared.
+        let opts = Options {
+            sampled: Some(Miniatures {
+                rate,
+                caches: options().caches,
+            }),
+            ..options()
+        };
+        let mut g = CallGraph::new(opts, None).unwrap();
+        let mut b = Batch::new();
+        while trace.read_batch(&mut b).unwrap() > 0 {
+            g.observe(&b);
+        }
+        let r = g.finish().unwrap();
+        assert_eq!(r.sampled, Some(rate));
+        assert_eq!(rows(&r, &counts), rows(&exact, &counts), "rate {rate}");
+        let calls = |r: &CallGraphReport| -> BTreeMap<(String, String), (u64, u64)> {
+            r.calls
+                .iter()
+                .map(|c| {
+                    let k = (c.caller.clone(), c.callee.clone());
+                    (k, (c.calls, c.inclusive.get("Ir").unwrap()))
+                })
+                .fold(BTreeMap::new(), |mut m, (k, (n, ir))| {
+                    let e: &mut (u64, u64) = m.entry(k).or_default();
+                    e.0 += n;
+                    e.1 += ir;
+                    m
+                })
+        };
+        assert_eq!(calls(&r), calls(&exact), "rate {rate}");
+        if rate == 1.0 {
+            assert_eq!(rows(&r, &data), rows(&exact, &data));
+        }
+    }
+}

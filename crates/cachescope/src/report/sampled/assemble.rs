@@ -203,6 +203,12 @@ impl SampledCollector {
             (None, None) => unreachable!("the phases are finished here or on their thread"),
         };
         notes.extend(note);
+        // The call graph of a trace with call events: references and calls exact, misses
+        // estimates (docs/callgraph.md).
+        let callgraph = match (self.callgraph, &self.attribution) {
+            (Some(g), Some(a)) => super::super::callgraph::summary(g.finish_named(a.buckets())?),
+            _ => None,
+        };
         let sub_rate = self.attribution.as_ref().and_then(|a| a.sub_rate());
         let attribution = match self.attribution {
             None => None,
@@ -238,10 +244,10 @@ impl SampledCollector {
             program: None,
             format: trace.format_name().to_string(),
             line_size: line,
-            // The advice, the pages (TLBs) and the call graph need every reference.
+            // The advice and the pages (TLBs) need every reference.
             what_to_change: None,
             pages: None,
-            callgraph: None,
+            callgraph,
             elapsed_seconds: self.started.elapsed().as_secs_f64(),
             stats,
             mrc,

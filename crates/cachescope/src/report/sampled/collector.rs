@@ -44,6 +44,8 @@ pub struct SampledCollector {
     pub(super) opt: OptAnalysis,
     pub(super) phases: PhaseAnalysis,
     pub(super) attribution: Option<attribution::Attribution<'static>>,
+    /// The call graph of a trace with call events, beside the attribution (docs/callgraph.md).
+    pub(super) callgraph: Option<crate::attribution::callgraph::CallGraph>,
     /// Threads the models after the pass may use ([`SampledCollector::with_threads`]).
     pub(super) threads: usize,
 }
@@ -120,6 +122,7 @@ impl SampledCollector {
             opt: OptAnalysis::new(reuse)?,
             phases,
             attribution: None,
+            callgraph: None,
             threads: 1,
             options,
             spatial,
@@ -150,6 +153,20 @@ impl SampledCollector {
             a = a.sub_sampled(r, self.spatial.line_size)?;
         }
         self.attribution = Some(a);
+        // The call graph, where the trace has call events and the stream is sampled by the
+        // lines of its D1 (the default caches': 64 bytes).
+        let graph = crate::attribution::callgraph::Options {
+            only_with_calls: true,
+            ..Default::default()
+        };
+        if graph.caches[1].line_size() == self.spatial.line_size {
+            let mini = super::super::callgraph::miniatures(graph.caches, self.spatial.rate)?;
+            let graph = crate::attribution::callgraph::Options {
+                sampled: Some(mini),
+                ..graph
+            };
+            self.callgraph = Some(crate::attribution::callgraph::CallGraph::new(graph, None)?);
+        }
         Ok(self)
     }
 
@@ -171,6 +188,9 @@ impl SampledCollector {
         if let Some(a) = &mut self.attribution {
             all.push(a);
         }
+        if let Some(g) = &mut self.callgraph {
+            all.push(g);
+        }
         all
     }
 
@@ -188,6 +208,9 @@ impl SampledCollector {
         ];
         if let Some(a) = &mut self.attribution {
             all.push(a);
+        }
+        if let Some(g) = &mut self.callgraph {
+            all.push(g);
         }
         all
     }
