@@ -17,7 +17,9 @@
 //!
 //! And `tool_trace_decode`: reading that native trace back (`native::Reader`): the `records`
 //! stream's blocks have a row per access, the `runs` stream's are run blocks (format version
-//! 3, each run of fetches one row), so the two compare the decoders.
+//! 3, each run of fetches one row), so the two compare the decoders; `…_elided` reads them as
+//! the sampled stage does (`AccessReader::elide_fetches`: run rows' fetches keep only their
+//! kind, the data index is written by the decoder), in the same accesses per second.
 //!
 //! Each group also reads `runs`: a stream shaped as the tool writes real programs now, where
 //! consecutive instructions are one word naming a run defined once (256 runs of 2-8
@@ -196,18 +198,28 @@ fn read_back(c: &mut Criterion<CpuTime>) {
         let trace = w.finish().unwrap().0;
         drop(bytes);
         group.throughput(Throughput::Elements(refs));
-        group.bench_function(name, |b| {
-            let mut batch = Batch::new();
-            b.iter(|| {
-                let mut r = Reader::new(trace.as_slice(), Source::Memory).unwrap();
-                let mut n = 0;
-                while r.read_batch(&mut batch).unwrap() > 0 {
-                    n += batch.len() as u64;
-                }
-                assert_eq!(n, refs);
-                black_box(n)
-            })
-        });
+        for elide in [false, true] {
+            let id = if elide {
+                format!("{name}_elided")
+            } else {
+                name.to_string()
+            };
+            group.bench_function(id, |b| {
+                let mut batch = Batch::new();
+                b.iter(|| {
+                    let mut r = Reader::new(trace.as_slice(), Source::Memory).unwrap();
+                    if elide {
+                        r.elide_fetches();
+                    }
+                    let mut n = 0;
+                    while r.read_batch(&mut batch).unwrap() > 0 {
+                        n += batch.len() as u64;
+                    }
+                    assert_eq!(n, refs);
+                    black_box(n)
+                })
+            });
+        }
     }
     group.finish();
 }

@@ -69,6 +69,34 @@ impl Batch {
         (self.data.of == Some(self.len())).then(|| &self.data.positions[..self.data.len])
     }
 
+    /// The column's buffers, at least `n` long, for a decoder that computes the column as it
+    /// decodes the batch; the column is forgotten until [`Batch::put_data_index`] returns them.
+    pub(crate) fn take_data_index(&mut self, n: usize) -> (Vec<u64>, Vec<u32>) {
+        let index = &mut self.data;
+        index.of = None;
+        if index.addrs.len() < n {
+            index.addrs.resize(n, 0);
+            index.positions.resize(n, 0);
+        }
+        (
+            std::mem::take(&mut index.addrs),
+            std::mem::take(&mut index.positions),
+        )
+    }
+
+    /// Gives back [`Batch::take_data_index`]'s buffers holding the batch's `len` data
+    /// references, in order, with their places: the column of the batch as it is now.
+    pub(crate) fn put_data_index(&mut self, addrs: Vec<u64>, positions: Vec<u32>, len: usize) {
+        debug_assert!(len <= self.len() && len <= addrs.len() && len <= positions.len());
+        let n = self.len();
+        self.data = DataIndex {
+            addrs,
+            positions,
+            len,
+            of: Some(n),
+        };
+    }
+
     /// Forgets the column (before a reader refills the batch through its columns).
     #[inline]
     pub(crate) fn forget_data(&mut self) {

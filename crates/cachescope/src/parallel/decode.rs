@@ -307,6 +307,10 @@ impl<S: Segments + Send + 'static> AccessReader for SharedReader<S>
 where
     S::Reader: Send,
 {
+    fn elide_fetches(&mut self) {
+        self.shared.segments.elide_fetches();
+    }
+
     fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
         loop {
             if let Some((buf, seg, at)) = self.current.as_mut() {

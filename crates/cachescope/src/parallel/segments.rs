@@ -8,6 +8,7 @@ use std::fs::File;
 use std::io::BufReader;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::cut::{absolute_line, indexed, line_ranges, split_blocks, text_file};
 use crate::batch::Batch;
@@ -34,6 +35,10 @@ pub(crate) trait Segments: Sync {
     fn carries_pc(&self) -> bool {
         false
     }
+
+    /// From now on, the readers may elide instruction fetches
+    /// ([`crate::trace::AccessReader::elide_fetches`]).
+    fn elide_fetches(&self) {}
 }
 
 /// Where a segment's batches go as they are decoded: into the batch [`Fill::batch`] lends.
@@ -87,8 +92,12 @@ impl Fill for SegmentBuf {
     }
 
     fn filled(&mut self) -> bool {
-        // Indexed here, on the decoding thread, rather than by the pass's reader.
-        self.batches[self.used - 1].index_data();
+        // Indexed here, on the decoding thread, rather than by the pass's reader (unless the
+        // decoder indexed it: `BlockDecoder::elide_fetches`).
+        let b = &mut self.batches[self.used - 1];
+        if b.data_addrs().is_none() {
+            b.index_data();
+        }
         true
     }
 
@@ -154,6 +163,7 @@ impl FileSegments {
             source: Source::File(path.to_owned()),
             path: path.to_owned(),
             blocks,
+            elide: AtomicBool::new(false),
         })
     }
 
@@ -213,6 +223,9 @@ impl Segments for FileSegments {
     fn read(&self, reader: &mut FileReader, i: usize, out: &mut dyn Fill) -> Result<()> {
         match (self, reader) {
             (FileSegments::Native(s), FileReader::Native(file, decoder)) => {
+                if s.elide.load(Ordering::Relaxed) {
+                    decoder.elide_fetches();
+                }
                 for entry in &s.blocks[s.ranges[i].clone()] {
                     if let Err(e) = decoder.read_block(&mut *file, &s.source, entry, out.batch()) {
                         out.unfilled();
@@ -243,6 +256,12 @@ impl Segments for FileSegments {
     fn carries_pc(&self) -> bool {
         matches!(self, FileSegments::Text(s) if s.format == Format::Lackey)
     }
+
+    fn elide_fetches(&self) {
+        if let FileSegments::Native(s) = self {
+            s.elide.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Blocks of a native trace, in runs.
@@ -251,6 +270,8 @@ pub(crate) struct NativeSegments {
     source: Source,
     blocks: Vec<BlockEntry>,
     ranges: Vec<Range<usize>>,
+    /// Whether the readers may elide instruction fetches ([`Segments::elide_fetches`]).
+    elide: AtomicBool,
 }
 
 /// Byte ranges of a text trace, cut at line boundaries.

@@ -55,6 +55,13 @@ pub trait AccessReader: Send {
     fn reuse_profile(&mut self) -> Option<crate::sampling::Profile> {
         None
     }
+
+    /// Tells the reader that its caller reads the data references only (the sampled stage):
+    /// it may leave the addresses, sizes and pcs of instruction fetches unspecified (their
+    /// kinds and places stay; the address of the last fetch before any other access or call
+    /// event stays too, as a call event's call site), and should then give each batch its data index
+    /// ([`Batch::data_addrs`]). Only a reader that saves work so does it; the rest ignore it.
+    fn elide_fetches(&mut self) {}
 }
 
 impl<R: AccessReader + ?Sized> AccessReader for Box<R> {
@@ -66,6 +73,9 @@ impl<R: AccessReader + ?Sized> AccessReader for Box<R> {
     }
     fn reuse_profile(&mut self) -> Option<crate::sampling::Profile> {
         (**self).reuse_profile()
+    }
+    fn elide_fetches(&mut self) {
+        (**self).elide_fetches()
     }
 }
 

@@ -46,6 +46,11 @@ pub(crate) struct SpatialStage {
     /// current full batch's call events passed so far.
     calls: CallPlaces,
     next_call: usize,
+    /// Whether the reader below was told that the instruction fetches' addresses, sizes and
+    /// pcs are not read ([`AccessReader::elide_fetches`]): the stage reads the data index, the
+    /// kinds, and the columns of the data references it keeps; StatCache's sampler the data
+    /// index, unless it counts instruction fetches too.
+    told: bool,
 }
 
 impl SpatialStage {
@@ -60,6 +65,8 @@ impl SpatialStage {
             data: 0,
             instrs: 0,
             kept: 0,
+            // A sampler of instruction fetches reads their addresses: nothing to tell then.
+            told: reuse.is_some_and(|r| r.include_instructions),
             reuse: reuse.map(Sampler::new).transpose()?,
             reused: false,
             calls: CallPlaces::default(),
@@ -93,6 +100,10 @@ impl SpatialStage {
                     break;
                 }
                 crate::interrupt::check()?;
+                if !self.told {
+                    inner.elide_fetches();
+                    self.told = true;
+                }
                 self.full.forget_data();
                 if inner.read_batch(&mut self.full)? == 0 {
                     self.ended = true;

@@ -72,6 +72,8 @@ pub struct BlockDecoder {
     dctx: Option<zstd::bulk::Decompressor<'static>>,
     payload: Vec<u8>,
     raw: Vec<u8>,
+    /// Whether run rows' instruction fetches may be elided ([`BlockDecoder::elide_fetches`]).
+    elide: bool,
 }
 
 impl std::fmt::Debug for BlockDecoder {
@@ -86,6 +88,14 @@ impl BlockDecoder {
         BlockDecoder::default()
     }
 
+    /// From now on, decodes for a reader that needs the data references only: the
+    /// instruction fetches of a block's run rows (version 3) keep their kind and place but
+    /// not their addresses, sizes or pcs, and each batch comes with its data index
+    /// ([`Batch::data_addrs`]). Other blocks are decoded in full, unindexed.
+    pub(crate) fn elide_fetches(&mut self) {
+        self.elide = true;
+    }
+
     /// Reads the rest of a block whose 24-byte header is `head` (tag already checked) from
     /// `input`, and decodes it into `batch`, replacing its contents. `at` is the block's offset,
     /// for messages.
@@ -98,6 +108,8 @@ impl BlockDecoder {
         batch: &mut Batch,
     ) -> Result<BlockInfo> {
         debug_assert_eq!(head[..4], BLOCK_TAG);
+        // A reused batch's data index is of its previous block (only `expand_data` writes one).
+        batch.forget_data();
         let bad = |message: String| corrupt(source, format!("block at byte {at}: {message}"));
         let n = u32_at(head, 4) as usize;
         let raw_len = u32_at(head, 8) as usize;
@@ -170,7 +182,7 @@ impl BlockDecoder {
             (raw_len, &[][..])
         };
         if runs {
-            decode_run_columns(columns, cols_len, n, batch).map_err(bad)?;
+            decode_run_columns(columns, cols_len, n, batch, self.elide).map_err(bad)?;
         } else {
             decode_columns(columns, cols_len, n, batch).map_err(bad)?;
         }

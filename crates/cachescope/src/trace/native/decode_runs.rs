@@ -2,12 +2,12 @@
 //! of instruction fetches named in the block's run dictionary (`docs/native-format.md`).
 //!
 //! Rows and accesses no longer line up, so the columns are decoded row by row into the
-//! accesses ([`expand`]; a run row copies its fetches from the parsed dictionary), then the
-//! rare escaped sizes and explicit pcs are put in place by a second walk over the rows
-//! ([`patch`]) when the directory says there are any. Reads are clamped and every count is
+//! accesses ([`expand`]; a run row copies its fetches from the parsed dictionary), which lists
+//! the rows of the rare escaped sizes and explicit pcs; [`patch`] then puts those in place. Reads are clamped and every count is
 //! checked at the end, so damaged columns are reported, never read out of bounds.
 
 use super::decode::{kind_of, sign_extend, word};
+use super::decode_data::expand_data;
 use super::encode::{
     KIND_BITS, LEN_MASK, PC_EXPLICIT, PC_LAST_INSTR, RUN_META, SLOTS, THREAD_SWITCH_LEN,
     read_switches, unzigzag,
@@ -29,9 +29,9 @@ pub(super) fn max_run_raw_len(n: usize) -> usize {
 
 /// The runs of a block's dictionary: each one's first fetch in `addrs`/`sizes` and its length.
 #[derive(Debug, Default)]
-struct Dictionary {
-    runs: Vec<(u32, u32)>,
-    addrs: Vec<u64>,
+pub(super) struct Dictionary {
+    pub(super) runs: Vec<(u32, u32)>,
+    pub(super) addrs: Vec<u64>,
     sizes: Vec<u32>,
 }
 
@@ -89,12 +89,14 @@ impl Dictionary {
 }
 
 /// Decodes the `n` accesses of a run block's columns in `buf[..raw_len]` (followed by at least
-/// 8 padding bytes) into `batch`, replacing its contents.
+/// 8 padding bytes) into `batch`, replacing its contents. With `elide`, the instruction fetches
+/// of run rows keep only their kind ([`expand_data`]), and the batch its data index.
 pub(super) fn decode_run_columns(
     buf: &[u8],
     raw_len: usize,
     n: usize,
     batch: &mut Batch,
+    elide: bool,
 ) -> Result<(), String> {
     let dir: [usize; 6] = std::array::from_fn(|i| u32_at(buf, 4 * i) as usize);
     let [
@@ -141,7 +143,13 @@ pub(super) fn decode_run_columns(
     batch.kinds.resize(n, AccessKind::Load);
     batch.pcs.resize(n, 0);
     let rows_in = Rows { meta, sizes, slots };
-    let (o, at) = expand(&rows_in, addr_buf, addr_bytes, &dict, batch)?;
+    // The rows with an escaped size or an explicit pc, `(row, access)`, for `patch`.
+    let mut marked = Vec::new();
+    let (o, at) = if elide {
+        expand_data(&rows_in, addr_buf, addr_bytes, &dict, batch, &mut marked)?
+    } else {
+        expand(&rows_in, addr_buf, addr_bytes, &dict, batch, &mut marked)?
+    };
     if o != n {
         return Err("the rows hold fewer accesses than the block".into());
     }
@@ -155,20 +163,18 @@ pub(super) fn decode_run_columns(
             pc_buf,
             pc_bytes,
         };
-        patch(&rows_in, &dict, &wide, batch)?;
-    } else if (meta.iter().zip(sizes))
-        .any(|(&m, &s)| m != RUN_META && (s == 0 || m & PC_EXPLICIT != 0))
-    {
+        patch(&rows_in, &marked, &wide, batch)?;
+    } else if !marked.is_empty() {
         return Err("the column directory disagrees with the columns".into());
     }
     batch.set_thread_switches(&read_switches(switches))
 }
 
 /// The one-byte-per-row columns.
-struct Rows<'a> {
-    meta: &'a [u8],
-    sizes: &'a [u8],
-    slots: &'a [u8],
+pub(super) struct Rows<'a> {
+    pub(super) meta: &'a [u8],
+    pub(super) sizes: &'a [u8],
+    pub(super) slots: &'a [u8],
 }
 
 /// The escaped sizes and the explicit pcs' columns (`pc_buf` is the pc bytes, `pc_bytes` long,
@@ -182,8 +188,9 @@ struct Wide<'a> {
 
 /// Writes every row's accesses into `batch` (`n` long): addresses, kinds, sizes as their size
 /// bytes and pcs as the last fetch or 0, which [`patch`] corrects for escaped sizes and
-/// explicit pcs. Returns the accesses written and the address bytes used. Kept out of line
-/// and lean, with the rare cases left to [`patch`]: the loop's state fits the registers.
+/// explicit pcs, whose rows it lists in `marked` as `(row, access)`. Returns the accesses
+/// written and the address bytes used. Kept out of line and lean, with the rare cases left to
+/// [`patch`]: the loop's state fits the registers.
 #[inline(never)]
 fn expand(
     rows: &Rows<'_>,
@@ -191,6 +198,7 @@ fn expand(
     addr_bytes: usize,
     dict: &Dictionary,
     batch: &mut Batch,
+    marked: &mut Vec<(u32, u32)>,
 ) -> Result<(usize, usize), String> {
     let n = batch.addrs.len();
     // One length for all four, so one check covers a row's writes to each.
@@ -198,7 +206,8 @@ fn expand(
     let (out_kinds, out_pcs) = (&mut batch.kinds[..n], &mut batch.pcs[..n]);
     let mut table = [0u64; SLOTS];
     let (mut o, mut at, mut last_instr, mut invalid) = (0usize, 0usize, 0u64, false);
-    for ((&m, &size), &slot) in rows.meta.iter().zip(rows.sizes).zip(rows.slots) {
+    let rows_iter = rows.meta.iter().zip(rows.sizes).zip(rows.slots);
+    for (r, ((&m, &size), &slot)) in rows_iter.enumerate() {
         if m == RUN_META {
             let local = usize::from(size) | usize::from(slot) << 8;
             let &(first, k) = dict.runs.get(local).ok_or("a run row names no run")?;
@@ -235,6 +244,9 @@ fn expand(
         if o == n {
             return Err("the rows hold more accesses than the block".into());
         }
+        if is_marked(m, size) {
+            marked.push((r as u32, o as u32));
+        }
         let len = usize::from(m & LEN_MASK);
         // A length above 8 reads as 0 bytes (`sign_extend`); reported after the loop.
         invalid |= len > 8;
@@ -259,21 +271,24 @@ fn expand(
     Ok((o, at))
 }
 
-/// Puts the escaped sizes and explicit pcs in place, walking the rows again for each access's
-/// place; checks both columns are used up exactly.
+/// Whether an access row has an escaped size or an explicit pc ([`patch`] puts them in place).
+#[inline(always)]
+pub(super) fn is_marked(m: u8, size: u8) -> bool {
+    (size == 0) | (m & PC_EXPLICIT != 0)
+}
+
+/// Puts the escaped sizes and explicit pcs in place at the `(row, access)` pairs `marked`
+/// lists (in order), rather than walking every row again; checks both columns are used up
+/// exactly.
 fn patch(
     rows: &Rows<'_>,
-    dict: &Dictionary,
+    marked: &[(u32, u32)],
     wide: &Wide<'_>,
     batch: &mut Batch,
 ) -> Result<(), String> {
-    let (mut o, mut esc, mut xp, mut pat, mut prev_pc) = (0usize, 0usize, 0usize, 0usize, 0u64);
-    for ((&m, &size), &slot) in rows.meta.iter().zip(rows.sizes).zip(rows.slots) {
-        if m == RUN_META {
-            let local = usize::from(size) | usize::from(slot) << 8;
-            o += dict.runs[local].1 as usize;
-            continue;
-        }
+    let (mut esc, mut xp, mut pat, mut prev_pc) = (0usize, 0usize, 0usize, 0u64);
+    for &(r, o) in marked {
+        let (m, size, o) = (rows.meta[r as usize], rows.sizes[r as usize], o as usize);
         if m & PC_EXPLICIT != 0 {
             if m & PC_LAST_INSTR != 0 {
                 return Err("invalid access descriptor".into());
@@ -295,7 +310,6 @@ fn patch(
             esc += 1;
             batch.sizes[o] = u32_at(w, 0);
         }
-        o += 1;
     }
     if 4 * esc != wide.escapes.len() {
         return Err("escaped sizes do not match their column".into());

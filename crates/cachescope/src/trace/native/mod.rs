@@ -54,6 +54,7 @@ mod calls;
 mod compress;
 mod decode;
 mod decode_columns;
+mod decode_data;
 mod decode_runs;
 mod encode;
 mod header;

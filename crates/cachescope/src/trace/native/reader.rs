@@ -209,4 +209,8 @@ impl<R: Read + Send> AccessReader for Reader<R> {
         }
         result
     }
+
+    fn elide_fetches(&mut self) {
+        self.dec.elide_fetches();
+    }
 }

@@ -7,6 +7,9 @@ use super::decode::BLOCK_RUNS;
 use super::tests::{flatten, indexed, stored_block_file_with, stream};
 use super::*;
 use crate::access::{Access, AccessKind, ThreadId};
+use crate::batch::Batch;
+use crate::error::Source;
+use crate::trace::AccessReader;
 
 /// Items from a list; a run longer than the block's room is given fetch by fetch, as the
 /// tool's source does.
@@ -146,6 +149,53 @@ proptest! {
             (0..b.len()).map(move |i| b.thread_at(i))
         }).collect();
         prop_assert_eq!(threads_read, thread_of);
+    }
+
+    /// With the fetches elided (the sampled stage's reading), every batch has the full
+    /// decoding's length, kinds and threads, its data index is the full batch's, and each data
+    /// reference its address, size and pc: one batch reused throughout, so stale fetches of
+    /// an earlier block cannot pass for decoded ones.
+    #[test]
+    fn elided_fetches_keep_every_data_reference(
+        defs in defs(),
+        picks in prop::collection::vec((any::<usize>(), any::<bool>(), any::<u64>()), 1..400),
+        threads in prop::collection::vec(1u32..4, 1..4),
+        block_len in 1..200usize,
+    ) {
+        let runs = define(&defs);
+        let (bytes, _, _) = write(&runs, &picks, &threads, block_len);
+        let full = stream(&bytes).unwrap();
+        let mut r = Reader::new(&bytes[..], Source::File("t.cst".into())).unwrap();
+        r.elide_fetches();
+        let mut b = Batch::new();
+        for want in &full {
+            prop_assert_eq!(r.read_batch(&mut b).unwrap(), want.len());
+            prop_assert_eq!(&b.kinds, &want.kinds);
+            prop_assert!((0..b.len()).all(|i| b.thread_at(i) == want.thread_at(i)));
+            let mut indexed = want.clone();
+            indexed.index_data();
+            let places = indexed.data_positions().unwrap();
+            // A block of run rows comes indexed; one without is decoded in full.
+            if b.data_addrs().is_some() {
+                prop_assert_eq!(b.data_addrs(), indexed.data_addrs());
+                prop_assert_eq!(b.data_positions(), Some(places));
+            } else {
+                prop_assert_eq!(&b.addrs, &want.addrs);
+            }
+            for &i in places {
+                let i = i as usize;
+                prop_assert_eq!((b.addrs[i], b.sizes[i], b.pcs[i]), (want.addrs[i], want.sizes[i], want.pcs[i]));
+            }
+            // The last fetch of every stretch of fetches ends a row, so it keeps its address
+            // (a call event's call site).
+            for i in 0..b.len() {
+                let last = i + 1 == b.len() || b.kinds[i + 1] != AccessKind::Instr;
+                if b.kinds[i] == AccessKind::Instr && last {
+                    prop_assert_eq!(b.addrs[i], want.addrs[i], "fetch {}", i);
+                }
+            }
+        }
+        prop_assert_eq!(r.read_batch(&mut b).unwrap(), 0);
     }
 
     /// Arbitrary run block columns under a valid checksum never panic the decoder.
