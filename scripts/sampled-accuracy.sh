@@ -11,7 +11,10 @@
 #   scripts/sampled-accuracy.sh     # WORK=DIR keeps inputs, traces and exact reports
 #                                   # (default $CARGO_TARGET_DIR/sampled-accuracy); RATE (0.01),
 #                                   # SEEDS ("1 2 3"), ONLY="gzip sort" to run a subset,
-#                                   # SHARE_RATES ("0.1 0.5 1") for the threads examples' sharing
+#                                   # SHARE_RATES ("0.1 0.5 1") for the threads examples' sharing,
+#                                   # PS_BUDGETS ("0,0 64,4096 256,16384") the per-structure
+#                                   # sample's budgets (`attribute --per-structure`, the
+#                                   # #per-structure block; PS_BUDGETS= skips it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v valgrind >/dev/null; then
@@ -95,7 +98,24 @@ for p in $programs; do
     done
   done
 done
+# Attribution from a per-structure line sample of each trace (`attribute --per-structure`):
+# each structure's first lines at rate 1 within a budget, the rest at the miniature's rate.
+ps_budgets=${PS_BUDGETS-0,0 64,4096 256,16384}
+for p in $programs; do
+  for b in $ps_budgets; do
+    for s in $seeds; do
+      echo "sampled-accuracy: per-structure attribution of $p, budget $b, seed $s" >&2
+      "$cs" attribute -q --json --per-structure "$rate" --per-structure-lines "$b" --seed "$s" \
+        "$work/$p.cst" > "$work/$p.ps.$b.s$s.json"
+    done
+  done
+done
 load_end=$(cut -d' ' -f1 /proc/loadavg)
+if [ -n "$ps_budgets" ]; then
+  python3 scripts/sampled-structures.py --work "$work" --rate "$rate" --seeds "$seeds" \
+    --programs "$programs" --budgets "$ps_budgets" --load "$load_start" "$load_end" \
+    --doc docs/accuracy/sampled.md
+fi
 python3 scripts/sampled-table.py --work "$work" --rate "$rate" --seeds "$seeds" \
   --programs "$programs" --held-out "$held_out" --load "$load_start" "$load_end" \
   --share-rates "$share_rates" \

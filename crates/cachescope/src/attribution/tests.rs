@@ -346,20 +346,18 @@ proptest! {
     }
 
     #[test]
-    fn per_structure_sample_within_budget_counts_every_line_once(
+    fn per_structure_sample_within_budget_is_exact_at_any_rate(
         steps in prop::collection::vec(step(), 1..400),
+        g in 0usize..3,
+        rate in prop::sample::select(vec![0.5, 0.25, 0.01]),
     ) {
-        // A budget that holds every line: each reference counts once at any rate, and the
-        // first reference of each line is a miss.
-        let g = Geometry::parse("512,4,64").unwrap();
+        // A budget that holds every line: each line at rate 1 is simulated in its own set of
+        // the cache, whatever the miniature's rate.
+        let g = Geometry::parse(["256,2,32", "128,1,16", "512,4,64"][g]).unwrap();
         let b = build(&steps);
         let all = StructureBudget { per_bucket: u64::MAX, total: u64::MAX };
-        let r = attribute_per_structure(&b, g, 0.25, all);
-        let data = b.batch.iter().filter(|a| a.kind.is_data()).count() as u64;
-        prop_assert_eq!(r.data_refs, data);
-        let lines: std::collections::BTreeSet<u64> = b.batch.iter()
-            .filter(|a| a.kind.is_data()).map(|a| a.addr >> 6).collect();
-        prop_assert!(r.misses >= lines.len() as u64);
+        let r = attribute_per_structure(&b, g, rate, all);
+        prop_assert_eq!(tables(&r), naive(&b, g));
     }
 
     #[test]

@@ -18,6 +18,7 @@ use crate::output::{self, Format};
 
 mod callgraph;
 mod fields;
+mod per_structure;
 mod per_thread;
 mod table;
 mod tlb;
@@ -105,6 +106,8 @@ pub struct AttributeArgs {
     pub sampled: SampledArgs,
     #[command(flatten)]
     pub rate: SampledRateArgs,
+    #[command(flatten)]
+    pub per_structure: per_structure::PerStructureArgs,
     /// Print JSON: buckets, evictions, lines, lines_by_misses, loads, monitor_cost, mrc, notes.
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
@@ -252,6 +255,18 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         Some(log) if !log.header.program.is_empty() && !recorded_now => log.header.program.clone(),
         _ => cmd,
     };
+    if args.per_structure.per_structure.is_some()
+        && (args.per_thread
+            || cachegrind_out.is_some()
+            || args.callgraph
+            || args.callgrind_out.is_some()
+            || tlb.is_some())
+    {
+        anyhow::bail!(
+            "--per-structure counts references and misses by structure only: drop --per-thread, \
+             --cachegrind-out, --callgraph, --callgrind-out and the TLB flags"
+        );
+    }
     if spatial.is_some()
         && (args.per_thread
             || cachegrind_out.is_some()
@@ -293,7 +308,12 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         }
         (None, None) => None,
     };
-    let mut opts = options(&args, cachegrind_out.is_some());
+    let mut opts = args
+        .per_structure
+        .options(options(&args, cachegrind_out.is_some()));
+    if args.per_structure.per_structure.is_some() && spatial.is_some() {
+        anyhow::bail!("--per-structure samples the full stream itself: drop --sampled");
+    }
     // --sampled: the sampled lines in a miniature of the cache, counts scaled at the end
     // (docs/sampled.md); the monitor's cost and the per-structure curves need every line.
     if let Some(s) = spatial {
@@ -311,6 +331,9 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         attribution = attribution.sub_sampled(r, s.line_size)?;
         scale_rate = Some(r);
     }
+    attribution = args
+        .per_structure
+        .apply(attribution, args.input.params.seed)?;
     if let Some(c) = &tlb {
         attribution = attribution.with_tlb(c, &rules)?;
     }
@@ -332,6 +355,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         drive(&mut trace, Analyses(&mut parts), &args.run)?;
     }
     attribution.check_thread()?;
+    let per_structure_note = args.per_structure.note(attribution.full_rate_lines());
     if let (Some(g), Some(path)) = (graph, &args.callgrind_out) {
         let report = g.finish().context("the call graph")?;
         callgraph::write_files(&report, path, &cmd, false)?;
@@ -343,6 +367,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     if !had_events {
         report.notes.insert(0, NO_LOG.into());
     }
+    report.notes.extend(per_structure_note);
     if let Some(rate) = scale_rate {
         report.scale_sampled(geometry, rate);
         // The spans count every data reference (of the thread, under --thread): the miss

@@ -139,7 +139,12 @@ impl<'e> Attribution<'e> {
             class: Map::default(),
             full_by_bucket: Vec::new(),
             full: 0,
-            cache: WeightedLru::new(mini, u64::from(g.assoc()) * up),
+            cache: WeightedLru::new(
+                mini,
+                u64::from(g.assoc()) * up,
+                g.sets(),
+                g.assoc() as usize,
+            ),
             partial: false,
         });
         Ok(self)
@@ -156,7 +161,7 @@ impl<'e> Attribution<'e> {
         if w == 0 {
             return;
         }
-        let out = p.cache.access(line, w, bucket);
+        let out = p.cache.access(line, w, w < p.up || p.up == 1, bucket);
         self.data_refs += w;
         let b = bucket as usize;
         if b >= self.bucket_refs.len() {
