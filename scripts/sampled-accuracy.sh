@@ -12,9 +12,10 @@
 #                                   # (default $CARGO_TARGET_DIR/sampled-accuracy); RATE (0.01),
 #                                   # SEEDS ("1 2 3"), ONLY="gzip sort" to run a subset,
 #                                   # SHARE_RATES ("0.1 0.5 1") for the threads examples' sharing,
-#                                   # PS_BUDGETS ("0,0 64,4096 256,16384") the per-structure
+#                                   # PS_BUDGETS ("0,0 256,16384 4096,65536") the per-structure
 #                                   # sample's budgets (`attribute --per-structure`, the
-#                                   # #per-structure block; PS_BUDGETS= skips it)
+#                                   # #per-structure block; PS_BUDGETS= skips it; PS_ONLY=1
+#                                   # runs only it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v valgrind >/dev/null; then
@@ -79,6 +80,7 @@ for p in $programs; do
     /usr/bin/time -o "$work/$p.mrc.time" -f '%e %U %S %M' "$cs" mrc -q --method exact "$t" >/dev/null
   fi
   for s in $seeds; do
+    [ -z "${PS_ONLY:-}" ] || break
     out=$work/$p.r$rate.s$s
     echo "sampled-accuracy: sampled report of $p, rate $rate, seed $s" >&2
     /usr/bin/time -o "$out.time" -f '%e %U %S %M' "$cs" report -q --sampled --rate "$rate" --seed "$s" -o "$out" "$t" >/dev/null
@@ -88,6 +90,7 @@ done
 # The threads examples again at higher rates: how many of their falsely shared lines a sample
 # finds (each line is in it with probability the rate).
 share_rates=${SHARE_RATES:-0.1 0.5 1}
+[ -z "${PS_ONLY:-}" ] || share_rates=
 for p in $programs; do
   case $p in threads | false_sharing) ;; *) continue ;; esac
   for r in $share_rates; do
@@ -100,7 +103,7 @@ for p in $programs; do
 done
 # Attribution from a per-structure line sample of each trace (`attribute --per-structure`):
 # each structure's first lines at rate 1 within a budget, the rest at the miniature's rate.
-ps_budgets=${PS_BUDGETS-0,0 64,4096 256,16384}
+ps_budgets=${PS_BUDGETS-0,0 256,16384 4096,65536}
 for p in $programs; do
   for b in $ps_budgets; do
     for s in $seeds; do
@@ -116,6 +119,7 @@ if [ -n "$ps_budgets" ]; then
     --programs "$programs" --budgets "$ps_budgets" --load "$load_start" "$load_end" \
     --doc docs/accuracy/sampled.md
 fi
+[ -z "${PS_ONLY:-}" ] || exit 0
 python3 scripts/sampled-table.py --work "$work" --rate "$rate" --seeds "$seeds" \
   --programs "$programs" --held-out "$held_out" --load "$load_start" "$load_end" \
   --share-rates "$share_rates" \

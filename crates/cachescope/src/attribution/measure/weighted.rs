@@ -143,7 +143,7 @@ impl WeightedLru {
                 .chain(&sampled.0)
                 .filter(|r| r.line != line)
                 .collect();
-            others.sort_unstable_by(|a, b| b.stamp.cmp(&a.stamp));
+            others.sort_unstable_by_key(|r| std::cmp::Reverse(r.stamp));
             others.get(self.ways - 1).map(|r| r.bucket)
         });
         // The line's weight in the miniature's order, for the lines at rate ρ.
