@@ -12,7 +12,7 @@
 #                                   # (default $CARGO_TARGET_DIR/sampled-accuracy); RATE (0.01),
 #                                   # SEEDS ("1 2 3"), ONLY="gzip sort" to run a subset,
 #                                   # SHARE_RATES ("0.1 0.5 1") for the threads examples' sharing,
-#                                   # PS_BUDGETS ("0,0 256,16384 4096,65536") the per-structure
+#                                   # PS_BUDGETS ("0,0 4096,65536 16384,131072") the per-structure
 #                                   # sample's budgets (`attribute --per-structure`, the
 #                                   # #per-structure block; PS_BUDGETS= skips it; PS_ONLY=1
 #                                   # runs only it)
@@ -103,7 +103,7 @@ for p in $programs; do
 done
 # Attribution from a per-structure line sample of each trace (`attribute --per-structure`):
 # each structure's first lines at rate 1 within a budget, the rest at the miniature's rate.
-ps_budgets=${PS_BUDGETS-0,0 256,16384 4096,65536}
+ps_budgets=${PS_BUDGETS-0,0 4096,65536 16384,131072}
 for p in $programs; do
   for b in $ps_budgets; do
     for s in $seeds; do
