@@ -21,14 +21,14 @@ pub struct PerStructureArgs {
     #[arg(help_heading = heading::SAMPLING, long, value_name = "RATE")]
     pub per_structure: Option<f64>,
     /// Lines per structure, and over all structures, kept at rate 1 by --per-structure.
-    #[arg(help_heading = heading::SAMPLING, long, value_name = "PER,TOTAL", default_value = "256,16384", value_parser = budget)]
+    #[arg(help_heading = heading::SAMPLING, long, value_name = "PER,TOTAL", default_value = "16384,131072", value_parser = budget)]
     pub per_structure_lines: (u64, u64),
 }
 
 fn budget(s: &str) -> Result<(u64, u64), String> {
     let (a, b) = s
         .split_once(',')
-        .ok_or_else(|| format!("{s:?}: give PER,TOTAL, e.g. 256,16384"))?;
+        .ok_or_else(|| format!("{s:?}: give PER,TOTAL, e.g. 16384,131072"))?;
     let n = |x: &str| {
         x.trim()
             .parse::<u64>()
