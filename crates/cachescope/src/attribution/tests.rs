@@ -383,6 +383,17 @@ fn per_structure_sample_refuses_what_it_does_not_count() {
         .err()
         .unwrap();
     assert!(e.to_string().contains("per-structure sample"), "{e}");
+    let quiet = Options {
+        cost: None,
+        mrc: false,
+        loads: false,
+        ..Options::default()
+    };
+    for rate in [0.0, -1.0, 1.5, f64::NAN] {
+        let a = Attribution::new(quiet.clone(), None).unwrap();
+        let e = a.per_structure(rate, StructureBudget::default(), 1).err();
+        assert!(e.is_some_and(|e| e.to_string().contains("rate")), "{rate}");
+    }
 }
 
 #[test]

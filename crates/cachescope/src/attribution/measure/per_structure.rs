@@ -123,6 +123,8 @@ impl<'e> Attribution<'e> {
                     .into(),
             });
         }
+        // The rate's own check: in (0, 1].
+        Limit::from_rate(rate)?;
         let g = o.geometry;
         if !g.sets().is_power_of_two() {
             return Err(Error::InvalidParameter {
