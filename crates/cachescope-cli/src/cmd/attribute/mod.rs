@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use cachescope::attribution::events::{EventReader, sidecar_path};
-use cachescope::attribution::{Attribution, CostModel, EventSource, Options, run_id};
+use cachescope::attribution::{Attribution, EventSource, run_id};
 use cachescope::pass::Analyses;
 use cachescope::sim::Geometry;
 use clap::Args;
@@ -18,11 +18,13 @@ use crate::output::{self, Format};
 
 mod callgraph;
 mod fields;
+mod options;
 mod per_structure;
 mod per_thread;
 mod table;
 mod tlb;
 mod usage;
+use options::options;
 use table::Table;
 
 #[derive(Debug, Args)]
@@ -255,25 +257,13 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         Some(log) if !log.header.program.is_empty() && !recorded_now => log.header.program.clone(),
         _ => cmd,
     };
-    if args.per_structure.per_structure.is_some()
-        && (args.per_thread
-            || cachegrind_out.is_some()
-            || args.callgraph
-            || args.callgrind_out.is_some()
-            || tlb.is_some())
-    {
-        anyhow::bail!(
-            "--per-structure counts references and misses by structure only: drop --per-thread, \
-             --cachegrind-out, --callgraph, --callgrind-out and the TLB flags"
-        );
-    }
-    if spatial.is_some()
-        && (args.per_thread
-            || cachegrind_out.is_some()
-            || args.callgraph
-            || args.callgrind_out.is_some()
-            || tlb.is_some())
-    {
+    let other_outputs = args.per_thread
+        || cachegrind_out.is_some()
+        || args.callgraph
+        || args.callgrind_out.is_some()
+        || tlb.is_some();
+    args.per_structure.check(other_outputs, spatial.is_some())?;
+    if spatial.is_some() && other_outputs {
         anyhow::bail!(
             "--sampled attributes one stream: drop --per-thread, --cachegrind-out, --callgraph, \
              --callgrind-out and the TLB flags"
@@ -308,12 +298,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         }
         (None, None) => None,
     };
-    let mut opts = args
-        .per_structure
-        .options(options(&args, cachegrind_out.is_some()));
-    if args.per_structure.per_structure.is_some() && spatial.is_some() {
-        anyhow::bail!("--per-structure samples the full stream itself: drop --sampled");
-    }
+    let mut opts = options(&args, cachegrind_out.is_some());
     // --sampled: the sampled lines in a miniature of the cache, counts scaled at the end
     // (docs/sampled.md); the monitor's cost and the per-structure curves need every line.
     if let Some(s) = spatial {
@@ -331,9 +316,8 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         attribution = attribution.sub_sampled(r, s.line_size)?;
         scale_rate = Some(r);
     }
-    attribution = args
-        .per_structure
-        .apply(attribution, args.input.params.seed)?;
+    let seed = args.input.params.seed;
+    attribution = args.per_structure.apply(attribution, seed)?;
     if let Some(c) = &tlb {
         attribution = attribution.with_tlb(c, &rules)?;
     }
@@ -400,23 +384,3 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
 
 /// The note of an attribution without an event log.
 const NO_LOG: &str = "no event log (TRACE.events): no memory map and no allocation events";
-
-/// The attribution's options from the flags.
-fn options(args: &AttributeArgs, per_instruction: bool) -> Options {
-    Options {
-        geometry: args.cache,
-        sample_every: args.sample,
-        seed: args.input.params.seed,
-        cost: (!args.no_cost).then(|| CostModel {
-            handler_lines: args.handler_lines,
-            ..CostModel::default()
-        }),
-        mrc: !args.no_mrc,
-        exe: args.exe.clone(),
-        per_instruction,
-        writebacks: args.writebacks,
-        utilization: args.utilization || args.fields,
-        fields: args.fields,
-        ..Options::default()
-    }
-}

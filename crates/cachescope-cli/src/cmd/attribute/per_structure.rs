@@ -38,6 +38,24 @@ fn budget(s: &str) -> Result<(u64, u64), String> {
 }
 
 impl PerStructureArgs {
+    /// An error when --per-structure is given with outputs it does not count (`others`) or
+    /// with --sampled (`sampled`: it samples the full stream itself).
+    pub fn check(&self, others: bool, sampled: bool) -> Result<()> {
+        if self.per_structure.is_none() {
+            return Ok(());
+        }
+        if others {
+            anyhow::bail!(
+                "--per-structure counts references and misses by structure only: drop \
+                 --per-thread, --cachegrind-out, --callgraph, --callgrind-out and the TLB flags"
+            );
+        }
+        if sampled {
+            anyhow::bail!("--per-structure samples the full stream itself: drop --sampled");
+        }
+        Ok(())
+    }
+
     /// `options` with what the per-structure sample does not count turned off.
     pub fn options(&self, mut options: Options) -> Options {
         if self.per_structure.is_some() {
