@@ -11,7 +11,11 @@
 #   scripts/sampled-accuracy.sh     # WORK=DIR keeps inputs, traces and exact reports
 #                                   # (default $CARGO_TARGET_DIR/sampled-accuracy); RATE (0.01),
 #                                   # SEEDS ("1 2 3"), ONLY="gzip sort" to run a subset,
-#                                   # SHARE_RATES ("0.1 0.5 1") for the threads examples' sharing
+#                                   # SHARE_RATES ("0.1 0.5 1") for the threads examples' sharing,
+#                                   # PS_BUDGETS ("0,0 4096,65536 16384,131072") the per-structure
+#                                   # sample's budgets (`attribute --per-structure`, the
+#                                   # #per-structure block; PS_BUDGETS= skips it; PS_ONLY=1
+#                                   # runs only it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v valgrind >/dev/null; then
@@ -76,6 +80,7 @@ for p in $programs; do
     /usr/bin/time -o "$work/$p.mrc.time" -f '%e %U %S %M' "$cs" mrc -q --method exact "$t" >/dev/null
   fi
   for s in $seeds; do
+    [ -z "${PS_ONLY:-}" ] || break
     out=$work/$p.r$rate.s$s
     echo "sampled-accuracy: sampled report of $p, rate $rate, seed $s" >&2
     /usr/bin/time -o "$out.time" -f '%e %U %S %M' "$cs" report -q --sampled --rate "$rate" --seed "$s" -o "$out" "$t" >/dev/null
@@ -85,6 +90,7 @@ done
 # The threads examples again at higher rates: how many of their falsely shared lines a sample
 # finds (each line is in it with probability the rate).
 share_rates=${SHARE_RATES:-0.1 0.5 1}
+[ -z "${PS_ONLY:-}" ] || share_rates=
 for p in $programs; do
   case $p in threads | false_sharing) ;; *) continue ;; esac
   for r in $share_rates; do
@@ -95,7 +101,25 @@ for p in $programs; do
     done
   done
 done
+# Attribution from a per-structure line sample of each trace (`attribute --per-structure`):
+# each structure's first lines at rate 1 within a budget, the rest at the miniature's rate.
+ps_budgets=${PS_BUDGETS-0,0 4096,65536 16384,131072}
+for p in $programs; do
+  for b in $ps_budgets; do
+    for s in $seeds; do
+      echo "sampled-accuracy: per-structure attribution of $p, budget $b, seed $s" >&2
+      "$cs" attribute -q --json --per-structure "$rate" --per-structure-lines "$b" --seed "$s" \
+        "$work/$p.cst" > "$work/$p.ps.$b.s$s.json"
+    done
+  done
+done
 load_end=$(cut -d' ' -f1 /proc/loadavg)
+if [ -n "$ps_budgets" ]; then
+  python3 scripts/sampled-structures.py --work "$work" --rate "$rate" --seeds "$seeds" \
+    --programs "$programs" --budgets "$ps_budgets" --load "$load_start" "$load_end" \
+    --doc docs/accuracy/sampled.md
+fi
+[ -z "${PS_ONLY:-}" ] || exit 0
 python3 scripts/sampled-table.py --work "$work" --rate "$rate" --seeds "$seeds" \
   --programs "$programs" --held-out "$held_out" --load "$load_start" "$load_end" \
   --share-rates "$share_rates" \

@@ -242,3 +242,70 @@ fn resid_example_under_valgrind() {
         "tiling should cut U's misses: {u_misses:?}"
     );
 }
+
+#[test]
+fn per_structure_with_every_line_in_budget_equals_the_exact_attribution() {
+    // A heap block of 4 KiB walked three times with other lines between, in a 1 KiB 2-way
+    // cache: at rate 0.01 with a budget that holds every line, the estimate is exact.
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("t.txt");
+    let mut addrs = Vec::new();
+    for round in 0..3u64 {
+        for i in 0..128u64 {
+            addrs.push(0x10000 + i * 32);
+            addrs.push(0x900000 + ((i * 7 + round) % 40) * 32);
+        }
+    }
+    std::fs::write(&trace, lackey(&addrs)).unwrap();
+    write_events(
+        &dir.path().join("t.txt.events"),
+        &[Event {
+            position: 0,
+            kind: EventKind::Alloc {
+                addr: 0x10000,
+                size: 4096,
+                stack: vec![0x1001, 0x2001],
+            },
+        }],
+    );
+    let exact = json(cs().arg("attribute").arg(&trace).args([
+        "--cache",
+        "1K,2,32",
+        "--no-cost",
+        "--no-mrc",
+    ]));
+    let est = json(cs().arg("attribute").arg(&trace).args([
+        "--cache",
+        "1K,2,32",
+        "--per-structure",
+        "0.01",
+        "--per-structure-lines",
+        "1000,1000",
+    ]));
+    assert!(exact["misses"].as_u64().unwrap() > 300);
+    assert_eq!(est["misses"], exact["misses"]);
+    assert_eq!(est["data_refs"], exact["data_refs"]);
+    for name in ["0x1000-0x2000", "other"] {
+        assert_eq!(
+            bucket(&est, name)["misses"],
+            bucket(&exact, name)["misses"],
+            "{name}"
+        );
+    }
+    let notes = est["notes"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("168 lines at rate 1")),
+        "{notes:?}"
+    );
+    // With --sampled it is refused: it samples the full stream itself.
+    let out = cs()
+        .arg("attribute")
+        .arg(&trace)
+        .args(["--per-structure", "0.01", "--sampled", "-q"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--per-structure"));
+}

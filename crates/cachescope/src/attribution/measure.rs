@@ -40,9 +40,12 @@ use crate::sim::{Cache, Op, Policy};
 
 mod observe;
 mod options;
+mod per_structure;
 mod sampled;
+mod weighted;
 
 pub use options::{DEFAULT_SAMPLE_EVERY, Options, PAPER_CACHE};
+pub use per_structure::StructureBudget;
 
 /// A stream of events (an [`EventReader`](super::events::EventReader), or a vector in tests).
 /// It may also be live, the events of a program being recorded: then `None` means no event
@@ -88,6 +91,8 @@ pub struct Attribution<'e> {
     pub(super) tlb: Option<super::tlb::BucketTlb>,
     /// A sampled stream's lines kept under a lower rate (`sampled.rs`).
     sub: Option<sampled::SubSample>,
+    /// A sample of lines at a rate per structure (`per_structure.rs`).
+    per_structure: Option<per_structure::PerStructure>,
 }
 
 impl<'e> Attribution<'e> {
@@ -136,6 +141,7 @@ impl<'e> Attribution<'e> {
             instructions_seen: 0,
             tlb: None,
             sub: None,
+            per_structure: None,
             options,
         })
     }
@@ -194,6 +200,9 @@ impl<'e> Attribution<'e> {
 
     #[inline]
     fn reference(&mut self, addr: u64, size: u32, pc: u64, kind: AccessKind) {
+        if self.per_structure.is_some() {
+            return self.reference_weighted(addr, pc);
+        }
         let write = kind == AccessKind::Store;
         self.data_refs += 1;
         let (start, end, bucket) = match self.fields {
@@ -246,6 +255,7 @@ impl<'e> Attribution<'e> {
     /// error), names the buckets and the code lines, and ranks everything.
     pub fn finish(mut self) -> Result<Report> {
         self.check_thread()?;
+        self.check_per_structure()?;
         self.events.finish()?;
         let base = self.exact.total;
         let instructions = if self.instructions > 0 {

@@ -71,7 +71,9 @@ mod tests;
 pub use buckets::{BucketKind, BucketMap};
 pub use cachegrind_out::{LineCounts, SourceLine};
 pub use cost::{CostModel, CostRow};
-pub use measure::{Attribution, DEFAULT_SAMPLE_EVERY, EventSource, Options, PAPER_CACHE};
+pub use measure::{
+    Attribution, DEFAULT_SAMPLE_EVERY, EventSource, Options, PAPER_CACHE, StructureBudget,
+};
 pub use report::{
     BucketCurve, BucketRow, CurvePoint, EvictionRow, FieldRow, LineRow, LoadRow, MissLineRow,
     Report, SetRow, Structure,

@@ -228,6 +228,27 @@ fn attribute_batches(b: &Built, chunk: usize, indexed: bool) -> Report {
     a.finish().unwrap()
 }
 
+/// [`attribute`] under [`Attribution::per_structure`] at `rate` with `budget`.
+fn attribute_per_structure(b: &Built, g: Geometry, rate: f64, budget: StructureBudget) -> Report {
+    let opts = Options {
+        geometry: g,
+        cost: None,
+        mrc: false,
+        loads: false,
+        ..Options::default()
+    };
+    let events: Vec<crate::Result<Event>> = b.events.iter().cloned().map(Ok).collect();
+    let mut a = Attribution::new(opts, Some(Box::new(events.into_iter())))
+        .unwrap()
+        .per_structure(rate, budget, 7)
+        .unwrap();
+    let all: Vec<Access> = b.batch.iter().collect();
+    for chunk in all.chunks(37) {
+        a.observe(&chunk.iter().copied().collect());
+    }
+    a.finish().unwrap()
+}
+
 fn tables(r: &Report) -> Naive {
     let misses = r
         .buckets
@@ -308,6 +329,38 @@ proptest! {
     }
 
     #[test]
+    fn per_structure_sample_at_rate_one_is_exact(
+        steps in prop::collection::vec(step(), 1..400),
+        per_bucket in 0u64..40,
+        total in 0u64..100,
+        g in 0usize..3,
+    ) {
+        // At rate 1 every line weighs one way, whether the budget holds it or the hash: the
+        // weighted miniature is the cache itself.
+        let g = Geometry::parse(["256,2,32", "128,1,16", "512,4,64"][g]).unwrap();
+        let b = build(&steps);
+        let r = attribute_per_structure(&b, g, 1.0, StructureBudget { per_bucket, total });
+        prop_assert_eq!(tables(&r), naive(&b, g));
+        let data = b.batch.iter().filter(|a| a.kind.is_data()).count() as u64;
+        prop_assert_eq!(r.data_refs, data);
+    }
+
+    #[test]
+    fn per_structure_sample_within_budget_is_exact_at_any_rate(
+        steps in prop::collection::vec(step(), 1..400),
+        g in 0usize..3,
+        rate in prop::sample::select(vec![0.5, 0.25, 0.01]),
+    ) {
+        // A budget that holds every line: each line at rate 1 is simulated in its own set of
+        // the cache, whatever the miniature's rate.
+        let g = Geometry::parse(["256,2,32", "128,1,16", "512,4,64"][g]).unwrap();
+        let b = build(&steps);
+        let all = StructureBudget { per_bucket: u64::MAX, total: u64::MAX };
+        let r = attribute_per_structure(&b, g, rate, all);
+        prop_assert_eq!(tables(&r), naive(&b, g));
+    }
+
+    #[test]
     fn bucket_curves_equal_naive_fully_associative(steps in prop::collection::vec(step(), 1..400)) {
         let g = Geometry::parse("256,2,32").unwrap();
         let b = build(&steps);
@@ -319,6 +372,27 @@ proptest! {
             let p = c.points.iter().find(|p| p.size_bytes == 1024).unwrap();
             prop_assert_eq!(p.misses, *want.get(&c.name).unwrap_or(&0) as f64, "{}", c.name);
         }
+    }
+}
+
+#[test]
+fn per_structure_sample_refuses_what_it_does_not_count() {
+    let a = Attribution::new(Options::default(), None).unwrap();
+    let e = a
+        .per_structure(0.01, StructureBudget::default(), 1)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("per-structure sample"), "{e}");
+    let quiet = Options {
+        cost: None,
+        mrc: false,
+        loads: false,
+        ..Options::default()
+    };
+    for rate in [0.0, -1.0, 1.5, f64::NAN] {
+        let a = Attribution::new(quiet.clone(), None).unwrap();
+        let e = a.per_structure(rate, StructureBudget::default(), 1).err();
+        assert!(e.is_some_and(|e| e.to_string().contains("rate")), "{rate}");
     }
 }
 

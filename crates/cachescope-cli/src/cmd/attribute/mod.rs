@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use cachescope::attribution::events::{EventReader, sidecar_path};
-use cachescope::attribution::{Attribution, CostModel, EventSource, Options, run_id};
+use cachescope::attribution::{Attribution, EventSource, run_id};
 use cachescope::pass::Analyses;
 use cachescope::sim::Geometry;
 use clap::Args;
@@ -18,10 +18,13 @@ use crate::output::{self, Format};
 
 mod callgraph;
 mod fields;
+mod options;
+mod per_structure;
 mod per_thread;
 mod table;
 mod tlb;
 mod usage;
+use options::options;
 use table::Table;
 
 #[derive(Debug, Args)]
@@ -105,6 +108,8 @@ pub struct AttributeArgs {
     pub sampled: SampledArgs,
     #[command(flatten)]
     pub rate: SampledRateArgs,
+    #[command(flatten)]
+    pub per_structure: per_structure::PerStructureArgs,
     /// Print JSON: buckets, evictions, lines, lines_by_misses, loads, monitor_cost, mrc, notes.
     #[arg(help_heading = heading::OUTPUT, long, conflicts_with = "csv")]
     pub json: bool,
@@ -258,6 +263,12 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         Some(log) if !log.header.program.is_empty() && !recorded_now => log.header.program.clone(),
         _ => cmd,
     };
+    let other_outputs = args.per_thread
+        || cachegrind_out.is_some()
+        || args.callgraph
+        || args.callgrind_out.is_some()
+        || tlb.is_some();
+    args.per_structure.check(other_outputs, spatial.is_some())?;
     if spatial.is_some()
         && (args.per_thread
             || cachegrind_out.is_some()
@@ -316,6 +327,8 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         attribution = attribution.sub_sampled(r, s.line_size)?;
         scale_rate = Some(r);
     }
+    let seed = args.input.params.seed;
+    attribution = args.per_structure.apply(attribution, seed)?;
     if let Some(c) = &tlb {
         attribution = attribution.with_tlb(c, &rules)?;
     }
@@ -337,6 +350,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         drive(&mut trace, Analyses(&mut parts), &args.run)?;
     }
     attribution.check_thread()?;
+    let per_structure_note = args.per_structure.note(attribution.full_rate_lines());
     if let (Some(g), Some(path)) = (graph, &args.callgrind_out) {
         let report = g.finish().context("the call graph")?;
         callgraph::write_files(&report, path, &cmd, false)?;
@@ -348,6 +362,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     if !had_events {
         report.notes.insert(0, NO_LOG.into());
     }
+    report.notes.extend(per_structure_note);
     if let Some(rate) = scale_rate {
         report.scale_sampled(geometry, rate);
         // The spans count every data reference (of the thread, under --thread): the miss
@@ -380,23 +395,3 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
 
 /// The note of an attribution without an event log.
 const NO_LOG: &str = "no event log (TRACE.events): no memory map and no allocation events";
-
-/// The attribution's options from the flags.
-fn options(args: &AttributeArgs, per_instruction: bool) -> Options {
-    Options {
-        geometry: args.cache,
-        sample_every: args.sample,
-        seed: args.input.params.seed,
-        cost: (!args.no_cost).then(|| CostModel {
-            handler_lines: args.handler_lines,
-            ..CostModel::default()
-        }),
-        mrc: !args.no_mrc,
-        exe: args.exe.clone(),
-        per_instruction,
-        writebacks: args.writebacks,
-        utilization: args.utilization || args.fields,
-        fields: args.fields,
-        ..Options::default()
-    }
-}

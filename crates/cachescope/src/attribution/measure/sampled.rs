@@ -29,6 +29,9 @@ pub(super) struct SubSample {
 impl Attribution<'_> {
     /// [`crate::analysis::Analysis::observe`] of a sampled batch.
     pub(super) fn observe_sampled(&mut self, batch: &Batch, s: &Sampling) {
+        if let Some(p) = &mut self.per_structure {
+            p.partial |= s.limit() != Limit::ALL || s.limit_falls();
+        }
         let only = self.only.as_ref().map(|(t, _)| *t);
         for (run, t) in batch.thread_runs() {
             if let Some((_, seen)) = &mut self.only {
