@@ -198,7 +198,13 @@ pub fn make(
     dir: &Path,
     run: &RunArgs,
 ) -> Result<(Report, Written)> {
-    let report = analyse(trace, options, sampled, events, named, run)?;
+    let report = match (sampled, again) {
+        // A trace file with its event log: the per-structure attribution beside the pass.
+        (Some(spatial), Some(a)) if a.stream.is_none() && events.is_some() => {
+            sampled::analyse_beside(trace, options, spatial, events, named, run, a)?
+        }
+        _ => analyse(trace, options, sampled, events, named, run)?,
+    };
     complete(report, again, dir, run)
 }
 

@@ -1,17 +1,18 @@
 //! `report --sampled`: the report's pass over the trace read as a sampled stream
 //! (docs/sampled.md), then the same threads section, notes and files as the exact report.
 
-use anyhow::Result;
-use cachescope::attribution::EventSource;
+use anyhow::{Context, Result};
+use cachescope::attribution::events::{EventReader, sidecar_path};
+use cachescope::attribution::{EventSource, StructureBudget};
 use cachescope::pass::{Analyses, Independent};
-use cachescope::report::sampled::{SampledCollector, reuse_options};
+use cachescope::report::sampled::{SampledCollector, per_structure, reuse_options};
 use cachescope::spatial::SpatialOptions;
 use cachescope::trace::Trace;
 use cachescope_report::Report;
 use cachescope_report::collect::CollectOptions;
 
 use super::super::drive;
-use super::Named;
+use super::{Again, Named};
 use crate::args::RunArgs;
 use crate::progress::Progress;
 
@@ -19,6 +20,54 @@ use crate::progress::Progress;
 /// its reader already gives a sampled stream), StatCache's sampler on the full stream beside
 /// the filter.
 pub fn analyse(
+    trace: &mut Trace,
+    options: CollectOptions,
+    spatial: SpatialOptions,
+    events: Option<EventSource<'static>>,
+    named: Named,
+    run: &RunArgs,
+) -> Result<Report> {
+    let mut report = pass(trace, options, spatial, events, named, run)?;
+    per_structure::uniform_note(&mut report);
+    Ok(report)
+}
+
+/// [`analyse`] of a trace file with its event log (`again`): the attribution section from the
+/// per-structure line sample of the full trace, read again on a thread beside the sampled pass
+/// (`cachescope::report::sampled::per_structure`).
+pub fn analyse_beside(
+    trace: &mut Trace,
+    options: CollectOptions,
+    spatial: SpatialOptions,
+    events: Option<EventSource<'static>>,
+    named: Named,
+    run: &RunArgs,
+    again: Again<'_>,
+) -> Result<Report> {
+    let (report, estimate) = std::thread::scope(|scope| {
+        let beside = scope.spawn(|| -> Result<per_structure::PerStructure> {
+            let mut full = again.open()?;
+            let log = sidecar_path(again.trace);
+            let events = Box::new(EventReader::open(&log)?) as EventSource<'static>;
+            let budget = StructureBudget::default();
+            per_structure::measure(&mut full, events, spatial.rate, budget, spatial.seed)
+                .with_context(|| {
+                    format!("the per-structure attribution of {}", again.trace.display())
+                })
+        });
+        let report = pass(trace, options, spatial, events, named, run);
+        let estimate = beside
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (report, estimate)
+    });
+    let mut report = report?;
+    estimate?.apply(&mut report);
+    Ok(report)
+}
+
+/// The sampled pass and the report after it.
+fn pass(
     trace: &mut Trace,
     options: CollectOptions,
     spatial: SpatialOptions,

@@ -21,6 +21,7 @@ mod assemble;
 mod collector;
 mod curves;
 pub mod expected;
+pub mod per_structure;
 mod scale;
 pub mod threads;
 mod warnings;
