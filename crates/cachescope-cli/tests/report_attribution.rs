@@ -240,3 +240,62 @@ fn report_of_a_program_records_its_events_and_attributes() {
         );
     }
 }
+
+#[test]
+fn sampled_report_attributes_by_the_per_structure_sample_of_the_trace() {
+    // The block's 8,192 lines fit the default budget: at rate 0.01 the sampled report's
+    // attribution is `attribute --per-structure`'s, and both are the exact report's.
+    let dir = tempfile::tempdir().unwrap();
+    let t = trace(dir.path());
+    event_log(&t);
+    let out = dir.path().join("sampled");
+    Command::cargo_bin("cachescope")
+        .unwrap()
+        .arg("report")
+        .arg(&t)
+        .args(["--sampled", "--rate", "0.01", "--seed", "3", "-q", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let sampled: Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let est: Value = serde_json::from_slice(
+        &Command::cargo_bin("cachescope")
+            .unwrap()
+            .arg("attribute")
+            .arg(&t)
+            .args(["--per-structure", "0.01", "--seed", "3", "--json", "-q"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let exact = report(&t, &dir.path().join("exact"));
+    let rows = sampled["attribution"]["structures"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    for row in rows {
+        let name = row["name"].as_str().unwrap();
+        let b = est["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not in attribute's buckets"));
+        assert_eq!(row["misses"], b["misses"], "{name}");
+        assert_eq!(row["refs"], b["refs"], "{name}");
+    }
+    assert_eq!(
+        sampled["attribution"]["structures"],
+        exact["attribution"]["structures"]
+    );
+    // 16,384 misses, every load: the sweeps' two passes over 8,192 lines.
+    assert_eq!(rows[0]["misses"], 16_384);
+    let notes = sampled["notes"].as_array().unwrap();
+    assert!(
+        notes.iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .contains("per-structure line sample of the full trace, 8192 lines at rate 1")),
+        "{notes:?}"
+    );
+}
