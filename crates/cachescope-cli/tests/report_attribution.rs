@@ -299,3 +299,51 @@ fn sampled_report_attributes_by_the_per_structure_sample_of_the_trace() {
         "{notes:?}"
     );
 }
+
+/// `report --sampled -- PROGRAM` keeps the uniform line sample for its attribution and its
+/// note says so (the tool's filter knows no structures). Skips as the test above.
+#[test]
+fn a_live_sampled_report_names_its_uniform_attribution() {
+    if !common::tools_or_skip(&["gcc", "valgrind"]) {
+        return;
+    }
+    if let Err(searched) = cachescope::record::preload::locate() {
+        common::skip(
+            "preload",
+            &format!("the interposer is not built ({searched})"),
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/attribution/resid.c");
+    let exe = dir.path().join("resid");
+    common::compile_c_file(&src, &exe, &["-g", "-O1", "-no-pie"]);
+    let out = dir.path().join("r");
+    Command::cargo_bin("cachescope")
+        .unwrap()
+        .arg("report")
+        .arg("-o")
+        .arg(&out)
+        .args(["--sampled", "--rate", "0.5", "-q", "--"])
+        .arg(&exe)
+        .args(["16", "1"])
+        .assert()
+        .success();
+    let r: Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    assert!(r["attribution"]["structures"].as_array().is_some());
+    let notes = r["notes"].as_array().unwrap();
+    assert!(
+        notes.iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with("the attribution: the uniform line sample at rate")),
+        "{notes:?}"
+    );
+    assert!(
+        !notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("per-structure line sample of")),
+        "{notes:?}"
+    );
+}
