@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# What `report --sampled TRACE`'s per-structure attribution costs (issue 57): on recorded
+# What `report --sampled --per-structure TRACE`'s per-structure attribution costs (issue 57): on recorded
 # traces with their event logs (those of scripts/sampled-accuracy.sh's WORK), the wall and CPU
-# seconds and peak memory of `report --sampled TRACE` (the attribution from the per-structure
+# seconds and peak memory of `report --sampled --per-structure TRACE` (the attribution from the per-structure
 # line sample, the trace read a second time on a thread beside the sampled pass), of the same
 # report without the event log (no attribution: the trace linked alone into a scratch
 # directory), of `attribute --per-structure RATE TRACE` alone and of `mrc --method exact
@@ -45,7 +45,7 @@ for t in $TRACES; do
   : > "$tmp/ps"; : > "$tmp/none"; : > "$tmp/attr"; : > "$tmp/exact"
   for _ in $(seq "$runs"); do
     echo "sampled-attribution-cost: $name" >&2
-    timed "$cs" report -q --sampled --rate "$rate" -o "$tmp/out" "$t" >> "$tmp/ps"
+    timed "$cs" report -q --sampled --per-structure --rate "$rate" -o "$tmp/out" "$t" >> "$tmp/ps"
     timed "$cs" report -q --sampled --rate "$rate" -o "$tmp/out" "$tmp/alone/$name.cst" >> "$tmp/none"
     timed "$cs" attribute -q --json --per-structure "$rate" "$t" >> "$tmp/attr"
     timed "$cs" mrc -q --method exact "$t" >> "$tmp/exact"
@@ -63,7 +63,7 @@ block=$(cat <<EOF
 <!-- sampled-attribution-cost.sh: begin -->
 Measured by \`scripts/sampled-attribution-cost.sh\` on $(date -u +%F) (commit $(git rev-parse --short HEAD)), rate $rate, $runs run(s) each (the median wall time's), under \`nice -n 10\`, load average $load_start at the start and $load_end at the end. Wall and CPU seconds, peak memory.
 
-| trace | \`report --sampled TRACE\` (per-structure attribution beside) | the same, no event log (no attribution) | \`attribute --per-structure $rate TRACE\` | \`mrc --method exact TRACE\` | sampled report / exact curve, wall |
+| trace | \`report --sampled --per-structure TRACE\` (per-structure attribution beside) | the same, no event log (no attribution) | \`attribute --per-structure $rate TRACE\` | \`mrc --method exact TRACE\` | sampled report / exact curve, wall |
 | --- | --- | --- | --- | --- | --- |
 ${rows%$'\n'}
 <!-- sampled-attribution-cost.sh: end -->

@@ -253,10 +253,49 @@ fn sampled_report_attributes_by_the_per_structure_sample_of_the_trace() {
         .unwrap()
         .arg("report")
         .arg(&t)
-        .args(["--sampled", "--rate", "0.01", "--seed", "3", "-q", "-o"])
+        .args([
+            "--sampled",
+            "--per-structure",
+            "--rate",
+            "0.01",
+            "--seed",
+            "3",
+            "-q",
+            "-o",
+        ])
         .arg(&out)
         .assert()
         .success();
+    // The flag reads the trace file again with its log: not without --sampled.
+    Command::cargo_bin("cachescope")
+        .unwrap()
+        .arg("report")
+        .arg(&t)
+        .args(["--per-structure", "-q", "-o"])
+        .arg(dir.path().join("refused"))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("--per-structure needs --sampled"));
+    // Without it, the uniform line sample's, as its note says.
+    let uniform = dir.path().join("uniform");
+    Command::cargo_bin("cachescope")
+        .unwrap()
+        .arg("report")
+        .arg(&t)
+        .args(["--sampled", "--rate", "0.01", "--seed", "3", "-q", "-o"])
+        .arg(&uniform)
+        .assert()
+        .success();
+    let u: Value =
+        serde_json::from_slice(&std::fs::read(uniform.join("report.json")).unwrap()).unwrap();
+    assert!(
+        u["notes"].as_array().unwrap().iter().any(|n| n
+            .as_str()
+            .unwrap()
+            .starts_with("the attribution: the uniform line sample at rate")),
+        "{:?}",
+        u["notes"]
+    );
     let sampled: Value =
         serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
     let est: Value = serde_json::from_slice(

@@ -287,6 +287,12 @@ pub struct ReportOptions {
     /// recorded trace file with its event log; more passes over the trace, docs/advice.md).
     #[arg(long)]
     pub advise: bool,
+    /// With --sampled on a trace file with its event log: the attribution section from a
+    /// per-structure line sample (each structure's first lines at rate 1, within a budget) of
+    /// the full trace, read again beside the sampled pass: closer on small structures, several
+    /// times slower (docs/accuracy/sampled.md). Without it the uniform line sample's.
+    #[arg(long)]
+    pub per_structure: bool,
 }
 
 /// A yes-or-no flag value (`--write-allocate`, `--collect-atstart`), as Valgrind's tools spell

@@ -42,6 +42,9 @@ pub fn run(args: DemoArgs) -> Result<()> {
         Box::new(generator),
         Source::Workload(args.workload.name().into()),
     );
+    if args.report.per_structure {
+        anyhow::bail!("--per-structure needs report --sampled and a recorded trace file");
+    }
     let options = collect_options(&args.report, &args.params, &args.run, false);
     let (report, written) = make(
         &mut trace,

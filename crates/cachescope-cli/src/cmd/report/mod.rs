@@ -72,6 +72,21 @@ pub fn run(args: ReportArgs) -> Result<()> {
     let sampled = args
         .sampled
         .spatial(args.report.rate, args.params.seed, args.run.line_size);
+    // The per-structure sample reads the trace file again with its event log: a live run's
+    // stream, standard input and a workload have neither.
+    let with_log = args
+        .trace
+        .as_deref()
+        .is_some_and(|p| p.as_os_str() != "-" && sidecar_path(p).is_file());
+    if args.report.per_structure
+        && (sampled.is_none() || args.program.first().is_some() || !with_log)
+    {
+        anyhow::bail!(
+            "--per-structure needs --sampled and a recorded trace file with its event log \
+             beside it (report --sampled --per-structure TRACE); a live run keeps the \
+             uniform line sample"
+        );
+    }
     if let Some(program) = args.program.first() {
         return program::report(program, &args, options, sampled);
     }
@@ -114,6 +129,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
         read: &input.read,
         stream: None,
         advise: args.report.advise,
+        per_structure: args.report.per_structure,
     });
     let (report, written) = make(
         &mut trace,
@@ -138,6 +154,8 @@ pub struct Again<'a> {
     pub stream: Option<SpatialOptions>,
     /// Add the "What to change" section (`--advise`).
     pub advise: bool,
+    /// Under `--sampled`, attribute by the per-structure line sample (`--per-structure`).
+    pub per_structure: bool,
 }
 
 impl Again<'_> {
@@ -199,8 +217,9 @@ pub fn make(
     run: &RunArgs,
 ) -> Result<(Report, Written)> {
     let report = match (sampled, again) {
-        // A trace file with its event log: the per-structure attribution beside the pass.
-        (Some(spatial), Some(a)) if a.stream.is_none() && events.is_some() => {
+        // A trace file with its event log, asked for: the per-structure attribution beside
+        // the pass.
+        (Some(spatial), Some(a)) if a.per_structure && a.stream.is_none() && events.is_some() => {
             sampled::analyse_beside(trace, options, spatial, events, named, run, a)?
         }
         _ => analyse(trace, options, sampled, events, named, run)?,

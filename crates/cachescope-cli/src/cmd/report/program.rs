@@ -69,6 +69,7 @@ pub fn report(
         read: &args.read,
         stream: sampled.filter(|_| kept == Kept::ToolStream),
         advise: args.report.advise,
+        per_structure: false,
     });
     let (report, written) = complete(report, again, &args.output, &args.run)?;
     created.keep();

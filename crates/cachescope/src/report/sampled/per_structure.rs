@@ -92,8 +92,9 @@ pub fn uniform_note(report: &mut Report) {
         report,
         format!(
             "the attribution: the uniform line sample at rate {rate}, counts scaled by 1/rate \
-             (a live run: the per-structure sample needs every reference of a structure's \
-             lines, a recorded trace's; docs/accuracy/sampled.md)"
+             (small structures are estimated closer by the per-structure sample of a recorded \
+             trace, `report --sampled --per-structure TRACE`, which needs every reference of \
+             their lines; docs/accuracy/sampled.md)"
         ),
     );
 }
