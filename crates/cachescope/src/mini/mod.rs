@@ -41,7 +41,7 @@ use crate::error::{Error, Result};
 use crate::reuse::table::LineTable;
 use crate::reuse::{Mrc, MrcPoint, Options, data_lines};
 use crate::sim::{Cache, Policy};
-use crate::spatial::mix;
+use crate::spatial::{Forgetting, Limit, mix};
 
 /// The miniature caches standing for one size, one per policy.
 #[derive(Clone, Debug)]
@@ -68,6 +68,11 @@ pub struct MiniSim {
     /// a time in a hashbrown map were a quarter of the miniatures' time.
     seen: LineTable,
     max_threshold: Option<u64>,
+    /// Per size, the first references of the lines `seen` forgot (a sampled stream's dropped
+    /// lines, swept as [`Forgetting`] says): counted where `seen` would have counted them, so
+    /// the curves are the same as with every line kept.
+    forgotten: Vec<u64>,
+    forgetting: Forgetting,
     /// The size whose caches see every kept line (its threshold is `max_threshold`; the last
     /// such, the largest when the sizes ascend, which misses least): a first reference misses
     /// in its first cache, so only those misses are looked up in `seen`.
@@ -197,10 +202,12 @@ impl MiniSim {
             )
         });
         Ok(MiniSim {
+            forgotten: vec![0; caches.len()],
             options,
             policies: policies.to_vec(),
             caches,
             seen: LineTable::default(),
+            forgetting: Forgetting::default(),
             max_threshold,
             witness,
             order,
@@ -239,12 +246,14 @@ impl MiniSim {
             points: self
                 .caches
                 .iter()
-                .map(|c| {
-                    let cold = self
-                        .seen
-                        .values()
-                        .filter(|&h| c.threshold.is_none_or(|t| h < t))
-                        .count() as u64;
+                .zip(&self.forgotten)
+                .map(|(c, &forgotten)| {
+                    let cold = forgotten
+                        + self
+                            .seen
+                            .values()
+                            .filter(|&h| c.threshold.is_none_or(|t| h < t))
+                            .count() as u64;
                     let refs = match c.threshold {
                         Some(t) if self.adjusted => t as f64 / 2f64.powi(64) * self.all_refs as f64,
                         _ => c.refs as f64,
@@ -329,5 +338,45 @@ impl Analysis for MiniSim {
                 self.seen.replace(self.kept.lines[at], self.kept.hashes[at]);
             }
         }
+        if let Some(s) = batch.sampling() {
+            self.forget(s.limit());
+        }
+    }
+}
+
+impl MiniSim {
+    /// Kept lines `seen` holds (the tests' bound on it).
+    #[cfg(test)]
+    pub(crate) fn held_lines(&self) -> usize {
+        self.seen.len()
+    }
+
+    /// Keeps every line (the tests' reference).
+    #[cfg(test)]
+    pub(crate) fn never_forget(mut self) -> MiniSim {
+        self.forgetting = Forgetting::never();
+        self
+    }
+
+    /// Forgets the kept lines a sampled stream's `limit` dropped, when a sweep is due: they
+    /// never come back, so only their first references, counted per size, are left to keep.
+    /// The miniature caches keep them until they are evicted (each cache is bounded already;
+    /// evicting them early would change the curves).
+    fn forget(&mut self, limit: Limit) {
+        if !self.forgetting.due(limit, self.seen.len()) {
+            return;
+        }
+        let (caches, forgotten) = (&self.caches, &mut self.forgotten);
+        // `seen` holds each line's hash under the stream's key: the filter's own test.
+        self.seen.retain(|_, h| {
+            if limit.admits(h) {
+                return true;
+            }
+            for (c, n) in caches.iter().zip(forgotten.iter_mut()) {
+                *n += u64::from(c.threshold.is_none_or(|t| h < t));
+            }
+            false
+        });
+        self.forgetting.swept(limit, self.seen.len());
     }
 }

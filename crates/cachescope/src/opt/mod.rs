@@ -58,6 +58,12 @@ pub struct OptAnalysis {
 }
 
 impl OptAnalysis {
+    /// Lines the forward pass's line → id table holds (the tests' bound on it).
+    #[cfg(test)]
+    pub(crate) fn held_lines(&self) -> usize {
+        self.spill.held_lines()
+    }
+
     /// References counted so far.
     pub fn refs(&self) -> u64 {
         self.spill.refs()

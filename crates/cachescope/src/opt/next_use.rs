@@ -20,6 +20,7 @@ use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
 use crate::reuse::table::LineTable;
 use crate::reuse::{Options, for_each_chunk};
+use crate::spatial::Forgetting;
 use crate::stages::Stage;
 
 use super::ids::SpilledIds;
@@ -31,8 +32,10 @@ pub(super) const BLOCK: usize = 1 << 16;
 #[derive(Debug)]
 pub struct NextUseSpill {
     options: Options,
-    /// Line → its id.
+    /// Line → its id, without the lines a sampled stream dropped (swept as [`Forgetting`]
+    /// says): they never come back, and the ids of the others do not change.
     id_of: LineTable,
+    forgetting: Forgetting,
     lines: Vec<u64>,
     ids: BufWriter<File>,
     /// A batch's ids, encoded, for one write.
@@ -75,6 +78,7 @@ impl NextUseSpill {
         NextUseSpill {
             options,
             id_of: LineTable::default(),
+            forgetting: Forgetting::default(),
             lines: Vec::new(),
             ids: BufWriter::with_capacity(1 << 20, file),
             encoded: Vec::new(),
@@ -194,6 +198,20 @@ fn backward<T: Copy + Into<u64>>(
     }
 }
 
+#[cfg(test)]
+impl NextUseSpill {
+    /// Lines the line → id table holds (the tests' bound on it).
+    pub(crate) fn held_lines(&self) -> usize {
+        self.id_of.len()
+    }
+
+    /// Keeps every line (the tests' reference).
+    pub(crate) fn never_forget(mut self) -> NextUseSpill {
+        self.forgetting = Forgetting::never();
+        self
+    }
+}
+
 impl Analysis for NextUseSpill {
     fn observe(&mut self, batch: &Batch) {
         if self.error.is_some() {
@@ -236,6 +254,13 @@ impl Analysis for NextUseSpill {
             self.error = Some(io(e));
         } else {
             self.refs += encoded.len() as u64 / 4;
+        }
+        if let Some(s) = batch.sampling() {
+            let (hash, limit) = (s.hash(), s.limit());
+            if self.forgetting.due(limit, self.id_of.len()) {
+                self.id_of.retain(|line, _| limit.admits(hash.of(line)));
+                self.forgetting.swept(limit, self.id_of.len());
+            }
         }
     }
 }

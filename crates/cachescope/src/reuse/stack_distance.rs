@@ -92,6 +92,20 @@ impl StackDistance {
         std::hint::black_box(acc);
     }
 
+    /// Takes every line for which `keep(line)` is false out of the stack, as if it had never
+    /// been referenced: the distances after it count the other lines only (a sampled stream's
+    /// dropped lines, [`crate::spatial::Forgetting`]).
+    pub fn forget(&mut self, mut keep: impl FnMut(u64) -> bool) {
+        let live = &mut self.live;
+        self.last.retain(|line, j| {
+            let k = keep(line);
+            if !k {
+                live.remove(j);
+            }
+            k
+        });
+    }
+
     /// Distinct lines referenced so far.
     pub fn distinct_lines(&self) -> u64 {
         self.live.live()

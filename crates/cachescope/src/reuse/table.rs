@@ -3,8 +3,10 @@
 //! The distance analyses look up every reference in a table with one entry per distinct line;
 //! with a million lines, that lookup is the cache miss that bounds throughput. A general map
 //! (hashbrown) keeps control bytes apart from entries, so a lookup touches two cache lines. Lines
-//! are never removed here, so a plain open-addressing table with linear probing suffices: key and
-//! value sit side by side, 4 entries per cache line, and a lookup usually touches one line.
+//! are never removed one by one, so a plain open-addressing table with linear probing suffices:
+//! key and value sit side by side, 4 entries per cache line, and a lookup usually touches one line.
+//! [`LineTable::retain`] removes many at once by rebuilding the table (the sampled analyses
+//! forgetting the lines a fixed-size sample dropped, amortized over the table's doubling).
 //!
 //! Slots are 16 bytes; the table doubles when 3/4 full, so it takes 21 to 43 bytes per line.
 //! `u64::MAX` marks an empty slot; the one line that could equal it (byte address `u64::MAX`
@@ -230,6 +232,18 @@ impl LineTable {
         }
     }
 
+    /// Keeps only the lines for which `keep(line, value)` holds, in a table rebuilt at the
+    /// size they need (the memory of the lines removed is given back).
+    pub fn retain(&mut self, mut keep: impl FnMut(u64, u64) -> bool) {
+        // `keep` called once per line (it may count what it drops).
+        let kept: Vec<(u64, u64)> = self.entries().filter(|&(l, v)| keep(l, v)).collect();
+        let mut table = LineTable::with_lines(kept.len());
+        for (l, v) in kept {
+            table.replace(l, v);
+        }
+        *self = table;
+    }
+
     /// Every `(line, value)`, in no particular order.
     pub fn entries(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         let held = self
@@ -300,6 +314,15 @@ mod tests {
         assert_eq!(a, b);
         t.values_mut().for_each(|v| *v += 1);
         assert_eq!(t.get(u64::MAX), m.get(&u64::MAX).map(|v| v + 1));
+        // Retaining keeps exactly the lines kept, with their values, and still maps.
+        t.retain(|l, _| l % 3 != 0);
+        m.retain(|l, _| l % 3 != 0);
+        assert_eq!(t.len(), m.len());
+        for (&l, &v) in &m {
+            assert_eq!(t.get(l), Some(v + 1));
+        }
+        assert_eq!(t.get(0), None);
+        assert_eq!(t.replace(3, 7), None);
     }
 
     #[test]

@@ -325,3 +325,31 @@ proptest! {
         prop_assert_eq!(lines(&plain), want);
     }
 }
+
+proptest! {
+    /// [`StackDistance::forget`] against an LRU list from which the forgotten lines are
+    /// removed: the distances after it count the lines kept only (across compactions).
+    #[test]
+    fn forgetting_lines_takes_them_out_of_the_stack(
+        trace in proptest::collection::vec(0u64..200, 1..2000),
+        sweeps in proptest::collection::vec((0usize..2000, 2u64..5), 0..4),
+    ) {
+        let mut fast = StackDistance::with_min_capacity(64);
+        let mut list: Vec<u64> = Vec::new();
+        for (i, &l) in trace.iter().enumerate() {
+            for &(at, m) in &sweeps {
+                if at == i {
+                    fast.forget(|x| x % m != 0);
+                    list.retain(|x| x % m != 0);
+                    prop_assert_eq!(fast.distinct_lines(), list.len() as u64);
+                }
+            }
+            let want = list.iter().position(|&x| x == l).map(|p| p as u64);
+            if let Some(p) = want {
+                list.remove(p as usize);
+            }
+            list.insert(0, l);
+            prop_assert_eq!(fast.access(crate::LineAddr(l)), want, "reference {}", i);
+        }
+    }
+}

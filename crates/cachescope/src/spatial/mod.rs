@@ -23,10 +23,12 @@
 //! ([`crate::batch::Sampling`]) and how each analysis scales by the rate.
 
 mod filter;
+pub(crate) mod forget;
 #[cfg(test)]
 mod tests;
 
 pub use filter::SpatialFilter;
+pub use forget::Forgetting;
 
 use crate::access::LineSize;
 use crate::error::{Error, Result};

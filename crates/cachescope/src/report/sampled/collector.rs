@@ -14,7 +14,7 @@ use crate::phases::{BOUNDED_INTERVALS, Method, PhaseAnalysis, PhaseOptions};
 use crate::reuse::{Options, ShardsAnalysis, StackDistance, sizes_log_range};
 use crate::sampling::{DEFAULT_SLOT_REFS, SamplerOptions};
 use crate::sim::{Geometry, Policy, TwoLevelLru};
-use crate::spatial::SpatialOptions;
+use crate::spatial::{Forgetting, SpatialOptions};
 
 use super::super::kinds::KindCounts;
 use super::super::options::{
@@ -220,7 +220,10 @@ impl SampledCollector {
 /// cache scaled by the rate (SHARDS's reading of a fully associative LRU cache: `C` lines
 /// hit the sampled references whose sampled stack distance is below `C · R`).
 pub(super) struct SampledTwoLevel {
+    /// The sampled lines' stack, without those the stream's limit dropped (swept as
+    /// [`Forgetting`] says: until a sweep, a dropped line still counts in the distances).
     stack: StackDistance,
+    forgetting: Forgetting,
     pub(super) sim: TwoLevelLru,
     shift: u32,
 }
@@ -234,6 +237,7 @@ impl SampledTwoLevel {
             .collect();
         SampledTwoLevel {
             stack: StackDistance::new(),
+            forgetting: Forgetting::default(),
             sim: TwoLevelLru::new(line, l1, &l2),
             shift: line.trailing_zeros(),
         }
@@ -249,5 +253,54 @@ impl Analysis for SampledTwoLevel {
                 self.sim.access(line, d);
             }
         }
+        if let Some(s) = batch.sampling() {
+            let (hash, limit) = (s.hash(), s.limit());
+            if self
+                .forgetting
+                .due(limit, self.stack.distinct_lines() as usize)
+            {
+                self.stack.forget(|line| limit.admits(hash.of(line)));
+                self.forgetting
+                    .swept(limit, self.stack.distinct_lines() as usize);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spatial::forget::{FLOOR, testing};
+
+    /// After 10^7 distinct lines through the default fixed-size filter (2^18 lines), each
+    /// line table of the analyses that forget holds at most twice the sample; without
+    /// forgetting they would hold every line the filter ever admitted (about 1.2 M).
+    #[test]
+    fn line_tables_stay_under_the_cap_on_ten_million_lines() {
+        let max_lines = crate::spatial::DEFAULT_MAX_LINES;
+        let cap = (2 * max_lines as usize).max(FLOOR);
+        let reuse = Options::default();
+        let mut two_level = SampledTwoLevel::new(64, 1.0);
+        let sizes = [64 << 10, 1 << 20];
+        let mut mini =
+            MiniSim::of_sample(reuse, &[Policy::Lru], Some(8), &sizes, 1.0, 1, 1.0).expect("valid");
+        let mut opt = OptAnalysis::new(reuse).expect("a temporary file");
+        let (mut batches, mut admitted) = (0, 0u64);
+        testing::sampled(0..10_000_000u64, max_lines, |batch| {
+            two_level.observe(batch);
+            mini.observe(batch);
+            opt.observe(batch);
+            for held in [
+                two_level.stack.distinct_lines() as usize,
+                mini.held_lines(),
+                opt.held_lines(),
+            ] {
+                assert!(held <= cap, "{held} lines held after batch {batches}");
+            }
+            batches += 1;
+            admitted += batch.len() as u64;
+        });
+        // Every line is referenced once: the lines admitted are the references kept.
+        assert!(admitted > 2 * cap as u64, "{admitted} lines admitted");
     }
 }
