@@ -21,6 +21,12 @@
 //! stream (the records before them), so a recorded trace's event log and a sampled run's
 //! agree. With the reuse sampler on too (header bit 17, `cs_sample.c`), its records come in the
 //! same stream and [`AccessReader::reuse_profile`] gives its profile at the end.
+//!
+//! With call events (header bit 19, the tool's `--cs-calls=yes`) every call word comes, as in
+//! a full stream, where it happened, after a position record (when the counts changed) and
+//! followed by one word, the thread's last instruction fetch: each goes into the batch with
+//! its [`CallPlace`](crate::batch::CallPlace), exactly as sampling the full trace places it
+//! (docs/callgraph.md, `--sampled` call graphs).
 
 use std::io::Read;
 
@@ -30,9 +36,10 @@ use crate::attribution::events::Event;
 use crate::batch::{Batch, ThreadSpan};
 use crate::error::{Error, Result, Source, truncated};
 use crate::record::tool::escape::decode_event;
-use crate::record::tool_decode::{address, kind_of};
+use crate::record::tool_decode::{address, call_op, kind_of};
 use crate::sampling::{Profile, SamplerOptions};
 use crate::spatial::{SpatialFilter, SpatialOptions};
+use crate::trace::CallPlaces;
 use crate::trace::{AccessReader, Diagnostics};
 
 mod words;
@@ -43,6 +50,8 @@ const TAG_EVENT: u64 = 0x2;
 const TAG_EXEC: u64 = 0x3;
 const TAG_REUSE: u64 = 0x4;
 const TAG_COUNT: u64 = 0x5;
+const TAG_ENTER: u64 = 0x9;
+const TAG_LEAVE: u64 = 0xA;
 const TAG_SAMPLE: u64 = 0xB;
 const TAG_POSITION: u64 = 0xC;
 const TAG_HEADER: u64 = 0xE;
@@ -51,6 +60,8 @@ const ARG_MASK: u64 = (1 << 48) - 1;
 /// The header's flags: the reuse sampler's records, the spatial sampler's.
 const REUSE_SAMPLING: u64 = 1 << 17;
 const SPATIAL: u64 = 1 << 18;
+/// The header's flag of call events.
+const CALLS: u64 = 1 << 19;
 /// A sample the limit admits ends the batch once it holds this many accesses (as
 /// [`Trace::sampled`](crate::trace::Trace::sampled) ends them).
 const FULL: usize = crate::trace::SAMPLED_BATCH;
@@ -91,6 +102,10 @@ pub struct SpatialReader<R> {
     reuse_records: bool,
     profile: Option<Profile>,
     events: Option<crossbeam_channel::Sender<Event>>,
+    /// Whether the header says call events come.
+    calls: bool,
+    /// Each thread's counts and last fetch, the places of its call events.
+    places: CallPlaces,
 }
 
 impl<R: Read + Send> SpatialReader<R> {
@@ -120,6 +135,8 @@ impl<R: Read + Send> SpatialReader<R> {
             reuse_records: false,
             profile: None,
             events: None,
+            calls: false,
+            places: CallPlaces::default(),
         })
     }
 
@@ -176,6 +193,7 @@ impl<R: Read + Send> SpatialReader<R> {
                 .corrupt("no reuse sampler's records, which were asked for".into()));
         }
         self.reuse_records = reuse;
+        self.calls = w & CALLS != 0;
         Ok(())
     }
 
@@ -195,6 +213,7 @@ impl<R: Read + Send> SpatialReader<R> {
         if span.data() + span.instrs > 0 {
             let sampling = out.sampling_mut().expect("started sampled");
             sampling.span_mut(self.thread).add(&span);
+            self.places.count(&span, None);
         }
         self.counts = c;
         Ok(())
@@ -266,6 +285,20 @@ impl<R: Read + Send> SpatialReader<R> {
                 self.advance(c, out)?;
             }
             TAG_THREAD => self.thread = arg as ThreadId,
+            TAG_ENTER | TAG_LEAVE if self.calls => {
+                let [pc] = self.words.array("a call event's site")?;
+                let op = call_op(w).ok_or_else(|| {
+                    self.words
+                        .corrupt(format!("a call event holding {w:#018x}"))
+                })?;
+                let here = ThreadSpan {
+                    thread: self.thread,
+                    ..ThreadSpan::default()
+                };
+                self.places.count(&here, Some(pc));
+                let place = self.places.place(self.thread);
+                out.push_sampled_call(self.thread, op, place);
+            }
             TAG_EVENT => {
                 let n = (arg & 0xFFFF) as usize;
                 let p = self.words.take(n, "an event")?;
