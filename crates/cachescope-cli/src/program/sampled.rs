@@ -64,8 +64,8 @@ pub fn start_sampled(
         trace_children: capture.trace_children,
         collect_at_start: capture.collect_at_start,
         toggle_collect: Vec::new(),
-        // Call events come with the allocation events (whoever reads these, `attribute`,
-        // `report`, `sharing`, reads the call graph), unless --no-calls.
+        // Call events come with the allocation events unless --no-calls (set by the
+        // commands that have no call graph: `attribute` without `--callgraph`, `sharing`).
         calls: events && capture.calls,
     };
     let (recording, stream, events) =

@@ -62,8 +62,10 @@ pub(super) fn events(
 }
 
 /// The line filter a program runs under for `--callgraph --sampled`: at the fixed rate the
-/// misses are scaled by (docs/callgraph.md), as [`run`] samples a recorded trace.
-pub(super) fn live_spatial(args: &AttributeArgs, s: SpatialOptions) -> SpatialOptions {
+/// misses are scaled by (docs/callgraph.md), as [`run`] samples a recorded trace. Without
+/// `--callgraph`, no call events (`--no-calls`): nothing reads them.
+pub(super) fn live_spatial(args: &mut AttributeArgs, s: SpatialOptions) -> SpatialOptions {
+    args.input.live.no_calls |= !args.callgraph;
     if args.callgraph {
         SpatialOptions {
             max_lines: None,

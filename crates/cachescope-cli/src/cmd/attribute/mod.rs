@@ -238,8 +238,9 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     let (mut trace, live) = match spatial.filter(|_| sampled_live) {
         Some(s) => {
             let events = !args.input.live.no_events;
-            // A call graph's misses are scaled by a fixed rate (no --sample-lines cap).
-            let s = callgraph::live_spatial(&args, s);
+            // A call graph's misses are scaled by a fixed rate (no --sample-lines cap);
+            // without one the tool leaves the call events out (they cost it).
+            let s = callgraph::live_spatial(&mut args, s);
             input::open_sampled(
                 &args.input,
                 args.run.line_size,
