@@ -12,21 +12,15 @@
 //!
 //! [`SpatialReader`] applies [`SpatialFilter`] again to what the tool sent: the tool's limit
 //! lags the filter's (it reads the published limit only when it hands over a buffer), so it
-//! sends a superset, and the filter's outcome depends only on the lines' hashes in the order
-//! of their first references. Batches end where
-//! [`Trace::sampled`](crate::trace::Trace::sampled) ends them (just before a sample the limit
-//! admits once half a batch is kept), so the run gives the very batches that sampling its
-//! full trace gives. After each batch the filter's limit is published to the tool
-//! (the ring's header, which the tool reads). Events are positioned as in a full
-//! stream (the records before them), so a recorded trace's event log and a sampled run's
-//! agree. With the reuse sampler on too (header bit 17, `cs_sample.c`), its records come in the
-//! same stream and [`AccessReader::reuse_profile`] gives its profile at the end.
-//!
-//! With call events (header bit 19, the tool's `--cs-calls=yes`) every call word comes, as in
-//! a full stream, where it happened, after a position record (when the counts changed) and
-//! followed by one word, the thread's last instruction fetch: each goes into the batch with
-//! its [`CallPlace`](crate::batch::CallPlace), exactly as sampling the full trace places it
-//! (docs/callgraph.md, `--sampled` call graphs).
+//! sends a superset, and the filter's outcome depends only on the lines' hashes in the order of
+//! their first references. Batches end where [`Trace::sampled`](crate::trace::Trace::sampled)
+//! ends them (just before a sample the limit admits once half a batch is kept), so the run
+//! gives the very batches that sampling its full trace gives. After each batch the filter's
+//! limit is published to the tool (the ring's header, which the tool reads). Events are
+//! positioned as in a full stream (the records before them), so a recorded trace's event log
+//! and a sampled run's agree. With the reuse sampler on too (header bit 17, `cs_sample.c`), its
+//! records come in the same stream and [`AccessReader::reuse_profile`] gives its profile at the
+//! end. Call events (header bit 19) are read in [`calls`].
 
 use std::io::Read;
 
@@ -36,12 +30,12 @@ use crate::attribution::events::Event;
 use crate::batch::{Batch, ThreadSpan};
 use crate::error::{Error, Result, Source, truncated};
 use crate::record::tool::escape::decode_event;
-use crate::record::tool_decode::{address, call_op, kind_of};
+use crate::record::tool_decode::{address, kind_of};
 use crate::sampling::{Profile, SamplerOptions};
 use crate::spatial::{SpatialFilter, SpatialOptions};
-use crate::trace::CallPlaces;
 use crate::trace::{AccessReader, Diagnostics};
 
+mod calls;
 mod words;
 use words::Words;
 
@@ -50,8 +44,6 @@ const TAG_EVENT: u64 = 0x2;
 const TAG_EXEC: u64 = 0x3;
 const TAG_REUSE: u64 = 0x4;
 const TAG_COUNT: u64 = 0x5;
-const TAG_ENTER: u64 = 0x9;
-const TAG_LEAVE: u64 = 0xA;
 const TAG_SAMPLE: u64 = 0xB;
 const TAG_POSITION: u64 = 0xC;
 const TAG_HEADER: u64 = 0xE;
@@ -60,8 +52,6 @@ const ARG_MASK: u64 = (1 << 48) - 1;
 /// The header's flags: the reuse sampler's records, the spatial sampler's.
 const REUSE_SAMPLING: u64 = 1 << 17;
 const SPATIAL: u64 = 1 << 18;
-/// The header's flag of call events.
-const CALLS: u64 = 1 << 19;
 /// A sample the limit admits ends the batch once it holds this many accesses (as
 /// [`Trace::sampled`](crate::trace::Trace::sampled) ends them).
 const FULL: usize = crate::trace::SAMPLED_BATCH;
@@ -102,10 +92,7 @@ pub struct SpatialReader<R> {
     reuse_records: bool,
     profile: Option<Profile>,
     events: Option<crossbeam_channel::Sender<Event>>,
-    /// Whether the header says call events come.
-    calls: bool,
-    /// Each thread's counts and last fetch, the places of its call events.
-    places: CallPlaces,
+    calls: Option<crate::trace::CallPlaces>, // with call events: each thread's counts, fetch
 }
 
 impl<R: Read + Send> SpatialReader<R> {
@@ -135,8 +122,7 @@ impl<R: Read + Send> SpatialReader<R> {
             reuse_records: false,
             profile: None,
             events: None,
-            calls: false,
-            places: CallPlaces::default(),
+            calls: None,
         })
     }
 
@@ -193,7 +179,7 @@ impl<R: Read + Send> SpatialReader<R> {
                 .corrupt("no reuse sampler's records, which were asked for".into()));
         }
         self.reuse_records = reuse;
-        self.calls = w & CALLS != 0;
+        calls::header(w, &mut self.calls);
         Ok(())
     }
 
@@ -213,7 +199,7 @@ impl<R: Read + Send> SpatialReader<R> {
         if span.data() + span.instrs > 0 {
             let sampling = out.sampling_mut().expect("started sampled");
             sampling.span_mut(self.thread).add(&span);
-            self.places.count(&span, None);
+            calls::count(&mut self.calls, &span);
         }
         self.counts = c;
         Ok(())
@@ -285,20 +271,7 @@ impl<R: Read + Send> SpatialReader<R> {
                 self.advance(c, out)?;
             }
             TAG_THREAD => self.thread = arg as ThreadId,
-            TAG_ENTER | TAG_LEAVE if self.calls => {
-                let [pc] = self.words.array("a call event's site")?;
-                let op = call_op(w).ok_or_else(|| {
-                    self.words
-                        .corrupt(format!("a call event holding {w:#018x}"))
-                })?;
-                let here = ThreadSpan {
-                    thread: self.thread,
-                    ..ThreadSpan::default()
-                };
-                self.places.count(&here, Some(pc));
-                let place = self.places.place(self.thread);
-                out.push_sampled_call(self.thread, op, place);
-            }
+            calls::TAG_ENTER | calls::TAG_LEAVE if self.calls.is_some() => self.call(w, out)?,
             TAG_EVENT => {
                 let n = (arg & 0xFFFF) as usize;
                 let p = self.words.take(n, "an event")?;

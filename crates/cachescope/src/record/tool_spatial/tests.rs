@@ -362,7 +362,9 @@ fn a_stream_cut_at_an_exec_that_was_not_followed_is_complete() {
 
 #[test]
 fn call_events_are_placed_by_their_threads_counts_and_sites() {
+    use super::calls::{TAG_ENTER, TAG_LEAVE};
     use crate::batch::{CallOp, CallPlace, EnterKind};
+    const CALLS: u64 = 1 << 19;
     let enter = |key: u64, kind: u64| (TAG_ENTER << 60) | key | kind << 48;
     let mut w = vec![HEADER | CALLS];
     // Thread 1's root (no fetch yet), a sample, then a call from 0x40_1020.
