@@ -20,7 +20,7 @@
 //! positioned as in a full stream (the records before them), so a recorded trace's event log
 //! and a sampled run's agree. With the reuse sampler on too (header bit 17, `cs_sample.c`), its
 //! records come in the same stream and [`AccessReader::reuse_profile`] gives its profile at the
-//! end. Call events (header bit 19) are read in [`calls`].
+//! end. Call events (header bit 19) are read in `tool_spatial/calls.rs`.
 
 use std::io::Read;
 
