@@ -158,7 +158,7 @@ fn callgrind_out_and_a_live_program_under_sampled() {
     assert!(text.contains("desc: Sampled at rate 0.5: misses are estimates"));
     let totals = text.lines().find(|l| l.starts_with("totals:")).unwrap();
     assert!(totals.starts_with(&format!("totals: {} ", r["totals"]["Ir"])));
-    // `-- PROGRAM`: recorded with its call events, then sampled as a trace is.
+    // `-- PROGRAM`: the tool's sampled stream with its call events (no full trace).
     let live = callgraph(
         &["--", exe.to_str().unwrap()],
         &["--sampled", "--rate", "0.5"],
@@ -251,4 +251,85 @@ fn the_sampled_report_has_the_call_graph_section() {
     for f in ["main", "sum", "stream", "strided", "chase", "descend"] {
         assert!(sampled.iter().any(|r| r.0 == f), "{f}");
     }
+}
+
+/// Functions whose costs depend on the program's environment: the loader's start-up reads
+/// the environment variables, and the tool's sampled run has a few of its own.
+fn reads_environment(function: &str) -> bool {
+    function.starts_with("_dl_")
+        || function.starts_with("ld-linux")
+        || ["dl_main", "__GI___tunables_init", "_dl_start"].contains(&function)
+}
+
+/// `attribute --callgraph --sampled -- PROGRAM` reads the tool's sampled stream, its call
+/// events complete: at rate 1 its calls, `Ir`, `Dr` and `Dw`, self and inclusive, per
+/// function and per call, are the exact graph's of the same program run the same way
+/// (`attribute --callgraph -- PROGRAM`), but for the loader's reading of the environment.
+/// At rate 0.1 too; `--no-calls` gives the graph without call events.
+#[test]
+fn a_live_sampled_call_graph_has_the_exact_calls_and_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some((exe, _)) = record(dir.path(), &[]) else {
+        return;
+    };
+    let program = ["--", exe.to_str().unwrap()];
+    let exact = callgraph(&program, &[]);
+    let counts = ["Ir", "Dr", "Dw"];
+    let keep = |f: Functions| -> Functions {
+        f.into_iter()
+            .filter(|(k, _)| !reads_environment(k))
+            .collect()
+    };
+    type Calls = BTreeMap<(String, String, String), (u64, Vec<u64>)>;
+    let keep_calls = |c: Calls| -> Calls {
+        c.into_iter()
+            .filter(|((caller, callee, _), _)| {
+                !reads_environment(caller) && !reads_environment(callee)
+            })
+            .collect()
+    };
+    let want = keep(functions(&exact, &counts));
+    assert!(want.contains_key("main") && want["sum"].0 == 6);
+    for rate in ["1", "0.1"] {
+        let live = callgraph(&program, &["--sampled", "--rate", rate]);
+        assert_eq!(live["call_events"], true, "rate {rate}");
+        assert_eq!(keep(functions(&live, &counts)), want, "rate {rate}");
+        assert_eq!(
+            keep_calls(calls(&live, &counts)),
+            keep_calls(calls(&exact, &counts)),
+            "rate {rate}"
+        );
+    }
+    let without = callgraph(&program, &["--sampled", "--rate", "0.5", "--no-calls"]);
+    assert_eq!(without["call_events"], false);
+    assert!(without["calls"].as_array().unwrap().is_empty());
+}
+
+/// `report --sampled -- PROGRAM` has the call-graph section, from the tool's stream.
+#[test]
+fn a_live_sampled_report_has_the_call_graph_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some((exe, _)) = record(dir.path(), &[]) else {
+        return;
+    };
+    let out = dir.path().join("live");
+    let args = [
+        "report",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+        "--sampled",
+        "--rate",
+        "0.1",
+        "--",
+        exe.to_str().unwrap(),
+    ];
+    common::cs().args(args).assert().success();
+    let text = std::fs::read_to_string(out.join("report.json")).unwrap();
+    let r: Value = serde_json::from_str(&text).unwrap();
+    let functions = r["callgraph"]["functions"]
+        .as_array()
+        .expect("a call-graph section");
+    let sum = functions.iter().find(|f| f["function"] == "sum").unwrap();
+    assert_eq!(sum["calls"], 6);
 }

@@ -70,6 +70,7 @@ typedef struct {
    Int depth;
    Int size;
    Bool needs_root;
+   ULong pc; /* spatial sampling: the thread's last fetch, while another thread runs */
 } Stack;
 
 static Bool clo_calls = False;
@@ -80,6 +81,9 @@ static ThreadId cur_tid = VG_INVALID_THREADID;
 /* The running thread's top frame, read by the generated code. */
 static ULong cs_calls_top_key = 0;
 static ULong cs_calls_top_sp = NEVER;
+/* Spatial sampling: the running thread's last instruction fetch, stored by the generated code
+   at the end of each segment (cs_calls_note_pc): the site of the call events that follow. */
+static ULong cs_calls_pc = 0;
 
 Bool cs_calls_option(const HChar* arg)
 {
@@ -91,9 +95,9 @@ Bool cs_calls_option(const HChar* arg)
 
 Bool cs_calls_enabled(void)
 {
-   /* The sampled streams (cs_sample.c, cs_spatial.c) have no call events: their readers
-      would not know the tags. */
-   return clo_calls && !cs_sampling() && !cs_spatial();
+   /* The reuse sampler's stream alone (cs_sample.c) has no call events: its reader would not
+      know the tags. The spatially sampled one has them (with the reuse sampler's too). */
+   return clo_calls && (cs_spatial() || !cs_sampling());
 }
 
 void cs_calls_post_clo_init(void)
@@ -117,6 +121,19 @@ static void sync_top(void)
    cs_calls_top_sp = top->sp;
 }
 
+/* A call event's word. In a spatially sampled stream a position record comes first (so the
+   reader knows the counts before it) and the site, the thread's last fetch, after it. */
+static void emit(ULong word)
+{
+   if (!cs_spatial()) {
+      cs_append(word);
+      return;
+   }
+   cs_spatial_position();
+   cs_append(word);
+   cs_append(cs_calls_pc);
+}
+
 static void push(ULong key, ULong sp, UInt kind)
 {
    if (cur->depth == cur->size) {
@@ -124,14 +141,14 @@ static void push(ULong key, ULong sp, UInt kind)
       cur->frames = VG_(realloc)("cs.calls.frames", cur->frames, cur->size * sizeof(Frame));
    }
    cur->frames[cur->depth++] = (Frame){ key, sp, kind };
-   cs_append(CS_ESCAPE(CS_TAG_ENTER, key) | ((ULong)kind << 48));
+   emit(CS_ESCAPE(CS_TAG_ENTER, key) | ((ULong)kind << 48));
    sync_top();
 }
 
 static void leave(Int n)
 {
    cur->depth -= n;
-   cs_append(CS_ESCAPE(CS_TAG_LEAVE, n));
+   emit(CS_ESCAPE(CS_TAG_LEAVE, n));
    sync_top();
 }
 
@@ -215,6 +232,7 @@ void cs_calls_thread_created(ThreadId child)
       return;
    stacks[child].depth = 0;
    stacks[child].needs_root = True;
+   stacks[child].pc = 0;
 }
 
 void cs_calls_thread(ThreadId tid)
@@ -222,8 +240,11 @@ void cs_calls_thread(ThreadId tid)
    if (stacks == NULL)
       return;
    if (tid != cur_tid) {
+      if (cur != NULL)
+         cur->pc = cs_calls_pc;
       cur_tid = tid;
       cur = &stacks[tid];
+      cs_calls_pc = cur->pc;
       sync_top();
    }
    if (cur->needs_root) {
@@ -241,7 +262,7 @@ void cs_calls_reset(void)
       stacks[t].depth = 0;
       stacks[t].needs_root = True;
    }
-   cs_append(CS_ESCAPE(CS_TAG_LEAVE, 0));
+   emit(CS_ESCAPE(CS_TAG_LEAVE, 0));
    sync_top();
    ThreadId tid = VG_(get_running_tid)();
    if (tid != VG_INVALID_THREADID && cur_tid == tid)
@@ -295,6 +316,14 @@ static void call_helper(IRSB* sb, const HChar* name, void* fn, IRExpr** args, In
    if (guard != NULL)
       di->guard = guard;
    addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+void cs_calls_note_pc(IRSB* sbOut, Addr pc)
+{
+   if (!cs_calls_enabled() || !cs_spatial())
+      return;
+   addStmtToIRSB(sbOut, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&cs_calls_pc),
+                                     mkIRExpr_HWord((HWord)pc)));
 }
 
 void cs_calls_instrument_start(IRSB* sbOut, const VexGuestLayout* layout, Addr block)

@@ -10,7 +10,8 @@
 #include "pub_tool_tooliface.h"
 
 Bool cs_calls_option(const HChar* arg);
-/* Whether --cs-calls=yes was given (and no sampling: then nothing is written). */
+/* Whether --cs-calls=yes was given (and not the reuse sampler alone: then nothing is
+   written). */
 Bool cs_calls_enabled(void);
 /* After the options. Chasing is off (cs_main.c), so every call ends a block and every
    function entry starts one. */
@@ -24,6 +25,9 @@ void cs_calls_thread(ThreadId tid);
 void cs_calls_reset(void);
 void cs_calls_pre_signal(ThreadId tid, Int sig);
 void cs_calls_post_signal(ThreadId tid, Int sig);
+/* Spatial sampling: at the end of a segment whose last instruction is at `pc`, stores it as
+   the running thread's last fetch (the site written after each call event). */
+void cs_calls_note_pc(IRSB* sbOut, Addr pc);
 /* At the start of a superblock at guest address `block`. */
 void cs_calls_instrument_start(IRSB* sbOut, const VexGuestLayout* layout, Addr block);
 /* At the end of the superblock at `block`, after its last references are stored. */

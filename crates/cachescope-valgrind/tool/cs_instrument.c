@@ -98,6 +98,7 @@ static void emit_segment(IRSB* sb)
       return;
    if (cs_spatial()) {
       cs_spatial_segment(sb, segment, segment_used, &last_pc);
+      cs_calls_note_pc(sb, last_pc);
       segment_used = 0;
       return;
    }

@@ -18,7 +18,9 @@
    capture << 17 (then references are counted, not written: only the escapes below)
    | spatial sampling << 18 (only the references to sampled lines are written: CS_TAG_SAMPLE
    and CS_TAG_POSITION below, cs_spatial.c)
-   | call events on << 19 (CS_TAG_ENTER and CS_TAG_LEAVE below, cs_calls.c). */
+   | call events on << 19 (CS_TAG_ENTER and CS_TAG_LEAVE below, cs_calls.c; with spatial
+   sampling each call word follows a position record, when the counts changed, and is
+   followed by one word: the running thread's last instruction fetch, 0 if none yet). */
 #define CS_TAG_HEADER 0xE
 /* The running thread changed: argument = Valgrind's thread id (1 = the main thread). */
 #define CS_TAG_THREAD 0x1

@@ -69,10 +69,10 @@ fn compile(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
     common::compile_c(dir, name, PROGRAM, &all)
 }
 
-fn tool_options() -> ToolOptions {
+fn tool_options(calls: bool) -> ToolOptions {
     ToolOptions {
         output: ProgramOutput::Null,
-        calls: false,
+        calls,
         ..ToolOptions::default()
     }
 }
@@ -90,9 +90,9 @@ fn batches(trace: &mut impl AccessReader) -> Vec<Batch> {
 
 /// A run's full stream sampled as it is read (`Trace::sampled`, what `--sampled TRACE` does),
 /// and its events.
-fn full(exe: &Path, options: SpatialOptions) -> (Vec<Batch>, Vec<Event>) {
+fn full(exe: &Path, options: SpatialOptions, calls: bool) -> (Vec<Batch>, Vec<Event>) {
     let (recording, mut trace, rx) =
-        Recording::start_tool(exe.as_os_str(), &[], tool_options()).unwrap();
+        Recording::start_tool(exe.as_os_str(), &[], tool_options(calls)).unwrap();
     trace.sampled(options, None).unwrap();
     let out = batches(&mut trace);
     recording.finish().unwrap();
@@ -100,10 +100,10 @@ fn full(exe: &Path, options: SpatialOptions) -> (Vec<Batch>, Vec<Event>) {
 }
 
 /// A run sampled in the tool, and its events.
-fn sampled(exe: &Path, options: SpatialOptions) -> (Vec<Batch>, Vec<Event>) {
+fn sampled(exe: &Path, options: SpatialOptions, calls: bool) -> (Vec<Batch>, Vec<Event>) {
+    let opts = tool_options(calls);
     let (recording, mut stream, rx) =
-        Recording::start_spatial(exe.as_os_str(), &[], tool_options(), options, None, None)
-            .unwrap();
+        Recording::start_spatial(exe.as_os_str(), &[], opts, options, None, None).unwrap();
     let out = batches(&mut stream);
     recording.finish().unwrap();
     (out, rx.unwrap().try_iter().collect())
@@ -145,6 +145,13 @@ fn accesses(batches: &[Batch]) -> Vec<(u32, u64, u32, AccessKind, Option<u64>)> 
 /// then, on a loaded machine, one of them makes a few dozen references more, in the C library:
 /// up to three pairs of runs are made until two agree on the counts).
 fn check(exe: &Path, options: SpatialOptions, interleaved: bool) {
+    check_calls(exe, options, interleaved, false);
+}
+
+/// [`check`], the tool writing call events (`calls`) into both streams: the sampled
+/// stream's batches then hold every call event with its place, as sampling the full trace
+/// places it.
+fn check_calls(exe: &Path, options: SpatialOptions, interleaved: bool, calls: bool) {
     let total = |b: &[Batch]| {
         let mut all = cachescope::batch::ThreadSpan::default();
         for s in b.iter().filter_map(Batch::sampling) {
@@ -153,15 +160,15 @@ fn check(exe: &Path, options: SpatialOptions, interleaved: bool) {
         all
     };
     let tries = if interleaved { 3 } else { 1 };
-    let (mut want, mut full_events) = full(exe, options);
-    let (mut got, mut events) = sampled(exe, options);
+    let (mut want, mut full_events) = full(exe, options, calls);
+    let (mut got, mut events) = sampled(exe, options, calls);
     for _ in 1..tries {
         if total(&got) == total(&want) {
             break;
         }
         eprintln!("the two runs made different references; again");
-        (want, full_events) = full(exe, options);
-        (got, events) = sampled(exe, options);
+        (want, full_events) = full(exe, options, calls);
+        (got, events) = sampled(exe, options, calls);
     }
     assert_eq!(total(&got), total(&want), "the full stream's counts");
     let n = accesses(&want).len();
@@ -211,6 +218,18 @@ fn check(exe: &Path, options: SpatialOptions, interleaved: bool) {
         flat(&restaged) == flat(&want),
         "the stage's accesses differ"
     );
+    // The call events, each with its place in its thread's full stream.
+    let calls_of = |b: &[Batch]| -> Vec<_> {
+        b.iter()
+            .flat_map(|b| {
+                let places = b.sampling().unwrap().calls.clone();
+                b.calls().iter().map(|e| (e.thread, e.op)).zip(places)
+            })
+            .collect()
+    };
+    assert_eq!(calls_of(&restaged).len(), calls_of(&want).len(), "calls");
+    assert!(calls_of(&restaged) == calls_of(&want), "the calls differ");
+    assert_eq!(calls_of(&want).is_empty(), !calls, "call events");
     // The events: the same, at the same positions (a static program has only its maps).
     assert!(events.iter().any(|e| matches!(e.kind, EventKind::Map(_))));
     assert_eq!(events, full_events);
@@ -235,6 +254,9 @@ fn the_sampled_stream_is_the_full_stream_filtered_by_line_hash() {
     check(&exe, spatial(0.5, 64, Some(40)), false);
     // Every line: every data reference of the full stream.
     check(&exe, spatial(1.0, 64, None), false);
+    // With call events: every one in the sampled stream, placed as in the full stream.
+    check_calls(&exe, spatial(0.1, 64, None), false, true);
+    check_calls(&exe, spatial(0.5, 64, Some(40)), false, true);
 }
 
 #[test]
@@ -251,7 +273,7 @@ fn a_sampled_line_is_sampled_on_every_thread() {
     };
     check(&exe, options, true);
     // Both threads' references are among the samples.
-    let got = accesses(&sampled(&exe, options).0);
+    let got = accesses(&sampled(&exe, options, false).0);
     assert!(got.iter().any(|r| r.0 == 2) && got.iter().any(|r| r.0 == 1));
 }
 
@@ -267,8 +289,8 @@ fn allocations_keep_their_positions_in_a_sampled_run() {
         rate: 1.0 / 16.0,
         ..SpatialOptions::default()
     };
-    let (want, full_events) = full(&exe, options);
-    let (got, events) = sampled(&exe, options);
+    let (want, full_events) = full(&exe, options, false);
+    let (got, events) = sampled(&exe, options, false);
     // The same counts (the dynamic loader's few nondeterministic loads change addresses, not
     // how many references there are), the same events at the same positions.
     let data = |b: &[Batch]| -> u64 {
@@ -314,7 +336,7 @@ fn statcaches_sampler_runs_in_the_same_tool() {
     ] {
         // The full stream, both samplers above it.
         let (recording, mut trace, _) =
-            Recording::start_tool(exe.as_os_str(), &[], tool_options()).unwrap();
+            Recording::start_tool(exe.as_os_str(), &[], tool_options(false)).unwrap();
         trace.sampled(spatial, Some(reuse)).unwrap();
         let want_batches = batches(&mut trace);
         let want = trace.reuse_profile().expect("the stage's profile");
@@ -324,7 +346,7 @@ fn statcaches_sampler_runs_in_the_same_tool() {
         let (recording, mut stream, _) = Recording::start_spatial(
             exe.as_os_str(),
             &[],
-            tool_options(),
+            tool_options(false),
             spatial,
             Some(reuse),
             Some(std::fs::File::create(&copy).unwrap()),

@@ -71,7 +71,7 @@ pub struct SharingArgs {
     pub csv: bool,
 }
 
-pub fn run(args: SharingArgs) -> Result<()> {
+pub fn run(mut args: SharingArgs) -> Result<()> {
     let interleave = args.interleave.unwrap_or(InterleaveArg::Time).into();
     let schedule = match args.quantum {
         Some(quantum) => Schedule {
@@ -93,6 +93,8 @@ pub fn run(args: SharingArgs) -> Result<()> {
     let spatial = args
         .sampled
         .spatial(args.rate.rate, args.input.params.seed, args.l1.line_size());
+    // No call graph here: a sampled run's tool leaves the call events out (they cost it).
+    args.input.live.no_calls = true;
     let (mut trace, live) = match spatial {
         Some(s) => input::open_sampled(
             &args.input,

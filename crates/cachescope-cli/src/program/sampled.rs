@@ -64,8 +64,9 @@ pub fn start_sampled(
         trace_children: capture.trace_children,
         collect_at_start: capture.collect_at_start,
         toggle_collect: Vec::new(),
-        // A spatially sampled stream has no call events (the tool leaves them out).
-        calls: false,
+        // Call events come with the allocation events unless --no-calls (set by the
+        // commands that have no call graph: `attribute` without `--callgraph`, `sharing`).
+        calls: events && capture.calls,
     };
     let (recording, stream, events) =
         Recording::start_spatial(program, args, opts, spatial, reuse, copy)?;

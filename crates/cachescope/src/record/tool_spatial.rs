@@ -12,15 +12,15 @@
 //!
 //! [`SpatialReader`] applies [`SpatialFilter`] again to what the tool sent: the tool's limit
 //! lags the filter's (it reads the published limit only when it hands over a buffer), so it
-//! sends a superset, and the filter's outcome depends only on the lines' hashes in the order
-//! of their first references. Batches end where
-//! [`Trace::sampled`](crate::trace::Trace::sampled) ends them (just before a sample the limit
-//! admits once half a batch is kept), so the run gives the very batches that sampling its
-//! full trace gives. After each batch the filter's limit is published to the tool
-//! (the ring's header, which the tool reads). Events are positioned as in a full
-//! stream (the records before them), so a recorded trace's event log and a sampled run's
-//! agree. With the reuse sampler on too (header bit 17, `cs_sample.c`), its records come in the
-//! same stream and [`AccessReader::reuse_profile`] gives its profile at the end.
+//! sends a superset, and the filter's outcome depends only on the lines' hashes in the order of
+//! their first references. Batches end where [`Trace::sampled`](crate::trace::Trace::sampled)
+//! ends them (just before a sample the limit admits once half a batch is kept), so the run
+//! gives the very batches that sampling its full trace gives. After each batch the filter's
+//! limit is published to the tool (the ring's header, which the tool reads). Events are
+//! positioned as in a full stream (the records before them), so a recorded trace's event log
+//! and a sampled run's agree. With the reuse sampler on too (header bit 17, `cs_sample.c`), its
+//! records come in the same stream and [`AccessReader::reuse_profile`] gives its profile at the
+//! end. Call events (header bit 19) are read in `tool_spatial/calls.rs`.
 
 use std::io::Read;
 
@@ -35,6 +35,7 @@ use crate::sampling::{Profile, SamplerOptions};
 use crate::spatial::{SpatialFilter, SpatialOptions};
 use crate::trace::{AccessReader, Diagnostics};
 
+mod calls;
 mod words;
 use words::Words;
 
@@ -91,6 +92,7 @@ pub struct SpatialReader<R> {
     reuse_records: bool,
     profile: Option<Profile>,
     events: Option<crossbeam_channel::Sender<Event>>,
+    calls: Option<crate::trace::CallPlaces>, // with call events: each thread's counts, fetch
 }
 
 impl<R: Read + Send> SpatialReader<R> {
@@ -120,6 +122,7 @@ impl<R: Read + Send> SpatialReader<R> {
             reuse_records: false,
             profile: None,
             events: None,
+            calls: None,
         })
     }
 
@@ -176,6 +179,7 @@ impl<R: Read + Send> SpatialReader<R> {
                 .corrupt("no reuse sampler's records, which were asked for".into()));
         }
         self.reuse_records = reuse;
+        calls::header(w, &mut self.calls);
         Ok(())
     }
 
@@ -195,6 +199,7 @@ impl<R: Read + Send> SpatialReader<R> {
         if span.data() + span.instrs > 0 {
             let sampling = out.sampling_mut().expect("started sampled");
             sampling.span_mut(self.thread).add(&span);
+            calls::count(&mut self.calls, &span);
         }
         self.counts = c;
         Ok(())
@@ -266,6 +271,7 @@ impl<R: Read + Send> SpatialReader<R> {
                 self.advance(c, out)?;
             }
             TAG_THREAD => self.thread = arg as ThreadId,
+            calls::TAG_ENTER | calls::TAG_LEAVE if self.calls.is_some() => self.call(w, out)?,
             TAG_EVENT => {
                 let n = (arg & 0xFFFF) as usize;
                 let p = self.words.take(n, "an event")?;

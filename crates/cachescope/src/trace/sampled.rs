@@ -9,7 +9,7 @@
 //! them without a scan of the fetches). A batch ends just before a sampled reference, so the
 //! references left out after the last sampled one are counted in the last batch's span.
 
-mod places;
+pub(crate) mod places;
 
 use super::{AccessReader, Trace};
 use crate::access::AccessKind;

@@ -19,6 +19,7 @@ use cachescope::units::thousands;
 use super::super::drive;
 use super::AttributeArgs;
 use super::table::cut;
+use crate::input::LiveEvents;
 use crate::output::{self, Format, Output};
 
 /// The call graph's options from the flags.
@@ -40,6 +41,39 @@ pub(super) fn analysis(
 ) -> Result<CallGraph> {
     let events = log.map(|l| Box::new(l) as EventSource<'static>);
     Ok(CallGraph::new(options(args, thread), events)?)
+}
+
+/// The events a pass reads: the event log, or a program's as the tool sends them.
+pub(super) fn events(
+    log: Option<EventReader<std::fs::File>>,
+    live: Option<LiveEvents>,
+) -> Option<EventSource<'static>> {
+    match (log, live) {
+        (Some(log), _) => Some(Box::new(log)),
+        // What the channel holds so far: every event due before a record is sent before it.
+        (None, Some(live)) => {
+            let rx = live.rx;
+            Some(Box::new(std::iter::from_fn(move || {
+                rx.try_recv().ok().map(Ok)
+            })))
+        }
+        (None, None) => None,
+    }
+}
+
+/// The line filter a program runs under for `--callgraph --sampled`: at the fixed rate the
+/// misses are scaled by (docs/callgraph.md), as [`run`] samples a recorded trace. Without
+/// `--callgraph`, no call events (`--no-calls`): nothing reads them.
+pub(super) fn live_spatial(args: &mut AttributeArgs, s: SpatialOptions) -> SpatialOptions {
+    args.input.live.no_calls |= !args.callgraph;
+    if args.callgraph {
+        SpatialOptions {
+            max_lines: None,
+            ..s
+        }
+    } else {
+        s
+    }
 }
 
 /// Writes `--callgrind-out`: FILE, or with `--per-thread` FILE-NN per thread (Callgrind's
@@ -79,7 +113,7 @@ pub(super) fn write_files(
 pub(super) fn run(
     trace: &mut Trace,
     args: &AttributeArgs,
-    log: Option<EventReader<std::fs::File>>,
+    events: Option<EventSource<'static>>,
     cmd: &str,
     (thread, spatial): (Option<ThreadId>, Option<SpatialOptions>),
 ) -> Result<()> {
@@ -97,10 +131,9 @@ pub(super) fn run(
             let mut options = options(args, thread);
             let caches = [args.i1, args.d1, args.ll];
             options.sampled = Some(cachescope::report::callgraph_miniatures(caches, s.rate)?);
-            let events = log.map(|l| Box::new(l) as EventSource<'static>);
             CallGraph::new(options, events)?
         }
-        None => analysis(args, thread, log)?,
+        None => CallGraph::new(options(args, thread), events)?,
     };
     drive(trace, Analyses(&mut [&mut graph]), &args.run)?;
     let mut report = graph.finish().context("the call graph")?;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use cachescope::attribution::events::{EventReader, sidecar_path};
-use cachescope::attribution::{Attribution, EventSource, run_id};
+use cachescope::attribution::{Attribution, run_id};
 use cachescope::pass::Analyses;
 use cachescope::sim::Geometry;
 use clap::Args;
@@ -180,8 +180,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         && args.input.live.save.is_none()
         && !(args.per_thread
             || args.cachegrind_out.is_some()
-            || args.callgraph
-            || args.callgrind_out.is_some()
+            || (args.callgrind_out.is_some() && !args.callgraph)
             || tlb.is_some());
     let recorded_now = !args.input.program.is_empty() && !sampled_live;
     let _recorded = if !recorded_now {
@@ -239,6 +238,9 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     let (mut trace, live) = match spatial.filter(|_| sampled_live) {
         Some(s) => {
             let events = !args.input.live.no_events;
+            // A call graph's misses are scaled by a fixed rate (no --sample-lines cap);
+            // without one the tool leaves the call events out (they cost it).
+            let s = callgraph::live_spatial(&mut args, s);
             input::open_sampled(
                 &args.input,
                 args.run.line_size,
@@ -284,7 +286,8 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     let (rules, page_notes) = args.tlb.rules(events_path.as_deref())?;
     // The call graph instead of the attribution; per thread, Callgrind's files per thread.
     if args.callgraph || (args.per_thread && args.callgrind_out.is_some()) {
-        return callgraph::run(&mut trace, &args, log, &cmd, (thread, spatial));
+        let events = callgraph::events(log, live);
+        return callgraph::run(&mut trace, &args, events, &cmd, (thread, spatial));
     }
     if args.per_thread {
         let tlb = tlb.map(|c| (c, rules));
@@ -300,15 +303,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
         None => None,
     };
     let had_events = log.is_some() || live.is_some();
-    let events = match (log, live) {
-        (Some(log), _) => Some(Box::new(log) as EventSource<'static>),
-        // What the channel holds so far: every event due before a record is sent before it.
-        (None, Some(live)) => {
-            let rx = live.rx;
-            Some(Box::new(std::iter::from_fn(move || rx.try_recv().ok().map(Ok))) as _)
-        }
-        (None, None) => None,
-    };
+    let events = callgraph::events(log, live);
     let mut opts = options(&args, cachegrind_out.is_some());
     // --sampled: the sampled lines in a miniature of the cache, counts scaled at the end
     // (docs/sampled.md); the monitor's cost and the per-structure curves need every line.

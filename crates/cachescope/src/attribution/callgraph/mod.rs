@@ -211,6 +211,10 @@ impl Analysis for CallGraph {
                 return;
             }
         }
+        // Events that came since (a running program's, sent as its stream is read).
+        if let (Some(p), None) = (self.places.as_mut(), self.next_event) {
+            self.next_event = p.advance(self.position);
+        }
         if let (Some(s), Some(_)) = (batch.sampling(), &self.sampled) {
             self.observe_sampled(batch, s);
             return;

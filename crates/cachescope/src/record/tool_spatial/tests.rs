@@ -359,3 +359,84 @@ fn a_stream_cut_at_an_exec_that_was_not_followed_is_complete() {
     assert_eq!(batches.len(), 1);
     assert_eq!(batches[0].sampling().unwrap().total_span().loads, 4);
 }
+
+#[test]
+fn call_events_are_placed_by_their_threads_counts_and_sites() {
+    use super::calls::{TAG_ENTER, TAG_LEAVE};
+    use crate::batch::{CallOp, CallPlace, EnterKind};
+    const CALLS: u64 = 1 << 19;
+    let enter = |key: u64, kind: u64| (TAG_ENTER << 60) | key | kind << 48;
+    let mut w = vec![HEADER | CALLS];
+    // Thread 1's root (no fetch yet), a sample, then a call from 0x40_1020.
+    w.extend([enter(0x40_1000, 3), 0]);
+    w.extend(sample(0x40_1010, word(0x7000, 8, 0), [2, 0, 0, 5]));
+    w.extend(position([3, 1, 0, 9]));
+    w.extend([enter(0x40_2000, 0), 0x40_1020]);
+    // Thread 2 makes a load and 3 instructions, and returns; then thread 1 returns.
+    w.push((TAG_THREAD << 60) | 2);
+    w.extend(position([4, 1, 0, 12]));
+    w.extend([(TAG_LEAVE << 60) | 1, 0x40_3000]);
+    w.push((TAG_THREAD << 60) | 1);
+    w.extend([(TAG_LEAVE << 60) | 1, 0x40_2010]);
+    let (batches, _) = read_all(&ended(w.clone()), all_lines()).unwrap();
+    let b = &batches[0];
+    let span = |thread, loads, stores, instrs| ThreadSpan {
+        thread,
+        loads,
+        stores,
+        modifies: 0,
+        instrs,
+    };
+    let place = |before, pc| CallPlace { before, pc };
+    let got: Vec<_> = b
+        .calls()
+        .iter()
+        .map(|e| (e.at, e.thread, e.op))
+        .zip(b.sampling().unwrap().calls.iter().copied())
+        .collect();
+    let (root, call) = (EnterKind::ALL[3], EnterKind::ALL[0]);
+    let thread1 = span(1, 3, 1, 9);
+    assert_eq!(
+        got,
+        [
+            (
+                (
+                    0,
+                    1,
+                    CallOp::Enter {
+                        key: 0x40_1000,
+                        kind: root
+                    }
+                ),
+                place(span(1, 0, 0, 0), 0)
+            ),
+            (
+                (
+                    1,
+                    1,
+                    CallOp::Enter {
+                        key: 0x40_2000,
+                        kind: call
+                    }
+                ),
+                place(thread1, 0x40_1020)
+            ),
+            (
+                (1, 2, CallOp::Leave { frames: 1 }),
+                place(span(2, 1, 0, 3), 0x40_3000)
+            ),
+            (
+                (1, 1, CallOp::Leave { frames: 1 }),
+                place(thread1, 0x40_2010)
+            ),
+        ]
+    );
+    // Without the header's bit, a call word is not this stream's; cut before its site, the
+    // stream is truncated.
+    w[0] = HEADER;
+    let e = read_all(&ended(w.clone()), all_lines()).unwrap_err();
+    assert!(e.to_string().contains("unexpected record tag 0x9"), "{e}");
+    w[0] = HEADER | CALLS;
+    let e = read_all(&w[..2], all_lines()).unwrap_err();
+    assert!(e.to_string().contains("site"), "{e}");
+}

@@ -1,14 +1,15 @@
 //! Where call events stand in their threads' full streams: the stage passes every call event
 //! through its line filter with the counts of its thread's references before it and its
 //! thread's last instruction fetch ([`CallPlace`]), so a call graph of the sampled stream
-//! keeps `Ir`, `Dr` and `Dw` exact per function (docs/callgraph.md).
+//! keeps `Ir`, `Dr` and `Dw` exact per function (docs/callgraph.md). The tool's sampled
+//! stream ([`crate::record::tool_spatial`]) places its call events with them too.
 
 use crate::access::ThreadId;
 use crate::batch::{CallPlace, NO_PC, ThreadSpan};
 
 /// Each thread's running counts and last fetch. Threads are few: a short scan finds them.
 #[derive(Debug, Default)]
-pub(super) struct CallPlaces {
+pub(crate) struct CallPlaces {
     threads: Vec<CallPlace>,
 }
 
@@ -32,7 +33,7 @@ impl CallPlaces {
 
     /// Counts a run of `span.thread`'s references, whose last fetch (if any) was at
     /// `last_fetch`.
-    pub(super) fn count(&mut self, span: &ThreadSpan, last_fetch: Option<u64>) {
+    pub(crate) fn count(&mut self, span: &ThreadSpan, last_fetch: Option<u64>) {
         let p = self.thread(span.thread);
         p.before.add(span);
         if let Some(pc) = last_fetch {
@@ -41,7 +42,7 @@ impl CallPlaces {
     }
 
     /// The place of a call event of `thread` now.
-    pub(super) fn place(&mut self, thread: ThreadId) -> CallPlace {
+    pub(crate) fn place(&mut self, thread: ThreadId) -> CallPlace {
         *self.thread(thread)
     }
 }
