@@ -305,7 +305,8 @@ fn a_live_sampled_call_graph_has_the_exact_calls_and_counts() {
     assert!(without["calls"].as_array().unwrap().is_empty());
 }
 
-/// `report --sampled -- PROGRAM` has the call-graph section, from the tool's stream.
+/// `report --sampled --sampled-calls -- PROGRAM` has the call-graph section, from the tool's
+/// stream.
 #[test]
 fn a_live_sampled_report_has_the_call_graph_section() {
     let dir = tempfile::tempdir().unwrap();
@@ -319,6 +320,7 @@ fn a_live_sampled_report_has_the_call_graph_section() {
         "-o",
         out.to_str().unwrap(),
         "--sampled",
+        "--sampled-calls",
         "--rate",
         "0.1",
         "--",

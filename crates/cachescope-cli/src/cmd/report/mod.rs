@@ -65,6 +65,12 @@ pub struct ReportArgs {
     pub live: LiveArgs,
     #[command(flatten)]
     pub sampled: SampledArgs,
+    /// With --sampled -- PROGRAM: the tool's sampled stream carries call events too, for the
+    /// report's call-graph section (calls and instructions exact, misses estimated). Off by
+    /// default: they can double the run's CPU on call-heavy programs (docs/callgraph.md); a
+    /// recorded trace's call events are always used.
+    #[arg(help_heading = heading::SAMPLING, long, requires = "sampled")]
+    pub sampled_calls: bool,
 }
 
 pub fn run(args: ReportArgs) -> Result<()> {

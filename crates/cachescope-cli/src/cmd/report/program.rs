@@ -101,10 +101,13 @@ fn live(
     sampled: Option<SpatialOptions>,
 ) -> Result<(cachescope_report::Report, bool, Kept)> {
     let quiet = args.run.quiet;
+    // Call events in the sampled stream only when asked for (`--sampled-calls`: they cost).
+    let mut sampled_live = args.live.clone();
+    sampled_live.no_calls |= !args.sampled_calls;
     let (mut started, kept) = match sampled {
         Some(spatial) => crate::program::start_sampled(
             &args.program,
-            &args.live,
+            &sampled_live,
             (spatial, Some(reuse_options(&options))),
             Some(trace_path),
             capture.events,
