@@ -84,9 +84,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
         .trace
         .as_deref()
         .is_some_and(|p| p.as_os_str() != "-" && sidecar_path(p).is_file());
-    if args.report.per_structure
-        && (sampled.is_none() || args.program.first().is_some() || !with_log)
-    {
+    if args.report.per_structure && (sampled.is_none() || !args.program.is_empty() || !with_log) {
         anyhow::bail!(
             "--per-structure needs --sampled and a recorded trace file with its event log \
              beside it (report --sampled --per-structure TRACE); a live run keeps the \
