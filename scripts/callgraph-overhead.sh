@@ -67,7 +67,9 @@ highest() { sort -n | tail -1; }
 
 # The tool as record runs it (its events build, with the allocator wrappers): record unpacks it.
 "$cs" record -q -o "$work/t.cst" -- true >/dev/null 2>&1
-tooldir=$(ls -td "${XDG_CACHE_HOME:-$HOME/.cache}"/cachescope/valgrind-*/events | head -1)
+# The build's directory is the one just used (record touches it; its events/ subdirectory keeps the
+# time it was unpacked, so another build's could be newer).
+tooldir=$(ls -td "${XDG_CACHE_HOME:-$HOME/.cache}"/cachescope/valgrind-*/ | head -1)events
 
 rows=""
 for i in "${!progs[@]}"; do

@@ -52,6 +52,7 @@
 
 #include "cs_calls.h"
 #include "cs_events.h"
+#include "cs_instrument.h"
 #include "cs_protocol.h"
 #include "cs_sample.h"
 #include "cs_spatial.h"
@@ -74,6 +75,8 @@ typedef struct {
 } Stack;
 
 static Bool clo_calls = False;
+/* cs_spatial(), fixed after the options: read on every call event. */
+static Bool spatial = False;
 static Stack* stacks = NULL; /* by ThreadId */
 static Stack* cur = NULL;
 static ThreadId cur_tid = VG_INVALID_THREADID;
@@ -104,6 +107,7 @@ void cs_calls_post_clo_init(void)
 {
    if (!cs_calls_enabled())
       return;
+   spatial = cs_spatial();
    stacks = VG_(calloc)("cs.calls", VG_N_THREADS, sizeof(Stack));
    for (Int t = 0; t < VG_N_THREADS; t++)
       stacks[t].needs_root = True;
@@ -125,8 +129,13 @@ static void sync_top(void)
    reader knows the counts before it) and the site, the thread's last fetch, after it. */
 static void emit(ULong word)
 {
-   if (!cs_spatial()) {
-      cs_append(word);
+   if (LIKELY(!spatial)) {
+      /* cs_append, without its call: a call or a return makes one word, a few million a
+         second on a program such as awk. */
+      if (LIKELY(cs_ptr < cs_limit))
+         *cs_ptr++ = word;
+      else
+         cs_append(word);
       return;
    }
    cs_spatial_position();
@@ -156,6 +165,10 @@ static void leave(Int n)
    boundary goes with its handler's first frame; a root stays. Returns the frames popped. */
 static Int unwind(ULong sp)
 {
+   /* Most calls and returns leave no frame behind, or just one: the top frame is checked
+      before the loop (a root or signal frame's stack pointer is NEVER). */
+   if (cur->depth == 0 || cur->frames[cur->depth - 1].sp >= sp)
+      return 0;
    Int n = 0;
    while (n < cur->depth) {
       Frame* f = &cur->frames[cur->depth - 1 - n];

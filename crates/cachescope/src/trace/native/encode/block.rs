@@ -133,14 +133,7 @@ impl Columns {
             raw.extend_from_slice(&r.thread.to_le_bytes());
         }
         if self.has_calls() {
-            let switches = &self.switches;
-            let thread_at = |i: usize| {
-                let after = switches.partition_point(|r| r.start as usize <= i);
-                after
-                    .checked_sub(1)
-                    .map_or(MAIN_THREAD, |k| switches[k].thread)
-            };
-            super::super::calls::lay_out(&self.calls, thread_at, self.n, raw);
+            super::super::calls::lay_out(&self.calls, &self.switches, self.n, raw);
         }
     }
 }
