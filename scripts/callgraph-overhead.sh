@@ -11,7 +11,8 @@
 # both ends (the machine may be shared: CPU time is the figure to read). Skips, saying so,
 # without Valgrind or GNU time.
 #
-#   scripts/callgraph-overhead.sh        # RUNS=N; ONLY=REGEX (program names); CS=BINARY (default:
+#   scripts/callgraph-overhead.sh        # RUNS=N; ONLY=REGEX (program names, e.g. '^(awk|sort|bzip2)':
+#                                        # python3's name holds "sort"); CS=BINARY (default:
 #                                        # a release build); NICE=N runs under `nice -n N` (a shared
 #                                        # machine); WORK=DIR keeps the inputs (default target/callgraph-overhead)
 set -euo pipefail
