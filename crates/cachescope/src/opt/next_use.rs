@@ -65,7 +65,7 @@ pub(super) fn io(err: std::io::Error) -> Error {
 
 impl NextUseSpill {
     /// An empty spill of the references `options` counts, in memory until it outgrows
-    /// [`MEMORY_BYTES`], then in a temporary file (a failure to make one is returned by
+    /// 16 MiB, then in a temporary file (a failure to make one is returned by
     /// [`NextUseSpill::finish`]).
     pub fn new(options: Options) -> Result<NextUseSpill> {
         Ok(NextUseSpill::with_sink(options, Sink::memory(MEMORY_BYTES)))
