@@ -69,6 +69,11 @@ impl AccessReader for ProgramReader {
     fn reuse_profile(&mut self) -> Option<cachescope::sampling::Profile> {
         self.trace.reuse_profile()
     }
+
+    fn sample_itself(&mut self, options: &cachescope::spatial::SpatialOptions) -> bool {
+        // A saved trace keeps the batches as they come: they must stay the filter's input.
+        self.save.is_none() && self.trace.sample_itself(options)
+    }
 }
 
 impl Saving {

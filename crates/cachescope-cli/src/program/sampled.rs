@@ -112,4 +112,8 @@ impl AccessReader for Counted {
     fn reuse_profile(&mut self) -> Option<Profile> {
         self.stream.reuse_profile()
     }
+
+    fn sample_itself(&mut self, options: &SpatialOptions) -> bool {
+        self.stream.sample_itself(options)
+    }
 }

@@ -108,16 +108,22 @@ pub struct EventWriter<W: Write> {
     out: zstd::stream::write::Encoder<'static, W>,
     source: Source,
     last_position: u64,
+    /// A line, serialized whole before it enters the encoder: serde_json writes a line in a
+    /// dozen pieces, each of which was a call into zstd's stream.
+    buf: Vec<u8>,
 }
 
 impl<W: Write> EventWriter<W> {
     /// Starts a log on `out` (`source` names it in errors).
     pub fn new(out: W, source: Source, header: &Header) -> Result<Self> {
-        let out = zstd::stream::write::Encoder::new(out, 3).map_err(|e| Error::io(&source, e))?;
+        // Level 1: a live report writes the log as the program runs, beside it on a shared
+        // core; level 3 took twice the CPU for a log 13 % smaller (sqlite3's 20 MB of events).
+        let out = zstd::stream::write::Encoder::new(out, 1).map_err(|e| Error::io(&source, e))?;
         let mut w = EventWriter {
             out,
             source,
             last_position: 0,
+            buf: Vec::new(),
         };
         w.line(header)?;
         Ok(w)
@@ -139,10 +145,12 @@ impl<W: Write> EventWriter<W> {
     }
 
     fn line<T: Serialize>(&mut self, value: &T) -> Result<()> {
-        serde_json::to_writer(&mut self.out, value)
+        self.buf.clear();
+        serde_json::to_writer(&mut self.buf, value)
             .map_err(|e| Error::io(&self.source, std::io::Error::other(e)))?;
+        self.buf.push(b'\n');
         self.out
-            .write_all(b"\n")
+            .write_all(&self.buf)
             .map_err(|e| Error::io(&self.source, e))
     }
 

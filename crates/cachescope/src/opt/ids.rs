@@ -1,21 +1,20 @@
 //! [`SpilledIds`]: the dense line ids [`NextUseSpill`](super::NextUseSpill) spilled, read
 //! forward on a thread of their own while the backward pass reads the same file.
 
-use std::fs::File;
-
-use super::next_use::{BLOCK, io};
+use super::next_use::BLOCK;
+use super::store::Store;
 use crate::error::Result;
 
 /// The references' line ids in trace order: each distinct line numbered in order of first
 /// reference (a number not seen before is the next one).
 #[derive(Debug)]
 pub struct SpilledIds {
-    file: File,
+    file: Store,
     refs: u64,
 }
 
 impl SpilledIds {
-    pub(super) fn new(file: File, refs: u64) -> SpilledIds {
+    pub(super) fn new(file: Store, refs: u64) -> SpilledIds {
         SpilledIds { file, refs }
     }
 
@@ -32,7 +31,7 @@ impl SpilledIds {
         let mut start = 0u64;
         while start < self.refs {
             let len = (self.refs - start).min(BLOCK as u64) as usize;
-            read_exact_at(&self.file, &mut bytes[..len * 4], start * 4).map_err(io)?;
+            self.file.read_exact_at(&mut bytes[..len * 4], start * 4)?;
             ids.clear();
             ids.extend(
                 bytes[..len * 4]
@@ -44,29 +43,6 @@ impl SpilledIds {
         }
         Ok(())
     }
-}
-
-/// Fills `buf` from `file` at `offset` without moving the file's cursor (which the backward
-/// pass, on another handle of the same file, uses).
-#[cfg(unix)]
-fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-}
-
-/// Windows has positioned reads that may return short: loop until `buf` is full.
-#[cfg(windows)]
-fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> std::io::Result<()> {
-    use std::os::windows::fs::FileExt;
-    while !buf.is_empty() {
-        match file.seek_read(buf, offset)? {
-            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-            n => {
-                buf = &mut buf[n..];
-                offset += n as u64;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// What [`SpilledIds`] holds for `lines`, computed the plain way: each line's number in order

@@ -32,6 +32,7 @@ mod mattson;
 mod next_use;
 mod runs;
 mod stack;
+mod store;
 
 #[cfg(test)]
 mod tests;

@@ -11,9 +11,8 @@
 //! else 8. [`Spilled::for_each`] reads both forward (the second one block-reversed). Disk: 8 bytes
 //! per counted reference (12 beyond 2^32 − 1 references), in the system's temporary directory, so
 //! the kernel copies a third less than with 8-byte times; memory: the tables and two blocks.
-
-use std::fs::File;
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
+//! Each "file" stays in memory while it is under 16 MiB ([`super::store`]): up to 4 Mi
+//! references never reach the disk.
 
 use crate::analysis::Analysis;
 use crate::batch::Batch;
@@ -24,6 +23,7 @@ use crate::spatial::Forgetting;
 use crate::stages::Stage;
 
 use super::ids::SpilledIds;
+use super::store::{MEMORY_BYTES, Sink, Store};
 
 /// References per block of the backward pass.
 pub(super) const BLOCK: usize = 1 << 16;
@@ -37,7 +37,7 @@ pub struct NextUseSpill {
     id_of: LineTable,
     forgetting: Forgetting,
     lines: Vec<u64>,
-    ids: BufWriter<File>,
+    ids: Sink,
     /// A batch's ids, encoded, for one write.
     encoded: Vec<u8>,
     refs: u64,
@@ -52,8 +52,8 @@ pub struct Spilled {
     refs: u64,
     /// Bytes per next use in `next`: 4 (`u32::MAX` for none) or 8.
     width: usize,
-    ids: File,
-    next: File,
+    ids: Store,
+    next: Store,
 }
 
 pub(super) fn io(err: std::io::Error) -> Error {
@@ -64,23 +64,26 @@ pub(super) fn io(err: std::io::Error) -> Error {
 }
 
 impl NextUseSpill {
-    /// An empty spill of the references `options` counts. Fails when no temporary file can be
-    /// made.
+    /// An empty spill of the references `options` counts, in memory until it outgrows
+    /// 16 MiB, then in a temporary file (a failure to make one is returned by
+    /// [`NextUseSpill::finish`]).
     pub fn new(options: Options) -> Result<NextUseSpill> {
-        Ok(NextUseSpill::with_file(
-            options,
-            tempfile::tempfile().map_err(io)?,
-        ))
+        Ok(NextUseSpill::with_sink(options, Sink::memory(MEMORY_BYTES)))
     }
 
     /// An empty spill to `file`.
-    fn with_file(options: Options, file: File) -> NextUseSpill {
+    #[cfg(test)]
+    fn with_file(options: Options, file: std::fs::File) -> NextUseSpill {
+        NextUseSpill::with_sink(options, Sink::file(file))
+    }
+
+    fn with_sink(options: Options, ids: Sink) -> NextUseSpill {
         NextUseSpill {
             options,
             id_of: LineTable::default(),
             forgetting: Forgetting::default(),
             lines: Vec::new(),
-            ids: BufWriter::with_capacity(1 << 20, file),
+            ids,
             encoded: Vec::new(),
             refs: 0,
             error: None,
@@ -92,8 +95,9 @@ impl NextUseSpill {
         self.refs
     }
 
-    /// The ids spilled so far, read through a second handle of the file (positioned reads:
-    /// it can be read on another thread while [`NextUseSpill::finish`] runs), for analyses
+    /// The ids spilled so far, read through a second handle of the file or a share of the
+    /// memory (positioned reads: they can be read on another thread while
+    /// [`NextUseSpill::finish`] runs), for analyses
     /// that run on line numbers after the pass (random replacement in the report).
     pub fn ids(&mut self) -> Result<SpilledIds> {
         if let Some(e) = self.error.take() {
@@ -104,9 +108,7 @@ impl NextUseSpill {
             });
             return Err(e);
         }
-        self.ids.flush().map_err(io)?;
-        let file = self.ids.get_ref().try_clone().map_err(io)?;
-        Ok(SpilledIds::new(file, self.refs))
+        Ok(SpilledIds::new(self.ids.reader()?, self.refs))
     }
 
     /// The backward pass: every reference's next use. Reports a write error of the forward
@@ -126,8 +128,8 @@ impl NextUseSpill {
         if let Some(e) = self.error {
             return Err(e);
         }
-        let mut ids = self.ids.into_inner().map_err(|e| io(e.into_error()))?;
-        let mut next = BufWriter::with_capacity(1 << 20, tempfile::tempfile().map_err(io)?);
+        let ids = self.ids.into_store()?;
+        let mut next = Sink::memory(MEMORY_BYTES);
         let n = self.refs;
         if let Some(s) = stage {
             s.start(n);
@@ -146,8 +148,7 @@ impl NextUseSpill {
         for b in (0..blocks).rev() {
             let start = b * BLOCK as u64;
             let len = (n - start).min(BLOCK as u64) as usize;
-            ids.seek(SeekFrom::Start(start * 4)).map_err(io)?;
-            ids.read_exact(&mut buf[..len * 4]).map_err(io)?;
+            ids.read_exact_at(&mut buf[..len * 4], start * 4)?;
             let block = &buf[..len * 4];
             if wide {
                 backward(block, start, &mut last64, &mut out[..len * 8], |t| t);
@@ -155,7 +156,7 @@ impl NextUseSpill {
                 // No time reaches u32::MAX − 1: fewer references than that.
                 backward(block, start, &mut last32, &mut out[..len * 4], |t| t as u32);
             }
-            next.write_all(&out[..len * w]).map_err(io)?;
+            next.write_all(&out[..len * w])?;
             if let Some(s) = stage {
                 s.add(len as u64);
             }
@@ -168,7 +169,7 @@ impl NextUseSpill {
             refs: n,
             width: w,
             ids,
-            next: next.into_inner().map_err(|e| io(e.into_error()))?,
+            next: next.into_store()?,
         })
     }
 }
@@ -251,7 +252,7 @@ impl Analysis for NextUseSpill {
                 message: "more than 2^32 − 1 distinct lines: too many to look ahead over".into(),
             });
         } else if let Err(e) = self.ids.write_all(encoded) {
-            self.error = Some(io(e));
+            self.error = Some(e);
         } else {
             self.refs += encoded.len() as u64 / 4;
         }
@@ -288,14 +289,11 @@ impl Spilled {
         for b in 0..blocks {
             let start = b * BLOCK as u64;
             let len = (n - start).min(BLOCK as u64) as usize;
-            self.ids.seek(SeekFrom::Start(start * 4)).map_err(io)?;
-            self.ids.read_exact(&mut ibuf[..len * 4]).map_err(io)?;
+            self.ids.read_exact_at(&mut ibuf[..len * 4], start * 4)?;
             // Block b was written after every later block: it starts where they end.
             let later = n - start - len as u64;
             self.next
-                .seek(SeekFrom::Start(later * w as u64))
-                .map_err(io)?;
-            self.next.read_exact(&mut nbuf[..len * w]).map_err(io)?;
+                .read_exact_at(&mut nbuf[..len * w], later * w as u64)?;
             ids.clear();
             ids.extend(
                 ibuf[..len * 4]
@@ -331,7 +329,7 @@ mod tests {
     #[test]
     fn a_write_error_is_returned_as_it_is_and_finish_still_fails() {
         // A handle opened read-only: every write fails.
-        let file = File::open("/dev/null").unwrap();
+        let file = std::fs::File::open("/dev/null").unwrap();
         let mut spill = NextUseSpill::with_file(Options::default(), file);
         // More ids than the 1 MiB buffer holds, so the write reaches the file.
         let batch: Batch = (0..300_000u64)

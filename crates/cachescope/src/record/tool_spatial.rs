@@ -19,8 +19,9 @@
 //! limit is published to the tool (the ring's header, which the tool reads). Events are
 //! positioned as in a full stream (the records before them), so a recorded trace's event log
 //! and a sampled run's agree. With the reuse sampler on too (header bit 17, `cs_sample.c`), its
-//! records come in the same stream and [`AccessReader::reuse_profile`] gives its profile at the
-//! end. Call events (header bit 19) are read in `tool_spatial/calls.rs`.
+//! records come in the same stream and
+//! [`AccessReader::reuse_profile`](crate::trace::AccessReader::reuse_profile) gives its
+//! profile at the end. Call events (header bit 19) are read in `tool_spatial/calls.rs`.
 
 use std::io::Read;
 
@@ -28,14 +29,14 @@ use super::tool_sampled::{Stream, rebuild};
 use crate::access::ThreadId;
 use crate::attribution::events::Event;
 use crate::batch::{Batch, ThreadSpan};
-use crate::error::{Error, Result, Source, truncated};
+use crate::error::{Error, Result, Source};
 use crate::record::tool::escape::decode_event;
 use crate::record::tool_decode::{address, kind_of};
 use crate::sampling::{Profile, SamplerOptions};
 use crate::spatial::{SpatialFilter, SpatialOptions};
-use crate::trace::{AccessReader, Diagnostics};
 
 mod calls;
+mod reading;
 mod words;
 use words::Words;
 
@@ -93,6 +94,10 @@ pub struct SpatialReader<R> {
     profile: Option<Profile>,
     events: Option<crossbeam_channel::Sender<Event>>,
     calls: Option<crate::trace::CallPlaces>, // with call events: each thread's counts, fetch
+    /// No filter reads the batches again
+    /// ([`AccessReader::sample_itself`](crate::trace::AccessReader::sample_itself)): what the
+    /// filter does not keep is left out rather than passed on.
+    last: bool,
 }
 
 impl<R: Read + Send> SpatialReader<R> {
@@ -123,6 +128,7 @@ impl<R: Read + Send> SpatialReader<R> {
             profile: None,
             events: None,
             calls: None,
+            last: false,
         })
     }
 
@@ -147,8 +153,9 @@ impl<R: Read + Send> SpatialReader<R> {
 
     /// The full stream's data references and instructions up to the last record read.
     pub fn counts(&self) -> (u64, u64) {
-        let c: Vec<u64> = (0..4).map(|k| self.base[k] + self.counts[k]).collect();
-        (c[0] + c[1] + c[2], c[3])
+        // Called for every sample: no allocation.
+        let c = |k: usize| self.base[k] + self.counts[k];
+        (c(0) + c(1) + c(2), c(3))
     }
 
     /// Reads and checks the stream's header (blocks until the tool hands over its first
@@ -245,11 +252,18 @@ impl<R: Read + Send> SpatialReader<R> {
     /// limit after it (a new line that evicts lowers the limit at its own index); one it does
     /// not keep (a new line above every sampled one when the sample is full) is passed on too,
     /// under the limit it came under, and lowers the limit from the next access on: a reader
-    /// filtering again sees every reference that changes the filter.
+    /// filtering again sees every reference that changes the filter. With no reader after it
+    /// (`last`), one it does not keep only lowers the limit there, as that reader would.
     fn keep(&mut self, s: Pending, out: &mut Batch) {
         let before = self.filter.limit();
         let kept = self.filter.keep_hashed(s.hash);
         let lowered = self.filter.limit() != before;
+        if self.last && !kept {
+            if lowered {
+                out.lower_limit(self.filter.limit());
+            }
+            return;
+        }
         if lowered && kept {
             out.lower_limit(self.filter.limit());
         }
@@ -346,52 +360,6 @@ impl<R: Read + Send> SpatialReader<R> {
                 Some(rebuild(*options, stream, &source)?.with_source(source.to_string()));
         }
         Ok(())
-    }
-}
-
-impl<R: Read + Send> AccessReader for SpatialReader<R> {
-    fn read_batch(&mut self, out: &mut Batch) -> Result<usize> {
-        crate::interrupt::check()?;
-        self.start()?;
-        out.start_sampled(self.filter.hash(), self.filter.limit());
-        if let Some(s) = self.pending.take() {
-            self.keep(s, out);
-        }
-        while !self.ended {
-            let Some(w) = self.words.next()? else {
-                if self.exec_seen {
-                    // The program became another, not followed: complete up to the exec.
-                    self.ended = true;
-                    self.finish(out.len())?;
-                    break;
-                }
-                return Err(truncated(
-                    self.source(),
-                    "the sampled stream ended without its end record (Valgrind was killed or \
-                     failed); no results of a partial run are made",
-                ));
-            };
-            if self.record(w, out)? {
-                break;
-            }
-        }
-        self.kept += out.len() as u64;
-        if let Some(publish) = &self.publish {
-            publish(self.filter.limit().0);
-        }
-        Ok(out.len())
-    }
-
-    fn diagnostics(&self) -> Diagnostics {
-        let mut d = Diagnostics::default();
-        if self.exec_seen && self.ended {
-            d.notes.push(super::tool::EXEC_NOT_FOLLOWED.into());
-        }
-        d
-    }
-
-    fn reuse_profile(&mut self) -> Option<Profile> {
-        self.profile.take()
     }
 }
 

@@ -57,6 +57,10 @@ impl AccessReader for SpatialStream {
     fn reuse_profile(&mut self) -> Option<Profile> {
         self.reader.reuse_profile()
     }
+
+    fn sample_itself(&mut self, options: &SpatialOptions) -> bool {
+        self.reader.sample_itself(options)
+    }
 }
 
 impl Recording {

@@ -63,6 +63,15 @@ pub trait AccessReader: Send {
     /// event stays too, as a call event's call site), and should then give each batch its data index
     /// ([`Batch::data_addrs`]). Only a reader that saves work so does it; the rest ignore it.
     fn elide_fetches(&mut self) {}
+
+    /// Asked before the first batch by [`Trace::sampled`] with the options it samples with: a
+    /// reader that already gives that very sampled stream (the tool's, filtered again in
+    /// cachescope with the same filter) returns true and from then on leaves out what the
+    /// filter does not keep, so the stage above it passes its batches on as they are instead
+    /// of filtering every reference a second time. The rest return false.
+    fn sample_itself(&mut self, _options: &crate::spatial::SpatialOptions) -> bool {
+        false
+    }
 }
 
 impl<R: AccessReader + ?Sized> AccessReader for Box<R> {
@@ -77,6 +86,9 @@ impl<R: AccessReader + ?Sized> AccessReader for Box<R> {
     }
     fn elide_fetches(&mut self) {
         (**self).elide_fetches()
+    }
+    fn sample_itself(&mut self, options: &crate::spatial::SpatialOptions) -> bool {
+        (**self).sample_itself(options)
     }
 }
 

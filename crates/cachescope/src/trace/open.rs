@@ -238,6 +238,12 @@ impl Trace {
         self.stage = Some(Box::new(stage));
     }
 
+    /// [`AccessReader::sample_itself`] of this trace's reader, for a reader over a trace (a
+    /// running program's): false once a batch was read or under a stage of its own.
+    pub fn sample_itself(&mut self, options: &crate::spatial::SpatialOptions) -> bool {
+        !self.started && self.stage.is_none() && self.reader.sample_itself(options)
+    }
+
     /// How the trace is sampled, when it is read as a sampled stream through
     /// [`Trace::sampled`].
     pub fn sampling(&self) -> Option<&crate::spatial::SpatialOptions> {

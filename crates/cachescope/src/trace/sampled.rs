@@ -51,6 +51,9 @@ pub(crate) struct SpatialStage {
     /// kinds, and the columns of the data references it keeps; StatCache's sampler the data
     /// index, unless it counts instruction fetches too.
     told: bool,
+    /// The reader below gives this very sampled stream ([`AccessReader::sample_itself`]): its
+    /// batches pass as they are.
+    passed: bool,
 }
 
 impl SpatialStage {
@@ -71,6 +74,7 @@ impl SpatialStage {
             reused: false,
             calls: CallPlaces::default(),
             next_call: 0,
+            passed: false,
         })
     }
 
@@ -93,6 +97,9 @@ impl SpatialStage {
         out: &mut Batch,
         source: &crate::Source,
     ) -> Result<usize> {
+        if self.passed {
+            return inner.read_batch(out);
+        }
         out.start_sampled(self.filter.hash(), self.filter.limit());
         loop {
             if self.at >= self.full.len() {
@@ -329,7 +336,11 @@ impl Trace {
         spatial: SpatialOptions,
         reuse: Option<SamplerOptions>,
     ) -> Result<()> {
-        self.set_stage(SpatialStage::new(spatial, reuse)?);
+        let mut stage = SpatialStage::new(spatial, reuse)?;
+        // A reader that filters with these very options (the tool's stream) is not filtered
+        // twice: its batches are the stage's (crates/cachescope/tests/tool_spatial.rs).
+        stage.passed = self.sample_itself(&spatial);
+        self.set_stage(stage);
         Ok(())
     }
 }

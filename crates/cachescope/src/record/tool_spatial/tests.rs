@@ -2,7 +2,7 @@ use super::*;
 use crate::access::{Access, AccessKind};
 use crate::attribution::events::EventKind;
 use crate::spatial::Limit;
-use crate::trace::Trace;
+use crate::trace::{AccessReader, Trace};
 use proptest::prelude::*;
 
 fn bytes(w: &[u64]) -> Vec<u8> {
@@ -175,6 +175,16 @@ impl AccessReader for Once {
     }
 }
 
+/// A reader that does not answer [`AccessReader::sample_itself`]: the stage filters its
+/// batches again.
+struct Unasked<R>(R);
+
+impl<R: AccessReader> AccessReader for Unasked<R> {
+    fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
+        self.0.read_batch(batch)
+    }
+}
+
 /// One access of a sampled stream as the analyses see it: (thread, address, pc, data before,
 /// instructions before, its limit).
 type Seen = (ThreadId, u64, Option<u64>, u64, u64, Limit);
@@ -234,9 +244,14 @@ proptest! {
         let limit = Limit::from_rate(rate).unwrap().0.saturating_add(slack << 60);
         let stream = bytes(&tool_stream(&records, &hash, limit));
         let want = through_the_stage(full_trace(&records), options);
-        let reader = SpatialReader::new(std::io::Cursor::new(stream), Source::Stdin, options, None).unwrap();
+        let reader = SpatialReader::new(std::io::Cursor::new(stream.clone()), Source::Stdin, options, None).unwrap();
+        // The stage passes the reader's batches on as they are (it filters for good)…
         let got = through_the_stage(Trace::from_reader(Box::new(reader), Source::Stdin), options);
         prop_assert_eq!(&got, &want);
+        // …and filters them again when the reader is not asked to.
+        let reader = SpatialReader::new(std::io::Cursor::new(stream), Source::Stdin, options, None).unwrap();
+        let again = through_the_stage(Trace::from_reader(Box::new(Unasked(reader)), Source::Stdin), options);
+        prop_assert_eq!(&again, &want);
         if let Some((kept, _)) = want {
             let input = bytes(&tool_stream(&records, &hash, limit));
             let (batches, _) = read_all(&input_words(&input), options).unwrap();

@@ -83,21 +83,28 @@ impl<R: Read> Words<R> {
         Ok(self.fill(1)?.then(|| self.word()))
     }
 
-    /// The next `n` words, the payload of `what`.
-    pub(super) fn take(&mut self, n: usize, what: &str) -> Result<Vec<u64>> {
+    /// Makes the next `n` words, the payload of `what`, available, or fails.
+    fn payload(&mut self, n: usize, what: &str) -> Result<()> {
         if !self.fill(n)? {
             return Err(truncated(
                 &self.source,
                 format!("{what} is cut off at word {}", self.count),
             ));
         }
+        Ok(())
+    }
+
+    /// The next `n` words, the payload of `what`.
+    pub(super) fn take(&mut self, n: usize, what: &str) -> Result<Vec<u64>> {
+        self.payload(n, what)?;
         Ok((0..n).map(|_| self.word()).collect())
     }
 
-    /// The next `N` words, the payload of `what`.
+    /// The next `N` words, the payload of `what`: no allocation (two or four words of every
+    /// sample and position record).
     pub(super) fn array<const N: usize>(&mut self, what: &str) -> Result<[u64; N]> {
-        let v = self.take(N, what)?;
-        Ok(v.try_into().expect("N words"))
+        self.payload(N, what)?;
+        Ok(std::array::from_fn(|_| self.word()))
     }
 
     /// Checks an end record (already read) that counts `before` words before it.
