@@ -26,6 +26,7 @@
 //! | `costs.rs` | the events and the cache model each reference runs through |
 //! | `coherence.rs` | private D1s per thread, for coherence misses |
 //! | `graph.rs` | the accounting beside each thread's stack |
+//! | `paths.rs` | each thread's call paths, costs charged to them and summed at the end |
 //! | `places.rs` | the event log, by position, for the structures |
 //! | `report.rs` | the report's types, and its making from every thread's account |
 //! | `names.rs` | function keys named and merged, instructions placed on source lines |
@@ -37,6 +38,7 @@ mod coherence;
 mod costs;
 mod graph;
 mod names;
+mod paths;
 mod places;
 mod report;
 mod rows;
