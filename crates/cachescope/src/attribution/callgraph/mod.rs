@@ -113,6 +113,10 @@ pub struct CallGraph {
     next_event: Option<u64>,
     /// Off for the rest of the trace ([`Options::only_with_calls`] and none came first).
     idle: bool,
+    /// The first batch was seen (whether the trace has call events is known).
+    seen: bool,
+    /// Only tells whether the trace has call events ([`CallGraph::watch_only`]).
+    watching: bool,
     /// A sampled stream's measure and each thread's counts ([`Options::sampled`]).
     sampled: Option<(sampled::SampledCosts, sampled::Counted)>,
 }
@@ -137,8 +141,23 @@ impl CallGraph {
             next_event,
             options,
             idle: false,
+            seen: false,
+            watching: false,
             sampled,
         })
+    }
+
+    /// This call graph measuring nothing: it only tells whether the trace had call events
+    /// ([`CallGraph::has_calls`], with [`Options::only_with_calls`]), for a report that leaves
+    /// its call-graph section out unless asked and says how to get it.
+    pub fn watch_only(mut self) -> CallGraph {
+        self.watching = true;
+        self
+    }
+
+    /// True for a [`CallGraph::watch_only`] one.
+    pub fn is_watching(&self) -> bool {
+        self.watching
     }
 
     /// True when the trace had call events (or nothing yet came).
@@ -205,13 +224,17 @@ impl Analysis for CallGraph {
         if self.idle {
             return;
         }
-        if self.options.only_with_calls && self.position == 0 && !batch.is_empty() {
+        if self.options.only_with_calls && !self.seen && !batch.is_empty() {
             // A recording with call events enters its first thread's root before any
             // reference.
+            self.seen = true;
             self.idle = batch.calls().first().is_none_or(|e| e.at > 0);
             if self.idle {
                 return;
             }
+        }
+        if self.watching {
+            return;
         }
         // Events that came since (a running program's, sent as its stream is read).
         if let (Some(p), None) = (self.places.as_mut(), self.next_event) {
