@@ -24,7 +24,7 @@
 //!   Callgrind charges them (the stub has no line of its own).
 
 use super::costs::Costs;
-use super::paths::{NO_ARC, NO_FRAMES, Path, PathId, Paths};
+use super::paths::{NO_FRAMES, Path, PathId, Paths};
 use crate::access::ThreadId;
 use crate::batch::{EnterKind, NO_PC};
 use crate::calls::Frames;
@@ -231,17 +231,7 @@ impl Graph {
     fn new_path(&mut self, t: usize, parent: PathId, key: u64, kind: EnterKind, site: u64) -> Path {
         let below = &self.threads[t].paths.nodes[parent as usize];
         let (caller, node_below) = (below.f, below.node);
-        let mut path = Path {
-            parent,
-            f: caller,
-            node: node_below,
-            arc: NO_ARC,
-            outer: false,
-            signal: false,
-            plt: None,
-            calls: 0,
-            costs: Costs::default(),
-        };
+        let mut path = Path::new(parent, caller, node_below);
         match kind {
             EnterKind::Plt => path.plt = Some(site),
             EnterKind::Signal => {

@@ -257,12 +257,7 @@ impl Analysis for CallGraph {
             let (range, thread) = match step {
                 Step::Accesses(range, thread) => (range, thread),
                 Step::Call(e) => {
-                    stacks.apply(e, graph);
-                    // The same event places and takes away the frames' locals
-                    // (`function:local`), as the attribution's map does.
-                    if let Some(p) = places.as_mut() {
-                        p.buckets.apply_call(batch, e);
-                    }
+                    apply_call(stacks, graph, places, batch, e);
                     continue;
                 }
             };
@@ -286,19 +281,48 @@ impl Analysis for CallGraph {
                 } else {
                     state.last_pc()
                 };
-                state.cum.add(&c);
-                state.line(pc).add(&c);
-                let misses = [c.0[D1MR] + c.0[D1MW], c.0[DLMR] + c.0[DLMW]];
-                if let (Some(p), true) = (places.as_mut(), misses[0] > 0) {
-                    let b = p.bucket(addr);
-                    let e = state.account.buckets.entry((state.node(), b)).or_default();
-                    e[0] += misses[0];
-                    e[1] += misses[1];
-                }
+                charge(state, places, addr, pc, &c);
             }
         }
         if let Some(p) = places.as_mut() {
             p.buckets.batch_done(batch);
         }
+    }
+}
+
+/// Applies call event `e` of `batch` to the stacks, and to the event log's map: the same
+/// event places and takes away the frames' locals (`function:local`), as the attribution's
+/// map does.
+fn apply_call(
+    stacks: &mut Stacks<Frame>,
+    graph: &mut Graph,
+    places: &mut Option<Places>,
+    batch: &Batch,
+    e: &crate::batch::CallEvent,
+) {
+    stacks.apply(e, graph);
+    if let Some(p) = places.as_mut() {
+        p.buckets.apply_call(batch, e);
+    }
+}
+
+/// Charges a reference's costs `c` to its thread's stack (`state`) and `pc`'s line, and its
+/// data misses to the structure at `addr` (with an event log).
+#[inline]
+fn charge(
+    state: &mut graph::ThreadState,
+    places: &mut Option<Places>,
+    addr: u64,
+    pc: u64,
+    c: &Costs,
+) {
+    state.cum.add(c);
+    state.line(pc).add(c);
+    let misses = [c.0[D1MR] + c.0[D1MW], c.0[DLMR] + c.0[DLMW]];
+    if let (Some(p), true) = (places.as_mut(), misses[0] > 0) {
+        let b = p.bucket(addr);
+        let e = state.account.buckets.entry((state.node(), b)).or_default();
+        e[0] += misses[0];
+        e[1] += misses[1];
     }
 }

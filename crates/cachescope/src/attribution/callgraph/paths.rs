@@ -59,20 +59,28 @@ pub(super) struct Paths {
     children: Map<(PathId, u64, EnterKind, u64), PathId>,
 }
 
+impl Path {
+    /// A path out of `parent` whose frame is `f`'s in context `node`, not yet entered: no
+    /// arc, not a signal boundary nor a PLT stub.
+    pub(super) fn new(parent: PathId, f: FnId, node: NodeId) -> Path {
+        Path {
+            parent,
+            f,
+            node,
+            arc: NO_ARC,
+            outer: false,
+            signal: false,
+            plt: None,
+            calls: 0,
+            costs: Costs::default(),
+        }
+    }
+}
+
 impl Default for Paths {
     fn default() -> Self {
         Paths {
-            nodes: vec![Path {
-                parent: NO_FRAMES,
-                f: NO_FN,
-                node: ROOT,
-                arc: NO_ARC,
-                outer: false,
-                signal: false,
-                plt: None,
-                calls: 0,
-                costs: Costs::default(),
-            }],
+            nodes: vec![Path::new(NO_FRAMES, NO_FN, ROOT)],
             children: Map::default(),
         }
     }
