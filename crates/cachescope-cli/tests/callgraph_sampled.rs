@@ -204,8 +204,9 @@ fn a_recording_without_call_events_says_so_under_sampled() {
     assert!(d1(&main.unwrap()["self"]) > 0, "misses placed by pc");
 }
 
-/// `report --sampled TRACE`'s call-graph section: the same functions, calls and
-/// instructions as the full report's (its misses estimates).
+/// `report --sampled --sampled-calls TRACE`'s call-graph section: the same functions, calls
+/// and instructions as the full report's (its misses estimates). Without `--sampled-calls`
+/// the section is left out and a note says how to get it.
 #[test]
 fn the_sampled_report_has_the_call_graph_section() {
     let dir = tempfile::tempdir().unwrap();
@@ -239,7 +240,7 @@ fn the_sampled_report_has_the_call_graph_section() {
     assert!(full.iter().any(|(f, calls, _)| f == "sum" && *calls == 6));
     // The table's 20 functions are the most missing ones: the estimates may order its tail
     // otherwise, so the rows of both are compared.
-    let sampled = section(&["--sampled", "--rate", "0.1"]);
+    let sampled = section(&["--sampled", "--rate", "0.1", "--sampled-calls"]);
     let mut both = 0;
     for row in &sampled {
         if let Some(f) = full.iter().find(|f| f.0 == row.0) {
@@ -251,6 +252,33 @@ fn the_sampled_report_has_the_call_graph_section() {
     for f in ["main", "sum", "stream", "strided", "chase", "descend"] {
         assert!(sampled.iter().any(|r| r.0 == f), "{f}");
     }
+    let out = dir.path().join("without");
+    common::cs()
+        .args([
+            "report",
+            trace.to_str().unwrap(),
+            "-q",
+            "--sampled",
+            "--rate",
+            "0.1",
+            "-o",
+        ])
+        .arg(&out)
+        .assert()
+        .success();
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    assert!(
+        r["callgraph"].is_null(),
+        "no section without --sampled-calls"
+    );
+    let notes = r["notes"].as_array().expect("notes");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("--sampled-calls")),
+        "{notes:?}"
+    );
 }
 
 /// Functions whose costs depend on the program's environment: the loader's start-up reads

@@ -7,6 +7,11 @@ use crate::attribution::callgraph::CallGraphReport;
 /// Functions in the report's table.
 const FUNCTIONS: usize = 20;
 
+/// The note of a sampled report of a trace with call events, without `--sampled-calls`.
+pub(super) const LEFT_OUT: &str = "call-graph section left out: the trace has call events; \
+    `report --sampled --sampled-calls TRACE` adds it (calls and instructions exact, misses \
+    estimated), at a cost in CPU on call-heavy programs (docs/callgraph.md)";
+
 /// The summary of `r`, when it had call events.
 pub(super) fn summary(r: Option<CallGraphReport>) -> Option<CallGraphSummary> {
     let r = r.filter(|r| r.call_events)?;

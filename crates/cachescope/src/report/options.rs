@@ -20,6 +20,10 @@ pub struct CollectOptions {
     pub phase_interval: u64,
     /// Ways of the caches simulated for the 3C breakdown. Default 8.
     pub ways: u32,
+    /// A sampled report's call-graph section, from the stream's call events (`report
+    /// --sampled --sampled-calls`). Default: off (it costs; docs/callgraph.md); the report
+    /// says how to get it when the trace has call events.
+    pub sampled_calls: bool,
 }
 
 impl Default for CollectOptions {
@@ -30,6 +34,7 @@ impl Default for CollectOptions {
             sample_rate: 1e-3,
             phase_interval: crate::phases::DEFAULT_INTERVAL,
             ways: 8,
+            sampled_calls: false,
         }
     }
 }

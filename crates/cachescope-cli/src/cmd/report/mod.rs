@@ -65,16 +65,19 @@ pub struct ReportArgs {
     pub live: LiveArgs,
     #[command(flatten)]
     pub sampled: SampledArgs,
-    /// With --sampled -- PROGRAM: the tool's sampled stream carries call events too, for the
-    /// report's call-graph section (calls and instructions exact, misses estimated). Off by
-    /// default: they can double the run's CPU on call-heavy programs (docs/callgraph.md); a
-    /// recorded trace's call events are always used.
+    /// With --sampled: the report's call-graph section (calls and instructions exact, misses
+    /// estimated), from a recorded trace's call events or, with -- PROGRAM, from call events
+    /// the tool's sampled stream then carries. Off by default: it costs CPU on call-heavy
+    /// programs (docs/callgraph.md); the report's notes say when a trace had call events.
     #[arg(help_heading = heading::SAMPLING, long, requires = "sampled")]
     pub sampled_calls: bool,
 }
 
 pub fn run(args: ReportArgs) -> Result<()> {
-    let options = collect_options(&args.report, &args.params, &args.run, args.sampled.sampled);
+    let options = CollectOptions {
+        sampled_calls: args.sampled_calls,
+        ..collect_options(&args.report, &args.params, &args.run, args.sampled.sampled)
+    };
     let sampled = args
         .sampled
         .spatial(args.report.rate, args.params.seed, args.run.line_size);
@@ -195,6 +198,7 @@ pub fn collect_options(
         sample_rate: report.rate.filter(|_| !sampled).unwrap_or(1e-3),
         phase_interval: report.interval,
         ways: report.ways,
+        ..CollectOptions::default()
     }
 }
 

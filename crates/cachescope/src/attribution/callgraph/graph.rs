@@ -14,12 +14,17 @@
 //!   `callgrind_annotate --inclusive=yes` reads a Callgrind file.
 //! - A signal handler starts a new root (its costs are not its interrupted callers'), and
 //!   its costs are kept out of the arcs it interrupted.
+//!
+//! A frame's meaning depends on its path only (`paths.rs`): a call event is one lookup of
+//! the path it enters, costs are charged to the path, and the nodes' and arcs' costs are
+//! summed from the paths at the end.
 //! - A PLT stub is no function: its frame carries its caller's, and the call the stub jumps
 //!   on to is its caller's, from the site of the call into the stub (Callgrind's
 //!   `--skip-plt=yes`). The stub's own references are charged to that call site's line, as
 //!   Callgrind charges them (the stub has no line of its own).
 
 use super::costs::Costs;
+use super::paths::{NO_FRAMES, Path, PathId, Paths};
 use crate::access::ThreadId;
 use crate::batch::{EnterKind, NO_PC};
 use crate::calls::Frames;
@@ -39,21 +44,8 @@ pub(super) const SIGNAL_KEY: u64 = 1 << 63;
 
 type Map<K, V> = hashbrown::HashMap<K, V, foldhash::fast::FixedState>;
 
-/// One frame of a thread's stack.
-#[derive(Debug)]
-pub(super) struct Frame {
-    f: FnId,
-    /// The context below this frame, restored when it is left.
-    node_below: NodeId,
-    /// The arc it was entered by, and (for the callee's outermost activation) the running
-    /// total and the signal costs then.
-    arc: Option<(usize, Option<(Costs, Costs)>)>,
-    /// A signal boundary: the running total and the signal costs when it began.
-    signal: Option<(Costs, Costs)>,
-    /// A PLT stub (not a function: `f` is its caller's): the site of the call into it, which
-    /// its jump into the library is charged to.
-    plt: Option<u64>,
-}
+/// One frame of a thread's stack: the path it made ([`Paths`]).
+pub(super) type Frame = PathId;
 
 /// A call arc's counts.
 #[derive(Clone, Debug, Default)]
@@ -82,17 +74,13 @@ pub(super) struct Account {
 pub(super) struct ThreadState {
     pub thread: ThreadId,
     pub account: Account,
-    /// Running total of its references' costs; what of it was charged to a node.
+    /// The costs of its references since the last charge to its path.
     pub cum: Costs,
-    charged: Costs,
-    /// Costs spent in signal handlers.
-    signals: Costs,
+    paths: Paths,
+    /// The path it is on, and that path's context node, function and PLT site.
+    path: PathId,
     node: NodeId,
     top: FnId,
-    /// Frames of each function on its stack (since the innermost signal boundary); the
-    /// counts outside that boundary wait in `saved`.
-    active: Map<FnId, u32>,
-    saved: Vec<Map<FnId, u32>>,
     last_pc: u64,
     /// While a PLT stub runs: the site of the call into it, whose line its costs go to.
     plt_site: Option<u64>,
@@ -107,31 +95,34 @@ impl ThreadState {
             thread,
             account: Account::default(),
             cum: Costs::default(),
-            charged: Costs::default(),
-            signals: Costs::default(),
+            paths: Paths::default(),
+            path: NO_FRAMES,
             node: ROOT,
             top: NO_FN,
-            active: Map::default(),
-            saved: Vec::new(),
             last_pc: NO_PC,
             plt_site: None,
             memo: ((NO_FN, u64::MAX), 0),
         }
     }
 
-    /// Charges what the thread spent since the last charge to its current node.
+    /// Charges what the thread spent since the last charge to its current path.
+    #[inline]
     fn charge(&mut self) {
-        let spent = self.cum.since(&self.charged);
-        if spent.is_zero() {
+        if self.cum.is_zero() {
             return;
         }
-        let n = self.node as usize;
-        let costs = &mut self.account.node_costs;
-        if costs.len() <= n {
-            costs.resize(n + 1, Costs::default());
-        }
-        costs[n].add(&spent);
-        self.charged = self.cum;
+        self.paths.nodes[self.path as usize].costs.add(&self.cum);
+        self.cum = Costs::default();
+    }
+
+    /// Moves the thread onto `path`.
+    #[inline]
+    fn on(&mut self, path: PathId) {
+        let p = &self.paths.nodes[path as usize];
+        self.path = path;
+        self.node = p.node;
+        self.top = p.f;
+        self.plt_site = p.plt;
     }
 
     /// The costs of `pc`'s line in the top function.
@@ -235,10 +226,46 @@ impl Graph {
         id
     }
 
-    /// Charges every thread's last costs (at the end, after leaving every frame).
+    /// The path thread `t` (an index) makes entering `key` by `kind` from `parent` at
+    /// `site`, first entered now: its function, context node and arc.
+    fn new_path(&mut self, t: usize, parent: PathId, key: u64, kind: EnterKind, site: u64) -> Path {
+        let below = &self.threads[t].paths.nodes[parent as usize];
+        let (caller, node_below) = (below.f, below.node);
+        let mut path = Path::new(parent, caller, node_below);
+        match kind {
+            EnterKind::Plt => path.plt = Some(site),
+            EnterKind::Signal => {
+                path.f = self.function(SIGNAL_KEY | key);
+                path.node = self.child(ROOT, path.f);
+                path.signal = true;
+            }
+            _ => {
+                let f = self.function(key);
+                path.f = f;
+                path.outer = !self.threads[t].paths.active(parent, f);
+                if path.outer {
+                    path.node = self.child(node_below, f);
+                }
+                if kind != EnterKind::Root {
+                    let a = &mut self.threads[t].account;
+                    let next = a.arc_counts.len();
+                    let i = *a.arcs.entry((caller, f, site)).or_insert(next);
+                    if i == next {
+                        a.arc_counts.push(ArcCounts::default());
+                    }
+                    path.arc = i as u32;
+                }
+            }
+        }
+        path
+    }
+
+    /// Charges every thread's last costs and sums its paths into its account (once, at the
+    /// end, after leaving every frame).
     pub(super) fn charge_all(&mut self) {
         for t in &mut self.threads {
             t.charge();
+            t.paths.sum_into(&mut t.account);
         }
     }
 }
@@ -253,104 +280,36 @@ impl Frames for Graph {
         kind: EnterKind,
         below: Option<&Frame>,
     ) -> Frame {
-        let caller = below.map_or(NO_FN, |b| b.f);
-        let t = self.thread(thread);
-        t.charge();
-        let node_below = t.node;
-        t.plt_site = (kind == EnterKind::Plt).then_some(t.last_pc);
-        if kind == EnterKind::Plt {
-            return Frame {
-                f: caller,
-                node_below,
-                arc: None,
-                signal: None,
-                plt: Some(t.last_pc),
-            };
-        }
-        let site = below.and_then(|b| b.plt).unwrap_or(t.last_pc);
-        let t_index = self.last;
-        let signal = kind == EnterKind::Signal;
-        let f = self.function(if signal { SIGNAL_KEY | key } else { key });
-        if signal {
-            let t = &mut self.threads[t_index];
-            let active = std::mem::take(&mut t.active);
-            t.saved.push(active);
-            t.active.insert(f, 1);
-            t.top = f;
-            let began = (t.cum, t.signals);
-            let node = self.child(ROOT, f);
-            self.threads[t_index].node = node;
-            return Frame {
-                f,
-                node_below,
-                arc: None,
-                signal: Some(began),
-                plt: None,
-            };
-        }
-        let outer = {
-            let t = &mut self.threads[t_index];
-            let n = t.active.entry(f).or_insert(0);
-            *n += 1;
-            *n == 1
+        let t = self.thread_index(thread);
+        let state = &mut self.threads[t];
+        state.charge();
+        let parent = below.copied().unwrap_or(NO_FRAMES);
+        // The site a call arc is keyed by: a call out of a PLT stub is its caller's, from
+        // the site of the call into the stub.
+        let site = match kind {
+            EnterKind::Root | EnterKind::Signal => 0,
+            EnterKind::Plt => state.last_pc,
+            _ => state.paths.nodes[parent as usize]
+                .plt
+                .unwrap_or(state.last_pc),
         };
-        let node = if outer {
-            self.child(node_below, f)
-        } else {
-            node_below
-        };
-        let t = &mut self.threads[t_index];
-        t.node = node;
-        t.top = f;
-        let arc = if kind == EnterKind::Root {
-            None
-        } else {
-            let next = t.account.arc_counts.len();
-            let i = *t.account.arcs.entry((caller, f, site)).or_insert(next);
-            if i == next {
-                t.account.arc_counts.push(ArcCounts::default());
+        let path = match state.paths.child(parent, key, kind, site) {
+            Some(p) => p,
+            None => {
+                let p = self.new_path(t, parent, key, kind, site);
+                self.threads[t].paths.push(key, kind, site, p)
             }
-            t.account.arc_counts[i].calls += 1;
-            Some((i, outer.then_some((t.cum, t.signals))))
         };
-        Frame {
-            f,
-            node_below,
-            arc,
-            signal: None,
-            plt: None,
-        }
+        let state = &mut self.threads[t];
+        state.paths.nodes[path as usize].calls += 1;
+        state.on(path);
+        path
     }
 
-    fn leave(&mut self, thread: ThreadId, frame: Frame, below: Option<&Frame>) {
+    fn leave(&mut self, thread: ThreadId, frame: Frame, _below: Option<&Frame>) {
         let t = self.thread(thread);
         t.charge();
-        t.node = frame.node_below;
-        t.top = below.map_or(NO_FN, |b| b.f);
-        t.plt_site = below.and_then(|b| b.plt);
-        if frame.plt.is_some() {
-            return;
-        }
-        if let Some((cum, signals)) = frame.signal {
-            // What this handler spent, less its nested handlers' (already counted).
-            let spent = t.cum.since(&cum).since(&t.signals.since(&signals));
-            t.signals.add(&spent);
-            t.active = t.saved.pop().unwrap_or_default();
-            return;
-        }
-        if let Some(n) = t.active.get_mut(&frame.f) {
-            *n -= 1;
-            if *n == 0 {
-                t.active.remove(&frame.f);
-            }
-        }
-        if let Some((i, Some((cum, signals)))) = frame.arc {
-            let mut spent = t.cum.since(&cum);
-            let in_handlers = t.signals.since(&signals);
-            for (s, h) in spent.0.iter_mut().zip(in_handlers.0) {
-                *s -= h;
-            }
-            t.account.arc_counts[i].inclusive.add(&spent);
-        }
+        let parent = t.paths.nodes[frame as usize].parent;
+        t.on(parent);
     }
 }

@@ -26,6 +26,7 @@
 //! | `costs.rs` | the events and the cache model each reference runs through |
 //! | `coherence.rs` | private D1s per thread, for coherence misses |
 //! | `graph.rs` | the accounting beside each thread's stack |
+//! | `paths.rs` | each thread's call paths, costs charged to them and summed at the end |
 //! | `places.rs` | the event log, by position, for the structures |
 //! | `report.rs` | the report's types, and its making from every thread's account |
 //! | `names.rs` | function keys named and merged, instructions placed on source lines |
@@ -37,6 +38,7 @@ mod coherence;
 mod costs;
 mod graph;
 mod names;
+mod paths;
 mod places;
 mod report;
 mod rows;
@@ -111,6 +113,10 @@ pub struct CallGraph {
     next_event: Option<u64>,
     /// Off for the rest of the trace ([`Options::only_with_calls`] and none came first).
     idle: bool,
+    /// The first batch was seen (whether the trace has call events is known).
+    seen: bool,
+    /// Only tells whether the trace has call events ([`CallGraph::watch_only`]).
+    watching: bool,
     /// A sampled stream's measure and each thread's counts ([`Options::sampled`]).
     sampled: Option<(sampled::SampledCosts, sampled::Counted)>,
 }
@@ -135,8 +141,23 @@ impl CallGraph {
             next_event,
             options,
             idle: false,
+            seen: false,
+            watching: false,
             sampled,
         })
+    }
+
+    /// This call graph measuring nothing: it only tells whether the trace had call events
+    /// ([`CallGraph::has_calls`], with [`Options::only_with_calls`]), for a report that leaves
+    /// its call-graph section out unless asked and says how to get it.
+    pub fn watch_only(mut self) -> CallGraph {
+        self.watching = true;
+        self
+    }
+
+    /// True for a [`CallGraph::watch_only`] one.
+    pub fn is_watching(&self) -> bool {
+        self.watching
     }
 
     /// True when the trace had call events (or nothing yet came).
@@ -203,13 +224,17 @@ impl Analysis for CallGraph {
         if self.idle {
             return;
         }
-        if self.options.only_with_calls && self.position == 0 && !batch.is_empty() {
+        if self.options.only_with_calls && !self.seen && !batch.is_empty() {
             // A recording with call events enters its first thread's root before any
             // reference.
+            self.seen = true;
             self.idle = batch.calls().first().is_none_or(|e| e.at > 0);
             if self.idle {
                 return;
             }
+        }
+        if self.watching {
+            return;
         }
         // Events that came since (a running program's, sent as its stream is read).
         if let (Some(p), None) = (self.places.as_mut(), self.next_event) {
@@ -232,12 +257,7 @@ impl Analysis for CallGraph {
             let (range, thread) = match step {
                 Step::Accesses(range, thread) => (range, thread),
                 Step::Call(e) => {
-                    stacks.apply(e, graph);
-                    // The same event places and takes away the frames' locals
-                    // (`function:local`), as the attribution's map does.
-                    if let Some(p) = places.as_mut() {
-                        p.buckets.apply_call(batch, e);
-                    }
+                    apply_call(stacks, graph, places, batch, e);
                     continue;
                 }
             };
@@ -261,19 +281,48 @@ impl Analysis for CallGraph {
                 } else {
                     state.last_pc()
                 };
-                state.cum.add(&c);
-                state.line(pc).add(&c);
-                let misses = [c.0[D1MR] + c.0[D1MW], c.0[DLMR] + c.0[DLMW]];
-                if let (Some(p), true) = (places.as_mut(), misses[0] > 0) {
-                    let b = p.bucket(addr);
-                    let e = state.account.buckets.entry((state.node(), b)).or_default();
-                    e[0] += misses[0];
-                    e[1] += misses[1];
-                }
+                charge(state, places, addr, pc, &c);
             }
         }
         if let Some(p) = places.as_mut() {
             p.buckets.batch_done(batch);
         }
+    }
+}
+
+/// Applies call event `e` of `batch` to the stacks, and to the event log's map: the same
+/// event places and takes away the frames' locals (`function:local`), as the attribution's
+/// map does.
+fn apply_call(
+    stacks: &mut Stacks<Frame>,
+    graph: &mut Graph,
+    places: &mut Option<Places>,
+    batch: &Batch,
+    e: &crate::batch::CallEvent,
+) {
+    stacks.apply(e, graph);
+    if let Some(p) = places.as_mut() {
+        p.buckets.apply_call(batch, e);
+    }
+}
+
+/// Charges a reference's costs `c` to its thread's stack (`state`) and `pc`'s line, and its
+/// data misses to the structure at `addr` (with an event log).
+#[inline]
+fn charge(
+    state: &mut graph::ThreadState,
+    places: &mut Option<Places>,
+    addr: u64,
+    pc: u64,
+    c: &Costs,
+) {
+    state.cum.add(c);
+    state.line(pc).add(c);
+    let misses = [c.0[D1MR] + c.0[D1MW], c.0[DLMR] + c.0[DLMW]];
+    if let (Some(p), true) = (places.as_mut(), misses[0] > 0) {
+        let b = p.bucket(addr);
+        let e = state.account.buckets.entry((state.node(), b)).or_default();
+        e[0] += misses[0];
+        e[1] += misses[1];
     }
 }

@@ -12,7 +12,7 @@
 //!   scaled by the inverse of the rate at the end: estimates.
 //! - A sampled stream has no instruction fetches: `I1mr` and `ILmr` are not measured (0).
 
-use super::costs::{Costs, D1MR, D1MW, DLMR, DLMW, DR, DW, IR, N};
+use super::costs::{Costs, DR, DW, IR, N};
 use super::graph::{Account, Graph};
 use super::{CallGraphReport, Options};
 use crate::batch::{Batch, CallPlace, NO_PC, Sampling, Step, ThreadSpan};
@@ -208,10 +208,7 @@ impl super::CallGraph {
                         counted.charge(graph, p);
                     }
                     call += 1;
-                    stacks.apply(e, graph);
-                    if let Some(p) = places.as_mut() {
-                        p.buckets.apply_call(batch, e);
-                    }
+                    super::apply_call(stacks, graph, places, batch, e);
                     continue;
                 }
             };
@@ -244,15 +241,7 @@ impl super::CallGraph {
                     NO_PC => state.last_pc(),
                     pc => pc,
                 };
-                state.cum.add(&c);
-                state.line(pc).add(&c);
-                let misses = [c.0[D1MR] + c.0[D1MW], c.0[DLMR] + c.0[DLMW]];
-                if let (Some(p), true) = (places.as_mut(), misses[0] > 0) {
-                    let b = p.bucket(addr);
-                    let e = state.account.buckets.entry((state.node(), b)).or_default();
-                    e[0] += misses[0];
-                    e[1] += misses[1];
-                }
+                super::charge(state, places, addr, pc, &c);
             }
         }
         counted.spans(s);

@@ -206,6 +206,12 @@ impl SampledCollector {
         // The call graph of a trace with call events: references and calls exact, misses
         // estimates (docs/callgraph.md).
         let callgraph = match (self.callgraph, &self.attribution) {
+            (Some(g), Some(_)) if g.is_watching() => {
+                if g.has_calls() {
+                    notes.push(super::super::callgraph::LEFT_OUT.into());
+                }
+                None
+            }
             (Some(g), Some(a)) => super::super::callgraph::summary(g.finish_named(a.buckets())?),
             _ => None,
         };

@@ -165,7 +165,12 @@ impl SampledCollector {
                 sampled: Some(mini),
                 ..graph
             };
-            self.callgraph = Some(crate::attribution::callgraph::CallGraph::new(graph, None)?);
+            let g = crate::attribution::callgraph::CallGraph::new(graph, None)?;
+            self.callgraph = Some(if self.options.sampled_calls {
+                g
+            } else {
+                g.watch_only()
+            });
         }
         Ok(self)
     }
