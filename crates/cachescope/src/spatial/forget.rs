@@ -71,7 +71,7 @@ impl Forgetting {
     }
 
     /// Records a sweep under `limit` that left `len` lines: the next is due when they have
-    /// grown by a fifth ([`GROWTH`]).
+    /// grown by a fifth (`GROWTH`).
     pub fn swept(&mut self, limit: Limit, len: usize) {
         self.under = limit;
         self.next = len.saturating_add(len / GROWTH).max(FLOOR);
