@@ -235,12 +235,25 @@ impl LineTable {
     /// Keeps only the lines for which `keep(line, value)` holds, in a table rebuilt at the
     /// size they need (the memory of the lines removed is given back).
     pub fn retain(&mut self, mut keep: impl FnMut(u64, u64) -> bool) {
-        // `keep` called once per line (it may count what it drops).
-        let kept: Vec<(u64, u64)> = self.entries().filter(|&(l, v)| keep(l, v)).collect();
-        let mut table = LineTable::with_lines(kept.len());
-        for (l, v) in kept {
+        // `keep` called once per line (it may count what it drops): the lines dropped are
+        // emptied in place first, so the rebuild needs no list of the kept ones beside the two
+        // tables (the probe chains this breaks are never walked again).
+        let mut kept = 0;
+        for slot in &mut self.slots {
+            if slot[0] != EMPTY {
+                if keep(slot[0], slot[1]) {
+                    kept += 1;
+                } else {
+                    slot[0] = EMPTY;
+                }
+            }
+        }
+        let max_line = self.max_line.filter(|&v| keep(EMPTY, v));
+        let mut table = LineTable::with_lines(kept);
+        for &[l, v] in self.slots.iter().filter(|s| s[0] != EMPTY) {
             table.replace(l, v);
         }
+        table.max_line = max_line;
         *self = table;
     }
 

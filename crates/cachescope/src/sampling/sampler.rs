@@ -228,7 +228,10 @@ impl Sampler {
     /// O(samples · log samples); the sampler can go on observing afterwards.
     pub fn finish(&self) -> Profile {
         let n = self.pos;
-        let mut samples = self.done.clone();
+        // Sized once: a clone of `done` then extended would double its allocation (on 10^8
+        // distinct lines, 800 K samples of 24 bytes: 19 MB more at the report's peak).
+        let mut samples = Vec::with_capacity(self.done.len() + self.watch.len());
+        samples.extend_from_slice(&self.done);
         samples.extend(self.watch.iter().map(|(_, j)| Sample {
             position: j,
             next: NextUse::Dangling { age: n - j },

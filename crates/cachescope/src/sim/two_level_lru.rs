@@ -42,6 +42,8 @@ pub struct TwoLevelLru {
     refs: u64,
     l2_refs: u64,
     reuse: LogHistogram,
+    /// Lines taken out of `last_l2` by [`TwoLevelLru::forget`]: still cold misses.
+    forgotten: u64,
 }
 
 impl TwoLevelLru {
@@ -60,7 +62,28 @@ impl TwoLevelLru {
             refs: 0,
             l2_refs: 0,
             reuse: LogHistogram::new(Layout::DEFAULT),
+            forgotten: 0,
         }
+    }
+
+    /// Takes every line for which `keep(line)` is false out of the L2s' stack and the last
+    /// references (a sampled stream's dropped lines, which never come back: no reuse is lost,
+    /// and they still count among the cold misses); the L2 stack distances after it count the
+    /// other lines only, as [`StackDistance::forget`] says.
+    pub fn forget(&mut self, mut keep: impl FnMut(u64) -> bool) {
+        self.flush();
+        self.l2.forget(&mut keep);
+        let forgotten = &mut self.forgotten;
+        self.last_l2.retain(|line, _| {
+            let k = keep(line);
+            *forgotten += u64::from(!k);
+            k
+        });
+    }
+
+    /// Lines the L2s' tables hold (the tests' bound on them).
+    pub fn held_lines(&self) -> usize {
+        self.last_l2.len().max(self.l2.distinct_lines() as usize)
     }
 
     /// One data reference to `line`, whose LRU stack distance in the whole stream is
@@ -116,7 +139,7 @@ impl TwoLevelLru {
             l1_lines: self.l1_lines,
             refs: self.refs,
             l1_misses: self.l2_refs,
-            cold: self.last_l2.len() as u64,
+            cold: self.last_l2.len() as u64 + self.forgotten,
             l2_sizes_bytes: self.l2_sizes.clone(),
             l2_misses: self.l2_misses.clone(),
             l2_reuse: self.reuse.clone(),

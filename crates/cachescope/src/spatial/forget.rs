@@ -5,14 +5,34 @@
 //! is above the limit is never sampled again: an analysis's table entry for it is dead weight.
 //! Kept until the end, those entries add up to about `2^18 · (1 + ln(N·R / 2^18))` lines per
 //! table. Forgetting them one by one at each fall would cost a heap of the lines by hash (what
-//! SHARDS keeps for its stack); a table instead forgets in one sweep once it has doubled since
-//! its last sweep, so it holds at most twice the lines under the limit (plus [`FLOOR`]) and
-//! the sweeps cost O(1) per line admitted, amortized.
+//! SHARDS keeps for its stack); a table instead forgets in one sweep once it has grown by a
+//! fifth since its last sweep ([`GROWTH`]), so it holds at most 1.2 times the lines under the
+//! limit plus one batch's new lines (or [`FLOOR`]), and the sweeps cost O(1) per line
+//! admitted, amortized (each frees at least a sixth of the table). Why a fifth and not a
+//! doubling: a [`LineTable`](crate::reuse::table::LineTable) doubles its slots at 3/4 full, so
+//! the default sample's 2^18 lines, plus a fifth, plus a batch (2^16), still fit 2^19 slots
+//! (8 MiB), where twice the sample would need 2^20 (16 MiB) in each of the tables that forget.
 
 use super::Limit;
 
 /// Tables below this many lines are never swept (a sweep would free next to nothing).
 pub const FLOOR: usize = 1 << 12;
+
+/// A table is swept once it holds `1 + 1/GROWTH` times the lines its last sweep left.
+pub const GROWTH: usize = 5;
+
+/// The most lines a table that forgets holds after a batch, for a sample of at most
+/// `max_lines` lines whose batches admit at most `per_batch` new lines each: what the tests
+/// hold each table to.
+#[cfg(test)]
+pub(crate) const fn cap(max_lines: usize, per_batch: usize) -> usize {
+    let swept = max_lines + max_lines / GROWTH;
+    if swept > FLOOR {
+        swept + per_batch
+    } else {
+        FLOOR + per_batch
+    }
+}
 
 /// The sweep schedule of one table; see the module documentation.
 #[derive(Clone, Debug)]
@@ -51,10 +71,10 @@ impl Forgetting {
     }
 
     /// Records a sweep under `limit` that left `len` lines: the next is due when they have
-    /// doubled.
+    /// grown by a fifth (`GROWTH`).
     pub fn swept(&mut self, limit: Limit, len: usize) {
         self.under = limit;
-        self.next = len.saturating_mul(2).max(FLOOR);
+        self.next = len.saturating_add(len / GROWTH).max(FLOOR);
     }
 }
 
@@ -63,14 +83,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sweeps_only_a_sampled_table_that_doubled() {
+    fn sweeps_only_a_sampled_table_that_grew_by_a_fifth() {
         let mut f = Forgetting::default();
         assert!(!f.due(Limit(1 << 40), FLOOR - 1));
         assert!(f.due(Limit(1 << 40), FLOOR));
         assert!(!f.due(Limit::ALL, 10 * FLOOR));
-        f.swept(Limit(1 << 40), 3 * FLOOR);
+        f.swept(Limit(1 << 40), 5 * FLOOR);
         assert!(!f.due(Limit(1 << 39), 6 * FLOOR - 1));
         assert!(f.due(Limit(1 << 39), 6 * FLOOR));
+        // The default sample's tables stay within 2^19 slots (3/4 full at most).
+        assert!(cap(1 << 18, 1 << 16) <= (1 << 19) * 3 / 4);
         // A limit that has not fallen since: nothing to forget.
         assert!(!f.due(Limit(1 << 40), 60 * FLOOR));
         assert!(!Forgetting::never().due(Limit(0), usize::MAX - 1));

@@ -32,6 +32,7 @@ use crate::reuse::{Options, ReuseTimes, for_each_chunk_of};
 use crate::reuse::table::LineTable;
 
 mod chunks;
+mod forgotten;
 mod result;
 mod sampled;
 pub use result::{Footprint, FootprintPoint};
@@ -74,6 +75,10 @@ pub struct FootprintAnalysis {
     first_lines: Option<Vec<(u64, u64)>>,
     /// The rate of a sampled stream's lines (1 for a full stream): `sampled.rs`.
     rate: f64,
+    /// When the table forgets the lines a fixed-size sample dropped (`sampled.rs`).
+    forgetting: crate::spatial::Forgetting,
+    /// The last positions of the lines forgotten.
+    forgotten: forgotten::Forgotten,
 }
 
 impl FootprintAnalysis {
@@ -105,6 +110,8 @@ impl FootprintAnalysis {
             listed,
             first_lines: None,
             rate: 1.0,
+            forgetting: Default::default(),
+            forgotten: Default::default(),
         })
     }
 
@@ -121,14 +128,15 @@ impl FootprintAnalysis {
         self.now
     }
 
-    /// Distinct lines so far.
+    /// Distinct lines so far (those a sampled stream's table forgot included).
     pub fn distinct_lines(&self) -> u64 {
-        self.table.len() as u64
+        self.table.len() as u64 + self.forgotten.len()
     }
 
-    /// Heap bytes held (the line table, the dense counts and the sums).
+    /// Heap bytes held (the line table, the forgotten lines' positions, the dense counts and
+    /// the sums).
     pub fn heap_bytes(&self) -> usize {
-        self.table.heap_bytes() + self.dense.len() * 4
+        self.table.heap_bytes() + self.forgotten.heap_bytes() + self.dense.len() * 4
     }
 
     /// The footprint of the references seen so far. O(distinct lines) for the last positions.
@@ -187,6 +195,7 @@ impl FootprintAnalysis {
             };
             last.record(n + 1 - p);
         }
+        self.forgotten.for_each(|p| last.record(n + 1 - p));
         self.scaled(reuse, last)
     }
 

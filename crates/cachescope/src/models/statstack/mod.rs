@@ -205,10 +205,11 @@ pub fn mrc_with(
 ) -> Result<Mrc> {
     profile.expect_samples()?;
     let stretches = segments(profile, segmentation);
+    // filter_map, not flatten: collected in place, in the distances' own allocation (16
+    // bytes a sample either way), not beside it (13 MB on 800 K samples).
     let mut e: Vec<(f64, f64)> = local_stack_distances(profile, &stretches)?
         .into_iter()
-        .flatten()
-        .map(|sd| (sd, 1.0))
+        .filter_map(|sd| sd.map(|sd| (sd, 1.0)))
         .collect();
     e.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     Ok(curve(profile, &e, sizes_bytes, cold))

@@ -47,6 +47,13 @@ impl SampledCollector {
         };
 
         let mut mrc = vec![shards.mrc(&sizes)];
+        // The footprint's, the two-level simulation's and OPT's tables, summed up and dropped
+        // before the reuse profile is built: its copy of the samples and the models run on it
+        // make the report's peak on a large footprint (docs/recording.md's memory paragraph).
+        let (footprint, reuse_times) = self.fp.finish_with_reuse_times();
+        let two_level = self.two_level.sim.finish();
+        drop((self.fp, self.two_level));
+        let opt = method::opt_of_sample(self.opt, &sizes, rate, shards.refs, line)?;
         let profile = trace.reuse_profile();
         let mut random = self.random.finish();
         random.points.retain(|p| p.size_bytes <= max_bytes);
@@ -64,7 +71,6 @@ impl SampledCollector {
         // HOTL from the reuse samples where there are any (the spatial sample of a small
         // program holds too few lines for its footprint: docs/accuracy/sampled.md), else from
         // the sampled lines' footprint and reuse times.
-        let (footprint, reuse_times) = self.fp.finish_with_reuse_times();
         let hotl_opts = MrcOptions {
             hotl_variant: HotlVariant::Paper,
             ..opts(Method::Hotl, None)
@@ -152,13 +158,7 @@ impl SampledCollector {
         for m in minis {
             policies.push(reference.set_associative(m, &lru_mini));
         }
-        policies.push(reference.fully_associative(method::opt_of_sample(
-            self.opt,
-            &sizes,
-            rate,
-            shards.refs,
-            line,
-        )?));
+        policies.push(reference.fully_associative(opt));
         for c in &mut policies {
             c.points.retain(|p| p.size_bytes <= max_bytes);
         }
@@ -178,7 +178,7 @@ impl SampledCollector {
         }
 
         let l2 = {
-            let sim = scale::two_level(self.two_level.sim.finish(), rate, &L2_BYTES);
+            let sim = scale::two_level(two_level, rate, &L2_BYTES);
             let reuse = scale::octave_scaled("l2_reuse_distance", &sim.l2_reuse, 0, rate);
             match l2_report(&l1, sim, line) {
                 Ok(mut r) => {

@@ -265,6 +265,7 @@ impl Analysis for SampledTwoLevel {
                 .due(limit, self.stack.distinct_lines() as usize)
             {
                 self.stack.forget(|line| limit.admits(hash.of(line)));
+                self.sim.forget(|line| limit.admits(hash.of(line)));
                 self.forgetting
                     .swept(limit, self.stack.distinct_lines() as usize);
             }
@@ -275,30 +276,35 @@ impl Analysis for SampledTwoLevel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spatial::forget::{FLOOR, testing};
+    use crate::spatial::forget::{cap, testing};
 
     /// After 10^7 distinct lines through the default fixed-size filter (2^18 lines), each
-    /// line table of the analyses that forget holds at most twice the sample; without
-    /// forgetting they would hold every line the filter ever admitted (about 1.2 M).
+    /// line table of the analyses that forget holds at most 1.2 times the sample plus a
+    /// batch's lines, so it fits 2^19 slots (8 MiB); without forgetting they would hold every
+    /// line the filter ever admitted (about 1.2 M, 2^21 slots).
     #[test]
     fn line_tables_stay_under_the_cap_on_ten_million_lines() {
         let max_lines = crate::spatial::DEFAULT_MAX_LINES;
-        let cap = (2 * max_lines as usize).max(FLOOR);
+        let cap = cap(max_lines as usize, crate::batch::BATCH_LEN);
         let reuse = Options::default();
         let mut two_level = SampledTwoLevel::new(64, 1.0);
         let sizes = [64 << 10, 1 << 20];
         let mut mini =
             MiniSim::of_sample(reuse, &[Policy::Lru], Some(8), &sizes, 1.0, 1, 1.0).expect("valid");
         let mut opt = OptAnalysis::new(reuse).expect("a temporary file");
+        let mut fp = FootprintAnalysis::new(reuse, &[]).expect("valid");
         let (mut batches, mut admitted) = (0, 0u64);
         testing::sampled(0..10_000_000u64, max_lines, |batch| {
             two_level.observe(batch);
             mini.observe(batch);
             opt.observe(batch);
+            fp.observe(batch);
             for held in [
                 two_level.stack.distinct_lines() as usize,
+                two_level.sim.held_lines(),
                 mini.held_lines(),
                 opt.held_lines(),
+                fp.held_lines(),
             ] {
                 assert!(held <= cap, "{held} lines held after batch {batches}");
             }
@@ -307,5 +313,13 @@ mod tests {
         });
         // Every line is referenced once: the lines admitted are the references kept.
         assert!(admitted > 2 * cap as u64, "{admitted} lines admitted");
+        // The footprint's table in 2^19 slots, the forgotten lines' positions beside it in a
+        // byte or two each.
+        assert!(
+            fp.heap_bytes() < (8 << 20) + (3 << 20),
+            "{} bytes",
+            fp.heap_bytes()
+        );
+        assert_eq!(fp.distinct_lines(), admitted);
     }
 }

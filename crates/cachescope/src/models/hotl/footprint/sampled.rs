@@ -6,7 +6,9 @@
 //! references, the sampled sums and `m` over `R` estimate the whole's, and `fp(w)` with them.
 //! The reuse-time histograms scale the same way. The sums are scaled once, at the end, by the
 //! last batch's rate (when a fixed-size sample's limit falls, the lines that left keep what
-//! they contributed; docs/sampled.md).
+//! they contributed; docs/sampled.md). The table forgets those lines as the other tables of
+//! the sampled analyses do ([`crate::spatial::Forgetting`]), their last positions kept apart,
+//! compactly ([`super::forgotten`]), so the sums are the same as keeping them all.
 
 use super::{FootprintAnalysis, WindowSums};
 use crate::batch::{Batch, Sampling};
@@ -27,6 +29,25 @@ impl FootprintAnalysis {
         }
         self.now += s.span.iter().map(|t| t.data()).sum::<u64>();
         self.rate = s.rate();
+        let (hash, limit) = (s.hash(), s.limit());
+        if self.forgetting.due(limit, self.table.len()) {
+            let mut gone = Vec::new();
+            self.table.retain(|line, p| {
+                let keep = limit.admits(hash.of(line));
+                if !keep {
+                    gone.push(p);
+                }
+                keep
+            });
+            self.forgotten.add(gone);
+            self.forgetting.swept(limit, self.table.len());
+        }
+    }
+
+    /// Lines the table holds (the tests' bound on it).
+    #[cfg(test)]
+    pub(crate) fn held_lines(&self) -> usize {
+        self.table.len()
     }
 
     /// The first positions' sums and the distinct lines, scaled as [`FootprintAnalysis::scaled`].

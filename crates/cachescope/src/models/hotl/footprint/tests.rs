@@ -63,3 +63,34 @@ proptest::proptest! {
         proptest::prop_assert_eq!(footprint.points(64).unwrap(), fp.finish().points(64).unwrap());
     }
 }
+
+/// Forgetting the lines a fixed-size sample dropped changes neither the footprint nor the
+/// reuse times (each forgotten line's last position is kept apart), and keeps the table under
+/// the forgetting cap where keeping them all does not.
+#[test]
+fn forgetting_dropped_lines_changes_no_footprint() {
+    use crate::spatial::Forgetting;
+    use crate::spatial::forget::{cap, testing};
+    let mut a = FootprintAnalysis::new(Options::default(), &[70_001]).unwrap();
+    let mut b = a.clone();
+    b.forgetting = Forgetting::never();
+    let max_lines = 1 << 12;
+    let cap = cap(max_lines, max_lines);
+    testing::sampled(
+        testing::random_lines(1_500_000, 1_000_000),
+        max_lines as u64,
+        |batch| {
+            a.observe(batch);
+            b.observe(batch);
+            assert!(a.held_lines() <= cap, "{} lines held", a.held_lines());
+        },
+    );
+    assert!(b.held_lines() > cap, "too short: {}", b.held_lines());
+    assert!(a.forgotten.len() > 0);
+    assert_eq!(a.distinct_lines(), b.distinct_lines());
+    let ((fa, ta), (fb, tb)) = (a.finish_with_reuse_times(), b.finish_with_reuse_times());
+    assert_eq!(ta, tb);
+    assert_eq!(fa.points(256).unwrap(), fb.points(256).unwrap());
+    assert_eq!(fa.listed(), fb.listed());
+    assert_eq!(fa.fp(123_457), fb.fp(123_457));
+}
