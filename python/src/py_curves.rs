@@ -251,6 +251,7 @@ pub fn report(
         sample_rate: rate,
         phase_interval: interval,
         ways,
+        sampled_calls: false,
     };
     let spec = source.spec.clone();
     py.detach(move || passes::report(&spec, &dir, options, threads.max(1)))
