@@ -88,6 +88,7 @@ mod prefetch;
 pub mod record;
 pub mod report;
 pub mod reuse;
+mod rng;
 pub mod sampling;
 pub mod sharing;
 pub mod sim;

@@ -232,26 +232,10 @@ proptest::proptest! {
 /// keeps `seen` under twice the sample (or the sweep floor) where keeping them all does not.
 #[test]
 fn forgetting_dropped_lines_changes_no_curve() {
-    use crate::spatial::forget::{FLOOR, testing};
     let sizes = [64 * 64, 512 * 64, 4096 * 64];
     let policies = [Policy::Lru, Policy::Fifo];
     let make = || MiniSim::of_sample(Options::default(), &policies, Some(4), &sizes, 0.5, 1, 1.0);
     let (mut a, mut b) = (make().unwrap(), make().unwrap().never_forget());
-    let max_lines = 1 << 12;
-    let cap = (2 * max_lines as usize).max(FLOOR);
-    testing::sampled(
-        testing::random_lines(1_500_000, 1_000_000),
-        max_lines,
-        |batch| {
-            a.observe(batch);
-            b.observe(batch);
-            assert!(a.held_lines() <= cap, "{} lines held", a.held_lines());
-        },
-    );
-    assert!(
-        b.held_lines() > cap,
-        "a stream too short to test: {}",
-        b.held_lines()
-    );
+    crate::spatial::forget::testing::forgetting_stays_bounded(&mut a, &mut b, MiniSim::held_lines);
     assert_eq!(a.finish_all(), b.finish_all());
 }

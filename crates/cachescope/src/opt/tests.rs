@@ -314,26 +314,14 @@ proptest! {
 /// those of keeping every line, and the line → id table stays under twice the sample.
 #[test]
 fn forgetting_dropped_lines_changes_no_id() {
-    use crate::spatial::forget::{FLOOR, testing};
     let mut a = NextUseSpill::new(Options::default()).unwrap();
     let mut b = NextUseSpill::new(Options::default())
         .unwrap()
         .never_forget();
-    let max_lines = 1 << 12;
-    let cap = (2 * max_lines as usize).max(FLOOR);
-    testing::sampled(
-        testing::random_lines(1_500_000, 1_000_000),
-        max_lines,
-        |batch| {
-            a.observe(batch);
-            b.observe(batch);
-            assert!(a.held_lines() <= cap, "{} lines held", a.held_lines());
-        },
-    );
-    assert!(
-        b.held_lines() > cap,
-        "a stream too short to test: {}",
-        b.held_lines()
+    crate::spatial::forget::testing::forgetting_stays_bounded(
+        &mut a,
+        &mut b,
+        NextUseSpill::held_lines,
     );
     let ids = |s: &mut NextUseSpill| {
         let mut v = Vec::new();

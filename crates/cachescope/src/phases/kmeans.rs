@@ -110,24 +110,11 @@ impl Default for KMeansConfig {
     }
 }
 
-/// SplitMix64's output function, to spread a small seed over the PCG state.
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 fn seeded(seed: u64) -> Pcg64 {
-    let hi = splitmix64(seed);
-    let lo = splitmix64(seed ^ 0x5851_f42d_4c95_7f2d);
-    Pcg64::new((u128::from(hi) << 64) | u128::from(lo), 0x6b6d_6561_6e73)
+    crate::rng::seeded(seed, 0x6b6d_6561_6e73)
 }
 
-/// Uniform in [0, 1) with 53 random bits.
-fn unit(rng: &mut Pcg64) -> f64 {
-    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-}
+use crate::rng::unit;
 
 /// Squared Euclidean distance. Eight partial sums, added in a fixed order: one running sum
 /// is a chain of dependent additions the compiler may not reorder (floating point), which

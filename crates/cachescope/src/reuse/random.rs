@@ -26,8 +26,9 @@
 //! shared: 8 bytes per distinct line per 64 sizes, and the table of lines seen (21–43 bytes
 //! per line).
 
-use rand::Rng;
 use rand_pcg::Pcg64;
+
+use crate::rng::below;
 
 use super::mrc::{Mrc, MrcPoint};
 use super::table::LineTable;
@@ -166,20 +167,6 @@ impl Group {
     }
 }
 
-/// SplitMix64's output function, to spread a small seed over the PCG state.
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// A number in `0..n` (n ≥ 1) by Lemire's multiply-shift (bias below n/2^64).
-#[inline]
-fn below(rng: &mut Pcg64, n: u64) -> u64 {
-    ((u128::from(rng.next_u64()) * u128::from(n)) >> 64) as u64
-}
-
 /// How many references ahead [`RandomReplacementAnalysis::observe_numbered`] prefetches a
 /// line's residence word.
 const AHEAD: usize = 16;
@@ -209,7 +196,6 @@ impl RandomReplacementAnalysis {
     /// Caches of `sizes_bytes` (each holds `size / line_size` lines, rounded down), victims
     /// drawn from generators seeded with `seed`. The layout in `options` is not used.
     pub fn new(options: Options, sizes_bytes: &[u64], seed: u64) -> RandomReplacementAnalysis {
-        let state = (u128::from(splitmix64(seed)) << 64) | u128::from(splitmix64(!seed));
         let groups: Vec<Group> = sizes_bytes
             .chunks(64)
             .map(|sizes| Group {
@@ -222,7 +208,7 @@ impl RandomReplacementAnalysis {
                             lines,
                             built: false,
                             slots: Vec::new(),
-                            rng: Pcg64::new(state, u128::from(lines)),
+                            rng: crate::rng::seeded_complement(seed, u128::from(lines)),
                             ahead: [0; DRAWN],
                             misses: 0,
                         }

@@ -30,10 +30,9 @@ pub(super) struct Gaps {
 impl Gaps {
     /// The gap sequence of `rate` (in (0, 1]) and `seed`.
     pub fn new(rate: f64, seed: u64) -> Gaps {
-        let state = (u128::from(splitmix64(seed)) << 64) | u128::from(splitmix64(!seed));
         Gaps {
             // A fixed stream: the seed alone picks the sequence.
-            rng: Pcg64::new(state, 0x5a4d_504c_4552),
+            rng: crate::rng::seeded_complement(seed, 0x5a4d_504c_4552),
             ln_keep: (-rate).ln_1p(),
         }
     }
@@ -87,14 +86,6 @@ impl SampleCursor {
 pub(crate) struct SamplerParts {
     pub done: Vec<Sample>,
     pub active: Vec<(u64, u64)>,
-}
-
-/// SplitMix64's output function, to spread a small seed over the generator's state.
-pub(super) fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// Samples references at random and measures their StatCache reuse distances with

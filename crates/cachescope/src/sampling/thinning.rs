@@ -11,7 +11,7 @@
 //! tool's records. The level is a function of the references counted (`rate · n / 2^L ≤
 //! cap`), not of the samples' outcomes, so a seed still gives one profile.
 
-use super::sampler::splitmix64;
+use crate::rng::splitmix64;
 
 /// Expected samples kept at most, by default: 2^20 (about 25 MB with their histograms). At
 /// the default rate 10^−3 of `report` no trace under 10^9 counted references is thinned.

@@ -165,19 +165,9 @@ impl fmt::Display for Policy {
 #[derive(Clone, Debug)]
 pub(super) struct VictimRng(Pcg64);
 
-/// SplitMix64's output function (Steele, Lea & Flood 2014), to spread a seed over PCG's state.
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 impl VictimRng {
     pub(super) fn new(seed: u64) -> VictimRng {
-        let hi = splitmix64(seed);
-        let lo = splitmix64(seed ^ 0x5851_f42d_4c95_7f2d);
-        VictimRng(Pcg64::new((u128::from(hi) << 64) | u128::from(lo), 0))
+        VictimRng(crate::rng::seeded(seed, 0))
     }
 
     /// A number in `0..n` (n ≥ 1) by multiply-shift; its bias, below n/2^64, is invisible.

@@ -144,6 +144,29 @@ pub(crate) mod testing {
         }
     }
 
+    /// Feeds `forgetting` and `keeping` (the same analysis, one that never forgets) 1.5 M
+    /// references to 10^6 lines sampled to at most 2^12, asserting at every batch that
+    /// `forgetting` holds at most twice the sample (or the sweep floor) and, at the end, that
+    /// `keeping` holds more (else the stream is too short to test anything).
+    pub(crate) fn forgetting_stays_bounded<T: crate::analysis::Analysis>(
+        forgetting: &mut T,
+        keeping: &mut T,
+        held: impl Fn(&T) -> usize,
+    ) {
+        let max_lines = 1 << 12;
+        let cap = (2 * max_lines as usize).max(super::FLOOR);
+        sampled(random_lines(1_500_000, 1_000_000), max_lines, |batch| {
+            forgetting.observe(batch);
+            keeping.observe(batch);
+            assert!(held(forgetting) <= cap, "{} lines held", held(forgetting));
+        });
+        assert!(
+            held(keeping) > cap,
+            "a stream too short to test: {}",
+            held(keeping)
+        );
+    }
+
     /// `n` references to lines drawn from `0..distinct` by a fixed generator (an LCG).
     pub(crate) fn random_lines(n: usize, distinct: u64) -> impl Iterator<Item = u64> + Send {
         let mut x = 12345u64;

@@ -148,6 +148,23 @@ impl Splitter {
         new_interval
     }
 
+    /// Starts the first interval at the first batch, then opens the batch's first segment in
+    /// the current interval and column (a sampled and a full batch alike).
+    fn begin_batch(&mut self, segs: &mut Vec<Segment>) {
+        if !self.started {
+            self.started = true;
+            self.counts.push(IntervalCounts::default());
+            self.next_cut = self.column_start(1);
+        }
+        segs.push(Segment {
+            interval: self.interval,
+            column: self.column,
+            starts_interval: false,
+            start: 0,
+            end: 0,
+        });
+    }
+
     /// Appends the data addresses of `batch` to `addrs` (cleared first) and the segments that
     /// cut them to `segs` (cleared first). Every interval that starts in this batch opens at
     /// least one segment, even with no data reference.
@@ -167,18 +184,7 @@ impl Splitter {
                 Unit::DataRefs
             }
         });
-        if !self.started {
-            self.started = true;
-            self.counts.push(IntervalCounts::default());
-            self.next_cut = self.column_start(1);
-        }
-        segs.push(Segment {
-            interval: self.interval,
-            column: self.column,
-            starts_interval: false,
-            start: 0,
-            end: 0,
-        });
+        self.begin_batch(segs);
         let counting_instr = unit == Unit::Instructions;
         if let (true, Some(data), Some(at)) =
             (counting_instr, batch.data_addrs(), batch.data_positions())

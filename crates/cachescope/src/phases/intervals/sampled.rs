@@ -5,7 +5,7 @@
 //! interval's `data_refs` are then the sampled references in it (over the rate, the full
 //! stream's); its `instructions` are exact.
 
-use super::{IntervalCounts, Segment, Splitter, Unit};
+use super::{Segment, Splitter, Unit};
 use crate::batch::{Batch, Sampling};
 
 impl Splitter {
@@ -25,18 +25,7 @@ impl Splitter {
         } else {
             Unit::DataRefs
         });
-        if !self.started {
-            self.started = true;
-            self.counts.push(IntervalCounts::default());
-            self.next_cut = self.column_start(1);
-        }
-        segs.push(Segment {
-            interval: self.interval,
-            column: self.column,
-            starts_interval: false,
-            start: 0,
-            end: 0,
-        });
+        self.begin_batch(segs);
         let start = self.units_seen;
         for (i, &addr) in batch.addrs.iter().enumerate() {
             // Units counted before the reference is placed: with instructions, the fetches

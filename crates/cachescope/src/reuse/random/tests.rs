@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::access::Access;
+use crate::rng::{below, splitmix64};
 use proptest::prelude::*;
 
 proptest! {
