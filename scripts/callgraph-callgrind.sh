@@ -19,15 +19,9 @@
 #   scripts/callgraph-callgrind.sh     # WORK=DIR keeps the files (default target/callgraph-callgrind)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v valgrind >/dev/null; then
-  echo "callgraph-callgrind: skipped, valgrind is not installed" >&2
-  exit 0
-fi
-work=${WORK:-target/callgraph-callgrind}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
-cargo build --release -q -p cachescope-cli
-cs=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/cachescope
+source scripts/preamble.sh
+preamble callgraph-callgrind
+cs=$CS
 caches=(32768,8,64 32768,8,64 8388608,16,64)
 ours=(32K,8,64 32K,8,64 8M,16,64)
 

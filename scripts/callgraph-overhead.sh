@@ -17,21 +17,8 @@
 #                                        # machine); WORK=DIR keeps the inputs (default target/callgraph-overhead)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v valgrind >/dev/null; then
-  echo "callgraph-overhead: skipped, valgrind is not installed" >&2
-  exit 0
-fi
-if ! [ -x /usr/bin/time ]; then
-  echo "callgraph-overhead: skipped, GNU time (/usr/bin/time) is not installed" >&2
-  exit 0
-fi
-work=${WORK:-target/callgraph-overhead}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
-if [ -z "${CS:-}" ]; then
-  cargo build --release -q -p cachescope-cli
-  CS=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/cachescope
-fi
+source scripts/preamble.sh
+preamble callgraph-overhead time
 cs=$CS
 only=${ONLY:-.}
 # Under `nice` only when asked: on a quiet machine it changes nothing, on a shared one it keeps

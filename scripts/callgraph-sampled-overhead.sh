@@ -13,21 +13,8 @@
 #                                           # (default: a release build); WORK=DIR keeps inputs
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v valgrind >/dev/null; then
-  echo "callgraph-sampled-overhead: skipped, valgrind is not installed" >&2
-  exit 0
-fi
-if ! [ -x /usr/bin/time ]; then
-  echo "callgraph-sampled-overhead: skipped, GNU time (/usr/bin/time) is not installed" >&2
-  exit 0
-fi
-work=${WORK:-target/callgraph-sampled-overhead}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
-if [ -z "${CS:-}" ]; then
-  cargo build --release -q -p cachescope-cli
-  CS=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/cachescope
-fi
+source scripts/preamble.sh
+preamble callgraph-sampled-overhead time
 source scripts/programs.sh
 programs "$work"
 runs=${RUNS:-3}

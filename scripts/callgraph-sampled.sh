@@ -11,17 +11,8 @@
 #   scripts/callgraph-sampled.sh   # PROGRAMS="gzip sqlite3" RATES="0.1 0.02" CS=path/to/cachescope
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v valgrind >/dev/null; then
-  echo "callgraph-sampled: skipped, valgrind is not installed" >&2
-  exit 0
-fi
-work=${WORK:-target/callgraph-sampled}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
-if [ -z "${CS:-}" ]; then
-  cargo build --release -q -p cachescope-cli
-  CS=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/cachescope
-fi
+source scripts/preamble.sh
+preamble callgraph-sampled
 source scripts/programs.sh
 programs "$work"
 want=${PROGRAMS:-gzip sqlite3}

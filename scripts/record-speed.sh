@@ -12,19 +12,9 @@
 #   scripts/record-speed.sh        # WORK=DIR keeps the inputs and traces (default target/record-speed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v valgrind >/dev/null; then
-  echo "record-speed: skipped, valgrind is not installed" >&2
-  exit 0
-fi
-if ! [ -x /usr/bin/time ]; then
-  echo "record-speed: skipped, GNU time (/usr/bin/time, Debian package time) is not installed" >&2
-  exit 0
-fi
-work=${WORK:-target/record-speed}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
-cargo build --release -q -p cachescope-cli
-cs=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release/cachescope
+source scripts/preamble.sh
+preamble record-speed time
+cs=$CS
 runs=${RUNS:-3}
 
 # Inputs: deterministic, the program-speed.sh ones.

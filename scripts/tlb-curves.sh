@@ -11,18 +11,8 @@
 #                                # CS=BINARY uses a cachescope already built
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v valgrind >/dev/null; then
-  echo "tlb-curves: skipped, valgrind is not installed" >&2
-  exit 0
-fi
-work=${WORK:-target/tlb-curves}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
-# CS=PATH runs that binary instead of building the release one.
-if [ -z "${CS:-}" ]; then
-  cargo build --release -q -p cachescope-cli
-  CS=${CARGO_TARGET_DIR:-$PWD/target}/release/cachescope
-fi
+source scripts/preamble.sh
+preamble tlb-curves
 cs=$CS
 
 source scripts/programs.sh
