@@ -11,7 +11,9 @@
 #   scripts/sampled-accuracy.sh     # WORK=DIR keeps inputs, traces and exact reports
 #                                   # (default $CARGO_TARGET_DIR/sampled-accuracy); RATE (0.01),
 #                                   # SEEDS ("1 2 3"), ONLY="gzip sort" to run a subset,
-#                                   # SHARE_RATES ("0.1 0.5 1") for the threads examples' sharing,
+#                                   # SHARE_RATES ("0.01 0.1 0.5 1") for the threads examples'
+#                                   # sharing (the #sharing block, scripts/sampled-sharing.py;
+#                                   # SHARE_ONLY=1 runs only it),
 #                                   # PS_BUDGETS ("0,0 4096,65536 16384,131072") the per-structure
 #                                   # sample's budgets (`attribute --per-structure`, the
 #                                   # #per-structure block; PS_BUDGETS= skips it; PS_ONLY=1
@@ -80,16 +82,17 @@ for p in $programs; do
     /usr/bin/time -o "$work/$p.mrc.time" -f '%e %U %S %M' "$cs" mrc -q --method exact "$t" >/dev/null
   fi
   for s in $seeds; do
-    [ -z "${PS_ONLY:-}" ] || break
+    [ -z "${PS_ONLY:-}${SHARE_ONLY:-}" ] || break
     out=$work/$p.r$rate.s$s
     echo "sampled-accuracy: sampled report of $p, rate $rate, seed $s" >&2
     /usr/bin/time -o "$out.time" -f '%e %U %S %M' "$cs" report -q --sampled --rate "$rate" --seed "$s" -o "$out" "$t" >/dev/null
     python3 scripts/sampled-compare.py "$work/$p.exact/report.json" "$out/report.json" --name "$p" > "$out.cmp.json"
   done
 done
-# The threads examples again at higher rates: how many of their falsely shared lines a sample
-# finds (each line is in it with probability the rate).
-share_rates=${SHARE_RATES:-0.1 0.5 1}
+# The threads examples again, by rate: how many of their falsely shared lines a sampled report
+# finds (in the sample with probability the rate, or found by the detector of lines two
+# threads write), written into the #sharing block.
+share_rates=${SHARE_RATES:-0.01 0.1 0.5 1}
 [ -z "${PS_ONLY:-}" ] || share_rates=
 for p in $programs; do
   case $p in threads | false_sharing) ;; *) continue ;; esac
@@ -101,6 +104,17 @@ for p in $programs; do
     done
   done
 done
+# The #sharing block (after sampled-table.py's blocks in a full run).
+sharing_block() {
+  [ -n "$share_rates" ] || return 0
+  python3 scripts/sampled-sharing.py --work "$work" --rates "$share_rates" --seeds "$seeds" \
+    --programs "$programs" --load "$load_start" "$(cut -d' ' -f1 /proc/loadavg)" \
+    --doc docs/accuracy/sampled.md
+}
+if [ -n "${SHARE_ONLY:-}" ]; then
+  sharing_block
+  exit 0
+fi
 # Attribution from a per-structure line sample of each trace (`attribute --per-structure`):
 # each structure's first lines at rate 1 within a budget, the rest at the miniature's rate.
 ps_budgets=${PS_BUDGETS-0,0 4096,65536 16384,131072}
@@ -124,3 +138,4 @@ python3 scripts/sampled-table.py --work "$work" --rate "$rate" --seeds "$seeds" 
   --programs "$programs" --held-out "$held_out" --load "$load_start" "$load_end" \
   --share-rates "$share_rates" \
   --doc docs/accuracy/sampled.md --expected crates/cachescope/src/report/sampled/expected.json
+sharing_block

@@ -135,6 +135,8 @@ impl LineUse {
             code: pcs.iter().map(|(pc, _)| format!("{pc:#x}")).collect(),
             fix,
             structures: Vec::new(),
+            found: None,
+            promoted_at: None,
             line_size: line_size.bytes(),
             write_pcs: pcs,
             first_byte,

@@ -10,11 +10,14 @@
 //! to add ([`SharedLine::structure`], [`SharedLine::coherence_misses`]): [`analyse`] (`model.rs`)
 //! names it with the attribution's buckets and simulates it with [`crate::sim::MultiCore`].
 
+pub mod detect;
 mod line;
 mod locals;
 mod model;
 mod names;
 mod parts;
+pub mod promote;
+mod writers;
 
 #[cfg(test)]
 mod tests;
@@ -69,6 +72,15 @@ pub struct SharedLine {
     /// fields (empty until a caller names them: [`name`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub structures: Vec<Part>,
+    /// In a sampled analysis, how the line came to be measured: `sampled` (a line of the
+    /// sample: every reference to it) or `promoted` (written by a second thread outside the
+    /// sample: its references from the promoting one on, [`promote`]); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found: Option<String>,
+    /// For a promoted line, the data references of the whole stream before the one that
+    /// promoted it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promoted_at: Option<u64>,
     /// The line's size in bytes.
     #[serde(skip)]
     pub line_size: u64,

@@ -83,6 +83,10 @@ pub struct Sharing {
     pub lines: Vec<SharedLine>,
     /// What limits the names (no event log, a log of another run).
     pub notes: Vec<String>,
+    /// In a sampled analysis, what the detector of lines written by two threads did
+    /// ([`super::promote`]); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promotion: Option<super::detect::Promotion>,
 }
 
 /// The first pass: the shared lines and the per-thread streams.
@@ -192,6 +196,7 @@ impl Machine {
             shared_lines,
             lines,
             notes: Vec::new(),
+            promotion: None,
         }
     }
 }
@@ -228,11 +233,31 @@ pub fn analyse<H: Hooks>(
     options: Options,
     log: Option<&Path>,
 ) -> Result<Sharing, H::Error> {
+    analyse_through(trace, pass, options, log, None)
+}
+
+/// [`analyse`], the first pass's analyses fed through `promoter` when given.
+pub(super) fn analyse_through<H: Hooks>(
+    trace: &mut Trace,
+    pass: &mut Pass<H>,
+    options: Options,
+    log: Option<&Path>,
+    promoter: Option<&mut super::promote::Promoter>,
+) -> Result<Sharing, H::Error> {
     let mut finder = Finder::new(options)?;
     if let Some(log) = log {
         finder.follow_frames(log)?;
     }
-    pass.run(trace, Analyses(&mut finder.analyses()))?;
+    match promoter {
+        Some(promoter) => {
+            let mut fed = super::promote::Fed {
+                promoter,
+                finder: &mut finder,
+            };
+            pass.run(trace, Analyses(&mut [&mut fed]))?
+        }
+        None => pass.run(trace, Analyses(&mut finder.analyses()))?,
+    };
     let mut machine = finder.machine(trace)?;
     if let Some(dealt) = &mut machine.trace {
         pass.run(dealt, Analyses(&mut []))?;

@@ -1,11 +1,14 @@
 //! The threads section of a sampled report: the trace read again as the same sampled stream,
 //! each thread's SHARDS curve (its own references' stack distances among the sampled lines,
-//! over its own references in the spans), and the sharing table of the sampled lines. A
-//! sampled line is sampled for every thread, so what the table says of it (who reads and
-//! writes which bytes, true or false sharing, the code that writes it) is exact; lines outside
-//! the sample are not in it (docs/sampled.md).
+//! over its own references in the spans), while a bounded detector below the stage finds the
+//! lines two or more threads write ([`crate::sharing::detect`]); then read whole for the
+//! sharing table of the sampled lines and of those, promoted ([`crate::sharing::promote`]).
+//! A sampled or promoted line is measured for every thread, so what the table says of it (who
+//! reads and writes which bytes, true or false sharing, the code that writes it) is exact; the
+//! curves see the sampled lines only (docs/sampled.md).
 
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use crate::analysis::PerThread;
 use crate::error::Result;
@@ -13,6 +16,7 @@ use crate::method::{ThreadCurve, ThreadCurves};
 use crate::pass::{Analyses, Hooks, Pass};
 use crate::reuse::{Options, ShardsAnalysis};
 use crate::sharing;
+use crate::sharing::detect::{Detecting, Detector, PromoteOptions};
 use crate::sim::Geometry;
 use crate::spatial::SpatialOptions;
 use crate::trace::Trace;
@@ -49,7 +53,18 @@ pub fn complete<H: Hooks>(
         .first()
         .map(|m| m.points.iter().map(|p| p.size_bytes).collect())
         .unwrap_or_default();
+    // The detector reads the whole stream below the stage (sharing::detect), but for the
+    // tool's stream of a running program, which is the sample already.
     let mut trace = again()?;
+    let detector = Arc::new(Mutex::new(Detector::new(
+        options.line_size,
+        PromoteOptions::default(),
+    )));
+    let live = trace.sample_itself(&spatial);
+    if !live {
+        let d = detector.clone();
+        trace.wrap(move |inner| Box::new(Detecting::new(inner, d)));
+    }
     trace.sampled(spatial, None)?;
     let mut per = PerThread::new(move |_| ShardsAnalysis::new(options));
     pass.run(&mut trace, Analyses(&mut [&mut per]))?;
@@ -78,9 +93,19 @@ pub fn complete<H: Hooks>(
         ll: Geometry::new(d.ll.size_bytes(), d.ll.assoc(), report.line_size)?,
         ..d
     };
+    // The sharing table: the sampled lines plus those a second thread writes, found in the
+    // whole trace (sharing::promote). The tool's stream of a running program has only the
+    // sample: its lines, as before.
     let mut trace = again()?;
-    trace.sampled(spatial, None)?;
-    let sharing = sharing::analyse(&mut trace, pass, sharing_options, log)?;
+    let sharing = if live {
+        trace.sampled(spatial, None)?;
+        sharing::analyse(&mut trace, pass, sharing_options, log)?
+    } else {
+        let detector = detector.lock().unwrap_or_else(|e| e.into_inner());
+        let found = (spatial, &*detector);
+        sharing::promote::analyse(&mut trace, pass, sharing_options, log, found)?
+    };
+    let promotion = sharing.promotion.clone();
     if let Some(section) = &mut report.threads {
         section.curves = Some(curves);
         section.sharing = Some(sharing);
@@ -90,7 +115,7 @@ pub fn complete<H: Hooks>(
         .sampled
         .as_ref()
         .map_or(spatial.rate, |s| s.final_rate);
-    super::warnings::warn_sharing(report, rate);
+    super::warnings::warn_sharing(report, rate, promotion.as_ref());
     report.figures = catalog::list(report);
     super::expected::caption(report);
     Ok(())

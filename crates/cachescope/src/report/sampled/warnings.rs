@@ -89,17 +89,47 @@ pub(super) fn warn_threads(report: &mut Report, sampled: &[(u32, u64)]) {
     push(report, w);
 }
 
-/// Says that the sharing table of a sample at `rate` (below 1) holds only the sampled lines:
-/// a line is there with all its references from every thread, or not at all, so each falsely
-/// shared line is found with probability `rate` (docs/accuracy/sampled.md measures it).
-pub(super) fn warn_sharing(report: &mut Report, rate: f64) {
-    if rate < 1.0 {
+/// Says what the sharing table of a sample at `rate` (below 1) holds: the sampled lines, whole
+/// (each falsely shared line there with probability `rate`), and, with `promotion`, the lines
+/// two threads write, promoted; warns when the detector's cap dropped some.
+pub(super) fn warn_sharing(
+    report: &mut Report,
+    rate: f64,
+    promotion: Option<&crate::sharing::detect::Promotion>,
+) {
+    if rate >= 1.0 {
+        return;
+    }
+    let Some(p) = promotion else {
         push(
             report,
             vec![format!(
                 "the sharing table holds the sampled lines only: each falsely or truly shared \
                  line is in it with probability {rate}, so a program with a few such lines \
                  shows none of them at this rate (raise --rate to find them)"
+            )],
+        );
+        return;
+    };
+    report.notes.push(format!(
+        "the sharing table holds the sampled lines (at rate {rate}) and the {} line{} that \
+         two or more threads write, found by a detector that read every reference and \
+         measured whole (`found`: `promoted`); a line written by one thread and only read \
+         by others is there only if sampled (probability {rate})",
+        p.promoted,
+        if p.promoted == 1 { "" } else { "s" }
+    ));
+    if p.dropped > 0 {
+        push(
+            report,
+            vec![format!(
+                "{} line{} written by two or more threads {} not promoted: the detector's cap \
+                 of {} promoted lines was reached, so the sharing table may lack shared lines \
+                 (raise --rate, or run `cachescope sharing` on the trace)",
+                p.dropped,
+                if p.dropped == 1 { "" } else { "s" },
+                if p.dropped == 1 { "was" } else { "were" },
+                p.max_lines
             )],
         );
     }
