@@ -101,6 +101,37 @@ impl Default for Options {
     }
 }
 
+/// Whether `batch`, a trace's first with an access, says the trace has call events: a
+/// recording with call events enters its first thread's root before any reference.
+pub fn starts_with_calls(batch: &Batch) -> bool {
+    batch.calls().first().is_some_and(|e| e.at == 0)
+}
+
+/// Whether a trace has call events ([`starts_with_calls`]), and nothing more: for a report
+/// that leaves its call-graph section out unless asked and says how to get it, without the
+/// cost of a graph.
+#[derive(Debug, Default)]
+pub struct CallsSeen {
+    /// The answer, once a batch with an access came.
+    seen: Option<bool>,
+}
+
+impl CallsSeen {
+    /// True when the trace had call events (or nothing yet came), as
+    /// [`CallGraph::has_calls`] with [`Options::only_with_calls`].
+    pub fn has_calls(&self) -> bool {
+        self.seen.unwrap_or(true)
+    }
+}
+
+impl Analysis for CallsSeen {
+    fn observe(&mut self, batch: &Batch) {
+        if self.seen.is_none() && !batch.is_empty() {
+            self.seen = Some(starts_with_calls(batch));
+        }
+    }
+}
+
 /// The call graph over one trace, as an [`Analysis`]; [`CallGraph::finish`] gives the report.
 pub struct CallGraph {
     options: Options,
@@ -115,8 +146,6 @@ pub struct CallGraph {
     idle: bool,
     /// The first batch was seen (whether the trace has call events is known).
     seen: bool,
-    /// Only tells whether the trace has call events ([`CallGraph::watch_only`]).
-    watching: bool,
     /// A sampled stream's measure and each thread's counts ([`Options::sampled`]).
     sampled: Option<(sampled::SampledCosts, sampled::Counted)>,
 }
@@ -142,22 +171,8 @@ impl CallGraph {
             options,
             idle: false,
             seen: false,
-            watching: false,
             sampled,
         })
-    }
-
-    /// This call graph measuring nothing: it only tells whether the trace had call events
-    /// ([`CallGraph::has_calls`], with [`Options::only_with_calls`]), for a report that leaves
-    /// its call-graph section out unless asked and says how to get it.
-    pub fn watch_only(mut self) -> CallGraph {
-        self.watching = true;
-        self
-    }
-
-    /// True for a [`CallGraph::watch_only`] one.
-    pub fn is_watching(&self) -> bool {
-        self.watching
     }
 
     /// True when the trace had call events (or nothing yet came).
@@ -228,13 +243,10 @@ impl Analysis for CallGraph {
             // A recording with call events enters its first thread's root before any
             // reference.
             self.seen = true;
-            self.idle = batch.calls().first().is_none_or(|e| e.at > 0);
+            self.idle = !starts_with_calls(batch);
             if self.idle {
                 return;
             }
-        }
-        if self.watching {
-            return;
         }
         // Events that came since (a running program's, sent as its stream is read).
         if let (Some(p), None) = (self.places.as_mut(), self.next_event) {

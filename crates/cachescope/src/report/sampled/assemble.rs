@@ -205,13 +205,10 @@ impl SampledCollector {
         notes.extend(note);
         // The call graph of a trace with call events: references and calls exact, misses
         // estimates (docs/callgraph.md).
+        if self.calls_seen.is_some_and(|w| w.has_calls()) && self.attribution.is_some() {
+            notes.push(super::super::callgraph::LEFT_OUT.into());
+        }
         let callgraph = match (self.callgraph, &self.attribution) {
-            (Some(g), Some(_)) if g.is_watching() => {
-                if g.has_calls() {
-                    notes.push(super::super::callgraph::LEFT_OUT.into());
-                }
-                None
-            }
             (Some(g), Some(a)) => super::super::callgraph::summary(g.finish_named(a.buckets())?),
             _ => None,
         };

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use crate::Result;
 use crate::analysis::Analysis;
+use crate::attribution::callgraph::CallsSeen;
 use crate::attribution::measure::{self as attribution, EventSource};
 use crate::batch::Batch;
 use crate::mini::MiniSim;
@@ -46,6 +47,9 @@ pub struct SampledCollector {
     pub(super) attribution: Option<attribution::Attribution<'static>>,
     /// The call graph of a trace with call events, beside the attribution (docs/callgraph.md).
     pub(super) callgraph: Option<crate::attribution::callgraph::CallGraph>,
+    /// Without `--sampled-calls`, only whether the trace has call events, for the note that
+    /// says how to get the section.
+    pub(super) calls_seen: Option<CallsSeen>,
     /// Threads the models after the pass may use ([`SampledCollector::with_threads`]).
     pub(super) threads: usize,
 }
@@ -123,6 +127,7 @@ impl SampledCollector {
             phases,
             attribution: None,
             callgraph: None,
+            calls_seen: None,
             threads: 1,
             options,
             spatial,
@@ -159,18 +164,15 @@ impl SampledCollector {
             only_with_calls: true,
             ..Default::default()
         };
-        if graph.caches[1].line_size() == self.spatial.line_size {
+        if graph.caches[1].line_size() == self.spatial.line_size && !self.options.sampled_calls {
+            self.calls_seen = Some(CallsSeen::default());
+        } else if graph.caches[1].line_size() == self.spatial.line_size {
             let mini = super::super::callgraph::miniatures(graph.caches, self.spatial.rate)?;
             let graph = crate::attribution::callgraph::Options {
                 sampled: Some(mini),
                 ..graph
             };
-            let g = crate::attribution::callgraph::CallGraph::new(graph, None)?;
-            self.callgraph = Some(if self.options.sampled_calls {
-                g
-            } else {
-                g.watch_only()
-            });
+            self.callgraph = Some(crate::attribution::callgraph::CallGraph::new(graph, None)?);
         }
         Ok(self)
     }
@@ -196,6 +198,9 @@ impl SampledCollector {
         if let Some(g) = &mut self.callgraph {
             all.push(g);
         }
+        if let Some(w) = &mut self.calls_seen {
+            all.push(w);
+        }
         all
     }
 
@@ -216,6 +221,9 @@ impl SampledCollector {
         }
         if let Some(g) = &mut self.callgraph {
             all.push(g);
+        }
+        if let Some(w) = &mut self.calls_seen {
+            all.push(w);
         }
         all
     }
