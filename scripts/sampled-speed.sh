@@ -99,6 +99,10 @@ for i in "${!progs[@]}"; do
   read -r _ filt_c _ <<<"$(measure_median "$f" tool --tool=cachescope --cs-out=/dev/null --cs-spatial=yes --cs-spatial-key="$key" --cs-spatial-limit=0)"
   read -r _ emit_c _ <<<"$(measure_median "$f" tool --tool=cachescope --cs-out=/dev/null --cs-spatial=yes --cs-spatial-key="$key" --cs-spatial-limit="$limit")"
   runs=$one
+  # The live run's sampled references: which lines the hash samples moves with the program's
+  # addresses (its stack with the size of the environment), and the reader's and analyses'
+  # work with the references to them.
+  sampled=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sampled']['sampled_refs'])" "$work/sp$i/report.json" 2>/dev/null || echo nan)
   rows+=$(python3 -c "
 import math
 nan = math.nan  # the large run's record and trace columns
@@ -110,8 +114,11 @@ print(f'| {\"$p\"} | {r / 1e9:.2f} G | {c(cg)} | {c(rec)} | {c(mt)} | {c(sp)} | 
   rows+=$'\n'
   mems+="| $p | $cg_m | ${rec_m/nan/-} | ${mt_m/nan/-} | $sp_m | ${st_m/nan/-} |"$'\n'
   parts+=$(python3 -c "
-none, full, filt, emit, sp = $none_c, $full_c, $filt_c, $emit_c, $sp_c
-print(f'| {\"$p\"} | {none:.2f} | {full:.2f} | {filt:.2f} (+{filt - none:.2f}) | {emit:.2f} (+{emit - filt:.2f}) | {emit / full:.2f} | {sp:.2f} (+{sp - emit:.2f}) |')")
+import math
+nan = math.nan
+none, full, filt, emit, sp, n = $none_c, $full_c, $filt_c, $emit_c, $sp_c, $sampled
+m = '-' if math.isnan(n) else f'{n / 1e6:.1f} M'
+print(f'| {\"$p\"} | {none:.2f} | {full:.2f} | {filt:.2f} (+{filt - none:.2f}) | {emit:.2f} (+{emit - filt:.2f}) | {emit / full:.2f} | {sp:.2f} (+{sp - emit:.2f}) | {m} |')")
   parts+=$'\n'
   echo "${rows%$'\n'}" | tail -1
   echo "${parts%$'\n'}" | tail -1
@@ -129,10 +136,10 @@ Peak resident memory, MiB (GNU time's maximum RSS: the largest single process, V
 | --- | ---: | ---: | ---: | ---: | ---: |
 ${mems%$'\n'}
 
-Where the time of \`report --sampled -- P\` goes: CPU seconds of the program under Valgrind with no tool (\`--tool=none\`), under the recording tool writing into /dev/null, under the sampling tool writing nothing (limit 0: the inline line filter and the counts; in parentheses, what it adds to no tool), at the default rate into /dev/null (the samples' records; what they add), the sampling tool's CPU over the recording tool's (the factor of the one-minute note of an exact \`report -- P\`, \`SAMPLED_OVER_FULL\` in crates/cachescope-cli/src/program/estimate.rs), and the whole \`report --sampled -- P\` (both processes; what cachescope's reader and analyses add):
+Where the time of \`report --sampled -- P\` goes: CPU seconds of the program under Valgrind with no tool (\`--tool=none\`), under the recording tool writing into /dev/null, under the sampling tool writing nothing (limit 0: the inline line filter and the counts; in parentheses, what it adds to no tool), at the default rate into /dev/null (the samples' records; what they add), the sampling tool's CPU over the recording tool's (the factor of the one-minute note of an exact \`report -- P\`, \`SAMPLED_OVER_FULL\` in crates/cachescope-cli/src/program/estimate.rs), and the whole \`report --sampled -- P\` (both processes; what cachescope's reader and analyses add), with the references its last run sampled (cachescope's part grows with them; which lines the hash samples moves with the program's addresses, its stack with the size of the environment, so another environment can sample another share):
 
-| program | no tool | recording tool | line filter | + records at 1 % | sampling / recording | \`report --sampled -- P\` |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: |
+| program | no tool | recording tool | line filter | + records at 1 % | sampling / recording | \`report --sampled -- P\` | sampled refs |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${parts%$'\n'}"
 
 echo "$table"

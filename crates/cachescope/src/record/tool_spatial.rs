@@ -82,6 +82,9 @@ pub struct SpatialReader<R> {
     thread: ThreadId,
     /// Loads, stores, modifies and instructions before the last record (this program's).
     counts: [u64; 4],
+    /// The counts up to which the batch's spans hold the running thread's references: the
+    /// span grows at a thread switch, a call, an exec and the batch's end, not per sample.
+    spanned: [u64; 4],
     /// The counts of the programs before an exec followed (`--trace-children`).
     base: [u64; 4],
     pending: Option<Pending>,
@@ -119,6 +122,7 @@ impl<R: Read + Send> SpatialReader<R> {
             ended: false,
             thread: 1,
             counts: [0; 4],
+            spanned: [0; 4],
             base: [0; 4],
             pending: None,
             exec_seen: false,
@@ -190,12 +194,20 @@ impl<R: Read + Send> SpatialReader<R> {
         Ok(())
     }
 
-    /// The counts reach `c` on the running thread (in the current batch's span).
-    fn advance(&mut self, c: [u64; 4], out: &mut Batch) -> Result<()> {
+    /// The counts reach `c` on the running thread (in the batch's span at the next
+    /// [`SpatialReader::span`]).
+    fn advance(&mut self, c: [u64; 4]) -> Result<()> {
         if c.iter().zip(&self.counts).any(|(new, old)| new < old) {
             return Err(self.words.corrupt("a position going back".into()));
         }
-        let d = |k: usize| c[k] - self.counts[k];
+        self.counts = c;
+        Ok(())
+    }
+
+    /// Adds the running thread's references since the last call to the batch's span: before
+    /// the thread changes, a call event, an exec's new count, and at the batch's end.
+    pub(super) fn span(&mut self, out: &mut Batch) {
+        let d = |k: usize| self.counts[k] - self.spanned[k];
         let span = ThreadSpan {
             thread: self.thread,
             loads: d(0),
@@ -208,8 +220,7 @@ impl<R: Read + Send> SpatialReader<R> {
             sampling.span_mut(self.thread).add(&span);
             calls::count(&mut self.calls, &span);
         }
-        self.counts = c;
-        Ok(())
+        self.spanned = self.counts;
     }
 
     /// A sample record (after its tag word, whose argument is `pc`); true when it ends the
@@ -219,11 +230,10 @@ impl<R: Read + Send> SpatialReader<R> {
         if word >> 60 != 0 || (word >> 58) & 3 == 3 {
             return Err(self.words.corrupt(format!("a sample holding {word:#018x}")));
         }
-        let mut c = self.counts;
-        for (k, c) in c.iter_mut().enumerate() {
+        // Counts that only grow: no check, as a position record's needs.
+        for (k, c) in self.counts.iter_mut().enumerate() {
             *c += (delta >> (16 * k)) & 0xFFFF;
         }
-        self.advance(c, out)?;
         let hash = self
             .filter
             .hash()
@@ -282,10 +292,16 @@ impl<R: Read + Send> SpatialReader<R> {
             TAG_SAMPLE => return self.sample(arg, out),
             TAG_POSITION => {
                 let c = self.words.array("a position record")?;
-                self.advance(c, out)?;
+                self.advance(c)?;
             }
-            TAG_THREAD => self.thread = arg as ThreadId,
-            calls::TAG_ENTER | calls::TAG_LEAVE if self.calls.is_some() => self.call(w, out)?,
+            TAG_THREAD => {
+                self.span(out);
+                self.thread = arg as ThreadId;
+            }
+            calls::TAG_ENTER | calls::TAG_LEAVE if self.calls.is_some() => {
+                self.span(out);
+                self.call(w, out)?;
+            }
             TAG_EVENT => {
                 let n = (arg & 0xFFFF) as usize;
                 let p = self.words.take(n, "an event")?;
@@ -305,10 +321,12 @@ impl<R: Read + Send> SpatialReader<R> {
                 // The program the recorded process exec'd, followed: it counts from 0.
                 self.header(w)?;
                 self.exec_seen = false;
+                self.span(out);
                 for (b, c) in self.base.iter_mut().zip(self.counts) {
                     *b += c;
                 }
                 self.counts = [0; 4];
+                self.spanned = [0; 4];
                 self.words.restart();
             }
             // The reuse sampler's records: kept when asked for (a stream read again skips them).

@@ -6,7 +6,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{Read, Write};
 
 use super::tool_run::{InTool, Launched, launch, no_trace};
 use super::tool_sampled::Positions;
@@ -117,7 +117,7 @@ impl Recording {
         let input: Box<dyn Read + Send> = match copy {
             Some(file) => Box::new(Tee {
                 input,
-                copy: BufWriter::with_capacity(1 << 16, file),
+                copy: file,
                 path: source.clone(),
             }),
             None => input,
@@ -143,10 +143,12 @@ impl Recording {
     }
 }
 
-/// The tool's stream, written into a file as it is read.
+/// The tool's stream, written into a file as it is read: straight from the reader's buffer,
+/// which takes up to 64 KiB a read (`SpatialReader`'s words), one `write` each. A `BufWriter`
+/// between them copied every byte once more for nothing.
 struct Tee<R> {
     input: R,
-    copy: BufWriter<File>,
+    copy: File,
     /// What the stream is, for errors writing the copy.
     path: Source,
 }
@@ -157,9 +159,6 @@ impl<R: Read> Read for Tee<R> {
         self.copy.write_all(&buf[..n]).map_err(|e| {
             std::io::Error::new(e.kind(), format!("keeping a copy of {}: {e}", self.path))
         })?;
-        if n == 0 {
-            self.copy.flush()?;
-        }
         Ok(n)
     }
 }

@@ -78,9 +78,22 @@ impl ShardsAnalysis {
         }
     }
 
-    /// The line `line` referenced under `rate`, `hash` its hash when the stream is sampled.
+    /// Sampled lines in the stack (the tests' bound on the tables that forget).
+    pub fn held_lines(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// The line `line` referenced under `rate` (`weight` is `1 / rate`), `hash` the stream's
+    /// line hash when it is sampled: the reference's stack distance among the sampled lines,
+    /// `None` for a first reference. The hash is taken of new lines only (the heap's key).
     #[inline]
-    fn access(&mut self, line: u64, hash: Option<u64>, rate: f64) {
+    fn access(
+        &mut self,
+        line: u64,
+        hash: Option<&LineHash>,
+        rate: f64,
+        weight: f64,
+    ) -> Option<u64> {
         if self.live.is_full() {
             self.live.compact(self.lines.values_mut());
         }
@@ -88,14 +101,16 @@ impl ShardsAnalysis {
         match self.lines.insert(line, now) {
             Some(j) => {
                 let d = self.live.reuse(j);
-                self.weights.add(d as f64 / rate, 1.0 / rate);
+                self.weights.add(d as f64 / rate, weight);
+                Some(d)
             }
             None => {
                 self.live.insert();
-                self.cold += 1.0 / rate;
+                self.cold += weight;
                 if let Some(h) = hash {
-                    self.by_hash.push((h, line));
+                    self.by_hash.push((h.of(line), line));
                 }
+                None
             }
         }
     }
@@ -117,11 +132,24 @@ impl ShardsAnalysis {
 
 impl Analysis for ShardsAnalysis {
     fn observe(&mut self, batch: &Batch) {
+        self.observe_each(batch, |_, _| {});
+    }
+}
+
+impl ShardsAnalysis {
+    /// Observes `batch` and calls `each(line, distance)` for every counted reference, in
+    /// order: its stack distance among the sampled lines in the stack (`None`: a first
+    /// reference), before any weighting by the rate. So another analysis of the same sampled
+    /// lines reads the distances without a stack of its own (the L1 of a sampled report's
+    /// two-level model, `crate::report::sampled`).
+    #[inline]
+    pub fn observe_each(&mut self, batch: &Batch, mut each: impl FnMut(u64, Option<u64>)) {
         let shift = self.options.line_size.shift();
         let Some(s) = batch.sampling() else {
             for (&a, &k) in batch.addrs.iter().zip(&batch.kinds) {
                 if k != AccessKind::Instr {
-                    self.access(a >> shift, None, 1.0);
+                    let line = a >> shift;
+                    each(line, self.access(line, None, 1.0, 1.0));
                     self.refs += 1;
                     self.sampled += 1;
                 }
@@ -139,9 +167,10 @@ impl Analysis for ShardsAnalysis {
                 .get(n + 1)
                 .map_or(batch.len(), |&(e, _)| e as usize);
             let rate = limit.rate();
+            let weight = 1.0 / rate;
             for &a in &batch.addrs[start as usize..end] {
                 let line = a >> shift;
-                self.access(line, Some(hash.of(line)), rate);
+                each(line, self.access(line, Some(&hash), rate, weight));
             }
         }
         self.sampled += batch.len() as u64;

@@ -35,6 +35,7 @@ impl<R: Read + Send> AccessReader for SpatialReader<R> {
                 break;
             }
         }
+        self.span(out);
         self.kept += out.len() as u64;
         if let Some(publish) = &self.publish {
             publish(self.filter.limit().0);

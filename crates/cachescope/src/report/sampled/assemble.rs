@@ -25,7 +25,7 @@ impl SampledCollector {
     pub fn finish(self, trace: &mut Trace) -> Result<Report> {
         let mut notes = Vec::new();
         let line = self.options.line_size.bytes();
-        let shards = self.shards.finish();
+        let shards = self.two_level.shards.finish();
         let rate = shards.rate;
         // The phases' clustering (k-means over every method) on a thread of its own beside
         // the models below, given threads: the same section either way.

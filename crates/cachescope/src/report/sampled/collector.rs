@@ -12,7 +12,7 @@ use crate::mini::MiniSim;
 use crate::models::hotl::FootprintAnalysis;
 use crate::opt::OptAnalysis;
 use crate::phases::{BOUNDED_INTERVALS, Method, PhaseAnalysis, PhaseOptions};
-use crate::reuse::{Options, ShardsAnalysis, StackDistance, sizes_log_range};
+use crate::reuse::{Options, ShardsAnalysis, sizes_log_range};
 use crate::sampling::{DEFAULT_SLOT_REFS, SamplerOptions};
 use crate::sim::{Geometry, Policy, TwoLevelLru};
 use crate::spatial::{Forgetting, SpatialOptions};
@@ -30,10 +30,9 @@ pub struct SampledCollector {
     pub(super) started: Instant,
     /// Access counts from the batches' spans.
     pub(super) kinds: KindCounts,
-    /// SHARDS: the LRU curve, the stack-distance histogram, the L1 histogram of the L2 model,
-    /// the 3C capacity misses.
-    pub(super) shards: ShardsAnalysis,
-    /// The two-level simulation on the sampled lines, its caches scaled by the rate.
+    /// SHARDS (the LRU curve, the stack-distance histogram, the L1 histogram of the L2 model,
+    /// the 3C capacity misses) and the two-level simulation on the sampled lines that reads
+    /// its stack distances, its caches scaled by the rate.
     pub(super) two_level: SampledTwoLevel,
     /// The footprint and reuse times at full-stream positions, scaled by the rate.
     pub(super) fp: FootprintAnalysis,
@@ -118,8 +117,7 @@ impl SampledCollector {
         Ok(SampledCollector {
             started: Instant::now(),
             kinds: KindCounts::default(),
-            shards: ShardsAnalysis::new(reuse),
-            two_level: SampledTwoLevel::new(line, rate),
+            two_level: SampledTwoLevel::new(reuse, rate),
             fp: FootprintAnalysis::new(reuse, &[])?,
             minis,
             random,
@@ -180,11 +178,11 @@ impl SampledCollector {
     /// Every analysis, for one pass over the sampled stream shared out over threads
     /// ([`crate::pass::Independent`]): each sees every batch in order, so the report is the
     /// one thread's. The costliest first and apart (the 3C sweep's miniatures, OPT's spill,
-    /// SHARDS's stack distances, the phases), the pass moving them where the load is even.
+    /// SHARDS's stack distances with the two-level model, the phases), the pass moving them
+    /// where the load is even.
     pub fn analyses_send(&mut self) -> Vec<&mut (dyn Analysis + Send)> {
         let mut all: Vec<&mut (dyn Analysis + Send)> = vec![
             &mut self.minis,
-            &mut self.shards,
             &mut self.phases,
             &mut self.two_level,
             &mut self.opt,
@@ -208,7 +206,6 @@ impl SampledCollector {
     pub fn analyses(&mut self) -> Vec<&mut dyn Analysis> {
         let mut all: Vec<&mut dyn Analysis> = vec![
             &mut self.kinds,
-            &mut self.shards,
             &mut self.two_level,
             &mut self.fp,
             &mut self.minis,
@@ -229,53 +226,44 @@ impl SampledCollector {
     }
 }
 
-/// The two-level L1 → L2 simulation of the report's L2 section on the sampled lines: every
-/// cache scaled by the rate (SHARDS's reading of a fully associative LRU cache: `C` lines
-/// hit the sampled references whose sampled stack distance is below `C · R`).
+/// SHARDS ([`ShardsAnalysis`]) and the two-level L1 → L2 simulation of the report's L2
+/// section on the sampled lines, which reads SHARDS's stack distances: every cache scaled by
+/// the rate (SHARDS's reading of a fully associative LRU cache: `C` lines hit the sampled
+/// references whose sampled stack distance is below `C · R`). One stack for both: SHARDS's,
+/// from which a line the stream's limit drops leaves at once (SHARDS_max).
 pub(super) struct SampledTwoLevel {
-    /// The sampled lines' stack, without those the stream's limit dropped (swept as
-    /// [`Forgetting`] says: until a sweep, a dropped line still counts in the distances).
-    stack: StackDistance,
+    pub(super) shards: ShardsAnalysis,
+    /// The L2s' tables forget the dropped lines in sweeps.
     forgetting: Forgetting,
     pub(super) sim: TwoLevelLru,
-    shift: u32,
 }
 
 impl SampledTwoLevel {
-    fn new(line: u64, rate: f64) -> SampledTwoLevel {
+    fn new(reuse: Options, rate: f64) -> SampledTwoLevel {
+        let line = reuse.line_size.bytes();
         let l1 = ((l1_lines(line) as f64 * rate).round() as u64).max(1);
         let l2: Vec<u64> = L2_BYTES
             .iter()
             .map(|&b| (((b / line) as f64 * rate).round() as u64).max(1) * line)
             .collect();
         SampledTwoLevel {
-            stack: StackDistance::new(),
+            shards: ShardsAnalysis::new(reuse),
             forgetting: Forgetting::default(),
             sim: TwoLevelLru::new(line, l1, &l2),
-            shift: line.trailing_zeros(),
         }
     }
 }
 
 impl Analysis for SampledTwoLevel {
     fn observe(&mut self, batch: &Batch) {
-        for (&a, &k) in batch.addrs.iter().zip(&batch.kinds) {
-            if k.is_data() {
-                let line = a >> self.shift;
-                let d = self.stack.access(crate::LineAddr(line));
-                self.sim.access(line, d);
-            }
-        }
+        let sim = &mut self.sim;
+        self.shards
+            .observe_each(batch, |line, distance| sim.access(line, distance));
         if let Some(s) = batch.sampling() {
             let (hash, limit) = (s.hash(), s.limit());
-            if self
-                .forgetting
-                .due(limit, self.stack.distinct_lines() as usize)
-            {
-                self.stack.forget(|line| limit.admits(hash.of(line)));
+            if self.forgetting.due(limit, self.sim.held_lines()) {
                 self.sim.forget(|line| limit.admits(hash.of(line)));
-                self.forgetting
-                    .swept(limit, self.stack.distinct_lines() as usize);
+                self.forgetting.swept(limit, self.sim.held_lines());
             }
         }
     }
@@ -295,7 +283,7 @@ mod tests {
         let max_lines = crate::spatial::DEFAULT_MAX_LINES;
         let cap = cap(max_lines as usize, crate::batch::BATCH_LEN);
         let reuse = Options::default();
-        let mut two_level = SampledTwoLevel::new(64, 1.0);
+        let mut two_level = SampledTwoLevel::new(reuse, 1.0);
         let sizes = [64 << 10, 1 << 20];
         let mut mini =
             MiniSim::of_sample(reuse, &[Policy::Lru], Some(8), &sizes, 1.0, 1, 1.0).expect("valid");
@@ -308,7 +296,7 @@ mod tests {
             opt.observe(batch);
             fp.observe(batch);
             for held in [
-                two_level.stack.distinct_lines() as usize,
+                two_level.shards.held_lines(),
                 two_level.sim.held_lines(),
                 mini.held_lines(),
                 opt.held_lines(),
