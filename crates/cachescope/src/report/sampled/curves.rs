@@ -144,11 +144,13 @@ pub(super) fn shards_serves(lines: u64, rate: f64) -> bool {
     rate >= 1.0 || lines as f64 * rate >= MIN_SAMPLED_LINES
 }
 
-/// The L2 model's L1 histogram keeps the switch the LRU curve had before `#switch` moved it:
-/// SHARDS's distances from 64 sampled lines, StatStack's below with 1000 reuse samples. Ji's
-/// model reads the distances between the L1 and the L2 size, and there it measured closer fed
-/// SHARDS's (`ji-l2` at seed 1: 0.98 pp on sqlite3, 7.40 with the curve's switch).
-pub(super) const L1_MIN_SAMPLED_LINES: f64 = 64.0;
+/// The L2 model's L1 histogram takes SHARDS's distances from this many sampled lines (about
+/// the L1's 512 lines at rate 0.01), StatStack's below: the model reads the L1 misses, and
+/// SHARDS sees every reuse of a sampled line where the reuse samples (one reference in 1000)
+/// hold few or none of a program's rare L1 misses (awk: none on three seeds). `ji-l2`'s mean
+/// error over seven programs and seeds 1-3: 8.64 pp at 64 (the switch before), 3.29 at 4,
+/// 3.95 with SHARDS alone, 4.69 at 16 (docs/accuracy/sampled.md, "Ji's L2 model").
+pub(super) const L1_MIN_SAMPLED_LINES: f64 = 4.0;
 
 /// Reuse samples StatStack needs to feed the L2 model's L1 histogram.
 pub(super) const L1_MIN_REUSES: u64 = 1000;
