@@ -147,9 +147,10 @@ pub(super) fn shards_serves(lines: u64, rate: f64) -> bool {
 /// The L2 model's L1 histogram takes SHARDS's distances from this many sampled lines (about
 /// the L1's 512 lines at rate 0.01), StatStack's below: the model reads the L1 misses, and
 /// SHARDS sees every reuse of a sampled line where the reuse samples (one reference in 1000)
-/// hold few or none of a program's rare L1 misses (awk: none on three seeds). `ji-l2`'s mean
-/// error over seven programs and seeds 1-3: 8.64 pp at 64 (the switch before), 3.29 at 4,
-/// 3.95 with SHARDS alone, 4.69 at 16 (docs/accuracy/sampled.md, "Ji's L2 model").
+/// hold few or none of a program's rare L1 misses (awk: none on three seeds). Closest on
+/// average over seven programs and seeds 1-3 among 4, 16, 64 (the switch before) and 256
+/// sampled lines, StatStack alone and SHARDS alone; not on xz, whose many reuse samples past
+/// the L1 read better (docs/accuracy/sampled.md, "Ji's L2 model").
 pub(super) const L1_MIN_SAMPLED_LINES: f64 = 4.0;
 
 /// Reuse samples StatStack needs to feed the L2 model's L1 histogram.
