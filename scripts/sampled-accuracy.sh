@@ -18,6 +18,13 @@
 #                                   # sample's budgets (`attribute --per-structure`, the
 #                                   # #per-structure block; PS_BUDGETS= skips it; PS_ONLY=1
 #                                   # runs only it)
+# How long (2026-12-06, two cores shared with other builds, load average 11-15, `nice -n 10`):
+# the first run records each program and takes its exact report (cached in WORK): up to ~20 min
+# a program (bzip2: record 2.3 min, `report` 881 s wall for 183 s of CPU, `mrc` 152 s); then
+# the sampled reports of all nine programs, three seeds, and the sharing rates ~24 min
+# (PS_BUDGETS= ; ~1.5 min a seed on xz, bzip2 and sqlite3, seconds on the threads examples;
+# CPU 1-15 s a run, the rest waiting on the machine). The #per-structure part (81 `attribute`
+# runs) was not timed on nine programs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v valgrind >/dev/null; then

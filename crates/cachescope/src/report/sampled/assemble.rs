@@ -127,7 +127,18 @@ impl SampledCollector {
             )?,
             _ => scale::l1_histogram(&shards)?,
         };
-        let smith_d = scale::smith_of(&l1, "statstack", shards.refs);
+        // Smith's formula (the 3C section's conflict misses where the sample holds less than
+        // one of the cache's sets, small caches) reads the LRU curve's own switch: StatStack's
+        // distances below 256 sampled lines (docs/accuracy/sampled.md, "Ji's L2 model").
+        let l1_curve = match &profile {
+            Some(p) if p.reuses() >= curves::MIN_REUSES_COMBINED => scale::combined_l1(
+                &crate::models::l2::L1Histogram::from_profile(p)?,
+                &shards,
+                |lines| curves::shards_serves(lines, rate),
+            )?,
+            _ => scale::l1_histogram(&shards)?,
+        };
+        let smith_d = scale::smith_of(&l1_curve, "statstack", shards.refs);
         let reference = curves::Reference {
             lru: &lru,
             shards: &shards,

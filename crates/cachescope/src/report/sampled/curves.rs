@@ -144,11 +144,14 @@ pub(super) fn shards_serves(lines: u64, rate: f64) -> bool {
     rate >= 1.0 || lines as f64 * rate >= MIN_SAMPLED_LINES
 }
 
-/// The L2 model's L1 histogram keeps the switch the LRU curve had before `#switch` moved it:
-/// SHARDS's distances from 64 sampled lines, StatStack's below with 1000 reuse samples. Ji's
-/// model reads the distances between the L1 and the L2 size, and there it measured closer fed
-/// SHARDS's (`ji-l2` at seed 1: 0.98 pp on sqlite3, 7.40 with the curve's switch).
-pub(super) const L1_MIN_SAMPLED_LINES: f64 = 64.0;
+/// The L2 model's L1 histogram takes SHARDS's distances from this many sampled lines (about
+/// the L1's 512 lines at rate 0.01), StatStack's below: the model reads the L1 misses, and
+/// SHARDS sees every reuse of a sampled line where the reuse samples (one reference in 1000)
+/// hold few or none of a program's rare L1 misses (awk: none on three seeds). Closest on
+/// average over seven programs and seeds 1-3 among 4, 16, 64 (the switch before) and 256
+/// sampled lines, StatStack alone and SHARDS alone; not on xz, whose many reuse samples past
+/// the L1 read better (docs/accuracy/sampled.md, "Ji's L2 model").
+pub(super) const L1_MIN_SAMPLED_LINES: f64 = 4.0;
 
 /// Reuse samples StatStack needs to feed the L2 model's L1 histogram.
 pub(super) const L1_MIN_REUSES: u64 = 1000;
