@@ -19,7 +19,7 @@ mod model;
 mod names;
 mod parts;
 pub mod promote;
-mod writers;
+pub mod writers;
 
 #[cfg(test)]
 mod tests;
