@@ -143,6 +143,5 @@ fi
 [ -z "${PS_ONLY:-}" ] || exit 0
 python3 scripts/sampled-table.py --work "$work" --rate "$rate" --seeds "$seeds" \
   --programs "$programs" --held-out "$held_out" --load "$load_start" "$load_end" \
-  --share-rates "$share_rates" \
   --doc docs/accuracy/sampled.md --expected crates/cachescope/src/report/sampled/expected.json
 sharing_block

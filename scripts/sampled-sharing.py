@@ -6,18 +6,17 @@ the detector of lines two threads write, crates/cachescope/src/sharing/detect.rs
 found line's writes and coherence misses beside the exact report's."""
 import argparse
 import datetime
+import importlib.util
 import json
 import os
-import re
 import subprocess
 
-
-def put_block(doc, name, block):
-    begin, end = f"<!-- {name}: begin -->", f"<!-- {name}: end -->"
-    if begin in doc:
-        return re.sub(re.escape(begin) + ".*?" + re.escape(end),
-                      lambda _: f"{begin}\n{block}\n{end}", doc, flags=re.S)
-    return doc + f"\n{begin}\n{block}\n{end}\n"
+# The generated-block writer of scripts/sampled-table.py, which writes the file's other blocks.
+_spec = importlib.util.spec_from_file_location(
+    "sampled_table", os.path.join(os.path.dirname(os.path.abspath(__file__)), "sampled-table.py"))
+_table = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_table)
+put_block = _table.put_block
 
 
 def false_lines(report):
@@ -47,8 +46,8 @@ def main():
            f"`SHARE_ONLY=1`), load average {a.load[0]} at the start and {a.load[1]} at the end: the "
            f"falsely shared lines of the exact report found by `report --sampled --rate R` on the "
            f"same trace, per seed ({', '.join(seeds)}), and how (`sampled`: the line is in the "
-           f"sample, which happens with probability R; `promoted`: the detector of lines two "
-           f"threads write found it and the line was measured whole).", "",
+           f"sample, which happens with probability R; `promoted`: not in the sample, found by the "
+           f"detector of lines two threads write, and measured whole).", "",
            "| rate | " + " | ".join(progs) + " |", "| ---: | " + " | ".join("---" for _ in progs) + " |"]
     detail = []
     for r in rates:
@@ -76,9 +75,10 @@ def main():
         out.append(f"| {r} | " + " | ".join(cells) + " |")
     out += ["", "Each line found: its writes and coherence misses in the sampled report (the exact "
             "report's in brackets; the coherence misses come from the multi-core model run on the "
-            "sampled and promoted lines only, so they differ from the exact model's run on every "
-            "line), and the detector's counts (lines promoted, dropped past the cap, table entries "
-            "evicted):", "",
+            "sampled stream, which holds the sampled and promoted lines only and no instruction "
+            "fetches, so the threads' modelled time and their interleaving differ from the exact "
+            "model's, at rate 1 too), and the detector's counts (lines found written by two "
+            "threads, dropped past the cap, table entries evicted):", "",
             "| program | rate | seed | line | found | writes | coherence misses | promoted | dropped | evicted |",
             "| --- | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |"] + detail
     doc = open(a.doc).read() if os.path.exists(a.doc) else ""

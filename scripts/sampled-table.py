@@ -82,7 +82,6 @@ def main():
     ap.add_argument("--load", nargs=2, required=True)
     ap.add_argument("--doc", required=True)
     ap.add_argument("--expected", required=True)
-    ap.add_argument("--share-rates", default="")
     a = ap.parse_args()
     seeds = a.seeds.split()
     programs = a.programs.split()
@@ -154,7 +153,6 @@ def main():
     doc = put_block(doc, "sampled-accuracy.sh", "\n".join(lines))
     doc = put_block(doc, "sampled-accuracy.sh#lines", by_lines_block(cmp, progs, a, seeds, commit))
     doc = put_block(doc, "sampled-accuracy.sh#switch", switch_block(cmp, progs, a, seeds, commit))
-    doc = put_block(doc, "sampled-accuracy.sh#sharing", sharing_block(progs, a, seeds, commit))
     open(a.doc, "w").write(doc)
     json.dump(expected, open(a.expected, "w"), indent=1)
     open(a.expected, "a").write("\n")
@@ -236,31 +234,6 @@ def switch_block(cmp, progs, a, seeds, commit):
         label += "" if t == 0 else f", {min_reuses} reuses"
         all_ = "-" if not pooled else f"{sum(pooled) / len(pooled):.3f}"
         out.append(f"| {label} | {all_} | " + " | ".join(cells) + " |")
-    return "\n".join(out)
-
-
-def sharing_block(progs, a, seeds, commit):
-    """The falsely shared lines the threads examples' sampled reports find, by rate."""
-    rates = [a.rate] + [r for r in a.share_rates.split() if r != a.rate]
-    progs = [p for p in progs if p in ("threads", "false_sharing")]
-    out = [f"Measured by `scripts/sampled-accuracy.sh` on {datetime.date.today()} (commit {commit}): "
-           f"the falsely shared lines of the exact report found by `report --sampled --rate R` on "
-           f"the same trace, per seed ({', '.join(seeds)}), beside the rate itself (the chance that "
-           f"one given line is sampled).", "",
-           "| rate | " + " | ".join(progs) + " |", "| ---: | " + " | ".join("---" for _ in progs) + " |"]
-    for r in rates:
-        cells = []
-        for p in progs:
-            found = []
-            for s in seeds:
-                name = f"{p}.r{r}.s{s}.cmp.json" if r == a.rate else f"{p}.share.r{r}.s{s}.cmp.json"
-                f = os.path.join(a.work, name)
-                if os.path.exists(f):
-                    row = json.load(open(f))["rows"].get("threads false sharing")
-                    if row:
-                        found.append(f"{row['found']} of {row['exact']}")
-            cells.append(", ".join(found) or "-")
-        out.append(f"| {r} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 

@@ -7,38 +7,29 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use cachescope::Access;
 use cachescope::analysis::PerThread;
 use cachescope::pass::{Analyses, Pass};
 use cachescope::reuse::{Options, ShardsAnalysis};
 use cachescope::spatial::SpatialOptions;
-use cachescope::trace::native::{Header, Writer};
-use cachescope::{Access, Batch};
 use common::{cs, tool_or_skip};
 use serde_json::Value;
 
 /// Threads 1 and 2 each writing their own 8 bytes of line 0x9000 (false sharing) in runs of
 /// 100 references, beside 300 lines each of their own; thread 3 reading 50 lines.
 fn shared_trace(dir: &Path) -> PathBuf {
-    let path = dir.join("shared.cst");
-    let mut w = Writer::new(std::fs::File::create(&path).unwrap(), Header::new()).unwrap();
-    let mut b = Batch::new();
-    for i in 0..60_000u64 {
-        let t = [1, 2, 3][((i / 100) % 3) as usize];
-        b.set_thread(t);
-        let a = match (t, i % 4) {
-            (1 | 2, 0) => Access::store(0x9000 + 32 * u64::from(t - 1), 8),
-            (3, _) => Access::load(0x7000_0000 + 64 * (i % 50), 8),
-            _ => Access::load((u64::from(t) << 24) + 64 * (i * 7 % 300), 8),
-        };
-        b.push(a);
-        if b.is_full() {
-            w.write_batch(&b).unwrap();
-            b.clear();
-        }
-    }
-    w.write_batch(&b).unwrap();
-    w.finish().unwrap();
-    path
+    let refs: Vec<(u32, Access)> = (0..60_000u64)
+        .map(|i| {
+            let t = [1, 2, 3][((i / 100) % 3) as usize];
+            let a = match (t, i % 4) {
+                (1 | 2, 0) => Access::store(0x9000 + 32 * u64::from(t - 1), 8),
+                (3, _) => Access::load(0x7000_0000 + 64 * (i % 50), 8),
+                _ => Access::load((u64::from(t) << 24) + 64 * (i * 7 % 300), 8),
+            };
+            (t, a)
+        })
+        .collect();
+    common::threaded_trace(dir, "shared.cst", &refs)
 }
 
 fn report(dir: &Path, name: &str, args: &[&str]) -> Value {

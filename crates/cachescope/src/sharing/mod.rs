@@ -9,6 +9,8 @@
 //! data structure a line belongs to and what it costs in a multi-core cache are the caller's
 //! to add ([`SharedLine::structure`], [`SharedLine::coherence_misses`]): [`analyse`] (`model.rs`)
 //! names it with the attribution's buckets and simulates it with [`crate::sim::MultiCore`].
+//! A sampled stream's table ([`promote`]) holds the sampled lines and those a bounded detector
+//! ([`detect`]) saw two threads write in the full stream, measured whole.
 
 pub mod detect;
 mod line;
@@ -17,7 +19,7 @@ mod model;
 mod names;
 mod parts;
 pub mod promote;
-mod writers;
+pub mod writers;
 
 #[cfg(test)]
 mod tests;

@@ -90,11 +90,14 @@ impl Promoter {
         self.marked[bit / 64] >> (bit % 64) & 1 == 1 && self.promoted.contains_key(&line)
     }
 
-    /// Marks each line of `sharing` sampled or promoted (with where its second writer was),
-    /// and adds the detector's summary.
+    /// Marks each line of `sharing` sampled (in the sample at its end) or promoted (found by
+    /// the detector only, with where its second writer was), and adds the detector's summary.
     pub fn mark(&self, sharing: &mut Sharing) {
+        let (hash, limit) = (self.filter.hash(), self.filter.limit());
         for l in &mut sharing.lines {
-            let at = self.promoted.get(&(l.addr >> self.shift)).copied();
+            let line = l.addr >> self.shift;
+            let at = self.promoted.get(&line).copied();
+            let at = at.filter(|_| !limit.admits(hash.of(line)));
             l.found = Some(if at.is_some() { "promoted" } else { "sampled" }.into());
             l.promoted_at = at;
         }
