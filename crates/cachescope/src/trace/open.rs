@@ -233,6 +233,11 @@ impl Trace {
         }
     }
 
+    /// The sampled stage above the reader, if any.
+    pub(super) fn stage_mut(&mut self) -> Option<&mut super::sampled::SpatialStage> {
+        self.stage.as_deref_mut()
+    }
+
     /// Puts `stage` above the reader ([`Trace::sampled`]).
     pub(super) fn set_stage(&mut self, stage: super::sampled::SpatialStage) {
         self.stage = Some(Box::new(stage));

@@ -55,6 +55,10 @@ pub(crate) struct SpatialStage {
     /// current full batch's call events passed so far.
     calls: CallPlaces,
     next_call: usize,
+    /// Whether only the stream's first call event passes ([`Trace::sampled_first_call_only`]),
+    /// and whether it has.
+    first_call_only: bool,
+    first_call_passed: bool,
     /// Whether the reader below was told that the instruction fetches' addresses, sizes and
     /// pcs are not read ([`AccessReader::elide_fetches`]): the stage reads the data index, the
     /// kinds, and the columns of the data references it keeps; StatCache's sampler the data
@@ -83,6 +87,8 @@ impl SpatialStage {
             reused: false,
             calls: CallPlaces::default(),
             next_call: 0,
+            first_call_only: false,
+            first_call_passed: false,
             passed: false,
         })
     }
@@ -179,8 +185,11 @@ impl SpatialStage {
                     }
                     // Call events pass unfiltered, each with its thread's place.
                     if call >= self.next_call {
-                        let place = self.calls.place(e.thread);
-                        out.push_sampled_call(e.thread, e.op, place);
+                        if !(self.first_call_only && self.first_call_passed) {
+                            let place = self.calls.place(e.thread);
+                            out.push_sampled_call(e.thread, e.op, place);
+                            self.first_call_passed = true;
+                        }
                         self.next_call += 1;
                     }
                     call += 1;
@@ -371,6 +380,18 @@ impl Trace {
         self.set_stage(stage);
         Ok(())
     }
+
+    /// Under [`Trace::sampled`], passes only the stream's first call event from now on: enough
+    /// for [`crate::attribution::callgraph::starts_with_calls`] to say the trace has call
+    /// events, for a report without the sampled call graph. Call events pass unfiltered and a
+    /// batch ends only at a sampled reference, so a stretch without one would otherwise hold
+    /// every call it makes (a recorded awk at R = 0.01: ~5.6 M calls after its last sampled
+    /// reference, 400 MB). A reader that samples itself (the tool's stream) is left as it is.
+    pub fn sampled_first_call_only(&mut self) {
+        if let Some(stage) = self.stage_mut() {
+            stage.first_call_only = true;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -513,6 +534,63 @@ mod tests {
         assert!(batches >= 5, "{batches} batches");
         // The references of the sampled lines, at their places in the full stream.
         assert_eq!(kept, want);
+    }
+
+    /// With [`Trace::sampled_first_call_only`], the stream's first call event passes (at
+    /// position 0, as `starts_with_calls` reads it) and no other; the accesses and the spans
+    /// are those of passing every call.
+    #[test]
+    fn only_the_first_call_passes_when_asked() {
+        use crate::batch::{CallOp, EnterKind};
+        let full = || {
+            let mut b = Batch::new();
+            for i in 0..20_000u64 {
+                b.push_call(
+                    1,
+                    CallOp::Enter {
+                        key: i,
+                        kind: EnterKind::Call,
+                    },
+                );
+                b.push(Access::load((i % 100) * 64, 4));
+            }
+            let options = SpatialOptions {
+                rate: 0.05,
+                seed: 7,
+                ..SpatialOptions::default()
+            };
+            let mut trace = Trace::from_reader(
+                Box::new(Batches(vec![b].into_iter())),
+                Source::Workload("test".into()),
+            );
+            trace.sampled(options, None).unwrap();
+            trace
+        };
+        let read = |mut trace: Trace| {
+            let (mut batch, mut out) = (Batch::new(), Vec::new());
+            while trace.read_batch(&mut batch).unwrap() > 0 {
+                let s = batch.sampling().unwrap();
+                out.push((
+                    batch.addrs.clone(),
+                    s.data_before.clone(),
+                    s.total_span().data(),
+                    batch.calls().to_vec(),
+                ));
+            }
+            out
+        };
+        let all = read(full());
+        let mut first = full();
+        first.sampled_first_call_only();
+        let first = read(first);
+        assert_eq!(all.len(), first.len());
+        assert!(all.iter().map(|b| b.3.len()).sum::<usize>() == 20_000);
+        assert_eq!(first[0].3.len(), 1);
+        assert_eq!(first[0].3[0].at, 0);
+        assert!(first[1..].iter().all(|b| b.3.is_empty()));
+        for (a, f) in all.iter().zip(&first) {
+            assert_eq!((&a.0, &a.1, a.2), (&f.0, &f.1, f.2));
+        }
     }
 
     proptest! {

@@ -76,6 +76,10 @@ fn pass(
     run: &RunArgs,
 ) -> Result<Report> {
     trace.sampled(spatial, Some(reuse_options(&options)))?;
+    if !options.sampled_calls {
+        // No sampled call graph: the calls need not pass (CallsSeen reads the first).
+        trace.sampled_first_call_only();
+    }
     let mut collector = SampledCollector::new(options, spatial)?.with_threads(run.threads);
     if let Some(events) = events {
         collector = collector.with_attribution(events)?;

@@ -45,6 +45,10 @@ pub fn collect(
     threads: usize,
 ) -> Result<Report> {
     trace.sampled(spatial, Some(collector::reuse_options(&options)))?;
+    if !options.sampled_calls {
+        // No sampled call graph: the calls need not pass (CallsSeen reads the first).
+        trace.sampled_first_call_only();
+    }
     let mut collector = SampledCollector::new(options, spatial)?.with_threads(threads);
     let mut pass = crate::pass::Pass::new(threads);
     if threads > 1 {
