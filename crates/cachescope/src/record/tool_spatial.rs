@@ -363,8 +363,9 @@ impl<R: Read + Send> SpatialReader<R> {
         if self.words.next()?.is_some() {
             return Err(self.words.corrupt("words after the end record".into()));
         }
-        let (data, _) = self.counts();
-        if self.kept + in_batch as u64 == 0 && data > 0 {
+        // As the stage's check (`trace/sampled.rs`): fetches alone, kept nowhere, would be lost.
+        let (data, instrs) = self.counts();
+        if self.kept + in_batch as u64 == 0 && data + instrs > 0 {
             return Err(crate::trace::no_line_sampled(
                 self.source(),
                 data,
