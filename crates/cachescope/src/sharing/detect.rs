@@ -11,7 +11,6 @@
 //! ([`Promotion::dropped`]). Lines only read by threads other than their writer are not
 //! candidates (a line written once and read by every thread would fill the cap).
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::writers::{DEFAULT_SETS_LOG2, Writers};
@@ -58,6 +57,10 @@ pub struct Promotion {
     pub dropped: u64,
 }
 
+/// Candidate lines → data references of the stream before the second writer's. Looked up at
+/// every write of the full stream, so a fast fixed hash rather than SipHash.
+pub type Found = hashbrown::HashMap<u64, u64, foldhash::fast::FixedState>;
+
 /// A thread marked in the table as dropped: its line is not counted again.
 const MUTED: ThreadId = ThreadId::MAX;
 
@@ -66,8 +69,7 @@ const MUTED: ThreadId = ThreadId::MAX;
 pub struct Detector {
     line_size: LineSize,
     writers: Writers,
-    /// Candidate lines → data references of the stream before the second writer's.
-    found: HashMap<u64, u64>,
+    found: Found,
     overlapping: usize,
     max_lines: usize,
     dropped: u64,
@@ -80,7 +82,7 @@ impl Detector {
         Detector {
             line_size,
             writers: Writers::new(options.sets_log2),
-            found: HashMap::new(),
+            found: Found::default(),
             overlapping: 0,
             max_lines: options.max_lines,
             dropped: 0,
@@ -132,7 +134,7 @@ impl Detector {
     }
 
     /// The candidate lines, each with the data references before its second writer's.
-    pub fn found(&self) -> &HashMap<u64, u64> {
+    pub fn found(&self) -> &Found {
         &self.found
     }
 

@@ -8,10 +8,9 @@
 //! the other, as Valgrind runs them in long slices: the first writer's bytes, so the kind of
 //! sharing, and the coherence misses of the model would be lost with them).
 
-use std::collections::HashMap;
 use std::path::Path;
 
-use super::detect::Detector;
+use super::detect::{Detector, Found};
 use super::writers::Writers;
 use super::{Finder, Options, Sharing};
 use crate::analysis::Analysis;
@@ -32,7 +31,7 @@ pub struct Promoter {
     /// and skip the map).
     marked: Vec<u64>,
     /// Promoted lines → data references of the stream before their second writer's.
-    promoted: HashMap<u64, u64>,
+    promoted: Found,
     summary: super::detect::Promotion,
     out: Batch,
 }
@@ -237,8 +236,8 @@ mod tests {
                 got.extend(out.iter_threaded().map(|(t, a)| (t, a.kind, a.addr)));
             }
             // Brute force.
-            let mut last_writer = HashMap::new();
-            let mut found = HashMap::new();
+            let mut last_writer = std::collections::HashMap::new();
+            let mut found = Found::default();
             for (n, &(t, k, line, _)) in records.iter().enumerate() {
                 if k != 0 {
                     if let Some(u) = last_writer.insert(line, t) {
