@@ -135,3 +135,96 @@ fn the_timeline_stays_under_its_cap_on_a_long_stream() {
         750_000
     );
 }
+
+/// The sampled references of `n` references of [`stream`] (one line in `keep`, by line
+/// number) with their places in the full stream, and the data references and fetches before
+/// each place.
+fn sampled_stream(n: u64, keep: u64) -> (Vec<(u64, usize)>, Vec<(u64, u64)>) {
+    let (mut kept, mut before) = (Vec::new(), Vec::new());
+    let (mut data, mut instrs) = (0, 0);
+    for (p, (addr, kind)) in stream(n).enumerate() {
+        before.push((data, instrs));
+        if kind == AccessKind::Instr {
+            instrs += 1;
+        } else {
+            if (addr >> 6).wrapping_mul(0x9e37_79b9_7f4a_7c15) % keep == 0 {
+                kept.push((addr, p));
+            }
+            data += 1;
+        }
+    }
+    before.push((data, instrs));
+    (kept, before)
+}
+
+/// The analysis fed the sampled stream cut into batches ending at the full-stream places
+/// `ends` (sorted, the last the stream's end): each batch spans from the end before.
+fn fed_sampled(o: PhaseOptions, n: u64, keep: u64, ends: &[usize]) -> PhaseReport {
+    use crate::batch::ThreadSpan;
+    use crate::spatial::{Limit, LineHash};
+    let (kept, before) = sampled_stream(n, keep);
+    let mut a = PhaseAnalysis::new(o).expect("valid options");
+    let mut b = Batch::new();
+    let (mut from, mut next) = ((0, 0), 0);
+    for &end in ends {
+        let to = before[end];
+        b.start_sampled(LineHash::new(1), Limit::ALL);
+        while next < kept.len() && kept[next].1 < end {
+            let (addr, p) = kept[next];
+            let (d, i) = before[p];
+            b.push_sampled(addr, 8, AccessKind::Load, NO_PC, d, i);
+            next += 1;
+        }
+        b.sampling_mut().expect("sampled").span.push(ThreadSpan {
+            loads: to.0 - from.0,
+            instrs: to.1 - from.1,
+            ..ThreadSpan::default()
+        });
+        a.observe(&b);
+        from = to;
+    }
+    assert_eq!(next, kept.len(), "every sampled reference fed");
+    a.finish().expect("intervals")
+}
+
+/// What a phases section shows: the intervals (counts, hit rates, labels) and each method's
+/// score, clustering and phases.
+fn shown(r: &PhaseReport) -> impl PartialEq + std::fmt::Debug {
+    let methods: Vec<_> = r
+        .methods
+        .iter()
+        .map(|m| (m.poec, m.k, m.inertia, m.phases.clone()))
+        .collect();
+    (r.intervals.clone(), methods, r.settings.clone())
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    /// A sampled stream's batches each span many intervals: cut anywhere, the bounded
+    /// timeline is the same, and its counts are what intervals of the length reached count.
+    #[test]
+    fn sampled_batches_cut_anywhere_give_the_same_phases(
+        ends in proptest::collection::vec(0usize..40_000, 0..6),
+        unit in proptest::sample::select(vec![IntervalUnit::Instructions, IntervalUnit::DataRefs]),
+        cap in 2usize..12,
+    ) {
+        let n = 40_000;
+        let mut ends = ends;
+        ends.push(n as usize);
+        ends.sort_unstable();
+        let o = || options(64, unit, Some(cap));
+        let cut = fed_sampled(o(), n, 3, &ends);
+        let whole = fed_sampled(o(), n, 3, &[n as usize]);
+        proptest::prop_assert_eq!(shown(&cut), shown(&whole));
+        let m = whole.settings.merged;
+        proptest::prop_assert!(m > 0 && whole.intervals.len() <= cap + 1);
+        let long = fed_sampled(options(64 << m, unit, None), n, 3, &ends);
+        let rows = |r: &PhaseReport| -> Vec<_> {
+            r.intervals
+                .iter()
+                .map(|i| (i.instructions, i.data_refs, i.l2_accesses, i.l2_hits))
+                .collect()
+        };
+        proptest::prop_assert_eq!(rows(&cut), rows(&long));
+    }
+}

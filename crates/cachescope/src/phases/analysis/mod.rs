@@ -60,10 +60,6 @@ pub struct PhaseAnalysis {
     truth: GroundTruth,
     /// Time in: setvectors, activity, reuse, wavelet, ground truth.
     time: [Duration; 5],
-    /// The first of two intervals of the old length still to merge, and the merges so far
-    /// (`bound.rs`).
-    pending: Option<usize>,
-    merged: u32,
 }
 
 impl PhaseAnalysis {
@@ -77,7 +73,7 @@ impl PhaseAnalysis {
             IntervalUnit::DataRefs => Some(Unit::DataRefs),
         };
         Ok(PhaseAnalysis {
-            splitter: Splitter::new(unit, options.interval),
+            splitter: Splitter::new(unit, options.interval).bounded(options.max_intervals),
             addrs: Vec::new(),
             segs: Vec::new(),
             setvectors: uses(&[Method::Setvector, Method::SetvectorVector]).then(|| {
@@ -101,8 +97,6 @@ impl PhaseAnalysis {
             }),
             truth: GroundTruth::new(&options)?,
             time: [Duration::ZERO; 5],
-            pending: None,
-            merged: 0,
             options,
         })
     }
@@ -335,7 +329,7 @@ impl PhaseAnalysis {
             methods: methods.into_iter().map(|(_, _, r)| r).collect(),
             intervals,
             settings: PhaseSettings {
-                interval: o.interval << self.merged,
+                interval: o.interval << self.splitter.merged(),
                 unit,
                 k: o.k,
                 l2: o.l2,
@@ -349,7 +343,7 @@ impl PhaseAnalysis {
                 restarts: o.restarts,
                 max_iterations: o.max_iterations,
                 warmup_intervals: o.warmup_intervals,
-                merged: self.merged,
+                merged: self.splitter.merged(),
             },
             instructions,
             data_refs,

@@ -14,6 +14,7 @@
 use crate::access::AccessKind;
 use crate::batch::Batch;
 
+mod bound;
 mod sampled;
 
 /// Columns of the wavelet matrix (sub-intervals per interval).
@@ -73,6 +74,8 @@ pub struct Splitter {
     /// `next_len` long ([`Splitter::merge_pairs`]).
     switch_at: usize,
     next_len: u64,
+    /// The timeline's cap and merges (`bound.rs`).
+    bound: bound::Bound,
 }
 
 impl Splitter {
@@ -92,13 +95,14 @@ impl Splitter {
             units_seen: 0,
             switch_at: usize::MAX,
             next_len: len,
+            bound: bound::Bound::default(),
         }
     }
 
     /// Merges the finished intervals' counts in pairs ([`crate::phases::merge`]): the rows
     /// `from + 2k`, `from + 2k + 1` for `k < pairs`. With `double_from`, the interval that will
     /// have index `double_from` after the merge, and those after it, are cut twice as long.
-    pub(crate) fn merge_pairs(&mut self, from: usize, pairs: usize, double_from: Option<usize>) {
+    fn merge_pairs(&mut self, from: usize, pairs: usize, double_from: Option<usize>) {
         crate::phases::merge::merge_pairs(&mut self.counts, 1, from, pairs, |a, b| {
             IntervalCounts {
                 instructions: a.instructions + b.instructions,
@@ -140,6 +144,7 @@ impl Splitter {
                 self.switch_at = usize::MAX;
             }
             self.counts.push(IntervalCounts::default());
+            self.bound_at_cut();
         } else {
             self.column += 1;
         }
