@@ -11,10 +11,10 @@ use crate::batch::Batch;
 use crate::mini::MiniSim;
 use crate::models::hotl::FootprintAnalysis;
 use crate::opt::OptAnalysis;
-use crate::phases::{BOUNDED_INTERVALS, Method, PhaseAnalysis, PhaseOptions};
+use crate::phases::PhaseAnalysis;
 use crate::reuse::{Options, ShardsAnalysis, sizes_log_range};
 use crate::sampling::{DEFAULT_SLOT_REFS, SamplerOptions};
-use crate::sim::{Geometry, Policy, TwoLevelLru};
+use crate::sim::{Policy, TwoLevelLru};
 use crate::spatial::{Forgetting, SpatialOptions};
 
 use super::super::kinds::KindCounts;
@@ -97,23 +97,7 @@ impl SampledCollector {
             1,
             rate,
         )?;
-        // The phases' ground truth in a miniature of their L2.
-        let truth = Geometry::new(1 << 20, 16, line)?;
-        let phases = PhaseAnalysis::new(PhaseOptions {
-            interval: options.phase_interval,
-            l2: scaled_geometry(truth, rate)?,
-            seed: options.seed,
-            // The wavelets' SVD and the reuse-distance signature left out: the first costs a
-            // decomposition per interval whatever the sample (a quarter of a sampled report's
-            // time on gzip), the second measures distances in sampled lines.
-            methods: Method::ALL
-                .into_iter()
-                .filter(|m| !matches!(m, Method::WaveletSvd | Method::ReuseDistance))
-                .collect(),
-            // The timeline bounded: intervals merged in pairs on long runs.
-            max_intervals: Some(BOUNDED_INTERVALS),
-            ..PhaseOptions::default()
-        })?;
+        let phases = super::phases::phase_analysis(&options, rate)?;
         Ok(SampledCollector {
             started: Instant::now(),
             kinds: KindCounts::default(),

@@ -22,6 +22,7 @@ mod collector;
 mod curves;
 pub mod expected;
 pub mod per_structure;
+mod phases;
 mod scale;
 pub mod threads;
 mod warnings;
