@@ -139,7 +139,11 @@ fn the_timeline_stays_under_its_cap_on_a_long_stream() {
 /// The sampled references of `n` references of [`stream`] (one line in `keep`, by line
 /// number) with their places in the full stream, and the data references and fetches before
 /// each place.
-fn sampled_stream(n: u64, keep: u64) -> (Vec<(u64, usize)>, Vec<(u64, u64)>) {
+/// Sampled references as (address, place); per place, (data references, fetches) before it.
+type Kept = Vec<(u64, usize)>;
+type Before = Vec<(u64, u64)>;
+
+fn sampled_stream(n: u64, keep: u64) -> (Kept, Before) {
     let (mut kept, mut before) = (Vec::new(), Vec::new());
     let (mut data, mut instrs) = (0, 0);
     for (p, (addr, kind)) in stream(n).enumerate() {
