@@ -23,6 +23,7 @@ mod curves;
 pub mod expected;
 pub mod per_structure;
 mod scale;
+mod thread_reuse;
 pub mod threads;
 mod warnings;
 
