@@ -104,13 +104,17 @@ def compare(exact, sampled):
                                      "within 10 %": within, "worst %": worst}
     # Threads: per-thread curves and the falsely shared lines.
     te, ts = exact.get("threads") or {}, sampled.get("threads") or {}
-    if te.get("curves") and ts.get("curves"):
+    # The curves the report shows first (`combined` since session 70), and SHARDS's alone
+    # where the report keeps them beside (`shards_curves`).
+    for row, key in [("threads curves", "curves"), ("threads curves shards", "shards_curves")]:
+        if not (te.get("curves") and ts.get(key)):
+            continue
         errs = []
         for c in te["curves"]["threads"]:
-            d = next((x for x in ts["curves"]["threads"] if x["thread"] == c["thread"]), None)
+            d = next((x for x in ts[key]["threads"] if x["thread"] == c["thread"]), None)
             if d:
                 errs += errors({"points": d["points"]}, {"points": c["points"]})
-        rows["threads curves"] = summary(errs)
+        rows[row] = summary(errs)
     if te.get("sharing") and ts.get("sharing"):
         false_e = {l["line"] for l in te["sharing"].get("lines", []) if l["kind"] == "false"}
         false_s = {l["line"] for l in ts["sharing"].get("lines", []) if l["kind"] == "false"}

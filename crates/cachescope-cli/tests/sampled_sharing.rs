@@ -1,7 +1,8 @@
 //! `report --sampled`'s sharing table finds the lines two threads write whatever the rate (the
-//! detector of crates/cachescope/src/sharing/detect.rs), marks them `promoted`, and leaves the
-//! per-thread curves those of the sampled stream alone; on examples/threads/false_sharing.c,
-//! recorded, its falsely shared line is found at rate 0.01 on seeds 1 to 3.
+//! detector of crates/cachescope/src/sharing/detect.rs), marks them `promoted`, and keeps the
+//! per-thread SHARDS curves those of the sampled stream alone (`shards_curves`, beside the
+//! `combined` curves); on examples/threads/false_sharing.c, recorded, its falsely shared line
+//! is found at rate 0.01 on seeds 1 to 3, by `report --sampled` and by `sharing --sampled`.
 
 mod common;
 
@@ -79,7 +80,10 @@ fn the_line_two_threads_write_is_found_at_any_seed_and_the_curves_stay_the_sampl
         assert!(notes.contains("two or more threads write"), "{notes}");
         assert!(!notes.contains("sampled lines only"), "{notes}");
 
-        // The curves: each thread's SHARDS curve of the sampled stream alone.
+        // The curves: `combined`, each thread's SHARDS curve of the sampled stream alone
+        // beside them.
+        assert_eq!(r["threads"]["curves"]["method"], "combined");
+        assert_eq!(r["threads"]["shards_curves"]["method"], "shards");
         let spatial = SpatialOptions {
             rate: 0.02,
             seed: seed.parse().unwrap(),
@@ -98,7 +102,7 @@ fn the_line_two_threads_write_is_found_at_any_seed_and_the_curves_stay_the_sampl
             .iter()
             .map(|p| p["size_bytes"].as_u64().unwrap())
             .collect();
-        let curves = r["threads"]["curves"]["threads"].as_array().unwrap();
+        let curves = r["threads"]["shards_curves"]["threads"].as_array().unwrap();
         let parts = per.into_parts();
         assert_eq!(curves.len(), parts.len());
         for (c, (thread, a)) in curves.iter().zip(parts) {
@@ -128,5 +132,33 @@ fn the_false_sharing_programs_line_is_found_at_rate_one_in_a_hundred() {
         assert!(l["coherence_misses"].as_u64().unwrap() > 1000, "{l}");
         // Both workers' 100,000 increments: a read and a write each.
         assert_eq!(l["writes"], 200_000, "{l}");
+        // `sharing --sampled` finds it the same way, with the same counts.
+        let out = cs()
+            .args([
+                "sharing",
+                t,
+                "--json",
+                "--sampled",
+                "--rate",
+                "0.01",
+                "--seed",
+                seed,
+            ])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let s: Value = serde_json::from_slice(&out).unwrap();
+        let m = s["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["kind"] == "false")
+            .unwrap_or_else(|| panic!("sharing, seed {seed}: {s}"));
+        assert_eq!(m["line"], l["line"], "{m}");
+        assert_eq!(m["writes"], 200_000, "{m}");
+        assert_eq!(m["found"], l["found"], "{m}");
+        assert_eq!(m["structure"], l["structure"], "{m}");
     }
 }

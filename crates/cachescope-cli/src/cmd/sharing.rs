@@ -13,8 +13,10 @@ use anyhow::Result;
 use cachescope::attribution::events::{EVENTS_VERSION, Event, EventWriter, Header, sidecar_path};
 use cachescope::cores::Schedule;
 use cachescope::pass::Analyses;
-use cachescope::sharing::{Finder, Options, Sharing};
+use cachescope::sharing::detect::{Detector, PromoteOptions};
+use cachescope::sharing::{Finder, Options, Sharing, promote};
 use cachescope::sim::Geometry;
+use cachescope::spatial::SpatialOptions;
 use clap::Args;
 
 use super::sharing_table::Printed;
@@ -88,11 +90,24 @@ pub fn run(mut args: SharingArgs) -> Result<()> {
         all: args.all,
     };
     let mut finder = Finder::new(options)?;
-    // --sampled: the lines of the sample, every thread's references to each (docs/sampled.md);
-    // a program runs under the tool's line filter.
+    // --sampled: the lines of the sample, every thread's references to each (docs/sampled.md),
+    // and on an input read twice those two threads write (`promoted`); a program runs under
+    // the tool's line filter.
     let spatial = args
         .sampled
         .spatial(args.rate.rate, args.input.params.seed, args.l1.line_size());
+    if let Some(spatial) = spatial.filter(|_| read_twice(&args.input)) {
+        let sharing = promoted(&args, options, spatial)?;
+        return output::emit_sampled(
+            &Printed {
+                sharing,
+                top: args.top,
+            },
+            Format::from_flags(args.json, args.csv),
+            Some(spatial),
+            "shards",
+        );
+    }
     // No call graph here: a sampled run's tool leaves the call events out (they cost it).
     args.input.live.no_calls = true;
     let (mut trace, live) = match spatial {
@@ -147,6 +162,29 @@ pub fn run(mut args: SharingArgs) -> Result<()> {
         spatial,
         "shards",
     )
+}
+
+/// True when the input can be read again: a trace file or a workload, not stdin or a program.
+fn read_twice(input: &crate::args::InputArgs) -> bool {
+    input.program.is_empty()
+        && (input.workload.is_some() || input.trace.as_deref().is_some_and(|p| p != "-"))
+}
+
+/// `--sampled` on an input read twice: the sampled lines plus those two or more threads write,
+/// found in a first read of the whole stream by the bounded detector and measured whole beside
+/// the sample from the start, as `report --sampled`'s sharing table finds them
+/// (`cachescope::sharing::promote`; docs/sampled.md). Each line says how it was found.
+fn promoted(args: &SharingArgs, options: Options, spatial: SpatialOptions) -> Result<Sharing> {
+    let line = args.l1.line_size();
+    let mut detector = Detector::new(line, PromoteOptions::default());
+    let mut trace = input::open(&args.input, line)?;
+    drive(&mut trace, Analyses(&mut [&mut detector]), &args.run)?;
+    let mut trace = input::open(&args.input, line)?;
+    let mut pass = super::passes(&args.run);
+    pass.hooks().notes = false;
+    let log = log_path(args);
+    let found = (spatial, &detector);
+    promote::analyse(&mut trace, &mut pass, options, log.as_deref(), found)
 }
 
 /// The event log: `--events`, or the trace's sidecar when it exists.

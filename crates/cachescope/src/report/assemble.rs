@@ -184,6 +184,7 @@ impl Collector {
                 (ids.len() > 1).then_some(ThreadsReport {
                     ids,
                     curves: None,
+                    shards_curves: None,
                     sharing: None,
                 })
             },

@@ -106,6 +106,10 @@ pub struct ThreadsReport {
     /// the sizes of the report's exact curve.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub curves: Option<crate::method::ThreadCurves>,
+    /// A sampled report's per-thread SHARDS curves alone, where `curves` are `combined` with
+    /// StatStack's from each thread's reuse samples (docs/sampled.md); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shards_curves: Option<crate::method::ThreadCurves>,
     /// The lines threads share and their coherence misses in a multi-core model of the run
     /// (`sharing --json` with its defaults at the report's line size).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 
 use super::writers::{DEFAULT_SETS_LOG2, Writers};
 use crate::access::{AccessKind, LineSize, ThreadId};
+use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::Result;
 use crate::trace::AccessReader;
@@ -150,20 +151,27 @@ impl Detector {
     }
 }
 
-/// A reader that shows every batch of `inner` to a detector and passes it on unchanged.
-pub struct Detecting {
-    inner: Box<dyn AccessReader>,
-    detector: Arc<Mutex<Detector>>,
+impl crate::analysis::Analysis for Detector {
+    fn observe(&mut self, batch: &Batch) {
+        Detector::observe(self, batch)
+    }
 }
 
-impl Detecting {
-    /// `inner` read through `detector` (shared: the caller takes the candidates at the end).
-    pub fn new(inner: Box<dyn AccessReader>, detector: Arc<Mutex<Detector>>) -> Detecting {
+/// A reader that shows every batch of `inner` to an analysis (a [`Detector`], or the threads
+/// section's per-thread reuse sampler beside it) and passes it on unchanged.
+pub struct Detecting<A = Detector> {
+    inner: Box<dyn AccessReader>,
+    detector: Arc<Mutex<A>>,
+}
+
+impl<A> Detecting<A> {
+    /// `inner` read through `detector` (shared: the caller takes what it found at the end).
+    pub fn new(inner: Box<dyn AccessReader>, detector: Arc<Mutex<A>>) -> Detecting<A> {
         Detecting { inner, detector }
     }
 }
 
-impl AccessReader for Detecting {
+impl<A: Analysis + Send> AccessReader for Detecting<A> {
     fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
         let n = self.inner.read_batch(batch)?;
         self.detector

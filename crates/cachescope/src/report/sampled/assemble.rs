@@ -292,6 +292,7 @@ impl SampledCollector {
                 (ids.len() > 1).then_some(ThreadsReport {
                     ids,
                     curves: None,
+                    shards_curves: None,
                     sharing: None,
                 })
             },
@@ -308,7 +309,7 @@ impl SampledCollector {
 }
 
 /// The exact report's curve options for `method`.
-fn curve_options(
+pub(super) fn curve_options(
     options: &super::super::CollectOptions,
     method: Method,
     policy: Option<CurvePolicy>,

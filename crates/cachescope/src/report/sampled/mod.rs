@@ -24,6 +24,7 @@ pub mod expected;
 pub mod per_structure;
 mod phases;
 mod scale;
+mod thread_reuse;
 pub mod threads;
 mod warnings;
 

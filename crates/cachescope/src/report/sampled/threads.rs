@@ -1,8 +1,10 @@
 //! The threads section of a sampled report: the trace read again as the same sampled stream,
 //! each thread's SHARDS curve (its own references' stack distances among the sampled lines,
-//! over its own references in the spans), while a bounded detector below the stage finds the
-//! lines two or more threads write ([`crate::sharing::detect`]); then read whole for the
-//! sharing table of the sampled lines and of those, promoted ([`crate::sharing::promote`]).
+//! over its own references in the spans), while below the stage a bounded detector finds the
+//! lines two or more threads write ([`crate::sharing::detect`]) and StatCache's sampler, one
+//! per thread, samples each thread's reuses: each thread's curve is then `combined` as the
+//! report's LRU curve is ([`super::thread_reuse`]); then read whole for the sharing table of
+//! the sampled lines and of those, promoted ([`crate::sharing::promote`]).
 //! A sampled or promoted line is measured for every thread, so what the table says of it (who
 //! reads and writes which bytes, true or false sharing, the code that writes it) is exact; the
 //! curves see the sampled lines only (docs/sampled.md).
@@ -12,7 +14,6 @@ use std::sync::{Arc, Mutex};
 
 use crate::analysis::PerThread;
 use crate::error::Result;
-use crate::method::{ThreadCurve, ThreadCurves};
 use crate::pass::{Analyses, Hooks, Pass};
 use crate::reuse::{Options, ShardsAnalysis};
 use crate::sharing;
@@ -61,32 +62,32 @@ pub fn complete<H: Hooks>(
         PromoteOptions::default(),
     )));
     let live = trace.sample_itself(&spatial);
+    // Beside it, StatCache's sampler per thread over the whole stream, each thread's own data
+    // references its time (module reuse): the curves' StatStack part.
+    let reuse = super::thread_reuse::sampler_options(report)?;
+    let samplers = (!live)
+        .then(|| super::thread_reuse::samplers(reuse))
+        .transpose()?;
     if !live {
         let d = detector.clone();
         trace.wrap(move |inner| Box::new(Detecting::new(inner, d)));
     }
+    if let Some(s) = &samplers {
+        let s = s.clone();
+        trace.wrap(move |inner| Box::new(Detecting::new(inner, s)));
+    }
     trace.sampled(spatial, None)?;
     let mut per = PerThread::new(move |_| ShardsAnalysis::new(options));
     pass.run(&mut trace, Analyses(&mut [&mut per]))?;
-    let mut sampled = Vec::new();
-    let curves = ThreadCurves {
-        method: "shards".into(),
-        policy: "lru".into(),
-        line_size: report.line_size,
-        threads: per
-            .into_parts()
-            .into_iter()
-            .map(|(thread, a)| {
-                let d = a.finish();
-                sampled.push((thread, d.sampled));
-                ThreadCurve {
-                    thread,
-                    refs: d.refs,
-                    points: d.mrc(&sizes).points,
-                }
-            })
-            .collect(),
-    };
+    drop(trace);
+    let shards: Vec<_> = per
+        .into_parts()
+        .into_iter()
+        .map(|(thread, a)| (thread, a.finish()))
+        .collect();
+    let profiles = samplers.map(super::thread_reuse::profiles);
+    let (curves, shards_curves, sampled) =
+        super::thread_reuse::curves(&shards, profiles.as_ref(), &sizes, reuse, report.line_size)?;
     let d = sharing::Options::default();
     let sharing_options = sharing::Options {
         l1: Geometry::new(d.l1.size_bytes(), d.l1.assoc(), report.line_size)?,
@@ -108,6 +109,7 @@ pub fn complete<H: Hooks>(
     let promotion = sharing.promotion.clone();
     if let Some(section) = &mut report.threads {
         section.curves = Some(curves);
+        section.shards_curves = shards_curves;
         section.sharing = Some(sharing);
     }
     super::warnings::warn_threads(report, &sampled);
