@@ -13,7 +13,9 @@ use super::super::catalog;
 use super::super::hotl_points;
 use super::super::l2::l2_report;
 use super::super::model::*;
-use super::super::options::{L2_BYTES, MIN_BYTES, MIN_INTERVALS, max_bytes, three_c_sizes};
+use super::super::options::{
+    L2_BYTES, MIN_BYTES, MIN_INTERVALS, l1_lines, max_bytes, three_c_sizes,
+};
 use super::super::summaries::{attribution_summary, phases_summary};
 use super::collector::{POLICIES, SampledCollector};
 use super::expected;
@@ -119,14 +121,7 @@ impl SampledCollector {
         let shards_all = shards.mrc(&[sizes.as_slice(), &random_sizes].concat());
         let lru_ref = statstack.as_ref().unwrap_or(&shards_all);
         let lru = |size| curves::at(lru_ref, size);
-        let l1 = match &profile {
-            Some(p) if p.reuses() >= curves::L1_MIN_REUSES => scale::combined_l1(
-                &crate::models::l2::L1Histogram::from_profile(p)?,
-                &shards,
-                |lines| curves::shards_serves_l1(lines, rate),
-            )?,
-            _ => scale::l1_histogram(&shards)?,
-        };
+        let l1 = curves::l2_input(profile.as_ref(), &shards, rate, l1_lines(line))?;
         // Smith's formula (the 3C section's conflict misses where the sample holds less than
         // one of the cache's sets, small caches) reads the LRU curve's own switch: StatStack's
         // distances below 256 sampled lines (docs/accuracy/sampled.md, "Ji's L2 model").

@@ -12,8 +12,13 @@
 //! misses the sample's miniature shows over SHARDS, or Smith's formula on StatStack's
 //! distances where the sample holds less than one of the cache's sets.
 
+use crate::Result;
+use crate::models::l2::L1Histogram;
 use crate::models::smith;
 use crate::reuse::{Mrc, MrcPoint, ShardsDistances};
+use crate::sampling::Profile;
+
+use super::scale;
 
 use super::super::model::ThreeCPoint;
 
@@ -150,15 +155,57 @@ pub(super) fn shards_serves(lines: u64, rate: f64) -> bool {
 /// hold few or none of a program's rare L1 misses (awk: none on three seeds). Closest on
 /// average over seven programs and seeds 1-3 among 4, 16, 64 (the switch before) and 256
 /// sampled lines, StatStack alone and SHARDS alone; not on xz, whose many reuse samples past
-/// the L1 read better (docs/accuracy/sampled.md, "Ji's L2 model").
+/// the L1 read better (docs/accuracy/sampled.md, "Ji's L2 model"): [`L1_FAR_SAMPLED_LINES`].
 pub(super) const L1_MIN_SAMPLED_LINES: f64 = 4.0;
 
 /// Reuse samples StatStack needs to feed the L2 model's L1 histogram.
 pub(super) const L1_MIN_REUSES: u64 = 1000;
 
-/// True when SHARDS's distances feed the L1 histogram at `lines` ([`L1_MIN_SAMPLED_LINES`]).
-pub(super) fn shards_serves_l1(lines: u64, rate: f64) -> bool {
-    rate >= 1.0 || lines as f64 * rate >= L1_MIN_SAMPLED_LINES
+/// Where at least [`L1_FAR_REUSES`] of StatStack's reuse samples lie past the L1 size, its
+/// distances serve the L1 histogram up to this many sampled lines: the L1 misses are then
+/// common enough to be sampled, and SHARDS's distances from a few sampled lines put too much
+/// weight just under the L1 (xz: 3.03 M in the 256-511 octave against 1.64 M).
+pub(super) const L1_FAR_SAMPLED_LINES: f64 = 16.0;
+
+/// StatStack's reuse samples past the L1 size behind [`L1_FAR_SAMPLED_LINES`].
+pub(super) const L1_FAR_REUSES: f64 = 1000.0;
+
+/// The sampled lines from which SHARDS's distances feed the L1 histogram: [`L1_FAR_SAMPLED_LINES`]
+/// where at least [`L1_FAR_REUSES`] of StatStack's reuse samples (`statstack`, weights in
+/// samples) lie at the L1's `l1_lines` or further, [`L1_MIN_SAMPLED_LINES`] otherwise.
+pub(super) fn l1_switch(statstack: &L1Histogram, l1_lines: u64) -> f64 {
+    let past: f64 = statstack
+        .masses
+        .iter()
+        .filter(|m| m.sd >= l1_lines)
+        .map(|m| m.weight)
+        .sum();
+    if past >= L1_FAR_REUSES {
+        L1_FAR_SAMPLED_LINES
+    } else {
+        L1_MIN_SAMPLED_LINES
+    }
+}
+
+/// The L2 model's input: StatStack's distances below the switch of [`l1_switch`] (with at
+/// least [`L1_MIN_REUSES`] reuse samples), SHARDS's from there ([`scale::combined_l1`]);
+/// SHARDS's alone without enough reuse samples. `l1_lines` is the L1's size.
+pub(super) fn l2_input(
+    profile: Option<&Profile>,
+    shards: &ShardsDistances,
+    rate: f64,
+    l1_lines: u64,
+) -> Result<L1Histogram> {
+    match profile {
+        Some(p) if p.reuses() >= L1_MIN_REUSES => {
+            let statstack = L1Histogram::from_profile(p)?;
+            let from = l1_switch(&statstack, l1_lines);
+            scale::combined_l1(&statstack, shards, |lines| {
+                rate >= 1.0 || lines as f64 * rate >= from
+            })
+        }
+        _ => scale::l1_histogram(shards),
+    }
 }
 
 /// The report's LRU curve (`combined`): StatStack's points where SHARDS does not serve a cache
@@ -198,4 +245,75 @@ pub(super) fn combined(shards: &Mrc, statstack: Option<&Mrc>, rate: f64) -> (Mrc
         ..shards.clone()
     };
     (curve, switch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// StatStack's histogram of `below` reuse samples at distance 100 and `past` at 600 (past
+    /// an L1 of 512 lines), none cold.
+    fn statstack(below: f64, past: f64) -> L1Histogram {
+        L1Histogram::from_masses(64, 0.0, &[(100, 1, below), (600, 1, past)]).unwrap()
+    }
+
+    /// A profile of 1000 reuse samples, each at reuse distance `d` (StatStack's expected stack
+    /// distance is then `d`), in 10^4 references.
+    fn profile(d: u64) -> Profile {
+        let samples = (1..=1000)
+            .map(|position| crate::sampling::Sample {
+                position,
+                next: crate::sampling::NextUse::Reuse { distance: d },
+            })
+            .collect();
+        Profile::new(crate::sampling::SamplerOptions::default(), 10_000, samples).unwrap()
+    }
+
+    /// SHARDS's distances (at rate 1) of a loop over 1000 lines, twice: 1000 reuses at 999.
+    fn loop_twice() -> ShardsDistances {
+        use crate::analysis::Analysis;
+        let batch: crate::batch::Batch = (0..2000u64)
+            .map(|i| crate::access::Access::load((i % 1000) * 64, 8))
+            .collect();
+        let mut shards = crate::reuse::ShardsAnalysis::new(crate::reuse::Options::default());
+        shards.observe(&batch);
+        shards.finish()
+    }
+
+    #[test]
+    fn l2_input_keeps_statstack_further_out_where_it_sees_the_l1_misses() {
+        let d = loop_twice();
+        let got = |p: &Profile| -> Vec<(u64, f64)> {
+            let h = l2_input(Some(p), &d, 0.01, 512).unwrap();
+            assert_eq!(h.cold, 1000.0);
+            h.masses.iter().map(|m| (m.sd, m.weight)).collect()
+        };
+        // No sample past the L1: SHARDS's bin at 999 lines (9.99 sampled lines at 0.01) is read.
+        assert_eq!(got(&profile(100)), [(100, 2000.0), (999, 1000.0)]);
+        // 1000 samples past the L1: StatStack's distances up to 1600 lines, SHARDS's bin not.
+        assert_eq!(got(&profile(600)), [(600, 2000.0)]);
+    }
+
+    #[test]
+    fn l1_switch_moves_out_where_the_l1_misses_are_sampled() {
+        // 999 reuse samples past the L1: SHARDS from 4 sampled lines; 1000: from 16.
+        assert_eq!(
+            l1_switch(&statstack(5000.0, 999.0), 512),
+            L1_MIN_SAMPLED_LINES
+        );
+        assert_eq!(
+            l1_switch(&statstack(5000.0, 1000.0), 512),
+            L1_FAR_SAMPLED_LINES
+        );
+        // The same samples read against a larger L1 are not past it.
+        assert_eq!(
+            l1_switch(&statstack(0.0, 5000.0), 601),
+            L1_MIN_SAMPLED_LINES
+        );
+        // A mass starting exactly at the L1 size is past it (a miss in an L1 of that size).
+        assert_eq!(
+            l1_switch(&statstack(0.0, 1000.0), 600),
+            L1_FAR_SAMPLED_LINES
+        );
+    }
 }
