@@ -23,10 +23,19 @@ use super::curves;
 /// The per-thread samplers, shared with the reader that feeds them.
 pub(super) type Samplers = Arc<Mutex<PerThread<Sampler>>>;
 
-/// The sampler of each thread: the report's own reuse sampler's rate and seed.
+/// Reuse samples the threads' samplers draw together at least, when the report's rate would
+/// draw fewer: a thread of a short trace (the threads examples' threads make 8-45 K
+/// references) gets a few dozen at the report's 10^-3, under the
+/// [`curves::MIN_REUSES_COMBINED`] its StatStack part needs. On a trace of more than
+/// `THREAD_SAMPLES / rate` references the report's rate applies.
+pub(super) const THREAD_SAMPLES: f64 = 200_000.0;
+
+/// The sampler of each thread: the report's own reuse sampler's seed, and its rate or the
+/// higher one that draws [`THREAD_SAMPLES`] over the trace's data references.
 pub(super) fn sampler_options(report: &Report) -> Result<SamplerOptions> {
+    let floor = (THREAD_SAMPLES / report.stats.refs.max(1) as f64).min(1.0);
     Ok(SamplerOptions {
-        rate: report.sampling.rate,
+        rate: report.sampling.rate.max(floor),
         seed: report.sampling.seed,
         slot_refs: DEFAULT_SLOT_REFS,
         line_size: LineSize::new(report.line_size)?,
