@@ -3,7 +3,7 @@
 //! over its own references in the spans), while below the stage a bounded detector finds the
 //! lines two or more threads write ([`crate::sharing::detect`]) and StatCache's sampler, one
 //! per thread, samples each thread's reuses: each thread's curve is then `combined` as the
-//! report's LRU curve is ([`super::thread_reuse`]); then read whole for the sharing table of
+//! report's LRU curve is (`thread_reuse.rs`); then read whole for the sharing table of
 //! the sampled lines and of those, promoted ([`crate::sharing::promote`]).
 //! A sampled or promoted line is measured for every thread, so what the table says of it (who
 //! reads and writes which bytes, true or false sharing, the code that writes it) is exact; the
