@@ -34,7 +34,7 @@ ROWS = [
     ("l2 ji-l2", "l2", "ji-l2", "pp", 0.5),
     ("l2 two-level", "l2", "two-level", "pp", 0.5),
     ("phases poec setvector", "phases", "setvector PoEC", "PoEC", 0.05),
-    ("threads curves", "threads", "per-thread shards lru", "pp", 0.5),
+    ("threads curves", "threads", "per-thread lru (combined)", "pp", 0.5),
 ]
 
 
