@@ -147,7 +147,7 @@ pub fn open_path(path: &Path, read: &ReadArgs) -> Result<Trace> {
 /// cannot come from stdin or a workload).
 pub fn profile(args: &InputArgs) -> Result<Option<cachescope::sampling::Profile>> {
     use std::io::Read;
-    let Some(path) = args.trace.as_deref().filter(|p| p.as_os_str() != "-") else {
+    let Some(path) = args.trace_file() else {
         return Ok(None);
     };
     let source = Source::File(path.to_owned());

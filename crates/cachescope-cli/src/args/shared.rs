@@ -88,6 +88,20 @@ pub struct LiveArgs {
     pub program_output: Option<ProgramOutput>,
 }
 
+impl InputArgs {
+    /// The trace when it is a file (not `-`, standard input): what a command can open again
+    /// and find an event log beside.
+    pub fn trace_file(&self) -> Option<&std::path::Path> {
+        self.trace.as_deref().filter(|p| p.as_os_str() != "-")
+    }
+
+    /// True when the input reads the same stream however often it is opened: a trace file or
+    /// a workload (standard input reads once; a program runs once unless recorded first).
+    pub fn reads_again(&self) -> bool {
+        self.program.is_empty() && (self.workload.is_some() || self.trace_file().is_some())
+    }
+}
+
 impl LiveArgs {
     /// Where the program's output goes: `--program-output`, else `default`.
     pub fn output(&self, default: ProgramOutput) -> ProgramOutput {

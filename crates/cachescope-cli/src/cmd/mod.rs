@@ -148,9 +148,7 @@ pub fn drive_again<J: Job>(trace: &mut Trace, job: J, run: &RunArgs) -> Result<J
 /// than 0 when the input is stdin or a workload, which only rank 0 reads.
 pub fn open_chunked(input: &InputArgs, line_size: LineSize) -> Result<Option<Trace>> {
     #[cfg(feature = "mpi")]
-    if crate::mpi::is_secondary_rank()
-        && (input.workload.is_some() || input.trace.as_deref().is_none_or(|p| p.as_os_str() == "-"))
-    {
+    if crate::mpi::is_secondary_rank() && input.trace_file().is_none() {
         return Ok(None);
     }
     crate::input::open(input, line_size).map(Some)

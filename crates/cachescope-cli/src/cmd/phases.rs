@@ -118,13 +118,9 @@ pub fn run(args: PhasesArgs) -> Result<()> {
     drive(&mut trace, Analyses(&mut [&mut analysis]), &args.run)?;
     let source = trace.source().to_string();
     let mut report = analysis.finish_on(args.run.threads)?;
-    // The second pass needs the trace again: a file or a workload, not stdin.
-    let reopenable = args
-        .input
-        .trace
-        .as_deref()
-        .is_none_or(|p| p.as_os_str() != "-");
-    // The representatives' simulation needs every reference of them.
+    // The second pass needs the trace again: a file, a workload or the program's recording
+    // (`open_twice`), not stdin. The representatives' simulation needs every reference of them.
+    let reopenable = args.input.reads_again() || !args.input.program.is_empty();
     if !args.no_simpoint && reopenable && spatial.is_none() {
         let mut reps = report.representative_simulation()?;
         let mut again = input::open(&args.input, args.l2.line_size())?;

@@ -96,7 +96,7 @@ pub fn run(mut args: SharingArgs) -> Result<()> {
     let spatial = args
         .sampled
         .spatial(args.rate.rate, args.input.params.seed, args.l1.line_size());
-    if let Some(spatial) = spatial.filter(|_| read_twice(&args.input)) {
+    if let Some(spatial) = spatial.filter(|_| args.input.reads_again()) {
         let sharing = promoted(&args, options, spatial)?;
         return output::emit_sampled(
             &Printed {
@@ -162,12 +162,6 @@ pub fn run(mut args: SharingArgs) -> Result<()> {
         spatial,
         "shards",
     )
-}
-
-/// True when the input can be read again: a trace file or a workload, not stdin or a program.
-fn read_twice(input: &crate::args::InputArgs) -> bool {
-    input.program.is_empty()
-        && (input.workload.is_some() || input.trace.as_deref().is_some_and(|p| p != "-"))
 }
 
 /// `--sampled` on an input read twice: the sampled lines plus those two or more threads write,

@@ -212,11 +212,7 @@ pub fn run(mut args: AttributeArgs) -> Result<()> {
     };
     // The event log: --events, else TRACE.events beside a trace file.
     let events_path = args.events.clone().or_else(|| {
-        let trace = args
-            .input
-            .trace
-            .as_deref()
-            .filter(|p| p.as_os_str() != "-")?;
+        let trace = args.input.trace_file()?;
         Some(sidecar_path(trace)).filter(|p| p.exists())
     });
     let log = match &events_path {

@@ -130,7 +130,7 @@ pub fn run(args: ReportArgs) -> Result<()> {
         program,
     };
     // The threads section reads a trace file again (not standard input).
-    let file = input.trace.as_deref().filter(|p| p.as_os_str() != "-");
+    let file = input.trace_file();
     let again = file.map(|path| Again {
         trace: path,
         read: &input.read,

@@ -42,9 +42,7 @@ impl SimTlbArgs {
     /// the notes printed on stderr unless `quiet`.
     pub fn page_map(&self, input: &crate::args::InputArgs, quiet: bool) -> Result<PageMap> {
         let events = input
-            .trace
-            .as_deref()
-            .filter(|p| p.as_os_str() != "-")
+            .trace_file()
             .map(cachescope::attribution::events::sidecar_path)
             .filter(|p| p.exists());
         let (map, notes) = self.tlb.page_map(events.as_deref())?;

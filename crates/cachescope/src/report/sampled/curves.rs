@@ -146,7 +146,13 @@ pub const MIN_REUSES_COMBINED: u64 = 100;
 /// True when SHARDS serves a cache of `lines` at `rate`: every line sampled (SHARDS is then
 /// the exact curve), or at least [`MIN_SAMPLED_LINES`] of them.
 pub(super) fn shards_serves(lines: u64, rate: f64) -> bool {
-    rate >= 1.0 || lines as f64 * rate >= MIN_SAMPLED_LINES
+    holds_sampled(lines, rate, MIN_SAMPLED_LINES)
+}
+
+/// True when a cache of `lines` at `rate` holds every line sampled or at least `min` sampled
+/// lines: the test of where SHARDS takes over, with the curve's or the L1 histogram's `min`.
+fn holds_sampled(lines: u64, rate: f64, min: f64) -> bool {
+    rate >= 1.0 || lines as f64 * rate >= min
 }
 
 /// The L2 model's L1 histogram takes SHARDS's distances from this many sampled lines (about
@@ -200,9 +206,7 @@ pub(super) fn l2_input(
         Some(p) if p.reuses() >= L1_MIN_REUSES => {
             let statstack = L1Histogram::from_profile(p)?;
             let from = l1_switch(&statstack, l1_lines);
-            scale::combined_l1(&statstack, shards, |lines| {
-                rate >= 1.0 || lines as f64 * rate >= from
-            })
+            scale::combined_l1(&statstack, shards, |lines| holds_sampled(lines, rate, from))
         }
         _ => scale::l1_histogram(shards),
     }
