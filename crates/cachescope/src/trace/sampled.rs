@@ -476,6 +476,114 @@ mod tests {
         }
     }
 
+    /// `(thread, kind code, line, call before it)` records cut into batches at `cuts`, read
+    /// as a sampled stream with `options`, all call events passing or only the first: each
+    /// batch's accesses with their threads, positions and limits, its spans, and its calls.
+    fn sampled_with_calls(
+        records: &[(ThreadId, u8, u64, bool)],
+        cuts: &[usize],
+        options: SpatialOptions,
+        first_only: bool,
+    ) -> Option<Vec<(Vec<Kept>, Vec<ThreadSpan>, usize)>> {
+        use crate::batch::{CallOp, EnterKind};
+        let mut batches = vec![Batch::new()];
+        for (n, &(t, k, line, call)) in records.iter().enumerate() {
+            if cuts.contains(&n) && !batches.last().unwrap().is_empty() {
+                batches.push(Batch::new());
+            }
+            let b = batches.last_mut().unwrap();
+            if call {
+                let op = CallOp::Enter { key: line, kind: EnterKind::Call };
+                b.push_call(t, op);
+            }
+            let kind = AccessKind::from_code(k).unwrap();
+            b.set_thread(t);
+            b.push(Access { kind, ..Access::load(line * 64 + 3, 4) });
+        }
+        let mut trace = Trace::from_reader(
+            Box::new(Batches(batches.into_iter())),
+            Source::Workload("test".into()),
+        );
+        trace.sampled(options, None).unwrap();
+        if first_only {
+            trace.sampled_first_call_only();
+        }
+        let (mut batch, mut out) = (Batch::new(), Vec::new());
+        loop {
+            match trace.read_batch(&mut batch) {
+                Ok(0) => return Some(out),
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+            assert_eq!(batch.check_sampling(), Ok(()));
+            let s = batch.sampling().unwrap();
+            let kept = batch
+                .iter_threaded()
+                .enumerate()
+                .map(|(i, (thread, a))| Kept {
+                    thread,
+                    addr: a.addr,
+                    data_before: s.data_before[i],
+                    instrs_before: s.instrs_before[i],
+                    limit: s.limit_at(i),
+                })
+                .collect();
+            out.push((kept, s.span.clone(), batch.calls().len()));
+        }
+    }
+
+    /// Once the first call event has passed under [`Trace::sampled_first_call_only`], the
+    /// stage filters each thread's run whole, calls skipped (`sampled/filter.rs`): over three
+    /// threads and batches that end at [`OUT_LEN`] sampled references (so the filter stops
+    /// inside a run and resumes there), its stream is the one passing every call, but for
+    /// the calls.
+    #[test]
+    fn skipping_calls_keeps_the_stream() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let records: Vec<_> = (0..150_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let thread = 1 + (x >> 60) as u32 % 3;
+                (thread, (x >> 8) as u8 % 4, (x >> 20) % 5000, x % 13 == 0)
+            })
+            .collect();
+        let cuts = [30_000, 70_001, 70_002, 120_000];
+        for max in [None, Some(300)] {
+            let options = SpatialOptions { rate: 0.9, seed: 3, max_lines: max, ..SpatialOptions::default() };
+            let all = sampled_with_calls(&records, &cuts, options, false).unwrap();
+            let first = sampled_with_calls(&records, &cuts, options, true).unwrap();
+            // Unbounded, the sample fills batches (each ending inside a run).
+            assert!(max.is_some() || all.len() > 2, "{} batches", all.len());
+            assert_eq!(first.iter().map(|b| b.2).sum::<usize>(), 1);
+            assert!(all.iter().map(|b| b.2).sum::<usize>() > 10_000);
+            let strip = |v: Vec<(Vec<Kept>, Vec<ThreadSpan>, usize)>| {
+                v.into_iter().map(|(k, s, _)| (k, s)).collect::<Vec<_>>()
+            };
+            assert_eq!(strip(first), strip(all));
+        }
+    }
+
+    proptest! {
+        /// The same at any rate, cut anywhere, over threads that switch often.
+        #[test]
+        fn skipping_calls_keeps_any_stream(
+            records in proptest::collection::vec((1u32..4, 0u8..4, 0u64..200, proptest::bool::ANY), 1..1500),
+            cuts in proptest::collection::vec(0usize..1500, 0..5),
+            rate in 0.05f64..1.0,
+            max in proptest::option::of(1u64..30),
+        ) {
+            let options = SpatialOptions { rate, seed: 7, max_lines: max, ..SpatialOptions::default() };
+            let all = sampled_with_calls(&records, &cuts, options, false);
+            let first = sampled_with_calls(&records, &cuts, options, true);
+            let strip = |v: Option<Vec<(Vec<Kept>, Vec<ThreadSpan>, usize)>>| {
+                v.map(|v| v.into_iter().map(|(k, s, _)| (k, s)).collect::<Vec<_>>())
+            };
+            prop_assert_eq!(strip(first), strip(all));
+        }
+    }
+
     proptest! {
         /// Call events pass the stage unfiltered, in order, each with its thread's counts of
         /// the full stream before it and its thread's last fetch (brute force), at any rate
