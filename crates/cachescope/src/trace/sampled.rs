@@ -493,12 +493,18 @@ mod tests {
             }
             let b = batches.last_mut().unwrap();
             if call {
-                let op = CallOp::Enter { key: line, kind: EnterKind::Call };
+                let op = CallOp::Enter {
+                    key: line,
+                    kind: EnterKind::Call,
+                };
                 b.push_call(t, op);
             }
             let kind = AccessKind::from_code(k).unwrap();
             b.set_thread(t);
-            b.push(Access { kind, ..Access::load(line * 64 + 3, 4) });
+            b.push(Access {
+                kind,
+                ..Access::load(line * 64 + 3, 4)
+            });
         }
         let mut trace = Trace::from_reader(
             Box::new(Batches(batches.into_iter())),
@@ -551,7 +557,12 @@ mod tests {
             .collect();
         let cuts = [30_000, 70_001, 70_002, 120_000];
         for max in [None, Some(300)] {
-            let options = SpatialOptions { rate: 0.9, seed: 3, max_lines: max, ..SpatialOptions::default() };
+            let options = SpatialOptions {
+                rate: 0.9,
+                seed: 3,
+                max_lines: max,
+                ..SpatialOptions::default()
+            };
             let all = sampled_with_calls(&records, &cuts, options, false).unwrap();
             let first = sampled_with_calls(&records, &cuts, options, true).unwrap();
             // Unbounded, the sample fills batches (each ending inside a run).
