@@ -476,6 +476,9 @@ mod tests {
         }
     }
 
+    /// A sampled batch's accesses, spans and call events' count.
+    type SampledBatch = (Vec<Kept>, Vec<ThreadSpan>, usize);
+
     /// `(thread, kind code, line, call before it)` records cut into batches at `cuts`, read
     /// as a sampled stream with `options`, all call events passing or only the first: each
     /// batch's accesses with their threads, positions and limits, its spans, and its calls.
@@ -484,7 +487,7 @@ mod tests {
         cuts: &[usize],
         options: SpatialOptions,
         first_only: bool,
-    ) -> Option<Vec<(Vec<Kept>, Vec<ThreadSpan>, usize)>> {
+    ) -> Option<Vec<SampledBatch>> {
         use crate::batch::{CallOp, EnterKind};
         let mut batches = vec![Batch::new()];
         for (n, &(t, k, line, call)) in records.iter().enumerate() {
@@ -569,9 +572,8 @@ mod tests {
             assert!(max.is_some() || all.len() > 2, "{} batches", all.len());
             assert_eq!(first.iter().map(|b| b.2).sum::<usize>(), 1);
             assert!(all.iter().map(|b| b.2).sum::<usize>() > 10_000);
-            let strip = |v: Vec<(Vec<Kept>, Vec<ThreadSpan>, usize)>| {
-                v.into_iter().map(|(k, s, _)| (k, s)).collect::<Vec<_>>()
-            };
+            let strip =
+                |v: Vec<SampledBatch>| v.into_iter().map(|(k, s, _)| (k, s)).collect::<Vec<_>>();
             assert_eq!(strip(first), strip(all));
         }
     }
@@ -588,7 +590,7 @@ mod tests {
             let options = SpatialOptions { rate, seed: 7, max_lines: max, ..SpatialOptions::default() };
             let all = sampled_with_calls(&records, &cuts, options, false);
             let first = sampled_with_calls(&records, &cuts, options, true);
-            let strip = |v: Option<Vec<(Vec<Kept>, Vec<ThreadSpan>, usize)>>| {
+            let strip = |v: Option<Vec<SampledBatch>>| {
                 v.map(|v| v.into_iter().map(|(k, s, _)| (k, s)).collect::<Vec<_>>())
             };
             prop_assert_eq!(strip(first), strip(all));
