@@ -11,19 +11,26 @@
 //!   memory, on one thread, without the models after the pass (records per second);
 //! - `report_threads_N`: the whole sampled report of the workload, filtered as it is
 //!   generated, with the models after the pass, on N threads (full-stream references per
-//!   second: what a sampled `report` of a trace file or a workload costs).
+//!   second: what a sampled `report` of a trace file or a workload costs);
+//! - `stage_calls_all` and `stage_calls_first_only`: the sampled stage alone
+//!   ([`Trace::sampled`]) over 4 M references of a recorded program's mix (three fetches to a
+//!   load, a call event every 16 references), already in memory, at rate 0.01, passing every
+//!   call event, or only the first ([`Trace::sampled_first_call_only`], as `report --sampled`
+//!   reads without `--sampled-calls`: each thread's run filtered whole, calls skipped).
 //!
 //! Run: `cargo bench -p cachescope --bench sampled -- --warm-up-time 1 --measurement-time 5`.
 
 use std::hint::black_box;
 
+use cachescope::batch::{CallOp, EnterKind};
 use cachescope::report::CollectOptions;
 use cachescope::report::sampled::{SampledCollector, collect, reuse_options};
 use cachescope::spatial::SpatialOptions;
+use cachescope::trace::AccessReader;
 use cachescope::trace::Trace;
 use cachescope::workloads::{Params, Workload, generator};
-use cachescope::{Batch, Source};
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use cachescope::{Access, AccessKind, Batch, Source};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 
 const LINES: u64 = 1 << 20;
 const REFS: u64 = 20_000_000;
@@ -66,6 +73,87 @@ fn sampled_batches() -> Vec<Batch> {
     }
 }
 
+/// References of the stage's benchmarks.
+const STAGE_REFS: u64 = 4_000_000;
+
+/// Batches in memory, read in order.
+struct InMemory(std::vec::IntoIter<Batch>);
+
+impl AccessReader for InMemory {
+    fn read_batch(&mut self, batch: &mut Batch) -> cachescope::Result<usize> {
+        *batch = self.0.next().unwrap_or_default();
+        Ok(batch.len())
+    }
+}
+
+/// A recorded program's mix: three fetches to a data reference (over 2^16 lines), a call
+/// event every 16 references.
+fn calls_batches() -> Vec<Batch> {
+    let (mut out, mut b) = (Vec::new(), Batch::new());
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    for i in 0..STAGE_REFS {
+        if b.is_full() {
+            out.push(std::mem::take(&mut b));
+        }
+        if i % 16 == 0 {
+            let op = CallOp::Enter {
+                key: i,
+                kind: EnterKind::Call,
+            };
+            b.push_call(1, op);
+        }
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let kind = if i % 4 == 3 {
+            AccessKind::Load
+        } else {
+            AccessKind::Instr
+        };
+        b.push(Access {
+            kind,
+            ..Access::load((x % (1 << 16)) * 64, 8)
+        });
+    }
+    out.push(b);
+    out
+}
+
+fn bench_stage(c: &mut Criterion) {
+    let batches = calls_batches();
+    let mut g = c.benchmark_group("sampled");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(STAGE_REFS));
+    for first_only in [false, true] {
+        let name = if first_only { "first_only" } else { "all" };
+        g.bench_function(format!("stage_calls_{name}"), |b| {
+            b.iter_batched(
+                || batches.clone(),
+                |batches| {
+                    let reader = InMemory(batches.into_iter());
+                    let mut trace =
+                        Trace::from_reader(Box::new(reader), Source::Workload("calls".into()));
+                    let options = SpatialOptions {
+                        rate: 0.01,
+                        ..SpatialOptions::default()
+                    };
+                    trace.sampled(options, None).expect("valid options");
+                    if first_only {
+                        trace.sampled_first_call_only();
+                    }
+                    let (mut out, mut kept) = (Batch::new(), 0);
+                    while trace.read_batch(&mut out).expect("in memory") > 0 {
+                        kept += out.len();
+                    }
+                    black_box(kept)
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let batches = sampled_batches();
     let records: usize = batches.iter().map(Batch::len).sum();
@@ -102,5 +190,5 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, bench, bench_stage);
 criterion_main!(benches);

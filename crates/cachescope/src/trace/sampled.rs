@@ -9,12 +9,12 @@
 //! them without a scan of the fetches). A batch ends just before a sampled reference, so the
 //! references left out after the last sampled one are counted in the last batch's span.
 
+mod filter;
 pub(crate) mod places;
 
 use super::{AccessReader, Trace};
-use crate::access::AccessKind;
 use crate::analysis::Analysis;
-use crate::batch::{BATCH_LEN, Batch, Step, ThreadSpan};
+use crate::batch::{BATCH_LEN, Batch, Step};
 use crate::error::{Error, Result};
 use crate::sampling::{Profile, Sampler, SamplerOptions};
 use crate::spatial::{SpatialFilter, SpatialOptions};
@@ -28,12 +28,6 @@ pub(crate) const OUT_LEN: usize = BATCH_LEN / 2;
 /// every call of the full stream it covers, `OUT_LEN / R` references: on a recorded sqlite3
 /// at R = 0.01 about 13 MB a batch, times the batches a parallel pass keeps in flight.
 pub(crate) const OUT_CALLS: usize = BATCH_LEN / 2;
-
-/// Call events ahead of the one being passed whose run's last fetch is prefetched.
-const FETCH_AHEAD: usize = 4;
-
-/// Admitted data references ahead of the one being filtered whose columns are prefetched.
-const KEPT_AHEAD: usize = 4;
 
 /// The filter, the input it reads ahead, and the full stream's counts; see the module doc.
 pub(crate) struct SpatialStage {
@@ -161,149 +155,6 @@ impl SpatialStage {
         self.kept += out.len() as u64;
         Ok(out.len())
     }
-
-    /// Filters the current full batch from `self.at` into `out`; true when `out` is full (of
-    /// accesses, or of call events) and the filter stopped just before a sampled reference
-    /// (`self.at` is then its index).
-    fn filter_into(&mut self, out: &mut Batch) -> bool {
-        if self.full.sampling().is_some() {
-            return self.refilter_into(out);
-        }
-        let full = &self.full;
-        let (addrs, places) = (
-            full.data_addrs().expect("indexed above"),
-            full.data_positions().expect("indexed above"),
-        );
-        // The first data reference at or after `at`.
-        let mut k = places.partition_point(|&p| (p as usize) < self.at);
-        let mut stopped = None;
-        let mut call = 0;
-        for step in full.steps() {
-            let (run, thread) = match step {
-                Step::Accesses(run, thread) => (run, thread),
-                Step::Call(e) => {
-                    // The fetch before a call a few ahead, which the run before that call
-                    // reads as its last: a line the decoding core wrote, not yet in this one's
-                    // caches (its load was a third of the stage's time on a recorded sqlite3).
-                    if let Some(ahead) = full.calls().get(call + FETCH_AHEAD)
-                        && let Some(a) = full.addrs.get((ahead.at as usize).wrapping_sub(1))
-                    {
-                        crate::prefetch::prefetch(a);
-                    }
-                    // Call events pass unfiltered, each with its thread's place.
-                    if call >= self.next_call {
-                        if !(self.first_call_only && self.first_call_passed) {
-                            let place = self.calls.place(e.thread);
-                            out.push_sampled_call(e.thread, e.op, place);
-                            self.first_call_passed = true;
-                        }
-                        self.next_call += 1;
-                    }
-                    call += 1;
-                    continue;
-                }
-            };
-            let (lo, hi) = (run.start.max(self.at), run.end);
-            if lo >= hi {
-                continue;
-            }
-            // The run's last fetch, for the call events to come (a scan back: usually its
-            // last access), loaded before the filter's loop so that its cache miss (the batch
-            // was decoded on another core) overlaps the hashing.
-            let last_fetch = |end: usize| {
-                (lo..end)
-                    .rev()
-                    .find(|&i| full.kinds[i] == AccessKind::Instr)
-                    .map(|i| full.addrs[i])
-            };
-            let mut run_fetch = last_fetch(hi);
-            // Index in the batch and index among the data references, at `lo`.
-            let (data0, instrs0) = (self.data, self.instrs);
-            let (lo_k, mut end) = (k, hi);
-            // The run's data references the limit admits now, hashed in one sweep: the limit
-            // only falls, so a superset, each checked again below against the limit then.
-            // Their size, kind and pc, scattered over the batch another core decoded, are
-            // loaded a few candidates ahead (their loads were a quarter of the stage's time
-            // on a recorded sqlite3).
-            let (hash, admitted) = (self.filter.hash(), self.filter.limit());
-            let columns = |k: usize| {
-                let i = places[k] as usize;
-                crate::prefetch::prefetch(&full.sizes[i]);
-                crate::prefetch::prefetch(&full.kinds[i]);
-                crate::prefetch::prefetch(&full.pcs[i]);
-            };
-            let cands = &mut self.cands;
-            cands.clear();
-            while k < places.len() && (places[k] as usize) < hi {
-                let h = hash.of(addrs[k] >> self.shift);
-                if admitted.admits(h) {
-                    if cands.len() < KEPT_AHEAD {
-                        columns(k);
-                    }
-                    cands.push((k, h));
-                }
-                k += 1;
-            }
-            for (c, &(k, h)) in cands.iter().enumerate() {
-                if let Some(&(ahead, _)) = cands.get(c + KEPT_AHEAD) {
-                    columns(ahead);
-                }
-                if self.filter.limit().admits(h) {
-                    let i = places[k] as usize;
-                    // A batch with an access (one without ends the stream) ends here once
-                    // full, or once it holds `OUT_CALLS` call events.
-                    if out.len() >= OUT_LEN || (out.calls().len() >= OUT_CALLS && !out.is_empty()) {
-                        (stopped, end) = (Some(i), i);
-                        break;
-                    }
-                    let before = self.filter.limit();
-                    let data_before = data0 + (k - lo_k) as u64;
-                    let instrs_before = instrs0 + (i - lo - (k - lo_k)) as u64;
-                    let keep = self.filter.keep_hashed(h);
-                    // The limit after the reference applies to it (it may have lowered it).
-                    if self.filter.limit() != before {
-                        out.lower_limit(self.filter.limit());
-                    }
-                    if keep {
-                        out.set_thread(thread);
-                        out.push_sampled(
-                            addrs[k],
-                            full.sizes[i],
-                            full.kinds[i],
-                            full.pcs[i],
-                            data_before,
-                            instrs_before,
-                        );
-                    }
-                }
-            }
-            let counts = AccessKind::count(&full.kinds[lo..end]);
-            let run_span = ThreadSpan {
-                thread,
-                loads: counts[AccessKind::Load as usize],
-                stores: counts[AccessKind::Store as usize],
-                modifies: counts[AccessKind::Modify as usize],
-                instrs: counts[AccessKind::Instr as usize],
-            };
-            let span = out
-                .sampling_mut()
-                .expect("started sampled")
-                .span_mut(thread);
-            span.add(&run_span);
-            // Each thread's counts and last fetch, for the call events to come.
-            if end < hi {
-                run_fetch = last_fetch(end);
-            }
-            self.calls.count(&run_span, run_fetch);
-            self.data += counts[..3].iter().sum::<u64>();
-            self.instrs += counts[AccessKind::Instr as usize];
-            if stopped.is_some() {
-                break;
-            }
-        }
-        self.at = stopped.unwrap_or(full.len());
-        stopped.is_some()
-    }
 }
 
 impl SpatialStage {
@@ -428,7 +279,8 @@ impl Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::access::{Access, ThreadId};
+    use crate::access::{Access, AccessKind, ThreadId};
+    use crate::batch::ThreadSpan;
     use crate::error::Source;
     use crate::spatial::{Limit, LineHash};
     use proptest::prelude::*;
@@ -621,6 +473,127 @@ mod tests {
         assert!(first[1..].iter().all(|b| b.3.is_empty()));
         for (a, f) in all.iter().zip(&first) {
             assert_eq!((&a.0, &a.1, a.2), (&f.0, &f.1, f.2));
+        }
+    }
+
+    /// A sampled batch's accesses, spans and call events' count.
+    type SampledBatch = (Vec<Kept>, Vec<ThreadSpan>, usize);
+
+    /// `(thread, kind code, line, call before it)` records cut into batches at `cuts`, read
+    /// as a sampled stream with `options`, all call events passing or only the first: each
+    /// batch's accesses with their threads, positions and limits, its spans, and its calls.
+    fn sampled_with_calls(
+        records: &[(ThreadId, u8, u64, bool)],
+        cuts: &[usize],
+        options: SpatialOptions,
+        first_only: bool,
+    ) -> Option<Vec<SampledBatch>> {
+        use crate::batch::{CallOp, EnterKind};
+        let mut batches = vec![Batch::new()];
+        for (n, &(t, k, line, call)) in records.iter().enumerate() {
+            if cuts.contains(&n) && !batches.last().unwrap().is_empty() {
+                batches.push(Batch::new());
+            }
+            let b = batches.last_mut().unwrap();
+            if call {
+                let op = CallOp::Enter {
+                    key: line,
+                    kind: EnterKind::Call,
+                };
+                b.push_call(t, op);
+            }
+            let kind = AccessKind::from_code(k).unwrap();
+            b.set_thread(t);
+            b.push(Access {
+                kind,
+                ..Access::load(line * 64 + 3, 4)
+            });
+        }
+        let mut trace = Trace::from_reader(
+            Box::new(Batches(batches.into_iter())),
+            Source::Workload("test".into()),
+        );
+        trace.sampled(options, None).unwrap();
+        if first_only {
+            trace.sampled_first_call_only();
+        }
+        let (mut batch, mut out) = (Batch::new(), Vec::new());
+        loop {
+            match trace.read_batch(&mut batch) {
+                Ok(0) => return Some(out),
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+            assert_eq!(batch.check_sampling(), Ok(()));
+            let s = batch.sampling().unwrap();
+            let kept = batch
+                .iter_threaded()
+                .enumerate()
+                .map(|(i, (thread, a))| Kept {
+                    thread,
+                    addr: a.addr,
+                    data_before: s.data_before[i],
+                    instrs_before: s.instrs_before[i],
+                    limit: s.limit_at(i),
+                })
+                .collect();
+            out.push((kept, s.span.clone(), batch.calls().len()));
+        }
+    }
+
+    /// Once the first call event has passed under [`Trace::sampled_first_call_only`], the
+    /// stage filters each thread's run whole, calls skipped (`sampled/filter.rs`): over three
+    /// threads and batches that end at [`OUT_LEN`] sampled references (so the filter stops
+    /// inside a run and resumes there), its stream is the one passing every call, but for
+    /// the calls.
+    #[test]
+    fn skipping_calls_keeps_the_stream() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let records: Vec<_> = (0..150_000)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let thread = 1 + (x >> 60) as u32 % 3;
+                (thread, (x >> 8) as u8 % 4, (x >> 20) % 5000, x % 13 == 0)
+            })
+            .collect();
+        let cuts = [30_000, 70_001, 70_002, 120_000];
+        for max in [None, Some(300)] {
+            let options = SpatialOptions {
+                rate: 0.9,
+                seed: 3,
+                max_lines: max,
+                ..SpatialOptions::default()
+            };
+            let all = sampled_with_calls(&records, &cuts, options, false).unwrap();
+            let first = sampled_with_calls(&records, &cuts, options, true).unwrap();
+            // Unbounded, the sample fills batches (each ending inside a run).
+            assert!(max.is_some() || all.len() > 2, "{} batches", all.len());
+            assert_eq!(first.iter().map(|b| b.2).sum::<usize>(), 1);
+            assert!(all.iter().map(|b| b.2).sum::<usize>() > 10_000);
+            let strip =
+                |v: Vec<SampledBatch>| v.into_iter().map(|(k, s, _)| (k, s)).collect::<Vec<_>>();
+            assert_eq!(strip(first), strip(all));
+        }
+    }
+
+    proptest! {
+        /// The same at any rate, cut anywhere, over threads that switch often.
+        #[test]
+        fn skipping_calls_keeps_any_stream(
+            records in proptest::collection::vec((1u32..4, 0u8..4, 0u64..200, proptest::bool::ANY), 1..1500),
+            cuts in proptest::collection::vec(0usize..1500, 0..5),
+            rate in 0.05f64..1.0,
+            max in proptest::option::of(1u64..30),
+        ) {
+            let options = SpatialOptions { rate, seed: 7, max_lines: max, ..SpatialOptions::default() };
+            let all = sampled_with_calls(&records, &cuts, options, false);
+            let first = sampled_with_calls(&records, &cuts, options, true);
+            let strip = |v: Option<Vec<SampledBatch>>| {
+                v.map(|v| v.into_iter().map(|(k, s, _)| (k, s)).collect::<Vec<_>>())
+            };
+            prop_assert_eq!(strip(first), strip(all));
         }
     }
 
