@@ -340,10 +340,14 @@ impl<R: Read + Send> SpatialReader<R> {
                 let thread = arg as ThreadId;
                 if w >> 60 == TAG_REUSE {
                     let [j, i] = self.words.array("a thread's reuse record")?;
-                    self.threads.as_mut().map(|t| t.push(thread, j, i));
+                    if let Some(t) = &mut self.threads {
+                        t.push(thread, j, i);
+                    }
                 } else {
                     let [n] = self.words.array("a thread's count record")?;
-                    self.threads.as_mut().map(|t| t.count(thread, n));
+                    if let Some(t) = &mut self.threads {
+                        t.count(thread, n);
+                    }
                 }
             }
             // The reuse sampler's records: kept when asked for (a stream read again skips them).

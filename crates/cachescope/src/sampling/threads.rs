@@ -87,8 +87,11 @@ pub fn thread_options(reuse: &SamplerOptions) -> SamplerOptions {
 /// [`Sampler::decaying`]: super::Sampler::decaying
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ThreadReuses {
-    threads: BTreeMap<ThreadId, (Vec<(u64, u64)>, Option<u64>)>,
+    threads: BTreeMap<ThreadId, Records>,
 }
+
+/// One thread's `(sampled position, reuse position)` records and its count, once known.
+type Records = (Vec<(u64, u64)>, Option<u64>);
 
 impl ThreadReuses {
     /// Thread `thread`'s reference at `i` reused the line of its sample at `j`.
