@@ -151,7 +151,7 @@ static void gather(IRSB* sb, Int from, Int to)
       if (events[i].kind == EV_HIDDEN)
          continue;
       if (cs_sampling() && (events[i].kind != EV_INSTR || cs_sample_instr()))
-         cs_sample_emit(sb, events[i].addr);
+         cs_sample_emit(sb, events[i].addr, events[i].kind != EV_INSTR);
       if (cs_sampling() && !cs_spatial())
          continue;
       if (segment_used == CS_MAX_SEGMENT)

@@ -54,6 +54,7 @@ extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 #include "cs_instrument.h"
 #include "cs_ring.h"
 #include "cs_sample.h"
+#include "cs_sample_threads.h"
 #include "cs_spatial.h"
 #include "cs_toggle.h"
 
@@ -211,6 +212,8 @@ static void cs_running(ThreadId tid)
       current_tid = tid;
       current_serial = serial_of(tid);
       cs_toggle_thread(tid);
+      if (cs_sampling())
+         cs_sample_thread(current_serial);
       /* The references so far were the previous thread's. */
       if (cs_spatial())
          cs_spatial_position();
@@ -316,6 +319,8 @@ static void resume_stream(ThreadId tid)
    if (tid != VG_INVALID_THREADID) {
       current_tid = tid;
       current_serial = serial_of(tid);
+      if (cs_sampling())
+         cs_sample_thread(current_serial);
       cs_append(CS_ESCAPE(CS_TAG_THREAD, current_serial));
    }
 }
@@ -384,6 +389,8 @@ static void cs_print_usage(void)
 "                        the reuses of their lines and the count [no sampling]\n"
 "    --cs-line-shift=N   log2 of the line size, for sampling [6]\n"
 "    --cs-sample-instr=no|yes  the reuse sampler counts instructions [as --cs-instr]\n"
+"    --cs-sample-threads-from=PATH  with --cs-sample-from, a reuse sampler per thread too,\n"
+"                        its positions (each thread's data references) from PATH [none]\n"
 "    --cs-spatial=no|yes  write only the data references to sampled lines (a keyed\n"
 "                        hash of the line at most the limit) and their positions [no]\n"
 "    --cs-spatial-key=K  the hash's key, decimal or 0x hex [0]\n"

@@ -31,10 +31,12 @@
    Argument 1: the execve failed and this program goes on. */
 #define CS_TAG_EXEC   0x3
 /* Sampled capture: a watchpoint fired. Two words follow: the sampled reference's position
-   and its line's next reference's (1-based counts of the counted references). */
+   and its line's next reference's (1-based counts of the counted references). Argument 0:
+   the whole stream's sampler; a thread's number: that thread's sampler (--cs-sample-threads-
+   from, cs_sample_threads.c), its positions counted in the thread's own data references. */
 #define CS_TAG_REUSE  0x4
 /* Sampled capture: one word follows, the references counted so far (before an exec record
-   and before the end record). */
+   and before the end record); argument as CS_TAG_REUSE's, a record per thread. */
 #define CS_TAG_COUNT  0x5
 /* Only in the pipe of a ring (--cs-ring, cs_ring.c): the next buffer of the stream is in the
    ring. Argument bits 0-23 = its words, 24-39 = its slot. The stream is the buffers' words in

@@ -15,6 +15,13 @@
  * Per reference the generated code adds one to the count and tests the position against the
  * next sampled one and a table of 2^20 watch counters indexed by a hash of the line; only when
  * either says so does it call cs_sample_hit, which looks the line up exactly.
+ *
+ * With --cs-sample-threads-from=PATH a second sampler runs per thread (cs_sample_threads.c):
+ * each thread's positions are its own data references, the same draws for every thread read
+ * from that pipe. Its watches share the table of counters, and the generated code compares the
+ * count with the nearer of the two samplers' next positions (cs_next_any; a thread's count is
+ * the count less what the other threads made, so its next position is one of the count's), so
+ * a reference costs nothing more; only the calls are more.
  */
 
 #include "pub_tool_basics.h"
@@ -34,9 +41,7 @@
 #include "cs_events.h"
 #include "cs_instrument.h"
 #include "cs_sample.h"
-
-#define FILTER_BITS 20
-#define NEVER (~0ULL)
+#include "cs_sample_threads.h"
 
 static const HChar* clo_from = NULL; /* --cs-sample-from=PATH: the positions pipe */
 static Long clo_line_shift = 6;      /* --cs-line-shift=N: log2 of the line size */
@@ -46,8 +51,13 @@ static Int clo_sample_instr = -1;    /* --cs-sample-instr: count instructions [a
    by the generated code, so plain globals. */
 static ULong pos = 0;
 static ULong next = NEVER;
-/* Watchpoints per hash slot (saturating: a full slot stays set, which only costs calls). */
-static UShort filter[1 << FILTER_BITS];
+/* The nearer of `next` and the running thread's next sampled position: what the generated code
+   compares the count with. */
+static ULong cs_next_any = NEVER;
+/* Watchpoints per hash slot (saturating: a full slot stays set, which only costs calls), both
+   samplers' (cs_sample_threads.c's too). */
+UShort cs_filter[1 << FILTER_BITS];
+#define filter cs_filter
 
 typedef struct _Watch {
    struct _Watch* next;
@@ -68,6 +78,7 @@ Bool cs_sampling(void)
 Bool cs_sample_option(const HChar* arg)
 {
    if VG_STR_CLO(arg, "--cs-sample-from", clo_from) {}
+   else if (cs_sample_threads_option(arg)) {}
    else if VG_BINT_CLO(arg, "--cs-line-shift", clo_line_shift, 0, 20) {}
    else if VG_XACT_CLO(arg, "--cs-sample-instr=yes", clo_sample_instr, 1) {}
    else if VG_XACT_CLO(arg, "--cs-sample-instr=no", clo_sample_instr, 0) {}
@@ -113,14 +124,32 @@ void cs_sample_start(void)
       VG_(umsg)("cachescope: cannot open --cs-sample-from=%s\n", clo_from);
       VG_(exit)(1);
    }
+   if (cs_sample_threads() && cs_sample_instr()) {
+      /* A thread's count is the whole count less the others': data references only. */
+      VG_(umsg)("cachescope: --cs-sample-threads-from needs --cs-sample-instr=no\n");
+      VG_(exit)(1);
+   }
    watches = VG_(HT_construct)("cachescope.watches");
    next = read_position();
+   cs_sample_threads_start();
+   cs_sample_next_changed();
+}
+
+void cs_sample_next_changed(void)
+{
+   cs_next_any = next < cs_thread_at ? next : cs_thread_at;
+}
+
+ULong cs_sample_position(void)
+{
+   return pos;
 }
 
 void cs_sample_count(void)
 {
    cs_append(CS_ESCAPE(CS_TAG_COUNT, 0));
    cs_append(pos);
+   cs_sample_threads_count();
 }
 
 void cs_sample_forked_child(void)
@@ -130,11 +159,8 @@ void cs_sample_forked_child(void)
       VG_(close)(from_fd);
    from_fd = -1;
    next = NEVER;
-}
-
-static inline UInt slot_of(ULong line)
-{
-   return (UInt)((line * 0x9E3779B97F4A7C15ULL) >> (64 - FILTER_BITS));
+   cs_sample_threads_forked_child();
+   cs_sample_next_changed();
 }
 
 /* The reference at `pos` touches `addr`: fire the watchpoint on its line, if any, then
@@ -165,15 +191,27 @@ static VG_REGPARM(1) void cs_sample_hit(Addr addr)
       /* Positions increase; anything else means the pipe is not cachescope's. */
       tl_assert(p > pos);
       next = p;
+      cs_sample_next_changed();
    }
+}
+
+/* A data reference: the reuse sampler's, then the running thread's. */
+static VG_REGPARM(1) void cs_sample_hit_data(Addr addr)
+{
+   cs_sample_hit(addr);
+   cs_sample_thread_hit(addr >> clo_line_shift, pos);
 }
 
 /* A guarded reference: counted, and tested, only when its guard holds. */
 static VG_REGPARM(1) void cs_sample_guarded(Addr addr)
 {
    pos++;
-   if (pos == next || filter[slot_of(addr >> clo_line_shift)] != 0)
-      cs_sample_hit(addr);
+   if (pos == cs_next_any || filter[slot_of(addr >> clo_line_shift)] != 0) {
+      if (cs_sample_threads())
+         cs_sample_hit_data(addr);
+      else
+         cs_sample_hit(addr);
+   }
 }
 
 static IRExpr* tmp(IRSB* sb, IRType ty, IRExpr* e)
@@ -193,13 +231,14 @@ static IRExpr* u8(UChar v)
    return IRExpr_Const(IRConst_U8(v));
 }
 
-void cs_sample_emit(IRSB* sb, IRExpr* addr)
+void cs_sample_emit(IRSB* sb, IRExpr* addr, Bool data)
 {
+   Bool threads = data && cs_sample_threads();
    IRExpr* pos_at = mkIRExpr_HWord((HWord)&pos);
    IRExpr* p = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, pos_at));
    IRExpr* p1 = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, p, u64(1)));
    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, pos_at, p1));
-   IRExpr* n = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&next)));
+   IRExpr* n = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&cs_next_any)));
    IRExpr* sampled = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, p1, n));
    IRExpr* line = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, u8(clo_line_shift)));
    IRExpr* hash = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Mul64, line, u64(0x9E3779B97F4A7C15ULL)));
@@ -210,8 +249,11 @@ void cs_sample_emit(IRSB* sb, IRExpr* addr)
    IRExpr* wide = tmp(sb, Ity_I64, IRExpr_Unop(Iop_16Uto64, count));
    IRExpr* watched = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, wide, u64(0)));
    IRExpr* call = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, sampled, watched));
-   IRDirty* di = unsafeIRDirty_0_N(1, "cs_sample_hit", VG_(fnptr_to_fnentry)(&cs_sample_hit),
-                                   mkIRExprVec_1(addr));
+   IRDirty* di = threads
+      ? unsafeIRDirty_0_N(1, "cs_sample_hit_data", VG_(fnptr_to_fnentry)(&cs_sample_hit_data),
+                          mkIRExprVec_1(addr))
+      : unsafeIRDirty_0_N(1, "cs_sample_hit", VG_(fnptr_to_fnentry)(&cs_sample_hit),
+                          mkIRExprVec_1(addr));
    di->guard = call;
    addStmtToIRSB(sb, IRStmt_Dirty(di));
 }

@@ -19,10 +19,10 @@ void cs_sample_start(void);
 /* Appends the count of references so far (before an exec record and the end record). */
 void cs_sample_count(void);
 void cs_sample_forked_child(void);
-/* One counted reference at `addr`: inline IR, with a call only when it is sampled or may
-   touch a watched line. */
-void cs_sample_emit(IRSB* sb, IRExpr* addr);
-/* The same, for a reference made only when `guard` holds. */
+/* One counted reference at `addr` (a data reference if `data`: the per-thread sampler counts
+   it too): inline IR, with a call only when it is sampled or may touch a watched line. */
+void cs_sample_emit(IRSB* sb, IRExpr* addr, Bool data);
+/* The same, for a data reference made only when `guard` holds. */
 void cs_sample_emit_guarded(IRSB* sb, IRExpr* addr, IRExpr* guard);
 
 #endif

@@ -162,6 +162,9 @@ pub(super) struct InTool<'a> {
     pub reuse: Option<&'a SamplerOptions>,
     /// The spatial sampler (`cs_spatial.c`), told these options' key and starting limit.
     pub spatial: Option<&'a SpatialOptions>,
+    /// With `reuse`, a reuse sampler per thread too (`cs_sample.c`), its positions written
+    /// into `recording.dir/thread-positions.fifo`.
+    pub threads: bool,
 }
 
 /// Starts the tool on `program` and opens its record stream. With a sampler `in_tool`, the
@@ -219,6 +222,13 @@ pub(super) fn launch(
             format!("--cs-sample-instr={}", yes_no(s.include_instructions)).into(),
         ];
         fifos.push(positions);
+        if in_tool.threads {
+            let threads = dir.join(THREAD_POSITIONS);
+            let mut from = OsString::from("--cs-sample-threads-from=");
+            from.push(&threads);
+            sample_args.push(from);
+            fifos.push(threads);
+        }
     }
     for f in &fifos {
         if make_fifo(f).is_err() {
@@ -236,6 +246,7 @@ pub(super) fn launch(
         InTool {
             reuse: Some(_),
             spatial: None,
+            ..
         } => None,
         _ => make_ring(),
     };
@@ -334,6 +345,9 @@ pub(super) const CHILDREN: &str = "children";
 
 /// The name of the sampled positions' pipe in the recording's directory.
 pub(super) const POSITIONS: &str = "positions.fifo";
+
+/// The name of the per-thread sampler's positions' pipe.
+pub(super) const THREAD_POSITIONS: &str = "thread-positions.fifo";
 
 /// The error for a stream that did not start: the tool's, or why Valgrind produced nothing.
 pub(super) fn no_trace(e: Error, recording: &mut Recording, log: &Path) -> Error {

@@ -9,7 +9,6 @@
 //! equals sampling the full trace of the same run with the same options (the positions are
 //! the same draws; the tool counts what the trace would list, in the same order).
 
-use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs::{File, OpenOptions};
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -19,11 +18,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use super::tool_run::{InTool, Launched, POSITIONS, launch, no_trace};
+use super::tool_run::{InTool, Launched, POSITIONS, THREAD_POSITIONS, launch, no_trace};
 use super::{Finished, ProgramOutput, ToolOptions};
 use crate::error::{Error, Result, Source, corrupt, truncated};
 use crate::sampling::{
-    MAX_SAMPLES, NextUse, Profile, Sample, SampleCursor, SamplerOptions, Thinning,
+    MAX_SAMPLES, Profile, SampleCursor, SamplerOptions, THREAD_SAMPLES, Thinning, rebuild_drawn,
+    thread_options,
 };
 
 const TAG_THREAD: u64 = 0x1;
@@ -72,9 +72,10 @@ pub fn sample_program(
         InTool {
             reuse: Some(&options),
             spatial: None,
+            threads: false,
         },
     )?;
-    let positions = Positions::start(&recording.dir, options);
+    let positions = Positions::start(&recording.dir.join(POSITIONS), SampleCursor::new(&options));
     let read = read_stream(BufReader::with_capacity(1 << 16, input), &source, &options);
     positions.stop();
     let stream = match read {
@@ -124,13 +125,13 @@ pub(super) struct Positions {
 }
 
 impl Positions {
-    /// Starts writing the positions `options` draws into `dir`'s positions pipe.
-    pub(super) fn start(dir: &Path, options: SamplerOptions) -> Positions {
-        let path = dir.join(POSITIONS);
+    /// Starts writing the positions `cursor` draws into the pipe at `path`.
+    pub(super) fn start(path: &Path, cursor: SampleCursor) -> Positions {
+        let path = path.to_path_buf();
         let stop = Arc::new(AtomicBool::new(false));
         let writer = {
             let (path, stop) = (path.clone(), stop.clone());
-            std::thread::spawn(move || write_positions(&path, options, &stop))
+            std::thread::spawn(move || write_positions(&path, cursor, &stop))
         };
         Positions {
             path,
@@ -159,12 +160,11 @@ impl Drop for Positions {
 }
 
 /// Writes the sampled positions, in order, until the tool closes its end or `stop` is set.
-fn write_positions(path: &Path, options: SamplerOptions, stop: &AtomicBool) {
+fn write_positions(path: &Path, mut cursor: SampleCursor, stop: &AtomicBool) {
     let Ok(file) = OpenOptions::new().write(true).open(path) else {
         return;
     };
     let mut w = BufWriter::with_capacity(1 << 12, file);
-    let mut cursor = SampleCursor::new(&options);
     while !stop.load(Ordering::SeqCst) {
         let at = cursor.next();
         if w.write_all(&at.to_le_bytes()).is_err() || at == u64::MAX {
@@ -248,55 +248,25 @@ pub(super) fn rebuild(
     stream: &Stream,
     source: &Source,
 ) -> Result<Profile> {
-    let n = stream.count;
     // The in-process sampler's thinning at the end ([`Stream::push_reuse`]).
     let thin = Thinning::new(options.seed, MAX_SAMPLES);
-    let level = thin.level(options.rate, n);
-    let reused: HashMap<u64, u64> = stream
-        .reuses
-        .iter()
-        .copied()
-        .filter(|&(j, _)| thin.keeps(j, level))
-        .collect();
-    let mut samples = Vec::new();
-    let mut cursor = SampleCursor::new(&options);
-    while cursor.next() <= n {
-        let j = cursor.next();
-        if !thin.keeps(j, level) {
-            cursor.skip_to(j);
-            continue;
-        }
-        let next = match reused.get(&j) {
-            Some(&i) if i > j && i <= n => NextUse::Reuse {
-                distance: i - j - 1,
-            },
-            Some(_) => {
-                return Err(corrupt(
-                    source,
-                    format!("a reuse of sample {j} out of order"),
-                ));
-            }
-            None => NextUse::Dangling { age: n - j },
-        };
-        samples.push(Sample { position: j, next });
-        cursor.skip_to(j);
-    }
-    if samples.iter().filter(|s| s.distance().is_some()).count() != reused.len() {
-        return Err(corrupt(
-            source,
-            "a reuse of a position that was not sampled",
-        ));
-    }
-    let options = SamplerOptions {
-        rate: Thinning::rate(options.rate, level),
-        ..options
-    };
-    Ok(Profile::from_sampler(options, n, samples))
+    let drawn = (SampleCursor::new(&options), thin);
+    rebuild_drawn(options, drawn, &stream.reuses, stream.count, source)
+}
+
+/// Writes each thread's positions (the same draws for all: [`Sampler::decaying`]'s with the
+/// run's seed) into `dir`'s second pipe, for the tool's per-thread sampler.
+///
+/// [`Sampler::decaying`]: crate::sampling::Sampler::decaying
+pub(super) fn thread_positions(dir: &Path, reuse: &SamplerOptions) -> Positions {
+    let cursor = SampleCursor::decaying(thread_options(reuse).seed, THREAD_SAMPLES);
+    Positions::start(&dir.join(THREAD_POSITIONS), cursor)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sampling::{NextUse, Sample, ThreadReuses};
 
     fn words(w: &[u64]) -> Vec<u8> {
         w.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -408,5 +378,110 @@ mod tests {
         stream.count = n;
         assert!(stream.reuses.len() as u64 <= MAX_SAMPLES + MAX_SAMPLES / 8);
         assert_eq!(rebuild(options, &stream, &Source::Stdin).unwrap(), expected);
+    }
+
+    /// Brute force: the tool's per-thread records (every drawn position's next reference by
+    /// the same thread) rebuild each thread's profile as [`Sampler::decaying`] makes it over
+    /// that thread's references, thinning included (a thread past [`THREAD_SAMPLES`]).
+    ///
+    /// [`Sampler::decaying`]: crate::sampling::Sampler::decaying
+    #[test]
+    fn each_threads_records_rebuild_its_decaying_samplers_profile() {
+        use crate::analysis::Analysis;
+        let reuse = SamplerOptions {
+            rate: 1e-3,
+            seed: 4,
+            ..SamplerOptions::default()
+        };
+        let mut records = ThreadReuses::default();
+        for (thread, n, lines) in [(1u32, 300_000u64, 9000u64), (3, 5_000, 70)] {
+            let line = |i: u64| (i * 2_654_435_761) % lines;
+            let batch: crate::Batch = (0..n)
+                .map(|i| crate::Access::load(line(i) << 6, 8))
+                .collect();
+            let mut s = crate::sampling::Sampler::decaying(reuse, THREAD_SAMPLES).unwrap();
+            s.observe(&batch);
+            let want = s.finish().with_source(Source::Stdin.to_string());
+            let mut cursor = SampleCursor::decaying(4, THREAD_SAMPLES);
+            while cursor.next() <= n {
+                let j = cursor.next();
+                if let Some(i) = (j + 1..=n).find(|&i| line(i - 1) == line(j - 1)) {
+                    records.push(thread, j, i);
+                }
+                cursor.skip_to(j);
+            }
+            records.count(thread, n);
+            let got = records.profiles(&reuse, &Source::Stdin).unwrap();
+            assert_eq!(got[&thread], want, "thread {thread}");
+        }
+        records.push(5, 1, 2);
+        assert!(
+            records.profiles(&reuse, &Source::Stdin).is_err(),
+            "no count"
+        );
+    }
+
+    /// The spatial stream's per-thread records (argument: the thread) decode into
+    /// [`ThreadReuses`], beside the whole stream's reuse records; a record out of order is
+    /// refused when the profiles are made.
+    #[test]
+    fn a_spatial_stream_carries_each_threads_records() {
+        use crate::record::tool_spatial::SpatialReader;
+        use crate::spatial::SpatialOptions;
+        use crate::trace::AccessReader;
+        let header = (TAG_HEADER << 60) | SAMPLED | (1 << 18) | VERSION;
+        let body = [
+            header,
+            (TAG_THREAD << 60) | 1,
+            (TAG_REUSE << 60) | 1,
+            1,
+            3,
+            TAG_REUSE << 60,
+            2,
+            5,
+            (TAG_THREAD << 60) | 2,
+            (TAG_REUSE << 60) | 2,
+            2,
+            4,
+            (TAG_COUNT << 60) | 1,
+            4,
+            (TAG_COUNT << 60) | 2,
+            6,
+        ];
+        let mut w = body.to_vec();
+        w.push((TAG_END << 60) | w.len() as u64);
+        let reader = |w: &[u64]| {
+            SpatialReader::new(
+                std::io::Cursor::new(words(w)),
+                Source::Stdin,
+                SpatialOptions::default(),
+                None,
+            )
+            .unwrap()
+        };
+        let mut r = reader(&w);
+        let mut b = crate::Batch::new();
+        while r.read_batch(&mut b).unwrap() > 0 {}
+        let mut want = ThreadReuses::default();
+        want.push(1, 1, 3);
+        want.push(2, 2, 4);
+        want.count(1, 4);
+        want.count(2, 6);
+        assert_eq!(r.thread_reuses(), Some(want));
+        let profiles = r.thread_reuses();
+        assert!(profiles.is_none(), "taken once");
+        // Thread 2's sample at 4 reused at 2: out of order.
+        let mut bad = body.to_vec();
+        bad[10..12].copy_from_slice(&[4, 2]);
+        bad.push((TAG_END << 60) | bad.len() as u64);
+        let mut r = reader(&bad);
+        while r.read_batch(&mut b).unwrap() > 0 {}
+        let options = SamplerOptions::default();
+        assert!(
+            r.thread_reuses()
+                .unwrap()
+                .profiles(&options, &Source::Stdin)
+                .is_err()
+        );
     }
 }

@@ -32,6 +32,7 @@ use crate::batch::{Batch, ThreadSpan};
 use crate::error::{Error, Result, Source};
 use crate::record::tool::escape::decode_event;
 use crate::record::tool_decode::{address, kind_of};
+use crate::sampling::ThreadReuses;
 use crate::sampling::{Profile, SamplerOptions};
 use crate::spatial::{SpatialFilter, SpatialOptions};
 
@@ -95,6 +96,9 @@ pub struct SpatialReader<R> {
     /// Whether the header says the reuse sampler's records come too.
     reuse_records: bool,
     profile: Option<Profile>,
+    /// The per-thread sampler's records (`cs_sample.c`), whether asked for or not; `None`
+    /// once an exec was followed (its threads count from 1 again).
+    threads: Option<ThreadReuses>,
     events: Option<crossbeam_channel::Sender<Event>>,
     calls: Option<crate::trace::CallPlaces>, // with call events: each thread's counts, fetch
     /// No filter reads the batches again
@@ -130,6 +134,7 @@ impl<R: Read + Send> SpatialReader<R> {
             reuse: reuse.map(|r| (r, Stream::default())),
             reuse_records: false,
             profile: None,
+            threads: Some(ThreadReuses::default()),
             events: None,
             calls: None,
             last: false,
@@ -327,7 +332,23 @@ impl<R: Read + Send> SpatialReader<R> {
                 }
                 self.counts = [0; 4];
                 self.spanned = [0; 4];
+                self.threads = None;
                 self.words.restart();
+            }
+            // The per-thread sampler's (argument: the thread), kept for whoever asks.
+            TAG_REUSE | TAG_COUNT if self.reuse_records && arg != 0 => {
+                let thread = arg as ThreadId;
+                if w >> 60 == TAG_REUSE {
+                    let [j, i] = self.words.array("a thread's reuse record")?;
+                    if let Some(t) = &mut self.threads {
+                        t.push(thread, j, i);
+                    }
+                } else {
+                    let [n] = self.words.array("a thread's count record")?;
+                    if let Some(t) = &mut self.threads {
+                        t.count(thread, n);
+                    }
+                }
             }
             // The reuse sampler's records: kept when asked for (a stream read again skips them).
             TAG_REUSE if self.reuse_records => {

@@ -8,14 +8,14 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{Read, Write};
 
-use super::tool_run::{InTool, Launched, launch, no_trace};
-use super::tool_sampled::Positions;
+use super::tool_run::{InTool, Launched, POSITIONS, launch, no_trace};
+use super::tool_sampled::{Positions, thread_positions};
 use super::tool_spatial::SpatialReader;
 use super::{Recording, ToolOptions};
 use crate::attribution::events::Event;
 use crate::batch::Batch;
 use crate::error::{Result, Source};
-use crate::sampling::{Profile, SamplerOptions};
+use crate::sampling::{Profile, SampleCursor, SamplerOptions};
 use crate::spatial::SpatialOptions;
 use crate::trace::{AccessReader, Diagnostics};
 
@@ -23,8 +23,9 @@ use crate::trace::{AccessReader, Diagnostics};
 /// sampled batches.
 pub struct SpatialStream {
     reader: SpatialReader<Box<dyn Read + Send>>,
-    /// The reuse sampler's positions, written while the tool runs.
-    positions: Option<Positions>,
+    /// The reuse sampler's positions and the per-thread sampler's, written while the tool
+    /// runs.
+    positions: Option<(Positions, Option<Positions>)>,
 }
 
 impl SpatialStream {
@@ -66,7 +67,9 @@ impl AccessReader for SpatialStream {
 impl Recording {
     /// Starts `valgrind --tool=cachescope --cs-spatial=yes PROGRAM ARGS…` sampling the lines
     /// `spatial` samples; with `reuse`, StatCache's sampler runs in the same tool and the
-    /// stream's [`AccessReader::reuse_profile`] gives its profile at the end. `opts` as for
+    /// stream's [`AccessReader::reuse_profile`] gives its profile at the end, and (unless it
+    /// counts instructions) one per thread too, whose records the stream carries
+    /// ([`AccessReader::thread_reuses`], for a read of its copy). `opts` as for
     /// [`Recording::start_tool`] (`instr` is ignored: instructions are counted, never sampled;
     /// `--toggle-collect` is refused). Events, with `opts.events`, come on the receiver, each
     /// positioned in the full stream. With `copy`, the tool's stream is also written into it as
@@ -111,9 +114,16 @@ impl Recording {
             InTool {
                 reuse: reuse.as_ref(),
                 spatial: Some(&spatial),
+                // A thread's count in the tool is the count of data references less the
+                // other threads': only when instructions are not counted.
+                threads: reuse.is_some_and(|r| !r.include_instructions),
             },
         )?;
-        let positions = reuse.map(|r| Positions::start(&recording.dir, r));
+        let positions = reuse.map(|r| {
+            let whole = Positions::start(&recording.dir.join(POSITIONS), SampleCursor::new(&r));
+            let threads = (!r.include_instructions).then(|| thread_positions(&recording.dir, &r));
+            (whole, threads)
+        });
         let input: Box<dyn Read + Send> = match copy {
             Some(file) => Box::new(Tee {
                 input,

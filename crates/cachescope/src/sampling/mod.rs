@@ -62,6 +62,7 @@
 //! # Ok::<(), cachescope::Error>(())
 //! ```
 
+mod draws;
 mod filter;
 mod format;
 mod profile;
@@ -71,13 +72,17 @@ mod tests;
 mod thinning;
 #[cfg(test)]
 mod thinning_tests;
+mod threads;
 
+pub(crate) use draws::SampleCursor;
 pub use format::{MAGIC, VERSION};
 pub use profile::{Profile, SlotHistogram};
 pub use sampler::Sampler;
-pub(crate) use sampler::{FirstReferences, SampleCursor, SamplerParts};
+pub(crate) use sampler::{FirstReferences, SamplerParts};
 pub use thinning::MAX_SAMPLES;
 pub(crate) use thinning::Thinning;
+pub(crate) use threads::rebuild_drawn;
+pub use threads::{THREAD_SAMPLES, ThreadReuses, thread_options};
 
 use crate::access::LineSize;
 use crate::error::{Error, Result};

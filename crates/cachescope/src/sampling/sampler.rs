@@ -1,9 +1,7 @@
 //! [`Sampler`]: StatCache's sample selector, watchpoints and reference counter as one
 //! [`Analysis`].
 
-use rand::Rng;
-use rand_pcg::Pcg64;
-
+use super::draws::{Gaps, SampleCursor};
 use super::filter::{Filter, Watchpoints};
 use super::thinning::{MAX_SAMPLES, Thinning};
 use super::{NextUse, Profile, Sample, SamplerOptions};
@@ -17,68 +15,6 @@ use crate::error::Result;
 /// ones branch less. Measured on the benchmark's Zipf stream at rate 10^−4, one batch in cache:
 /// 1.13 ns per reference with 64, 1.23 with 32, 1.27 with 16.
 const RUN: usize = 64;
-
-/// Geometric gaps between sampled positions: each reference is sampled with probability `rate`,
-/// independently, so the gap `G ≥ 1` has `P(G = g) = (1 − rate)^(g−1)·rate`.
-#[derive(Clone, Debug)]
-pub(super) struct Gaps {
-    rng: Pcg64,
-    /// ln(1 − rate) (−∞ at rate 1).
-    ln_keep: f64,
-}
-
-impl Gaps {
-    /// The gap sequence of `rate` (in (0, 1]) and `seed`.
-    pub fn new(rate: f64, seed: u64) -> Gaps {
-        Gaps {
-            // A fixed stream: the seed alone picks the sequence.
-            rng: crate::rng::seeded_complement(seed, 0x5a4d_504c_4552),
-            ln_keep: (-rate).ln_1p(),
-        }
-    }
-
-    /// The next gap, by inversion: `G = 1 + ⌊ln U / ln(1 − rate)⌋` with `U` uniform in (0, 1]
-    /// (53 bits from one `next_u64`). Saturates at `u64::MAX` for tiny rates.
-    #[inline]
-    pub fn next_gap(&mut self) -> u64 {
-        let u = ((self.rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64);
-        // At rate 1 this is ln U / −∞ = ±0, so every gap is 1.
-        let g = (u.ln() / self.ln_keep).floor();
-        (g as u64).saturating_add(1)
-    }
-}
-
-/// Where the sample selector stands: the next position to sample, and the generator of the gaps
-/// after it. Chunked sampling ([`crate::parallel::sample_chunks`]) moves one cursor along the chunks'
-/// first positions, one draw per sample, so each chunk samples exactly the positions a
-/// sequential pass samples.
-#[derive(Clone, Debug)]
-pub(crate) struct SampleCursor {
-    gaps: Gaps,
-    /// The next position to sample (1-based, counted references).
-    next: u64,
-}
-
-impl SampleCursor {
-    /// The cursor before the first reference.
-    pub fn new(options: &SamplerOptions) -> SampleCursor {
-        let mut gaps = Gaps::new(options.rate, options.seed);
-        let next = gaps.next_gap();
-        SampleCursor { gaps, next }
-    }
-
-    /// The next position to sample.
-    pub fn next(&self) -> u64 {
-        self.next
-    }
-
-    /// Draws gaps until the next sampled position is after `pos`.
-    pub fn skip_to(&mut self, pos: u64) {
-        while self.next <= pos {
-            self.next = self.next.saturating_add(self.gaps.next_gap());
-        }
-    }
-}
 
 /// What a sampler that saw one chunk leaves: finished samples and active watchpoints
 /// `(line, position)`.
@@ -130,6 +66,23 @@ impl Sampler {
             Thinning::new(self.options.seed, cap)
         };
         self
+    }
+
+    /// A sampler whose draws decay as its references grow, for one thread's reuses: every
+    /// reference sampled up to `cap`, then each level's references at half the rate of the
+    /// level before ([`Gaps::decaying`]), thinned at the end to one rate for all of them
+    /// (`thinning.rs`): about `cap / 2` to `cap` samples past `cap` references, at rate 1
+    /// below, whatever the thread's length, and a position drawn by the seed alone, so the
+    /// Valgrind tool can be handed the same draws. `options.rate` is ignored (1).
+    pub fn decaying(options: SamplerOptions, cap: u64) -> Result<Sampler> {
+        let options = SamplerOptions {
+            rate: 1.0,
+            ..options
+        };
+        options.validate()?;
+        let mut s = Sampler::resume(options, 0, SampleCursor::decaying(options.seed, cap));
+        s.thin = Thinning::decaying(options.seed, cap);
+        Ok(s)
     }
 
     /// Thins the samples to the level `pos` references call for ([`super::thinning`]).
@@ -248,7 +201,7 @@ impl Sampler {
             if self.thin.keeps(self.pos, self.level) {
                 self.watch.insert(line, self.pos);
             }
-            self.next = self.pos.saturating_add(self.gaps.next_gap());
+            self.next = self.gaps.next_after(self.pos);
         }
     }
 

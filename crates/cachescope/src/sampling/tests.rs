@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 
-use super::sampler::Gaps;
+use super::draws::Gaps;
 use super::*;
 use crate::access::{Access, AccessKind};
 use crate::analysis::Analysis;

@@ -24,6 +24,10 @@ pub(crate) struct Thinning {
     key: u64,
     /// Expected samples kept at most; `u64::MAX`: never thinned.
     cap: u64,
+    /// The draws decay (`Sampler::decaying`): a position drawn at level `L(j)` is kept at
+    /// level `L` while `L − L(j)` bits of its hash are zero, so every position is kept with
+    /// probability `2^−L` in the end, as at a fixed rate.
+    decaying: bool,
 }
 
 impl Thinning {
@@ -32,6 +36,16 @@ impl Thinning {
         Thinning {
             key: splitmix64(seed ^ 0x7468_696e_6e69_6e67),
             cap: cap.max(1),
+            decaying: false,
+        }
+    }
+
+    /// The thinning of a decaying sampler's draws (rate 1 up to `cap` references, then
+    /// halving per level; `Gaps::decaying`).
+    pub fn decaying(seed: u64, cap: u64) -> Thinning {
+        Thinning {
+            decaying: true,
+            ..Thinning::new(seed, cap)
         }
     }
 
@@ -40,6 +54,7 @@ impl Thinning {
         Thinning {
             key: 0,
             cap: u64::MAX,
+            decaying: false,
         }
     }
 
@@ -60,7 +75,12 @@ impl Thinning {
     /// Whether the sample drawn at `position` is kept at `level`.
     #[inline]
     pub fn keeps(&self, position: u64, level: u32) -> bool {
-        level == 0 || splitmix64(position ^ self.key) >> (64 - level) == 0
+        let bits = if self.decaying {
+            level.saturating_sub(self.level(1.0, position))
+        } else {
+            level
+        };
+        bits == 0 || splitmix64(position ^ self.key) >> (64 - bits) == 0
     }
 
     /// The rate of the samples kept at `level` out of those drawn at `rate`.

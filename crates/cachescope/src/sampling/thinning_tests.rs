@@ -103,3 +103,64 @@ fn short_streams_are_not_thinned() {
     feed(&mut free, 200_000, line, |_| {});
     assert_eq!(bounded.finish(), free.finish());
 }
+
+/// The decaying sampler (one thread's, `Sampler::decaying`): every reference up to the cap,
+/// then a uniform sample of the whole stream at `2^-L` holding between half the cap and the
+/// cap, each sample's distance exact (brute force over a cyclic stream of 500 lines).
+#[test]
+fn a_decaying_sampler_samples_everything_then_uniformly_at_the_final_level() {
+    let cap = 1000;
+    let mut short = Sampler::decaying(options(0.5), cap).unwrap();
+    feed(&mut short, 900, |i| i % 37, |_| {});
+    let p = short.finish();
+    assert_eq!((p.rate(), p.samples().len()), (1.0, 900));
+    let n = 200_000u64;
+    let mut s = Sampler::decaying(options(0.5), cap).unwrap();
+    feed(&mut s, n, |i| i % 500, |_| {});
+    let p = s.finish();
+    // 200 000 over 1000 is over 2^7: level 8.
+    assert_eq!(p.rate(), 1.0 / 256.0);
+    let k = p.samples().len() as u64;
+    assert!(k > cap / 2 && k <= cap + cap / 8, "{k} samples");
+    // Uniform: as many in the first half of the stream as in the second, within 5 sigma.
+    let first = p.samples().iter().filter(|s| s.position <= n / 2).count() as f64;
+    assert!(
+        (first - k as f64 / 2.0).abs() < 5.0 * (k as f64 / 4.0).sqrt(),
+        "{first} of {k}"
+    );
+    for smp in p.samples() {
+        match smp.next {
+            NextUse::Reuse { distance } => assert_eq!(distance, 499),
+            NextUse::Dangling { age } => assert!(smp.position + 500 > n && age == n - smp.position),
+        }
+    }
+}
+
+/// A decaying cursor's draws are the decaying sampler's positions, before its thinning: the
+/// Valgrind tool is handed them (`record::tool_sampled`), so a position depends on the seed
+/// alone.
+#[test]
+fn a_decaying_cursor_draws_the_samplers_positions() {
+    let cap = 300;
+    let n = 50_000u64;
+    let mut s = Sampler::decaying(options(1.0), cap)
+        .unwrap()
+        .with_max_samples(u64::MAX);
+    feed(&mut s, n, |i| i, |_| {});
+    let drawn: Vec<u64> = s.finish().samples().iter().map(|s| s.position).collect();
+    let mut c = SampleCursor::decaying(3, cap);
+    let mut want = Vec::new();
+    while c.next() <= n {
+        want.push(c.next());
+        c.skip_to(c.next());
+    }
+    assert_eq!(drawn, want);
+    assert_eq!(&want[..300], &(1..=300).collect::<Vec<u64>>()[..]);
+    // Level 1 (301-600) at rate 1/2, level 2 (601-1200) at 1/4: about 150 and 150.
+    let l1 = want.iter().filter(|&&j| (301..=600).contains(&j)).count();
+    let l2 = want.iter().filter(|&&j| (601..=1200).contains(&j)).count();
+    assert!(
+        (100..200).contains(&l1) && (100..200).contains(&l2),
+        "{l1} {l2}"
+    );
+}

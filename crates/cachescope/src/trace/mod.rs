@@ -57,6 +57,13 @@ pub trait AccessReader: Send {
         None
     }
 
+    /// The per-thread reuse sampler's records of a Valgrind tool's sampled stream
+    /// ([`crate::sampling::ThreadReuses`]), once the stream has ended; `None` for every
+    /// other reader.
+    fn thread_reuses(&mut self) -> Option<crate::sampling::ThreadReuses> {
+        None
+    }
+
     /// Tells the reader that its caller reads the data references only (the sampled stage):
     /// it may leave the addresses, sizes and pcs of instruction fetches unspecified (their
     /// kinds and places stay; the address of the last fetch before any other access or call
@@ -83,6 +90,9 @@ impl<R: AccessReader + ?Sized> AccessReader for Box<R> {
     }
     fn reuse_profile(&mut self) -> Option<crate::sampling::Profile> {
         (**self).reuse_profile()
+    }
+    fn thread_reuses(&mut self) -> Option<crate::sampling::ThreadReuses> {
+        (**self).thread_reuses()
     }
     fn elide_fetches(&mut self) {
         (**self).elide_fetches()

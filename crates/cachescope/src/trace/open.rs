@@ -262,6 +262,12 @@ impl Trace {
         own.or_else(|| self.reader.reuse_profile())
     }
 
+    /// The per-thread reuse records of the Valgrind tool's sampled stream this trace reads,
+    /// once it has ended ([`AccessReader::thread_reuses`]).
+    pub fn thread_reuses(&mut self) -> Option<crate::sampling::ThreadReuses> {
+        self.reader.thread_reuses()
+    }
+
     /// True once a batch was asked for.
     pub(crate) fn started(&self) -> bool {
         self.started
@@ -387,5 +393,8 @@ impl AccessReader for Trace {
     }
     fn reuse_profile(&mut self) -> Option<crate::sampling::Profile> {
         Trace::reuse_profile(self)
+    }
+    fn thread_reuses(&mut self) -> Option<crate::sampling::ThreadReuses> {
+        Trace::thread_reuses(self)
     }
 }

@@ -55,6 +55,11 @@ impl<R: Read + Send> AccessReader for SpatialReader<R> {
         self.profile.take()
     }
 
+    fn thread_reuses(&mut self) -> Option<crate::sampling::ThreadReuses> {
+        // Only a whole stream's: an exec followed, or a stream cut, gives none.
+        self.threads.take().filter(|t| self.ended && !t.is_empty())
+    }
+
     fn sample_itself(&mut self, options: &SpatialOptions) -> bool {
         // Only before the first batch: the batches so far passed on what it did not keep.
         if *options == self.options && self.kept == 0 && self.pending.is_none() {

@@ -2,51 +2,50 @@
 //! curve is (`combined`, [`super::curves::combined`]): StatStack's from the thread's own reuse
 //! samples where a cache holds fewer than [`super::curves::MIN_SAMPLED_LINES`] sampled lines
 //! (given [`super::curves::MIN_REUSES_COMBINED`] of them), SHARDS's of its sampled references
-//! above. The reuse samples come from StatCache's sampler, one per thread ([`PerThread`]), fed
-//! the whole stream below the sampled stage: each thread's time is its own data references,
-//! the time its SHARDS curve counts (docs/sampled.md). A running program's tool stream is the
-//! sample already: its threads' curves stay SHARDS's.
+//! above. The reuse samples come from StatCache's sampler, one per thread, each thread's time
+//! its own data references (the time its SHARDS curve counts, docs/sampled.md), drawn by
+//! [`Sampler::decaying`]: every reference up to [`THREAD_SAMPLES`], then half as many per
+//! doubling, so a thread keeps 2^15-2^16 samples whatever its length, and a position is drawn
+//! from the seed alone. On a trace the samplers read the whole stream below the sampled stage
+//! ([`PerThread`]); a running program's tool stream carries the same samplers' records
+//! (`cs_sample.c`, [`crate::sampling::ThreadReuses`]), so its curves are the same. [`read`]
+//! wires either.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use crate::access::{LineSize, ThreadId};
+use crate::access::ThreadId;
 use crate::analysis::PerThread;
 use crate::error::Result;
 use crate::method::{self, Measured, Method, ThreadCurve, ThreadCurves};
-use crate::reuse::{Mrc, ShardsDistances};
-use crate::sampling::{DEFAULT_SLOT_REFS, Profile, Sampler, SamplerOptions};
+use crate::pass::{Analyses, Hooks, Pass};
+use crate::reuse::{Mrc, Options, ShardsAnalysis, ShardsDistances};
+use crate::sampling::{Profile, Sampler, SamplerOptions};
+use crate::sampling::{THREAD_SAMPLES, thread_options};
+use crate::sharing::detect::{Detecting, Detector};
+use crate::spatial::SpatialOptions;
+use crate::trace::Trace;
 
-use super::super::{CollectOptions, Report};
+use super::super::CollectOptions;
 use super::curves;
 
 /// The per-thread samplers, shared with the reader that feeds them.
 pub(super) type Samplers = Arc<Mutex<PerThread<Sampler>>>;
 
-/// Reuse samples the threads' samplers draw together at least, when the report's rate would
-/// draw fewer: a thread of a short trace (the threads examples' threads make 8-45 K
-/// references) gets a few dozen at the report's 10^-3, under the
-/// [`curves::MIN_REUSES_COMBINED`] its StatStack part needs. On a trace of more than
-/// `THREAD_SAMPLES / rate` references the report's rate applies.
-pub(super) const THREAD_SAMPLES: f64 = 200_000.0;
-
-/// The sampler of each thread: the report's own reuse sampler's seed, and its rate or the
-/// higher one that draws [`THREAD_SAMPLES`] over the trace's data references.
-pub(super) fn sampler_options(report: &Report) -> Result<SamplerOptions> {
-    let floor = (THREAD_SAMPLES / report.stats.refs.max(1) as f64).min(1.0);
-    Ok(SamplerOptions {
-        rate: report.sampling.rate.max(floor),
-        seed: report.sampling.seed,
-        slot_refs: DEFAULT_SLOT_REFS,
-        line_size: LineSize::new(report.line_size)?,
-        include_instructions: false,
+/// The options of each thread's sampler: the report's reuse sampler's seed and line size
+/// ([`thread_options`]).
+pub(super) fn sampler_options(seed: u64, line_size: crate::LineSize) -> SamplerOptions {
+    thread_options(&SamplerOptions {
+        seed,
+        line_size,
+        ..SamplerOptions::default()
     })
 }
 
-/// A sampler per thread with `options`, made as each thread first appears.
+/// A decaying sampler per thread with `options`, made as each thread first appears.
 pub(super) fn samplers(options: SamplerOptions) -> Result<Samplers> {
     options.validate()?;
-    let make = move |_| Sampler::new(options).expect("options validated");
+    let make = move |_| Sampler::decaying(options, THREAD_SAMPLES).expect("options validated");
     Ok(Arc::new(Mutex::new(PerThread::new(make))))
 }
 
@@ -60,6 +59,53 @@ pub(super) fn profiles(samplers: Samplers) -> BTreeMap<ThreadId, Profile> {
         .into_iter()
         .map(|(t, s)| (t, s.finish()))
         .collect()
+}
+
+/// What the threads section's read of the stream measured: each thread's SHARDS distances
+/// and, where there are reuse samples, each thread's profile.
+pub(super) struct Read {
+    pub shards: Vec<(ThreadId, ShardsDistances)>,
+    pub profiles: Option<BTreeMap<ThreadId, Profile>>,
+}
+
+/// Reads `trace` as the stream `spatial` samples through `pass`, each thread's SHARDS
+/// distances measured with `options` above the stage; below it, on a trace, each thread's
+/// reuse sampler with `reuse` ([`sampler_options`]) and, given one, `detector` read the whole
+/// stream. The tool's stream of a running program (which samples itself) carries its threads'
+/// reuse records instead ([`crate::sampling::ThreadReuses`]); a stream without them (cut at an
+/// exec followed, or made by a tool without per-thread sampling) gives no profiles.
+pub(super) fn read<H: Hooks>(
+    mut trace: Trace,
+    pass: &mut Pass<H>,
+    (spatial, reuse, options): (SpatialOptions, SamplerOptions, Options),
+    detector: Option<Arc<Mutex<Detector>>>,
+) -> Result<Read, H::Error> {
+    let live = trace.sample_itself(&spatial);
+    let samplers = (!live).then(|| samplers(reuse)).transpose()?;
+    if let Some(d) = detector.filter(|_| !live) {
+        trace.wrap(move |inner| Box::new(Detecting::new(inner, d)));
+    }
+    if let Some(s) = &samplers {
+        let s = s.clone();
+        trace.wrap(move |inner| Box::new(Detecting::new(inner, s)));
+    }
+    trace.sampled(spatial, None)?;
+    let mut per = PerThread::new(move |_| ShardsAnalysis::new(options));
+    pass.run(&mut trace, Analyses(&mut [&mut per]))?;
+    let recorded = match trace.thread_reuses() {
+        Some(t) => Some(t.profiles(&reuse, trace.source())?),
+        None => None,
+    };
+    drop(trace);
+    let shards = per
+        .into_parts()
+        .into_iter()
+        .map(|(thread, a)| (thread, a.finish()))
+        .collect();
+    Ok(Read {
+        shards,
+        profiles: samplers.map(profiles).or(recorded),
+    })
 }
 
 /// The curves, per-thread counterpart of the report's: `combined` given `profiles`, with
@@ -126,12 +172,11 @@ pub(super) fn curves(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::access::LineSize;
     use crate::access::{Access, AccessKind};
     use crate::analysis::Analysis;
     use crate::batch::Batch;
-    use crate::pass::{Analyses, Pass};
-    use crate::reuse::{Options, ShardsAnalysis};
-    use crate::sampling::{NextUse, Sample};
+    use crate::sampling::{DEFAULT_SLOT_REFS, NextUse, Sample};
     use crate::spatial::SpatialOptions;
     use crate::trace::{AccessReader, Trace};
     use proptest::prelude::*;
@@ -251,21 +296,13 @@ mod tests {
             seed in 1u64..4,
         ) {
             let spatial = SpatialOptions { rate: 1.0, seed, max_lines: None, ..SpatialOptions::default() };
-            let samplers = samplers(options(seed)).unwrap();
-            let mut trace = Trace::from_reader(
+            let trace = Trace::from_reader(
                 Box::new(Batches(batches(&records).into_iter())),
                 crate::Source::Workload("test".into()),
             );
-            let s = samplers.clone();
-            trace.wrap(move |inner| Box::new(crate::sharing::detect::Detecting::new(inner, s)));
-            trace.sampled(spatial, None).unwrap();
-            let o = Options::default();
-            let mut per = PerThread::new(move |_| ShardsAnalysis::new(o));
-            Pass::new(1).run(&mut trace, Analyses(&mut [&mut per])).unwrap();
-            drop(trace);
-            let shards: Vec<_> =
-                per.into_parts().into_iter().map(|(t, a)| (t, a.finish())).collect();
-            let profiles = profiles(samplers);
+            let wiring = (spatial, options(seed), Options::default());
+            let Read { shards, profiles } = read(trace, &mut Pass::new(1), wiring, None).unwrap();
+            let profiles = profiles.unwrap();
             let sizes: Vec<u64> = [1u64, 2, 3, 5, 8, 16, 40, 100, 400].map(|l| l * 64).to_vec();
             let (combined, alone, _) =
                 curves(&shards, Some(&profiles), &sizes, options(seed), 64).unwrap();
@@ -306,34 +343,14 @@ mod tests {
             max_lines: None,
             ..SpatialOptions::default()
         };
-        let samplers = samplers(SamplerOptions {
-            rate: 0.01,
-            ..options(1)
-        })
-        .unwrap();
-        let mut trace = Trace::from_reader(
+        let trace = Trace::from_reader(
             Box::new(Batches(batches(&records).into_iter())),
             crate::Source::Workload("test".into()),
         );
-        let s = samplers.clone();
-        trace.wrap(move |inner| Box::new(crate::sharing::detect::Detecting::new(inner, s)));
-        trace.sampled(spatial, None).unwrap();
-        let o = Options::default();
-        let mut per = PerThread::new(move |_| ShardsAnalysis::new(o));
-        Pass::new(1)
-            .run(&mut trace, Analyses(&mut [&mut per]))
-            .unwrap();
-        drop(trace);
-        let shards: Vec<_> = per
-            .into_parts()
-            .into_iter()
-            .map(|(t, a)| (t, a.finish()))
-            .collect();
-        let profiles = profiles(samplers);
-        let reuse = SamplerOptions {
-            rate: 0.01,
-            ..options(1)
-        };
+        let reuse = options(1);
+        let wiring = (spatial, reuse, Options::default());
+        let Read { shards, profiles } = read(trace, &mut Pass::new(1), wiring, None).unwrap();
+        let profiles = profiles.unwrap();
         let sizes = [64 * 64, 256 * 64];
         let (combined, alone, _) = curves(&shards, Some(&profiles), &sizes, reuse, 64).unwrap();
         let collect = CollectOptions {

@@ -12,12 +12,11 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use crate::analysis::PerThread;
 use crate::error::Result;
-use crate::pass::{Analyses, Hooks, Pass};
-use crate::reuse::{Options, ShardsAnalysis};
+use crate::pass::{Hooks, Pass};
+use crate::reuse::Options;
 use crate::sharing;
-use crate::sharing::detect::{Detecting, Detector, PromoteOptions};
+use crate::sharing::detect::{Detector, PromoteOptions};
 use crate::sim::Geometry;
 use crate::spatial::SpatialOptions;
 use crate::trace::Trace;
@@ -55,39 +54,27 @@ pub fn complete<H: Hooks>(
         .map(|m| m.points.iter().map(|p| p.size_bytes).collect())
         .unwrap_or_default();
     // The detector reads the whole stream below the stage (sharing::detect), but for the
-    // tool's stream of a running program, which is the sample already.
-    let mut trace = again()?;
+    // tool's stream of a running program, which is the sample already; beside it each
+    // thread's reuse sampler, or the tool's records of them (thread_reuse.rs).
+    let trace = again()?;
     let detector = Arc::new(Mutex::new(Detector::new(
         options.line_size,
         PromoteOptions::default(),
     )));
-    let live = trace.sample_itself(&spatial);
-    // Beside it, StatCache's sampler per thread over the whole stream, each thread's own data
-    // references its time (module reuse): the curves' StatStack part.
-    let reuse = super::thread_reuse::sampler_options(report)?;
-    let samplers = (!live)
-        .then(|| super::thread_reuse::samplers(reuse))
-        .transpose()?;
-    if !live {
-        let d = detector.clone();
-        trace.wrap(move |inner| Box::new(Detecting::new(inner, d)));
-    }
-    if let Some(s) = &samplers {
-        let s = s.clone();
-        trace.wrap(move |inner| Box::new(Detecting::new(inner, s)));
-    }
-    trace.sampled(spatial, None)?;
-    let mut per = PerThread::new(move |_| ShardsAnalysis::new(options));
-    pass.run(&mut trace, Analyses(&mut [&mut per]))?;
-    drop(trace);
-    let shards: Vec<_> = per
-        .into_parts()
-        .into_iter()
-        .map(|(thread, a)| (thread, a.finish()))
-        .collect();
-    let profiles = samplers.map(super::thread_reuse::profiles);
-    let (curves, shards_curves, sampled) =
-        super::thread_reuse::curves(&shards, profiles.as_ref(), &sizes, reuse, report.line_size)?;
+    let reuse = super::thread_reuse::sampler_options(report.sampling.seed, options.line_size);
+    let read = super::thread_reuse::read(
+        trace,
+        pass,
+        (spatial, reuse, options),
+        Some(detector.clone()),
+    )?;
+    let (curves, shards_curves, sampled) = super::thread_reuse::curves(
+        &read.shards,
+        read.profiles.as_ref(),
+        &sizes,
+        reuse,
+        report.line_size,
+    )?;
     let d = sharing::Options::default();
     let sharing_options = sharing::Options {
         l1: Geometry::new(d.l1.size_bytes(), d.l1.assoc(), report.line_size)?,
@@ -98,6 +85,7 @@ pub fn complete<H: Hooks>(
     // whole trace (sharing::promote). The tool's stream of a running program has only the
     // sample: its lines, as before.
     let mut trace = again()?;
+    let live = trace.sample_itself(&spatial);
     let sharing = if live {
         trace.sampled(spatial, None)?;
         sharing::analyse(&mut trace, pass, sharing_options, log)?
