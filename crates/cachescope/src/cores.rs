@@ -42,10 +42,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use crate::analysis::Analysis;
 use crate::batch::Batch;
 use crate::error::Result;
-use crate::interleave::{DEFAULT_QUANTUM, DEFAULT_SLICE, Interleaved, Interleaver, QuantumUnit};
+use crate::interleave::{DEFAULT_QUANTUM, DEFAULT_SLICE, Interleaver, QuantumUnit};
 use crate::pass::{Analyses, Hooks, Pass};
 use crate::sim::{MultiCore, MultiCoreConfig, MultiCoreReport};
-use crate::trace::{AccessReader, Trace};
+use crate::trace::{AccessReader, Observing, Trace};
 
 /// How the threads are ordered for the machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -161,10 +161,8 @@ impl Simulation {
             Interleave::Instructions => {
                 let merged = split.finish()?;
                 self.unit = Some(merged.unit());
-                Box::new(Feeding {
-                    inner: merged,
-                    machine: self.machine.clone(),
-                })
+                // Round-robin dealing read into the machine as it is read.
+                Box::new(Observing::new(Box::new(merged), self.machine.clone()))
             }
         };
         Ok(Some(Trace::from_reader(reader, source.source().clone())))
@@ -201,22 +199,5 @@ impl Analysis for Simulation {
             Some(split) => split.observe(batch),
             None => self.machine().observe(batch),
         }
-    }
-}
-
-/// Round-robin dealing read into the machine as it is read.
-struct Feeding {
-    inner: Interleaved,
-    machine: Arc<Mutex<MultiCore>>,
-}
-
-impl AccessReader for Feeding {
-    fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
-        let n = self.inner.read_batch(batch)?;
-        self.machine
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .observe(batch);
-        Ok(n)
     }
 }

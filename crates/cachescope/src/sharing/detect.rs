@@ -1,7 +1,7 @@
 //! [`Detector`]: the lines two or more threads write, found in a whole stream with bounded
 //! memory, so that a sampled report's sharing table can measure them beside the sampled lines
 //! ([`super::promote`]). It reads the full stream under the sampled stage of the report's
-//! first read of its threads ([`Detecting`], a reader that passes every batch on unchanged):
+//! first read of its threads ([`crate::trace::Observing`], a reader that passes every batch on unchanged):
 //! the per-thread curves above the stage see the sampled stream as before.
 //!
 //! Memory is bounded whatever the footprint: the fixed table of the lines written lately
@@ -11,14 +11,9 @@
 //! ([`Promotion::dropped`]). Lines only read by threads other than their writer are not
 //! candidates (a line written once and read by every thread would fill the cap).
 
-use std::sync::{Arc, Mutex};
-
 use super::writers::{DEFAULT_SETS_LOG2, Writers};
 use crate::access::{AccessKind, LineSize, ThreadId};
-use crate::analysis::Analysis;
 use crate::batch::Batch;
-use crate::error::Result;
-use crate::trace::AccessReader;
 
 /// Default cap of candidate lines.
 pub const DEFAULT_MAX_PROMOTED: usize = 4096;
@@ -154,42 +149,5 @@ impl Detector {
 impl crate::analysis::Analysis for Detector {
     fn observe(&mut self, batch: &Batch) {
         Detector::observe(self, batch)
-    }
-}
-
-/// A reader that shows every batch of `inner` to an analysis (a [`Detector`], or the threads
-/// section's per-thread reuse sampler beside it) and passes it on unchanged.
-pub struct Detecting<A = Detector> {
-    inner: Box<dyn AccessReader>,
-    detector: Arc<Mutex<A>>,
-}
-
-impl<A> Detecting<A> {
-    /// `inner` read through `detector` (shared: the caller takes what it found at the end).
-    pub fn new(inner: Box<dyn AccessReader>, detector: Arc<Mutex<A>>) -> Detecting<A> {
-        Detecting { inner, detector }
-    }
-}
-
-impl<A: Analysis + Send> AccessReader for Detecting<A> {
-    fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {
-        let n = self.inner.read_batch(batch)?;
-        self.detector
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .observe(batch);
-        Ok(n)
-    }
-    fn diagnostics(&self) -> crate::trace::Diagnostics {
-        self.inner.diagnostics()
-    }
-    fn reuse_profile(&mut self) -> Option<crate::sampling::Profile> {
-        self.inner.reuse_profile()
-    }
-    fn elide_fetches(&mut self) {
-        self.inner.elide_fetches()
-    }
-    fn sample_itself(&mut self, options: &crate::spatial::SpatialOptions) -> bool {
-        self.inner.sample_itself(options)
     }
 }

@@ -139,9 +139,10 @@ pub fn analyse<H: Hooks>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::detect::{Detecting, PromoteOptions};
+    use super::super::detect::PromoteOptions;
     use super::*;
     use crate::access::{Access, AccessKind, ThreadId};
+    use crate::trace::Observing;
     use proptest::prelude::*;
     use std::sync::{Arc, Mutex};
 
@@ -259,7 +260,7 @@ mod tests {
             let mut wrapped = trace(&records);
             let shared = Arc::new(Mutex::new(Detector::new(crate::LineSize::DEFAULT, PromoteOptions::default())));
             let inner = shared.clone();
-            wrapped.wrap(move |r| Box::new(Detecting::new(r, inner)));
+            wrapped.wrap(move |r| Box::new(Observing::new(r, inner)));
             prop_assert_eq!(sampled(wrapped, spatial), sampled(trace(&records), spatial));
             let seen = shared.lock().unwrap().found().clone();
             prop_assert_eq!(seen, found);

@@ -20,6 +20,7 @@ pub mod din;
 pub mod lackey;
 pub(crate) mod lines;
 pub mod native;
+mod observing;
 mod only_thread;
 mod open;
 mod pipe;
@@ -29,6 +30,7 @@ mod text_range;
 pub mod write;
 
 pub use compress::Compression;
+pub use observing::Observing;
 pub(crate) use only_thread::unknown_thread;
 pub use open::{FormatChoice, OpenOptions, ProgressProbe, Trace, open};
 pub(crate) use text_range::open_text_range;

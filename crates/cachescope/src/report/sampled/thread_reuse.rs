@@ -22,8 +22,9 @@ use crate::pass::{Analyses, Hooks, Pass};
 use crate::reuse::{Mrc, Options, ShardsAnalysis, ShardsDistances};
 use crate::sampling::{Profile, Sampler, SamplerOptions};
 use crate::sampling::{THREAD_SAMPLES, thread_options};
-use crate::sharing::detect::{Detecting, Detector};
+use crate::sharing::detect::Detector;
 use crate::spatial::SpatialOptions;
+use crate::trace::Observing;
 use crate::trace::Trace;
 
 use super::super::CollectOptions;
@@ -83,11 +84,11 @@ pub(super) fn read<H: Hooks>(
     let live = trace.sample_itself(&spatial);
     let samplers = (!live).then(|| samplers(reuse)).transpose()?;
     if let Some(d) = detector.filter(|_| !live) {
-        trace.wrap(move |inner| Box::new(Detecting::new(inner, d)));
+        trace.wrap(move |inner| Box::new(Observing::new(inner, d)));
     }
     if let Some(s) = &samplers {
         let s = s.clone();
-        trace.wrap(move |inner| Box::new(Detecting::new(inner, s)));
+        trace.wrap(move |inner| Box::new(Observing::new(inner, s)));
     }
     trace.sampled(spatial, None)?;
     let mut per = PerThread::new(move |_| ShardsAnalysis::new(options));
