@@ -54,7 +54,7 @@ pub enum Interleave {
     /// In modelled time: the core whose clock is lowest runs next, a slice of `quantum`
     /// cycles ([`crate::interleave::Timed`]).
     Time,
-    /// Round-robin, `quantum` instructions each ([`Interleaved`]).
+    /// Round-robin, `quantum` instructions each ([`crate::interleave::Interleaved`]).
     Instructions,
 }
 

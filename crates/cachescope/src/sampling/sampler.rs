@@ -70,7 +70,7 @@ impl Sampler {
 
     /// A sampler whose draws decay as its references grow, for one thread's reuses: every
     /// reference sampled up to `cap`, then each level's references at half the rate of the
-    /// level before ([`Gaps::decaying`]), thinned at the end to one rate for all of them
+    /// level before (`Gaps::decaying` in `draws.rs`), thinned at the end to one rate for all of them
     /// (`thinning.rs`): about `cap / 2` to `cap` samples past `cap` references, at rate 1
     /// below, whatever the thread's length, and a position drawn by the seed alone, so the
     /// Valgrind tool can be handed the same draws. `options.rate` is ignored (1).
