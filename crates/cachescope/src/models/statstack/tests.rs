@@ -373,3 +373,49 @@ fn stretches_must_cover_the_trace_with_samples() {
         .is_empty()
     );
 }
+
+#[test]
+#[ignore]
+fn tmp_gzip_segmentations() {
+    let Ok(path) = std::env::var("TMP_PROF") else {
+        return;
+    };
+    let p =
+        crate::sampling::Profile::read(std::fs::File::open(&path).unwrap(), &crate::Source::Stdin)
+            .unwrap();
+    let sizes: Vec<u64> = [
+        40960u64, 49152, 57344, 65536, 73728, 81920, 90112, 98304, 122880,
+    ]
+    .to_vec();
+    let show = |name: &str, m: crate::reuse::Mrc| {
+        let v: Vec<String> = m
+            .points
+            .iter()
+            .map(|q| format!("{:.2}", 100.0 * q.miss_ratio.unwrap_or(f64::NAN)))
+            .collect();
+        println!("{name:>24}: {}", v.join(" "));
+    };
+    show(
+        "whole",
+        super::mrc_whole_trace(&p, &sizes, crate::sampling::Cold::Estimate).unwrap(),
+    );
+    for (b, pen) in [
+        (50usize, 1.0f64),
+        (20, 1.0),
+        (10, 1.0),
+        (50, 0.3),
+        (20, 0.3),
+        (200, 1.0),
+    ] {
+        let seg = super::Segmentation {
+            block_samples: b,
+            classes: 8,
+            penalty: pen,
+        };
+        let n = super::segments(&p, &seg).len();
+        show(
+            &format!("b{b} pen{pen} ({n})"),
+            super::mrc_with(&p, &sizes, crate::sampling::Cold::Estimate, &seg).unwrap(),
+        );
+    }
+}
