@@ -135,7 +135,7 @@ impl<R: Read + Send> SpatialReader<R> {
             pending: None,
             exec_seen: false,
             kept: 0,
-            reuse: reuse.map(|r| (r, Stream::default())),
+            reuse: reuse.map(|r| (r, Stream::floored(crate::sampling::REPORT_FLOOR))),
             reuse_dropped: false,
             reuse_records: false,
             profile: None,

@@ -15,7 +15,7 @@ use super::{Recording, ToolOptions};
 use crate::attribution::events::Event;
 use crate::batch::Batch;
 use crate::error::{Result, Source};
-use crate::sampling::{Profile, SampleCursor, SamplerOptions};
+use crate::sampling::{Profile, SamplerOptions};
 use crate::spatial::SpatialOptions;
 use crate::trace::{AccessReader, Diagnostics};
 
@@ -137,7 +137,9 @@ impl Recording {
             },
         )?;
         let positions = reuse.map(|r| {
-            let whole = Positions::start(&recording.dir.join(POSITIONS), SampleCursor::new(&r));
+            // The same draws as the trace's sampler (`Sampler::floored`).
+            let drawn = super::tool_sampled::cursor(&r, crate::sampling::REPORT_FLOOR);
+            let whole = Positions::start(&recording.dir.join(POSITIONS), drawn);
             let threads = (!r.include_instructions).then(|| thread_positions(&recording.dir, &r));
             (whole, threads)
         });
