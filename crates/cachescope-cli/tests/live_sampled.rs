@@ -5,7 +5,6 @@
 
 mod common;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use common::{compile_c, cs, live_report_json, tool_or_skip};
 use serde_json::Value;
