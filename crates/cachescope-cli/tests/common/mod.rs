@@ -207,3 +207,22 @@ pub fn structure<'a>(report: &'a Value, name: &str) -> &'a Value {
         .find(|s| s["structure"] == name)
         .unwrap_or_else(|| panic!("no structure {name}: {report:#}"))
 }
+
+/// `report ARGS -o dir/NAME -- exe`, which must succeed; its report.json without the one
+/// field that differs from run to run (`elapsed_seconds`).
+pub fn live_report_json(dir: &Path, name: &str, args: &[&str], exe: &Path) -> Value {
+    let out = dir.join(name);
+    cs().arg("report")
+        .arg("-q")
+        .args(args)
+        .arg("-o")
+        .arg(&out)
+        .arg("--")
+        .arg(exe)
+        .assert()
+        .success();
+    let mut v: Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("elapsed_seconds");
+    v
+}
