@@ -6,19 +6,8 @@
 mod common;
 use std::collections::BTreeMap;
 
-use common::{compile_c, cs, live_report_json, tool_or_skip};
+use common::{LOOP_2MB, compile_c, cs, live_report_json, tool_or_skip};
 use serde_json::Value;
-
-/// A loop over 2 MB, long enough to cross several batches.
-const PROGRAM: &str = r#"#include <stdio.h>
-static long a[250000];
-int main(void) {
-    long s = 0;
-    for (int r = 0; r < 4; r++)
-        for (int i = 0; i < 250000; i += 1 + r) { a[(i * 7) % 250000] += i; s += a[i]; }
-    printf("%ld\n", s);
-    return 0;
-}"#;
 
 #[test]
 fn a_long_exact_report_says_once_how_long_sampled_would_take() {
@@ -26,7 +15,7 @@ fn a_long_exact_report_says_once_how_long_sampled_would_take() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile_c(dir.path(), "kernel", PROGRAM, &["-O1"]);
+    let exe = compile_c(dir.path(), "kernel", LOOP_2MB, &["-O1"]);
     let report = |after: &str| {
         let out = cs()
             .env("CACHESCOPE_SAMPLED_NOTE_AFTER", after)

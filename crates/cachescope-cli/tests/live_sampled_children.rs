@@ -8,19 +8,8 @@ mod common;
 
 use std::time::Duration;
 
-use common::{compile_c, cs, tool_or_skip};
+use common::{LOOP_2MB, compile_c, cs, tool_or_skip};
 use serde_json::Value;
-
-/// About a million data references over 2 MB.
-const PROGRAM: &str = r#"#include <stdio.h>
-static long a[250000];
-int main(void) {
-    long s = 0;
-    for (int r = 0; r < 4; r++)
-        for (int i = 0; i < 250000; i += 1 + r) { a[(i * 7) % 250000] += i; s += a[i]; }
-    printf("%ld\n", s);
-    return 0;
-}"#;
 
 #[test]
 fn a_sampled_run_follows_the_exec_and_names_the_forked_child_it_left_out() {
@@ -28,7 +17,7 @@ fn a_sampled_run_follows_the_exec_and_names_the_forked_child_it_left_out() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile_c(dir.path(), "kernel", PROGRAM, &["-O1"]);
+    let exe = compile_c(dir.path(), "kernel", LOOP_2MB, &["-O1"]);
     let exe = exe.to_str().unwrap();
     let out_dir = dir.path().join("r");
     // The shell forks a child that runs the kernel once, then becomes the kernel itself.

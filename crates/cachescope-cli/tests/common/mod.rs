@@ -226,3 +226,15 @@ pub fn live_report_json(dir: &Path, name: &str, args: &[&str], exe: &Path) -> Va
     v.as_object_mut().unwrap().remove("elapsed_seconds");
     v
 }
+
+/// A C program looping over 2 MB (about a million data references), long enough to cross
+/// several batches of a live run.
+pub const LOOP_2MB: &str = r#"#include <stdio.h>
+static long a[250000];
+int main(void) {
+    long s = 0;
+    for (int r = 0; r < 4; r++)
+        for (int i = 0; i < 250000; i += 1 + r) { a[(i * 7) % 250000] += i; s += a[i]; }
+    printf("%ld\n", s);
+    return 0;
+}"#;

@@ -118,9 +118,7 @@ impl Stream {
             self.reuses.push((j, i));
         }
     }
-}
 
-impl Stream {
     /// The stream of a floored sampler's tool ([`crate::sampling::Sampler::floored`] with
     /// `cap`): the sampled report's whole-stream reuses.
     pub(super) fn floored(cap: u64) -> Stream {
