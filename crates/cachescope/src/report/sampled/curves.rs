@@ -19,6 +19,7 @@ use crate::reuse::{Mrc, MrcPoint, ShardsDistances};
 use crate::sampling::Profile;
 
 use super::scale;
+use super::warnings::MIN_SAMPLE_LINES;
 
 use super::super::model::ThreeCPoint;
 
@@ -181,13 +182,7 @@ pub(super) const L1_FAR_REUSES: f64 = 1000.0;
 /// samples, counted at `scale` each: [`nominal_scale`]) lie at the L1's `l1_lines` or
 /// further, [`L1_MIN_SAMPLED_LINES`] otherwise.
 pub(super) fn l1_switch(statstack: &L1Histogram, l1_lines: u64, scale: f64) -> f64 {
-    let past: f64 = statstack
-        .masses
-        .iter()
-        .filter(|m| m.sd >= l1_lines)
-        .map(|m| m.weight)
-        .sum();
-    if past * scale >= L1_FAR_REUSES {
+    if past_l1(statstack, l1_lines) * scale >= L1_FAR_REUSES {
         L1_FAR_SAMPLED_LINES
     } else {
         L1_MIN_SAMPLED_LINES
@@ -208,7 +203,11 @@ pub(super) fn nominal_scale(profile: &Profile, reuse_rate: f64) -> f64 {
 /// The L2 model's input: StatStack's distances below the switch of [`l1_switch`] (with at
 /// least [`L1_MIN_REUSES`] reuse samples, counted by [`nominal_scale`] with `reuse_rate`),
 /// SHARDS's from there ([`scale::combined_l1`]); SHARDS's alone without enough reuse
-/// samples. `l1_lines` is the L1's size.
+/// samples. Where the sample holds fewer than [`MIN_SAMPLE_LINES`] distinct lines and
+/// StatStack has more reuse samples past the L1 than the sample has lines (both counted as
+/// they are), StatStack's distances serve up to [`L1_FAR_SAMPLED_LINES`]: SHARDS's L1 misses
+/// are then a few lines' reuses ([`few_lines_switch`]). The first references are
+/// [`pooled_cold`]'s where there is a profile. `l1_lines` is the L1's size.
 pub(super) fn l2_input(
     profile: Option<&Profile>,
     shards: &ShardsDistances,
@@ -216,15 +215,82 @@ pub(super) fn l2_input(
     l1_lines: u64,
     reuse_rate: f64,
 ) -> Result<L1Histogram> {
-    let scale = profile.map_or(1.0, |p| nominal_scale(p, reuse_rate));
-    match profile {
-        Some(p) if p.reuses() as f64 * scale >= L1_MIN_REUSES as f64 => {
-            let statstack = L1Histogram::from_profile(p)?;
-            let from = l1_switch(&statstack, l1_lines, scale);
-            scale::combined_l1(&statstack, shards, |lines| holds_sampled(lines, rate, from))
+    let Some(p) = profile.filter(|p| !p.samples().is_empty()) else {
+        return scale::l1_histogram(shards);
+    };
+    let statstack = L1Histogram::from_profile(p)?;
+    let scale = nominal_scale(p, reuse_rate);
+    let few = few_lines_switch(&statstack, shards.cold * rate, l1_lines);
+    let h = match few {
+        Some(from) if p.reuses() >= L1_MIN_REUSES => {
+            scale::combined_l1(&statstack, shards, |lines| holds_sampled(lines, rate, from))?
         }
-        _ => scale::l1_histogram(shards),
+        _ if p.reuses() as f64 * scale >= L1_MIN_REUSES as f64 => {
+            let from = l1_switch(&statstack, l1_lines, scale);
+            scale::combined_l1(&statstack, shards, |lines| holds_sampled(lines, rate, from))?
+        }
+        _ => scale::l1_histogram(shards)?,
+    };
+    // StatStack's first references in the histogram's units (its dangling samples, scaled as
+    // `combined_l1` scales its masses), and the share of references its samples are.
+    let n = statstack.refs.max(f64::MIN_POSITIVE);
+    let ss_cold = statstack.cold * shards.refs as f64 / n;
+    let reuse_share = n / shards.refs.max(1) as f64;
+    let cold = pooled_cold(shards.cold, rate, ss_cold, reuse_share);
+    let masses: Vec<(u64, u64, f64)> = h.masses.iter().map(|m| (m.sd, m.len, m.weight)).collect();
+    L1Histogram::from_masses(h.line_size, cold, &masses)
+}
+
+/// StatStack's reuse samples (weights in `statstack`, as they are) at the L1's `l1_lines` or
+/// further.
+fn past_l1(statstack: &L1Histogram, l1_lines: u64) -> f64 {
+    statstack
+        .masses
+        .iter()
+        .filter(|m| m.sd >= l1_lines)
+        .map(|m| m.weight)
+        .sum()
+}
+
+/// Where the sample holds fewer than [`MIN_SAMPLE_LINES`] distinct lines (`lines`: the
+/// report warns that SHARDS is then a handful of lines' behaviour), SHARDS's L1 misses rest
+/// on at most that many lines' reuses; where StatStack's reuse samples past the L1 size
+/// (`statstack`, counted as they are) outnumber them, its distances serve the L1 histogram up
+/// to [`L1_FAR_SAMPLED_LINES`]. `None`: [`l1_switch`]'s rule. The floored whole-stream
+/// sampler gives a short run tens of thousands of reuse samples: false_sharing's 36-41 past
+/// the L1 against its 6-17 sampled lines (docs/accuracy/sampled.md, "Ji's L2 model").
+pub(super) fn few_lines_switch(statstack: &L1Histogram, lines: f64, l1_lines: u64) -> Option<f64> {
+    (lines < MIN_SAMPLE_LINES && past_l1(statstack, l1_lines) > lines)
+        .then_some(L1_FAR_SAMPLED_LINES)
+}
+
+/// The first references of the L2 input from both samples: SHARDS's (`shards_cold`, its
+/// sampled lines over the spatial rate `rate`) and StatStack's (`statstack_cold`, its dangling
+/// samples, the lines' last references, over `reuse_share`, the share of the references its
+/// samples are), each weighted by the inverse of its variance. Both count the same distinct
+/// lines through a binomial sample (a line is in SHARDS's sample with probability `R`, its
+/// last reference is a reuse sample with probability `r`), so each has the variance
+/// `cold · (1 − p) / p` and the weight `p / (1 − p)`; at a rate of 1 the count is exact and
+/// taken alone (SHARDS's first). A short run's floored reuse sampler (rate 2^−3 on
+/// false_sharing) then counts its lines closer than SHARDS's few sampled lines; a long run's
+/// first references stay mostly SHARDS's (rate 0.01 against 0.001).
+pub(super) fn pooled_cold(
+    shards_cold: f64,
+    rate: f64,
+    statstack_cold: f64,
+    reuse_share: f64,
+) -> f64 {
+    if rate >= 1.0 {
+        return shards_cold;
     }
+    if reuse_share >= 1.0 {
+        return statstack_cold;
+    }
+    let (ws, wd) = (rate / (1.0 - rate), reuse_share / (1.0 - reuse_share));
+    if ws + wd <= 0.0 {
+        return shards_cold;
+    }
+    (ws * shards_cold + wd * statstack_cold) / (ws + wd)
 }
 
 /// The report's LRU curve (`combined`): StatStack's points where SHARDS does not serve a cache
@@ -277,21 +343,29 @@ mod tests {
     }
 
     /// A profile of 1000 reuse samples, each at reuse distance `d` (StatStack's expected stack
-    /// distance is then `d`), in 10^4 references.
-    fn profile(d: u64) -> Profile {
-        let samples = (1..=1000)
-            .map(|position| crate::sampling::Sample {
+    /// distance is then `d`), and `dangling` dangling samples, in 10^4 references.
+    fn profile(d: u64, dangling: u64) -> Profile {
+        use crate::sampling::{NextUse, Sample};
+        let samples = (1..=1000 + dangling)
+            .map(|position| Sample {
                 position,
-                next: crate::sampling::NextUse::Reuse { distance: d },
+                next: if position <= 1000 {
+                    NextUse::Reuse { distance: d }
+                } else {
+                    NextUse::Dangling {
+                        age: 10_000 - position,
+                    }
+                },
             })
             .collect();
         Profile::new(crate::sampling::SamplerOptions::default(), 10_000, samples).unwrap()
     }
 
-    /// SHARDS's distances (at rate 1) of a loop over 1000 lines, twice: 1000 reuses at 999.
-    fn loop_twice() -> ShardsDistances {
+    /// SHARDS's distances (at rate 1) of a loop over 1000 lines, 20 times: 1000 first
+    /// references, 19 000 reuses at 999.
+    fn loop_20() -> ShardsDistances {
         use crate::analysis::Analysis;
-        let batch: crate::batch::Batch = (0..2000u64)
+        let batch: crate::batch::Batch = (0..20_000u64)
             .map(|i| crate::access::Access::load((i % 1000) * 64, 8))
             .collect();
         let mut shards = crate::reuse::ShardsAnalysis::new(crate::reuse::Options::default());
@@ -299,25 +373,99 @@ mod tests {
         shards.finish()
     }
 
+    /// The distances of `h` with their weights rounded.
+    fn masses(h: &L1Histogram) -> Vec<(u64, f64)> {
+        h.masses.iter().map(|m| (m.sd, m.weight.round())).collect()
+    }
+
+    /// The pooled first references of `l2_input` on [`loop_20`] with `p`: SHARDS's 1000 and
+    /// StatStack's dangling samples over the share of the 20 000 references sampled.
+    fn cold_of(p: &Profile) -> f64 {
+        let samples = p.samples().len() as f64;
+        pooled_cold(
+            1000.0,
+            0.01,
+            p.dangling() as f64 * 20_000.0 / samples,
+            samples / 20_000.0,
+        )
+    }
+
     #[test]
     fn l2_input_keeps_statstack_further_out_where_it_sees_the_l1_misses() {
-        let d = loop_twice();
-        let got = |p: &Profile| -> Vec<(u64, f64)> {
-            let h = l2_input(Some(p), &d, 0.01, 512, p.rate()).unwrap();
-            assert_eq!(h.cold, 1000.0);
-            h.masses.iter().map(|m| (m.sd, m.weight)).collect()
-        };
-        // No sample past the L1: SHARDS's bin at 999 lines (9.99 sampled lines at 0.01) is read.
-        assert_eq!(got(&profile(100)), [(100, 2000.0), (999, 1000.0)]);
-        // 1000 samples past the L1: StatStack's distances up to 1600 lines, SHARDS's bin not.
-        assert_eq!(got(&profile(600)), [(600, 2000.0)]);
+        let d = loop_20();
+        // Read at rate 0.1: the loop's 1000 lines are 100 sampled lines, over MIN_SAMPLE_LINES.
+        let got = |p: &Profile, reuse_rate: f64| l2_input(Some(p), &d, 0.1, 512, reuse_rate);
+        // No sample past the L1: SHARDS's bin at 999 lines (99.9 sampled lines) is read, and
+        // StatStack's masses below it (1000 samples for the 20 000 references).
+        let p = profile(100, 50);
+        let h = got(&p, p.rate()).unwrap();
+        assert_eq!(masses(&h), [(100, 19_048.0), (999, 19_000.0)]);
+        let cold = pooled_cold(1000.0, 0.1, 50.0 * 20_000.0 / 1050.0, 1050.0 / 20_000.0);
+        assert!((h.cold - cold).abs() < 1e-9, "{} {cold}", h.cold);
+        // 1000 samples past the L1: StatStack's distances up to 16 sampled lines (160 lines at
+        // 0.1), SHARDS's bin from there.
+        let p = profile(600, 50);
+        assert_eq!(
+            masses(&got(&p, p.rate()).unwrap()),
+            [(600, 19_048.0), (999, 19_000.0)]
+        );
         // The same samples from a floored sampler at 10 times the report's reuse rate count
-        // as 100: too few, SHARDS's distances alone (both bins, the loop's 1000 reuses).
-        let p = profile(600);
-        let h = l2_input(Some(&p), &d, 0.01, 512, p.rate() / 10.0).unwrap();
-        let shards_alone = l2_input(None, &d, 0.01, 512, p.rate()).unwrap();
-        assert_eq!(h, shards_alone);
-        assert_ne!(h, l2_input(Some(&p), &d, 0.01, 512, p.rate()).unwrap());
+        // as 100: too few, SHARDS's distances alone, the first references still pooled.
+        let h = got(&p, p.rate() / 10.0).unwrap();
+        assert_eq!(masses(&h), [(999, 19_000.0)]);
+        assert!((h.cold - cold).abs() < 1e-9);
+    }
+
+    #[test]
+    fn l2_input_takes_statstack_where_the_sample_holds_few_lines() {
+        let d = loop_20();
+        // At rate 0.01 the loop is 10 sampled lines (under MIN_SAMPLE_LINES): StatStack's 1000
+        // samples past the L1 outnumber them, and its distances serve up to 16 sampled lines
+        // (1600 lines), so SHARDS's bin at 999 lines is not read; counted as they are, also
+        // from the floored sampler at 10 times the reuse rate.
+        let p = profile(600, 50);
+        for reuse_rate in [p.rate(), p.rate() / 10.0] {
+            let h = l2_input(Some(&p), &d, 0.01, 512, reuse_rate).unwrap();
+            assert_eq!(masses(&h), [(600, 19_048.0)]);
+            assert!((h.cold - cold_of(&p)).abs() < 1e-9);
+        }
+        // No StatStack sample past the L1: SHARDS's reuses of its 10 lines serve from 4
+        // sampled lines (400 lines), StatStack's below.
+        let p = profile(100, 50);
+        let h = l2_input(Some(&p), &d, 0.01, 512, p.rate()).unwrap();
+        assert_eq!(masses(&h), [(100, 19_048.0), (999, 19_000.0)]);
+        // Without a profile: SHARDS's distances and first references alone.
+        let h = l2_input(None, &d, 0.01, 512, 0.001).unwrap();
+        assert_eq!((masses(&h), h.cold), (vec![(999, 19_000.0)], 1000.0));
+    }
+
+    #[test]
+    fn few_lines_switch_compares_samples_past_the_l1_with_the_sampled_lines() {
+        // false_sharing's seed 1: 13 sampled lines, 41 StatStack samples past the L1.
+        assert_eq!(
+            few_lines_switch(&statstack(5000.0, 41.0), 13.0, 512),
+            Some(L1_FAR_SAMPLED_LINES)
+        );
+        // As many samples as lines, or a sample of 64 lines or more: the usual rule.
+        assert_eq!(few_lines_switch(&statstack(5000.0, 13.0), 13.0, 512), None);
+        assert_eq!(few_lines_switch(&statstack(5000.0, 1e4), 64.0, 512), None);
+        // The samples below the L1 do not count.
+        assert_eq!(few_lines_switch(&statstack(5000.0, 41.0), 13.0, 601), None);
+    }
+
+    #[test]
+    fn pooled_cold_weighs_each_count_by_its_rate() {
+        // SHARDS at 0.01 (weight 1/99), StatStack's samples 1/8 of the references (weight
+        // 1/7): (1300 · 7 + 1450 · 99) / (7 + 99).
+        let got = pooled_cold(1300.0, 0.01, 1450.0, 0.125);
+        assert!((got - 152_650.0 / 106.0).abs() < 1e-9, "{got}");
+        // A rate of 1 is exact: SHARDS's at rate 1, StatStack's with every reference sampled.
+        assert_eq!(pooled_cold(1300.0, 1.0, 1450.0, 0.125), 1300.0);
+        assert_eq!(pooled_cold(1300.0, 0.01, 1450.0, 1.0), 1450.0);
+        // Equal rates: the mean.
+        assert!((pooled_cold(1300.0, 0.1, 1500.0, 0.1) - 1400.0).abs() < 1e-9);
+        // No reuse sample: SHARDS's.
+        assert_eq!(pooled_cold(1300.0, 0.01, 0.0, 0.0), 1300.0);
     }
 
     #[test]
