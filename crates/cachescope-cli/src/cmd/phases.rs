@@ -101,6 +101,10 @@ pub fn run(args: PhasesArgs) -> Result<()> {
         ..PhaseOptions::default()
     };
     let mut analysis = PhaseAnalysis::new(options)?;
+    // --sampled: the setvectors' magnitudes without the sample's noise, as the report's.
+    if let Some(s) = &spatial {
+        analysis = analysis.sampled(s.rate);
+    }
     let mut trace = match spatial {
         // A program runs under the tool's line filter; no second pass is made.
         Some(s) => {

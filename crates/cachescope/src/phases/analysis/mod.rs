@@ -101,6 +101,13 @@ impl PhaseAnalysis {
         })
     }
 
+    /// For a stream of the lines sampled at `rate` (a hash of the line, docs/sampled.md): the
+    /// setvectors' magnitudes estimate the full stream's ([`Setvectors::sampled`]).
+    pub fn sampled(mut self, rate: f64) -> PhaseAnalysis {
+        self.setvectors = self.setvectors.map(|s| s.sampled(rate));
+        self
+    }
+
     /// Takes the reuse-distance signature's stack distances from the caller
     /// ([`PhaseAnalysis::observe_with_distances`]) instead of computing them: for a pass that
     /// computes the same distances anyway (data references at the L2's line size).

@@ -267,3 +267,102 @@ proptest! {
         }
     }
 }
+
+/// The sampled magnitude of `lines` (line numbers, one interval) at `rate`, squared.
+fn sampled_square(g: Geometry, lines: &[u64], rate: f64) -> f64 {
+    let shift = g.line_size().shift();
+    let addrs: Vec<u64> = lines.iter().map(|l| l << shift).collect();
+    let mut s = Setvectors::new(g, 8, false).sampled(rate);
+    s.push(&addrs);
+    s.end_interval();
+    s.magnitudes()[0].powi(2)
+}
+
+/// Every subset of 7 lines over 2 sets (5 in one, 2 in the other), each the sample of a
+/// stream whose lines are kept with probability `R` independently: the expected squared
+/// magnitude is `R²·Σ N_s²` (here `R²·29`); the plain magnitude's is `R(1 − R)·7` more.
+#[test]
+fn sampled_setvector_magnitudes_are_unbiased_by_brute_force() {
+    let g = Geometry::new(256, 2, 64).unwrap(); // 2 sets
+    let lines = [0u64, 2, 4, 6, 8, 1, 3];
+    for rate in [0.1f64, 0.3, 0.5, 0.9] {
+        let (mut debiased, mut plain) = (0.0, 0.0);
+        for mask in 0u32..1 << lines.len() {
+            let kept: Vec<u64> = (0..lines.len())
+                .filter(|&i| mask >> i & 1 == 1)
+                .map(|i| lines[i])
+                .collect();
+            let k = kept.len() as i32;
+            let p = rate.powi(k) * (1.0 - rate).powi(lines.len() as i32 - k);
+            let d = sampled_square(g, &kept, rate);
+            // Each set's term c·(c − 1 + R) is never negative.
+            assert!(d >= 0.0);
+            debiased += p * d;
+            plain += p * sampled_square(g, &kept, 1.0);
+        }
+        let want = rate * rate * 29.0;
+        assert!(
+            (debiased - want).abs() < 1e-9,
+            "rate {rate}: {debiased} vs {want}"
+        );
+        let noise = rate * (1.0 - rate) * 7.0;
+        assert!((plain - want - noise).abs() < 1e-9, "rate {rate}: {plain}");
+    }
+}
+
+/// At rate 1 the sampled setvectors are the plain ones, to the bit.
+#[test]
+fn sampled_setvectors_at_rate_one_are_the_plain_ones() {
+    let g = Geometry::new(2048, 2, 32).unwrap();
+    let addrs: Vec<u64> = (0..3000u64).map(|i| (i * 2_654_435_761) % 40_000).collect();
+    let (mut a, mut b) = (
+        Setvectors::new(g, 5, false),
+        Setvectors::new(g, 5, false).sampled(1.0),
+    );
+    for part in addrs.chunks(700) {
+        a.push(part);
+        a.end_interval();
+        b.push(part);
+        b.end_interval();
+    }
+    assert_eq!(a.magnitudes(), b.magnitudes());
+}
+
+/// The case of awk's seed 2 at rate 0.01 (docs/accuracy/sampled.md), by hand: in the
+/// miniature L2 (8 sets of 20 ways) 950 intervals of the bulk hold 0 or 1 sampled line
+/// (alternately), 3 cold intervals 3 sampled lines in every set. The plain magnitudes are 0, 1
+/// and √72; 2-means on their scale splits the bulk (its two halves cost 950/4 around one
+/// centre, the cold intervals less beside the ones). The sampled magnitudes are 0, √0.01 and
+/// √(8·(9 − 2.97)): the bulk's spread is a hundredth, and the 3 cold intervals are the phase.
+#[test]
+fn sampled_magnitudes_keep_a_noisy_bulk_together() {
+    use crate::phases::kmeans::kmeans_1d;
+    let g = Geometry::new(8 * 20 * 64, 20, 64).unwrap();
+    let cold: Vec<u64> = (0..24u64).map(|i| 1000 + i).collect(); // 3 lines per set
+    let run = |rate: f64| {
+        let mut s = Setvectors::new(g, 8, false).sampled(rate);
+        for i in 0..953u64 {
+            if (300..303).contains(&i) {
+                s.push(&cold.iter().map(|l| l << 6).collect::<Vec<_>>());
+            } else if i % 2 == 1 {
+                s.push(&[(i % 8) << 6]);
+            }
+            s.end_interval();
+        }
+        let unit = full_magnitude(20, 8);
+        let m: Vec<f64> = s.magnitudes().iter().map(|&m| log_scale(m, unit)).collect();
+        (s.magnitudes().to_vec(), kmeans_1d(&m, 2).labels)
+    };
+    let (plain, labels) = run(1.0);
+    assert_eq!((plain[0], plain[1]), (0.0, 1.0));
+    assert!((plain[300] - 72f64.sqrt()).abs() < 1e-12);
+    // The plain magnitudes: the empty intervals apart from the rest.
+    assert_ne!(labels[0], labels[1]);
+    let (sampled, labels) = run(0.01);
+    assert!((sampled[1] - 0.1).abs() < 1e-12);
+    assert!((sampled[300] - (8.0f64 * (9.0 - 0.99 * 3.0)).sqrt()).abs() < 1e-12);
+    let cold_label = labels[300];
+    for (i, &l) in labels.iter().enumerate() {
+        assert_eq!(l == cold_label, (300..303).contains(&i), "interval {i}");
+    }
+}

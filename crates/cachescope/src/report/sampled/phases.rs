@@ -25,7 +25,8 @@ pub(super) fn miniature_l2(line: u64, rate: f64) -> Result<Geometry> {
 }
 
 /// The phase analysis of a sampled report at `rate`: every method but the wavelets' SVD and
-/// the reuse-distance signature, the timeline bounded as the exact report's.
+/// the reuse-distance signature, the timeline bounded as the exact report's, the setvectors'
+/// magnitudes without the sample's noise (`Setvectors::sampled`).
 pub(super) fn phase_analysis(options: &CollectOptions, rate: f64) -> Result<PhaseAnalysis> {
     PhaseAnalysis::new(PhaseOptions {
         interval: options.phase_interval,
@@ -42,6 +43,7 @@ pub(super) fn phase_analysis(options: &CollectOptions, rate: f64) -> Result<Phas
         max_intervals: Some(BOUNDED_INTERVALS),
         ..PhaseOptions::default()
     })
+    .map(|a| a.sampled(rate))
 }
 
 #[cfg(test)]
