@@ -94,9 +94,13 @@ fn a_live_run_finds_the_falsely_shared_line_the_recordings_report_finds() {
             let promoted = l["found"] == "promoted";
             assert_eq!(l.get("promoted_at").is_some(), promoted, "{l}");
             if l["kind"] == "false" {
-                // Both workers wrote it; measured from the promoting write on (thread 2's
-                // 100,000 increments may all come before thread 3's first).
-                assert_eq!(l["threads"].as_array().unwrap().len(), 2, "{l}");
+                // Both workers wrote it (the main thread reads it at the end); measured from
+                // the promoting write on (thread 2's 100,000 increments may all come before
+                // thread 3's first).
+                let threads: Vec<&Value> = l["threads"].as_array().unwrap().iter().collect();
+                for t in [2, 3] {
+                    assert!(threads.iter().any(|x| x["thread"] == t), "{l}");
+                }
                 assert!(l["writes"].as_u64().unwrap() >= 100_000, "{l}");
             }
         }
@@ -120,13 +124,13 @@ fn a_live_run_of_threads_writing_their_own_lines_flags_none_falsely() {
             seed,
             &[Path::new("--"), &exe],
         );
+        // The workers write arrays of their own. (Their `sum`s, on the main thread's stack,
+        // may share a line: a table flags that one when they do; a live run's stack lies
+        // elsewhere than the recording's.)
         let got = false_lines(&live);
-        assert_eq!(
-            got,
-            false_lines(&recorded),
-            "seed {seed}: {}",
-            live["threads"]
-        );
-        assert!(got.is_empty(), "seed {seed}: {got:?}");
+        let recorded: Vec<String> = false_lines(&recorded).into_iter().map(|l| l.0).collect();
+        for (line, _) in &got {
+            assert!(recorded.contains(line), "seed {seed}: {got:?} {recorded:?}");
+        }
     }
 }
