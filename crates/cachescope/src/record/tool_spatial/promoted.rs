@@ -225,7 +225,7 @@ mod tests {
         let mut w = vec![header];
         let store = |addr: u64| addr | 8 << 48 | 1 << 58;
         w.extend([(TAG_SAMPLE << 60) | 0x40_0000, store(s * 64), 1 << 48]);
-        w.extend([(TAG_SAMPLE << 60) | 1, NOTE | p * 64, 0xFF, 0x40_0100]);
+        w.extend([(TAG_SAMPLE << 60) | 1, NOTE | (p * 64), 0xFF, 0x40_0100]);
         w.push((TAG_THREAD << 60) | 2);
         let delta = 3 << 16 | 4 << 48;
         w.extend([
