@@ -17,7 +17,8 @@ use crate::source::Spec;
 
 /// [`crate::passes::analyse`] of the stream `spatial` samples: `mrc` is SHARDS's curve at
 /// `opts.sizes`, `footprint` the sampled lines' footprint scaled by the rate, `sample`
-/// StatCache's profile of the full stream (sampled beside the filter); `stats`, which counts
+/// StatCache's profile of the full stream (sampled beside the filter,
+/// its rate floored as the sampled report's: docs/sampled.md); `stats`, which counts
 /// every reference and line, is refused.
 pub fn analyse(
     spec: &Spec,

@@ -134,8 +134,14 @@ def test_analyse_sampled_gives_what_the_cli_gives(trace):
     assert want.pop("sampled")["rate"] == 0.05
     assert json.loads(r["mrc"].json) == want
     assert r["mrc"].json.find('"method": "shards"') > 0
-    # The profile reads the full stream at its own rate, as without sampling.
-    assert r["sample"].summary == t.sample().summary
+    # The profile reads the full stream, as without sampling, its rate floored as the sampled
+    # report's (docs/sampled.md): 200,000 references are at most 2^16 * 4, so every fourth
+    # position on average where the rate 1e-4 keeps about 20.
+    got, plain = r["sample"].summary, t.sample().summary
+    assert (got["refs"], got["seed"]) == (plain["refs"], plain["seed"])
+    assert (plain["rate"], got["rate"]) == (1e-4, 0.25)
+    assert abs(got["samples"] - 50_000) < 5 * 50_000**0.5, got
+    assert plain["samples"] < 100, plain
     # At rate 1 the sample is every line: SHARDS is the exact curve.
     exact = cs.analyse(t, ["mrc"], sizes=SIZES)["mrc"]
     whole = cs.analyse(t, ["mrc"], sizes=SIZES, sampled=True, rate=1.0)["mrc"]

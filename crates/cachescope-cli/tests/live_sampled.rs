@@ -5,21 +5,9 @@
 
 mod common;
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use common::{compile_c, cs, tool_or_skip};
+use common::{LOOP_2MB, compile_c, cs, live_report_json, tool_or_skip};
 use serde_json::Value;
-
-/// A loop over 2 MB, long enough to cross several batches.
-const PROGRAM: &str = r#"#include <stdio.h>
-static long a[250000];
-int main(void) {
-    long s = 0;
-    for (int r = 0; r < 4; r++)
-        for (int i = 0; i < 250000; i += 1 + r) { a[(i * 7) % 250000] += i; s += a[i]; }
-    printf("%ld\n", s);
-    return 0;
-}"#;
 
 #[test]
 fn a_long_exact_report_says_once_how_long_sampled_would_take() {
@@ -27,7 +15,7 @@ fn a_long_exact_report_says_once_how_long_sampled_would_take() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile_c(dir.path(), "kernel", PROGRAM, &["-O1"]);
+    let exe = compile_c(dir.path(), "kernel", LOOP_2MB, &["-O1"]);
     let report = |after: &str| {
         let out = cs()
             .env("CACHESCOPE_SAMPLED_NOTE_AFTER", after)
@@ -68,25 +56,6 @@ int main(void) {
     return 0;
 }"#;
 
-/// `report ARGS -o dir/NAME -- exe`, which must succeed; its report.json without the one
-/// field that differs from run to run (`elapsed_seconds`).
-fn report_json(dir: &Path, name: &str, args: &[&str], exe: &Path) -> Value {
-    let out = dir.join(name);
-    cs().arg("report")
-        .arg("-q")
-        .args(args)
-        .arg("-o")
-        .arg(&out)
-        .arg("--")
-        .arg(exe)
-        .assert()
-        .success();
-    let mut v: Value =
-        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
-    v.as_object_mut().unwrap().remove("elapsed_seconds");
-    v
-}
-
 /// The LRU curve of `method` in a report.json: size in bytes to miss ratio.
 fn lru_curve(report: &Value, method: &str) -> BTreeMap<u64, f64> {
     let curve = report["mrc"]
@@ -116,8 +85,8 @@ fn a_sampled_report_of_a_program_is_the_exact_report_within_shards_error() {
     let dir = tempfile::tempdir().unwrap();
     let exe = compile_c(dir.path(), "steps", STEPS, &["-O1", "-static"]);
     let rate = 0.1;
-    let exact = report_json(dir.path(), "exact", &[], &exe);
-    let sampled = report_json(dir.path(), "sampled", &["--sampled", "--rate", "0.1"], &exe);
+    let exact = live_report_json(dir.path(), "exact", &[], &exe);
+    let sampled = live_report_json(dir.path(), "sampled", &["--sampled", "--rate", "0.1"], &exe);
 
     // Every section of the exact report is there, and how it was sampled; but the pages
     // section, which needs every page, is left out, and the call graph unless asked for
@@ -201,11 +170,11 @@ fn a_sampled_report_of_a_program_is_the_exact_report_within_shards_error() {
 
     // The same seed, the same report; and the tool's filter gives what filtering the full
     // stream gives (--save keeps every reference, so the tool does not filter).
-    let again = report_json(dir.path(), "again", &["--sampled", "--rate", "0.1"], &exe);
+    let again = live_report_json(dir.path(), "again", &["--sampled", "--rate", "0.1"], &exe);
     assert_eq!(again, sampled);
     let saved = dir.path().join("full.cst");
     let saved = saved.to_str().unwrap();
-    let full = report_json(
+    let full = live_report_json(
         dir.path(),
         "full",
         &["--sampled", "--rate", "0.1", "--save", saved],

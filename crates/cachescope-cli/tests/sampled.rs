@@ -100,10 +100,21 @@ fn rate_one_measures_what_the_exact_report_measures() {
         );
         assert!((a - b).abs() < 1e-9, "{p} {q}");
     }
+    // StatCache reads the full stream in both, the sampled report's sampler floored by the
+    // decaying rule (docs/sampled.md): 200 000 references are at most 2^16 · 4, so every
+    // fourth position on average where the rate 1e-3 keeps about 200.
+    let (e, s) = (&exact["sampling"], &sampled["sampling"]);
     assert_eq!(
-        exact["sampling"], sampled["sampling"],
-        "StatCache reads the full stream"
+        (e["rate"].as_f64(), e["seed"].as_u64()),
+        (Some(1e-3), Some(1))
     );
+    assert_eq!(
+        (s["rate"].as_f64(), s["seed"].as_u64()),
+        (Some(0.25), Some(1))
+    );
+    let n = s["samples"].as_f64().unwrap();
+    assert!((n - 50_000.0).abs() < 5.0 * 50_000f64.sqrt(), "{s}");
+    assert!(e["samples"].as_u64().unwrap() < 300, "{e}");
 }
 
 #[test]

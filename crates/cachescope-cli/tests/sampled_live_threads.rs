@@ -9,21 +9,13 @@ mod common;
 
 use std::path::Path;
 
-use common::{compile_c_file, cs, threads_example, tool_or_skip};
+use common::{compile_c_file, live_report_json, threads_example, tool_or_skip};
 use serde_json::Value;
 
-/// `report -q --sampled --rate 1 [EXTRA…] -o dir/NAME -- exe`'s report.json.
+/// `report -q --sampled --rate 1 --seed 2 [EXTRA…] -o dir/NAME -- exe`'s report.json.
 fn report(dir: &Path, name: &str, extra: &[&str], exe: &Path) -> Value {
-    let out = dir.join(name);
-    cs().args(["report", "-q", "--sampled", "--rate", "1", "--seed", "2"])
-        .args(extra)
-        .arg("-o")
-        .arg(&out)
-        .arg("--")
-        .arg(exe)
-        .assert()
-        .success();
-    serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap()
+    let args = [&["--sampled", "--rate", "1", "--seed", "2"], extra].concat();
+    live_report_json(dir, name, &args, exe)
 }
 
 #[test]

@@ -207,3 +207,34 @@ pub fn structure<'a>(report: &'a Value, name: &str) -> &'a Value {
         .find(|s| s["structure"] == name)
         .unwrap_or_else(|| panic!("no structure {name}: {report:#}"))
 }
+
+/// `report ARGS -o dir/NAME -- exe`, which must succeed; its report.json without the one
+/// field that differs from run to run (`elapsed_seconds`).
+pub fn live_report_json(dir: &Path, name: &str, args: &[&str], exe: &Path) -> Value {
+    let out = dir.join(name);
+    cs().arg("report")
+        .arg("-q")
+        .args(args)
+        .arg("-o")
+        .arg(&out)
+        .arg("--")
+        .arg(exe)
+        .assert()
+        .success();
+    let mut v: Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("elapsed_seconds");
+    v
+}
+
+/// A C program looping over 2 MB (about a million data references), long enough to cross
+/// several batches of a live run.
+pub const LOOP_2MB: &str = r#"#include <stdio.h>
+static long a[250000];
+int main(void) {
+    long s = 0;
+    for (int r = 0; r < 4; r++)
+        for (int i = 0; i < 250000; i += 1 + r) { a[(i * 7) % 250000] += i; s += a[i]; }
+    printf("%ld\n", s);
+    return 0;
+}"#;

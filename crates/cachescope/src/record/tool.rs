@@ -173,37 +173,19 @@ impl<R: Read + Send> ToolReader<R> {
         let Some(path) = self.children_file.take() else {
             return;
         };
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        let Some(ran) = children_not_recorded(&path) else {
             return;
-        };
-        let mut names: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
-        names.dedup();
-        if names.is_empty() {
-            return;
-        }
-        let shown: Vec<&str> = names.iter().take(5).copied().collect();
-        let more = if names.len() > 5 {
-            format!(" and {} more", names.len() - 5)
-        } else {
-            String::new()
-        };
-        let what = if names.len() == 1 {
-            "a child process that ran"
-        } else {
-            "child processes that ran"
         };
         self.fork_notes.push(if self.follows_exec {
             format!(
-                "the program started {what} {}{more} while the recording followed another \
-                 child (one process is followed at a time, the first the program forks while \
-                 it holds the recording): not recorded",
-                shown.join(", ")
+                "the program started {ran} while the recording followed another child (one \
+                 process is followed at a time, the first the program forks while it holds the \
+                 recording): not recorded"
             )
         } else {
             format!(
-                "the program started {what} {}{more}, not recorded: give --trace-children to \
-                 follow a child the program waits for",
-                shown.join(", ")
+                "the program started {ran}, not recorded: give --trace-children to follow a \
+                 child the program waits for"
             )
         });
     }
@@ -312,4 +294,28 @@ impl<R: Read + Send> ToolReader<R> {
     pub fn source(&self) -> &Source {
         &self.source
     }
+}
+
+/// "a child process that ran P" (or "child processes that ran P, Q … and N more") from the
+/// file in which the tool names, one per line, the programs forked children exec'd without
+/// being recorded; `None` when there were none.
+pub(super) fn children_not_recorded(path: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let mut names: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+    names.dedup();
+    if names.is_empty() {
+        return None;
+    }
+    let shown: Vec<&str> = names.iter().take(5).copied().collect();
+    let more = if names.len() > 5 {
+        format!(" and {} more", names.len() - 5)
+    } else {
+        String::new()
+    };
+    let what = if names.len() == 1 {
+        "a child process that ran"
+    } else {
+        "child processes that ran"
+    };
+    Some(format!("{what} {}{more}", shown.join(", ")))
 }

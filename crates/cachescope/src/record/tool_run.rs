@@ -274,8 +274,13 @@ pub(super) fn launch(
         .arg(format!("--cs-instr={}", yes_no(opts.instr)))
         .arg(format!("--cs-calls={}", yes_no(opts.calls)))
         .arg(format!("--trace-children={}", yes_no(opts.trace_children)))
-        // A forked child the program waits for (a shell's command) is followed too.
-        .arg(format!("--cs-follow-forks={}", yes_no(opts.trace_children)))
+        // A forked child the program waits for (a shell's command) is followed too; not by
+        // the spatial sampler, whose reader takes one process's stream (the child is named
+        // at the end as not recorded).
+        .arg(format!(
+            "--cs-follow-forks={}",
+            yes_no(opts.trace_children && spatial_args.is_empty())
+        ))
         .arg(format!(
             "--cs-collect-atstart={}",
             yes_no(opts.collect_at_start)

@@ -98,6 +98,9 @@ pub(super) struct Stream {
     pub(super) exec: bool,
     /// The thinning level reached ([`crate::sampling::Sampler::with_max_samples`]).
     level: u32,
+    /// The decaying rule's cap of a floored sampler ([`crate::sampling::Sampler::floored`],
+    /// the sampled report's), else 0.
+    floor: u64,
 }
 
 impl Stream {
@@ -105,7 +108,7 @@ impl Stream {
     /// in-process sampler would (its level follows the references counted, `i` so far), so
     /// they stay about [`crate::sampling::MAX_SAMPLES`] whatever the run's length.
     pub(super) fn push_reuse(&mut self, options: &SamplerOptions, j: u64, i: u64) {
-        let thin = Thinning::new(options.seed, MAX_SAMPLES);
+        let thin = thinning(options, self.floor);
         let level = thin.level(options.rate, i);
         if level > self.level {
             self.level = level;
@@ -114,6 +117,33 @@ impl Stream {
         if thin.keeps(j, self.level) {
             self.reuses.push((j, i));
         }
+    }
+
+    /// The stream of a floored sampler's tool ([`crate::sampling::Sampler::floored`] with
+    /// `cap`): the sampled report's whole-stream reuses.
+    pub(super) fn floored(cap: u64) -> Stream {
+        Stream {
+            floor: cap,
+            ..Stream::default()
+        }
+    }
+}
+
+/// The in-process sampler's thinning of a stream with `floor` ([`Stream::floor`]).
+fn thinning(options: &SamplerOptions, floor: u64) -> Thinning {
+    if floor == 0 {
+        Thinning::new(options.seed, MAX_SAMPLES)
+    } else {
+        Thinning::floored(options.seed, MAX_SAMPLES, floor, options.rate)
+    }
+}
+
+/// The positions a floored sampler with `cap` draws (0: a plain one, [`SampleCursor::new`]).
+pub(super) fn cursor(options: &SamplerOptions, floor: u64) -> SampleCursor {
+    if floor == 0 {
+        SampleCursor::new(options)
+    } else {
+        SampleCursor::floored(options, floor)
     }
 }
 
@@ -249,8 +279,10 @@ pub(super) fn rebuild(
     source: &Source,
 ) -> Result<Profile> {
     // The in-process sampler's thinning at the end ([`Stream::push_reuse`]).
-    let thin = Thinning::new(options.seed, MAX_SAMPLES);
-    let drawn = (SampleCursor::new(&options), thin);
+    let drawn = (
+        cursor(&options, stream.floor),
+        thinning(&options, stream.floor),
+    );
     rebuild_drawn(options, drawn, &stream.reuses, stream.count, source)
 }
 
@@ -312,6 +344,7 @@ mod tests {
             count: 3,
             exec: false,
             level: 0,
+            floor: 0,
         };
         let p = rebuild(options, &stream, &Source::Stdin).unwrap();
         let expect = [
@@ -334,6 +367,7 @@ mod tests {
             count: 6,
             exec: false,
             level: 0,
+            floor: 0,
         };
         let sparse = SamplerOptions {
             rate: 1e-6,
@@ -378,6 +412,53 @@ mod tests {
         stream.count = n;
         assert!(stream.reuses.len() as u64 <= MAX_SAMPLES + MAX_SAMPLES / 8);
         assert_eq!(rebuild(options, &stream, &Source::Stdin).unwrap(), expected);
+    }
+
+    /// Brute force: the tool's records of the sampled report's floored positions (every
+    /// drawn position's next reference, in the order of the reuses) rebuild the profile
+    /// [`Sampler::floored`] makes of the same references, below the floor's end (rate
+    /// `2^−D`) and past it (the rate); and the positions the tool is handed are the
+    /// trace's sampler's draws.
+    ///
+    /// [`Sampler::floored`]: crate::sampling::Sampler::floored
+    #[test]
+    fn a_floored_streams_records_rebuild_the_floored_samplers_profile() {
+        use crate::analysis::Analysis;
+        let (cap, lines) = (1024u64, 5000u64);
+        let line = |i: u64| (i * 2_654_435_761) % lines;
+        for (n, seed) in [(40_000u64, 2u64), (300_000, 3)] {
+            let options = SamplerOptions {
+                rate: 0.01,
+                seed,
+                ..SamplerOptions::default()
+            };
+            let batch: crate::Batch = (0..n)
+                .map(|i| crate::Access::load(line(i) << 6, 8))
+                .collect();
+            let mut s = crate::sampling::Sampler::floored(options, cap).unwrap();
+            s.observe(&batch);
+            let want = s.finish();
+            let mut drawn = cursor(&options, cap);
+            let mut reuses = Vec::new();
+            while drawn.next() <= n {
+                let j = drawn.next();
+                if let Some(i) = (j + 1..=n).find(|&i| line(i - 1) == line(j - 1)) {
+                    reuses.push((j, i));
+                }
+                drawn.skip_to(j);
+            }
+            reuses.sort_unstable_by_key(|&(_, i)| i);
+            let mut stream = Stream::floored(cap);
+            for (j, i) in reuses {
+                stream.push_reuse(&options, j, i);
+            }
+            stream.count = n;
+            assert_eq!(
+                rebuild(options, &stream, &Source::Stdin).unwrap(),
+                want,
+                "n {n}"
+            );
+        }
     }
 
     /// Brute force: the tool's per-thread records (every drawn position's next reference by

@@ -96,6 +96,10 @@ pub struct SpatialReader<R> {
     /// Accesses kept so far.
     kept: u64,
     reuse: Option<(SamplerOptions, Stream)>,
+    /// StatCache's sampler was dropped at a followed exec: the new program's tool counts from
+    /// 0 again and takes positions drawn for the old one's count, so its reuses cannot be
+    /// placed (a profile rebuilt from them would be wrong).
+    reuse_dropped: bool,
     /// Whether the header says the reuse sampler's records come too.
     reuse_records: bool,
     profile: Option<Profile>,
@@ -136,7 +140,8 @@ impl<R: Read + Send> SpatialReader<R> {
             pending: None,
             exec_seen: false,
             kept: 0,
-            reuse: reuse.map(|r| (r, Stream::default())),
+            reuse: reuse.map(|r| (r, Stream::floored(crate::sampling::REPORT_FLOOR))),
+            reuse_dropped: false,
             reuse_records: false,
             profile: None,
             promotions: promoted::Promotions::default(),
@@ -355,6 +360,7 @@ impl<R: Read + Send> SpatialReader<R> {
                 self.counts = [0; 4];
                 self.spanned = [0; 4];
                 self.threads = None;
+                self.reuse_dropped |= self.reuse.take().is_some();
                 self.words.restart();
             }
             // The per-thread sampler's (argument: the thread), kept for whoever asks.

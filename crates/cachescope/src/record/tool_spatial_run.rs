@@ -8,14 +8,14 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{Read, Write};
 
-use super::tool_run::{InTool, Launched, POSITIONS, launch, no_trace};
+use super::tool_run::{CHILDREN, InTool, Launched, POSITIONS, launch, no_trace};
 use super::tool_sampled::{Positions, thread_positions};
 use super::tool_spatial::SpatialReader;
 use super::{Recording, ToolOptions};
 use crate::attribution::events::Event;
 use crate::batch::Batch;
 use crate::error::{Result, Source};
-use crate::sampling::{Profile, SampleCursor, SamplerOptions};
+use crate::sampling::{Profile, SamplerOptions};
 use crate::spatial::SpatialOptions;
 use crate::trace::{AccessReader, Diagnostics};
 
@@ -26,6 +26,11 @@ pub struct SpatialStream {
     /// The reuse sampler's positions and the per-thread sampler's, written while the tool
     /// runs.
     positions: Option<(Positions, Option<Positions>)>,
+    /// Where the tool names the programs forked children ran: a sampled run follows none
+    /// (`--cs-follow-forks=no`), so each is noted as not recorded. Read at the stream's end,
+    /// before the recording's directory goes.
+    children: std::path::PathBuf,
+    children_note: Option<String>,
 }
 
 impl SpatialStream {
@@ -47,12 +52,24 @@ impl AccessReader for SpatialStream {
         if n == 0 {
             // The tool has closed its stream: the positions' writer can stop.
             self.positions.take();
+            if self.children_note.is_none() {
+                self.children_note =
+                    super::tool::children_not_recorded(&self.children).map(|ran| {
+                        format!(
+                            "the program started {ran}, not recorded: a sampled run of a program \
+                         follows no forked child (record it with `cachescope record \
+                         --trace-children`, then give the trace to `--sampled`)"
+                        )
+                    });
+            }
         }
         Ok(n)
     }
 
     fn diagnostics(&self) -> Diagnostics {
-        self.reader.diagnostics()
+        let mut d = self.reader.diagnostics();
+        d.notes.extend(self.children_note.clone());
+        d
     }
 
     fn reuse_profile(&mut self) -> Option<Profile> {
@@ -120,7 +137,9 @@ impl Recording {
             },
         )?;
         let positions = reuse.map(|r| {
-            let whole = Positions::start(&recording.dir.join(POSITIONS), SampleCursor::new(&r));
+            // The same draws as the trace's sampler (`Sampler::floored`).
+            let drawn = super::tool_sampled::cursor(&r, crate::sampling::REPORT_FLOOR);
+            let whole = Positions::start(&recording.dir.join(POSITIONS), drawn);
             let threads = (!r.include_instructions).then(|| thread_positions(&recording.dir, &r));
             (whole, threads)
         });
@@ -149,7 +168,17 @@ impl Recording {
             drop(positions);
             return Err(no_trace(e, &mut recording, &log));
         }
-        Ok((recording, SpatialStream { reader, positions }, rx))
+        let children = recording.dir.join(CHILDREN);
+        Ok((
+            recording,
+            SpatialStream {
+                reader,
+                positions,
+                children,
+                children_note: None,
+            },
+            rx,
+        ))
     }
 }
 

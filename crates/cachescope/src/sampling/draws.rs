@@ -16,6 +16,8 @@ pub(crate) struct Gaps {
     ln_keep: f64,
     /// The decaying draw ([`Gaps::decaying`]): its cap of expected samples, else 0.
     decay: u64,
+    /// The floored draw ([`Gaps::floored`]): the rate under the decaying rule, else 0.
+    floor_rate: f64,
 }
 
 impl Gaps {
@@ -26,6 +28,19 @@ impl Gaps {
             rng: crate::rng::seeded_complement(seed, 0x5a4d_504c_4552),
             ln_keep: (-rate).ln_1p(),
             decay: 0,
+            floor_rate: 0.0,
+        }
+    }
+
+    /// The draw of the sampled report's whole-stream sampler (`Sampler::floored`): a position
+    /// `j` drawn with probability `max(rate, 2^−D(j))`, `D(j)` the decaying draw's level of `j`
+    /// with `cap` ([`Gaps::decaying`]): a short run sampled as densely as a thread's, a long
+    /// one at `rate` past `cap / rate` references or so. One seeded sequence, as the others.
+    pub fn floored(rate: f64, seed: u64, cap: u64) -> Gaps {
+        Gaps {
+            decay: cap.max(1),
+            floor_rate: rate,
+            ..Gaps::new(rate, seed)
         }
     }
 
@@ -48,12 +63,16 @@ impl Gaps {
             return pos.saturating_add(self.next_gap());
         }
         loop {
-            let mut level = 0u32;
-            while level < 63 && pos.saturating_add(1) > self.decay.saturating_mul(1 << level) {
-                level += 1;
-            }
+            let level = super::thinning::decay_level(self.decay, pos.saturating_add(1));
             let end = self.decay.saturating_mul(1 << level);
-            self.ln_keep = (-(1.0 / (1u64 << level) as f64)).ln_1p();
+            let rate = 1.0 / (1u64 << level) as f64;
+            if rate <= self.floor_rate {
+                // Past the decaying rule: the fixed rate to the end.
+                self.decay = 0;
+                self.ln_keep = (-self.floor_rate).ln_1p();
+                return pos.saturating_add(self.next_gap());
+            }
+            self.ln_keep = (-rate).ln_1p();
             let next = pos.saturating_add(self.next_gap());
             if next <= end || end == u64::MAX {
                 return next;
@@ -88,6 +107,13 @@ impl SampleCursor {
     /// The cursor before the first reference.
     pub fn new(options: &SamplerOptions) -> SampleCursor {
         let mut gaps = Gaps::new(options.rate, options.seed);
+        let next = gaps.next_after(0);
+        SampleCursor { gaps, next }
+    }
+
+    /// The cursor of `Sampler::floored`'s draws with `options`' rate and seed and `cap`.
+    pub fn floored(options: &SamplerOptions, cap: u64) -> SampleCursor {
+        let mut gaps = Gaps::floored(options.rate, options.seed, cap);
         let next = gaps.next_after(0);
         SampleCursor { gaps, next }
     }

@@ -64,6 +64,8 @@
 
 mod draws;
 mod filter;
+#[cfg(test)]
+mod floored_tests;
 mod format;
 mod profile;
 mod sampler;
@@ -79,8 +81,8 @@ pub use format::{MAGIC, VERSION};
 pub use profile::{Profile, SlotHistogram};
 pub use sampler::Sampler;
 pub(crate) use sampler::{FirstReferences, SamplerParts};
-pub use thinning::MAX_SAMPLES;
 pub(crate) use thinning::Thinning;
+pub use thinning::{MAX_SAMPLES, REPORT_FLOOR};
 pub(crate) use threads::rebuild_drawn;
 pub use threads::{THREAD_SAMPLES, ThreadReuses, thread_options};
 

@@ -85,6 +85,19 @@ impl Sampler {
         Ok(s)
     }
 
+    /// The sampled report's whole-stream sampler: `options.rate`, floored by the decaying
+    /// rule of [`Sampler::decaying`] with `cap` (`Gaps::floored` in `draws.rs`): a run of
+    /// `n` references keeps a uniform sample at `max(rate, 2^−D(n))` (`D` the decaying
+    /// level), thinned past [`super::MAX_SAMPLES`] as [`Sampler::new`]'s. A short run gets
+    /// `cap / 2` to `cap` samples where the rate alone would give a few hundred; a run past
+    /// about `cap / rate` references the rate's, drawn differently.
+    pub fn floored(options: SamplerOptions, cap: u64) -> Result<Sampler> {
+        options.validate()?;
+        let mut s = Sampler::resume(options, 0, SampleCursor::floored(&options, cap));
+        s.thin = Thinning::floored(options.seed, MAX_SAMPLES, cap, options.rate);
+        Ok(s)
+    }
+
     /// Thins the samples to the level `pos` references call for ([`super::thinning`]).
     fn thin_to_level(&mut self) {
         let level = self.thin.level(self.options.rate, self.pos);
@@ -182,7 +195,7 @@ impl Sampler {
         }));
         samples.sort_unstable_by_key(|s| s.position);
         let options = SamplerOptions {
-            rate: Thinning::rate(self.options.rate, self.level),
+            rate: self.thin.kept_rate(self.options.rate, self.level),
             ..self.options
         };
         Profile::from_sampler(options, n, samples)

@@ -17,6 +17,11 @@ use crate::rng::splitmix64;
 /// the default rate 10^−3 of `report` no trace under 10^9 counted references is thinned.
 pub const MAX_SAMPLES: u64 = 1 << 20;
 
+/// The decaying rule's cap under the sampled report's whole-stream sampler
+/// (`Sampler::floored`): the per-thread samplers' [`super::THREAD_SAMPLES`], so a short run's
+/// whole-stream curve rests on as many samples as one thread's.
+pub const REPORT_FLOOR: u64 = super::THREAD_SAMPLES;
+
 /// Which drawn positions a sampler keeps; see the [module documentation](self).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Thinning {
@@ -28,6 +33,10 @@ pub(crate) struct Thinning {
     /// level `L` while `L − L(j)` bits of its hash are zero, so every position is kept with
     /// probability `2^−L` in the end, as at a fixed rate.
     decaying: bool,
+    /// The floored draws of the sampled report's whole-stream sampler (`Sampler::floored`):
+    /// the decaying rule's cap, else 0, and the sampler's rate.
+    floor: u64,
+    rate: f64,
 }
 
 impl Thinning {
@@ -37,6 +46,22 @@ impl Thinning {
             key: splitmix64(seed ^ 0x7468_696e_6e69_6e67),
             cap: cap.max(1),
             decaying: false,
+            floor: 0,
+            rate: 0.0,
+        }
+    }
+
+    /// The thinning of a floored sampler's draws (`Gaps::floored`): a position `j` drawn with
+    /// probability `p(j) = max(rate, 2^−D(j))`, `D(j)` the decaying level of `j` with `floor`,
+    /// is kept after `n` references while its hash, uniform in [0, 1), is below `q(n) / p(j)`,
+    /// `q(n) = max(rate · 2^−L(n), 2^−D(n))` (`L(n)` the level of the `cap` bound): every
+    /// position is kept with probability `q(n)` in the end, `q` never grows, so the kept sets
+    /// nest. The level packs `D(n)` and `L(n)` (`D · 64 + L`), so it grows with `n`.
+    pub fn floored(seed: u64, cap: u64, floor: u64, rate: f64) -> Thinning {
+        Thinning {
+            floor: floor.max(1),
+            rate,
+            ..Thinning::new(seed, cap)
         }
     }
 
@@ -55,12 +80,18 @@ impl Thinning {
             key: 0,
             cap: u64::MAX,
             decaying: false,
+            floor: 0,
+            rate: 0.0,
         }
     }
 
     /// The level after `refs` counted references sampled at `rate`: the least `L` with
     /// `rate · refs / 2^L ≤ cap`.
     pub fn level(&self, rate: f64, refs: u64) -> u32 {
+        if self.floor != 0 {
+            let plain = Thinning { floor: 0, ..*self };
+            return decay_level(self.floor, refs) * 64 + plain.level(rate, refs);
+        }
         if self.cap == u64::MAX {
             return 0;
         }
@@ -75,6 +106,11 @@ impl Thinning {
     /// Whether the sample drawn at `position` is kept at `level`.
     #[inline]
     pub fn keeps(&self, position: u64, level: u32) -> bool {
+        if self.floor != 0 {
+            let drawn = self.rate.max(half_power(decay_level(self.floor, position)));
+            let u = (splitmix64(position ^ self.key) >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+            return u < self.kept_rate(self.rate, level) / drawn;
+        }
         let bits = if self.decaying {
             level.saturating_sub(self.level(1.0, position))
         } else {
@@ -87,6 +123,29 @@ impl Thinning {
     pub fn rate(rate: f64, level: u32) -> f64 {
         rate / (1u64 << level) as f64
     }
+
+    /// The rate of the samples this thinning keeps at `level` out of those drawn at `rate`
+    /// ([`Thinning::rate`], or a floored sampler's `q`).
+    pub fn kept_rate(&self, rate: f64, level: u32) -> f64 {
+        if self.floor == 0 {
+            return Thinning::rate(rate, level);
+        }
+        Thinning::rate(rate, level % 64).max(half_power(level / 64))
+    }
+}
+
+/// The decaying level of `refs` references with `cap`: the least `L` with `refs ≤ cap · 2^L`.
+pub(crate) fn decay_level(cap: u64, refs: u64) -> u32 {
+    let mut level = 0u32;
+    while level < 63 && refs > cap.saturating_mul(1 << level) {
+        level += 1;
+    }
+    level
+}
+
+/// `2^−level`.
+fn half_power(level: u32) -> f64 {
+    1.0 / (1u64 << level.min(63)) as f64
 }
 
 #[cfg(test)]

@@ -53,7 +53,7 @@ pub(crate) fn rebuild_drawn(
         ));
     }
     let options = SamplerOptions {
-        rate: Thinning::rate(options.rate, level),
+        rate: thin.kept_rate(options.rate, level),
         ..options
     };
     Ok(Profile::from_sampler(options, n, samples))

@@ -83,7 +83,10 @@ impl SpatialStage {
             kept: 0,
             // A sampler of instruction fetches reads their addresses: nothing to tell then.
             told: reuse.is_some_and(|r| r.include_instructions),
-            reuse: reuse.map(Sampler::new).transpose()?,
+            // Floored as the tool's whole-stream sampler is (`record::tool_spatial_run`).
+            reuse: reuse
+                .map(|r| Sampler::floored(r, crate::sampling::REPORT_FLOOR))
+                .transpose()?,
             reused: false,
             calls: CallPlaces::default(),
             next_call: 0,

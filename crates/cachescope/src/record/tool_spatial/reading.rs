@@ -48,6 +48,15 @@ impl<R: Read + Send> AccessReader for SpatialReader<R> {
         if self.exec_seen && self.ended {
             d.notes.push(crate::record::tool::EXEC_NOT_FOLLOWED.into());
         }
+        if self.reuse_dropped {
+            d.notes.push(
+                "StatCache's and StatStack's reuse samples stop at the exec the run followed \
+                 (the new program counts its references from 0): their curves are left out and \
+                 the LRU curve is SHARDS's (record the program with `cachescope record \
+                 --trace-children` and give the trace to `--sampled` for them)"
+                    .into(),
+            );
+        }
         d
     }
 

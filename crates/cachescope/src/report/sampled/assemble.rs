@@ -121,7 +121,13 @@ impl SampledCollector {
         let shards_all = shards.mrc(&[sizes.as_slice(), &random_sizes].concat());
         let lru_ref = statstack.as_ref().unwrap_or(&shards_all);
         let lru = |size| curves::at(lru_ref, size);
-        let l1 = curves::l2_input(profile.as_ref(), &shards, rate, l1_lines(line))?;
+        let l1 = curves::l2_input(
+            profile.as_ref(),
+            &shards,
+            rate,
+            l1_lines(line),
+            self.options.sample_rate,
+        )?;
         // Smith's formula (the 3C section's conflict misses where the sample holds less than
         // one of the cache's sets, small caches) reads the LRU curve's own switch: StatStack's
         // distances below 256 sampled lines (docs/accuracy/sampled.md, "Ji's L2 model").

@@ -178,34 +178,49 @@ pub(super) const L1_FAR_REUSES: f64 = 1000.0;
 
 /// The sampled lines from which SHARDS's distances feed the L1 histogram: [`L1_FAR_SAMPLED_LINES`]
 /// where at least [`L1_FAR_REUSES`] of StatStack's reuse samples (`statstack`, weights in
-/// samples) lie at the L1's `l1_lines` or further, [`L1_MIN_SAMPLED_LINES`] otherwise.
-pub(super) fn l1_switch(statstack: &L1Histogram, l1_lines: u64) -> f64 {
+/// samples, counted at `scale` each: [`nominal_scale`]) lie at the L1's `l1_lines` or
+/// further, [`L1_MIN_SAMPLED_LINES`] otherwise.
+pub(super) fn l1_switch(statstack: &L1Histogram, l1_lines: u64, scale: f64) -> f64 {
     let past: f64 = statstack
         .masses
         .iter()
         .filter(|m| m.sd >= l1_lines)
         .map(|m| m.weight)
         .sum();
-    if past >= L1_FAR_REUSES {
+    if past * scale >= L1_FAR_REUSES {
         L1_FAR_SAMPLED_LINES
     } else {
         L1_MIN_SAMPLED_LINES
     }
 }
 
+/// What one of `profile`'s reuse samples counts for in the L2 input's thresholds
+/// ([`L1_MIN_REUSES`], [`L1_FAR_REUSES`], set at the report's reuse rate `reuse_rate`): 1 at
+/// that rate, less where the whole-stream sampler's floor (`Sampler::floored`) sampled a short
+/// run more densely. The thresholds say how common the L1 misses are in the run, so the floor
+/// leaves the input's choice as the rate alone made it (the threads example's `ji-l2` read
+/// 20 pp off with StatStack's denser distances fed in, 0.07 without,
+/// `cachescope report --sampled --rate 0.01 --seed S threads.cst`, S = 1, 2, 3).
+pub(super) fn nominal_scale(profile: &Profile, reuse_rate: f64) -> f64 {
+    (reuse_rate / profile.rate()).min(1.0)
+}
+
 /// The L2 model's input: StatStack's distances below the switch of [`l1_switch`] (with at
-/// least [`L1_MIN_REUSES`] reuse samples), SHARDS's from there ([`scale::combined_l1`]);
-/// SHARDS's alone without enough reuse samples. `l1_lines` is the L1's size.
+/// least [`L1_MIN_REUSES`] reuse samples, counted by [`nominal_scale`] with `reuse_rate`),
+/// SHARDS's from there ([`scale::combined_l1`]); SHARDS's alone without enough reuse
+/// samples. `l1_lines` is the L1's size.
 pub(super) fn l2_input(
     profile: Option<&Profile>,
     shards: &ShardsDistances,
     rate: f64,
     l1_lines: u64,
+    reuse_rate: f64,
 ) -> Result<L1Histogram> {
+    let scale = profile.map_or(1.0, |p| nominal_scale(p, reuse_rate));
     match profile {
-        Some(p) if p.reuses() >= L1_MIN_REUSES => {
+        Some(p) if p.reuses() as f64 * scale >= L1_MIN_REUSES as f64 => {
             let statstack = L1Histogram::from_profile(p)?;
-            let from = l1_switch(&statstack, l1_lines);
+            let from = l1_switch(&statstack, l1_lines, scale);
             scale::combined_l1(&statstack, shards, |lines| holds_sampled(lines, rate, from))
         }
         _ => scale::l1_histogram(shards),
@@ -288,7 +303,7 @@ mod tests {
     fn l2_input_keeps_statstack_further_out_where_it_sees_the_l1_misses() {
         let d = loop_twice();
         let got = |p: &Profile| -> Vec<(u64, f64)> {
-            let h = l2_input(Some(p), &d, 0.01, 512).unwrap();
+            let h = l2_input(Some(p), &d, 0.01, 512, p.rate()).unwrap();
             assert_eq!(h.cold, 1000.0);
             h.masses.iter().map(|m| (m.sd, m.weight)).collect()
         };
@@ -296,28 +311,45 @@ mod tests {
         assert_eq!(got(&profile(100)), [(100, 2000.0), (999, 1000.0)]);
         // 1000 samples past the L1: StatStack's distances up to 1600 lines, SHARDS's bin not.
         assert_eq!(got(&profile(600)), [(600, 2000.0)]);
+        // The same samples from a floored sampler at 10 times the report's reuse rate count
+        // as 100: too few, SHARDS's distances alone (both bins, the loop's 1000 reuses).
+        let p = profile(600);
+        let h = l2_input(Some(&p), &d, 0.01, 512, p.rate() / 10.0).unwrap();
+        let shards_alone = l2_input(None, &d, 0.01, 512, p.rate()).unwrap();
+        assert_eq!(h, shards_alone);
+        assert_ne!(h, l2_input(Some(&p), &d, 0.01, 512, p.rate()).unwrap());
     }
 
     #[test]
     fn l1_switch_moves_out_where_the_l1_misses_are_sampled() {
         // 999 reuse samples past the L1: SHARDS from 4 sampled lines; 1000: from 16.
         assert_eq!(
-            l1_switch(&statstack(5000.0, 999.0), 512),
+            l1_switch(&statstack(5000.0, 999.0), 512, 1.0),
             L1_MIN_SAMPLED_LINES
         );
         assert_eq!(
-            l1_switch(&statstack(5000.0, 1000.0), 512),
+            l1_switch(&statstack(5000.0, 1000.0), 512, 1.0),
             L1_FAR_SAMPLED_LINES
         );
         // The same samples read against a larger L1 are not past it.
         assert_eq!(
-            l1_switch(&statstack(0.0, 5000.0), 601),
+            l1_switch(&statstack(0.0, 5000.0), 601, 1.0),
             L1_MIN_SAMPLED_LINES
         );
         // A mass starting exactly at the L1 size is past it (a miss in an L1 of that size).
         assert_eq!(
-            l1_switch(&statstack(0.0, 1000.0), 600),
+            l1_switch(&statstack(0.0, 1000.0), 600, 1.0),
             L1_FAR_SAMPLED_LINES
+        );
+        // 16 000 samples past the L1 at 16 times the report's reuse rate count as 1000; 15 984
+        // as 999.
+        assert_eq!(
+            l1_switch(&statstack(5000.0, 16_000.0), 512, 1.0 / 16.0),
+            L1_FAR_SAMPLED_LINES
+        );
+        assert_eq!(
+            l1_switch(&statstack(5000.0, 15_984.0), 512, 1.0 / 16.0),
+            L1_MIN_SAMPLED_LINES
         );
     }
 }
