@@ -85,7 +85,23 @@ fn a_live_run_finds_the_falsely_shared_line_the_recordings_report_finds() {
         );
         let (want, got) = (false_lines(&recorded), false_lines(&live));
         assert!(!want.is_empty(), "seed {seed}: {}", recorded["threads"]);
-        assert_eq!(got, want, "seed {seed}: {}", live["threads"]["sharing"]);
+        // The lines the recording's detector promoted are promoted live too (the counters'
+        // line); a line in the hash's sample is the same line live, as the hash is, but a
+        // sampled line two threads share is listed only when the model gives it a coherence
+        // miss, which depends on the schedule: so every line flagged live is one the
+        // recording flags, and not the other way round.
+        for (line, found) in &want {
+            if found == "promoted" {
+                let live_line = (line.clone(), "promoted".to_string());
+                assert!(got.contains(&live_line), "seed {seed}: {got:?} {want:?}");
+            }
+        }
+        for (line, _) in &got {
+            assert!(
+                want.iter().any(|w| &w.0 == line),
+                "seed {seed}: {got:?} {want:?}"
+            );
+        }
         let sharing = &live["threads"]["sharing"];
         let p = &sharing["promotion"];
         assert!(p["promoted"].as_u64().unwrap() >= 1, "{p}");

@@ -39,6 +39,7 @@ use crate::spatial::{SpatialFilter, SpatialOptions};
 mod calls;
 mod promoted;
 mod reading;
+mod records;
 mod words;
 use words::Words;
 
@@ -349,48 +350,8 @@ impl<R: Read + Send> SpatialReader<R> {
                 }
             }
             TAG_EXEC => self.exec_seen = arg == 0,
-            TAG_HEADER if self.exec_seen => {
-                // The program the recorded process exec'd, followed: it counts from 0.
-                self.header(w)?;
-                self.exec_seen = false;
-                self.span(out);
-                for (b, c) in self.base.iter_mut().zip(self.counts) {
-                    *b += c;
-                }
-                self.counts = [0; 4];
-                self.spanned = [0; 4];
-                self.threads = None;
-                self.reuse_dropped |= self.reuse.take().is_some();
-                self.words.restart();
-            }
-            // The per-thread sampler's (argument: the thread), kept for whoever asks.
-            TAG_REUSE | TAG_COUNT if self.reuse_records && arg != 0 => {
-                let thread = arg as ThreadId;
-                if w >> 60 == TAG_REUSE {
-                    let [j, i] = self.words.array("a thread's reuse record")?;
-                    if let Some(t) = &mut self.threads {
-                        t.push(thread, j, i);
-                    }
-                } else {
-                    let [n] = self.words.array("a thread's count record")?;
-                    if let Some(t) = &mut self.threads {
-                        t.count(thread, n);
-                    }
-                }
-            }
-            // The reuse sampler's records: kept when asked for (a stream read again skips them).
-            TAG_REUSE if self.reuse_records => {
-                let [j, i] = self.words.array("a reuse record")?;
-                if let Some((options, stream)) = &mut self.reuse {
-                    stream.push_reuse(options, j, i);
-                }
-            }
-            TAG_COUNT if self.reuse_records => {
-                let [n] = self.words.array("a count record")?;
-                if let Some((_, stream)) = &mut self.reuse {
-                    stream.count = n;
-                }
-            }
+            TAG_HEADER if self.exec_seen => self.exec_followed(w, out)?,
+            TAG_REUSE | TAG_COUNT if self.reuse_records => self.reuse_record(w)?,
             TAG_END => {
                 self.words.end(arg)?;
                 self.ended = true;

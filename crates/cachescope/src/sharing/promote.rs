@@ -130,6 +130,18 @@ pub fn mark_live(sharing: &mut Sharing, promoted: &crate::spatial::promoted::Pro
     });
 }
 
+/// Drops the lines of a live run's table (analysed with `all`) that the model gave no
+/// coherence miss, as it drops them itself, except the falsely shared lines the tool
+/// promoted: such a line is measured from its second writer's first write on, and Valgrind
+/// runs threads in long slices, so whether that part of the run interleaves its writers (and
+/// the model counts a miss) depends on the schedule, while its writers' bytes, which make it
+/// false, are known either way. (A truly shared line with none is dropped, as on a trace.)
+pub fn keep_listed(sharing: &mut Sharing) {
+    sharing
+        .lines
+        .retain(|l| l.coherence_misses > 0 || (l.promoted_at.is_some() && l.kind == "false"));
+}
+
 /// A live promoted line's kind, decided as the analysis decides it (`line.rs`: the threads
 /// making at least 1/MINOR of its accesses, when two or more do) but with `before`, the
 /// writer before the promoting write, among the deciding threads: its references before

@@ -89,10 +89,20 @@ pub fn complete<H: Hooks>(
     let sharing = if live {
         let promoted = trace.pass_promoted();
         trace.sampled(spatial, None)?;
-        let mut sharing = sharing::analyse(&mut trace, pass, sharing_options, log)?;
+        // Every line is kept until the promoted ones are known: a line promoted live is
+        // listed whatever its coherence misses (`keep_listed`).
+        let all = sharing_options.all;
+        let options = sharing::Options {
+            all: true,
+            ..sharing_options
+        };
+        let mut sharing = sharing::analyse(&mut trace, pass, options, log)?;
         if let Some(p) = promoted {
             let p = p.lock().unwrap_or_else(|e| e.into_inner());
             sharing::promote::mark_live(&mut sharing, &p);
+        }
+        if !all {
+            sharing::promote::keep_listed(&mut sharing);
         }
         sharing
     } else {
