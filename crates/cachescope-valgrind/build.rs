@@ -8,7 +8,7 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: [&str; 12] = [
+const SOURCES: [&str; 13] = [
     "tool/cs_main.c",
     "tool/cs_fork.c",
     "tool/cs_env.c",
@@ -18,6 +18,7 @@ const SOURCES: [&str; 12] = [
     "tool/cs_sample.c",
     "tool/cs_sample_threads.c",
     "tool/cs_spatial.c",
+    "tool/cs_share.c",
     "tool/cs_ring.c",
     "tool/cs_toggle.c",
     "tool/cs_calls.c",
@@ -42,6 +43,8 @@ fn main() {
         "tool/cs_sample_threads.h",
         "tool/cs_spatial.c",
         "tool/cs_spatial.h",
+        "tool/cs_share.c",
+        "tool/cs_share.h",
         "tool/cs_ring.c",
         "tool/cs_ring.h",
         "tool/cs_toggle.c",

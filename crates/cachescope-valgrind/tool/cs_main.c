@@ -55,6 +55,7 @@ extern Int VG_(fcntl)(Int fd, Int cmd, Addr arg);
 #include "cs_ring.h"
 #include "cs_sample.h"
 #include "cs_sample_threads.h"
+#include "cs_share.h"
 #include "cs_spatial.h"
 #include "cs_toggle.h"
 
@@ -201,6 +202,9 @@ static void cs_thread_created(ThreadId parent, ThreadId child)
    /* A new thread, perhaps in the slot of an exited one: a new number. */
    thread_serial[child] = next_serial++;
    cs_calls_thread_created(child);
+   /* A second thread: the sharing detector starts (cs_share.c). */
+   if (parent != VG_INVALID_THREADID)
+      cs_share_thread_created();
 }
 
 static UInt current_serial = 0;
@@ -211,6 +215,7 @@ static void cs_running(ThreadId tid)
    if (tid != current_tid || serial_of(tid) != current_serial) {
       current_tid = tid;
       current_serial = serial_of(tid);
+      cs_share_running(current_serial);
       cs_toggle_thread(tid);
       if (cs_sampling())
          cs_sample_thread(current_serial);
@@ -225,6 +230,7 @@ static void cs_running(ThreadId tid)
 static void cs_start_client_code(ThreadId tid, ULong blocks_dispatched)
 {
    cs_events_first_run();
+   cs_share_slice();
    cs_running(tid);
 }
 
@@ -250,7 +256,8 @@ static ULong header_word(void)
    return CS_ESCAPE(CS_TAG_HEADER, CS_VERSION | ((ULong)clo_instr << 16)
                                       | ((ULong)cs_sampling() << 17)
                                       | ((ULong)cs_spatial() << 18)
-                                      | ((ULong)cs_calls_enabled() << 19));
+                                      | ((ULong)cs_calls_enabled() << 19)
+                                      | ((ULong)cs_share_enabled() << 20));
 }
 
 /* A process that neither writes the stream nor took it over (its exec'd program is noted). */
@@ -319,6 +326,7 @@ static void resume_stream(ThreadId tid)
    if (tid != VG_INVALID_THREADID) {
       current_tid = tid;
       current_serial = serial_of(tid);
+      cs_share_running(current_serial);
       if (cs_sampling())
          cs_sample_thread(current_serial);
       cs_append(CS_ESCAPE(CS_TAG_THREAD, current_serial));
@@ -368,6 +376,7 @@ static Bool cs_process_cmd_line_option(const HChar* arg)
    else if (cs_events_option(arg)) {}
    else if (cs_sample_option(arg)) {}
    else if (cs_spatial_option(arg)) {}
+   else if (cs_share_option(arg)) {}
    else if (cs_ring_option(arg)) {}
    else if (cs_roi_option(arg)) {}
    else if (cs_toggle_option(arg)) {}
@@ -483,8 +492,10 @@ static void cs_fini(Int exitcode)
    cs_events_fini();
    if (cs_sampling() && out_fd >= 0)
       cs_sample_count();
-   if (cs_spatial() && out_fd >= 0)
+   if (cs_spatial() && out_fd >= 0) {
+      cs_share_fini();
       cs_spatial_position();
+   }
    ULong before = words_written + (cs_ptr - cs_base);
    cs_append(CS_ESCAPE(CS_TAG_END, before & CS_ARG_MASK));
    finishing = True;

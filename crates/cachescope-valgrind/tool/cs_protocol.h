@@ -20,7 +20,9 @@
    and CS_TAG_POSITION below, cs_spatial.c)
    | call events on << 19 (CS_TAG_ENTER and CS_TAG_LEAVE below, cs_calls.c; with spatial
    sampling each call word follows a position record, when the counts changed, and is
-   followed by one word: the running thread's last instruction fetch, 0 if none yet). */
+   followed by one word: the running thread's last instruction fetch, 0 if none yet)
+   | promoted lines << 20 (with spatial sampling: CS_TAG_SAMPLE records whose reference word
+   has bit 60, 61 or 62 set, cs_share.h). */
 #define CS_TAG_HEADER 0xE
 /* The running thread changed: argument = Valgrind's thread id (1 = the main thread). */
 #define CS_TAG_THREAD 0x1

@@ -40,6 +40,7 @@
 #include "cs_events.h"
 #include "cs_protocol.h"
 #include "cs_sample.h"
+#include "cs_share.h"
 #include "cs_spatial.h"
 #include "cs_toggle.h"
 
@@ -125,11 +126,16 @@ static IRExpr* xor_shift(IRSB* sb, IRExpr* z, UChar k)
    return op(sb, Iop_Xor64, z, op(sb, Iop_Shr64, z, IRExpr_Const(IRConst_U8(k))));
 }
 
-/* cs_line_hash of the line of `addr`, as IR. */
-static IRExpr* hash_ir(IRSB* sb, IRExpr* addr)
+/* The line of `addr`, as IR. */
+static IRExpr* line_ir(IRSB* sb, IRExpr* addr)
 {
-   IRExpr* z = op(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(cs_sample_line_shift())));
-   z = op(sb, Iop_Add64, op(sb, Iop_Xor64, z, u64(key)), u64(0x9E3779B97F4A7C15ULL));
+   return op(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(cs_sample_line_shift())));
+}
+
+/* cs_line_hash of `line`, as IR. */
+static IRExpr* hash_ir(IRSB* sb, IRExpr* line)
+{
+   IRExpr* z = op(sb, Iop_Add64, op(sb, Iop_Xor64, line, u64(key)), u64(0x9E3779B97F4A7C15ULL));
    z = op(sb, Iop_Mul64, xor_shift(sb, z, 30), u64(0xBF58476D1CE4E5B9ULL));
    z = op(sb, Iop_Mul64, xor_shift(sb, z, 27), u64(0x94D049BB133111EBULL));
    return xor_shift(sb, z, 31);
@@ -223,13 +229,21 @@ static void sample(ULong word, Addr pc, const UShort* at)
    cs_append(delta);
 }
 
-/* Called when some reference of the group is sampled: finds which. */
+/* Called when some reference of the group is sampled, or wants the sharing detector
+   (cs_share.c): finds which. A reference to a promoted line outside the sample is written
+   with CS_SHARE_PROMOTED. */
 static void cs_spatial_group(const Group* g, ULong a0, ULong a1, ULong a2, ULong a3, ULong a4)
 {
    ULong a[GROUP] = { a0, a1, a2, a3, a4 };
    for (Int k = 0; k < g->n; k++) {
-      if (cs_line_hash(a[k] >> cs_sample_line_shift()) <= cs_limit_hash)
-         sample((a[k] & CS_ARG_MASK) | g->ref[k].bits, g->ref[k].pc, g->ref[k].at);
+      ULong line = a[k] >> cs_sample_line_shift(), h = cs_line_hash(line);
+      ULong bits = g->ref[k].bits;
+      Bool promoted = cs_share_reference((Int)(bits >> 58) & 3, a[k],
+                                         (UInt)(bits >> 48) & 0x3FF, g->ref[k].pc, line, h);
+      if (h <= cs_limit_hash)
+         sample((a[k] & CS_ARG_MASK) | bits, g->ref[k].pc, g->ref[k].at);
+      else if (promoted)
+         sample((a[k] & CS_ARG_MASK) | bits | CS_SHARE_PROMOTED, g->ref[k].pc, g->ref[k].at);
    }
 }
 
@@ -274,7 +288,12 @@ void cs_spatial_segment(IRSB* sb, const Event* ev, Int n, Addr* pc)
       if (limit == NULL)
          limit = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
                                               mkIRExpr_HWord((HWord)&cs_limit_hash)));
-      IRExpr* hit = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLE64U, hash_ir(sb, ev[k].addr), limit));
+      IRExpr* line = line_ir(sb, ev[k].addr);
+      IRExpr* hash = hash_ir(sb, line);
+      IRExpr* hit = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpLE64U, hash, limit));
+      IRExpr* share = cs_share_ir(sb, kind, ev[k].size, ev[k].addr, line, hash);
+      if (share != NULL)
+         hit = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, hit, share));
       if (ev[k].guard != NULL) {
          tl_assert(n == 1);
          guard = ev[k].guard;

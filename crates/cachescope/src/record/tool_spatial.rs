@@ -37,7 +37,9 @@ use crate::sampling::{Profile, SamplerOptions};
 use crate::spatial::{SpatialFilter, SpatialOptions};
 
 mod calls;
+mod promoted;
 mod reading;
+mod records;
 mod words;
 use words::Words;
 
@@ -67,6 +69,8 @@ struct Pending {
     thread: ThreadId,
     data: u64,
     instrs: u64,
+    /// A promoted line's reference (`promoted.rs`), not the filter's.
+    promoted: bool,
 }
 
 /// Where the published limit goes (the ring's header), or nowhere.
@@ -100,6 +104,8 @@ pub struct SpatialReader<R> {
     /// Whether the header says the reuse sampler's records come too.
     reuse_records: bool,
     profile: Option<Profile>,
+    /// The promoted lines' records (`promoted.rs`).
+    promotions: promoted::Promotions,
     /// The per-thread sampler's records (`cs_sample.c`), whether asked for or not; `None`
     /// once an exec was followed (its threads count from 1 again).
     threads: Option<ThreadReuses>,
@@ -139,6 +145,7 @@ impl<R: Read + Send> SpatialReader<R> {
             reuse_dropped: false,
             reuse_records: false,
             profile: None,
+            promotions: promoted::Promotions::default(),
             threads: Some(ThreadReuses::default()),
             events: None,
             calls: None,
@@ -200,6 +207,7 @@ impl<R: Read + Send> SpatialReader<R> {
                 .corrupt("no reuse sampler's records, which were asked for".into()));
         }
         self.reuse_records = reuse;
+        self.promotions.on = w & promoted::PROMOTION != 0;
         calls::header(w, &mut self.calls);
         Ok(())
     }
@@ -237,19 +245,20 @@ impl<R: Read + Send> SpatialReader<R> {
     /// batch (held for the next).
     fn sample(&mut self, pc: u64, out: &mut Batch) -> Result<bool> {
         let [word, delta] = self.words.array("a sample")?;
+        if word >> 60 != 0 && self.promotions.on {
+            return self.promotion_record(pc, word, delta, out);
+        }
         if word >> 60 != 0 || (word >> 58) & 3 == 3 {
             return Err(self.words.corrupt(format!("a sample holding {word:#018x}")));
         }
-        // Counts that only grow: no check, as a position record's needs.
-        for (k, c) in self.counts.iter_mut().enumerate() {
-            *c += (delta >> (16 * k)) & 0xFFFF;
+        self.add_delta(delta);
+        let line = address(word) >> self.options.line_size.shift();
+        let hash = self.filter.hash().of(line);
+        if self.promotions.on {
+            self.promotions.reached(line, self.counts().0);
         }
-        let hash = self
-            .filter
-            .hash()
-            .of(address(word) >> self.options.line_size.shift());
         if !self.filter.limit().admits(hash) {
-            return Ok(false);
+            return Ok(self.outside(pc, word, out));
         }
         let (data, instrs) = self.counts();
         let sample = Pending {
@@ -259,6 +268,7 @@ impl<R: Read + Send> SpatialReader<R> {
             thread: self.thread,
             data,
             instrs,
+            promoted: false,
         };
         if out.len() >= FULL {
             self.pending = Some(sample);
@@ -275,6 +285,12 @@ impl<R: Read + Send> SpatialReader<R> {
     /// filtering again sees every reference that changes the filter. With no reader after it
     /// (`last`), one it does not keep only lowers the limit there, as that reader would.
     fn keep(&mut self, s: Pending, out: &mut Batch) {
+        let (size, kind) = ((s.word >> 48) & 0x3FF, kind_of((s.word >> 58) & 3));
+        if s.promoted {
+            out.set_thread(s.thread);
+            out.push_sampled(address(s.word), size as u32, kind, s.pc, s.data, s.instrs);
+            return;
+        }
         let before = self.filter.limit();
         let kept = self.filter.keep_hashed(s.hash);
         let lowered = self.filter.limit() != before;
@@ -288,10 +304,17 @@ impl<R: Read + Send> SpatialReader<R> {
             out.lower_limit(self.filter.limit());
         }
         out.set_thread(s.thread);
-        let (size, kind) = ((s.word >> 48) & 0x3FF, kind_of((s.word >> 58) & 3));
         out.push_sampled(address(s.word), size as u32, kind, s.pc, s.data, s.instrs);
         if lowered && !kept {
             out.lower_limit(self.filter.limit());
+        }
+    }
+
+    /// Adds a sample's distances to the counts (that only grow: no check, as a position
+    /// record's needs).
+    fn add_delta(&mut self, delta: u64) {
+        for (k, c) in self.counts.iter_mut().enumerate() {
+            *c += (delta >> (16 * k)) & 0xFFFF;
         }
     }
 
@@ -327,48 +350,8 @@ impl<R: Read + Send> SpatialReader<R> {
                 }
             }
             TAG_EXEC => self.exec_seen = arg == 0,
-            TAG_HEADER if self.exec_seen => {
-                // The program the recorded process exec'd, followed: it counts from 0.
-                self.header(w)?;
-                self.exec_seen = false;
-                self.span(out);
-                for (b, c) in self.base.iter_mut().zip(self.counts) {
-                    *b += c;
-                }
-                self.counts = [0; 4];
-                self.spanned = [0; 4];
-                self.threads = None;
-                self.reuse_dropped |= self.reuse.take().is_some();
-                self.words.restart();
-            }
-            // The per-thread sampler's (argument: the thread), kept for whoever asks.
-            TAG_REUSE | TAG_COUNT if self.reuse_records && arg != 0 => {
-                let thread = arg as ThreadId;
-                if w >> 60 == TAG_REUSE {
-                    let [j, i] = self.words.array("a thread's reuse record")?;
-                    if let Some(t) = &mut self.threads {
-                        t.push(thread, j, i);
-                    }
-                } else {
-                    let [n] = self.words.array("a thread's count record")?;
-                    if let Some(t) = &mut self.threads {
-                        t.count(thread, n);
-                    }
-                }
-            }
-            // The reuse sampler's records: kept when asked for (a stream read again skips them).
-            TAG_REUSE if self.reuse_records => {
-                let [j, i] = self.words.array("a reuse record")?;
-                if let Some((options, stream)) = &mut self.reuse {
-                    stream.push_reuse(options, j, i);
-                }
-            }
-            TAG_COUNT if self.reuse_records => {
-                let [n] = self.words.array("a count record")?;
-                if let Some((_, stream)) = &mut self.reuse {
-                    stream.count = n;
-                }
-            }
+            TAG_HEADER if self.exec_seen => self.exec_followed(w, out)?,
+            TAG_REUSE | TAG_COUNT if self.reuse_records => self.reuse_record(w)?,
             TAG_END => {
                 self.words.end(arg)?;
                 self.ended = true;
@@ -399,6 +382,7 @@ impl<R: Read + Send> SpatialReader<R> {
                 &self.options,
             ));
         }
+        self.promotions_end();
         if let Some((options, stream)) = &mut self.reuse {
             stream.exec = self.exec_seen;
             let source = self.words.source().clone();

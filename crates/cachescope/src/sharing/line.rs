@@ -9,7 +9,7 @@ const MAX_PCS: usize = 8;
 
 /// A thread with fewer than 1/MINOR of a line's accesses does not decide whether the line is
 /// truly or falsely shared ([`LineUse::deciding`]).
-const MINOR: u64 = 100;
+pub(super) const MINOR: u64 = 100;
 
 /// How the threads use one line.
 #[derive(Clone, Debug, Default)]
@@ -201,7 +201,7 @@ impl ThreadUse {
 }
 
 /// The advice for a falsely shared line: which thread's bytes to move.
-fn fix(threads: &[ThreadUse], line_size: LineSize) -> String {
+pub(super) fn fix(threads: &[ThreadUse], line_size: LineSize) -> String {
     let parts: Vec<String> = threads
         .iter()
         .filter(|t| t.write_mask != 0 || t.read_mask != 0)

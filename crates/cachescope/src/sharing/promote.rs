@@ -11,8 +11,10 @@
 use std::path::Path;
 
 use super::detect::{Detector, Found};
+use super::line::MINOR;
 use super::writers::Writers;
-use super::{Finder, Options, Sharing};
+use super::{Finder, Options, SharedLine, Sharing, ThreadUse};
+use crate::access::{LineSize, ThreadId};
 use crate::analysis::Analysis;
 use crate::batch::{Batch, Step};
 use crate::error::Result;
@@ -102,6 +104,76 @@ impl Promoter {
         }
         sharing.promotion = Some(self.summary.clone());
     }
+}
+
+/// Marks each line of a live run's `sharing` sampled or promoted, as [`Promoter::mark`] does,
+/// from what the tool promoted (`promoted`, read from its stream: `cs_share.c`). A promoted
+/// line was measured from its promoting write on, with the bytes its writer before had
+/// written (docs/sampled.md, "sharing").
+pub fn mark_live(sharing: &mut Sharing, promoted: &crate::spatial::promoted::Promoted) {
+    for l in &mut sharing.lines {
+        let line = l.addr / l.line_size.max(1);
+        let at = promoted.lines.get(&line).copied();
+        let at = at.filter(|_| !promoted.sampled.contains(&line));
+        l.found = Some(if at.is_some() { "promoted" } else { "sampled" }.into());
+        l.promoted_at = at;
+        if let (Some(_), Some(&before)) = (at, promoted.before.get(&line)) {
+            reclass(l, before);
+        }
+    }
+    sharing.promotion = Some(super::detect::Promotion {
+        table_lines: promoted.table_lines,
+        evicted: promoted.evicted,
+        promoted: promoted.lines.len() as u64,
+        max_lines: promoted.max_lines,
+        dropped: promoted.dropped,
+    });
+}
+
+/// Drops the lines of a live run's table (analysed with `all`) that the model gave no
+/// coherence miss, as it drops them itself, except the falsely shared lines the tool
+/// promoted: such a line is measured from its second writer's first write on, and Valgrind
+/// runs threads in long slices, so whether that part of the run interleaves its writers (and
+/// the model counts a miss) depends on the schedule, while its writers' bytes, which make it
+/// false, are known either way. (A truly shared line with none is dropped, as on a trace.)
+pub fn keep_listed(sharing: &mut Sharing) {
+    sharing
+        .lines
+        .retain(|l| l.coherence_misses > 0 || (l.promoted_at.is_some() && l.kind == "false"));
+}
+
+/// A live promoted line's kind, decided as the analysis decides it (`line.rs`: the threads
+/// making at least 1/MINOR of its accesses, when two or more do) but with `before`, the
+/// writer before the promoting write, among the deciding threads: its references before
+/// that write were not measured (it may have made them all then, in one long slice), so its
+/// share of those measured says nothing, and its bytes are known.
+fn reclass(l: &mut SharedLine, before: ThreadId) {
+    let total: u64 = l.threads.iter().map(|t| t.reads + t.writes).sum();
+    let counts = |t: &&ThreadUse| t.thread == before || (t.reads + t.writes) * MINOR >= total;
+    let mut deciding: Vec<&ThreadUse> = l.threads.iter().filter(counts).collect();
+    if deciding.len() < 2 {
+        deciding = l.threads.iter().collect();
+    }
+    let overlap = deciding.iter().enumerate().any(|(i, a)| {
+        deciding
+            .iter()
+            .enumerate()
+            .any(|(j, b)| i != j && a.write_mask() & (b.read_mask() | b.write_mask()) != 0)
+    });
+    let kind = if overlap { "true" } else { "false" };
+    if l.kind == kind {
+        return;
+    }
+    l.kind = kind.into();
+    let named: Vec<ThreadUse> = deciding
+        .iter()
+        .filter(|t| t.read_mask() | t.write_mask() != 0)
+        .map(|t| (*t).clone())
+        .collect();
+    l.fix = match LineSize::new(l.line_size) {
+        Ok(size) if !overlap => Some(super::line::fix(&named, size)),
+        _ => None,
+    };
 }
 
 /// The first pass's analyses fed through the promoter.

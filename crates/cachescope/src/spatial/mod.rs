@@ -24,6 +24,7 @@
 
 mod filter;
 pub(crate) mod forget;
+pub mod promoted;
 #[cfg(test)]
 mod tests;
 

@@ -81,6 +81,16 @@ pub trait AccessReader: Send {
     fn sample_itself(&mut self, _options: &crate::spatial::SpatialOptions) -> bool {
         false
     }
+
+    /// Asked before the first batch by a sampled report's sharing table: a reader of the
+    /// Valgrind tool's sampled stream whose tool promoted the lines two threads write
+    /// (`cs_share.c`) puts their references in its batches from then on, beside the sample,
+    /// and fills the returned lines as it reads. `None` for every other reader.
+    fn pass_promoted(
+        &mut self,
+    ) -> Option<std::sync::Arc<std::sync::Mutex<crate::spatial::promoted::Promoted>>> {
+        None
+    }
 }
 
 impl<R: AccessReader + ?Sized> AccessReader for Box<R> {
@@ -101,6 +111,11 @@ impl<R: AccessReader + ?Sized> AccessReader for Box<R> {
     }
     fn sample_itself(&mut self, options: &crate::spatial::SpatialOptions) -> bool {
         (**self).sample_itself(options)
+    }
+    fn pass_promoted(
+        &mut self,
+    ) -> Option<std::sync::Arc<std::sync::Mutex<crate::spatial::promoted::Promoted>>> {
+        (**self).pass_promoted()
     }
 }
 

@@ -249,6 +249,16 @@ impl Trace {
         !self.started && self.stage.is_none() && self.reader.sample_itself(options)
     }
 
+    /// [`AccessReader::pass_promoted`] of this trace's reader, before the first batch.
+    pub fn pass_promoted(
+        &mut self,
+    ) -> Option<std::sync::Arc<std::sync::Mutex<crate::spatial::promoted::Promoted>>> {
+        if self.started {
+            return None;
+        }
+        self.reader.pass_promoted()
+    }
+
     /// How the trace is sampled, when it is read as a sampled stream through
     /// [`Trace::sampled`].
     pub fn sampling(&self) -> Option<&crate::spatial::SpatialOptions> {

@@ -69,6 +69,15 @@ impl<R: Read + Send> AccessReader for SpatialReader<R> {
         self.threads.take().filter(|t| self.ended && !t.is_empty())
     }
 
+    fn pass_promoted(
+        &mut self,
+    ) -> Option<std::sync::Arc<std::sync::Mutex<crate::spatial::promoted::Promoted>>> {
+        if self.kept > 0 || self.start().is_err() {
+            return None;
+        }
+        self.promotions.pass()
+    }
+
     fn sample_itself(&mut self, options: &SpatialOptions) -> bool {
         // Only before the first batch: the batches so far passed on what it did not keep.
         if *options == self.options && self.kept == 0 && self.pending.is_none() {

@@ -82,13 +82,29 @@ pub fn complete<H: Hooks>(
         ..d
     };
     // The sharing table: the sampled lines plus those a second thread writes, found in the
-    // whole trace (sharing::promote). The tool's stream of a running program has only the
-    // sample: its lines, as before.
+    // whole trace (sharing::promote). The tool's stream of a running program has the sample
+    // and the lines its tool promoted, from the write that promoted them on (cs_share.c).
     let mut trace = again()?;
     let live = trace.sample_itself(&spatial);
     let sharing = if live {
+        let promoted = trace.pass_promoted();
         trace.sampled(spatial, None)?;
-        sharing::analyse(&mut trace, pass, sharing_options, log)?
+        // Every line is kept until the promoted ones are known: a line promoted live is
+        // listed whatever its coherence misses (`keep_listed`).
+        let all = sharing_options.all;
+        let options = sharing::Options {
+            all: true,
+            ..sharing_options
+        };
+        let mut sharing = sharing::analyse(&mut trace, pass, options, log)?;
+        if let Some(p) = promoted {
+            let p = p.lock().unwrap_or_else(|e| e.into_inner());
+            sharing::promote::mark_live(&mut sharing, &p);
+        }
+        if !all {
+            sharing::promote::keep_listed(&mut sharing);
+        }
+        sharing
     } else {
         let detector = detector.lock().unwrap_or_else(|e| e.into_inner());
         let found = (spatial, &*detector);
@@ -105,7 +121,7 @@ pub fn complete<H: Hooks>(
         .sampled
         .as_ref()
         .map_or(spatial.rate, |s| s.final_rate);
-    super::warnings::warn_sharing(report, rate, promotion.as_ref());
+    super::warnings::warn_sharing(report, rate, promotion.as_ref(), live);
     report.figures = catalog::list(report);
     super::expected::caption(report);
     Ok(())

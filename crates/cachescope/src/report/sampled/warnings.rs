@@ -91,11 +91,13 @@ pub(super) fn warn_threads(report: &mut Report, sampled: &[(u32, u64)]) {
 
 /// Says what the sharing table of a sample at `rate` (below 1) holds: the sampled lines, whole
 /// (each falsely shared line there with probability `rate`), and, with `promotion`, the lines
-/// two threads write, promoted; warns when the detector's cap dropped some.
+/// two threads write, promoted (`live`: by the tool, measured from the promoting write on);
+/// warns when the detector's cap dropped some.
 pub(super) fn warn_sharing(
     report: &mut Report,
     rate: f64,
     promotion: Option<&crate::sharing::detect::Promotion>,
+    live: bool,
 ) {
     if rate >= 1.0 {
         return;
@@ -111,11 +113,16 @@ pub(super) fn warn_sharing(
         );
         return;
     };
+    let how = if live {
+        "found by a detector in the tool's filter once a second thread ran, and measured from \
+         the write that promoted each on, with the bytes its writer before had written"
+    } else {
+        "found by a detector that read every reference and measured whole"
+    };
     report.notes.push(format!(
         "the sharing table holds the sampled lines (at rate {rate}) and the {} line{} that \
-         two or more threads write, found by a detector that read every reference and \
-         measured whole (`found`: `promoted`); a line written by one thread and only read \
-         by others is there only if sampled (probability {rate})",
+         two or more threads write, {how} (`found`: `promoted`); a line written by one \
+         thread and only read by others is there only if sampled (probability {rate})",
         p.promoted,
         if p.promoted == 1 { "" } else { "s" }
     ));
