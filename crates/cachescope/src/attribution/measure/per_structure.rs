@@ -49,8 +49,8 @@ pub(super) struct PerStructure {
     /// `1 / ρ`: a line at rate `ρ`'s weight and count.
     up: u64,
     budget: StructureBudget,
-    /// Each line met: its weight (0 when left out).
-    class: Map<u64, u64>,
+    /// Each line met: its slot in the miniature, or [`LEFT_OUT`].
+    class: Map<u64, u32>,
     full_by_bucket: Vec<u64>,
     full: u64,
     cache: WeightedLru,
@@ -58,12 +58,13 @@ pub(super) struct PerStructure {
     pub(super) partial: bool,
 }
 
+/// The class of a line not in the sample.
+const LEFT_OUT: u32 = u32::MAX;
+
 impl PerStructure {
-    /// The weight of `line` of `bucket` (0: not in the sample), fixed at its first reference.
-    fn weight(&mut self, line: u64, bucket: u32) -> u64 {
-        if let Some(&w) = self.class.get(&line) {
-            return w;
-        }
+    /// The slot in the miniature of `line` of `bucket`, met for the first time
+    /// ([`LEFT_OUT`]: not in the sample): its weight, fixed now.
+    fn classify(&mut self, line: u64, bucket: u32) -> u32 {
         let b = bucket as usize;
         if b >= self.full_by_bucket.len() {
             self.full_by_bucket.resize(b + 1, 0);
@@ -78,8 +79,13 @@ impl PerStructure {
         } else {
             0
         };
-        self.class.insert(line, w);
-        w
+        let id = if w == 0 {
+            LEFT_OUT
+        } else {
+            self.cache.add(line, w)
+        };
+        self.class.insert(line, id);
+        id
     }
 
     /// Lines kept at rate 1 so far.
@@ -154,18 +160,26 @@ impl<'e> Attribution<'e> {
         Ok(self)
     }
 
-    /// A data reference under [`Attribution::per_structure`].
+    /// A data reference under [`Attribution::per_structure`]. A line left out costs one
+    /// lookup of its class, and its bucket is not looked up.
     pub(super) fn reference_weighted(&mut self, addr: u64, pc: u64) {
-        let bucket = self.buckets.lookup(addr);
         let Some(p) = &mut self.per_structure else {
             return;
         };
         let line = addr >> self.shift;
-        let w = p.weight(line, bucket);
-        if w == 0 {
+        let (id, bucket) = match p.class.get(&line) {
+            Some(&LEFT_OUT) => return,
+            Some(&id) => (id, self.buckets.lookup(addr)),
+            None => {
+                let bucket = self.buckets.lookup(addr);
+                (p.classify(line, bucket), bucket)
+            }
+        };
+        if id == LEFT_OUT {
             return;
         }
-        let out = p.cache.access(line, w, w < p.up || p.up == 1, bucket);
+        let w = p.cache.weight(id);
+        let out = p.cache.access(id, w < p.up || p.up == 1, bucket);
         self.data_refs += w;
         let b = bucket as usize;
         if b >= self.bucket_refs.len() {

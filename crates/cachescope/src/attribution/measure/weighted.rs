@@ -18,18 +18,32 @@
 //! miniature set stands for. With every line at rate 1 this is the full cache exactly, at any
 //! `ρ` (a test in `../tests.rs`).
 
-use std::collections::BTreeMap;
+//!
+//! Lines are slots of a table, numbered as [`WeightedLru::add`] meets them, so the caller's one
+//! lookup of a line (its class, `per_structure.rs`) finds its slot; each set's resident lines
+//! are a list through the slots, most recent first: a hit, a fill and an eviction cost a few
+//! stores, not an ordered map's search (the first version's, `weighted/reference.rs`, which a
+//! test holds this to).
 
-use super::super::Map;
 use crate::sim::SetIndex;
 
-/// A resident line: its place in its set's recency order, its weight, and the bucket it was
-/// filled for.
+#[cfg(test)]
+mod reference;
+
+/// No slot: the end of a list.
+const NIL: u32 = u32::MAX;
+
+/// A line of the sample: its weight, and while it is resident its neighbours in its set's
+/// list and the bucket it was filled for.
 #[derive(Clone, Copy, Debug)]
-struct Resident {
-    stamp: u64,
+struct Slot {
+    line: u64,
     weight: u64,
+    /// The next more recent and the next less recent resident line of the set.
+    newer: u32,
+    older: u32,
     bucket: u32,
+    resident: bool,
 }
 
 /// One access's outcome.
@@ -63,14 +77,52 @@ impl Recents {
 
     /// `line` met now; a hit keeps the bucket the line was filled for.
     fn touch(&mut self, mut r: Recent, ways: usize, miss: bool) {
-        if let Some(p) = self.0.iter().position(|x| x.line == r.line) {
-            let old = self.0.remove(p);
-            if !miss {
-                r.bucket = old.bucket;
+        let at = match self.0.iter().position(|x| x.line == r.line) {
+            Some(p) => {
+                if !miss {
+                    r.bucket = self.0[p].bucket;
+                }
+                p
             }
+            None if self.0.len() < ways => {
+                self.0.push(r);
+                self.0.len() - 1
+            }
+            None => self.0.len() - 1,
+        };
+        // Shift the newer ones down over the line's place (or the oldest).
+        self.0.copy_within(0..at, 1);
+        self.0[0] = r;
+    }
+}
+
+/// The bucket of the `n`-th newest (from 0) line other than `line` in two sets of recent
+/// lines, each newest first, whose stamps are all distinct.
+fn nth_newest_other(a: &[Recent], b: &[Recent], line: u64, mut n: usize) -> Option<u32> {
+    let (mut i, mut j) = (0, 0);
+    loop {
+        let r = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) if x.stamp > y.stamp => {
+                i += 1;
+                x
+            }
+            (_, Some(y)) => {
+                j += 1;
+                y
+            }
+            (Some(x), None) => {
+                i += 1;
+                x
+            }
+            (None, None) => return None,
+        };
+        if r.line == line {
+            continue;
         }
-        self.0.insert(0, r);
-        self.0.truncate(ways);
+        if n == 0 {
+            return Some(r.bucket);
+        }
+        n -= 1;
     }
 }
 
@@ -84,11 +136,12 @@ pub(super) struct WeightedLru {
     /// The recent lines at rate `ρ` of each miniature set.
     sampled_recent: Vec<Recents>,
     index: SetIndex,
-    /// Each set's resident lines by recency stamp (oldest first).
-    order: Vec<BTreeMap<u64, u64>>,
+    /// Each set's most and least recent resident line.
+    newest: Vec<u32>,
+    oldest: Vec<u32>,
     load: Vec<u64>,
     capacity: u64,
-    lines: Map<u64, Resident>,
+    slots: Vec<Slot>,
     clock: u64,
 }
 
@@ -99,23 +152,49 @@ impl WeightedLru {
         WeightedLru {
             full_index: SetIndex::new(full_sets),
             ways,
-            full_recent: vec![Recents::default(); full_sets as usize],
-            sampled_recent: vec![Recents::default(); sets as usize],
+            full_recent: vec![Recents(Vec::with_capacity(ways)); full_sets as usize],
+            sampled_recent: vec![Recents(Vec::with_capacity(ways)); sets as usize],
             index: SetIndex::new(sets),
-            order: vec![BTreeMap::new(); sets as usize],
+            newest: vec![NIL; sets as usize],
+            oldest: vec![NIL; sets as usize],
             load: vec![0; sets as usize],
             capacity,
-            lines: Map::default(),
+            slots: Vec::new(),
             clock: 0,
         }
     }
 
-    /// An access to `line`, of `weight` units (1 for a line at rate 1, in which case `full`),
+    /// A slot for `line`, of `weight` units (1 for a line at rate 1), not met before: the
+    /// number [`WeightedLru::access`] takes. A table of 2³² − 1 lines is full (past the
+    /// memory of the caller's map of lines, 16 bytes each at least).
+    pub(super) fn add(&mut self, line: u64, weight: u64) -> u32 {
+        let id = u32::try_from(self.slots.len())
+            .ok()
+            .filter(|&id| id != NIL)
+            .expect("fewer than 2^32 - 1 sampled lines");
+        self.slots.push(Slot {
+            line,
+            weight,
+            newer: NIL,
+            older: NIL,
+            bucket: 0,
+            resident: false,
+        });
+        id
+    }
+
+    /// The weight slot `id` was added with.
+    pub(super) fn weight(&self, id: u32) -> u64 {
+        self.slots[id as usize].weight
+    }
+
+    /// An access to the line of slot `id` (at rate 1, `full`, when its weight is one unit),
     /// filled for `bucket` on a miss.
-    pub(super) fn access(&mut self, line: u64, weight: u64, full: bool, bucket: u32) -> Outcome {
+    pub(super) fn access(&mut self, id: u32, full: bool, bucket: u32) -> Outcome {
+        let line = self.slots[id as usize].line;
         let m = self.index.of(line) as usize;
         if !full {
-            let out = self.aggregate(line, weight, bucket);
+            let out = self.aggregate(id, m, bucket);
             let r = Recent {
                 stamp: self.clock,
                 line,
@@ -132,80 +211,114 @@ impl WeightedLru {
         let miss = match own.find(line) {
             None => true,
             Some((newer, t)) => {
-                newer + sampled.0.iter().filter(|r| r.stamp > t).count() >= self.ways
+                newer + sampled.0.iter().take_while(|r| r.stamp > t).count() >= self.ways
             }
         };
-        let victim = miss.then(|| {
-            // The `ways`-th newest other line of the set, which the fill pushes out.
-            let mut others: Vec<&Recent> = own
-                .0
-                .iter()
-                .chain(&sampled.0)
-                .filter(|r| r.line != line)
-                .collect();
-            others.sort_unstable_by_key(|r| std::cmp::Reverse(r.stamp));
-            others.get(self.ways - 1).map(|r| r.bucket)
-        });
+        // The `ways`-th newest other line of the set, which the fill pushes out.
+        let victim = if miss {
+            nth_newest_other(&own.0, &sampled.0, line, self.ways - 1)
+        } else {
+            None
+        };
         // The line's weight in the miniature's order, for the lines at rate ρ.
-        self.aggregate(line, weight, bucket);
+        self.aggregate(id, m, bucket);
         let r = Recent {
             stamp: self.clock,
             line,
             bucket,
         };
         self.full_recent[j].touch(r, self.ways, miss);
-        Outcome {
-            miss,
-            victim: victim.flatten(),
-        }
+        Outcome { miss, victim }
     }
 
-    /// The miniature's weighted order: an access of `weight` units.
-    fn aggregate(&mut self, line: u64, weight: u64, bucket: u32) -> Outcome {
+    /// The miniature's weighted order: an access to slot `id` of set `set`.
+    fn aggregate(&mut self, id: u32, set: usize, bucket: u32) -> Outcome {
         self.clock += 1;
-        let set = self.index.of(line) as usize;
-        if let Some(r) = self.lines.get_mut(&line) {
-            self.order[set].remove(&r.stamp);
-            r.stamp = self.clock;
-            self.order[set].insert(self.clock, line);
+        if self.slots[id as usize].resident {
+            if self.newest[set] != id {
+                self.unlink(id, set);
+                self.push_newest(id, set);
+            }
             return Outcome {
                 miss: false,
                 victim: None,
             };
         }
         let mut victim = None;
-        self.load[set] += weight;
-        while self.load[set] > self.capacity && !self.order[set].is_empty() {
-            let (_, old) = self.order[set].pop_first().expect("the set is not empty");
-            let r = self
-                .lines
-                .remove(&old)
-                .expect("an ordered line is resident");
-            self.load[set] -= r.weight;
-            victim.get_or_insert(r.bucket);
+        self.load[set] += self.slots[id as usize].weight;
+        while self.load[set] > self.capacity && self.oldest[set] != NIL {
+            let old = self.oldest[set];
+            self.unlink(old, set);
+            let s = &mut self.slots[old as usize];
+            s.resident = false;
+            self.load[set] -= s.weight;
+            victim.get_or_insert(s.bucket);
         }
-        self.order[set].insert(self.clock, line);
-        self.lines.insert(
-            line,
-            Resident {
-                stamp: self.clock,
-                weight,
-                bucket,
-            },
-        );
+        let s = &mut self.slots[id as usize];
+        s.resident = true;
+        s.bucket = bucket;
+        self.push_newest(id, set);
         Outcome { miss: true, victim }
+    }
+
+    /// Takes resident slot `id` out of its set's list.
+    fn unlink(&mut self, id: u32, set: usize) {
+        let Slot { newer, older, .. } = self.slots[id as usize];
+        match newer {
+            NIL => self.newest[set] = older,
+            n => self.slots[n as usize].older = older,
+        }
+        match older {
+            NIL => self.oldest[set] = newer,
+            o => self.slots[o as usize].newer = newer,
+        }
+    }
+
+    /// Puts slot `id` at the most recent end of its set's list.
+    fn push_newest(&mut self, id: u32, set: usize) {
+        let first = self.newest[set];
+        let s = &mut self.slots[id as usize];
+        s.newer = NIL;
+        s.older = first;
+        match first {
+            NIL => self.oldest[set] = id,
+            f => self.slots[f as usize].newer = id,
+        }
+        self.newest[set] = id;
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::reference::Reference;
     use super::*;
+    use proptest::prelude::*;
+    use std::collections::HashMap;
+
+    /// A [`WeightedLru`] addressed by line, each line's slot added at its first access.
+    struct ByLine(WeightedLru, HashMap<u64, u32>);
+
+    impl ByLine {
+        fn new(sets: u64, capacity: u64, full_sets: u64, ways: usize) -> ByLine {
+            ByLine(
+                WeightedLru::new(sets, capacity, full_sets, ways),
+                HashMap::new(),
+            )
+        }
+
+        fn access(&mut self, line: u64, weight: u64, full: bool, bucket: u32) -> Outcome {
+            let c = &mut self.0;
+            let id = *self.1.entry(line).or_insert_with(|| c.add(line, weight));
+            assert_eq!(c.weight(id), weight);
+            c.access(id, full, bucket)
+        }
+    }
 
     #[test]
     fn a_heavy_line_evicts_light_ones_until_it_fits() {
         // One set of 4 units: four light lines, then a line of weight 3 evicts the three
         // oldest (the first of them named as the victim).
-        let mut c = WeightedLru::new(1, 4, 1, 4);
+        let mut c = ByLine::new(1, 4, 1, 4);
         for (l, b) in [(1, 10), (2, 20), (3, 30), (4, 40)] {
             assert!(c.access(l, 1, false, b).miss);
         }
@@ -218,7 +331,7 @@ mod tests {
 
     #[test]
     fn a_line_heavier_than_its_set_is_still_filled() {
-        let mut c = WeightedLru::new(2, 2, 2, 2);
+        let mut c = ByLine::new(2, 2, 2, 2);
         assert!(c.access(0, 5, false, 0).miss);
         assert!(!c.access(0, 5, false, 0).miss);
         assert_eq!(c.access(2, 1, false, 1).victim, Some(0));
@@ -229,15 +342,41 @@ mod tests {
         // A miniature of one set of 8 units (2 ways at ρ = 1/4) for a cache of 4 sets of 2
         // ways: three lines at rate 1 in one full set miss in turn, though the miniature
         // would hold all three; a line at rate ρ met between counts as one line of the set.
-        let mut c = WeightedLru::new(1, 8, 4, 2);
+        let mut c = ByLine::new(1, 8, 4, 2);
         for l in [0, 4, 8, 0, 4, 8] {
             assert!(c.access(l, 1, true, 0).miss, "line {l}");
         }
-        let mut c = WeightedLru::new(1, 8, 4, 2);
+        let mut c = ByLine::new(1, 8, 4, 2);
         assert!(c.access(0, 1, true, 0).miss);
         assert!(c.access(1, 4, false, 1).miss);
         assert!(!c.access(0, 1, true, 0).miss);
         assert!(c.access(5, 4, false, 2).miss);
         assert_eq!(c.access(4, 1, true, 3).victim, Some(0));
+    }
+
+    proptest! {
+        #[test]
+        fn decides_every_access_as_the_first_version(
+            steps in prop::collection::vec((0u64..48, 0u32..5), 1..600),
+            sampled in prop::collection::vec(any::<bool>(), 48),
+            g in 0usize..5,
+        ) {
+            // Miniatures of 1-4 sets at ρ = 1/4, 1/2 or 1 (a line at rate ρ weighs `up`, one
+            // at rate 1 weighs 1, every line at rate 1 when ρ is) of caches of 1-4 ways; each
+            // line's class is fixed.
+            let (sets, up, ways) = [(1, 4, 2), (2, 2, 1), (4, 4, 4), (1, 2, 3), (2, 1, 2)][g];
+            let (capacity, full_sets) = (ways as u64 * up, sets * up);
+            let mut old = Reference::new(sets, capacity, full_sets, ways);
+            let mut new = ByLine::new(sets, capacity, full_sets, ways);
+            for (line, bucket) in steps {
+                let full = !sampled[line as usize] || up == 1;
+                let w = if full { 1 } else { up };
+                prop_assert_eq!(
+                    new.access(line, w, full, bucket),
+                    old.access(line, w, full, bucket),
+                    "line {}", line
+                );
+            }
+        }
     }
 }
