@@ -68,6 +68,13 @@ fn program(dir: &Path, name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
     (exe, trace)
 }
 
+/// The sampled report of the recording and of a live run of `exe`, for `seed`.
+fn reports(dir: &Path, exe: &Path, trace: &Path, seed: &str) -> (Value, Value) {
+    let recorded = report(dir, &format!("t{seed}"), seed, &[trace]);
+    let live = report(dir, &format!("l{seed}"), seed, &[Path::new("--"), exe]);
+    (recorded, live)
+}
+
 #[test]
 fn a_live_run_finds_the_falsely_shared_line_the_recordings_report_finds() {
     if !tool_or_skip() {
@@ -76,13 +83,7 @@ fn a_live_run_finds_the_falsely_shared_line_the_recordings_report_finds() {
     let dir = tempfile::tempdir().unwrap();
     let (exe, trace) = program(dir.path(), "false_sharing");
     for seed in ["1", "2", "3"] {
-        let recorded = report(dir.path(), &format!("t{seed}"), seed, &[&trace]);
-        let live = report(
-            dir.path(),
-            &format!("l{seed}"),
-            seed,
-            &[Path::new("--"), &exe],
-        );
+        let (recorded, live) = reports(dir.path(), &exe, &trace, seed);
         let (want, got) = (false_lines(&recorded), false_lines(&live));
         assert!(!want.is_empty(), "seed {seed}: {}", recorded["threads"]);
         // The lines the recording's detector promoted are promoted live too (the counters'
@@ -133,13 +134,7 @@ fn a_live_run_of_threads_writing_their_own_lines_flags_none_falsely() {
     let dir = tempfile::tempdir().unwrap();
     let (exe, trace) = program(dir.path(), "working_sets");
     for seed in ["1", "2"] {
-        let recorded = report(dir.path(), &format!("t{seed}"), seed, &[&trace]);
-        let live = report(
-            dir.path(),
-            &format!("l{seed}"),
-            seed,
-            &[Path::new("--"), &exe],
-        );
+        let (recorded, live) = reports(dir.path(), &exe, &trace, seed);
         // The workers write arrays of their own. (Their `sum`s, on the main thread's stack,
         // may share a line: a table flags that one when they do; a live run's stack lies
         // elsewhere than the recording's.)

@@ -25,7 +25,7 @@ mod sampled;
 
 pub use measured::{Measure, Measured, curve_from};
 pub use per_thread::{ThreadCurve, ThreadCurves, ThreadRun, mrc_per_thread};
-pub(crate) use sampled::opt_of_sample;
+pub(crate) use sampled::OptSample;
 pub use sampled::{Spans, ThreadSpans, mrc_sampled};
 
 use crate::error::{Error, Result};

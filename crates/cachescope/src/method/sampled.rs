@@ -4,7 +4,7 @@
 //! | method, policy | on the sample |
 //! |---|---|
 //! | exact LRU | SHARDS ([`ShardsAnalysis`]): method `shards`; with `ways`, Smith's formula on its distances |
-//! | exact OPT | OPT of the sampled lines in caches scaled by the rate, misses over the references the rate should keep: method `shards` |
+//! | exact OPT | OPT of the sampled lines in caches scaled by the rate (read between the whole sampled lines around `R · C`), misses over the references the rate should keep: method `shards` |
 //! | exact random and the other policies, `mini` | miniatures inside the sample ([`MiniSim::of_sample`]): method `mini` |
 //! | statcache, statstack | the sampler reads the full stream beside the filter (the Valgrind tool samples it the same way): the same curve as without `--sampled` |
 //! | hotl, hotl-rt | the footprint and reuse times of the sampled lines at their full-stream positions, scaled (HOTL's paper reading: the time-local one needs every reference) |
@@ -157,34 +157,109 @@ fn smith_of(d: &crate::reuse::ShardsDistances) -> smith::Distances {
 /// OPT of the sampled lines at `sizes` scaled by `rate` (SHARDS applies to any stack
 /// algorithm, OPT's included), its misses over the references the rate should keep of the
 /// full stream's `refs` (SHARDS's adjustment): method `shards`, policy `opt`. Sizes whose
-/// miniature holds less than half a line are left out.
-pub(crate) fn opt_of_sample(
-    opt: OptAnalysis,
-    sizes: &[u64],
-    rate: f64,
-    refs: u64,
-    line: u64,
-) -> Result<Mrc> {
-    let sampled = opt.refs() as f64;
-    let kept: Vec<(u64, u64)> = sizes
+/// miniature holds less than half a line are left out; the others are read between the
+/// caches of whole sampled lines around them ([`OptSample::at`]).
+fn opt_of_sample(opt: OptAnalysis, sizes: &[u64], rate: f64, refs: u64, line: u64) -> Result<Mrc> {
+    let sample = OptSample::new(opt, sizes, rate, refs, line)?;
+    let mut curve = sample.template.clone();
+    curve.points = sizes
         .iter()
-        .map(|&s| (s, ((s / line) as f64 * rate).round() as u64 * line))
-        .filter(|&(_, m)| m > 0)
-        .collect();
-    let small: Vec<u64> = kept.iter().map(|&(_, m)| m).collect();
-    let mut curve = opt.finish(&small)?;
-    let adjust = sampled / (rate * refs.max(1) as f64);
-    curve.points = curve
-        .points
-        .iter()
-        .zip(&kept)
-        .map(|(p, &(size_bytes, _))| MrcPoint {
-            size_bytes,
-            lines: size_bytes / line,
-            miss_ratio: p.miss_ratio.map(|r| (r * adjust).min(1.0)),
-            miss_ratio_warm: (p.miss_ratio_warm * adjust).min(1.0),
+        .filter_map(|&size_bytes| {
+            let (miss, warm) = sample.at(size_bytes / line)?;
+            Some(MrcPoint {
+                size_bytes,
+                lines: size_bytes / line,
+                miss_ratio: Some(miss),
+                miss_ratio_warm: warm,
+            })
         })
         .collect();
-    curve.method = "shards".into();
     Ok(curve)
+}
+
+/// OPT of the sampled lines in caches of whole sampled lines: for `m` lines, a cache of
+/// `m / rate` lines of the full stream; misses per reference of the full stream.
+pub(crate) struct OptSample {
+    pub rate: f64,
+    /// `(m, miss ratio, warm miss ratio)`, `m` increasing.
+    by_lines: Vec<(u64, f64, f64)>,
+    /// The curve's method, policy and line size.
+    template: Mrc,
+}
+
+impl OptSample {
+    /// OPT on the sample in the whole sampled lines each of `sizes` lies between.
+    pub(crate) fn new(
+        opt: OptAnalysis,
+        sizes: &[u64],
+        rate: f64,
+        refs: u64,
+        line: u64,
+    ) -> Result<OptSample> {
+        let sampled = opt.refs() as f64;
+        let mut whole: Vec<u64> = sizes
+            .iter()
+            .map(|&s| (s / line) as f64 * rate)
+            .filter(|&x| x >= 0.5)
+            .flat_map(|x| [(x.floor() as u64).max(1), x.ceil() as u64])
+            .collect();
+        whole.sort_unstable();
+        whole.dedup();
+        let bytes: Vec<u64> = whole.iter().map(|&m| m * line).collect();
+        let mut curve = opt.finish(&bytes)?;
+        let adjust = sampled / (rate * refs.max(1) as f64);
+        let by_lines = curve
+            .points
+            .iter()
+            .zip(&whole)
+            .map(|(p, &m)| {
+                let miss = p.miss_ratio.unwrap_or(1.0);
+                (
+                    m,
+                    (miss * adjust).min(1.0),
+                    (p.miss_ratio_warm * adjust).min(1.0),
+                )
+            })
+            .collect();
+        curve.points.clear();
+        curve.method = "shards".into();
+        Ok(OptSample {
+            rate,
+            by_lines,
+            template: curve,
+        })
+    }
+
+    /// The whole sampled lines below and above a cache of `lines` lines, and how far
+    /// between them it lies: `None` below half a sampled line; the whole size itself, or
+    /// the one above for less than one line.
+    pub(crate) fn between(&self, lines: u64) -> Option<(u64, u64, f64)> {
+        let x = lines as f64 * self.rate;
+        if x < 0.5 {
+            return None;
+        }
+        let (lo, hi) = (x.floor() as u64, x.ceil() as u64);
+        if lo == hi || lo == 0 {
+            return Some((hi, hi, 0.0));
+        }
+        Some((lo, hi, x - lo as f64))
+    }
+
+    /// OPT's miss ratio and warm miss ratio at `lines` lines of the full stream: linear
+    /// between the whole sampled sizes around `lines · rate`.
+    pub(crate) fn at(&self, lines: u64) -> Option<(f64, f64)> {
+        let (lo, hi, t) = self.between(lines)?;
+        let (a, b) = (self.whole(lo)?, self.whole(hi)?);
+        Some((a.1 + t * (b.1 - a.1), a.2 + t * (b.2 - a.2)))
+    }
+
+    fn whole(&self, m: u64) -> Option<(u64, f64, f64)> {
+        let i = self.by_lines.binary_search_by_key(&m, |p| p.0).ok()?;
+        Some(self.by_lines[i])
+    }
+
+    /// An empty curve of the sample's method, policy and line size.
+    pub(crate) fn template(&self) -> Mrc {
+        self.template.clone()
+    }
 }

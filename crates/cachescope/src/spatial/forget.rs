@@ -125,6 +125,17 @@ pub(crate) mod testing {
     pub(crate) fn sampled(
         lines: impl Iterator<Item = u64> + Send + 'static,
         max_lines: u64,
+        f: impl FnMut(&Batch),
+    ) {
+        sampled_at(lines, 1.0, Some(max_lines), f);
+    }
+
+    /// Feeds `f` the batches of loads of `lines` (64-byte lines) sampled at `rate`, with at
+    /// most `max_lines` lines if given (seed 3).
+    pub(crate) fn sampled_at(
+        lines: impl Iterator<Item = u64> + Send + 'static,
+        rate: f64,
+        max_lines: Option<u64>,
         mut f: impl FnMut(&Batch),
     ) {
         let mut trace = Trace::from_reader(
@@ -132,9 +143,9 @@ pub(crate) mod testing {
             crate::Source::Workload("test".into()),
         );
         let options = SpatialOptions {
-            rate: 1.0,
+            rate,
             seed: 3,
-            max_lines: Some(max_lines),
+            max_lines,
             ..SpatialOptions::default()
         };
         trace.sampled(options, None).expect("valid options");

@@ -25,6 +25,7 @@ mod only_thread;
 mod open;
 mod pipe;
 pub mod plain;
+mod progress;
 mod sampled;
 mod text_range;
 pub mod write;

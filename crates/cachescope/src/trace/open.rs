@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{self, Cursor, Read};
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 
 use super::compress::{Compression, MAGIC_LEN};
 use super::detect::{self, SNIFF_LEN};
@@ -14,6 +14,9 @@ use super::{
 use crate::access::ThreadId;
 use crate::batch::Batch;
 use crate::error::{Error, Result, Source};
+
+use super::progress::Counting;
+pub use super::progress::ProgressProbe;
 
 pub use super::choice::{FormatChoice, OpenOptions};
 
@@ -350,20 +353,6 @@ impl Trace {
     }
 }
 
-/// Reads a trace's progress while another thread reads the trace.
-#[derive(Clone, Debug)]
-pub struct ProgressProbe {
-    bytes_read: Arc<AtomicU64>,
-    total_bytes: Option<u64>,
-}
-
-impl ProgressProbe {
-    /// Raw bytes consumed so far, and the total when known.
-    pub fn get(&self) -> (u64, Option<u64>) {
-        (self.bytes_read.load(Ordering::Relaxed), self.total_bytes)
-    }
-}
-
 /// Reads up to `n` bytes from `r`: returns them, whether `r` ended, and `r` itself.
 fn peek(
     mut r: Box<dyn Read + Send>,
@@ -376,20 +365,6 @@ fn peek(
         .read_to_end(&mut head)
         .map_err(|e| Error::io(source, e))?;
     Ok((head, got < n, r))
-}
-
-/// Counts bytes as they are read, for progress.
-struct Counting<R> {
-    inner: R,
-    count: Arc<AtomicU64>,
-}
-
-impl<R: Read> Read for Counting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.count.fetch_add(n as u64, Ordering::Relaxed);
-        Ok(n)
-    }
 }
 
 /// A [`Trace`] is itself a reader, so anything that takes readers (the co-run simulation)

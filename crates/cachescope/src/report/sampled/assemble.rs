@@ -55,9 +55,10 @@ impl SampledCollector {
         let (footprint, reuse_times) = self.fp.finish_with_reuse_times();
         let two_level = self.two_level.sim.finish();
         drop((self.fp, self.two_level));
-        let opt = method::opt_of_sample(self.opt, &sizes, rate, shards.refs, line)?;
+        let opt = method::OptSample::new(self.opt, &sizes, rate, shards.refs, line)?;
         let profile = trace.reuse_profile();
-        let mut random = self.random.finish();
+        let [mut random, random_lru]: [Mrc; 2] = (self.random.finish_all().try_into())
+            .expect("the random miniatures run random and LRU");
         random.points.retain(|p| p.size_bytes <= max_bytes);
         let random_sizes: Vec<u64> = random.points.iter().map(|p| p.size_bytes).collect();
         if let Some(profile) = &profile {
@@ -170,12 +171,12 @@ impl SampledCollector {
         for m in minis {
             policies.push(reference.set_associative(m, &lru_mini));
         }
-        policies.push(reference.fully_associative(opt));
+        policies.push(reference.opt(&opt, &sizes));
         for c in &mut policies {
             c.points.retain(|p| p.size_bytes <= max_bytes);
         }
         debug_assert_eq!(policies.len(), POLICIES + 1);
-        mrc.insert(1, reference.fully_associative(random));
+        mrc.insert(1, reference.fully_associative(random, &random_lru));
         // The report's LRU curve first: StatStack's where the sample holds too few lines.
         // (StatStack only where its reuse samples are enough: curves::MIN_REUSES_COMBINED.)
         let trusted = statstack.as_ref().filter(|_| {

@@ -38,7 +38,8 @@ pub struct SampledCollector {
     pub(super) fp: FootprintAnalysis,
     /// LRU, FIFO, SRRIP and DRRIP in the 3C section's caches, inside the sample.
     pub(super) minis: MiniSim,
-    /// Fully associative random replacement, one size per octave, inside the sample.
+    /// Fully associative random replacement, one size per octave, inside the sample, with LRU
+    /// in the same caches (its control variate).
     pub(super) random: MiniSim,
     /// OPT on the sampled lines, its sizes scaled by the rate.
     pub(super) opt: OptAnalysis,
@@ -90,7 +91,7 @@ impl SampledCollector {
         let random_sizes = sizes_log_range(MIN_BYTES.max(line), MAX_BYTES, 1)?;
         let random = MiniSim::of_sample(
             reuse,
-            &[Policy::Random { seed: options.seed }],
+            &[Policy::Random { seed: options.seed }, Policy::Lru],
             None,
             &random_sizes,
             rate,

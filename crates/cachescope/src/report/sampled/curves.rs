@@ -13,6 +13,7 @@
 //! distances where the sample holds less than one of the cache's sets.
 
 use crate::Result;
+use crate::method::OptSample;
 use crate::models::l2::L1Histogram;
 use crate::models::smith;
 use crate::reuse::{Mrc, MrcPoint, ShardsDistances};
@@ -66,17 +67,57 @@ impl Reference<'_> {
         }
     }
 
-    /// `sample` (a curve of the sampled lines in fully associative caches) corrected by the
-    /// fully associative LRU curves.
-    pub(super) fn fully_associative(&self, mut sample: Mrc) -> Mrc {
+    /// `sample` (a policy in fully associative miniatures) corrected by the fully associative
+    /// LRU curves: the reference's, and `lru_mini`'s, LRU in the same miniatures of the same
+    /// lines.
+    pub(super) fn fully_associative(&self, mut sample: Mrc, lru_mini: &Mrc) -> Mrc {
         sample.points.retain_mut(|p| {
-            let Some(lru) = (self.lru)(p.size_bytes) else {
+            let (Some(r), Some(l)) = ((self.lru)(p.size_bytes), at(lru_mini, p.size_bytes)) else {
                 return false;
             };
-            shift(p, lru - self.sample_fa(p.size_bytes));
+            shift(p, r - l);
             true
         });
         sample
+    }
+
+    /// OPT from the sample corrected by the fully associative LRU curves, OPT's and LRU's
+    /// sample in the same caches: the whole sampled lines around `C · R`, each read between
+    /// them in the same proportion (SHARDS's point at `C` is the sample's LRU at `⌈C · R⌉`
+    /// lines, a different cache from OPT's when `C · R` is not whole).
+    pub(super) fn opt(&self, sample: &OptSample, sizes: &[u64]) -> Mrc {
+        let line = self.shards.line_size;
+        let mut curve = sample.template();
+        curve.points = sizes
+            .iter()
+            .filter_map(|&size_bytes| {
+                let lines = size_bytes / line;
+                let lru = (self.lru)(size_bytes)?;
+                let (lo, hi, t) = sample.between(lines)?;
+                let (miss, warm) = sample.at(lines)?;
+                let (a, b) = (
+                    self.sample_in(lo, sample.rate),
+                    self.sample_in(hi, sample.rate),
+                );
+                let mut p = MrcPoint {
+                    size_bytes,
+                    lines,
+                    miss_ratio: Some(miss),
+                    miss_ratio_warm: warm,
+                };
+                shift(&mut p, lru - (a + t * (b - a)));
+                Some(p)
+            })
+            .collect();
+        curve
+    }
+
+    /// The sample's fully associative LRU miss ratio in a cache of `m` sampled lines: its
+    /// reuses at sampled distances of `m` or more, scaled to lines as SHARDS bins them.
+    fn sample_in(&self, m: u64, rate: f64) -> f64 {
+        let lines = (m as f64 / rate) as u64;
+        let misses = self.shards.at_least(lines) + self.shards.cold;
+        (misses / self.shards.refs.max(1) as f64).min(1.0)
     }
 
     /// `sample` (a policy in the miniatures) corrected by the set-associative LRU curves.
@@ -335,6 +376,116 @@ pub(super) fn combined(shards: &Mrc, statstack: Option<&Mrc>, rate: f64) -> (Mrc
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Where OPT and LRU agree in the sample (sweeps up and down over 300 lines, in which
+    /// LRU keeps exactly the lines OPT keeps), the sampled OPT is the reference LRU curve at
+    /// every size, whole number of sampled lines in the cache or not.
+    #[test]
+    fn opt_where_it_is_lru_in_the_sample_is_the_reference_lru() {
+        use crate::analysis::Analysis;
+        let lines = (0..12u64).flat_map(|k| {
+            let up = 0..300u64;
+            let v: Vec<u64> = if k % 2 == 0 {
+                up.collect()
+            } else {
+                up.rev().collect()
+            };
+            v
+        });
+        let options = crate::reuse::Options::default();
+        let mut shards = crate::reuse::ShardsAnalysis::new(options);
+        let mut opt = crate::opt::OptAnalysis::new(options).unwrap();
+        let mut refs = 0;
+        crate::spatial::forget::testing::sampled_at(lines, 0.25, None, |b| {
+            shards.observe(b);
+            opt.observe(b);
+            refs += b
+                .sampling()
+                .map_or(0, |s| s.span.iter().map(|t| t.data()).sum());
+        });
+        assert_eq!(refs, 3600);
+        let shards = shards.finish();
+        assert!(
+            shards.sampled > 300 && shards.sampled < 1800,
+            "{}",
+            shards.sampled
+        );
+        let sizes: Vec<u64> = (3..=130u64).map(|l| l * 3 * 64).collect();
+        let opt = OptSample::new(opt, &sizes, shards.rate, refs, 64).unwrap();
+        let lru = |size: u64| Some(0.05 + size as f64 * 1e-6);
+        let smith = smith::Distances {
+            method: "shards".into(),
+            line_size: 64,
+            refs,
+            cold: None,
+            masses: Vec::new(),
+        };
+        let reference = Reference {
+            lru: &lru,
+            shards: &shards,
+            smith: &smith,
+            ways: 8,
+        };
+        let curve = reference.opt(&opt, &sizes);
+        assert_eq!(curve.points.len(), sizes.len());
+        for p in &curve.points {
+            let want = lru(p.size_bytes).unwrap();
+            let got = p.miss_ratio.unwrap();
+            assert!(
+                (got - want).abs() < 1e-9,
+                "{} lines: {got} against {want}",
+                p.lines
+            );
+        }
+    }
+
+    /// In a miniature of one line random replacement is LRU, so the corrected random curve is
+    /// the reference LRU curve there, whatever SHARDS reads at the size.
+    #[test]
+    fn random_in_a_one_line_miniature_is_the_reference_lru() {
+        use crate::analysis::Analysis;
+        use crate::sim::Policy;
+        let lines = crate::spatial::forget::testing::random_lines(20_000, 40);
+        let options = crate::reuse::Options::default();
+        let mut shards = crate::reuse::ShardsAnalysis::new(options);
+        // 4 and 5 lines at rate 0.25: miniatures of one line (1 and 1.25 lines).
+        let sizes = [4 * 64, 5 * 64];
+        let policies = [Policy::Random { seed: 1 }, Policy::Lru];
+        let mut mini =
+            crate::mini::MiniSim::of_sample(options, &policies, None, &sizes, 0.25, 1, 0.25)
+                .unwrap();
+        crate::spatial::forget::testing::sampled_at(lines, 0.25, None, |b| {
+            shards.observe(b);
+            mini.observe(b);
+        });
+        let shards = shards.finish();
+        let [random, lru_mini]: [Mrc; 2] = mini.finish_all().try_into().unwrap();
+        let lru = |size: u64| Some(0.3 + size as f64 * 1e-5);
+        let smith = smith::Distances {
+            method: "shards".into(),
+            line_size: 64,
+            refs: shards.refs,
+            cold: None,
+            masses: Vec::new(),
+        };
+        let reference = Reference {
+            lru: &lru,
+            shards: &shards,
+            smith: &smith,
+            ways: 8,
+        };
+        let curve = reference.fully_associative(random, &lru_mini);
+        assert_eq!(curve.points.len(), 2);
+        for p in &curve.points {
+            let want = lru(p.size_bytes).unwrap();
+            let got = p.miss_ratio.unwrap();
+            assert!(
+                (got - want).abs() < 1e-9,
+                "{} lines: {got} against {want}",
+                p.lines
+            );
+        }
+    }
 
     /// StatStack's histogram of `below` reuse samples at distance 100 and `past` at 600 (past
     /// an L1 of 512 lines), none cold.
