@@ -3,7 +3,7 @@
 //! [`ThreadReuses`], what the Valgrind tool reports of the same samplers
 //! (`cs_sample_threads.c`), rebuilt into the profiles the in-process samplers make.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use super::{NextUse, Profile, Sample, SampleCursor, SamplerOptions, Thinning};
 use crate::access::ThreadId;
@@ -19,20 +19,31 @@ pub(crate) fn rebuild_drawn(
     source: &Source,
 ) -> Result<Profile> {
     let level = thin.level(options.rate, n);
-    let reused: HashMap<u64, u64> = reuses
+    // The reuses by sampled position, as a map keeps them (the last of a position), sorted
+    // and searched forward as the positions grow: a hash map's lookups were most of this.
+    let mut reused: Vec<(u64, u64)> = reuses
         .iter()
         .copied()
         .filter(|&(j, _)| thin.keeps(j, level))
         .collect();
-    let mut samples = Vec::new();
+    reused.sort_by_key(|&(j, _)| j);
+    reused.reverse();
+    reused.dedup_by_key(|&mut (j, _)| j);
+    reused.reverse();
+    let (mut samples, mut from, mut last) = (Vec::new(), 0, 0);
     while cursor.next() <= n {
         let j = cursor.next();
         if !thin.keeps(j, level) {
             cursor.skip_to(j);
             continue;
         }
-        let next = match reused.get(&j) {
-            Some(&i) if i > j && i <= n => NextUse::Reuse {
+        if j < last {
+            from = 0;
+        }
+        last = j;
+        from += reused[from..].partition_point(|&(k, _)| k < j);
+        let next = match reused.get(from).filter(|&&(k, _)| k == j).map(|&(_, i)| i) {
+            Some(i) if i > j && i <= n => NextUse::Reuse {
                 distance: i - j - 1,
             },
             Some(_) => {

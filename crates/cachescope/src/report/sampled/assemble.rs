@@ -55,7 +55,16 @@ impl SampledCollector {
         let (footprint, reuse_times) = self.fp.finish_with_reuse_times();
         let two_level = self.two_level.sim.finish();
         drop((self.fp, self.two_level));
-        let opt = method::OptSample::new(self.opt, &sizes, rate, shards.refs, line)?;
+        // OPT's backward pass over its spill (the longest step here) on a thread of its own
+        // beside the models below, given threads: the same curve either way.
+        let opt = if self.threads > 1 {
+            let (o, sizes, refs) = (self.opt, sizes.clone(), shards.refs);
+            Ok(std::thread::spawn(move || {
+                method::OptSample::new(o, &sizes, rate, refs, line)
+            }))
+        } else {
+            Err(self.opt)
+        };
         let profile = trace.reuse_profile();
         let [mut random, random_lru]: [Mrc; 2] = (self.random.finish_all().try_into())
             .expect("the random miniatures run random and LRU");
@@ -171,6 +180,12 @@ impl SampledCollector {
         for m in minis {
             policies.push(reference.set_associative(m, &lru_mini));
         }
+        let opt = match opt {
+            Ok(thread) => thread
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?,
+            Err(o) => method::OptSample::new(o, &sizes, rate, shards.refs, line)?,
+        };
         policies.push(reference.opt(&opt, &sizes));
         for c in &mut policies {
             c.points.retain(|p| p.size_bytes <= max_bytes);
