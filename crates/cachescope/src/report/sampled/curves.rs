@@ -5,8 +5,10 @@
 //!
 //! `policy(C) ≈ lru_ref(C) + (policy_sample(C) − lru_sample(C))`
 //!
-//! with the sample's LRU in the same geometry (SHARDS for fully associative caches, the LRU
-//! miniature for set-associative ones) and the reference LRU the best estimate the report has
+//! with the sample's LRU in the same caches (SHARDS in the whole sampled lines OPT ran in, an
+//! LRU miniature beside random's, the LRU miniature for the set-associative policies; the
+//! last still beside SHARDS's fully associative point, docs/accuracy/sampled.md's "What
+//! remains") and the reference LRU the best estimate the report has
 //! of it: StatStack's curve from the reuse samples (fully associative; docs/accuracy/sampled.md
 //! compares it with SHARDS), and for the set-associative caches that curve plus the conflict
 //! misses the sample's miniature shows over SHARDS, or Smith's formula on StatStack's
