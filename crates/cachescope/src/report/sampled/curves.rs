@@ -379,6 +379,30 @@ pub(super) fn combined(shards: &Mrc, statstack: Option<&Mrc>, rate: f64) -> (Mrc
 mod tests {
     use super::*;
 
+    /// Smith's distribution left empty: the fully associative corrections do not read it.
+    fn no_smith(refs: u64) -> smith::Distances {
+        smith::Distances {
+            method: "shards".into(),
+            line_size: 64,
+            refs,
+            cold: None,
+            masses: Vec::new(),
+        }
+    }
+
+    /// Every point of `curve` is `lru`'s at its size.
+    fn assert_is_reference(curve: &Mrc, lru: &dyn Fn(u64) -> Option<f64>) {
+        for p in &curve.points {
+            let want = lru(p.size_bytes).unwrap();
+            let got = p.miss_ratio.unwrap();
+            assert!(
+                (got - want).abs() < 1e-9,
+                "{} lines: {got} against {want}",
+                p.lines
+            );
+        }
+    }
+
     /// Where OPT and LRU agree in the sample (sweeps up and down over 300 lines, in which
     /// LRU keeps exactly the lines OPT keeps), the sampled OPT is the reference LRU curve at
     /// every size, whole number of sampled lines in the cache or not.
@@ -415,13 +439,7 @@ mod tests {
         let sizes: Vec<u64> = (3..=130u64).map(|l| l * 3 * 64).collect();
         let opt = OptSample::new(opt, &sizes, shards.rate, refs, 64).unwrap();
         let lru = |size: u64| Some(0.05 + size as f64 * 1e-6);
-        let smith = smith::Distances {
-            method: "shards".into(),
-            line_size: 64,
-            refs,
-            cold: None,
-            masses: Vec::new(),
-        };
+        let smith = no_smith(refs);
         let reference = Reference {
             lru: &lru,
             shards: &shards,
@@ -430,15 +448,7 @@ mod tests {
         };
         let curve = reference.opt(&opt, &sizes);
         assert_eq!(curve.points.len(), sizes.len());
-        for p in &curve.points {
-            let want = lru(p.size_bytes).unwrap();
-            let got = p.miss_ratio.unwrap();
-            assert!(
-                (got - want).abs() < 1e-9,
-                "{} lines: {got} against {want}",
-                p.lines
-            );
-        }
+        assert_is_reference(&curve, &lru);
     }
 
     /// In a miniature of one line random replacement is LRU, so the corrected random curve is
@@ -463,13 +473,7 @@ mod tests {
         let shards = shards.finish();
         let [random, lru_mini]: [Mrc; 2] = mini.finish_all().try_into().unwrap();
         let lru = |size: u64| Some(0.3 + size as f64 * 1e-5);
-        let smith = smith::Distances {
-            method: "shards".into(),
-            line_size: 64,
-            refs: shards.refs,
-            cold: None,
-            masses: Vec::new(),
-        };
+        let smith = no_smith(shards.refs);
         let reference = Reference {
             lru: &lru,
             shards: &shards,
@@ -478,15 +482,7 @@ mod tests {
         };
         let curve = reference.fully_associative(random, &lru_mini);
         assert_eq!(curve.points.len(), 2);
-        for p in &curve.points {
-            let want = lru(p.size_bytes).unwrap();
-            let got = p.miss_ratio.unwrap();
-            assert!(
-                (got - want).abs() < 1e-9,
-                "{} lines: {got} against {want}",
-                p.lines
-            );
-        }
+        assert_is_reference(&curve, &lru);
     }
 
     /// StatStack's histogram of `below` reuse samples at distance 100 and `past` at 600 (past
