@@ -199,9 +199,8 @@ impl OptSample {
         let sampled = opt.refs() as f64;
         let mut whole: Vec<u64> = sizes
             .iter()
-            .map(|&s| (s / line) as f64 * rate)
-            .filter(|&x| x >= 0.5)
-            .flat_map(|x| [(x.floor() as u64).max(1), x.ceil() as u64])
+            .filter_map(|&s| whole_around(s / line, rate))
+            .flat_map(|(lo, hi, _)| [lo, hi])
             .collect();
         whole.sort_unstable();
         whole.dedup();
@@ -234,15 +233,7 @@ impl OptSample {
     /// between them it lies: `None` below half a sampled line; the whole size itself, or
     /// the one above for less than one line.
     pub(crate) fn between(&self, lines: u64) -> Option<(u64, u64, f64)> {
-        let x = lines as f64 * self.rate;
-        if x < 0.5 {
-            return None;
-        }
-        let (lo, hi) = (x.floor() as u64, x.ceil() as u64);
-        if lo == hi || lo == 0 {
-            return Some((hi, hi, 0.0));
-        }
-        Some((lo, hi, x - lo as f64))
+        whole_around(lines, self.rate)
     }
 
     /// OPT's miss ratio and warm miss ratio at `lines` lines of the full stream: linear
@@ -262,4 +253,17 @@ impl OptSample {
     pub(crate) fn template(&self) -> Mrc {
         self.template.clone()
     }
+}
+
+/// [`OptSample::between`] at `rate`: the sizes OPT runs in and the point is read between.
+fn whole_around(lines: u64, rate: f64) -> Option<(u64, u64, f64)> {
+    let x = lines as f64 * rate;
+    if x < 0.5 {
+        return None;
+    }
+    let (lo, hi) = (x.floor() as u64, x.ceil() as u64);
+    if lo == hi || lo == 0 {
+        return Some((hi, hi, 0.0));
+    }
+    Some((lo, hi, x - lo as f64))
 }

@@ -40,7 +40,7 @@ use crate::batch::Batch;
 use crate::error::{Error, Result};
 use crate::reuse::table::LineTable;
 use crate::reuse::{Mrc, MrcPoint, Options, data_lines};
-use crate::sim::{Cache, Policy};
+use crate::sim::{Cache, Geometry, Policy};
 use crate::spatial::{Forgetting, Limit, mix};
 
 /// The miniature caches standing for one size, one per policy.
@@ -91,6 +91,9 @@ pub struct MiniSim {
     all_refs: u64,
     /// Misses over the references a size's rate should keep (SHARDS-adj), not those kept.
     adjusted: bool,
+    /// Each size has a fully associative LRU cache after its policies' caches
+    /// ([`MiniSim::with_fully_associative_lru`]).
+    fully_lru: bool,
 }
 
 impl MiniSim {
@@ -217,7 +220,24 @@ impl MiniSim {
             missed: Vec::new(),
             all_refs: 0,
             adjusted: true,
+            fully_lru: false,
         })
+    }
+
+    /// Adds to each size a fully associative LRU cache of as many lines as its miniature, fed
+    /// the same lines ([`MiniSim::finish_fully_associative`]): the sample's LRU in the very
+    /// caches the policies ran in, without their conflicts (the sampled report's control
+    /// variate, `report/sampled/curves.rs`).
+    pub fn with_fully_associative_lru(mut self) -> Result<MiniSim> {
+        if !self.fully_lru {
+            for m in &mut self.caches {
+                let g = m.caches[0].0.geometry();
+                let fully = Geometry::fully_associative(g.size_bytes(), g.line_size().bytes())?;
+                m.caches.push((Cache::new(fully, Policy::Lru)?, 0));
+            }
+            self.fully_lru = true;
+        }
+        Ok(self)
     }
 
     /// The plain estimate instead of the adjusted one: each size's misses over the references
@@ -238,10 +258,19 @@ impl MiniSim {
         (0..self.policies.len()).map(|i| self.curve(i)).collect()
     }
 
-    fn curve(&self, policy: usize) -> Mrc {
+    /// The curve of [`MiniSim::with_fully_associative_lru`]'s caches, if they were added:
+    /// method `mini`, policy `lru`, the sizes of [`MiniSim::finish_all`].
+    pub fn finish_fully_associative(&self) -> Option<Mrc> {
+        self.fully_lru.then(|| self.curve(self.policies.len()))
+    }
+
+    /// The curve of the `cache`-th cache of every size: a policy's, or after them the fully
+    /// associative LRU one.
+    fn curve(&self, cache: usize) -> Mrc {
+        let policy = self.policies.get(cache).copied().unwrap_or(Policy::Lru);
         Mrc {
             method: "mini".into(),
-            policy: self.policies[policy].name().into(),
+            policy: policy.name().into(),
             line_size: self.options.line_size.bytes(),
             points: self
                 .caches
@@ -259,7 +288,7 @@ impl MiniSim {
                         _ => c.refs as f64,
                     }
                     .max(1.0);
-                    let misses = c.caches[policy].1;
+                    let misses = c.caches[cache].1;
                     MrcPoint {
                         size_bytes: c.size_bytes,
                         lines: c.lines,

@@ -216,7 +216,8 @@ proptest::proptest! {
         let split = split.min(trace.len());
         let batches = [batch(&trace[..split]), batch(&trace[split..])];
         let o = Options::default();
-        let Ok(mut fast) = MiniSim::with_policies(o, &policies, ways, &sizes, rate, min_sets) else {
+        let Ok(mut fast) = MiniSim::with_policies(o, &policies, ways, &sizes, rate, min_sets)
+            .and_then(MiniSim::with_fully_associative_lru) else {
             return Ok(()); // 3 ways: no geometry for some sizes
         };
         let mut naive = fast.clone();
@@ -225,7 +226,52 @@ proptest::proptest! {
             observe_naive(&mut naive, b);
         }
         proptest::prop_assert_eq!(fast.finish_all(), naive.finish_all());
+        proptest::prop_assert_eq!(fast.finish_fully_associative(), naive.finish_fully_associative());
     }
+
+    /// Beside fully associative miniatures the fully associative LRU caches are the same
+    /// caches fed the same lines as an LRU miniature: the same curve.
+    #[test]
+    fn fully_associative_lru_beside_fully_associative_miniatures_is_their_lru(
+        trace in proptest::collection::vec(0u64..3000, 0..4000),
+        rate in 0.01f64..1.0,
+    ) {
+        let sizes = [1024, 4096, 16384, 65536];
+        let o = Options::default();
+        let mut m = MiniSim::with_policies(o, &[Policy::Fifo, Policy::Lru], None, &sizes, rate, 1)
+            .and_then(MiniSim::with_fully_associative_lru)
+            .unwrap();
+        m.observe(&batch(&trace));
+        let mut lru = m.finish_all().remove(1);
+        lru.policy = "lru".into();
+        proptest::prop_assert_eq!(m.finish_fully_associative(), Some(lru));
+    }
+}
+
+/// A fully associative LRU cache beside a direct-mapped miniature sees the same lines, not the
+/// sets: at rate 1, lines cycling through one set of a direct-mapped cache all miss there and
+/// hit in the fully associative cache of as many lines once each was brought in.
+#[test]
+fn fully_associative_lru_has_no_conflict_misses() {
+    let o = Options::default();
+    let m = MiniSim::with_policies(o, &[Policy::Lru], Some(1), &[4 * 64], 1.0, 1).unwrap();
+    let sets = m.caches[0].caches[0].0.geometry().sets();
+    assert_eq!(sets, 4);
+    // Three lines of line 0's set, whatever the set index is.
+    let g = m.caches[0].caches[0].0.geometry();
+    let same: Vec<u64> = (0..1000u64)
+        .filter(|&l| g.set_of(l) == g.set_of(0))
+        .take(3)
+        .collect();
+    assert_eq!(same.len(), 3);
+    let trace: Vec<u64> = same.iter().cycle().take(30).copied().collect();
+    let mut m = m.with_fully_associative_lru().unwrap();
+    m.observe(&batch(&trace));
+    let direct = &m.finish_all()[0].points[0];
+    let fully = &m.finish_fully_associative().unwrap().points[0];
+    assert_eq!(direct.miss_ratio, Some(1.0));
+    assert_eq!(fully.miss_ratio, Some(3.0 / 30.0));
+    assert_eq!(fully.miss_ratio_warm, 0.0);
 }
 
 /// Forgetting the lines a fixed-size sample dropped gives the curves of keeping them all, and

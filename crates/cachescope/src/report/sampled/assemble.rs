@@ -157,9 +157,13 @@ impl SampledCollector {
             ways: self.options.ways,
         };
         let mut minis = self.minis.finish_all();
-        let lru_mini = minis.remove(0);
+        let lru_minis = curves::LruMinis {
+            set_assoc: minis.remove(0),
+            fully: (self.minis.finish_fully_associative())
+                .expect("the collector runs LRU fully associative beside the miniatures"),
+        };
         let three_c = reference.three_c(
-            &lru_mini,
+            &lru_minis,
             &three_c_sizes(line, self.options.ways)
                 .into_iter()
                 .filter(|&s| s <= max_bytes)
@@ -175,10 +179,10 @@ impl SampledCollector {
                     miss_ratio_warm: (p.misses - p.cold) as f64 / p.refs.max(1) as f64,
                 })
                 .collect(),
-            ..lru_mini.clone()
+            ..lru_minis.set_assoc.clone()
         }];
         for m in minis {
-            policies.push(reference.set_associative(m, &lru_mini));
+            policies.push(reference.set_associative(m, &lru_minis));
         }
         let opt = match opt {
             Ok(thread) => thread

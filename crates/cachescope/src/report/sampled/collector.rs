@@ -36,7 +36,8 @@ pub struct SampledCollector {
     pub(super) two_level: SampledTwoLevel,
     /// The footprint and reuse times at full-stream positions, scaled by the rate.
     pub(super) fp: FootprintAnalysis,
-    /// LRU, FIFO, SRRIP and DRRIP in the 3C section's caches, inside the sample.
+    /// LRU, FIFO, SRRIP and DRRIP in the 3C section's caches, inside the sample, with LRU
+    /// fully associative on the same lines (the conflict misses' control variate).
     pub(super) minis: MiniSim,
     /// Fully associative random replacement, one size per octave, inside the sample, with LRU
     /// in the same caches (its control variate).
@@ -87,7 +88,8 @@ impl SampledCollector {
             Policy::Drrip { seed: options.seed },
         ];
         let minis =
-            MiniSim::of_sample(reuse, &policies, Some(options.ways), &sizes, rate, 1, rate)?;
+            MiniSim::of_sample(reuse, &policies, Some(options.ways), &sizes, rate, 1, rate)?
+                .with_fully_associative_lru()?;
         let random_sizes = sizes_log_range(MIN_BYTES.max(line), MAX_BYTES, 1)?;
         let random = MiniSim::of_sample(
             reuse,

@@ -6,13 +6,13 @@
 //! `policy(C) ≈ lru_ref(C) + (policy_sample(C) − lru_sample(C))`
 //!
 //! with the sample's LRU in the same caches (SHARDS in the whole sampled lines OPT ran in, an
-//! LRU miniature beside random's, the LRU miniature for the set-associative policies; the
-//! last still beside SHARDS's fully associative point, docs/accuracy/sampled.md's "What
-//! remains") and the reference LRU the best estimate the report has
-//! of it: StatStack's curve from the reuse samples (fully associative; docs/accuracy/sampled.md
-//! compares it with SHARDS), and for the set-associative caches that curve plus the conflict
-//! misses the sample's miniature shows over SHARDS, or Smith's formula on StatStack's
-//! distances where the sample holds less than one of the cache's sets.
+//! LRU miniature beside random's, the LRU miniature for the set-associative policies) and the
+//! reference LRU the best estimate the report has of it: StatStack's curve from the reuse
+//! samples (fully associative; docs/accuracy/sampled.md compares it with SHARDS), and for the
+//! set-associative caches that curve plus the conflict misses the sample's LRU miniature shows
+//! over a fully associative LRU cache of as many lines fed the same lines ([`LruMinis`]), or
+//! Smith's formula on StatStack's distances where the sample holds less than one of the
+//! cache's sets.
 
 use crate::Result;
 use crate::method::OptSample;
@@ -47,20 +47,24 @@ pub(super) struct Reference<'a> {
     pub ways: u32,
 }
 
-impl Reference<'_> {
-    /// The sample's own fully associative LRU miss ratio at `size`.
-    fn sample_fa(&self, size: u64) -> f64 {
-        let lines = size / self.shards.line_size;
-        ((self.shards.at_least(lines) + self.shards.cold) / self.shards.refs.max(1) as f64).min(1.0)
-    }
+/// The LRU miniatures of the set-associative policies' caches: set-associative, and fully
+/// associative of as many lines fed the same lines (`MiniSim::with_fully_associative_lru`).
+/// Their difference is the sample's conflict misses in those very caches; read against
+/// SHARDS's point instead (the whole sample's lines, in `⌈R · C⌉` sampled lines) it also held
+/// the difference between two samples, which at a working-set cliff is most of it.
+pub(super) struct LruMinis {
+    pub set_assoc: Mrc,
+    pub fully: Mrc,
+}
 
-    /// The reference set-associative LRU miss ratio at `size`: from the LRU miniature where
-    /// it ran, else from Smith's formula.
-    pub(super) fn set_assoc(&self, lru_mini: &Mrc, size: u64) -> Option<f64> {
+impl Reference<'_> {
+    /// The reference set-associative LRU miss ratio at `size`: from the LRU miniatures where
+    /// they ran, else from Smith's formula.
+    pub(super) fn set_assoc(&self, lru: &LruMinis, size: u64) -> Option<f64> {
         let fa = (self.lru)(size)?;
-        match at(lru_mini, size) {
-            Some(sa) => Some((fa + (sa - self.sample_fa(size)).max(0.0)).min(1.0)),
-            None => {
+        match (at(&lru.set_assoc, size), at(&lru.fully, size)) {
+            (Some(sa), Some(fully)) => Some((fa + (sa - fully).max(0.0)).min(1.0)),
+            _ => {
                 smith::set_associative_mrc(self.smith, self.ways, &[size])
                     .ok()?
                     .points[0]
@@ -123,11 +127,11 @@ impl Reference<'_> {
     }
 
     /// `sample` (a policy in the miniatures) corrected by the set-associative LRU curves.
-    pub(super) fn set_associative(&self, mut sample: Mrc, lru_mini: &Mrc) -> Mrc {
+    pub(super) fn set_associative(&self, mut sample: Mrc, lru: &LruMinis) -> Mrc {
         sample.points.retain_mut(|p| {
             let (Some(r), Some(l)) = (
-                self.set_assoc(lru_mini, p.size_bytes),
-                at(lru_mini, p.size_bytes),
+                self.set_assoc(lru, p.size_bytes),
+                at(&lru.set_assoc, p.size_bytes),
             ) else {
                 return false;
             };
@@ -140,14 +144,14 @@ impl Reference<'_> {
     /// The 3C breakdown at `sizes`: cold misses the distinct lines, capacity misses those of
     /// the reference fully associative LRU cache beyond them, conflict misses what the
     /// set-associative reference adds; counts over the full stream's references.
-    pub(super) fn three_c(&self, lru_mini: &Mrc, sizes: &[u64]) -> Vec<ThreeCPoint> {
+    pub(super) fn three_c(&self, lru: &LruMinis, sizes: &[u64]) -> Vec<ThreeCPoint> {
         let n = self.shards.refs as f64;
         let cold = self.shards.cold.round().min(n) as u64;
         sizes
             .iter()
             .filter_map(|&size| {
                 let fa = (self.lru)(size)?;
-                let sa = self.set_assoc(lru_mini, size)?.max(fa);
+                let sa = self.set_assoc(lru, size)?.max(fa);
                 let smith = smith::set_associative_mrc(self.smith, self.ways, &[size])
                     .ok()?
                     .points[0]
@@ -483,6 +487,63 @@ mod tests {
         let curve = reference.fully_associative(random, &lru_mini);
         assert_eq!(curve.points.len(), 2);
         assert_is_reference(&curve, &lru);
+    }
+
+    /// A set-associative miniature of one set is fully associative, so it has no conflict
+    /// misses over the fully associative LRU cache beside it and every policy's corrected
+    /// curve is its difference from LRU on top of the reference LRU curve; LRU's is the
+    /// reference itself, whatever SHARDS reads at the size (the whole sample's lines).
+    #[test]
+    fn set_associative_lru_in_one_set_miniatures_is_the_reference_lru() {
+        use crate::analysis::Analysis;
+        use crate::sim::Policy;
+        let lines = crate::spatial::forget::testing::random_lines(20_000, 200);
+        let options = crate::reuse::Options::default();
+        let mut shards = crate::reuse::ShardsAnalysis::new(options);
+        // 8 ways of 64-byte lines: caches of 2, 4 and 8 sets, one set each at rate 0.125.
+        let sizes = [16 * 64, 32 * 64, 64 * 64];
+        let policies = [Policy::Lru, Policy::Fifo];
+        let mut mini =
+            crate::mini::MiniSim::of_sample(options, &policies, Some(8), &sizes, 0.125, 1, 0.5)
+                .and_then(crate::mini::MiniSim::with_fully_associative_lru)
+                .unwrap();
+        crate::spatial::forget::testing::sampled_at(lines, 0.5, None, |b| {
+            shards.observe(b);
+            mini.observe(b);
+        });
+        let shards = shards.finish();
+        let [lru_mini, fifo]: [Mrc; 2] = mini.finish_all().try_into().unwrap();
+        let minis = LruMinis {
+            set_assoc: lru_mini.clone(),
+            fully: mini.finish_fully_associative().unwrap(),
+        };
+        let lru = |size: u64| Some(0.2 + size as f64 * 1e-5);
+        let smith = no_smith(shards.refs);
+        let reference = Reference {
+            lru: &lru,
+            shards: &shards,
+            smith: &smith,
+            ways: 8,
+        };
+        let curve = reference.set_associative(lru_mini.clone(), &minis);
+        assert_eq!(curve.points.len(), 3);
+        assert_is_reference(&curve, &lru);
+        // FIFO: the reference plus FIFO's difference from LRU in the same miniature.
+        let corrected = reference.set_associative(fifo.clone(), &minis);
+        for ((c, f), l) in corrected
+            .points
+            .iter()
+            .zip(&fifo.points)
+            .zip(&lru_mini.points)
+        {
+            let want = lru(c.size_bytes).unwrap() + f.miss_ratio.unwrap() - l.miss_ratio.unwrap();
+            assert!((c.miss_ratio.unwrap() - want.clamp(0.0, 1.0)).abs() < 1e-9);
+        }
+        // SHARDS's point is another cache's (the whole sample's lines, not the miniature's):
+        // reading it instead would move the curve.
+        assert!(sizes.iter().any(|&s| {
+            (reference.sample_in(s / 64 / 2, 0.5) - at(&minis.fully, s).unwrap()).abs() > 1e-3
+        }));
     }
 
     /// StatStack's histogram of `below` reuse samples at distance 100 and `past` at 600 (past
