@@ -1,14 +1,17 @@
 //! [`StreamCopy`]: the copy of the tool's sampled stream kept for a second read (the threads
 //! section of `report --sampled -- PROGRAM`), written by a thread of its own and only once it
-//! may be needed. The reader hands each buffer it reads over (a copy into a `Vec`); the
-//! writer holds the first [`HELD`] bytes in memory and writes nothing while it can; past
-//! that it writes everything, as it comes. At the end [`StreamCopy::finish`] says whether the
+//! may be needed. The reader copies what it reads into blocks of [`BLOCK`] bytes, handed over
+//! whole (one wake-up and one `write` each) and handed back empty once written, so the
+//! reader's thread does a `memcpy` and no allocation; the writer holds the first [`HELD`]
+//! bytes in memory and writes nothing while it can; past that it writes everything, as it
+//! comes. At the end [`StreamCopy::finish`] says whether the
 //! second read happens (the program had a second thread): a stream that fit in memory and is
 //! not needed is never written, and the reader's thread never waits on the file system.
 
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::JoinHandle;
 
@@ -16,8 +19,10 @@ use crate::error::{Error, Result, Source};
 
 /// Bytes of the stream held in memory before anything is written: a short run's whole stream.
 pub const HELD: usize = 8 << 20;
-/// Buffers in flight between the reader and the writer (the reader's are up to 64 KiB).
-const IN_FLIGHT: usize = 64;
+/// Bytes handed to the writer at a time.
+pub const BLOCK: usize = 1 << 20;
+/// Blocks in flight between the reader and the writer, and written blocks handed back.
+const IN_FLIGHT: usize = 8;
 
 enum Message {
     Data(Vec<u8>),
@@ -28,6 +33,8 @@ enum Message {
 /// A copy of the stream into a file, being written; see the [module documentation](self).
 pub struct StreamCopy {
     tx: SyncSender<Message>,
+    /// The written blocks, for the (first) tee to fill again.
+    back: Mutex<Option<Receiver<Vec<u8>>>>,
     writer: Option<JoinHandle<std::io::Result<()>>>,
     path: PathBuf,
 }
@@ -37,22 +44,28 @@ impl StreamCopy {
     pub fn create(path: &Path) -> Result<StreamCopy> {
         let file = File::create(path).map_err(|e| Error::io(&Source::File(path.into()), e))?;
         let (tx, rx) = sync_channel(IN_FLIGHT);
+        let (back_tx, back) = sync_channel(IN_FLIGHT);
         let writer = std::thread::Builder::new()
             .name("cachescope-copy".into())
-            .spawn(move || write(file, &rx))
+            .spawn(move || write(file, &rx, &back_tx))
             .map_err(|e| Error::io(&Source::File(path.into()), e))?;
         Ok(StreamCopy {
             tx,
+            back: Mutex::new(Some(back)),
             writer: Some(writer),
             path: path.to_owned(),
         })
     }
 
-    /// `input`, each buffer read from it handed to the copy too.
+    /// `input`, what is read from it handed to the copy too (all of it once a read returns
+    /// nothing, the input's end, or the tee is dropped).
     pub(crate) fn tee<R: Read>(&self, input: R) -> Tee<R> {
+        let back = self.back.lock().map_or(None, |mut b| b.take());
         Tee {
             input,
             tx: self.tx.clone(),
+            back,
+            block: Vec::with_capacity(BLOCK + (1 << 16)),
         }
     }
 
@@ -95,7 +108,11 @@ impl Drop for StreamCopy {
 
 /// The writer's loop: holds, then writes; after a failed write only drains the channel (so
 /// the reader never blocks), and returns the error at the end.
-fn write(mut file: File, rx: &Receiver<Message>) -> std::io::Result<()> {
+fn write(
+    mut file: File,
+    rx: &Receiver<Message>,
+    back: &SyncSender<Vec<u8>>,
+) -> std::io::Result<()> {
     let mut held: Vec<Vec<u8>> = Vec::new();
     let mut held_bytes = 0;
     let mut writing = false;
@@ -110,8 +127,16 @@ fn write(mut file: File, rx: &Receiver<Message>) -> std::io::Result<()> {
     // The stream's senders gone without a finish (its reader dropped on an error): as needed.
     let mut needed = true;
     while let Ok(message) = rx.recv() {
+        // A written block goes back to the tee (or, with enough there, is freed).
+        let recycle = |mut b: Vec<u8>| {
+            b.clear();
+            let _ = back.try_send(b);
+        };
         match message {
-            Message::Data(b) if writing => put(&mut file, &b, &mut failed),
+            Message::Data(b) if writing => {
+                put(&mut file, &b, &mut failed);
+                recycle(b);
+            }
             Message::Data(b) => {
                 held_bytes += b.len();
                 held.push(b);
@@ -119,6 +144,7 @@ fn write(mut file: File, rx: &Receiver<Message>) -> std::io::Result<()> {
                     writing = true;
                     for b in held.drain(..) {
                         put(&mut file, &b, &mut failed);
+                        recycle(b);
                     }
                 }
             }
@@ -136,20 +162,45 @@ fn write(mut file: File, rx: &Receiver<Message>) -> std::io::Result<()> {
     failed.map_or(Ok(()), Err)
 }
 
-/// The stream, each buffer read also sent to the copy's writer.
+/// The stream, what is read also sent to the copy's writer a block at a time.
 pub(crate) struct Tee<R> {
     input: R,
     tx: SyncSender<Message>,
+    back: Option<Receiver<Vec<u8>>>,
+    /// Read, not yet sent.
+    block: Vec<u8>,
+}
+
+impl<R> Tee<R> {
+    fn send(&mut self) {
+        if self.block.is_empty() {
+            return;
+        }
+        let next = self
+            .back
+            .as_ref()
+            .and_then(|b| b.try_recv().ok())
+            .unwrap_or_else(|| Vec::with_capacity(BLOCK + (1 << 16)));
+        let full = std::mem::replace(&mut self.block, next);
+        // A writer gone (it panicked) reports it when finished.
+        let _ = self.tx.send(Message::Data(full));
+    }
 }
 
 impl<R: Read> Read for Tee<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.input.read(buf)?;
-        if n > 0 {
-            // A writer gone (it panicked) reports it when finished.
-            let _ = self.tx.send(Message::Data(buf[..n].to_vec()));
+        self.block.extend_from_slice(&buf[..n]);
+        if n == 0 || self.block.len() >= BLOCK {
+            self.send();
         }
         Ok(n)
+    }
+}
+
+impl<R> Drop for Tee<R> {
+    fn drop(&mut self) {
+        self.send();
     }
 }
 
@@ -215,6 +266,24 @@ mod tests {
         read_through(&copy, &input, 100);
         drop(copy);
         assert_eq!(std::fs::read(&path).unwrap(), input);
+    }
+
+    #[test]
+    fn a_tee_dropped_before_the_end_hands_over_what_it_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut");
+        let copy = StreamCopy::create(&path).unwrap();
+        let input = bytes(3 * BLOCK, 5);
+        let mut tee = copy.tee(input.as_slice());
+        let mut buf = vec![0; 65536];
+        let mut read = 0;
+        // Past one block and into the next, not to the end.
+        while read < BLOCK + 100_000 {
+            read += tee.read(&mut buf).unwrap();
+        }
+        drop(tee);
+        copy.finish(true).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), input[..read]);
     }
 
     #[cfg(target_os = "linux")]
