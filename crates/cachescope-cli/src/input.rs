@@ -80,7 +80,7 @@ pub fn open_sampled(
             (open(args, line_size)?, None)
         }
     } else {
-        let (started, _) = crate::program::start_sampled(
+        let (started, _, _) = crate::program::start_sampled(
             &args.program,
             &args.live,
             (spatial, reuse),

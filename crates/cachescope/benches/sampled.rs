@@ -17,6 +17,10 @@
 //!   load, a call event every 16 references), already in memory, at rate 0.01, passing every
 //!   call event, or only the first ([`Trace::sampled_first_call_only`], as `report --sampled`
 //!   reads without `--sampled-calls`: each thread's run filtered whole, calls skipped).
+//! - `filter_fixed_size`: the fixed-size line filter alone ([`SpatialFilter::keep`], its
+//!   set of sampled hashes full at 2^18 lines, as `report --sampled`'s default bound) over
+//!   4 M references, three in four to a hot 2^12 lines and the rest anywhere in 2^22
+//!   (references per second: the stage's and the tool stream reader's filtering).
 //!
 //! Run: `cargo bench -p cachescope --bench sampled -- --warm-up-time 1 --measurement-time 5`.
 
@@ -25,7 +29,7 @@ use std::hint::black_box;
 use cachescope::batch::{CallOp, EnterKind};
 use cachescope::report::CollectOptions;
 use cachescope::report::sampled::{SampledCollector, collect, reuse_options};
-use cachescope::spatial::SpatialOptions;
+use cachescope::spatial::{SpatialFilter, SpatialOptions};
 use cachescope::trace::AccessReader;
 use cachescope::trace::Trace;
 use cachescope::workloads::{Params, Workload, generator};
@@ -190,5 +194,47 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench, bench_stage);
+/// The filter's references: three in four to a hot 2^12 lines, the rest anywhere in 2^22.
+fn filter_lines() -> Vec<u64> {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    (0..STAGE_REFS)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if x % 4 == 0 {
+                x % (1 << 22)
+            } else {
+                x % (1 << 12)
+            }
+        })
+        .collect()
+}
+
+fn bench_filter(c: &mut Criterion) {
+    let lines = filter_lines();
+    let options = SpatialOptions {
+        rate: 1.0,
+        max_lines: Some(1 << 18),
+        ..SpatialOptions::default()
+    };
+    // Filled first with other lines: the bench times a full sample's lookups and evictions.
+    let mut full = SpatialFilter::new(&options).expect("valid options");
+    for l in 0..1u64 << 18 {
+        full.keep(l + (1 << 40));
+    }
+    let mut g = c.benchmark_group("sampled");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(STAGE_REFS));
+    g.bench_function("filter_fixed_size", |b| {
+        b.iter_batched(
+            || full.clone(),
+            |mut f| black_box(lines.iter().filter(|&&l| f.keep(l)).count()),
+            BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_stage, bench_filter);
 criterion_main!(benches);

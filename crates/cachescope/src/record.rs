@@ -49,6 +49,7 @@ mod process;
 #[cfg(target_os = "linux")]
 mod ring;
 pub mod sentinel;
+mod stream_copy;
 pub mod tool;
 mod tool_decode;
 mod tool_run;
@@ -59,6 +60,7 @@ mod tool_spatial_run;
 pub use ending::{crash_report, describe_status};
 pub use lifetime::{kill_all, remove_all_dirs};
 pub use process::ProgramOutput;
+pub use stream_copy::StreamCopy;
 pub use tool_run::{ToolOptions, ToolStream, tool_status, valgrind};
 pub use tool_sampled::sample_program;
 pub use tool_spatial_run::SpatialStream;

@@ -343,18 +343,21 @@ fn statcaches_sampler_runs_in_the_same_tool() {
         recording.finish().unwrap();
         // Both samplers in the tool, its stream kept in a file as it is read (a second read).
         let copy = dir.path().join("stream");
+        let kept = cachescope::record::StreamCopy::create(&copy).unwrap();
         let (recording, mut stream, _) = Recording::start_spatial(
             exe.as_os_str(),
             &[],
             tool_options(false),
             spatial,
             Some(reuse),
-            Some(std::fs::File::create(&copy).unwrap()),
+            Some(&kept),
         )
         .unwrap();
         let got_batches = batches(&mut stream);
         let got = stream.reuse_profile().expect("the tool's profile");
         recording.finish().unwrap();
+        // Needed: the file is complete once finished.
+        kept.finish(true).unwrap();
         let source = cachescope::Source::File(copy.clone());
         let file = std::fs::File::open(&copy).unwrap();
         let mut again = SpatialReader::new(file, source, spatial, None).unwrap();

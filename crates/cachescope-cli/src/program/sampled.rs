@@ -7,13 +7,12 @@
 //! the same result.
 
 use std::ffi::OsString;
-use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result};
-use cachescope::record::{ProgramOutput, Recording, SpatialStream, ToolOptions};
+use cachescope::record::{ProgramOutput, Recording, SpatialStream, StreamCopy, ToolOptions};
 use cachescope::sampling::{Profile, SamplerOptions};
 use cachescope::spatial::SpatialOptions;
 use cachescope::trace::{AccessReader, Diagnostics, Trace};
@@ -35,7 +34,8 @@ pub enum Kept {
 /// Starts `command` as `live` says, read as the sampled stream of `spatial` (with `reuse`,
 /// StatCache's profile too, from [`Trace::reuse_profile`] at the end) and, with `events`, its
 /// allocation events sent as they are decoded (the tool only). With `keep`, what a second
-/// read needs is kept there as it passes; the second element says what it is. The progress
+/// read needs is kept there as it passes; the second element says what it is, the third is
+/// the tool's stream's copy, to be [`StreamCopy::finish`]ed before a second read. The progress
 /// bar shows the references the program has made beside the sampled ones.
 pub fn start_sampled(
     command: &[OsString],
@@ -44,7 +44,7 @@ pub fn start_sampled(
     keep: Option<&Path>,
     events: bool,
     quiet: bool,
-) -> Result<(Started, Kept)> {
+) -> Result<(Started, Kept, Option<StreamCopy>)> {
     let (program, args) = command.split_first().context("no program to run")?;
     let capture = Capture::new(live, ProgramOutput::Stderr);
     let backend = capture.backend(quiet)?;
@@ -52,10 +52,10 @@ pub fn start_sampled(
         let keep = keep.map(Path::to_path_buf);
         let mut started = super::start(command, live, keep, events, false, quiet)?;
         started.trace.sampled(spatial, reuse)?;
-        return Ok((started, Kept::Trace));
+        return Ok((started, Kept::Trace, None));
     }
     let copy = keep
-        .map(|p| File::create(p).with_context(|| format!("creating {}", p.display())))
+        .map(|p| StreamCopy::create(p).with_context(|| format!("creating {}", p.display())))
         .transpose()?;
     let opts = ToolOptions {
         events,
@@ -69,7 +69,7 @@ pub fn start_sampled(
         calls: events && capture.calls,
     };
     let (recording, stream, events) =
-        Recording::start_spatial(program, args, opts, spatial, reuse, copy)?;
+        Recording::start_spatial(program, args, opts, spatial, reuse, copy.as_ref())?;
     let description = recording.description().to_string();
     let source = Source::Program(description.clone());
     let seen = Arc::new(AtomicU64::new(0));
@@ -88,7 +88,7 @@ pub fn start_sampled(
         run_id: cachescope::attribution::run_id::new(),
         description,
     };
-    Ok((started, Kept::ToolStream))
+    Ok((started, Kept::ToolStream, copy))
 }
 
 /// The tool's sampled stream, telling the progress bar how far the program has got.

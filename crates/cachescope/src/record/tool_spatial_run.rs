@@ -5,9 +5,9 @@
 //! run in the same stream.
 
 use std::ffi::{OsStr, OsString};
-use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Read;
 
+use super::stream_copy::StreamCopy;
 use super::tool_run::{CHILDREN, InTool, Launched, POSITIONS, launch, no_trace};
 use super::tool_sampled::{Positions, thread_positions};
 use super::tool_spatial::SpatialReader;
@@ -90,14 +90,15 @@ impl Recording {
     /// [`Recording::start_tool`] (`instr` is ignored: instructions are counted, never sampled;
     /// `--toggle-collect` is refused). Events, with `opts.events`, come on the receiver, each
     /// positioned in the full stream. With `copy`, the tool's stream is also written into it as
-    /// it is read, for a second read ([`SpatialReader`] over the file).
+    /// it is read, for a second read ([`SpatialReader`] over the file, once
+    /// [`StreamCopy::finish`]ed).
     pub fn start_spatial(
         program: &OsStr,
         args: &[OsString],
         opts: ToolOptions,
         spatial: SpatialOptions,
         reuse: Option<SamplerOptions>,
-        copy: Option<File>,
+        copy: Option<&StreamCopy>,
     ) -> Result<(
         Recording,
         SpatialStream,
@@ -144,11 +145,7 @@ impl Recording {
             (whole, threads)
         });
         let input: Box<dyn Read + Send> = match copy {
-            Some(file) => Box::new(Tee {
-                input,
-                copy: file,
-                path: source.clone(),
-            }),
+            Some(copy) => Box::new(copy.tee(input)),
             None => input,
         };
         let mut reader = SpatialReader::new(input, source, spatial, reuse)?;
@@ -179,25 +176,5 @@ impl Recording {
             },
             rx,
         ))
-    }
-}
-
-/// The tool's stream, written into a file as it is read: straight from the reader's buffer,
-/// which takes up to 64 KiB a read (`SpatialReader`'s words), one `write` each. A `BufWriter`
-/// between them copied every byte once more for nothing.
-struct Tee<R> {
-    input: R,
-    copy: File,
-    /// What the stream is, for errors writing the copy.
-    path: Source,
-}
-
-impl<R: Read> Read for Tee<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.input.read(buf)?;
-        self.copy.write_all(&buf[..n]).map_err(|e| {
-            std::io::Error::new(e.kind(), format!("keeping a copy of {}: {e}", self.path))
-        })?;
-        Ok(n)
     }
 }

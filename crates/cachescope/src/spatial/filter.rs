@@ -20,12 +20,26 @@ pub struct SpatialFilter {
 /// Sampled hashes; foldhash's fixed state keeps the set's order the same from run to run.
 type Members = hashbrown::HashSet<u64, foldhash::fast::FixedState>;
 
+/// Slots of [`Bound`]'s memo: 2^12 hashes, 32 KiB.
+const MEMO_BITS: u32 = 12;
+const MEMO_MASK: u64 = (1 << MEMO_BITS) - 1;
+
 #[derive(Clone, Debug)]
 struct Bound {
     max_lines: usize,
     members: Members,
     /// The same hashes, largest on top.
     heap: BinaryHeap<u64>,
+    /// Members lately admitted, slot by their low bits: a sampled line's references repeat,
+    /// and a hit here skips the set's probe (a cache miss in a set of up to 2^18 lines).
+    /// Exact: a slot holds a member or a value whose low bits are not the slot's (empty);
+    /// members leave only as the heap's top, which empties its slot.
+    memo: Box<[u64]>,
+}
+
+/// The empty value of memo slot `i`: its low bits are not `i`'s, so no hash matches it.
+fn memo_empty(i: u64) -> u64 {
+    !i
 }
 
 impl SpatialFilter {
@@ -39,6 +53,7 @@ impl SpatialFilter {
                 max_lines: usize::try_from(m).unwrap_or(usize::MAX),
                 members: Members::default(),
                 heap: BinaryHeap::new(),
+                memo: (0..=MEMO_MASK).map(memo_empty).collect(),
             }),
         })
     }
@@ -58,13 +73,13 @@ impl SpatialFilter {
         self.bound.as_ref().map(|b| b.members.len())
     }
 
-    /// Heap bytes held: the fixed-size sample's set and heap (nothing at a fixed rate).
+    /// Heap bytes held: the fixed-size sample's set, heap and memo (nothing at a fixed rate).
     pub fn heap_bytes(&self) -> usize {
         self.bound.as_ref().map_or(0, |b| {
             // hashbrown: a u64 and a control byte per bucket, buckets a power of two above
             // 8/7 of the capacity.
             let buckets = (b.members.capacity() * 8 / 7 + 1).next_power_of_two();
-            buckets * 9 + b.heap.capacity() * 8
+            buckets * 9 + b.heap.capacity() * 8 + b.memo.len() * 8
         })
     }
 
@@ -91,13 +106,25 @@ impl SpatialFilter {
 impl Bound {
     /// A line of hash `h` under the limit: kept if sampled, or sampled now, lowering `limit`
     /// when the sample is full (the largest hash leaves, be it `h` or a member's).
+    #[inline]
     fn admit(&mut self, h: u64, limit: &mut Limit) -> bool {
+        let slot = (h & MEMO_MASK) as usize;
+        if self.memo[slot] == h {
+            return true;
+        }
+        self.admit_unmemoised(h, limit, slot)
+    }
+
+    /// [`Bound::admit`] past the memo; `slot` is `h`'s, which it fills if `h` is kept.
+    fn admit_unmemoised(&mut self, h: u64, limit: &mut Limit, slot: usize) -> bool {
         if self.members.contains(&h) {
+            self.memo[slot] = h;
             return true;
         }
         if self.members.len() < self.max_lines {
             self.members.insert(h);
             self.heap.push(h);
+            self.memo[slot] = h;
             return true;
         }
         let top = *self
@@ -111,8 +138,13 @@ impl Bound {
         }
         self.heap.pop();
         self.members.remove(&top);
+        let top_slot = top & MEMO_MASK;
+        if self.memo[top_slot as usize] == top {
+            self.memo[top_slot as usize] = memo_empty(top_slot);
+        }
         self.members.insert(h);
         self.heap.push(h);
+        self.memo[slot] = h;
         // `top > h ≥ 0`, and the members left are all below `top`.
         *limit = Limit(top - 1);
         true

@@ -166,3 +166,107 @@ fn refiltering_a_superset_agrees() {
         }
     }
 }
+
+/// The fixed-size filter before its memo ([`Bound`](super::filter)'s set probed for every
+/// hash): what the memoised filter must admit, reference by reference.
+struct Plain {
+    max: usize,
+    members: std::collections::HashSet<u64>,
+    heap: std::collections::BinaryHeap<u64>,
+    limit: Limit,
+}
+
+impl Plain {
+    fn keep_hashed(&mut self, h: u64) -> bool {
+        if !self.limit.admits(h) {
+            return false;
+        }
+        if self.members.contains(&h) {
+            return true;
+        }
+        if self.members.len() < self.max {
+            self.members.insert(h);
+            self.heap.push(h);
+            return true;
+        }
+        let top = *self.heap.peek().unwrap();
+        if h > top {
+            self.limit = Limit(h - 1);
+            return false;
+        }
+        self.heap.pop();
+        self.members.remove(&top);
+        self.members.insert(h);
+        self.heap.push(h);
+        self.limit = Limit(top - 1);
+        true
+    }
+}
+
+proptest! {
+    /// Hashes crowded into a few memo slots (the low 12 bits, `filter.rs`'s `MEMO_BITS`) and
+    /// a small sample: members evicted from a slot's memo, refilled, and hashes sharing a slot
+    /// with a member; the memoised filter keeps what the plain one does and lowers its limit
+    /// alike.
+    #[test]
+    fn the_memo_admits_what_the_set_does(
+        draws in proptest::collection::vec((0u64..4, 0u64..64), 0..2000),
+        max in 1u64..24,
+    ) {
+        let options = SpatialOptions { rate: 1.0, max_lines: Some(max), ..SpatialOptions::default() };
+        let mut memoised = SpatialFilter::new(&options).unwrap();
+        let mut plain = Plain {
+            max: max as usize,
+            members: Default::default(),
+            heap: Default::default(),
+            limit: Limit::ALL,
+        };
+        for (i, &(slot, high)) in draws.iter().enumerate() {
+            // Slots 0..4 and their neighbours' empty values (`!slot`'s low bits) never meet.
+            let h = (high << 12) | slot;
+            prop_assert_eq!(memoised.keep_hashed(h), plain.keep_hashed(h), "draw {}", i);
+            prop_assert_eq!(memoised.limit(), plain.limit, "draw {}", i);
+        }
+        prop_assert_eq!(memoised.sampled_lines(), Some(plain.members.len()));
+    }
+}
+
+/// The memo on a real hash's references: a long stream over many lines, whose members often
+/// leave, kept as the plain filter keeps it.
+#[test]
+fn the_memo_agrees_on_a_long_stream() {
+    let options = SpatialOptions {
+        rate: 0.2,
+        seed: 7,
+        max_lines: Some(5000),
+        ..SpatialOptions::default()
+    };
+    let mut memoised = SpatialFilter::new(&options).unwrap();
+    let mut plain = Plain {
+        max: 5000,
+        members: Default::default(),
+        heap: Default::default(),
+        limit: Limit::from_rate(0.2).unwrap(),
+    };
+    let hash = options.hash();
+    let mut x = 1u64;
+    let mut kept = 0;
+    for i in 0..400_000u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Mostly a hot set, sometimes anywhere in a million lines.
+        let line = if x % 4 == 0 {
+            x % 1_000_000
+        } else {
+            x % 20_000
+        };
+        let h = hash.of(line);
+        let k = memoised.keep_hashed(h);
+        assert_eq!(k, plain.keep_hashed(h), "reference {i}");
+        kept += u64::from(k);
+    }
+    assert_eq!(memoised.limit(), plain.limit);
+    assert!(kept > 10_000, "{kept} kept");
+    assert!(memoised.limit() < Limit::from_rate(0.2).unwrap());
+}

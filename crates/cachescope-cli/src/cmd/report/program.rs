@@ -2,7 +2,9 @@
 //! Valgrind tool, fed from the tool's stream as the other live commands are, with the
 //! attribution reading the program's allocation events from the same stream. The trace and
 //! its event log are written as they pass, for the threads section's second read: into
-//! `--save`'s file, kept, or into a temporary directory removed at the end. Under lackey
+//! `--save`'s file, kept, or into a temporary directory removed at the end (a sampled run's
+//! copy of the tool's stream by a thread of its own, and a short one only if the program
+//! had a second thread: `cachescope::record::StreamCopy`). Under lackey
 //! (asked for, or where the tool cannot run) the program is recorded first and the trace
 //! reported on after, since lackey's events come from a file complete only at the end.
 
@@ -104,7 +106,7 @@ fn live(
     // Call events in the sampled stream only when asked for (`--sampled-calls`: they cost).
     let mut sampled_live = args.live.clone();
     sampled_live.no_calls |= !args.sampled_calls;
-    let (mut started, kept) = match sampled {
+    let (mut started, kept, copy) = match sampled {
         Some(spatial) => crate::program::start_sampled(
             &args.program,
             &sampled_live,
@@ -123,7 +125,7 @@ fn live(
                 true,
                 quiet,
             )?;
-            (started, Kept::Trace)
+            (started, Kept::Trace, None)
         }
     };
     let log = match started.events.take() {
@@ -151,6 +153,10 @@ fn live(
         named,
         &args.run,
     )?;
+    // The tool's stream's copy is read again only for the threads section.
+    if let Some(copy) = copy {
+        copy.finish(report.threads.is_some())?;
+    }
     let kept_log = log.map(LiveLog::finish).transpose()?.is_some();
     Ok((report, kept_log, kept))
 }

@@ -70,9 +70,23 @@ impl SampledCollector {
             .expect("the random miniatures run random and LRU");
         random.points.retain(|p| p.size_bytes <= max_bytes);
         let random_sizes: Vec<u64> = random.points.iter().map(|p| p.size_bytes).collect();
+        // StatStack once, on `sizes` and the random miniatures' sizes after them: its points
+        // are each size's alone (`statstack::mrc`), so the report's curve is the first
+        // `sizes.len()` of them and the reference LRU curve below is all of them.
+        let mut statstack = None;
         if let Some(profile) = &profile {
             for method in [Method::Statcache, Method::Statstack] {
-                match method::curve_from(Measured::Profile(profile), &opts(method, None)) {
+                let mut o = opts(method, None);
+                if method == Method::Statstack {
+                    o.sizes.extend_from_slice(&random_sizes);
+                }
+                match method::curve_from(Measured::Profile(profile), &o) {
+                    Ok(c) if method == Method::Statstack => {
+                        let mut own = c.clone();
+                        own.points.truncate(sizes.len());
+                        mrc.push(own);
+                        statstack = Some(c);
+                    }
                     Ok(c) => mrc.push(c),
                     Err(e) => notes.push(format!("{} left out: {e}", method.name())),
                 }
@@ -121,13 +135,8 @@ impl SampledCollector {
             ),
         };
 
-        // The reference LRU curves: StatStack's where there are reuse samples, else SHARDS's.
-        let statstack = profile.as_ref().and_then(|p| {
-            let all: Vec<u64> = sizes.iter().chain(&random_sizes).copied().collect();
-            let mut o = opts(Method::Statstack, None);
-            o.sizes = all;
-            method::curve_from(Measured::Profile(p), &o).ok()
-        });
+        // The reference LRU curves: StatStack's (above) where there are reuse samples, else
+        // SHARDS's.
         let shards_all = shards.mrc(&[sizes.as_slice(), &random_sizes].concat());
         let lru_ref = statstack.as_ref().unwrap_or(&shards_all);
         let lru = |size| curves::at(lru_ref, size);
