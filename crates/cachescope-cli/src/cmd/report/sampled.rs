@@ -53,12 +53,10 @@ pub fn analyse_beside(
         beside = Some(b?);
         Ok(())
     });
-    let estimate = match beside {
-        Some(b) => Some(b.finish(trace).with_context(|| {
-            format!("the per-structure attribution of {}", again.trace.display())
-        })),
-        None => None,
-    };
+    let estimate = beside.map(|b| {
+        b.finish(trace)
+            .with_context(|| format!("the per-structure attribution of {}", again.trace.display()))
+    });
     let mut report = report?;
     if let Some(estimate) = estimate {
         estimate?.apply(&mut report);
