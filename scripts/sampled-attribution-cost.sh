@@ -2,7 +2,8 @@
 # What `report --sampled --per-structure TRACE`'s per-structure attribution costs (issue 57): on recorded
 # traces with their event logs (those of scripts/sampled-accuracy.sh's WORK), the wall and CPU
 # seconds and peak memory of `report --sampled --per-structure TRACE` (the attribution from the per-structure
-# line sample, the trace read a second time on a thread beside the sampled pass), of the same
+# line sample of the full stream, which the sampled stage hands to it on a thread beside the
+# sampled pass), of the same
 # report without the event log (no attribution: the trace linked alone into a scratch
 # directory), of `attribute --per-structure RATE TRACE` alone and of `mrc --method exact
 # TRACE` (the issue's speed target: the sampled report within the exact curve's wall time).

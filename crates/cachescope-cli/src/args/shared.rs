@@ -303,8 +303,9 @@ pub struct ReportOptions {
     pub advise: bool,
     /// With --sampled on a trace file with its event log: the attribution section from a
     /// per-structure line sample (each structure's first lines at rate 1, within a budget) of
-    /// the full trace, read again beside the sampled pass: closer on small structures, several
-    /// times slower (docs/accuracy/sampled.md). Without it the uniform line sample's.
+    /// the full trace, which the sampled stage hands to it beside the sampled pass: closer on
+    /// small structures, slower (docs/accuracy/sampled.md). Without it the uniform line
+    /// sample's.
     #[arg(long)]
     pub per_structure: bool,
 }

@@ -86,6 +86,9 @@ pub struct Attribution<'e> {
     only: Option<(ThreadId, BTreeSet<ThreadId>)>,
     /// A sampled stream's full records and instruction fetches so far (`sampled.rs`).
     records_seen: u64,
+    /// Where the last range of the current batch ended among its indexed data references
+    /// (`observe.rs`).
+    data_cursor: usize,
     instructions_seen: u64,
     /// TLB misses by bucket and code line, when asked ([`Attribution::with_tlb`]).
     pub(super) tlb: Option<super::tlb::BucketTlb>,
@@ -138,6 +141,7 @@ impl<'e> Attribution<'e> {
             conflicts,
             only: None,
             records_seen: 0,
+            data_cursor: 0,
             instructions_seen: 0,
             tlb: None,
             sub: None,
@@ -256,6 +260,7 @@ impl<'e> Attribution<'e> {
     pub fn finish(mut self) -> Result<Report> {
         self.check_thread()?;
         self.check_per_structure()?;
+        self.fold_per_structure();
         self.events.finish()?;
         let base = self.exact.total;
         let instructions = if self.instructions > 0 {

@@ -35,19 +35,4 @@ impl Tally {
             *self.lines.entry((v, bucket, pc)).or_default() += 1;
         }
     }
-
-    /// [`Tally::record`] counted `n` times: one miss of a sampled line that stands for `n`.
-    pub fn record_n(&mut self, bucket: u32, victim: Option<u32>, pc: u64, n: u64) {
-        let b = bucket as usize;
-        if b >= self.misses.len() {
-            self.misses.resize(b + 1, 0);
-        }
-        self.misses[b] += n;
-        self.total += n;
-        *self.by_pc.entry((pc, bucket)).or_default() += n;
-        if let Some(v) = victim {
-            *self.evictions.entry((v, bucket)).or_default() += n;
-            *self.lines.entry((v, bucket, pc)).or_default() += n;
-        }
-    }
 }

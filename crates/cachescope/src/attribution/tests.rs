@@ -230,6 +230,16 @@ fn attribute_batches(b: &Built, chunk: usize, indexed: bool) -> Report {
 
 /// [`attribute`] under [`Attribution::per_structure`] at `rate` with `budget`.
 fn attribute_per_structure(b: &Built, g: Geometry, rate: f64, budget: StructureBudget) -> Report {
+    per_structure_report(b, g, (rate, budget), true)
+}
+
+/// [`attribute_per_structure`], with or without the estimator's `shortcuts`.
+fn per_structure_report(
+    b: &Built,
+    g: Geometry,
+    (rate, budget): (f64, StructureBudget),
+    shortcuts: bool,
+) -> Report {
     let opts = Options {
         geometry: g,
         cost: None,
@@ -242,6 +252,9 @@ fn attribute_per_structure(b: &Built, g: Geometry, rate: f64, budget: StructureB
         .unwrap()
         .per_structure(rate, budget, 7)
         .unwrap();
+    if !shortcuts {
+        a = a.without_shortcuts();
+    }
     let all: Vec<Access> = b.batch.iter().collect();
     for chunk in all.chunks(37) {
         a.observe(&chunk.iter().copied().collect());
@@ -358,6 +371,32 @@ proptest! {
         let all = StructureBudget { per_bucket: u64::MAX, total: u64::MAX };
         let r = attribute_per_structure(&b, g, rate, all);
         prop_assert_eq!(tables(&r), naive(&b, g));
+    }
+
+    #[test]
+    fn per_structure_shortcuts_change_nothing(
+        steps in prop::collection::vec((step(), 1usize..4), 1..400),
+        per_bucket in 0u64..40,
+        total in 0u64..100,
+        g in 0usize..3,
+        rate in prop::sample::select(vec![1.0, 0.5, 0.25, 0.01]),
+    ) {
+        // Any budget and rate, each reference repeated up to 3 times (the last line's hit):
+        // the report of the estimator that looks every class up and accesses the miniature on
+        // every reference, to the count and the code line.
+        let steps: Vec<Step> = steps
+            .into_iter()
+            .flat_map(|(s, n)| {
+                let n = if matches!(s, Step::Ref(..)) { n } else { 1 };
+                std::iter::repeat_n(s, n)
+            })
+            .collect();
+        let g = Geometry::parse(["256,2,32", "128,1,16", "512,4,64"][g]).unwrap();
+        let b = build(&steps);
+        let budget = StructureBudget { per_bucket, total };
+        let fast = per_structure_report(&b, g, (rate, budget), true);
+        let plain = per_structure_report(&b, g, (rate, budget), false);
+        prop_assert_eq!(fast, plain);
     }
 
     #[test]

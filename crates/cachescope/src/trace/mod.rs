@@ -36,6 +36,7 @@ pub(crate) use only_thread::unknown_thread;
 pub use open::{FormatChoice, OpenOptions, ProgressProbe, Trace, open};
 pub(crate) use text_range::open_text_range;
 // The tool's sampled stream (record::tool_spatial) ends its batches and fails as the stage does.
+pub use sampled::Beside;
 pub(crate) use sampled::places::CallPlaces;
 pub(crate) use sampled::{OUT_LEN as SAMPLED_BATCH, no_line_sampled};
 

@@ -67,7 +67,14 @@ pub(crate) struct SpatialStage {
     /// The reader below gives this very sampled stream ([`AccessReader::sample_itself`]): its
     /// batches pass as they are.
     passed: bool,
+    /// Given each full batch once the stage is done with it ([`Trace::sampled_beside`]).
+    beside: Option<Beside>,
 }
+
+/// What [`Trace::sampled_beside`] hands every batch of the full stream to, once the stage has
+/// filtered it: it may take the batch, leaving any other batch in its place (which the stage
+/// reads the next batch into).
+pub type Beside = Box<dyn FnMut(&mut Batch) + Send>;
 
 impl SpatialStage {
     pub(crate) fn new(options: SpatialOptions, reuse: Option<SamplerOptions>) -> Result<Self> {
@@ -94,6 +101,7 @@ impl SpatialStage {
             first_call_passed: false,
             cands: Vec::new(),
             passed: false,
+            beside: None,
         })
     }
 
@@ -130,9 +138,14 @@ impl SpatialStage {
                     inner.elide_fetches();
                     self.told = true;
                 }
+                if let (Some(beside), false) = (&mut self.beside, self.full.is_empty()) {
+                    beside(&mut self.full);
+                }
                 self.full.forget_data();
                 if inner.read_batch(&mut self.full)? == 0 {
                     self.ended = true;
+                    // The end of the stream for it too.
+                    self.beside = None;
                     // Nothing kept: no batch would carry the spans of what was read (a
                     // batch of no access ends the stream), so the counts would be lost.
                     if self.kept + out.len() as u64 == 0 && self.data + self.instrs > 0 {
@@ -264,6 +277,34 @@ impl Trace {
         stage.passed = self.sample_itself(&spatial);
         self.set_stage(stage);
         Ok(())
+    }
+
+    /// Under [`Trace::sampled`], hands every batch of the full stream, as read (instruction
+    /// fetches' addresses, sizes and pcs left unspecified, the data index made), to `beside`
+    /// once the stage has filtered it, so that an analysis of the full stream needs no second
+    /// decode (`report --sampled`'s per-structure attribution). The stage drops `beside` at
+    /// the end of the stream, or at [`Trace::end_beside`]. An error when the trace is not
+    /// sampled, or its reader samples itself (the tool's stream: no full stream to hand).
+    pub fn sampled_beside(&mut self, beside: Beside) -> Result<()> {
+        match self.stage_mut() {
+            Some(stage) if !stage.passed => {
+                stage.beside = Some(beside);
+                Ok(())
+            }
+            _ => Err(Error::InvalidParameter {
+                name: "--sampled",
+                message: "only a sampled trace read in full has a full stream to hand beside"
+                    .into(),
+            }),
+        }
+    }
+
+    /// Drops what [`Trace::sampled_beside`] was given, if the stage still holds it (a pass
+    /// stopped before the end of the stream).
+    pub fn end_beside(&mut self) {
+        if let Some(stage) = self.stage_mut() {
+            stage.beside = None;
+        }
     }
 
     /// Under [`Trace::sampled`], passes only the stream's first call event from now on: enough

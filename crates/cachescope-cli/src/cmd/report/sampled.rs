@@ -27,14 +27,14 @@ pub fn analyse(
     named: Named,
     run: &RunArgs,
 ) -> Result<Report> {
-    let mut report = pass(trace, options, spatial, events, named, run)?;
+    let mut report = pass(trace, options, spatial, events, named, run, |_| Ok(()))?;
     per_structure::uniform_note(&mut report);
     Ok(report)
 }
 
 /// [`analyse`] of a trace file with its event log (`again`): the attribution section from the
-/// per-structure line sample of the full trace, read again on a thread beside the sampled pass
-/// (`cachescope::report::sampled::per_structure`).
+/// per-structure line sample of the full trace, which the sampled stage hands to the estimator
+/// beside the pass, the trace decoded once (`cachescope::report::sampled::per_structure`).
 pub fn analyse_beside(
     trace: &mut Trace,
     options: CollectOptions,
@@ -44,29 +44,28 @@ pub fn analyse_beside(
     run: &RunArgs,
     again: Again<'_>,
 ) -> Result<Report> {
-    let (report, estimate) = std::thread::scope(|scope| {
-        let beside = scope.spawn(|| -> Result<per_structure::PerStructure> {
-            let mut full = again.open()?;
-            let log = sidecar_path(again.trace);
-            let events = Box::new(EventReader::open(&log)?) as EventSource<'static>;
-            let budget = StructureBudget::default();
-            per_structure::measure(&mut full, events, spatial.rate, budget, spatial.seed)
-                .with_context(|| {
-                    format!("the per-structure attribution of {}", again.trace.display())
-                })
-        });
-        let report = pass(trace, options, spatial, events, named, run);
-        let estimate = beside
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (report, estimate)
+    let log = sidecar_path(again.trace);
+    let estimator = Box::new(EventReader::open(&log)?) as EventSource<'static>;
+    let budget = StructureBudget::default();
+    let mut beside = None;
+    let report = pass(trace, options, spatial, events, named, run, |trace| {
+        let b = per_structure::Beside::start(trace, estimator, spatial.rate, budget, spatial.seed);
+        beside = Some(b?);
+        Ok(())
+    });
+    let estimate = beside.map(|b| {
+        b.finish(trace)
+            .with_context(|| format!("the per-structure attribution of {}", again.trace.display()))
     });
     let mut report = report?;
-    estimate?.apply(&mut report);
+    if let Some(estimate) = estimate {
+        estimate?.apply(&mut report);
+    }
     Ok(report)
 }
 
-/// The sampled pass and the report after it.
+/// The sampled pass and the report after it; `beside` is given the trace once it is made
+/// sampled, before it is read.
 fn pass(
     trace: &mut Trace,
     options: CollectOptions,
@@ -74,8 +73,10 @@ fn pass(
     events: Option<EventSource<'static>>,
     named: Named,
     run: &RunArgs,
+    beside: impl FnOnce(&mut Trace) -> cachescope::Result<()>,
 ) -> Result<Report> {
     trace.sampled(spatial, Some(reuse_options(&options)))?;
+    beside(trace)?;
     if !options.sampled_calls {
         // No sampled call graph: the calls need not pass (CallsSeen reads the first).
         trace.sampled_first_call_only();

@@ -51,15 +51,42 @@ pub(super) struct PerStructure {
     budget: StructureBudget,
     /// Each line met: its slot in the miniature, or [`LEFT_OUT`].
     class: Map<u64, u32>,
+    /// Recent lines' entries of `class`, by the line's low bits (a class is fixed once met, so
+    /// a copy never goes stale): most references find their line here, not in the map.
+    memo: Vec<(u64, u32)>,
+    /// The line of the last data reference and its slot: the same line again is a hit that
+    /// changes nothing the miniature decides by (nothing was accessed in between).
+    last: (u64, u32),
+    /// Misses by (instruction, bucket, victim's bucket or [`NO_VICTIM`]), added up into the
+    /// tally's three maps at the end ([`Attribution::fold_per_structure`]): one lookup a miss.
+    misses: Map<(u64, u32, u32), u64>,
     full_by_bucket: Vec<u64>,
     full: u64,
     cache: WeightedLru,
     /// Whether a sampled batch below rate 1 was seen (an error at the end).
     pub(super) partial: bool,
+    /// Without the memo and the last line's shortcut: what a test holds them to.
+    #[cfg(test)]
+    plain: bool,
 }
 
 /// The class of a line not in the sample.
 const LEFT_OUT: u32 = u32::MAX;
+
+/// No line met yet (a line number is an address shifted right, never all ones).
+const NO_LINE: u64 = u64::MAX;
+
+/// Entries of [`PerStructure::memo`] (a power of two): 256 KiB.
+const MEMO: usize = 1 << 14;
+
+/// A line's entry in [`PerStructure::memo`]: its low bits folded with those above, so that
+/// regions far apart (the stack, the heap, static data) do not take each other's entries.
+fn memo_index(line: u64) -> usize {
+    (line ^ (line >> 14) ^ (line >> 28)) as usize & (MEMO - 1)
+}
+
+/// A miss that evicted nothing, in [`PerStructure::misses`].
+const NO_VICTIM: u32 = u32::MAX;
 
 impl PerStructure {
     /// The slot in the miniature of `line` of `bucket`, met for the first time
@@ -147,6 +174,9 @@ impl<'e> Attribution<'e> {
             up,
             budget,
             class: Map::default(),
+            memo: vec![(NO_LINE, LEFT_OUT); MEMO],
+            last: (NO_LINE, LEFT_OUT),
+            misses: Map::default(),
             full_by_bucket: Vec::new(),
             full: 0,
             cache: WeightedLru::new(
@@ -156,38 +186,103 @@ impl<'e> Attribution<'e> {
                 g.assoc() as usize,
             ),
             partial: false,
+            #[cfg(test)]
+            plain: false,
         });
         Ok(self)
     }
 
+    /// [`Attribution::per_structure`] without its shortcuts (the memo of classes, the last
+    /// line's hit), for a test that holds them to change nothing.
+    #[cfg(test)]
+    pub(crate) fn without_shortcuts(mut self) -> Self {
+        if let Some(p) = &mut self.per_structure {
+            p.plain = true;
+        }
+        self
+    }
+
     /// A data reference under [`Attribution::per_structure`]. A line left out costs one
-    /// lookup of its class, and its bucket is not looked up.
+    /// lookup of its class (in the memo, most often), and its bucket is not looked up.
     pub(super) fn reference_weighted(&mut self, addr: u64, pc: u64) {
         let Some(p) = &mut self.per_structure else {
             return;
         };
         let line = addr >> self.shift;
-        let (id, bucket) = match p.class.get(&line) {
-            Some(&LEFT_OUT) => return,
-            Some(&id) => (id, self.buckets.lookup(addr)),
-            None => {
+        #[cfg(test)]
+        if p.plain {
+            p.last.0 = NO_LINE;
+            p.memo[memo_index(line)].0 = NO_LINE;
+        }
+        if line == p.last.0 {
+            // The line of the last reference again: a hit, the line already the most recent
+            // everywhere (its stamps would move past no other line's).
+            let id = p.last.1;
+            if id != LEFT_OUT {
+                let w = p.cache.weight(id);
                 let bucket = self.buckets.lookup(addr);
-                (p.classify(line, bucket), bucket)
+                self.count_ref(bucket, w);
             }
+            return;
+        }
+        let memo = &mut p.memo[memo_index(line)];
+        let id = if memo.0 == line {
+            memo.1
+        } else {
+            let id = match p.class.get(&line) {
+                Some(&id) => id,
+                None => {
+                    let bucket = self.buckets.lookup(addr);
+                    p.classify(line, bucket)
+                }
+            };
+            p.memo[memo_index(line)] = (line, id);
+            id
         };
+        p.last = (line, id);
         if id == LEFT_OUT {
             return;
         }
+        // The bucket's cache answers the same before and after `classify`'s lookup.
+        let bucket = self.buckets.lookup(addr);
         let w = p.cache.weight(id);
         let out = p.cache.access(id, w < p.up || p.up == 1, bucket);
+        if out.miss {
+            let victim = out.victim.unwrap_or(NO_VICTIM);
+            *p.misses.entry((pc, bucket, victim)).or_default() += w;
+            let b = bucket as usize;
+            if b >= self.exact.misses.len() {
+                self.exact.misses.resize(b + 1, 0);
+            }
+            self.exact.misses[b] += w;
+            self.exact.total += w;
+        }
+        self.count_ref(bucket, w);
+    }
+
+    /// A reference of `bucket` counted `w` times.
+    fn count_ref(&mut self, bucket: u32, w: u64) {
         self.data_refs += w;
         let b = bucket as usize;
         if b >= self.bucket_refs.len() {
             self.bucket_refs.resize(b + 1, 0);
         }
         self.bucket_refs[b] += w;
-        if out.miss {
-            self.exact.record_n(bucket, out.victim, pc, w);
+    }
+
+    /// Adds the misses by (instruction, bucket, victim) up into the tally's maps, as
+    /// [`crate::attribution::tally::Tally::record_n`] would have one by one.
+    pub(super) fn fold_per_structure(&mut self) {
+        let Some(p) = &mut self.per_structure else {
+            return;
+        };
+        let t = &mut self.exact;
+        for ((pc, bucket, victim), n) in std::mem::take(&mut p.misses) {
+            *t.by_pc.entry((pc, bucket)).or_default() += n;
+            if victim != NO_VICTIM {
+                *t.evictions.entry((victim, bucket)).or_default() += n;
+                *t.lines.entry((victim, bucket, pc)).or_default() += n;
+            }
         }
     }
 

@@ -62,37 +62,63 @@ struct Recent {
     bucket: u32,
 }
 
-/// The most recent distinct lines of one set, newest first, at most `ways` of them.
-#[derive(Clone, Debug, Default)]
-struct Recents(Vec<Recent>);
+/// Each set's most recent distinct lines, newest first, at most `ways` of them: one table of
+/// `ways` entries a set (an entry's place computed, not read from a list's header).
+#[derive(Clone, Debug)]
+struct Recents {
+    ways: usize,
+    entries: Vec<Recent>,
+    lens: Vec<u32>,
+}
 
 impl Recents {
-    /// Where `line` is (how many lines of the set are newer), if it is among them.
-    fn find(&self, line: u64) -> Option<(usize, u64)> {
-        self.0
-            .iter()
-            .position(|r| r.line == line)
-            .map(|p| (p, self.0[p].stamp))
+    fn new(sets: usize, ways: usize) -> Recents {
+        let none = Recent {
+            stamp: 0,
+            line: 0,
+            bucket: 0,
+        };
+        Recents {
+            ways,
+            entries: vec![none; sets * ways],
+            lens: vec![0; sets],
+        }
     }
 
-    /// `line` met now; a hit keeps the bucket the line was filled for.
-    fn touch(&mut self, mut r: Recent, ways: usize, miss: bool) {
-        let at = match self.0.iter().position(|x| x.line == r.line) {
+    /// Set `set`'s recent lines, newest first.
+    fn of(&self, set: usize) -> &[Recent] {
+        let base = set * self.ways;
+        &self.entries[base..base + self.lens[set] as usize]
+    }
+
+    /// Where `line` is in `set` (how many lines of the set are newer), if it is among them.
+    fn find(&self, set: usize, line: u64) -> Option<(usize, u64)> {
+        let of = self.of(set);
+        of.iter()
+            .position(|r| r.line == line)
+            .map(|p| (p, of[p].stamp))
+    }
+
+    /// `line` met now in `set`; a hit keeps the bucket the line was filled for.
+    fn touch(&mut self, set: usize, mut r: Recent, miss: bool) {
+        let (base, len) = (set * self.ways, self.lens[set] as usize);
+        let entries = &mut self.entries[base..base + self.ways];
+        let at = match entries[..len].iter().position(|x| x.line == r.line) {
             Some(p) => {
                 if !miss {
-                    r.bucket = self.0[p].bucket;
+                    r.bucket = entries[p].bucket;
                 }
                 p
             }
-            None if self.0.len() < ways => {
-                self.0.push(r);
-                self.0.len() - 1
+            None if len < self.ways => {
+                self.lens[set] += 1;
+                len
             }
-            None => self.0.len() - 1,
+            None => self.ways - 1,
         };
-        // Shift the newer ones down over the line's place (or the oldest).
-        self.0.copy_within(0..at, 1);
-        self.0[0] = r;
+        // Shift the newer ones down over the line's place (or the oldest, or the first free).
+        entries.copy_within(0..at, 1);
+        entries[0] = r;
     }
 }
 
@@ -132,9 +158,9 @@ pub(super) struct WeightedLru {
     /// The full cache's sets and ways, and the recent lines at rate 1 of each set.
     full_index: SetIndex,
     ways: usize,
-    full_recent: Vec<Recents>,
+    full_recent: Recents,
     /// The recent lines at rate `ρ` of each miniature set.
-    sampled_recent: Vec<Recents>,
+    sampled_recent: Recents,
     index: SetIndex,
     /// Each set's most and least recent resident line.
     newest: Vec<u32>,
@@ -152,8 +178,8 @@ impl WeightedLru {
         WeightedLru {
             full_index: SetIndex::new(full_sets),
             ways,
-            full_recent: vec![Recents(Vec::with_capacity(ways)); full_sets as usize],
-            sampled_recent: vec![Recents(Vec::with_capacity(ways)); sets as usize],
+            full_recent: Recents::new(full_sets as usize, ways),
+            sampled_recent: Recents::new(sets as usize, ways),
             index: SetIndex::new(sets),
             newest: vec![NIL; sets as usize],
             oldest: vec![NIL; sets as usize],
@@ -200,23 +226,23 @@ impl WeightedLru {
                 line,
                 bucket,
             };
-            self.sampled_recent[m].touch(r, self.ways, out.miss);
+            self.sampled_recent.touch(m, r, out.miss);
             return out;
         }
         // In its own set: the newer lines at rate 1 there, and the lines at rate ρ of its
         // miniature set met since its last use.
         let j = self.full_index.of(line) as usize;
-        let own = &self.full_recent[j];
-        let sampled = &self.sampled_recent[m];
-        let miss = match own.find(line) {
+        let sampled = self.sampled_recent.of(m);
+        let miss = match self.full_recent.find(j, line) {
             None => true,
             Some((newer, t)) => {
-                newer + sampled.0.iter().take_while(|r| r.stamp > t).count() >= self.ways
+                newer + sampled.iter().take_while(|r| r.stamp > t).count() >= self.ways
             }
         };
         // The `ways`-th newest other line of the set, which the fill pushes out.
         let victim = if miss {
-            nth_newest_other(&own.0, &sampled.0, line, self.ways - 1)
+            let own = self.full_recent.of(j);
+            nth_newest_other(own, sampled, line, self.ways - 1)
         } else {
             None
         };
@@ -227,7 +253,7 @@ impl WeightedLru {
             line,
             bucket,
         };
-        self.full_recent[j].touch(r, self.ways, miss);
+        self.full_recent.touch(j, r, miss);
         Outcome { miss, victim }
     }
 
