@@ -455,26 +455,35 @@ mod tests {
         assert_is_reference(&curve, &lru);
     }
 
+    /// Feeds `mini` and SHARDS the stream of `lines` sampled at `rate`: SHARDS's distances.
+    fn feed(
+        lines: impl Iterator<Item = u64> + Send + 'static,
+        rate: f64,
+        mini: &mut crate::mini::MiniSim,
+    ) -> ShardsDistances {
+        use crate::analysis::Analysis;
+        let mut shards = crate::reuse::ShardsAnalysis::new(crate::reuse::Options::default());
+        crate::spatial::forget::testing::sampled_at(lines, rate, None, |b| {
+            shards.observe(b);
+            mini.observe(b);
+        });
+        shards.finish()
+    }
+
     /// In a miniature of one line random replacement is LRU, so the corrected random curve is
     /// the reference LRU curve there, whatever SHARDS reads at the size.
     #[test]
     fn random_in_a_one_line_miniature_is_the_reference_lru() {
-        use crate::analysis::Analysis;
         use crate::sim::Policy;
         let lines = crate::spatial::forget::testing::random_lines(20_000, 40);
         let options = crate::reuse::Options::default();
-        let mut shards = crate::reuse::ShardsAnalysis::new(options);
         // 4 and 5 lines at rate 0.25: miniatures of one line (1 and 1.25 lines).
         let sizes = [4 * 64, 5 * 64];
         let policies = [Policy::Random { seed: 1 }, Policy::Lru];
         let mut mini =
             crate::mini::MiniSim::of_sample(options, &policies, None, &sizes, 0.25, 1, 0.25)
                 .unwrap();
-        crate::spatial::forget::testing::sampled_at(lines, 0.25, None, |b| {
-            shards.observe(b);
-            mini.observe(b);
-        });
-        let shards = shards.finish();
+        let shards = feed(lines, 0.25, &mut mini);
         let [random, lru_mini]: [Mrc; 2] = mini.finish_all().try_into().unwrap();
         let lru = |size: u64| Some(0.3 + size as f64 * 1e-5);
         let smith = no_smith(shards.refs);
@@ -495,11 +504,9 @@ mod tests {
     /// reference itself, whatever SHARDS reads at the size (the whole sample's lines).
     #[test]
     fn set_associative_lru_in_one_set_miniatures_is_the_reference_lru() {
-        use crate::analysis::Analysis;
         use crate::sim::Policy;
         let lines = crate::spatial::forget::testing::random_lines(20_000, 200);
         let options = crate::reuse::Options::default();
-        let mut shards = crate::reuse::ShardsAnalysis::new(options);
         // 8 ways of 64-byte lines: caches of 2, 4 and 8 sets, one set each at rate 0.125.
         let sizes = [16 * 64, 32 * 64, 64 * 64];
         let policies = [Policy::Lru, Policy::Fifo];
@@ -507,11 +514,7 @@ mod tests {
             crate::mini::MiniSim::of_sample(options, &policies, Some(8), &sizes, 0.125, 1, 0.5)
                 .and_then(crate::mini::MiniSim::with_fully_associative_lru)
                 .unwrap();
-        crate::spatial::forget::testing::sampled_at(lines, 0.5, None, |b| {
-            shards.observe(b);
-            mini.observe(b);
-        });
-        let shards = shards.finish();
+        let shards = feed(lines, 0.5, &mut mini);
         let [lru_mini, fifo]: [Mrc; 2] = mini.finish_all().try_into().unwrap();
         let minis = LruMinis {
             set_assoc: lru_mini.clone(),
