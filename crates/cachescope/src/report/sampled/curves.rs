@@ -383,14 +383,24 @@ pub(super) fn combined(shards: &Mrc, statstack: Option<&Mrc>, rate: f64) -> (Mrc
 mod tests {
     use super::*;
 
-    /// Smith's distribution left empty: the fully associative corrections do not read it.
-    fn no_smith(refs: u64) -> smith::Distances {
-        smith::Distances {
+    /// The corrections' reference: `lru` over `shards`, 8 ways, Smith's distribution left
+    /// empty (the corrections tested here do not read it; leaked, as a test's).
+    fn reference<'a>(
+        lru: &'a dyn Fn(u64) -> Option<f64>,
+        shards: &'a ShardsDistances,
+    ) -> Reference<'a> {
+        let smith = Box::leak(Box::new(smith::Distances {
             method: "shards".into(),
             line_size: 64,
-            refs,
+            refs: shards.refs,
             cold: None,
             masses: Vec::new(),
+        }));
+        Reference {
+            lru,
+            shards,
+            smith,
+            ways: 8,
         }
     }
 
@@ -443,13 +453,7 @@ mod tests {
         let sizes: Vec<u64> = (3..=130u64).map(|l| l * 3 * 64).collect();
         let opt = OptSample::new(opt, &sizes, shards.rate, refs, 64).unwrap();
         let lru = |size: u64| Some(0.05 + size as f64 * 1e-6);
-        let smith = no_smith(refs);
-        let reference = Reference {
-            lru: &lru,
-            shards: &shards,
-            smith: &smith,
-            ways: 8,
-        };
+        let reference = reference(&lru, &shards);
         let curve = reference.opt(&opt, &sizes);
         assert_eq!(curve.points.len(), sizes.len());
         assert_is_reference(&curve, &lru);
@@ -486,13 +490,7 @@ mod tests {
         let shards = feed(lines, 0.25, &mut mini);
         let [random, lru_mini]: [Mrc; 2] = mini.finish_all().try_into().unwrap();
         let lru = |size: u64| Some(0.3 + size as f64 * 1e-5);
-        let smith = no_smith(shards.refs);
-        let reference = Reference {
-            lru: &lru,
-            shards: &shards,
-            smith: &smith,
-            ways: 8,
-        };
+        let reference = reference(&lru, &shards);
         let curve = reference.fully_associative(random, &lru_mini);
         assert_eq!(curve.points.len(), 2);
         assert_is_reference(&curve, &lru);
@@ -521,13 +519,7 @@ mod tests {
             fully: mini.finish_fully_associative().unwrap(),
         };
         let lru = |size: u64| Some(0.2 + size as f64 * 1e-5);
-        let smith = no_smith(shards.refs);
-        let reference = Reference {
-            lru: &lru,
-            shards: &shards,
-            smith: &smith,
-            ways: 8,
-        };
+        let reference = reference(&lru, &shards);
         let curve = reference.set_associative(lru_mini.clone(), &minis);
         assert_eq!(curve.points.len(), 3);
         assert_is_reference(&curve, &lru);
