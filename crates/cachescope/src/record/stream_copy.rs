@@ -30,7 +30,8 @@ enum Message {
     Finish(bool),
 }
 
-/// A copy of the stream into a file, being written; see the [module documentation](self).
+/// A copy of the tool's stream into a file, written on a thread of its own and, while it is
+/// short, only if it is read again ([`StreamCopy::finish`]).
 pub struct StreamCopy {
     tx: SyncSender<Message>,
     /// The written blocks, for the (first) tee to fill again.

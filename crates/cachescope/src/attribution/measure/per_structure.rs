@@ -270,8 +270,8 @@ impl<'e> Attribution<'e> {
         self.bucket_refs[b] += w;
     }
 
-    /// Adds the misses by (instruction, bucket, victim) up into the tally's maps, as
-    /// [`crate::attribution::tally::Tally::record_n`] would have one by one.
+    /// Adds the misses by (instruction, bucket, victim) up into the tally's maps (by
+    /// instruction, evictions and lines), as counting each miss into all three would.
     pub(super) fn fold_per_structure(&mut self) {
         let Some(p) = &mut self.per_structure else {
             return;
