@@ -40,6 +40,23 @@ fn sampled_report_keeps_the_schema_and_names_its_sampling() {
     assert_eq!(methods[0], "combined");
     assert!(methods.contains(&"shards"));
     assert!(methods.contains(&"statstack") && methods.contains(&"statcache"));
+    // HOTL's time-local reading from the reuse samples is StatStack's time-local curve
+    // (docs/sampled.md, HOTL), at the report's sizes.
+    let by = |m: &str| {
+        let curves = v["mrc"].as_array().unwrap();
+        curves.iter().find(|c| c["method"] == m).unwrap()["points"].clone()
+    };
+    assert_eq!(by("hotl"), by("statstack"));
+    let sizes = |m: &str| -> Vec<Value> {
+        let points = by(m);
+        points
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["size_bytes"].clone())
+            .collect()
+    };
+    assert_eq!(sizes("hotl"), sizes("combined"));
     for key in [
         "policies",
         "working_set",

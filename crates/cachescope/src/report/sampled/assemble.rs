@@ -96,7 +96,9 @@ impl SampledCollector {
         }
         // HOTL from the reuse samples where there are any (the spatial sample of a small
         // program holds too few lines for its footprint: docs/accuracy/sampled.md), else from
-        // the sampled lines' footprint and reuse times.
+        // the sampled lines' footprint and reuse times. The exact report's `hotl` is the
+        // time-local reading, whose estimate of a reuse's distance is StatStack's, so the
+        // samples' time-local StatStack curve is its estimate here (docs/sampled.md, HOTL).
         let hotl_opts = MrcOptions {
             hotl_variant: HotlVariant::Paper,
             ..opts(Method::Hotl, None)
@@ -105,9 +107,10 @@ impl SampledCollector {
             .as_ref()
             .filter(|p| !p.samples().is_empty())
             .map(hotl::ProfileFootprint::new);
-        mrc.push(match &by_time {
-            Some(f) => f.footprint_mrc(&sizes),
-            None => method::curve_from(Measured::Footprint(&footprint), &hotl_opts)?,
+        mrc.push(match (&by_time, &statstack) {
+            (Some(_), Some(s)) => hotl_points::time_local(s, sizes.len()),
+            (Some(f), None) => f.footprint_mrc(&sizes),
+            (None, _) => method::curve_from(Measured::Footprint(&footprint), &hotl_opts)?,
         });
         mrc.push(match &by_time {
             Some(f) => f.mrc(&sizes),
