@@ -163,6 +163,34 @@ fn mrc_sampled_at_rate_one_is_exact() {
 }
 
 #[test]
+fn mrc_sampled_hotl_is_the_time_local_reading_of_the_reuse_samples() {
+    let curve = |extra: &[&str]| {
+        let mut args = vec![
+            "mrc",
+            "--workload",
+            "phases",
+            "--sampled",
+            "--rate",
+            "0.05",
+            "--json",
+        ];
+        args.extend(extra);
+        json(&args)
+    };
+    // The time-local reading (the default) is StatStack's time-local curve of the same reuse
+    // samples (docs/sampled.md, HOTL), named `hotl`, as in `report --sampled`.
+    let local = curve(&["--method", "hotl"]);
+    let statstack = curve(&["--method", "statstack"]);
+    assert_eq!(local["method"], "hotl");
+    assert_eq!(statstack["method"], "statstack");
+    assert_eq!(local["points"], statstack["points"]);
+    // The paper's reading converts the sampled lines' footprint: another curve.
+    let paper = curve(&["--method", "hotl", "--hotl-variant", "paper"]);
+    assert_eq!(paper["method"], "hotl");
+    assert_ne!(paper["points"], local["points"]);
+}
+
+#[test]
 fn other_commands_take_sampled() {
     let w = ["--workload", "zipf", "--lines", "65536", "--refs", "400000"];
     let run = |args: &[&str]| {

@@ -7,7 +7,8 @@
 //! | exact OPT | OPT of the sampled lines in caches scaled by the rate (read between the whole sampled lines around `R · C`), misses over the references the rate should keep: method `shards` |
 //! | exact random and the other policies, `mini` | miniatures inside the sample ([`MiniSim::of_sample`]): method `mini` |
 //! | statcache, statstack | the sampler reads the full stream beside the filter (the Valgrind tool samples it the same way): the same curve as without `--sampled` |
-//! | hotl, hotl-rt | the footprint and reuse times of the sampled lines at their full-stream positions, scaled (HOTL's paper reading: the time-local one needs every reference) |
+//! | hotl (the time-local reading, no `ways`) | StatStack's time-local model on the reuse samples the sampler takes beside the filter, method `hotl`: the time-local reading's estimate of a reuse's distance is StatStack's (docs/sampled.md, HOTL), as in `report --sampled` |
+//! | hotl (`--hotl-variant paper`, or with `ways`), hotl-rt | the footprint and reuse times of the sampled lines at their full-stream positions, scaled (HOTL's paper reading) |
 
 use super::{Measure, Measured, MrcOptions, MrcRun, curve_from, invalid, mrc_of_profile};
 use crate::analysis::Analysis;
@@ -19,6 +20,7 @@ use crate::models::smith;
 use crate::opt::OptAnalysis;
 use crate::pass::{Analyses, Hooks, Pass};
 use crate::reuse::{Mrc, MrcPoint, ShardsAnalysis};
+use crate::sampling::Profile;
 use crate::spatial::SpatialOptions;
 use crate::trace::Trace;
 
@@ -31,7 +33,9 @@ pub fn mrc_sampled<H: Hooks>(
     pass: &mut Pass<H>,
 ) -> Result<MrcRun, H::Error> {
     let measure = opts.measure()?;
-    let profile = (measure == Measure::Profile).then(|| opts.sampler());
+    // The time-local HOTL curve from the reuse samples (the module documentation).
+    let local_hotl = measure == Measure::LocalFootprint && opts.ways.is_none();
+    let profile = (measure == Measure::Profile || local_hotl).then(|| opts.sampler());
     trace.sampled(spatial, profile)?;
     let options = opts.options;
     let sizes = opts.sizes.as_slice();
@@ -51,14 +55,15 @@ pub fn mrc_sampled<H: Hooks>(
             };
             (mrc, d.refs)
         }
-        Measure::Profile => {
-            let mut spans = Spans(0);
-            pass.run(trace, Analyses(&mut [&mut spans]))?;
-            let profile = trace.reuse_profile().ok_or_else(|| {
-                invalid("the sampled stream gave no reuse profile for StatCache or StatStack")
-            })?;
-            let profile = profile.with_source(trace.source().to_string());
-            return Ok(mrc_of_profile(profile, opts)?);
+        Measure::Profile => return Ok(mrc_of_profile(sampled_profile(trace, pass)?, opts)?),
+        Measure::LocalFootprint if local_hotl => {
+            let statstack = MrcOptions {
+                method: super::Method::Statstack,
+                ..opts.clone()
+            };
+            let mut run = mrc_of_profile(sampled_profile(trace, pass)?, &statstack)?;
+            run.mrc.method = "hotl".into();
+            return Ok(run);
         }
         Measure::Footprint | Measure::LocalFootprint | Measure::ReuseTimes => {
             let mut fp = FootprintAnalysis::new(options, &[])?;
@@ -96,6 +101,15 @@ pub fn mrc_sampled<H: Hooks>(
         profile: None,
         refs,
     })
+}
+
+/// The reuse profile the sampler took beside the filter, once `trace` is read.
+fn sampled_profile<H: Hooks>(trace: &mut Trace, pass: &mut Pass<H>) -> Result<Profile, H::Error> {
+    pass.run(trace, Analyses(&mut [&mut Spans(0)]))?;
+    let profile = trace.reuse_profile().ok_or_else(|| {
+        invalid("the sampled stream gave no reuse profile for StatCache, StatStack or HOTL")
+    })?;
+    Ok(profile.with_source(trace.source().to_string()))
 }
 
 /// Counts the full stream's data references from a sampled stream's spans (each sampled

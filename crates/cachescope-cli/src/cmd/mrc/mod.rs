@@ -61,6 +61,9 @@ pub struct MrcArgs {
     /// `--method hotl`'s reading. `local` (the default): each reuse's window footprint from
     /// the stretch of the trace it ends in, closer at the cliffs of programs in phases
     /// (docs/accuracy/hotl.md); `paper`: HOTL's conversion of the whole trace's footprint.
+    /// With `--sampled`, `local` is StatStack's time-local model on the reuse samples (its
+    /// estimate of a reuse's distance is the time-local reading's: docs/sampled.md) and
+    /// `paper` converts the sampled lines' footprint.
     #[arg(help_heading = heading::ANALYSIS, long, value_enum, default_value = "local")]
     pub hotl_variant: cachescope::models::hotl::HotlVariant,
     #[command(flatten)]
