@@ -23,7 +23,7 @@ ROWS = [
     ("policies srrip", "policies", "mini srrip", "pp", 0.5),
     ("policies drrip", "policies", "mini drrip", "pp", 0.5),
     ("policies opt", "policies", "shards opt", "pp", 0.5),
-    ("hotl hotl", "mrc", "hotl (footprint)", "pp", 0.5),
+    ("hotl hotl", "mrc", "hotl (time-local)", "pp", 0.5),
     ("hotl hotl-rt", "mrc", "hotl-rt", "pp", 0.5),
     ("hotl working set %", "working-set", "footprint", "%", None),
     ("hotl fill time %", "fill-time", "fill time", "%", None),
