@@ -2,7 +2,11 @@
 //! report's profile, the distinct SHARDS-sampled lines referenced inside its window (`D`),
 //! beside StatStack's expected stack distance and the exact one, dumped as JSON for
 //! calibration experiments; with the exact, SHARDS and StatStack curves at every eighth of an
-//! octave from 1 KiB to 1 GiB.
+//! octave from 1 KiB to 1 GiB. The stream is read as `report --sampled --rate RATE --seed SEED`
+//! reads it (the same filter and floored reuse sampler), 64-byte lines; `D` is answered after
+//! the pass by a sweep over the sampled references in position order (a Fenwick tree over
+//! them, O(log) per reuse sample). The exact distances keep every data reference's line, 12
+//! bytes a reference (3.8 GB on xz's 316 M). `scripts/shards-windows.py` reads the output.
 //!
 //! ```sh
 //! cargo run --release -p cachescope --example shards_windows -- TRACE RATE SEED > OUT.json
@@ -18,6 +22,9 @@ use cachescope::reuse::{Options, ShardsAnalysis, sizes_log_range};
 use cachescope::spatial::SpatialOptions;
 use cachescope::trace::{OpenOptions, open};
 use cachescope::{AccessKind, Batch};
+
+/// The lines' shift: 64-byte lines, the report's default.
+const SHIFT: u32 = 6;
 
 /// A Fenwick tree of counts over `1..=n`.
 struct Fenwick(Vec<i32>);
@@ -64,12 +71,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     trace.sampled_beside(Box::new(move |b: &mut Batch| {
         let mut v = f2.lock().expect("lock");
         if let Some(a) = b.data_addrs() {
-            v.extend(a.iter().map(|&x| x >> 6));
+            v.extend(a.iter().map(|&x| x >> SHIFT));
         } else {
             v.extend(
                 b.iter()
                     .filter(|a| a.kind != AccessKind::Instr)
-                    .map(|a| a.addr >> 6),
+                    .map(|a| a.addr >> SHIFT),
             );
         }
     }))?;
@@ -82,7 +89,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let s = batch.sampling().expect("a sampled batch");
         limit_rate = limit_rate.min(s.rate());
         for (i, &a) in batch.addrs.iter().enumerate() {
-            sampled.push((s.data_before[i] + 1, a >> 6));
+            sampled.push((s.data_before[i] + 1, a >> SHIFT));
         }
     }
     let profile = trace.reuse_profile().ok_or("no reuse profile")?;
@@ -167,7 +174,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let exact: Vec<f64> = sizes
         .iter()
         .map(|&b| {
-            let c = (b / 64) as usize;
+            let c = (b >> SHIFT) as usize;
             (suffix[c.min(hist.len())] + cold) as f64 / n as f64
         })
         .collect();
