@@ -23,7 +23,12 @@ PROGRAMS = "gzip sort awk sqlite3 python3 xz bzip2 threads false_sharing".split(
 TABLE = ["combined", "shards", "raw_D/R", "grp_mean", "grp_median", "grp_at_median_time",
          "isotonic_mean", "grp_mean_d4", "grp_median_d4", "grp_at_median_time_d4",
          "grp_median_d8", "grp_at_median_time_d8", "ratio4", "ratio16", "gscale4", "gscale8",
-         "gscale16", "hscale4", "hscale8", "hscale16", "exact_samples"]
+         "gscale16", "hscale4", "hscale8", "hscale16", "exact_samples",
+         "exact_upto_16Ki", "exact_upto_64Ki", "exact_upto_256Ki", "exact_upto_1Mi"]
+# `exact_upto_N`: the reuse samples whose reuse time is at most N references take their exact
+# stack distance (a window a ring of N references' bits could measure), the others StatStack's.
+CAPS = {"exact_upto_16Ki": 1 << 14, "exact_upto_64Ki": 1 << 16,
+        "exact_upto_256Ki": 1 << 18, "exact_upto_1Mi": 1 << 20}
 
 
 def table(dirp, acc):
@@ -49,6 +54,12 @@ def table(dirp, acc):
             cells.append(f"{sum(x[0] for x in xs) / len(xs):.3f} "
                          f"({'/'.join(f'{x[0]:.2f}' for x in xs)}; {max(x[1] for x in xs):.1f})")
         print(f"| {v} | {sum(every) / len(every):.3f} | " + " | ".join(cells) + " |")
+    for key in CAPS:
+        k = "words_per_ref " + key
+        cells = [sum(rows[(p, s)][k] for s in (1, 2, 3) if (p, s) in rows) /
+                 sum(1 for s in (1, 2, 3) if (p, s) in rows) for p in progs]
+        print(f"| words counted a reference, {key} | | " +
+              " | ".join(f"{c:.3f}" for c in cells) + " |")
 
 
 args = sys.argv[1:]
@@ -242,7 +253,12 @@ variants = {
     "gscale16": gscale(16),
     "gscale32": gscale(32),
 }
+for key, cap in CAPS.items():
+    variants[key] = [e if t + 1 <= cap else v for e, t, v in zip(ev, tv, sv)]
 res = {"name": name, "rate": R, "reuse_samples": len(reuse), "dangling": dangling}
+# What measuring them costs: 64-bit words counted per reference of the trace.
+for key, cap in CAPS.items():
+    res["words_per_ref " + key] = sum((t + 1) / 64 for t in tv if t + 1 <= cap) / n
 # check: per-sample statstack reproduces the statstack curve
 chk = curve_of(sv)
 res["check_ss_maxdiff_pp"] = max(100 * abs(a - b) for a, b in zip(chk, ssc))
