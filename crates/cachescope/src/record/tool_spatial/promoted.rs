@@ -54,10 +54,17 @@ impl Promotions {
     }
 
     /// A sample record at `data` references of `line`: the promoting reference after a note.
+    /// Inline: every sample record asks, and almost none awaits a promotion.
+    #[inline]
     pub(super) fn reached(&mut self, line: u64, data: u64) {
-        if self.awaiting.take_if(|&mut l| l == line).is_none() {
-            return;
+        if self.awaiting == Some(line) {
+            self.promote(line, data);
         }
+    }
+
+    #[cold]
+    fn promote(&mut self, line: u64, data: u64) {
+        self.awaiting = None;
         if let Some(lines) = &self.lines
             && let Ok(mut l) = lines.lock()
         {
