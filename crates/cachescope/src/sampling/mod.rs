@@ -75,6 +75,7 @@ mod thinning;
 #[cfg(test)]
 mod thinning_tests;
 mod threads;
+mod windows;
 
 pub(crate) use draws::SampleCursor;
 pub use format::{MAGIC, VERSION};
@@ -85,6 +86,7 @@ pub(crate) use thinning::Thinning;
 pub use thinning::{MAX_SAMPLES, REPORT_FLOOR};
 pub(crate) use threads::rebuild_drawn;
 pub use threads::{THREAD_SAMPLES, ThreadReuses, thread_options};
+pub use windows::{RING, Windows};
 
 use crate::access::LineSize;
 use crate::error::{Error, Result};

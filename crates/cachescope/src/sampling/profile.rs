@@ -15,6 +15,9 @@ pub struct Profile {
     samples: Vec<Sample>,
     reuses: u64,
     source: String,
+    /// `(position, exact stack distance)` of the samples whose reuse window the sampler
+    /// measured ([`super::Sampler::with_windows`]), by position; not stored in the file.
+    measured: Vec<(u64, u32)>,
 }
 
 impl Profile {
@@ -28,6 +31,7 @@ impl Profile {
             samples,
             reuses,
             source: String::new(),
+            measured: Vec::new(),
         }
     }
 
@@ -58,7 +62,9 @@ impl Profile {
             rate: super::Thinning::rate(self.options.rate, level),
             ..self.options
         };
-        Profile::from_sampler(options, self.refs, samples).with_source(self.source)
+        Profile::from_sampler(options, self.refs, samples)
+            .with_source(self.source)
+            .with_measured(self.measured)
     }
 
     /// The same profile with the free-form description of what was sampled (a file name, a
@@ -66,6 +72,29 @@ impl Profile {
     pub fn with_source(mut self, source: impl Into<String>) -> Profile {
         self.source = source.into();
         self
+    }
+
+    /// The same profile carrying the exact stack distances `measured` (`(position, distance)`,
+    /// sorted by position) of some of its reuse samples.
+    pub(crate) fn with_measured(mut self, measured: Vec<(u64, u32)>) -> Profile {
+        debug_assert!(measured.windows(2).all(|w| w[0].0 < w[1].0));
+        self.measured = measured;
+        self
+    }
+
+    /// The exact stack distance of the reuse sample at `position`, if its window was measured
+    /// ([`super::Windows`]).
+    pub fn measured_distance(&self, position: u64) -> Option<u64> {
+        let k = self
+            .measured
+            .binary_search_by_key(&position, |m| m.0)
+            .ok()?;
+        Some(u64::from(self.measured[k].1))
+    }
+
+    /// How many reuse samples carry a measured distance.
+    pub fn measured(&self) -> usize {
+        self.measured.len()
     }
 
     /// What was sampled, as described by whoever made the profile ("" if nobody did).

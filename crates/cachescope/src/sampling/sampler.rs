@@ -4,7 +4,7 @@
 use super::draws::{Gaps, SampleCursor};
 use super::filter::{Filter, Watchpoints};
 use super::thinning::{MAX_SAMPLES, Thinning};
-use super::{NextUse, Profile, Sample, SamplerOptions};
+use super::{NextUse, Profile, Sample, SamplerOptions, Windows};
 use crate::access::AccessKind;
 use crate::analysis::Analysis;
 use crate::batch::Batch;
@@ -46,6 +46,10 @@ pub struct Sampler {
     /// Which drawn positions are kept, and the level reached ([`super::thinning`]).
     thin: Thinning,
     level: u32,
+    /// The short reuses' exact stack distances, when asked for ([`Sampler::with_windows`]):
+    /// the ring, and `(position, distance)` of each sample measured, in order of its reuse.
+    windows: Option<Box<Windows>>,
+    measured: Vec<(u64, u32)>,
 }
 
 impl Sampler {
@@ -105,6 +109,7 @@ impl Sampler {
             self.level = level;
             let thin = self.thin;
             self.done.retain(|s| thin.keeps(s.position, level));
+            self.measured.retain(|&(j, _)| thin.keeps(j, level));
             self.watch.retain(|_, j| thin.keeps(j, level));
         }
     }
@@ -124,7 +129,17 @@ impl Sampler {
             // A chunk's sampler is never thinned: the chunks' profile is merged whole.
             thin: Thinning::never(),
             level: 0,
+            windows: None,
+            measured: Vec::new(),
         }
+    }
+
+    /// The same sampler measuring the exact stack distance of every sample whose reuse comes
+    /// within [`super::RING`] references ([`Windows`]), which the profile then carries
+    /// ([`Profile::measured_distance`]): for a sampler that reads every reference.
+    pub fn with_windows(mut self) -> Sampler {
+        self.windows = Some(Box::default());
+        self
     }
 
     /// The finished samples and active watchpoints.
@@ -177,7 +192,10 @@ impl Sampler {
 
     /// Heap bytes held: the watchpoints' filter and map, and the finished samples.
     pub fn heap_bytes(&self) -> usize {
-        self.watch.heap_bytes() + self.done.capacity() * std::mem::size_of::<Sample>()
+        self.watch.heap_bytes()
+            + self.done.capacity() * std::mem::size_of::<Sample>()
+            + self.measured.capacity() * 16
+            + self.windows.as_ref().map_or(0, |w| w.heap_bytes())
     }
 
     /// The profile so far: the finished samples and, as dangling, every active watchpoint, in
@@ -198,7 +216,9 @@ impl Sampler {
             rate: self.thin.kept_rate(self.options.rate, self.level),
             ..self.options
         };
-        Profile::from_sampler(options, n, samples)
+        let mut measured = self.measured.clone();
+        measured.sort_unstable();
+        Profile::from_sampler(options, n, samples).with_measured(measured)
     }
 
     /// One reference, counted, at the next position: fires its line's watchpoint if any, then
@@ -209,6 +229,9 @@ impl Sampler {
         let line = addr >> self.options.line_size.shift();
         if self.watch.filter().test(addr & self.line_mask) {
             self.fire(line, self.pos);
+        }
+        if let Some(w) = &mut self.windows {
+            w.access(line, self.pos);
         }
         if self.pos == self.next {
             if self.thin.keeps(self.pos, self.level) {
@@ -222,6 +245,9 @@ impl Sampler {
     #[inline]
     fn fire(&mut self, line: u64, i: u64) {
         if let Some(j) = self.watch.take(line) {
+            if let Some(sd) = self.windows.as_ref().and_then(|w| w.distinct_between(j, i)) {
+                self.measured.push((j, sd as u32));
+            }
             self.done.push(Sample {
                 position: j,
                 next: NextUse::Reuse {
@@ -241,6 +267,16 @@ impl Sampler {
             u64::from(data_refs(kinds))
         };
         if !any_hit(self.watch.filter(), self.line_mask, addrs) && self.next > self.pos + counted {
+            if let Some(w) = &mut self.windows {
+                let shift = self.options.line_size.shift();
+                let counted = addrs
+                    .iter()
+                    .zip(kinds)
+                    .filter(|&(_, &k)| all || k != AccessKind::Instr);
+                for (n, (&a, _)) in counted.enumerate() {
+                    w.access(a >> shift, self.pos + n as u64 + 1);
+                }
+            }
             self.pos += counted;
             return;
         }
@@ -257,6 +293,12 @@ impl Sampler {
     fn run_data(&mut self, addrs: &[u64]) {
         let counted = addrs.len() as u64;
         if !any_hit(self.watch.filter(), self.line_mask, addrs) && self.next > self.pos + counted {
+            if let Some(w) = &mut self.windows {
+                let shift = self.options.line_size.shift();
+                for (n, &a) in addrs.iter().enumerate() {
+                    w.access(a >> shift, self.pos + n as u64 + 1);
+                }
+            }
             self.pos += counted;
             return;
         }

@@ -90,9 +90,12 @@ impl SpatialStage {
             kept: 0,
             // A sampler of instruction fetches reads their addresses: nothing to tell then.
             told: reuse.is_some_and(|r| r.include_instructions),
-            // Floored as the tool's whole-stream sampler is (`record::tool_spatial_run`).
+            // Floored as the tool's whole-stream sampler is (`record::tool_spatial_run`); the
+            // stage reads every reference, so it measures the short reuses' windows too.
             reuse: reuse
-                .map(|r| Sampler::floored(r, crate::sampling::REPORT_FLOOR))
+                .map(|r| {
+                    Sampler::floored(r, crate::sampling::REPORT_FLOOR).map(Sampler::with_windows)
+                })
                 .transpose()?,
             reused: false,
             calls: CallPlaces::default(),

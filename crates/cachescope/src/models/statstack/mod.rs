@@ -207,9 +207,15 @@ pub fn mrc_with(
     let stretches = segments(profile, segmentation);
     // filter_map, not flatten: collected in place, in the distances' own allocation (16
     // bytes a sample either way), not beside it (13 MB on 800 K samples).
+    // A reuse whose window the sampler measured takes its exact distance (a short reuse at a
+    // sharp cliff, where the estimate is biased: `sampling::Windows`).
     let mut e: Vec<(f64, f64)> = local_stack_distances(profile, &stretches)?
         .into_iter()
-        .filter_map(|sd| sd.map(|sd| (sd, 1.0)))
+        .zip(profile.samples())
+        .filter_map(|(sd, s)| {
+            let measured = || profile.measured_distance(s.position).map(|m| m as f64);
+            sd.map(|sd| (measured().unwrap_or(sd), 1.0))
+        })
         .collect();
     e.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     Ok(curve(profile, &e, sizes_bytes, cold))

@@ -373,3 +373,68 @@ fn stretches_must_cover_the_trace_with_samples() {
         .is_empty()
     );
 }
+
+proptest! {
+    /// With every reuse window measured (rate 1, reuses within the ring), the curve is the
+    /// exact LRU curve at every size, whatever the trace; the estimate alone is not.
+    #[test]
+    fn measured_windows_make_the_curve_exact(
+        lines in proptest::collection::vec(0u64..64, 1..3000),
+    ) {
+        let batch: Batch = lines.iter().map(|&l| Access::load(l * 64, 8)).collect();
+        let mut s = Sampler::new(SamplerOptions { rate: 1.0, ..SamplerOptions::default() })
+            .unwrap()
+            .with_windows();
+        let mut exact = StackDistanceAnalysis::new(Options::default());
+        s.observe(&batch);
+        exact.observe(&batch);
+        let p = s.finish();
+        prop_assert_eq!(p.measured() as u64, p.reuses());
+        let sizes: Vec<u64> = (1..=70).map(|l| l * 64).collect();
+        let (m, x) = (mrc(&p, &sizes, Cold::Estimate).unwrap(), exact.finish().mrc(&sizes));
+        for (a, b) in m.points.iter().zip(&x.points) {
+            prop_assert!((a.miss_ratio.unwrap() - b.miss_ratio.unwrap()).abs() < 1e-12,
+                "{} lines: {:?} {:?}", a.lines, a.miss_ratio, b.miss_ratio);
+        }
+    }
+}
+
+#[test]
+fn a_cliff_the_estimate_smooths_is_exact_with_measured_windows() {
+    // A loop over 300 lines whose passes hold 0-600 references to one hot line between any
+    // two: reuse times spread, stack distances do not (299 lines), and the estimate from
+    // reuse times spreads the cliff at 300 lines that the measured windows keep sharp.
+    let mut trace = Vec::new();
+    let mut x = 1u64;
+    for _ in 0..40 {
+        for l in 1..=300u64 {
+            trace.push(l);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            trace.extend(std::iter::repeat_n(0, ((x >> 33) % 3) as usize));
+        }
+    }
+    let batch: Batch = trace.iter().map(|&l| Access::load(l * 64, 8)).collect();
+    let sizes = [250 * 64, 290 * 64, 301 * 64];
+    let mut exact = StackDistanceAnalysis::new(Options::default());
+    exact.observe(&batch);
+    let exact = exact.finish().mrc(&sizes);
+    let curve = |windows: bool| {
+        let s = Sampler::new(SamplerOptions {
+            rate: 1.0,
+            ..SamplerOptions::default()
+        })
+        .unwrap();
+        let mut s = if windows { s.with_windows() } else { s };
+        s.observe(&batch);
+        mrc(&s.finish(), &sizes, Cold::Estimate).unwrap()
+    };
+    let gap = |m: &Mrc| {
+        (m.points.iter().zip(&exact.points))
+            .map(|(a, b)| (a.miss_ratio.unwrap() - b.miss_ratio.unwrap()).abs())
+            .fold(0.0, f64::max)
+    };
+    assert!(gap(&curve(true)) < 1e-12, "{:?}", curve(true));
+    assert!(gap(&curve(false)) > 0.01, "{:?}", curve(false));
+}
