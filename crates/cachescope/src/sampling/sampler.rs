@@ -245,7 +245,7 @@ impl Sampler {
     #[inline]
     fn fire(&mut self, line: u64, i: u64) {
         if let Some(j) = self.watch.take(line) {
-            if let Some(sd) = self.windows.as_ref().and_then(|w| w.distinct_between(j, i)) {
+            if let Some(sd) = self.windows.as_mut().and_then(|w| w.distinct_between(j, i)) {
                 self.measured.push((j, sd as u32));
             }
             self.done.push(Sample {

@@ -401,13 +401,14 @@ proptest! {
 
 #[test]
 fn a_cliff_the_estimate_smooths_is_exact_with_measured_windows() {
-    // A loop over 300 lines whose passes hold 0-600 references to one hot line between any
-    // two: reuse times spread, stack distances do not (299 lines), and the estimate from
-    // reuse times spreads the cliff at 300 lines that the measured windows keep sharp.
+    // A loop over 100 lines with 0-2 references to one hot line after each: reuse times
+    // spread, stack distances do not (100 lines), and the estimate from reuse times spreads
+    // the cliff at 101 lines that the measured windows keep sharp. (Short enough that every
+    // window is measured within the counts' budget at rate 1.)
     let mut trace = Vec::new();
     let mut x = 1u64;
     for _ in 0..40 {
-        for l in 1..=300u64 {
+        for l in 1..=100u64 {
             trace.push(l);
             x = x
                 .wrapping_mul(6364136223846793005)
@@ -416,7 +417,7 @@ fn a_cliff_the_estimate_smooths_is_exact_with_measured_windows() {
         }
     }
     let batch: Batch = trace.iter().map(|&l| Access::load(l * 64, 8)).collect();
-    let sizes = [250 * 64, 290 * 64, 301 * 64];
+    let sizes = [80 * 64, 95 * 64, 101 * 64];
     let mut exact = StackDistanceAnalysis::new(Options::default());
     exact.observe(&batch);
     let exact = exact.finish().mrc(&sizes);
