@@ -6,7 +6,7 @@
 //! | exact LRU | SHARDS ([`ShardsAnalysis`]): method `shards`; with `ways`, Smith's formula on its distances |
 //! | exact OPT | OPT of the sampled lines in caches scaled by the rate (read between the whole sampled lines around `R · C`), misses over the references the rate should keep: method `shards` |
 //! | exact random and the other policies, `mini` | miniatures inside the sample ([`MiniSim::of_sample`]): method `mini` |
-//! | statcache, statstack | the sampler reads the full stream beside the filter (the Valgrind tool samples it the same way): the same curve as without `--sampled` |
+//! | statcache, statstack | the sampler reads the full stream beside the filter (the Valgrind tool samples it the same way): StatCache's curve is the one without `--sampled`; StatStack's takes the exact distance of each sampled reuse within 64 Ki references, which the stage's sampler measures on a trace (`sampling::Windows`; a live run's tool does not) |
 //! | hotl (the time-local reading, no `ways`) | StatStack's time-local model on the reuse samples the sampler takes beside the filter, method `hotl`: the time-local reading's estimate of a reuse's distance is StatStack's (docs/sampled.md, HOTL), as in `report --sampled` |
 //! | hotl (`--hotl-variant paper`, or with `ways`), hotl-rt | the footprint and reuse times of the sampled lines at their full-stream positions, scaled (HOTL's paper reading) |
 

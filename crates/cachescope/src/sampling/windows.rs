@@ -26,7 +26,7 @@ pub const BUDGET_PER_REF: u64 = 4;
 /// See [`BUDGET_PER_REF`].
 pub const BUDGET_BASE: u64 = 1 << 22;
 
-/// The ring of the last references' lines; see the [module documentation](self).
+/// The ring of the last references' lines; see the module documentation (`sampling/windows.rs`).
 #[derive(Clone, Debug)]
 pub struct Windows {
     /// `lines[p % ring]`: the line of the reference at position `p`.
@@ -69,7 +69,7 @@ impl Windows {
 
     /// The distinct lines referenced strictly between positions `j` and `i`, asked before the
     /// reference at `i` is passed to [`Windows::access`]: `None` when the window is longer
-    /// than the ring, or the counts have read their budget ([`BUDGET_PER_REF`]).
+    /// than the ring, or the counts have read their budget (`BUDGET_PER_REF`).
     pub fn distinct_between(&mut self, j: u64, i: u64) -> Option<u64> {
         if i <= j || i - j > self.ring || self.spent > BUDGET_PER_REF * i + BUDGET_BASE {
             return None;
