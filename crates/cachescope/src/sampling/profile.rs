@@ -74,10 +74,10 @@ impl Profile {
         self
     }
 
-    /// The same profile carrying the exact stack distances `measured` (`(position, distance)`,
-    /// sorted by position) of some of its reuse samples.
-    pub(crate) fn with_measured(mut self, measured: Vec<(u64, u32)>) -> Profile {
-        debug_assert!(measured.windows(2).all(|w| w[0].0 < w[1].0));
+    /// The same profile carrying the exact stack distances `measured` (`(position, distance)`)
+    /// of some of its reuse samples.
+    pub(crate) fn with_measured(mut self, mut measured: Vec<(u64, u32)>) -> Profile {
+        measured.sort_unstable();
         self.measured = measured;
         self
     }

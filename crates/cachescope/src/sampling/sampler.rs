@@ -46,8 +46,7 @@ pub struct Sampler {
     /// Which drawn positions are kept, and the level reached ([`super::thinning`]).
     thin: Thinning,
     level: u32,
-    /// The short reuses' exact stack distances, when asked for ([`Sampler::with_windows`]):
-    /// the ring, and `(position, distance)` of each sample measured, in order of its reuse.
+    /// [`Sampler::with_windows`]'s ring, and `(position, exact distance)` of the samples measured.
     windows: Option<Box<Windows>>,
     measured: Vec<(u64, u32)>,
 }
@@ -216,9 +215,7 @@ impl Sampler {
             rate: self.thin.kept_rate(self.options.rate, self.level),
             ..self.options
         };
-        let mut measured = self.measured.clone();
-        measured.sort_unstable();
-        Profile::from_sampler(options, n, samples).with_measured(measured)
+        Profile::from_sampler(options, n, samples).with_measured(self.measured.clone())
     }
 
     /// One reference, counted, at the next position: fires its line's watchpoint if any, then
@@ -257,6 +254,17 @@ impl Sampler {
         }
     }
 
+    /// The counted references `addrs`, from the next position on, into the windows' ring.
+    #[inline(always)]
+    fn ring<'a>(&mut self, addrs: impl Iterator<Item = &'a u64>) {
+        if let Some(w) = &mut self.windows {
+            let shift = self.options.line_size.shift();
+            for (n, &a) in addrs.enumerate() {
+                w.access(a >> shift, self.pos + n as u64 + 1);
+            }
+        }
+    }
+
     /// A run of at most [`RUN`] accesses.
     #[inline(always)]
     fn run(&mut self, addrs: &[u64], kinds: &[AccessKind]) {
@@ -267,16 +275,11 @@ impl Sampler {
             u64::from(data_refs(kinds))
         };
         if !any_hit(self.watch.filter(), self.line_mask, addrs) && self.next > self.pos + counted {
-            if let Some(w) = &mut self.windows {
-                let shift = self.options.line_size.shift();
-                let counted = addrs
-                    .iter()
-                    .zip(kinds)
-                    .filter(|&(_, &k)| all || k != AccessKind::Instr);
-                for (n, (&a, _)) in counted.enumerate() {
-                    w.access(a >> shift, self.pos + n as u64 + 1);
-                }
-            }
+            let kept = addrs.iter().zip(kinds);
+            self.ring(
+                kept.filter(|&(_, &k)| all || k != AccessKind::Instr)
+                    .map(|(a, _)| a),
+            );
             self.pos += counted;
             return;
         }
@@ -293,12 +296,7 @@ impl Sampler {
     fn run_data(&mut self, addrs: &[u64]) {
         let counted = addrs.len() as u64;
         if !any_hit(self.watch.filter(), self.line_mask, addrs) && self.next > self.pos + counted {
-            if let Some(w) = &mut self.windows {
-                let shift = self.options.line_size.shift();
-                for (n, &a) in addrs.iter().enumerate() {
-                    w.access(a >> shift, self.pos + n as u64 + 1);
-                }
-            }
+            self.ring(addrs.iter());
             self.pos += counted;
             return;
         }
