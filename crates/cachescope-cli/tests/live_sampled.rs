@@ -180,5 +180,22 @@ fn a_sampled_report_of_a_program_is_the_exact_report_within_shards_error() {
         &["--sampled", "--rate", "0.1", "--save", saved],
         &exe,
     );
-    assert_eq!(full["mrc"], sampled["mrc"]);
+    // StatStack's curve and those read from it (`combined`, `hotl`, random's miniature
+    // corrected by it) differ: reading every
+    // reference, the stage measures the short reuses' windows, which the tool does not
+    // (docs/sampled.md, "Reuse windows measured").
+    let from_the_filter = |r: &Value| -> Vec<Value> {
+        let curves = r["mrc"].as_array().unwrap().iter();
+        let own = |c: &&Value| {
+            !["statstack", "combined", "hotl", "mini"].contains(&c["method"].as_str().unwrap())
+        };
+        curves.filter(own).cloned().collect()
+    };
+    for (a, b) in from_the_filter(&full)
+        .iter()
+        .zip(&from_the_filter(&sampled))
+    {
+        assert_eq!(a, b, "{}", a["method"]);
+    }
+    assert!(from_the_filter(&sampled).len() >= 3);
 }
