@@ -335,8 +335,7 @@ impl SampledCollector {
         };
         report.figures = catalog::list(&report);
         expected::caption(&mut report);
-        let reuses = profile.as_ref().map(|p| p.reuses());
-        warnings::warn(&mut report, reuses, shards.cold * rate);
+        warnings::warn(&mut report, profile.as_ref(), shards.cold * rate);
         Ok(report)
     }
 }

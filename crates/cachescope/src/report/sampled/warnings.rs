@@ -6,6 +6,7 @@
 //! a sharing table that holds only a share of the shared lines.
 
 use crate::reuse::Mrc;
+use crate::sampling::Profile;
 
 use super::super::model::Report;
 use super::curves::{MIN_REUSES_COMBINED, MIN_SAMPLED_LINES};
@@ -45,16 +46,25 @@ pub(super) fn combined_note(from: Option<u64>, sizes: &[u64], rate: f64) -> Stri
     }
 }
 
-/// Appends the warnings of a sampled report to its notes and its `sampled` summary: `reuses`
-/// reuse samples (`None`: no profile), `lines` distinct lines sampled.
-pub(super) fn warn(report: &mut Report, reuses: Option<u64>, lines: f64) {
+/// Appends the warnings of a sampled report to its notes and its `sampled` summary: `profile`
+/// the reuse samples (`None`: no profile), `lines` distinct lines sampled.
+pub(super) fn warn(report: &mut Report, profile: Option<&Profile>, lines: f64) {
     let mut w = Vec::new();
+    let reuses = profile.map(Profile::reuses);
     if let Some(n) = reuses.filter(|&n| n < MIN_REUSES) {
         w.push(format!(
             "StatCache and StatStack rest on {n} reuse samples (fewer than {MIN_REUSES}): each \
              stands for {:.1} % of the references, so their curves move in steps that large",
             100.0 / n.max(1) as f64
         ));
+    }
+    // The expected errors were measured on recordings, whose stage measures the short reuses'
+    // windows; a live run's tool does not (docs/sampled.md, "Reuse windows measured").
+    if profile.is_some_and(|p| p.reuses() > 0 && p.measured() == 0) {
+        w.push(
+            "no reuse window was measured exactly (a live run's tool does not keep them):              StatStack's curve, and `combined`, `hotl` and the curves corrected by it, keep its              estimate, which places a sharp working-set cliff early (docs/accuracy/sampled.md);              the expected errors were measured with the windows: record the program and report              the trace for them"
+                .to_string(),
+        );
     }
     if lines < MIN_SAMPLE_LINES {
         w.push(format!(
