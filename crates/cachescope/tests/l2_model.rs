@@ -264,3 +264,52 @@ fn an_l1_that_never_misses_gives_an_empty_l2_stream() {
         }
     }
 }
+
+/// With every reuse sampled (rate 1) and every window measured (a trace shorter than the
+/// ring), the time-local histogram holds each reuse at its exact stack distance: at every
+/// cache size its reuses at that distance or further are brute force's count, and its first
+/// references the distinct lines. The whole-run estimate does not (a cliff it smooths).
+#[test]
+fn the_local_histogram_of_measured_windows_is_exact() {
+    let mut state = 7u64;
+    let mut lines = Vec::new();
+    // Two working sets in turn, 24 and 48 lines, cycled: sharp cliffs.
+    for phase in 0..6u64 {
+        let n = if phase % 2 == 0 { 24 } else { 48 };
+        for k in 0..600u64 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            lines.push(if (state >> 60) == 0 { 100 + (state >> 40) % 8 } else { k % n });
+        }
+    }
+    let batch: Batch = lines.iter().map(|&l| Access::load(l * 64, 4)).collect();
+    let options = SamplerOptions {
+        rate: 1.0,
+        ..SamplerOptions::default()
+    };
+    let mut sampler = Sampler::new(options).unwrap().with_windows();
+    sampler.observe(&batch);
+    let profile = sampler.finish();
+    let local = L1Histogram::from_local_profile(&profile).unwrap();
+    let whole = L1Histogram::from_profile(&profile).unwrap();
+    // Brute force: each reuse's distinct lines strictly between its two references.
+    let mut distances = Vec::new();
+    let mut last = std::collections::HashMap::new();
+    for (i, &l) in lines.iter().enumerate() {
+        if let Some(&j) = last.get(&l) {
+            let between: std::collections::HashSet<u64> = lines[j + 1..i].iter().copied().collect();
+            distances.push(between.len() as u64);
+        }
+        last.insert(l, i);
+    }
+    let at_least = |h: &L1Histogram, c: u64| -> f64 {
+        h.masses.iter().filter(|m| m.sd >= c).map(|m| m.weight).sum()
+    };
+    assert_eq!(local.cold, last.len() as f64);
+    let mut whole_off = 0.0f64;
+    for c in 1..=60u64 {
+        let want = distances.iter().filter(|&&d| d >= c).count() as f64;
+        assert_eq!(at_least(&local, c), want, "{c} lines");
+        whole_off = whole_off.max((at_least(&whole, c) - want).abs());
+    }
+    assert!(whole_off >= 50.0, "the whole-run estimate reads {whole_off} off at most");
+}

@@ -57,11 +57,28 @@ impl L1Histogram {
     pub fn from_profile(profile: &Profile) -> Result<L1Histogram> {
         profile.expect_samples()?;
         let dangling = profile.dangling() as f64;
-        let mut e: Vec<(u64, f64)> =
-            statstack::expected_stack_distances(&profile.histogram(), dangling)
-                .into_iter()
-                .map(|(sd, w)| (sd.ceil() as u64, w))
-                .collect();
+        let e = statstack::expected_stack_distances(&profile.histogram(), dangling);
+        Ok(L1Histogram::of_samples(profile, e))
+    }
+
+    /// [`L1Histogram::from_profile`] with the distances of the time-local StatStack curve
+    /// ([`statstack::local_distances`]): each reuse's expected distance over its own stretch
+    /// of the run, or its exact one where the sampler measured its window; the sampled
+    /// report's input, whose LRU curve reads the same distances (a working-set cliff the
+    /// whole-run estimate smooths stays sharp). Errors when the profile has no sample.
+    pub fn from_local_profile(profile: &Profile) -> Result<L1Histogram> {
+        let e = statstack::local_distances(profile, &statstack::Segmentation::default())?;
+        Ok(L1Histogram::of_samples(profile, e))
+    }
+
+    /// The histogram of reuse samples at distances `e` (any order), the profile's dangling
+    /// samples its first references.
+    fn of_samples(profile: &Profile, e: Vec<(f64, f64)>) -> L1Histogram {
+        let dangling = profile.dangling() as f64;
+        let mut e: Vec<(u64, f64)> = e
+            .into_iter()
+            .map(|(sd, w)| (sd.ceil() as u64, w))
+            .collect();
         e.sort_unstable_by_key(|&(sd, _)| sd);
         let mut masses: Vec<Mass> = Vec::new();
         for (sd, w) in e {
@@ -75,12 +92,12 @@ impl L1Histogram {
             }
         }
         let reuses: f64 = masses.iter().map(|m| m.weight).sum();
-        Ok(L1Histogram {
+        L1Histogram {
             line_size: profile.line_size().bytes(),
             refs: reuses + dangling,
             cold: dangling,
             masses,
-        })
+        }
     }
 
     /// A histogram from `(sd, len, weight)` triples (any order, non-overlapping, `len ≥ 1`,

@@ -203,6 +203,14 @@ pub fn mrc_with(
     cold: Cold,
     segmentation: &Segmentation,
 ) -> Result<Mrc> {
+    let e = local_distances(profile, segmentation)?;
+    Ok(curve(profile, &e, sizes_bytes, cold))
+}
+
+/// The reuse samples' stack distances behind [`mrc_with`], ascending, weight 1 each: each
+/// reuse's time-local expected distance over the stretches of `segmentation`, or its exact
+/// distance where the sampler measured its window. Errors when the profile has no sample.
+pub fn local_distances(profile: &Profile, segmentation: &Segmentation) -> Result<Vec<(f64, f64)>> {
     profile.expect_samples()?;
     let stretches = segments(profile, segmentation);
     // filter_map, not flatten: collected in place, in the distances' own allocation (16
@@ -218,7 +226,7 @@ pub fn mrc_with(
         })
         .collect();
     e.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-    Ok(curve(profile, &e, sizes_bytes, cold))
+    Ok(e)
 }
 
 /// The paper's StatStack curve, from the whole-trace reuse-time distribution (one stretch):

@@ -155,7 +155,7 @@ impl SampledCollector {
         // distances below 256 sampled lines (docs/accuracy/sampled.md, "Ji's L2 model").
         let l1_curve = match &profile {
             Some(p) if p.reuses() >= curves::MIN_REUSES_COMBINED => scale::combined_l1(
-                &crate::models::l2::L1Histogram::from_profile(p)?,
+                &crate::models::l2::L1Histogram::from_local_profile(p)?,
                 &shards,
                 |lines| curves::shards_serves(lines, rate),
             )?,
