@@ -277,8 +277,14 @@ fn the_local_histogram_of_measured_windows_is_exact() {
     for phase in 0..6u64 {
         let n = if phase % 2 == 0 { 24 } else { 48 };
         for k in 0..600u64 {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            lines.push(if (state >> 60) == 0 { 100 + (state >> 40) % 8 } else { k % n });
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            lines.push(if (state >> 60) == 0 {
+                100 + (state >> 40) % 8
+            } else {
+                k % n
+            });
         }
     }
     let batch: Batch = lines.iter().map(|&l| Access::load(l * 64, 4)).collect();
@@ -302,7 +308,11 @@ fn the_local_histogram_of_measured_windows_is_exact() {
         last.insert(l, i);
     }
     let at_least = |h: &L1Histogram, c: u64| -> f64 {
-        h.masses.iter().filter(|m| m.sd >= c).map(|m| m.weight).sum()
+        h.masses
+            .iter()
+            .filter(|m| m.sd >= c)
+            .map(|m| m.weight)
+            .sum()
     };
     assert_eq!(local.cold, last.len() as f64);
     let mut whole_off = 0.0f64;
@@ -311,5 +321,8 @@ fn the_local_histogram_of_measured_windows_is_exact() {
         assert_eq!(at_least(&local, c), want, "{c} lines");
         whole_off = whole_off.max((at_least(&whole, c) - want).abs());
     }
-    assert!(whole_off >= 50.0, "the whole-run estimate reads {whole_off} off at most");
+    assert!(
+        whole_off >= 50.0,
+        "the whole-run estimate reads {whole_off} off at most"
+    );
 }

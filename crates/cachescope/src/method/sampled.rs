@@ -195,15 +195,14 @@ fn opt_of_sample(opt: OptAnalysis, sizes: &[u64], rate: f64, refs: u64, line: u6
 /// `m / rate` lines of the full stream; misses per reference of the full stream.
 pub(crate) struct OptSample {
     pub rate: f64,
-    /// `(m, miss ratio, warm miss ratio)` for every `m` from 1.
+    /// `(m, miss ratio, warm miss ratio)`, `m` increasing.
     by_lines: Vec<(u64, f64, f64)>,
     /// The curve's method, policy and line size.
     template: Mrc,
 }
 
 impl OptSample {
-    /// OPT on the sample in every whole number of sampled lines up to those the largest of
-    /// `sizes` lies below.
+    /// OPT on the sample in the whole sampled lines each of `sizes` lies between.
     pub(crate) fn new(
         opt: OptAnalysis,
         sizes: &[u64],
@@ -212,16 +211,13 @@ impl OptSample {
         line: u64,
     ) -> Result<OptSample> {
         let sampled = opt.refs() as f64;
-        // Every whole size up to the largest read: the sampled report reads OPT where the
-        // sample's LRU meets the reference's (report/sampled/warp.rs), not only around
-        // `C · R`. One stack pass gives every depth; each is a lookup.
-        let largest = sizes
+        let mut whole: Vec<u64> = sizes
             .iter()
             .filter_map(|&s| whole_around(s / line, rate))
-            .map(|(_, hi, _)| hi)
-            .max()
-            .unwrap_or(0);
-        let whole: Vec<u64> = (1..=largest).collect();
+            .flat_map(|(lo, hi, _)| [lo, hi])
+            .collect();
+        whole.sort_unstable();
+        whole.dedup();
         let bytes: Vec<u64> = whole.iter().map(|&m| m * line).collect();
         let mut curve = opt.finish(&bytes)?;
         let adjust = sampled / (rate * refs.max(1) as f64);
@@ -263,15 +259,8 @@ impl OptSample {
     }
 
     fn whole(&self, m: u64) -> Option<(u64, f64, f64)> {
-        // Dense from 1: entry `m - 1`.
-        let w = *self.by_lines.get(usize::try_from(m).ok()?.checked_sub(1)?)?;
-        (w.0 == m).then_some(w)
-    }
-
-    /// OPT's miss ratio and warm miss ratio in a cache of `m` whole sampled lines, for `m`
-    /// from 1 to the largest whole size [`OptSample::new`]'s sizes lie below.
-    pub(crate) fn in_whole(&self, m: u64) -> Option<(f64, f64)> {
-        self.whole(m).map(|w| (w.1, w.2))
+        let i = self.by_lines.binary_search_by_key(&m, |p| p.0).ok()?;
+        Some(self.by_lines[i])
     }
 
     /// An empty curve of the sample's method, policy and line size.

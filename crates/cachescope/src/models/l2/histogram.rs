@@ -75,10 +75,7 @@ impl L1Histogram {
     /// samples its first references.
     fn of_samples(profile: &Profile, e: Vec<(f64, f64)>) -> L1Histogram {
         let dangling = profile.dangling() as f64;
-        let mut e: Vec<(u64, f64)> = e
-            .into_iter()
-            .map(|(sd, w)| (sd.ceil() as u64, w))
-            .collect();
+        let mut e: Vec<(u64, f64)> = e.into_iter().map(|(sd, w)| (sd.ceil() as u64, w)).collect();
         e.sort_unstable_by_key(|&(sd, _)| sd);
         let mut masses: Vec<Mass> = Vec::new();
         for (sd, w) in e {

@@ -15,6 +15,7 @@
 //! cache's sets.
 
 use crate::Result;
+use crate::method::OptSample;
 use crate::models::l2::L1Histogram;
 use crate::models::smith;
 use crate::reuse::{Mrc, MrcPoint, ShardsDistances};
@@ -72,6 +73,59 @@ impl Reference<'_> {
         }
     }
 
+    /// `sample` (a policy in fully associative miniatures) corrected by the fully associative
+    /// LRU curves: the reference's, and `lru_mini`'s, LRU in the same miniatures of the same
+    /// lines.
+    pub(super) fn fully_associative(&self, mut sample: Mrc, lru_mini: &Mrc) -> Mrc {
+        sample.points.retain_mut(|p| {
+            let (Some(r), Some(l)) = ((self.lru)(p.size_bytes), at(lru_mini, p.size_bytes)) else {
+                return false;
+            };
+            shift(p, r - l);
+            true
+        });
+        sample
+    }
+
+    /// OPT from the sample corrected by the fully associative LRU curves, OPT's and LRU's
+    /// sample in the same caches: the whole sampled lines around `C · R`, each read between
+    /// them in the same proportion (SHARDS's point at `C` is the sample's LRU at `⌈C · R⌉`
+    /// lines, a different cache from OPT's when `C · R` is not whole).
+    pub(super) fn opt(&self, sample: &OptSample, sizes: &[u64]) -> Mrc {
+        let line = self.shards.line_size;
+        let mut curve = sample.template();
+        curve.points = sizes
+            .iter()
+            .filter_map(|&size_bytes| {
+                let lines = size_bytes / line;
+                let lru = (self.lru)(size_bytes)?;
+                let (lo, hi, t) = sample.between(lines)?;
+                let (miss, warm) = sample.at(lines)?;
+                let (a, b) = (
+                    self.sample_in(lo, sample.rate),
+                    self.sample_in(hi, sample.rate),
+                );
+                let mut p = MrcPoint {
+                    size_bytes,
+                    lines,
+                    miss_ratio: Some(miss),
+                    miss_ratio_warm: warm,
+                };
+                shift(&mut p, lru - (a + t * (b - a)));
+                Some(p)
+            })
+            .collect();
+        curve
+    }
+
+    /// The sample's fully associative LRU miss ratio in a cache of `m` sampled lines: its
+    /// reuses at sampled distances of `m` or more, scaled to lines as SHARDS bins them.
+    fn sample_in(&self, m: u64, rate: f64) -> f64 {
+        let lines = (m as f64 / rate) as u64;
+        let misses = self.shards.at_least(lines) + self.shards.cold;
+        (misses / self.shards.refs.max(1) as f64).min(1.0)
+    }
+
     /// `sample` (a policy in the miniatures) corrected by the set-associative LRU curves.
     pub(super) fn set_associative(&self, mut sample: Mrc, lru: &LruMinis) -> Mrc {
         sample.points.retain_mut(|p| {
@@ -120,7 +174,7 @@ impl Reference<'_> {
 }
 
 /// Adds `d` to both ratios of `p`, kept in [0, 1].
-pub(super) fn shift(p: &mut MrcPoint, d: f64) {
+fn shift(p: &mut MrcPoint, d: f64) {
     p.miss_ratio = p.miss_ratio.map(|r| (r + d).clamp(0.0, 1.0));
     p.miss_ratio_warm = (p.miss_ratio_warm + d).clamp(0.0, 1.0);
 }
@@ -211,7 +265,7 @@ pub(super) fn l2_input(
     let Some(p) = profile.filter(|p| !p.samples().is_empty()) else {
         return scale::l1_histogram(shards);
     };
-    let statstack = L1Histogram::from_local_profile(p)?;
+    let statstack = L1Histogram::from_profile(p)?;
     let scale = nominal_scale(p, reuse_rate);
     let few = few_lines_switch(&statstack, shards.cold * rate, l1_lines);
     let h = match few {
@@ -328,7 +382,6 @@ pub(super) fn combined(shards: &Mrc, statstack: Option<&Mrc>, rate: f64) -> (Mrc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::method::OptSample;
 
     /// The corrections' reference: `lru` over `shards`, 8 ways, Smith's distribution left
     /// empty (the corrections tested here do not read it; leaked, as a test's).

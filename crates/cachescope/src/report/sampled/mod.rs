@@ -25,7 +25,6 @@ pub mod per_structure;
 mod phases;
 mod scale;
 mod thread_reuse;
-mod warp;
 pub mod threads;
 mod warnings;
 
