@@ -135,6 +135,8 @@ impl Recording {
                 // A thread's count in the tool is the count of data references less the
                 // other threads': only when instructions are not counted.
                 threads: reuse.is_some_and(|r| !r.include_instructions),
+                // As the stage's sampler on a trace (`trace/sampled.rs`).
+                windows: true,
             },
         )?;
         let positions = reuse.map(|r| {
