@@ -8,9 +8,14 @@
  * (cs_sample.c). When a watchpoint fires within the ring, the distinct lines of the ring's
  * stretch between the sample and its reuse are counted into an open-addressed table whose
  * slots are stamped with the count's number, so no count clears it: 4 Ki slots first (64 KiB,
- * the nearest caches), doubled and the window counted again while more than half full. The
- * counts stop once they have read 16 references a reference plus 2^26 (windows.rs's
- * BUDGET_PER_REF and BUDGET_BASE, whose comments say why), as on the trace.
+ * the nearest caches), doubled and the window counted again while more than half full.
+ *
+ * windows.rs's budget (16 references read a reference plus 2^26) is applied by cachescope as
+ * it reads the records (crates/cachescope/src/record/tool_sampled.rs), where the thinning of
+ * the samples is known: the tool also measures samples the thinning drops, and those past
+ * that budget, which the trace's sampler does not count. The tool's own budget (256 a
+ * reference plus 2^32: seconds of counting) only bounds its cost on a pathological program;
+ * past it, a live profile could miss windows its trace's would hold.
  */
 
 #include "pub_tool_basics.h"
@@ -21,8 +26,8 @@
 
 #define RING (1ULL << CS_WINDOWS_BITS)
 #define SLOTS (2 * RING) /* at most half full without growing */
-#define BUDGET_PER_REF 16ULL
-#define BUDGET_BASE (1ULL << 26)
+#define BUDGET_PER_REF 256ULL
+#define BUDGET_BASE (1ULL << 32)
 
 typedef struct {
    ULong line;

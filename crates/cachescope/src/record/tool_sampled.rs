@@ -97,8 +97,12 @@ pub fn sample_program(
 pub(super) struct Stream {
     pub(super) reuses: Vec<(u64, u64)>,
     /// `(sampled position, distinct lines between)` of the reuses whose window the tool
-    /// measured (`--cs-sample-windows`, `cs_windows.c`).
+    /// measured (`--cs-sample-windows`, `cs_windows.c`), and the references those windows
+    /// read: the budget ([`Windows`]) applied here, where the thinning is known.
+    ///
+    /// [`Windows`]: crate::sampling::Windows
     measured: Vec<(u64, u32)>,
+    spent: u64,
     pub(super) count: u64,
     /// The program exec'd another, which was not followed.
     pub(super) exec: bool,
@@ -129,7 +133,12 @@ impl Stream {
         }
         if thin.keeps(j, self.level) {
             self.reuses.push((j, i));
-            self.measured.extend(measured.map(|d| (j, d)));
+            // The trace's sampler counts the windows of the samples kept at `i`, in this
+            // order, while within its budget: so does this (the tool measures more).
+            if measured.is_some() && crate::sampling::Windows::within_budget(self.spent, i) {
+                self.spent += i - j - 1;
+                self.measured.extend(measured.map(|d| (j, d)));
+            }
         }
     }
 
@@ -171,11 +180,30 @@ pub(super) struct Positions {
 impl Positions {
     /// Starts writing the positions `cursor` draws into the pipe at `path`.
     pub(super) fn start(path: &Path, cursor: SampleCursor) -> Positions {
+        Positions::keeping(path, cursor, |_| true)
+    }
+
+    /// The positions a floored sampler with `options` and `floor` draws and keeps when it
+    /// draws them (its thinning at the level of the references so far, as
+    /// [`Stream::push_reuse`] thins): one thinned by then is in no profile, so the tool need
+    /// not watch it nor measure its window, which the trace's sampler does not either.
+    pub(super) fn floored(path: &Path, options: &SamplerOptions, floor: u64) -> Positions {
+        let (thin, rate) = (thinning(options, floor), options.rate);
+        let keep = move |at| thin.keeps(at, thin.level(rate, at));
+        Positions::keeping(path, cursor(options, floor), keep)
+    }
+
+    /// Starts writing the positions `cursor` draws that `keep` keeps.
+    fn keeping(
+        path: &Path,
+        cursor: SampleCursor,
+        keep: impl Fn(u64) -> bool + Send + 'static,
+    ) -> Positions {
         let path = path.to_path_buf();
         let stop = Arc::new(AtomicBool::new(false));
         let writer = {
             let (path, stop) = (path.clone(), stop.clone());
-            std::thread::spawn(move || write_positions(&path, cursor, &stop))
+            std::thread::spawn(move || write_positions(&path, cursor, keep, &stop))
         };
         Positions {
             path,
@@ -203,14 +231,24 @@ impl Drop for Positions {
     }
 }
 
-/// Writes the sampled positions, in order, until the tool closes its end or `stop` is set.
-fn write_positions(path: &Path, mut cursor: SampleCursor, stop: &AtomicBool) {
+/// Writes the sampled positions `keep` keeps, in order, until the tool closes its end or
+/// `stop` is set.
+fn write_positions(
+    path: &Path,
+    mut cursor: SampleCursor,
+    keep: impl Fn(u64) -> bool,
+    stop: &AtomicBool,
+) {
     let Ok(file) = OpenOptions::new().write(true).open(path) else {
         return;
     };
     let mut w = BufWriter::with_capacity(1 << 12, file);
     while !stop.load(Ordering::SeqCst) {
         let at = cursor.next();
+        if at != u64::MAX && !keep(at) {
+            cursor.skip_to(at);
+            continue;
+        }
         if w.write_all(&at.to_le_bytes()).is_err() || at == u64::MAX {
             return;
         }
@@ -375,6 +413,7 @@ mod tests {
         let stream = Stream {
             reuses: vec![(1, 3)],
             measured: Vec::new(),
+            spent: 0,
             count: 3,
             exec: false,
             level: 0,
@@ -399,6 +438,7 @@ mod tests {
         let bad = Stream {
             reuses: vec![(5, 6)],
             measured: Vec::new(),
+            spent: 0,
             count: 6,
             exec: false,
             level: 0,
@@ -502,6 +542,27 @@ mod tests {
                 "n {n}"
             );
         }
+    }
+
+    /// [`Positions::floored`] leaves out only positions no profile keeps: a position the
+    /// floored thinning drops at the level of its own draw is dropped at every later level
+    /// (here with a cap of 64 samples, so that the levels climb within a few thousand
+    /// references).
+    #[test]
+    fn a_position_thinned_when_drawn_stays_thinned() {
+        let (rate, floor) = (0.05, 16);
+        let thin = Thinning::floored(3, 64, floor, rate);
+        let mut dropped = 0;
+        for j in 1..20_000u64 {
+            if thin.keeps(j, thin.level(rate, j)) {
+                continue;
+            }
+            dropped += 1;
+            for n in [j + 1, j + 100, 2 * j, 50 * j, 1 << 40] {
+                assert!(!thin.keeps(j, thin.level(rate, n)), "j {j} n {n}");
+            }
+        }
+        assert!(dropped > 10_000, "{dropped} dropped");
     }
 
     /// Brute force: the tool's per-thread records (every drawn position's next reference by

@@ -140,9 +140,9 @@ impl Recording {
             },
         )?;
         let positions = reuse.map(|r| {
-            // The same draws as the trace's sampler (`Sampler::floored`).
-            let drawn = super::tool_sampled::cursor(&r, crate::sampling::REPORT_FLOOR);
-            let whole = Positions::start(&recording.dir.join(POSITIONS), drawn);
+            // The same draws as the trace's sampler (`Sampler::floored`), those it keeps.
+            let floor = crate::sampling::REPORT_FLOOR;
+            let whole = Positions::floored(&recording.dir.join(POSITIONS), &r, floor);
             let threads = (!r.include_instructions).then(|| thread_positions(&recording.dir, &r));
             (whole, threads)
         });
