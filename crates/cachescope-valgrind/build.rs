@@ -8,7 +8,7 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: [&str; 13] = [
+const SOURCES: [&str; 14] = [
     "tool/cs_main.c",
     "tool/cs_fork.c",
     "tool/cs_env.c",
@@ -17,6 +17,7 @@ const SOURCES: [&str; 13] = [
     "tool/cs_events.c",
     "tool/cs_sample.c",
     "tool/cs_sample_threads.c",
+    "tool/cs_windows.c",
     "tool/cs_spatial.c",
     "tool/cs_share.c",
     "tool/cs_ring.c",
@@ -41,6 +42,8 @@ fn main() {
         "tool/cs_sample.h",
         "tool/cs_sample_threads.c",
         "tool/cs_sample_threads.h",
+        "tool/cs_windows.c",
+        "tool/cs_windows.h",
         "tool/cs_spatial.c",
         "tool/cs_spatial.h",
         "tool/cs_share.c",

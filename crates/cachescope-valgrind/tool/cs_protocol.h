@@ -35,8 +35,11 @@
 /* Sampled capture: a watchpoint fired. Two words follow: the sampled reference's position
    and its line's next reference's (1-based counts of the counted references). Argument 0:
    the whole stream's sampler; a thread's number: that thread's sampler (--cs-sample-threads-
-   from, cs_sample_threads.c), its positions counted in the thread's own data references. */
+   from, cs_sample_threads.c), its positions counted in the thread's own data references.
+   Argument CS_REUSE_MEASURED | d (--cs-sample-windows=yes, cs_windows.c): the whole stream's
+   sampler, the reuse's window measured: d distinct lines between its two references. */
 #define CS_TAG_REUSE  0x4
+#define CS_REUSE_MEASURED (1ULL << 47)
 /* Sampled capture: one word follows, the references counted so far (before an exec record
    and before the end record); argument as CS_TAG_REUSE's, a record per thread. */
 #define CS_TAG_COUNT  0x5

@@ -16,6 +16,10 @@
  * next sampled one and a table of 2^20 watch counters indexed by a hash of the line; only when
  * either says so does it call cs_sample_hit, which looks the line up exactly.
  *
+ * With --cs-sample-windows=yes the generated code also stores each counted reference's line
+ * into cs_windows.c's ring, and a watch that fires within it carries its window's distinct
+ * lines (the sampled report's whole-stream sampler: as its stage measures them on a trace).
+ *
  * With --cs-sample-threads-from=PATH a second sampler runs per thread (cs_sample_threads.c):
  * each thread's positions are its own data references, the same draws for every thread read
  * from that pipe. Its watches share the table of counters, and the generated code compares the
@@ -42,10 +46,12 @@
 #include "cs_instrument.h"
 #include "cs_sample.h"
 #include "cs_sample_threads.h"
+#include "cs_windows.h"
 
 static const HChar* clo_from = NULL; /* --cs-sample-from=PATH: the positions pipe */
 static Long clo_line_shift = 6;      /* --cs-line-shift=N: log2 of the line size */
 static Int clo_sample_instr = -1;    /* --cs-sample-instr: count instructions [as --cs-instr] */
+static Bool clo_windows = False;     /* --cs-sample-windows: measure the reuse windows */
 
 /* Counted references so far, and the position of the next one to sample: read and written
    by the generated code, so plain globals. */
@@ -82,6 +88,7 @@ Bool cs_sample_option(const HChar* arg)
    else if VG_BINT_CLO(arg, "--cs-line-shift", clo_line_shift, 0, 20) {}
    else if VG_XACT_CLO(arg, "--cs-sample-instr=yes", clo_sample_instr, 1) {}
    else if VG_XACT_CLO(arg, "--cs-sample-instr=no", clo_sample_instr, 0) {}
+   else if VG_BOOL_CLO(arg, "--cs-sample-windows", clo_windows) {}
    else
       return False;
    return True;
@@ -130,6 +137,8 @@ void cs_sample_start(void)
       VG_(exit)(1);
    }
    watches = VG_(HT_construct)("cachescope.watches");
+   if (clo_windows)
+      cs_windows_start();
    next = read_position();
    cs_sample_threads_start();
    cs_sample_next_changed();
@@ -172,7 +181,8 @@ static VG_REGPARM(1) void cs_sample_hit(Addr addr)
    if (filter[slot] != 0) {
       Watch* w = VG_(HT_remove)(watches, line);
       if (w != NULL) {
-         cs_append(CS_ESCAPE(CS_TAG_REUSE, 0));
+         Long d = cs_windows_between(w->at, pos);
+         cs_append(CS_ESCAPE(CS_TAG_REUSE, d < 0 ? 0 : CS_REUSE_MEASURED | (ULong)d));
          cs_append(w->at);
          cs_append(pos);
          VG_(free)(w);
@@ -206,6 +216,8 @@ static VG_REGPARM(1) void cs_sample_hit_data(Addr addr)
 static VG_REGPARM(1) void cs_sample_guarded(Addr addr)
 {
    pos++;
+   if (cs_windows_ring != NULL)
+      cs_windows_ring[pos & ((1 << CS_WINDOWS_BITS) - 1)] = addr >> clo_line_shift;
    if (pos == cs_next_any || filter[slot_of(addr >> clo_line_shift)] != 0) {
       if (cs_sample_threads())
          cs_sample_hit_data(addr);
@@ -241,6 +253,13 @@ void cs_sample_emit(IRSB* sb, IRExpr* addr, Bool data)
    IRExpr* n = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&cs_next_any)));
    IRExpr* sampled = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, p1, n));
    IRExpr* line = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, u8(clo_line_shift)));
+   if (cs_windows_ring != NULL) {
+      /* The windows' ring: the line at slot p1 mod 2^16 (cs_windows.c). */
+      IRExpr* r = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, p1, u64((1 << CS_WINDOWS_BITS) - 1)));
+      IRExpr* ro = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, r, u8(3)));
+      IRExpr* ra = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, ro, u64((HWord)cs_windows_ring)));
+      addStmtToIRSB(sb, IRStmt_Store(Iend_LE, ra, line));
+   }
    IRExpr* hash = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Mul64, line, u64(0x9E3779B97F4A7C15ULL)));
    IRExpr* slot = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, hash, u8(64 - FILTER_BITS)));
    IRExpr* off = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, slot, u8(1)));

@@ -375,5 +375,22 @@ fn statcaches_sampler_runs_in_the_same_tool() {
             got.samples() == want.samples(),
             "{reuse:?}: the reuse samples"
         );
+        // The short reuses' windows, measured by the tool as the stage measures them on the
+        // full stream (`cs_windows.c`, `sampling/windows.rs`): the loops' reuses, within the
+        // ring, at the distances of the array's lines between.
+        let measured = |p: &cachescope::sampling::Profile| -> Vec<(u64, Option<u64>)> {
+            let at = p.samples().iter().map(|s| s.position);
+            at.map(|j| (j, p.measured_distance(j))).collect()
+        };
+        assert!(
+            want.measured() > 20,
+            "{reuse:?}: {} measured",
+            want.measured()
+        );
+        assert_eq!(got.measured(), want.measured(), "{reuse:?}");
+        assert!(
+            measured(&got) == measured(&want),
+            "{reuse:?}: the measured distances"
+        );
     }
 }

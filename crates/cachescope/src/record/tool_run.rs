@@ -165,6 +165,9 @@ pub(super) struct InTool<'a> {
     /// With `reuse`, a reuse sampler per thread too (`cs_sample.c`), its positions written
     /// into `recording.dir/thread-positions.fifo`.
     pub threads: bool,
+    /// With `reuse`, the short reuses' windows measured (`cs_windows.c`), as the stage's
+    /// sampler measures them on a trace ([`crate::sampling::Sampler::with_windows`]).
+    pub windows: bool,
 }
 
 /// Starts the tool on `program` and opens its record stream. With a sampler `in_tool`, the
@@ -220,6 +223,7 @@ pub(super) fn launch(
             from,
             format!("--cs-line-shift={}", s.line_size.shift()).into(),
             format!("--cs-sample-instr={}", yes_no(s.include_instructions)).into(),
+            format!("--cs-sample-windows={}", yes_no(in_tool.windows)).into(),
         ];
         fifos.push(positions);
         if in_tool.threads {

@@ -29,6 +29,8 @@ use crate::sampling::{
 const TAG_THREAD: u64 = 0x1;
 const TAG_EXEC: u64 = 0x3;
 const TAG_REUSE: u64 = 0x4;
+/// A reuse record's flag: its window was measured, its distinct lines in bits 0-31.
+pub(super) const MEASURED: u64 = 1 << 47;
 const TAG_COUNT: u64 = 0x5;
 const TAG_HEADER: u64 = 0xE;
 const TAG_END: u64 = 0xF;
@@ -73,6 +75,7 @@ pub fn sample_program(
             reuse: Some(&options),
             spatial: None,
             threads: false,
+            windows: false,
         },
     )?;
     let positions = Positions::start(&recording.dir.join(POSITIONS), SampleCursor::new(&options));
@@ -93,6 +96,13 @@ pub fn sample_program(
 #[derive(Debug, Default)]
 pub(super) struct Stream {
     pub(super) reuses: Vec<(u64, u64)>,
+    /// `(sampled position, distinct lines between)` of the reuses whose window the tool
+    /// measured (`--cs-sample-windows`, `cs_windows.c`), and the references those windows
+    /// read: the budget ([`Windows`]) applied here, where the thinning is known.
+    ///
+    /// [`Windows`]: crate::sampling::Windows
+    measured: Vec<(u64, u32)>,
+    spent: u64,
     pub(super) count: u64,
     /// The program exec'd another, which was not followed.
     pub(super) exec: bool,
@@ -104,18 +114,31 @@ pub(super) struct Stream {
 }
 
 impl Stream {
-    /// Adds the reuse at position `i` of the sample at `j`, thinning the reuses kept as the
-    /// in-process sampler would (its level follows the references counted, `i` so far), so
-    /// they stay about [`crate::sampling::MAX_SAMPLES`] whatever the run's length.
-    pub(super) fn push_reuse(&mut self, options: &SamplerOptions, j: u64, i: u64) {
+    /// Adds the reuse at position `i` of the sample at `j`, and its `measured` window's
+    /// distinct lines, thinning the reuses kept as the in-process sampler would (its level
+    /// follows the references counted, `i` so far), so they stay about
+    /// [`crate::sampling::MAX_SAMPLES`] whatever the run's length.
+    pub(super) fn push_reuse(
+        &mut self,
+        options: &SamplerOptions,
+        (j, i): (u64, u64),
+        measured: Option<u32>,
+    ) {
         let thin = thinning(options, self.floor);
         let level = thin.level(options.rate, i);
         if level > self.level {
             self.level = level;
             self.reuses.retain(|&(j, _)| thin.keeps(j, level));
+            self.measured.retain(|&(j, _)| thin.keeps(j, level));
         }
         if thin.keeps(j, self.level) {
             self.reuses.push((j, i));
+            // The trace's sampler counts the windows of the samples kept at `i`, in this
+            // order, while within its budget: so does this (the tool measures more).
+            if measured.is_some() && crate::sampling::Windows::within_budget(self.spent, i) {
+                self.spent += i - j - 1;
+                self.measured.extend(measured.map(|d| (j, d)));
+            }
         }
     }
 
@@ -157,11 +180,30 @@ pub(super) struct Positions {
 impl Positions {
     /// Starts writing the positions `cursor` draws into the pipe at `path`.
     pub(super) fn start(path: &Path, cursor: SampleCursor) -> Positions {
+        Positions::keeping(path, cursor, |_| true)
+    }
+
+    /// The positions a floored sampler with `options` and `floor` draws and keeps when it
+    /// draws them (its thinning at the level of the references so far, as
+    /// [`Stream::push_reuse`] thins): one thinned by then is in no profile, so the tool need
+    /// not watch it nor measure its window, which the trace's sampler does not either.
+    pub(super) fn floored(path: &Path, options: &SamplerOptions, floor: u64) -> Positions {
+        let (thin, rate) = (thinning(options, floor), options.rate);
+        let keep = move |at| thin.keeps(at, thin.level(rate, at));
+        Positions::keeping(path, cursor(options, floor), keep)
+    }
+
+    /// Starts writing the positions `cursor` draws that `keep` keeps.
+    fn keeping(
+        path: &Path,
+        cursor: SampleCursor,
+        keep: impl Fn(u64) -> bool + Send + 'static,
+    ) -> Positions {
         let path = path.to_path_buf();
         let stop = Arc::new(AtomicBool::new(false));
         let writer = {
             let (path, stop) = (path.clone(), stop.clone());
-            std::thread::spawn(move || write_positions(&path, cursor, &stop))
+            std::thread::spawn(move || write_positions(&path, cursor, keep, &stop))
         };
         Positions {
             path,
@@ -189,14 +231,24 @@ impl Drop for Positions {
     }
 }
 
-/// Writes the sampled positions, in order, until the tool closes its end or `stop` is set.
-fn write_positions(path: &Path, mut cursor: SampleCursor, stop: &AtomicBool) {
+/// Writes the sampled positions `keep` keeps, in order, until the tool closes its end or
+/// `stop` is set.
+fn write_positions(
+    path: &Path,
+    mut cursor: SampleCursor,
+    keep: impl Fn(u64) -> bool,
+    stop: &AtomicBool,
+) {
     let Ok(file) = OpenOptions::new().write(true).open(path) else {
         return;
     };
     let mut w = BufWriter::with_capacity(1 << 12, file);
     while !stop.load(Ordering::SeqCst) {
         let at = cursor.next();
+        if at != u64::MAX && !keep(at) {
+            cursor.skip_to(at);
+            continue;
+        }
         if w.write_all(&at.to_le_bytes()).is_err() || at == u64::MAX {
             return;
         }
@@ -262,7 +314,7 @@ fn read_stream(mut input: impl Read, source: &Source, options: &SamplerOptions) 
             TAG_REUSE => {
                 let j = payload("a reuse record")?;
                 let i = payload("a reuse record")?;
-                stream.push_reuse(options, j, i);
+                stream.push_reuse(options, (j, i), measured(w));
             }
             TAG_COUNT => stream.count = payload("a count record")?,
             TAG_END if w & 0xFFFF_FFFF_FFFF == before & 0xFFFF_FFFF_FFFF => return Ok(stream),
@@ -271,8 +323,13 @@ fn read_stream(mut input: impl Read, source: &Source, options: &SamplerOptions) 
     }
 }
 
+/// The distinct lines of the window a reuse record `w` carries (`CS_REUSE_MEASURED`), if any.
+pub(super) fn measured(w: u64) -> Option<u32> {
+    (w & MEASURED != 0).then_some(w as u32)
+}
+
 /// The profile of sampling `stream`'s run: every position drawn up to the count, reused or
-/// dangling.
+/// dangling, with the windows measured.
 pub(super) fn rebuild(
     options: SamplerOptions,
     stream: &Stream,
@@ -283,7 +340,16 @@ pub(super) fn rebuild(
         cursor(&options, stream.floor),
         thinning(&options, stream.floor),
     );
-    rebuild_drawn(options, drawn, &stream.reuses, stream.count, source)
+    let level = drawn.1.level(options.rate, stream.count);
+    let measured = stream
+        .measured
+        .iter()
+        .filter(|&&(j, _)| drawn.1.keeps(j, level));
+    let measured = measured.copied().collect();
+    Ok(
+        rebuild_drawn(options, drawn, &stream.reuses, stream.count, source)?
+            .with_measured(measured),
+    )
 }
 
 /// Writes each thread's positions (the same draws for all: [`Sampler::decaying`]'s with the
@@ -314,12 +380,17 @@ mod tests {
             TAG_REUSE << 60,
             3,
             9,
+            // Measured: 4 distinct lines between (cs_windows.c).
+            (TAG_REUSE << 60) | MEASURED | 4,
+            5,
+            11,
             TAG_COUNT << 60,
             12,
-            (TAG_END << 60) | 7,
+            (TAG_END << 60) | 10,
         ]);
         let s = read_stream(&bytes[..], &Source::Stdin, &SamplerOptions::default()).unwrap();
-        assert_eq!((s.reuses, s.count), (vec![(3, 9)], 12));
+        assert_eq!((&s.reuses[..], s.count), (&[(3, 9), (5, 11)][..], 12));
+        assert_eq!(s.measured, [(5, 4)]);
     }
 
     #[test]
@@ -341,6 +412,8 @@ mod tests {
         // Lines a b a: 1 reused at 3, 2 and 3 dangle.
         let stream = Stream {
             reuses: vec![(1, 3)],
+            measured: Vec::new(),
+            spent: 0,
             count: 3,
             exec: false,
             level: 0,
@@ -364,6 +437,8 @@ mod tests {
         assert_eq!(p.samples(), expect);
         let bad = Stream {
             reuses: vec![(5, 6)],
+            measured: Vec::new(),
+            spent: 0,
             count: 6,
             exec: false,
             level: 0,
@@ -407,7 +482,7 @@ mod tests {
         reuses.sort_unstable_by_key(|&(_, i)| i);
         let mut stream = Stream::default();
         for (j, i) in reuses {
-            stream.push_reuse(&options, j, i);
+            stream.push_reuse(&options, (j, i), None);
         }
         stream.count = n;
         assert!(stream.reuses.len() as u64 <= MAX_SAMPLES + MAX_SAMPLES / 8);
@@ -415,17 +490,19 @@ mod tests {
     }
 
     /// Brute force: the tool's records of the sampled report's floored positions (every
-    /// drawn position's next reference, in the order of the reuses) rebuild the profile
-    /// [`Sampler::floored`] makes of the same references, below the floor's end (rate
-    /// `2^−D`) and past it (the rate); and the positions the tool is handed are the
-    /// trace's sampler's draws.
+    /// drawn position's next reference, in the order of the reuses, and the distinct lines
+    /// between for those within the windows' ring) rebuild the profile
+    /// [`Sampler::floored`] with its windows makes of the same references, below the floor's
+    /// end (rate `2^−D`) and past it (the rate), measured distances included; and the
+    /// positions the tool is handed are the trace's sampler's draws.
     ///
     /// [`Sampler::floored`]: crate::sampling::Sampler::floored
     #[test]
     fn a_floored_streams_records_rebuild_the_floored_samplers_profile() {
         use crate::analysis::Analysis;
         let (cap, lines) = (1024u64, 5000u64);
-        let line = |i: u64| (i * 2_654_435_761) % lines;
+        // Random lines: reuse times and distances of every length, a few past the ring.
+        let line = |i: u64| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % lines;
         for (n, seed) in [(40_000u64, 2u64), (300_000, 3)] {
             let options = SamplerOptions {
                 rate: 0.01,
@@ -435,9 +512,11 @@ mod tests {
             let batch: crate::Batch = (0..n)
                 .map(|i| crate::Access::load(line(i) << 6, 8))
                 .collect();
-            let mut s = crate::sampling::Sampler::floored(options, cap).unwrap();
+            let s = crate::sampling::Sampler::floored(options, cap).unwrap();
+            let mut s = s.with_windows();
             s.observe(&batch);
             let want = s.finish();
+            assert!(want.measured() > 100, "n {n}: {} measured", want.measured());
             let mut drawn = cursor(&options, cap);
             let mut reuses = Vec::new();
             while drawn.next() <= n {
@@ -450,7 +529,11 @@ mod tests {
             reuses.sort_unstable_by_key(|&(_, i)| i);
             let mut stream = Stream::floored(cap);
             for (j, i) in reuses {
-                stream.push_reuse(&options, j, i);
+                // Positions from 1: the references between are lines j..i − 1 of `line`.
+                let between = (j..i - 1).map(line);
+                let d = between.collect::<std::collections::HashSet<u64>>().len() as u32;
+                let measured = (i - j <= crate::sampling::RING).then_some(d);
+                stream.push_reuse(&options, (j, i), measured);
             }
             stream.count = n;
             assert_eq!(
@@ -459,6 +542,27 @@ mod tests {
                 "n {n}"
             );
         }
+    }
+
+    /// [`Positions::floored`] leaves out only positions no profile keeps: a position the
+    /// floored thinning drops at the level of its own draw is dropped at every later level
+    /// (here with a cap of 64 samples, so that the levels climb within a few thousand
+    /// references).
+    #[test]
+    fn a_position_thinned_when_drawn_stays_thinned() {
+        let (rate, floor) = (0.05, 16);
+        let thin = Thinning::floored(3, 64, floor, rate);
+        let mut dropped = 0;
+        for j in 1..20_000u64 {
+            if thin.keeps(j, thin.level(rate, j)) {
+                continue;
+            }
+            dropped += 1;
+            for n in [j + 1, j + 100, 2 * j, 50 * j, 1 << 40] {
+                assert!(!thin.keeps(j, thin.level(rate, n)), "j {j} n {n}");
+            }
+        }
+        assert!(dropped > 10_000, "{dropped} dropped");
     }
 
     /// Brute force: the tool's per-thread records (every drawn position's next reference by
@@ -476,7 +580,8 @@ mod tests {
         };
         let mut records = ThreadReuses::default();
         for (thread, n, lines) in [(1u32, 300_000u64, 9000u64), (3, 5_000, 70)] {
-            let line = |i: u64| (i * 2_654_435_761) % lines;
+            // Random lines: reuse times and distances of every length, a few past the ring.
+            let line = |i: u64| (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % lines;
             let batch: crate::Batch = (0..n)
                 .map(|i| crate::Access::load(line(i) << 6, 8))
                 .collect();

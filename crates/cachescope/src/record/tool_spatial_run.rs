@@ -135,12 +135,14 @@ impl Recording {
                 // A thread's count in the tool is the count of data references less the
                 // other threads': only when instructions are not counted.
                 threads: reuse.is_some_and(|r| !r.include_instructions),
+                // As the stage's sampler on a trace (`trace/sampled.rs`).
+                windows: true,
             },
         )?;
         let positions = reuse.map(|r| {
-            // The same draws as the trace's sampler (`Sampler::floored`).
-            let drawn = super::tool_sampled::cursor(&r, crate::sampling::REPORT_FLOOR);
-            let whole = Positions::start(&recording.dir.join(POSITIONS), drawn);
+            // The same draws as the trace's sampler (`Sampler::floored`), those it keeps.
+            let floor = crate::sampling::REPORT_FLOOR;
+            let whole = Positions::floored(&recording.dir.join(POSITIONS), &r, floor);
             let threads = (!r.include_instructions).then(|| thread_positions(&recording.dir, &r));
             (whole, threads)
         });

@@ -25,11 +25,9 @@ pub(crate) struct SamplerParts {
 }
 
 /// Samples references at random and measures their StatCache reuse distances with
-/// watchpoints; see the [module documentation](super).
-///
-/// Per reference: one multiply and one bit test, in branch-free runs of 64 references; only a
-/// run with a set bit or a sampled position is redone reference by reference through the map. Memory: the filter and map of the active
-/// watchpoints, and the finished samples.
+/// watchpoints ([module documentation](super)). Per reference: a multiply and a bit test, in
+/// branch-free runs of 64 references; only a run with a set bit or a sampled position is redone
+/// one by one through the map. Memory: the watchpoints' filter and map, the finished samples.
 #[derive(Clone, Debug)]
 pub struct Sampler {
     options: SamplerOptions,
@@ -160,10 +158,8 @@ impl Sampler {
         batches: &[Batch],
     ) -> Vec<(u64, u64)> {
         let mut f = FirstReferences::new(options, start, lines);
-        for b in batches {
-            if f.done() {
-                break;
-            }
+        let mut batches = batches.iter();
+        while let (false, Some(b)) = (f.done(), batches.next()) {
             f.observe(b);
         }
         f.found
@@ -242,7 +238,10 @@ impl Sampler {
     #[inline]
     fn fire(&mut self, line: u64, i: u64) {
         if let Some(j) = self.watch.take(line) {
-            if let Some(sd) = self.windows.as_mut().and_then(|w| w.distinct_between(j, i)) {
+            // Counted if kept at `i`'s level, whatever the batches: as `record::tool_sampled`.
+            let kept = || self.thin.keeps(j, self.thin.level(self.options.rate, i));
+            let w = self.windows.as_mut().filter(|_| kept());
+            if let Some(sd) = w.and_then(|w| w.distinct_between(j, i)) {
                 self.measured.push((j, sd as u32));
             }
             self.done.push(Sample {

@@ -103,6 +103,11 @@ impl Windows {
         }
     }
 
+    /// Whether counts that have read `spent` references may go on at position `i`.
+    pub(crate) fn within_budget(spent: u64, i: u64) -> bool {
+        spent <= BUDGET_PER_REF * i + BUDGET_BASE
+    }
+
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.lines.capacity() * 8 + self.slots.capacity() * 16

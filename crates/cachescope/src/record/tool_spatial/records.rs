@@ -14,7 +14,13 @@ impl<R: Read + Send> SpatialReader<R> {
     /// kept when asked for (a stream read again skips them), or a thread's (argument: the
     /// thread), kept for whoever asks.
     pub(super) fn reuse_record(&mut self, w: u64) -> Result<()> {
-        let thread = (w & super::ARG_MASK) as ThreadId;
+        // A measured reuse is the whole stream's sampler's (`CS_REUSE_MEASURED`).
+        let measured = super::super::tool_sampled::measured(w);
+        let thread = if measured.is_some() {
+            0
+        } else {
+            (w & super::ARG_MASK) as ThreadId
+        };
         let reuse = w >> 60 == TAG_REUSE;
         if thread != 0 {
             if reuse {
@@ -31,7 +37,7 @@ impl<R: Read + Send> SpatialReader<R> {
         } else if reuse {
             let [j, i] = self.words.array("a reuse record")?;
             if let Some((options, stream)) = &mut self.reuse {
-                stream.push_reuse(options, j, i);
+                stream.push_reuse(options, (j, i), measured);
             }
         } else {
             let [n] = self.words.array("a count record")?;

@@ -58,13 +58,18 @@ pub(super) fn warn(report: &mut Report, profile: Option<&Profile>, lines: f64) {
             100.0 / n.max(1) as f64
         ));
     }
-    // The expected errors were measured on recordings, whose stage measures the short reuses'
-    // windows; a live run's tool does not (docs/sampled.md, "Reuse windows measured").
+    // The expected errors were measured with the short reuses' windows, which the stage (on a
+    // trace) and the tool (live) measure (docs/sampled.md, "Reuse windows measured"); a
+    // profile can still have none: every sampled reuse longer than the ring.
     if profile.is_some_and(|p| p.reuses() > 0 && p.measured() == 0) {
-        w.push(
-            "no reuse window was measured exactly (a live run's tool does not keep them):              StatStack's curve, and `combined`, `hotl` and the curves corrected by it, keep its              estimate, which places a sharp working-set cliff early (docs/accuracy/sampled.md);              the expected errors were measured with the windows: record the program and report              the trace for them"
-                .to_string(),
-        );
+        w.push(format!(
+            "no reuse window was measured exactly (no sampled reuse came within the {} \
+             references the windows cover, or their counting budget was spent): StatStack's \
+             curve, and `combined`, `hotl` and the curves corrected by it, keep its estimate, \
+             which places a sharp working-set cliff early (docs/accuracy/sampled.md); the \
+             expected errors were measured with the windows",
+            crate::sampling::RING
+        ));
     }
     if lines < MIN_SAMPLE_LINES {
         w.push(format!(
