@@ -65,8 +65,11 @@ impl LineSet {
                     continue;
                 }
                 last = line;
-                // `EMPTY` marks a free slot, so that line would be found in any: noted apart.
-                saw_empty |= line == EMPTY;
+                // `EMPTY` marks a free slot, so that line is noted apart, not inserted.
+                if line == EMPTY {
+                    saw_empty = true;
+                    continue;
+                }
                 n = insert(table, filled, n, line);
                 if n > size / 2 {
                     size *= 2;
