@@ -67,6 +67,7 @@ mod filter;
 #[cfg(test)]
 mod floored_tests;
 mod format;
+mod line_set;
 mod profile;
 mod sampler;
 #[cfg(test)]

@@ -13,6 +13,8 @@
 //! of every line's latest position, updated at each reference, cost 20 ns a reference on a
 //! recorded sqlite3. Memory: the ring and the set a count uses, whatever the footprint.
 
+use super::line_set::LineSet;
+
 /// References the ring covers: reuses of at most this many references are measured. 64 Ki
 /// measured as well as the whole sample on the nine programs of docs/accuracy/sampled.md
 /// (0.049 pp against 0.038 for every reuse measured and 0.053 at 16 Ki).
@@ -36,11 +38,8 @@ pub struct Windows {
     /// `lines[p % ring]`: the line of the reference at position `p`.
     lines: Vec<u64>,
     ring: u64,
-    /// The set a count fills: open addressing, a slot `(line, count)` holding `line` for the
-    /// count of that number only, so no count clears it; sized for the window (a short one
-    /// stays in the first slots, in the CPU's nearest cache).
-    slots: Vec<(u64, u32)>,
-    count: u32,
+    /// The set a count fills, emptied after it.
+    set: LineSet,
     /// References the counts have read so far, and may read: `(per reference, base)`.
     spent: u64,
     budget: (u64, u64),
@@ -59,9 +58,7 @@ impl Windows {
         Windows {
             lines: vec![0; ring as usize],
             ring,
-            // Twice the ring: at most half full.
-            slots: vec![(0, 0); 2 * ring as usize],
-            count: 0,
+            set: LineSet::new(ring as usize),
             spent: 0,
             budget: (BUDGET_PER_REF, BUDGET_BASE),
         }
@@ -83,24 +80,10 @@ impl Windows {
         self.spent += i - j - 1;
         let (from, len) = (((j + 1) & (self.ring - 1)) as usize, (i - j - 1) as usize);
         let first = len.min(self.lines.len() - from);
-        // A table of 4 Ki slots first (64 KiB: the CPU's nearest caches), doubled and the
-        // window counted again whenever it is more than half full.
-        let mut size = 4096.min(self.slots.len());
-        loop {
-            if self.count == u32::MAX {
-                self.slots.fill((0, 0));
-                self.count = 0;
-            }
-            self.count += 1;
-            let lines = self.lines[from..from + first]
-                .iter()
-                .chain(&self.lines[..len - first]);
-            let grow = size < self.slots.len();
-            match count_into(&mut self.slots[..size], self.count, lines, grow) {
-                Some(distinct) => return Some(distinct),
-                None => size *= 2,
-            }
-        }
+        Some(
+            self.set
+                .count([&self.lines[from..from + first], &self.lines[..len - first]]),
+        )
     }
 
     /// Whether counts that have read `spent` references may go on at position `i`.
@@ -110,45 +93,8 @@ impl Windows {
 
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.lines.capacity() * 8 + self.slots.capacity() * 16
+        self.lines.capacity() * 8 + self.set.heap_bytes()
     }
-}
-
-/// The distinct `lines` counted into `slots` (a power of two of them) marked `count`; with
-/// `grow`, `None` once they fill half of it (count again in a larger one). Without, the
-/// lines must be at most half the slots (the ring's table: twice the ring).
-fn count_into<'a>(
-    slots: &mut [(u64, u32)],
-    count: u32,
-    lines: impl Iterator<Item = &'a u64>,
-    grow: bool,
-) -> Option<u64> {
-    let (mask, half) = (slots.len() - 1, slots.len() as u64 / 2);
-    let (mut distinct, mut last) = (0u64, None);
-    for &line in lines {
-        // A run of references to one line (a loop over its bytes) probes once.
-        if last == Some(line) {
-            continue;
-        }
-        last = Some(line);
-        let mut s = (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize & mask;
-        loop {
-            let slot = &mut slots[s];
-            if slot.1 != count {
-                *slot = (line, count);
-                distinct += 1;
-                break;
-            }
-            if slot.0 == line {
-                break;
-            }
-            s = (s + 1) & mask;
-        }
-        if grow && distinct > half {
-            return None;
-        }
-    }
-    Some(distinct)
 }
 
 #[cfg(test)]
