@@ -32,6 +32,12 @@ pub const BUDGET_PER_REF: u64 = 16;
 /// See [`BUDGET_PER_REF`]: about a second of counting.
 pub const BUDGET_BASE: u64 = 1 << 26;
 
+/// The budget's rule: counts that have read `spent` references may go on at position `i`
+/// under `(per reference, base)`.
+fn within(spent: u64, i: u64, (per_ref, base): (u64, u64)) -> bool {
+    spent <= per_ref * i + base
+}
+
 /// The ring of the last references' lines; see the module documentation (`sampling/windows.rs`).
 #[derive(Clone, Debug)]
 pub struct Windows {
@@ -74,7 +80,7 @@ impl Windows {
     /// reference at `i` is passed to [`Windows::access`]: `None` when the window is longer
     /// than the ring, or the counts have read their budget (`BUDGET_PER_REF`).
     pub fn distinct_between(&mut self, j: u64, i: u64) -> Option<u64> {
-        if i <= j || i - j > self.ring || self.spent > self.budget.0 * i + self.budget.1 {
+        if i <= j || i - j > self.ring || !within(self.spent, i, self.budget) {
             return None;
         }
         self.spent += i - j - 1;
@@ -86,9 +92,10 @@ impl Windows {
         )
     }
 
-    /// Whether counts that have read `spent` references may go on at position `i`.
+    /// Whether counts that have read `spent` references may go on at position `i` under the
+    /// default budget (the tool's records read back, `record/tool_sampled.rs`: the same rule).
     pub(crate) fn within_budget(spent: u64, i: u64) -> bool {
-        spent <= BUDGET_PER_REF * i + BUDGET_BASE
+        within(spent, i, (BUDGET_PER_REF, BUDGET_BASE))
     }
 
     /// Heap bytes held.
