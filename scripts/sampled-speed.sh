@@ -66,6 +66,26 @@ def mix(x):
     return z ^ (z >> 31)
 print(hex(mix(1)))')
 tool() { env VALGRIND_LIB="$lib" /usr/bin/time -o "$work/time" -f '%e %U %S %M' valgrind "$@"; }
+# The live run's own tool process, with every option `report --sampled -- P` gives it and in
+# its pipes (the rows above leave out the reuse samplers, their windows and the events): a
+# wrapper named by CACHESCOPE_VALGRIND times it (and names itself as the parent the tool
+# writes for, `--cs-parent`, as GNU time stands between them). "CPU of the whole run, CPU of
+# its tool" for the run of median CPU of $runs.
+cat > "$work/vgtimed" <<EOF
+#!/bin/bash
+args=()
+for a in "\$@"; do case \$a in --cs-parent=*) a=--cs-parent=\$\$ ;; esac; args+=("\$a"); done
+exec /usr/bin/time -o "$work/tooltime" -f '%e %U %S %M' valgrind "\${args[@]}"
+EOF
+chmod +x "$work/vgtimed"
+live_split() {
+  local k
+  for ((k = 0; k < runs; k++)); do
+    rm -f "$work/tooltime"
+    read -r _ c _ <<<"$(CACHESCOPE_VALGRIND=$work/vgtimed measure "$1" timed "$cs" report -q --sampled -o "$work/lv" --)"
+    echo "$c $(tail -1 "$work/tooltime" | awk '{ printf "%.2f", $2 + $3 }')"
+  done | sort -n | awk -v n="$runs" 'NR == int((n + 1) / 2)'
+}
 # The references (instruction and data) in the summary of the last Cachegrind run measured.
 cachegrind_refs() { awk '/ I +refs:| D +refs:/ { gsub(",", "", $4); n += $4 } END { print n }' "$work/err"; }
 
@@ -98,6 +118,7 @@ for i in "${!progs[@]}"; do
   read -r _ full_c _ <<<"$(measure_median "$f" tool --tool=cachescope --cs-out=/dev/null)"
   read -r _ filt_c _ <<<"$(measure_median "$f" tool --tool=cachescope --cs-out=/dev/null --cs-spatial=yes --cs-spatial-key="$key" --cs-spatial-limit=0)"
   read -r _ emit_c _ <<<"$(measure_median "$f" tool --tool=cachescope --cs-out=/dev/null --cs-spatial=yes --cs-spatial-key="$key" --cs-spatial-limit="$limit")"
+  read -r live_c tool_c <<<"$(live_split "$f")"
   runs=$one
   # The live run's sampled references: which lines the hash samples moves with the program's
   # addresses (its stack with the size of the environment), and the reader's and analyses'
@@ -116,9 +137,9 @@ print(f'| {\"$p\"} | {r / 1e9:.2f} G | {c(cg)} | {c(rec)} | {c(mt)} | {c(sp)} | 
   parts+=$(python3 -c "
 import math
 nan = math.nan
-none, full, filt, emit, sp, n = $none_c, $full_c, $filt_c, $emit_c, $sp_c, $sampled
+none, full, filt, emit, live, tool, n = $none_c, $full_c, $filt_c, $emit_c, $live_c, $tool_c, $sampled
 m = '-' if math.isnan(n) else f'{n / 1e6:.1f} M'
-print(f'| {\"$p\"} | {none:.2f} | {full:.2f} | {filt:.2f} (+{filt - none:.2f}) | {emit:.2f} (+{emit - filt:.2f}) | {emit / full:.2f} | {sp:.2f} (+{sp - emit:.2f}) | {m} |')")
+print(f'| {\"$p\"} | {none:.2f} | {full:.2f} | {filt:.2f} (+{filt - none:.2f}) | {emit:.2f} (+{emit - filt:.2f}) | {tool:.2f} (+{tool - emit:.2f}) | {tool / full:.2f} | {live:.2f} | {live - tool:.2f} | {m} |')")
   parts+=$'\n'
   echo "${rows%$'\n'}" | tail -1
   echo "${parts%$'\n'}" | tail -1
@@ -136,10 +157,10 @@ Peak resident memory, MiB (GNU time's maximum RSS: the largest single process, V
 | --- | ---: | ---: | ---: | ---: | ---: |
 ${mems%$'\n'}
 
-Where the time of \`report --sampled -- P\` goes: CPU seconds of the program under Valgrind with no tool (\`--tool=none\`), under the recording tool writing into /dev/null, under the sampling tool writing nothing (limit 0: the inline line filter and the counts; in parentheses, what it adds to no tool), at the default rate into /dev/null (the samples' records; what they add), the sampling tool's CPU over the recording tool's (the factor of the one-minute note of an exact \`report -- P\`, \`SAMPLED_OVER_FULL\` in crates/cachescope-cli/src/program/estimate.rs), and the whole \`report --sampled -- P\` (both processes; what cachescope's reader and analyses add), with the references its last run sampled (cachescope's part grows with them; which lines the hash samples moves with the program's addresses, its stack with the size of the environment, so another environment can sample another share):
+Where the time of \`report --sampled -- P\` goes: CPU seconds of the program under Valgrind with no tool (\`--tool=none\`), under the recording tool writing into /dev/null, under the sampling tool writing nothing (limit 0: the inline line filter and the counts; in parentheses, what it adds to no tool), at the default rate into /dev/null (the samples' records; what they add), the tool process of a live \`report --sampled -- P\` with all its options, in its pipes (timed through a wrapper named by \`CACHESCOPE_VALGRIND\`; what the reuse samplers, their windows and the events add), that tool's CPU over the recording tool's (the factor of the one-minute note of an exact \`report -- P\`, \`SAMPLED_OVER_FULL\` in crates/cachescope-cli/src/program/estimate.rs), the whole \`report --sampled -- P\` (both processes, the run of median CPU) and cachescope's own part of it (the reader and the analyses: the whole less its tool), with the references its last run sampled (cachescope's part grows with them; which lines the hash samples moves with the program's addresses, its stack with the size of the environment, so another environment can sample another share):
 
-| program | no tool | recording tool | line filter | + records at 1 % | sampling / recording | \`report --sampled -- P\` | sampled refs |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| program | no tool | recording tool | line filter | + records at 1 % | live tool | live tool / recording | \`report --sampled -- P\` | cachescope's part | sampled refs |
+| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
 ${parts%$'\n'}"
 
 echo "$table"
