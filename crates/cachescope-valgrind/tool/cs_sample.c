@@ -12,10 +12,13 @@
  * so it rebuilds the same profile as sampling the full trace of the run with the same seed:
  * reuses from the records, the other samples dangling.
  *
- * Per reference the generated code adds one to the count and tests the position against the
- * next sampled one and a map of 2^20 bits indexed by the line's low bits (a bit is set while a
- * watch is on a line of its slot: cs_sample_threads.h); only when either says so does it call
- * cs_sample_hit, which looks the line up exactly.
+ * Per reference the generated code tests its position against the next sampled one and a map
+ * of 2^20 bits indexed by the line's low bits (a bit is set while a watch is on a line of its
+ * slot: cs_sample_threads.h); only when either says so does it call cs_sample_hit, which looks
+ * the line up exactly. The position is the count at the start of the reference's segment
+ * (the references before an exit of the superblock), loaded once, plus its index there, a
+ * constant; the count is stored once per segment (cs_sample_settle) and by the call, which
+ * takes the position as an argument.
  *
  * With --cs-sample-windows=yes the generated code also stores each counted reference's line
  * into cs_windows.c's ring, and a watch that fires within it carries its window's distinct
@@ -248,13 +251,34 @@ static IRExpr* u8(UChar v)
    return IRExpr_Const(IRConst_U8(v));
 }
 
+/* The references of the running segment (cs_sample_emit to cs_sample_settle): the count at its
+   start, loaded once (NULL: none yet), and how many it has counted. */
+static IRExpr* seg_pos = NULL;
+static Int seg_n = 0;
+
+/* The reference at position `p` (not yet stored in `pos`, which the calls read). */
+static VG_REGPARM(2) void cs_sample_at(Addr addr, ULong p)
+{
+   pos = p;
+   cs_sample_hit(addr);
+}
+
+static VG_REGPARM(2) void cs_sample_at_data(Addr addr, ULong p)
+{
+   pos = p;
+   cs_sample_hit_data(addr);
+}
+
 void cs_sample_emit(IRSB* sb, IRExpr* addr, Bool data)
 {
    Bool threads = data && cs_sample_threads();
-   IRExpr* pos_at = mkIRExpr_HWord((HWord)&pos);
-   IRExpr* p = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, pos_at));
-   IRExpr* p1 = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, p, u64(1)));
-   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, pos_at, p1));
+   if (seg_pos == NULL) {
+      seg_pos = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&pos)));
+      seg_n = 0;
+   }
+   /* Its position: the segment's start plus a constant, no load or store of `pos`. */
+   IRExpr* p1 = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, seg_pos, u64(++seg_n)));
+   /* Loaded each time: a call before may have moved it. */
    IRExpr* n = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&cs_next_any)));
    IRExpr* sampled = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, p1, n));
    IRExpr* line = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, u8(clo_line_shift)));
@@ -279,16 +303,26 @@ void cs_sample_emit(IRSB* sb, IRExpr* addr, Bool data)
    IRExpr* watched = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE32, bit, u32(0)));
    IRExpr* call = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, sampled, watched));
    IRDirty* di = threads
-      ? unsafeIRDirty_0_N(1, "cs_sample_hit_data", VG_(fnptr_to_fnentry)(&cs_sample_hit_data),
-                          mkIRExprVec_1(addr))
-      : unsafeIRDirty_0_N(1, "cs_sample_hit", VG_(fnptr_to_fnentry)(&cs_sample_hit),
-                          mkIRExprVec_1(addr));
+      ? unsafeIRDirty_0_N(2, "cs_sample_at_data", VG_(fnptr_to_fnentry)(&cs_sample_at_data),
+                          mkIRExprVec_2(addr, p1))
+      : unsafeIRDirty_0_N(2, "cs_sample_at", VG_(fnptr_to_fnentry)(&cs_sample_at),
+                          mkIRExprVec_2(addr, p1));
    di->guard = call;
    addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
 
+void cs_sample_settle(IRSB* sb)
+{
+   if (seg_pos == NULL)
+      return;
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&pos),
+                                  tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, seg_pos, u64(seg_n)))));
+   seg_pos = NULL;
+}
+
 void cs_sample_emit_guarded(IRSB* sb, IRExpr* addr, IRExpr* guard)
 {
+   cs_sample_settle(sb); /* it counts from `pos` */
    IRDirty* di = unsafeIRDirty_0_N(1, "cs_sample_guarded",
                                    VG_(fnptr_to_fnentry)(&cs_sample_guarded),
                                    mkIRExprVec_1(addr));
