@@ -200,6 +200,8 @@ static void flush_events(IRSB* sb)
 static void end_segment(IRSB* sb)
 {
    flush_events(sb);
+   if (cs_sampling())
+      cs_sample_settle(sb);
    emit_segment(sb);
 }
 

@@ -20,8 +20,12 @@ void cs_sample_start(void);
 void cs_sample_count(void);
 void cs_sample_forked_child(void);
 /* One counted reference at `addr` (a data reference if `data`: the per-thread sampler counts
-   it too): inline IR, with a call only when it is sampled or may touch a watched line. */
+   it too): inline IR, with a call only when it is sampled or may touch a watched line. Its
+   position is the segment's first plus a constant: the count is stored by cs_sample_settle. */
 void cs_sample_emit(IRSB* sb, IRExpr* addr, Bool data);
+/* Ends the segment of references: stores the count. Before every exit of a superblock, at its
+   end and before a guarded reference. */
+void cs_sample_settle(IRSB* sb);
 /* The same, for a data reference made only when `guard` holds. */
 void cs_sample_emit_guarded(IRSB* sb, IRExpr* addr, IRExpr* guard);
 

@@ -162,8 +162,7 @@ void cs_sample_thread_hit(UWord line, ULong pos)
          cs_append(w->at);
          cs_append(own);
          VG_(free)(w);
-         if (cs_filter[slot] != 0xFFFF)
-            cs_filter[slot]--;
+         cs_filter_remove(slot);
       }
    }
    if (own == t->next) {
@@ -171,8 +170,7 @@ void cs_sample_thread_hit(UWord line, ULong pos)
       w->line = line;
       w->at = own;
       VG_(HT_add_node)(t->watches, w);
-      if (cs_filter[slot] != 0xFFFF)
-         cs_filter[slot]++;
+      cs_filter_add(slot);
       ULong p = drawn_at(++t->index);
       /* Positions increase; anything else means the pipe is not cachescope's. */
       tl_assert(p > own);

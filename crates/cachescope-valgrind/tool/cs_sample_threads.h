@@ -9,12 +9,30 @@
 #define FILTER_BITS 20
 #define NEVER (~0ULL)
 
-/* The watch counters both samplers share (cs_sample.c), by slot_of(line). */
+/* The watch counters both samplers share (cs_sample.c), by slot_of(line), and a bit per slot
+   that is set while its counter is not zero: the generated code reads the bit. */
 extern UShort cs_filter[1 << FILTER_BITS];
+extern UChar cs_filter_bits[1 << (FILTER_BITS - 3)];
 
+/* The line's low bits, not a hash: the bits the program's references read then follow the
+   program's own locality at 1/512 of its footprint, and lines alias only 2^FILTER_BITS lines
+   apart. */
 static inline UInt slot_of(ULong line)
 {
-   return (UInt)((line * 0x9E3779B97F4A7C15ULL) >> (64 - FILTER_BITS));
+   return (UInt)(line & ((1 << FILTER_BITS) - 1));
+}
+
+/* A watch on a line of `slot` set, and removed (a full counter stays full: only calls more). */
+static inline void cs_filter_add(UInt slot)
+{
+   if (cs_filter[slot] != 0xFFFF && cs_filter[slot]++ == 0)
+      cs_filter_bits[slot >> 3] |= (UChar)(1 << (slot & 7));
+}
+
+static inline void cs_filter_remove(UInt slot)
+{
+   if (cs_filter[slot] != 0xFFFF && --cs_filter[slot] == 0)
+      cs_filter_bits[slot >> 3] &= (UChar)~(1 << (slot & 7));
 }
 
 /* The running thread's next sampled position as a position of the whole count (NEVER if
