@@ -134,6 +134,56 @@ impl Thinning {
     }
 }
 
+/// Where a thinning drops each sample: its levels rise at a few positions (tens over a
+/// 64-bit count), and a sample drawn at `j` is kept at the level of position `i` for every `i`
+/// up to some point and never after (the levels grow with `i` and nest). So the Valgrind tool
+/// can be told with each position the first reuse position at which that sample is no longer
+/// kept (`record/tool_sampled.rs`'s positions pipe) and skip what cachescope would discard.
+#[derive(Clone, Debug)]
+pub(crate) struct Drops {
+    thin: Thinning,
+    rate: f64,
+    /// `(position, level there)` of each position whose level exceeds the one before it.
+    rises: Vec<(u64, u32)>,
+}
+
+impl Drops {
+    /// The drops of `thin` for samples drawn at `rate`.
+    pub fn new(thin: Thinning, rate: f64) -> Drops {
+        let level = |i| thin.level(rate, i);
+        let (mut rises, mut at, mut now) = (Vec::new(), 1u64, level(1));
+        // Each rise by bisection between the last one (at its level) and the end (above it).
+        while level(u64::MAX) > now {
+            let (mut lo, mut hi) = (at, u64::MAX);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if level(mid) > now { hi = mid } else { lo = mid }
+            }
+            (at, now) = (hi, level(hi));
+            rises.push((at, now));
+        }
+        Drops { thin, rate, rises }
+    }
+
+    /// Whether the sample drawn at `j` is kept at `j`'s own level.
+    pub fn kept_when_drawn(&self, j: u64) -> bool {
+        self.thin.keeps(j, self.thin.level(self.rate, j))
+    }
+
+    /// The first position `i > j` at whose level the sample drawn at `j` is not kept
+    /// (`thin.keeps(j, thin.level(rate, i))` false); `u64::MAX`: none.
+    pub fn first_dropped(&self, j: u64) -> u64 {
+        let (thin, after) = (self.thin, j.saturating_add(1));
+        if !thin.keeps(j, thin.level(self.rate, after)) {
+            return after;
+        }
+        // Past `j + 1` the level changes only at the rises, and stays kept then not.
+        let later = &self.rises[self.rises.partition_point(|&(r, _)| r <= after)..];
+        let kept = later.partition_point(|&(_, l)| thin.keeps(j, l));
+        later.get(kept).map_or(u64::MAX, |&(r, _)| r)
+    }
+}
+
 /// The decaying level of `refs` references with `cap`: the least `L` with `refs ≤ cap · 2^L`.
 pub(crate) fn decay_level(cap: u64, refs: u64) -> u32 {
     let mut level = 0u32;
