@@ -23,8 +23,8 @@ use super::tool_run::{InTool, Launched, POSITIONS, THREAD_POSITIONS, launch, no_
 use super::{Finished, ProgramOutput, ToolOptions};
 use crate::error::{Error, Result, Source, corrupt, truncated};
 use crate::sampling::{
-    Drops, MAX_SAMPLES, Profile, SampleCursor, SamplerOptions, THREAD_SAMPLES, Thinning, rebuild_drawn,
-    thread_options,
+    Drops, MAX_SAMPLES, Profile, SampleCursor, SamplerOptions, THREAD_SAMPLES, Thinning,
+    rebuild_drawn, thread_options,
 };
 
 const TAG_THREAD: u64 = 0x1;
