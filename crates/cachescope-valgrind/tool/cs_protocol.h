@@ -40,6 +40,11 @@
    sampler, the reuse's window measured: d distinct lines between its two references. */
 #define CS_TAG_REUSE  0x4
 #define CS_REUSE_MEASURED (1ULL << 47)
+/* The positions pipe of sampled capture (--cs-sample-from, cs_sample.c; not a record stream,
+   written by crates/cachescope/src/record/tool_sampled.rs's Positions::whole): pairs of
+   words, a sampled position (increasing) and the first reuse position at which its sample is
+   no longer kept by cachescope's thinning (2^64 − 1: never); a watch firing at or past it
+   writes no CS_TAG_REUSE record. (--cs-sample-threads-from's pipe: single positions.) */
 /* Sampled capture: one word follows, the references counted so far (before an exec record
    and before the end record); argument as CS_TAG_REUSE's, a record per thread. */
 #define CS_TAG_COUNT  0x5

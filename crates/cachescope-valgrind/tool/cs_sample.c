@@ -4,10 +4,15 @@
  * Copyright (C) 2026 the cachescope authors. SPDX-License-Identifier: GPL-2.0-or-later
  *
  * cachescope draws the sampled positions (1-based counts of the references it counts) from
- * its seeded generator and writes them, in order, into the pipe --cs-sample-from names; the
- * tool counts references as the trace would list them and, at each sampled position, sets a
- * watchpoint on the reference's line. The line's next reference fires it: the tool writes a
- * CS_TAG_REUSE record (the sample's position and the reuse's). At an exec and at the end a
+ * its seeded generator and writes them, in order, into the pipe --cs-sample-from names, each
+ * with the first reuse position at which the sample is no longer kept (its thinning, which
+ * cachescope knows: crates/cachescope/src/sampling/thinning.rs's `Drops`; NEVER: kept to the
+ * end); the tool counts references as the trace would list them and, at each sampled
+ * position, sets a watchpoint on the reference's line. The line's next reference fires it:
+ * the tool writes a CS_TAG_REUSE record (the sample's position and the reuse's) if the sample
+ * is still kept then, and nothing otherwise (cachescope would discard it). Once the count
+ * passes the first such position of any watch, the watches no longer kept are dropped, so
+ * they cost no calls. At an exec and at the end a
  * CS_TAG_COUNT record gives the references counted. cachescope knows the positions it drew,
  * so it rebuilds the same profile as sampling the full trace of the run with the same seed:
  * reuses from the records, the other samples dangling.
@@ -22,7 +27,8 @@
  *
  * With --cs-sample-windows=yes the generated code also stores each counted reference's line
  * into cs_windows.c's ring, and a watch that fires within it carries its window's distinct
- * lines (the sampled report's whole-stream sampler: as its stage measures them on a trace).
+ * lines (the sampled report's whole-stream sampler: as its stage measures them on a trace),
+ * for the samples still kept only, in the order of their reuses (cs_windows.c's budget).
  *
  * With --cs-sample-threads-from=PATH a second sampler runs per thread (cs_sample_threads.c):
  * each thread's positions are its own data references, the same draws for every thread read
@@ -74,12 +80,17 @@ typedef struct _Watch {
    struct _Watch* next;
    UWord line; /* the hash table's key */
    ULong at;   /* the sampled position */
+   ULong until; /* the first position at which the sample is no longer kept */
 } Watch;
 static VgHashTable* watches = NULL;
 
 static Int from_fd = -1;
+/* Words read from the pipe: pairs of a position and its sample's `until`. */
 static ULong positions[512];
 static Int have = 0, used = 0;
+/* `until` of the position `next`, and the least `until` of the watches (drop_thinned). */
+static ULong next_until = NEVER;
+static ULong sweep_at = NEVER;
 
 Bool cs_sampling(void)
 {
@@ -99,24 +110,29 @@ Bool cs_sample_option(const HChar* arg)
    return True;
 }
 
-/* The next sampled position from the pipe; NEVER once it is closed. */
-static ULong read_position(void)
+/* The next sampled position from the pipe, and into `until` the first position at which its
+   sample is no longer kept; NEVER (both) once the pipe is closed. */
+static ULong read_position(ULong* until)
 {
    if (used == have) {
       SizeT got = 0;
-      /* Whole words only: a pipe may return part of one. */
-      while (from_fd >= 0 && (got == 0 || got % sizeof(ULong) != 0)) {
+      /* Whole pairs only: a pipe may return part of one. */
+      while (from_fd >= 0 && (got == 0 || got % (2 * sizeof(ULong)) != 0)) {
          Int n = VG_(read)(from_fd, (HChar*)positions + got, sizeof positions - got);
          if (n <= 0)
             break;
          got += n;
       }
-      have = got / sizeof(ULong);
+      have = got / (2 * sizeof(ULong)) * 2;
       used = 0;
-      if (have == 0)
+      if (have == 0) {
+         *until = NEVER;
          return NEVER;
+      }
    }
-   return positions[used++];
+   *until = positions[used + 1];
+   used += 2;
+   return positions[used - 2];
 }
 
 Int cs_sample_line_shift(void)
@@ -144,7 +160,7 @@ void cs_sample_start(void)
    watches = VG_(HT_construct)("cachescope.watches");
    if (clo_windows)
       cs_windows_start();
-   next = read_position();
+   next = read_position(&next_until);
    cs_sample_threads_start();
    cs_sample_next_changed();
 }
@@ -173,8 +189,33 @@ void cs_sample_forked_child(void)
       VG_(close)(from_fd);
    from_fd = -1;
    next = NEVER;
+   next_until = NEVER;
    cs_sample_threads_forked_child();
    cs_sample_next_changed();
+}
+
+/* Drops the watches whose samples are no longer kept at `pos` (their records would be
+   discarded), so that their lines cost no more calls: at most once per rise of the thinning's
+   level (tens in a run), each a pass over the watches. */
+static __attribute__((noinline)) void drop_thinned(void)
+{
+   UInt n;
+   sweep_at = NEVER;
+   if (VG_(HT_count_nodes)(watches) == 0)
+      return;
+   VgHashNode** all = VG_(HT_to_array)(watches, &n);
+   for (UInt k = 0; k < n; k++) {
+      Watch* w = (Watch*)all[k];
+      if (w->until > pos) {
+         sweep_at = w->until < sweep_at ? w->until : sweep_at;
+         continue;
+      }
+      UInt slot = slot_of(w->line);
+      VG_(HT_remove)(watches, w->line);
+      VG_(free)(w);
+      cs_filter_remove(slot);
+   }
+   VG_(free)(all);
 }
 
 /* The reference at `pos` touches `addr`: fire the watchpoint on its line, if any, then
@@ -183,13 +224,19 @@ static VG_REGPARM(1) void cs_sample_hit(Addr addr)
 {
    UWord line = addr >> clo_line_shift;
    UInt slot = slot_of(line);
+   if (pos >= sweep_at)
+      drop_thinned();
    if (filter[slot] != 0) {
       Watch* w = VG_(HT_remove)(watches, line);
       if (w != NULL) {
-         Long d = cs_windows_between(w->at, pos);
-         cs_append(CS_ESCAPE(CS_TAG_REUSE, d < 0 ? 0 : CS_REUSE_MEASURED | (ULong)d));
-         cs_append(w->at);
-         cs_append(pos);
+         /* Only a sample still kept: its record, and its window (windows.rs's budget
+            spent in the order cachescope spends it). */
+         if (pos < w->until) {
+            Long d = cs_windows_between(w->at, pos);
+            cs_append(CS_ESCAPE(CS_TAG_REUSE, d < 0 ? 0 : CS_REUSE_MEASURED | (ULong)d));
+            cs_append(w->at);
+            cs_append(pos);
+         }
          VG_(free)(w);
          cs_filter_remove(slot);
       }
@@ -198,9 +245,11 @@ static VG_REGPARM(1) void cs_sample_hit(Addr addr)
       Watch* w = VG_(malloc)("cachescope.watch", sizeof *w);
       w->line = line;
       w->at = pos;
+      w->until = next_until;
+      sweep_at = next_until < sweep_at ? next_until : sweep_at;
       VG_(HT_add_node)(watches, w);
       cs_filter_add(slot);
-      ULong p = read_position();
+      ULong p = read_position(&next_until);
       /* Positions increase; anything else means the pipe is not cachescope's. */
       tl_assert(p > pos);
       next = p;

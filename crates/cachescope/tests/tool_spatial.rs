@@ -370,6 +370,10 @@ fn statcaches_sampler_runs_in_the_same_tool() {
             "{reuse:?}: the spatial samples"
         );
         assert!(want.samples().len() > 20, "{reuse:?}");
+        // Long enough that the floored sampler's level rose (every reference drawn at first,
+        // a quarter of them or fewer kept at the end): the tool, told where each sample stops
+        // being kept, wrote no record and measured no window for those past it.
+        assert!(want.rate() <= 0.25, "{reuse:?}: rate {}", want.rate());
         assert_eq!(got.refs(), want.refs(), "{reuse:?}");
         assert!(
             got.samples() == want.samples(),

@@ -2,10 +2,11 @@
 //! the reuses of the sampled references cross the pipe (`cachescope sample -- PROG`).
 //!
 //! cachescope draws the sampled positions from the same seeded generator as
-//! [`crate::sampling::Sampler`] and writes them into a second pipe; the tool counts the
-//! references the sampler would count (data references, and instructions when
+//! [`crate::sampling::Sampler`] and writes them into a second pipe, each with the first
+//! position at which the thinning no longer keeps its sample ([`Positions::whole`]); the tool
+//! counts the references the sampler would count (data references, and instructions when
 //! [`SamplerOptions::include_instructions`]), watches each sampled reference's line and writes
-//! a record when the line is referenced again, plus the final count. The profile rebuilt here
+//! a record when the line is referenced again while the sample is kept, plus the final count. The profile rebuilt here
 //! equals sampling the full trace of the same run with the same options (the positions are
 //! the same draws; the tool counts what the trace would list, in the same order).
 
@@ -22,8 +23,8 @@ use super::tool_run::{InTool, Launched, POSITIONS, THREAD_POSITIONS, launch, no_
 use super::{Finished, ProgramOutput, ToolOptions};
 use crate::error::{Error, Result, Source, corrupt, truncated};
 use crate::sampling::{
-    MAX_SAMPLES, Profile, SampleCursor, SamplerOptions, THREAD_SAMPLES, Thinning, rebuild_drawn,
-    thread_options,
+    Drops, MAX_SAMPLES, Profile, SampleCursor, SamplerOptions, THREAD_SAMPLES, Thinning,
+    rebuild_drawn, thread_options,
 };
 
 const TAG_THREAD: u64 = 0x1;
@@ -78,7 +79,7 @@ pub fn sample_program(
             windows: false,
         },
     )?;
-    let positions = Positions::start(&recording.dir.join(POSITIONS), SampleCursor::new(&options));
+    let positions = Positions::whole(&recording.dir.join(POSITIONS), &options, 0);
     let read = read_stream(BufReader::with_capacity(1 << 16, input), &source, &options);
     positions.stop();
     let stream = match read {
@@ -98,7 +99,7 @@ pub(super) struct Stream {
     pub(super) reuses: Vec<(u64, u64)>,
     /// `(sampled position, distinct lines between)` of the reuses whose window the tool
     /// measured (`--cs-sample-windows`, `cs_windows.c`), and the references those windows
-    /// read: the budget ([`Windows`]) applied here, where the thinning is known.
+    /// read: the budget ([`Windows`]) applied here too, as the tool applies it.
     ///
     /// [`Windows`]: crate::sampling::Windows
     measured: Vec<(u64, u32)>,
@@ -134,7 +135,8 @@ impl Stream {
         if thin.keeps(j, self.level) {
             self.reuses.push((j, i));
             // The trace's sampler counts the windows of the samples kept at `i`, in this
-            // order, while within its budget: so does this (the tool measures more).
+            // order, while within its budget: so does the tool (told where each sample stops
+            // being kept, `Positions::whole`), and so does this, which then keeps them all.
             if measured.is_some() && crate::sampling::Windows::within_budget(self.spent, i) {
                 self.spent += i - j - 1;
                 self.measured.extend(measured.map(|d| (j, d)));
@@ -170,7 +172,7 @@ pub(super) fn cursor(options: &SamplerOptions, floor: u64) -> SampleCursor {
     }
 }
 
-/// The thread writing the sampled positions into the tool's positions pipe.
+/// The thread writing the sampled positions into one of the tool's positions pipes.
 pub(super) struct Positions {
     path: PathBuf,
     stop: Arc<AtomicBool>,
@@ -178,32 +180,39 @@ pub(super) struct Positions {
 }
 
 impl Positions {
-    /// Starts writing the positions `cursor` draws into the pipe at `path`.
+    /// Starts writing the positions `cursor` draws into the pipe at `path`, one word each
+    /// (a thread's sampler's pipe, `cs_sample_threads.c`).
     pub(super) fn start(path: &Path, cursor: SampleCursor) -> Positions {
-        Positions::keeping(path, cursor, |_| true)
+        Positions::writing(path, move |w| write_positions(w, cursor, None))
     }
 
-    /// The positions a floored sampler with `options` and `floor` draws and keeps when it
-    /// draws them (its thinning at the level of the references so far, as
-    /// [`Stream::push_reuse`] thins): one thinned by then is in no profile, so the tool need
-    /// not watch it nor measure its window, which the trace's sampler does not either.
-    pub(super) fn floored(path: &Path, options: &SamplerOptions, floor: u64) -> Positions {
-        let (thin, rate) = (thinning(options, floor), options.rate);
-        let keep = move |at| thin.keeps(at, thin.level(rate, at));
-        Positions::keeping(path, cursor(options, floor), keep)
+    /// The whole stream's positions for a sampler with `options` and `floor`
+    /// ([`Stream::floor`]: 0 for `sample -- P`'s, [`crate::sampling::REPORT_FLOOR`] for the
+    /// sampled report's), each with the first reuse position at which its sample is no longer
+    /// kept (`u64::MAX`: never), so the tool watches and measures only what
+    /// [`Stream::push_reuse`] keeps (`cs_sample.c`'s `read_position`). A position its thinning
+    /// drops where it is drawn is in no profile and is left out.
+    pub(super) fn whole(path: &Path, options: &SamplerOptions, floor: u64) -> Positions {
+        let drops = Drops::new(thinning(options, floor), options.rate);
+        let cursor = cursor(options, floor);
+        Positions::writing(path, move |w| write_positions(w, cursor, Some(drops)))
     }
 
-    /// Starts writing the positions `cursor` draws that `keep` keeps.
-    fn keeping(
-        path: &Path,
-        cursor: SampleCursor,
-        keep: impl Fn(u64) -> bool + Send + 'static,
-    ) -> Positions {
+    /// Starts `write` on the pipe at `path` in a thread.
+    fn writing(path: &Path, write: impl FnOnce(&mut dyn Write) + Send + 'static) -> Positions {
         let path = path.to_path_buf();
         let stop = Arc::new(AtomicBool::new(false));
         let writer = {
             let (path, stop) = (path.clone(), stop.clone());
-            std::thread::spawn(move || write_positions(&path, cursor, keep, &stop))
+            std::thread::spawn(move || {
+                let Ok(file) = OpenOptions::new().write(true).open(&path) else {
+                    return;
+                };
+                write(&mut Stopping {
+                    out: BufWriter::with_capacity(1 << 12, file),
+                    stop,
+                })
+            })
         };
         Positions {
             path,
@@ -231,25 +240,44 @@ impl Drop for Positions {
     }
 }
 
-/// Writes the sampled positions `keep` keeps, in order, until the tool closes its end or
-/// `stop` is set.
-fn write_positions(
-    path: &Path,
-    mut cursor: SampleCursor,
-    keep: impl Fn(u64) -> bool,
-    stop: &AtomicBool,
-) {
-    let Ok(file) = OpenOptions::new().write(true).open(path) else {
-        return;
-    };
-    let mut w = BufWriter::with_capacity(1 << 12, file);
-    while !stop.load(Ordering::SeqCst) {
-        let at = cursor.next();
-        if at != u64::MAX && !keep(at) {
-            cursor.skip_to(at);
-            continue;
+/// A pipe's writer that fails once `stop` is set.
+struct Stopping {
+    out: BufWriter<File>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Write for Stopping {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.stop.load(Ordering::SeqCst) {
+            return Err(std::io::ErrorKind::BrokenPipe.into());
         }
-        if w.write_all(&at.to_le_bytes()).is_err() || at == u64::MAX {
+        self.out.write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Writes the positions `cursor` draws, in order, until `w` fails (the tool closed its end,
+/// or the run is over), then `u64::MAX`. With `drops`, pairs of words: only the positions kept
+/// where drawn, each with the first position at which it is no longer kept.
+fn write_positions(w: &mut dyn Write, mut cursor: SampleCursor, drops: Option<Drops>) {
+    let mut put = |words: &[u64]| words.iter().try_for_each(|x| w.write_all(&x.to_le_bytes()));
+    loop {
+        let at = cursor.next();
+        let words = match &drops {
+            _ if at == u64::MAX => [at; 2],
+            None => [at, 0],
+            Some(d) if d.kept_when_drawn(at) => [at, d.first_dropped(at)],
+            // Dropped at its own level: kept at no later one either.
+            Some(_) => {
+                cursor.skip_to(at);
+                continue;
+            }
+        };
+        let width = if drops.is_some() { 2 } else { 1 };
+        if put(&words[..width]).is_err() || at == u64::MAX {
             return;
         }
         cursor.skip_to(at);
@@ -490,11 +518,12 @@ mod tests {
     }
 
     /// Brute force: the tool's records of the sampled report's floored positions (every
-    /// drawn position's next reference, in the order of the reuses, and the distinct lines
-    /// between for those within the windows' ring) rebuild the profile
-    /// [`Sampler::floored`] with its windows makes of the same references, below the floor's
-    /// end (rate `2^−D`) and past it (the rate), measured distances included; and the
-    /// positions the tool is handed are the trace's sampler's draws.
+    /// drawn position's next reference while the sample is kept there, as [`Drops`] tells
+    /// the tool, in the order of the reuses, and the distinct lines between for those within
+    /// the windows' ring) rebuild the profile [`Sampler::floored`] with its windows makes of
+    /// the same references, below the floor's end (rate `2^−D`) and past it (the rate),
+    /// measured distances included; and the positions the tool is handed are the trace's
+    /// sampler's draws. Every record, the thinned samples' too, rebuilds it as well.
     ///
     /// [`Sampler::floored`]: crate::sampling::Sampler::floored
     #[test]
@@ -527,24 +556,31 @@ mod tests {
                 drawn.skip_to(j);
             }
             reuses.sort_unstable_by_key(|&(_, i)| i);
-            let mut stream = Stream::floored(cap);
+            let drops = Drops::new(thinning(&options, cap), options.rate);
+            let (mut all, mut kept, mut skipped) = (Stream::floored(cap), Stream::floored(cap), 0);
             for (j, i) in reuses {
                 // Positions from 1: the references between are lines j..i − 1 of `line`.
                 let between = (j..i - 1).map(line);
                 let d = between.collect::<std::collections::HashSet<u64>>().len() as u32;
                 let measured = (i - j <= crate::sampling::RING).then_some(d);
-                stream.push_reuse(&options, (j, i), measured);
+                all.push_reuse(&options, (j, i), measured);
+                // What the tool writes: nothing for a sample no longer kept.
+                if !drops.kept_when_drawn(j) || i >= drops.first_dropped(j) {
+                    skipped += 1;
+                    continue;
+                }
+                kept.push_reuse(&options, (j, i), measured);
             }
-            stream.count = n;
-            assert_eq!(
-                rebuild(options, &stream, &Source::Stdin).unwrap(),
-                want,
-                "n {n}"
-            );
+            assert!(skipped > 1000, "n {n}: {skipped} skipped");
+            for mut stream in [all, kept] {
+                stream.count = n;
+                let got = rebuild(options, &stream, &Source::Stdin).unwrap();
+                assert_eq!(got, want, "n {n}");
+            }
         }
     }
 
-    /// [`Positions::floored`] leaves out only positions no profile keeps: a position the
+    /// [`Positions::whole`] leaves out only positions no profile keeps: a position the
     /// floored thinning drops at the level of its own draw is dropped at every later level
     /// (here with a cap of 64 samples, so that the levels climb within a few thousand
     /// references).

@@ -142,7 +142,7 @@ impl Recording {
         let positions = reuse.map(|r| {
             // The same draws as the trace's sampler (`Sampler::floored`), those it keeps.
             let floor = crate::sampling::REPORT_FLOOR;
-            let whole = Positions::floored(&recording.dir.join(POSITIONS), &r, floor);
+            let whole = Positions::whole(&recording.dir.join(POSITIONS), &r, floor);
             let threads = (!r.include_instructions).then(|| thread_positions(&recording.dir, &r));
             (whole, threads)
         });

@@ -83,7 +83,7 @@ pub use format::{MAGIC, VERSION};
 pub use profile::{Profile, SlotHistogram};
 pub use sampler::Sampler;
 pub(crate) use sampler::{FirstReferences, SamplerParts};
-pub(crate) use thinning::Thinning;
+pub(crate) use thinning::{Drops, Thinning};
 pub use thinning::{MAX_SAMPLES, REPORT_FLOOR};
 pub(crate) use threads::rebuild_drawn;
 pub use threads::{THREAD_SAMPLES, ThreadReuses, thread_options};

@@ -106,17 +106,30 @@ impl Thinning {
     /// Whether the sample drawn at `position` is kept at `level`.
     #[inline]
     pub fn keeps(&self, position: u64, level: u32) -> bool {
-        if self.floor != 0 {
+        self.keeper(position)(level)
+    }
+
+    /// Whether the sample drawn at `position` is kept, by level: [`Thinning::keeps`] with
+    /// the position's part computed once ([`Drops`] asks it at several levels).
+    #[inline]
+    pub fn keeper(&self, position: u64) -> impl Fn(u32) -> bool + '_ {
+        let hash = splitmix64(position ^ self.key);
+        // A floored sampler's: the draw's rate and the hash in [0, 1).
+        let (drawn, u, drawn_at) = if self.floor != 0 {
             let drawn = self.rate.max(half_power(decay_level(self.floor, position)));
-            let u = (splitmix64(position ^ self.key) >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
-            return u < self.kept_rate(self.rate, level) / drawn;
-        }
-        let bits = if self.decaying {
-            level.saturating_sub(self.level(1.0, position))
+            (drawn, (hash >> 11) as f64 * (1.0 / (1u64 << 53) as f64), 0)
+        } else if self.decaying {
+            (0.0, 0.0, self.level(1.0, position))
         } else {
-            level
+            (0.0, 0.0, 0)
         };
-        bits == 0 || splitmix64(position ^ self.key) >> (64 - bits) == 0
+        move |level| {
+            if self.floor != 0 {
+                return u < self.kept_rate(self.rate, level) / drawn;
+            }
+            let bits = level.saturating_sub(drawn_at);
+            bits == 0 || hash >> (64 - bits) == 0
+        }
     }
 
     /// The rate of the samples kept at `level` out of those drawn at `rate`.
@@ -131,6 +144,65 @@ impl Thinning {
             return Thinning::rate(rate, level);
         }
         Thinning::rate(rate, level % 64).max(half_power(level / 64))
+    }
+}
+
+/// Where a thinning drops each sample: its levels rise at a few positions (tens over a
+/// 64-bit count), and a sample drawn at `j` is kept at the level of position `i` for every `i`
+/// up to some point and never after (the levels grow with `i` and nest). So the Valgrind tool
+/// can be told with each position the first reuse position at which that sample is no longer
+/// kept (`record/tool_sampled.rs`'s positions pipe) and skip what cachescope would discard.
+#[derive(Clone, Debug)]
+pub(crate) struct Drops {
+    thin: Thinning,
+    /// `(position, level there)` of each position whose level exceeds the one before it,
+    /// and the level at position 1.
+    rises: Vec<(u64, u32)>,
+    first: u32,
+}
+
+impl Drops {
+    /// The drops of `thin` for samples drawn at `rate`.
+    pub fn new(thin: Thinning, rate: f64) -> Drops {
+        let level = |i| thin.level(rate, i);
+        let (mut rises, mut at, first) = (Vec::new(), 1u64, level(1));
+        let mut now = first;
+        // Each rise by bisection between the last one (at its level) and the end (above it).
+        while level(u64::MAX) > now {
+            let (mut lo, mut hi) = (at, u64::MAX);
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                if level(mid) > now { hi = mid } else { lo = mid }
+            }
+            (at, now) = (hi, level(hi));
+            rises.push((at, now));
+        }
+        Drops { thin, rises, first }
+    }
+
+    /// Whether the sample drawn at `j` is kept at `j`'s own level.
+    pub fn kept_when_drawn(&self, j: u64) -> bool {
+        self.thin.keeper(j)(self.level(j).1)
+    }
+
+    /// The index of the first rise after `i`, and the level at `i`.
+    fn level(&self, i: u64) -> (usize, u32) {
+        let k = self.rises.partition_point(|&(r, _)| r <= i);
+        (k, k.checked_sub(1).map_or(self.first, |k| self.rises[k].1))
+    }
+
+    /// The first position `i > j` at whose level the sample drawn at `j` is not kept
+    /// (`thin.keeps(j, thin.level(rate, i))` false); `u64::MAX`: none.
+    pub fn first_dropped(&self, j: u64) -> u64 {
+        let (keeps, after) = (self.thin.keeper(j), j.saturating_add(1));
+        let (next, now) = self.level(after);
+        if !keeps(now) {
+            return after;
+        }
+        // Past `j + 1` the level changes only at the rises, and stays kept then not.
+        let later = &self.rises[next..];
+        let kept = later.partition_point(|&(_, l)| keeps(l));
+        later.get(kept).map_or(u64::MAX, |&(r, _)| r)
     }
 }
 

@@ -164,3 +164,36 @@ fn a_decaying_cursor_draws_the_samplers_positions() {
         "{l1} {l2}"
     );
 }
+
+/// Brute force: [`super::Drops`] gives each sample the first position past it at whose level
+/// it is no longer kept, for the sampled report's floored thinning and the plain one (caps
+/// small enough that the level rises at least five times within the positions scanned).
+#[test]
+fn drops_name_the_first_position_a_sample_is_not_kept_at() {
+    let n = 20_000u64;
+    for (thin, rate) in [
+        (Thinning::floored(3, 64, 16, 0.05), 0.05),
+        (Thinning::new(7, 10), 0.01),
+    ] {
+        let drops = super::Drops::new(thin, rate);
+        let levels: Vec<u32> = (0..=n).map(|i| thin.level(rate, i)).collect();
+        let rises = (2..=n).filter(|&i| levels[i as usize] > levels[i as usize - 1]);
+        assert!(rises.count() >= 5);
+        let mut never = 0;
+        for j in (1..n / 2).step_by(13) {
+            let want = (j + 1..=n).find(|&i| !thin.keeps(j, levels[i as usize]));
+            let got = drops.first_dropped(j);
+            match want {
+                Some(i) => assert_eq!(got, i, "j {j}"),
+                None => {
+                    assert!(got > n, "j {j}: {got}");
+                    never += 1;
+                }
+            }
+        }
+        // Some samples outlive the positions scanned, and very few the whole count.
+        assert!(never > 0);
+        let kept_forever = (1..n).filter(|&j| drops.first_dropped(j) == u64::MAX);
+        assert!(kept_forever.count() < 10);
+    }
+}
