@@ -36,6 +36,7 @@ cs=$PWD/${CARGO_TARGET_DIR:-target}/release/cachescope
 # The tool's directory as this build's `record` unpacks it (VALGRIND_LIB for the tool rows),
 # in a cache of the script's own (the shared one may hold other builds' tools), and Valgrind's
 # own tools beside it.
+rm -rf "$work/cache" # an earlier build's tool would be a second match below
 XDG_CACHE_HOME=$work/cache "$cs" record -q --no-events -o "$work/true.cst" -- true >/dev/null 2>&1
 tooldir=$(ls -d "$work"/cache/cachescope/valgrind-*/plain)
 lib=$work/lib
