@@ -260,6 +260,28 @@ proptest! {
     }
 
     #[test]
+    fn runs_and_invalidations_match_one_set(
+        ways in 1u32..12,
+        p in policy(),
+        ops in proptest::collection::vec((0u64..16, 1usize..4, proptest::bool::weighted(0.15)), 0..300),
+    ) {
+        // Runs of one line broken by invalidations of any line, the one just referenced
+        // included: both simulators forget it alike.
+        let p = if FullyAssoc::supports(p) { p } else { Policy::Lru };
+        let g = geo(u64::from(ways), ways, 1);
+        let mut set = SetAssoc::new(g, p).unwrap();
+        let mut fully = FullyAssoc::new(g, p).unwrap();
+        for &(l, run, drop) in &ops {
+            if drop {
+                prop_assert_eq!(set.invalidate(l), fully.invalidate(l));
+            }
+            for _ in 0..run {
+                prop_assert_eq!(set.access_outcome(l), fully.access_outcome(l));
+            }
+        }
+    }
+
+    #[test]
     fn lru_misses_never_rise_with_capacity(t in trace(), small in 1u64..40, extra in 0u64..40) {
         let misses = |lines: u64| {
             let g = Geometry::fully_associative(lines, 1).unwrap();
