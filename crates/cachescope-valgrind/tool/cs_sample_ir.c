@@ -110,7 +110,8 @@ void cs_sample_emit(IRSB* sb, IRExpr* addr, Bool data)
 {
    Bool threads = data && cs_sample_threads();
    if (seg_pos == NULL) {
-      seg_pos = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&cs_sample_pos)));
+      seg_pos = tmp(sb, Ity_I64,
+                    IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&cs_sample_pos)));
       seg_n = 0;
    }
    if (grp_n > 0 && grp_data != threads)

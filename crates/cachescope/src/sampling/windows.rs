@@ -174,14 +174,14 @@ mod tests {
         for i in 1..=100u64 {
             w.access(i, i);
         }
-        // Each count of the window (36, 100) reads 63 references; the budget at position
-        // 100 is 4 · 100 + 10 000 of them.
+        // Each count of the window (44, 100), the longest within the ring less its slack,
+        // reads 55 references; the budget at position 100 is 4 · 100 + 10 000 of them.
         let budget = 4 * 100 + 10_000;
-        let counts = (0..=budget / 63 + 1)
-            .take_while(|_| w.distinct_between(36, 100) == Some(63))
+        let counts = (0..=budget / 55 + 1)
+            .take_while(|_| w.distinct_between(44, 100) == Some(55))
             .count() as u64;
-        assert_eq!(counts, budget / 63 + 1);
-        assert_eq!(w.distinct_between(36, 100), None);
+        assert_eq!(counts, budget / 55 + 1);
+        assert_eq!(w.distinct_between(44, 100), None);
     }
 
     #[test]
