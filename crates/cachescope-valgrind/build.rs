@@ -8,7 +8,7 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCES: [&str; 15] = [
+const SOURCES: [&str; 14] = [
     "tool/cs_main.c",
     "tool/cs_fork.c",
     "tool/cs_env.c",
@@ -16,7 +16,6 @@ const SOURCES: [&str; 15] = [
     "tool/cs_debuginfo.c",
     "tool/cs_events.c",
     "tool/cs_sample.c",
-    "tool/cs_sample_ir.c",
     "tool/cs_sample_threads.c",
     "tool/cs_windows.c",
     "tool/cs_spatial.c",
@@ -41,7 +40,6 @@ fn main() {
         "tool/cs_events.h",
         "tool/cs_sample.c",
         "tool/cs_sample.h",
-        "tool/cs_sample_ir.c",
         "tool/cs_sample_threads.c",
         "tool/cs_sample_threads.h",
         "tool/cs_windows.c",

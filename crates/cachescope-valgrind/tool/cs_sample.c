@@ -17,18 +17,16 @@
  * so it rebuilds the same profile as sampling the full trace of the run with the same seed:
  * reuses from the records, the other samples dangling.
  *
- * Per reference the generated code (cs_sample_ir.c) tests its position against the next
- * sampled one and a map of 2^20 bits indexed by the line's low bits (a bit is set while a
- * watch is on a line of its slot: cs_sample_threads.h); up to 5 references of a segment share
- * one call, taken when either test says so for any of them, which tests each reference again
- * in order (cs_sample_hit_at) and calls cs_sample_hit for those that pass; it looks the line
- * up exactly. The position is the count at the start of the reference's segment (the
- * references before an exit of the superblock), loaded once, plus its index there, a
- * constant; the count is stored once per segment (cs_sample_settle) and by the calls.
+ * Per reference the generated code tests its position against the next sampled one and a map
+ * of 2^20 bits indexed by the line's low bits (a bit is set while a watch is on a line of its
+ * slot: cs_sample_threads.h); only when either says so does it call cs_sample_hit, which looks
+ * the line up exactly. The position is the count at the start of the reference's segment
+ * (the references before an exit of the superblock), loaded once, plus its index there, a
+ * constant; the count is stored once per segment (cs_sample_settle) and by the call, which
+ * takes the position as an argument.
  *
  * With --cs-sample-windows=yes the generated code also stores each counted reference's line
- * into cs_windows.c's ring (a group's lines before its call: the ring keeps a slack for the
- * later ones), and a watch that fires within it carries its window's distinct
+ * into cs_windows.c's ring, and a watch that fires within it carries its window's distinct
  * lines (the sampled report's whole-stream sampler: as its stage measures them on a trace),
  * for the samples still kept only, in the order of their reuses (cs_windows.c's budget).
  *
@@ -67,12 +65,11 @@ static Bool clo_windows = False;     /* --cs-sample-windows: measure the reuse w
 
 /* Counted references so far, and the position of the next one to sample: read and written
    by the generated code, so plain globals. */
-ULong cs_sample_pos = 0;
-#define pos cs_sample_pos
+static ULong pos = 0;
 static ULong next = NEVER;
 /* The nearer of `next` and the running thread's next sampled position: what the generated code
    compares the count with. */
-ULong cs_next_any = NEVER;
+static ULong cs_next_any = NEVER;
 /* Watchpoints per slot (saturating: a full slot stays set, which only costs calls), both
    samplers' (cs_sample_threads.c's too), and the bits the generated code reads. */
 UShort cs_filter[1 << FILTER_BITS];
@@ -267,23 +264,117 @@ static VG_REGPARM(1) void cs_sample_hit_data(Addr addr)
    cs_sample_thread_hit(addr >> clo_line_shift, pos);
 }
 
-/* The reference at position `p` touches `addr`: the reuse sampler's (and with `data` the
-   running thread's) work for it, tested again here as the generated code tested it. */
-void cs_sample_hit_at(ULong p, Addr addr, Bool data)
+/* A guarded reference: counted, and tested, only when its guard holds. */
+static VG_REGPARM(1) void cs_sample_guarded(Addr addr)
 {
-   pos = p;
-   if (pos != cs_next_any && filter[slot_of(addr >> clo_line_shift)] == 0)
-      return;
-   if (data)
-      cs_sample_hit_data(addr);
-   else
-      cs_sample_hit(addr);
+   pos++;
+   if (cs_windows_ring != NULL)
+      cs_windows_ring[pos & ((1 << CS_WINDOWS_BITS) - 1)] = addr >> clo_line_shift;
+   if (pos == cs_next_any || filter[slot_of(addr >> clo_line_shift)] != 0) {
+      if (cs_sample_threads())
+         cs_sample_hit_data(addr);
+      else
+         cs_sample_hit(addr);
+   }
 }
 
-/* A guarded reference: counted, and tested, only when its guard holds. */
-VG_REGPARM(1) void cs_sample_guarded(Addr addr)
+static IRExpr* tmp(IRSB* sb, IRType ty, IRExpr* e)
 {
-   if (cs_windows_ring != NULL)
-      cs_windows_ring[(pos + 1) & ((1 << CS_WINDOWS_BITS) - 1)] = addr >> clo_line_shift;
-   cs_sample_hit_at(pos + 1, addr, cs_sample_threads());
+   IRTemp t = newIRTemp(sb->tyenv, ty);
+   addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+   return IRExpr_RdTmp(t);
+}
+
+static IRExpr* u64(ULong v)
+{
+   return IRExpr_Const(IRConst_U64(v));
+}
+
+static IRExpr* u32(UInt v)
+{
+   return IRExpr_Const(IRConst_U32(v));
+}
+
+static IRExpr* u8(UChar v)
+{
+   return IRExpr_Const(IRConst_U8(v));
+}
+
+/* The references of the running segment (cs_sample_emit to cs_sample_settle): the count at its
+   start, loaded once (NULL: none yet), and how many it has counted. */
+static IRExpr* seg_pos = NULL;
+static Int seg_n = 0;
+
+/* The reference at position `p` (not yet stored in `pos`, which the calls read). */
+static VG_REGPARM(2) void cs_sample_at(Addr addr, ULong p)
+{
+   pos = p;
+   cs_sample_hit(addr);
+}
+
+static VG_REGPARM(2) void cs_sample_at_data(Addr addr, ULong p)
+{
+   pos = p;
+   cs_sample_hit_data(addr);
+}
+
+void cs_sample_emit(IRSB* sb, IRExpr* addr, Bool data)
+{
+   Bool threads = data && cs_sample_threads();
+   if (seg_pos == NULL) {
+      seg_pos = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&pos)));
+      seg_n = 0;
+   }
+   /* Its position: the segment's start plus a constant, no load or store of `pos`. */
+   IRExpr* p1 = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, seg_pos, u64(++seg_n)));
+   /* Loaded each time: a call before may have moved it. */
+   IRExpr* n = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, mkIRExpr_HWord((HWord)&cs_next_any)));
+   IRExpr* sampled = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, p1, n));
+   IRExpr* line = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, u8(clo_line_shift)));
+   if (cs_windows_ring != NULL) {
+      /* The windows' ring: the line at slot p1 mod 2^16 (cs_windows.c). */
+      IRExpr* r = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, p1, u64((1 << CS_WINDOWS_BITS) - 1)));
+      IRExpr* ro = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, r, u8(3)));
+      IRExpr* ra = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, ro, u64((HWord)cs_windows_ring)));
+      addStmtToIRSB(sb, IRStmt_Store(Iend_LE, ra, line));
+   }
+   /* The bit of slot_of(line) (cs_sample_threads.h): byte line/8 mod 2^(FILTER_BITS-3), bit
+      line mod 8. */
+   IRExpr* l8 = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, line, u8(3)));
+   IRExpr* byte = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, l8, u64((1 << (FILTER_BITS - 3)) - 1)));
+   IRExpr* at = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, byte, u64((HWord)cs_filter_bits)));
+   IRExpr* bits = tmp(sb, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, at));
+   IRExpr* wide = tmp(sb, Ity_I32, IRExpr_Unop(Iop_8Uto32, bits));
+   IRExpr* low = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, line, u64(7)));
+   IRExpr* shift = tmp(sb, Ity_I8, IRExpr_Unop(Iop_64to8, low));
+   IRExpr* moved = tmp(sb, Ity_I32, IRExpr_Binop(Iop_Shr32, wide, shift));
+   IRExpr* bit = tmp(sb, Ity_I32, IRExpr_Binop(Iop_And32, moved, u32(1)));
+   IRExpr* watched = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE32, bit, u32(0)));
+   IRExpr* call = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, sampled, watched));
+   IRDirty* di = threads
+      ? unsafeIRDirty_0_N(2, "cs_sample_at_data", VG_(fnptr_to_fnentry)(&cs_sample_at_data),
+                          mkIRExprVec_2(addr, p1))
+      : unsafeIRDirty_0_N(2, "cs_sample_at", VG_(fnptr_to_fnentry)(&cs_sample_at),
+                          mkIRExprVec_2(addr, p1));
+   di->guard = call;
+   addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+void cs_sample_settle(IRSB* sb)
+{
+   if (seg_pos == NULL)
+      return;
+   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&pos),
+                                  tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, seg_pos, u64(seg_n)))));
+   seg_pos = NULL;
+}
+
+void cs_sample_emit_guarded(IRSB* sb, IRExpr* addr, IRExpr* guard)
+{
+   cs_sample_settle(sb); /* it counts from `pos` */
+   IRDirty* di = unsafeIRDirty_0_N(1, "cs_sample_guarded",
+                                   VG_(fnptr_to_fnentry)(&cs_sample_guarded),
+                                   mkIRExprVec_1(addr));
+   di->guard = guard;
+   addStmtToIRSB(sb, IRStmt_Dirty(di));
 }

@@ -29,13 +29,4 @@ void cs_sample_settle(IRSB* sb);
 /* The same, for a data reference made only when `guard` holds. */
 void cs_sample_emit_guarded(IRSB* sb, IRExpr* addr, IRExpr* guard);
 
-/* Between cs_sample.c and the code it generates (cs_sample_ir.c): the count, stored by the
-   calls and cs_sample_settle; the nearer of both samplers' next positions; the reference at
-   position `p` (tested again: a call only when it is sampled or its line watched); and a
-   guarded reference, counted by its call. */
-extern ULong cs_sample_pos;
-extern ULong cs_next_any;
-void cs_sample_hit_at(ULong p, Addr addr, Bool data);
-VG_REGPARM(1) void cs_sample_guarded(Addr addr);
-
 #endif

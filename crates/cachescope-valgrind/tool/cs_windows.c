@@ -5,8 +5,7 @@
  * Copyright (C) 2026 the cachescope authors. SPDX-License-Identifier: GPL-2.0-or-later
  *
  * The generated code stores the line of every counted reference into a ring of the last 2^16
- * (cs_sample_ir.c). When a watchpoint fires within the ring less CS_WINDOWS_SLACK (the
- * generated code stores up to 4 later lines before the call), the distinct lines of the ring's
+ * (cs_sample.c). When a watchpoint fires within the ring, the distinct lines of the ring's
  * stretch between the sample and its reuse are counted into an open-addressed set, as
  * crates/cachescope/src/sampling/line_set.rs counts them: slots of 8 bytes (a line, or EMPTY),
  * the first table sized by the window up to 4 Ki slots (32 KiB, the nearest cache), grown in
@@ -117,7 +116,7 @@ static ULong count(ULong from, ULong len)
 Long cs_windows_between(ULong j, ULong i)
 {
    /* windows.rs's `distinct_between`: the ring first, then the budget (`within`). */
-   if (cs_windows_ring == NULL || i <= j || i - j > RING - CS_WINDOWS_SLACK
+   if (cs_windows_ring == NULL || i <= j || i - j > RING
        || spent > BUDGET_PER_REF * i + BUDGET_BASE)
       return -1;
    spent += i - j - 1;

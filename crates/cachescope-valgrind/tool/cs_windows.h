@@ -8,20 +8,16 @@
 
 /* log2 of the references the ring covers: crates/cachescope/src/sampling/windows.rs's RING. */
 #define CS_WINDOWS_BITS 16
-/* A window is measured only up to the ring's length less this: a group's later references
-   (cs_sample_ir.c, at most 5) store their lines before its call counts an earlier one's
-   window (crates/cachescope/src/sampling/windows.rs's SLACK). */
-#define CS_WINDOWS_SLACK 8
 
 /* The ring: cs_windows_ring[p & (2^CS_WINDOWS_BITS - 1)] is the line of the reference at
-   position p, stored by the generated code (cs_sample_ir.c). NULL until cs_windows_start. */
+   position p, stored by the generated code (cs_sample.c). NULL until cs_windows_start. */
 extern ULong* cs_windows_ring;
 
 /* Allocates the ring and the counting table (--cs-sample-windows=yes). */
 void cs_windows_start(void);
 /* The distinct lines of the references strictly between positions j and i (i's own line
-   need not be in the ring yet); -1 if the window is longer than the ring less its slack, the
-   counts have read their budget, or there is no ring. */
+   need not be in the ring yet); -1 if the window is longer than the ring, the counts have
+   read their budget, or there is no ring. */
 Long cs_windows_between(ULong j, ULong i);
 
 #endif

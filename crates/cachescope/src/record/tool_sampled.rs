@@ -562,8 +562,7 @@ mod tests {
                 // Positions from 1: the references between are lines j..i − 1 of `line`.
                 let between = (j..i - 1).map(line);
                 let d = between.collect::<std::collections::HashSet<u64>>().len() as u32;
-                let measured =
-                    (i - j <= crate::sampling::RING - crate::sampling::SLACK).then_some(d);
+                let measured = (i - j <= crate::sampling::RING).then_some(d);
                 all.push_reuse(&options, (j, i), measured);
                 // What the tool writes: nothing for a sample no longer kept.
                 if !drops.kept_when_drawn(j) || i >= drops.first_dropped(j) {

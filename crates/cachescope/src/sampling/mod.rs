@@ -87,7 +87,7 @@ pub(crate) use thinning::{Drops, Thinning};
 pub use thinning::{MAX_SAMPLES, REPORT_FLOOR};
 pub(crate) use threads::rebuild_drawn;
 pub use threads::{THREAD_SAMPLES, ThreadReuses, thread_options};
-pub use windows::{RING, SLACK, Windows};
+pub use windows::{RING, Windows};
 
 use crate::access::LineSize;
 use crate::error::{Error, Result};

@@ -20,13 +20,6 @@ use super::line_set::LineSet;
 /// (0.049 pp against 0.038 for every reuse measured and 0.053 at 16 Ki).
 pub const RING: u64 = 1 << 16;
 
-/// Ring slots a window leaves unread: a reuse is measured only when `i − j ≤ ring − SLACK`.
-/// The live tool's generated code stores the lines of up to 5 references (a group sharing one
-/// call, `cs_sample_ir.c`) before the call counts the first one's window, so the later ones
-/// may have overwritten the ring's oldest slots; both sides stop short of them, so that a live
-/// profile still equals a trace's (`cs_windows.h`'s `CS_WINDOWS_SLACK`).
-pub const SLACK: u64 = 8;
-
 /// The references the counts may read, at most: this many a reference so far, and
 /// [`BUDGET_BASE`]. Past it the sample keeps StatStack's estimate. The sampled report's sampler
 /// draws every reference at first and thins its samples as the run grows (`Sampler::floored`),
@@ -65,9 +58,9 @@ impl Default for Windows {
 }
 
 impl Windows {
-    /// A ring of `ring` references (a power of two, over [`SLACK`]).
+    /// A ring of `ring` references (a power of two).
     pub fn with_ring(ring: u64) -> Windows {
-        assert!(ring.is_power_of_two() && ring > SLACK, "ring {ring}");
+        assert!(ring.is_power_of_two(), "ring {ring}");
         Windows {
             lines: vec![0; ring as usize],
             ring,
@@ -85,10 +78,9 @@ impl Windows {
 
     /// The distinct lines referenced strictly between positions `j` and `i`, asked before the
     /// reference at `i` is passed to [`Windows::access`]: `None` when the window is longer
-    /// than the ring less its [`SLACK`], or the counts have read their budget
-    /// (`BUDGET_PER_REF`).
+    /// than the ring, or the counts have read their budget (`BUDGET_PER_REF`).
     pub fn distinct_between(&mut self, j: u64, i: u64) -> Option<u64> {
-        if i <= j || i - j > self.ring - SLACK || !within(self.spent, i, self.budget) {
+        if i <= j || i - j > self.ring || !within(self.spent, i, self.budget) {
             return None;
         }
         self.spent += i - j - 1;
@@ -119,7 +111,7 @@ mod tests {
 
     proptest! {
         /// At every reuse, the count equals the distinct lines between its two references
-        /// counted by brute force; `None` past the ring less its slack.
+        /// counted by brute force; `None` past the ring.
         #[test]
         fn counts_the_distinct_lines_between_a_reuse(
             lines in proptest::collection::vec(0u64..40, 1..1500),
@@ -133,7 +125,7 @@ mod tests {
                 if let Some(&j) = last.get(&l) {
                     let between: std::collections::HashSet<u64> =
                         lines[j as usize..(i - 1) as usize].iter().copied().collect();
-                    let want = (i - j <= ring - SLACK).then_some(between.len() as u64);
+                    let want = (i - j <= ring).then_some(between.len() as u64);
                     prop_assert_eq!(w.distinct_between(j, i), want, "j {} i {}", j, i);
                 }
                 w.access(l, i);
@@ -174,14 +166,14 @@ mod tests {
         for i in 1..=100u64 {
             w.access(i, i);
         }
-        // Each count of the window (44, 100), the longest within the ring less its slack,
-        // reads 55 references; the budget at position 100 is 4 · 100 + 10 000 of them.
+        // Each count of the window (36, 100) reads 63 references; the budget at position
+        // 100 is 4 · 100 + 10 000 of them.
         let budget = 4 * 100 + 10_000;
-        let counts = (0..=budget / 55 + 1)
-            .take_while(|_| w.distinct_between(44, 100) == Some(55))
+        let counts = (0..=budget / 63 + 1)
+            .take_while(|_| w.distinct_between(36, 100) == Some(63))
             .count() as u64;
-        assert_eq!(counts, budget / 55 + 1);
-        assert_eq!(w.distinct_between(44, 100), None);
+        assert_eq!(counts, budget / 63 + 1);
+        assert_eq!(w.distinct_between(36, 100), None);
     }
 
     #[test]
@@ -190,29 +182,9 @@ mod tests {
         for i in 1..=10_000u64 {
             w.access(i % 50, i);
         }
-        // 55 references between (the longest window, 64 − SLACK): every one of the 50 lines.
-        assert_eq!(w.distinct_between(10_001 - 56, 10_001), Some(50));
+        // 63 references between: every one of the 50 lines.
+        assert_eq!(w.distinct_between(10_001 - 64, 10_001), Some(50));
         assert_eq!(w.distinct_between(10_001 - 20, 10_001), Some(19));
-        assert_eq!(w.distinct_between(10_001 - 57, 10_001), None);
-    }
-
-    /// The slack's boundary: a window of `ring − SLACK` references is counted right even when
-    /// the lines of its reuse and of the SLACK references after it are already in the ring (a
-    /// group's later references, at most 4, store theirs before its call), and one reference
-    /// longer is not measured.
-    #[test]
-    fn the_slack_keeps_a_groups_later_lines_out_of_a_window() {
-        let ring = 64u64;
-        let mut w = Windows::with_ring(ring);
-        let i = 101;
-        // Distinct lines at positions 1..=i + SLACK: the last SLACK + 1 overwrite the slots
-        // of positions 37..=45.
-        for p in 1..=i + SLACK {
-            w.access(p, p);
-        }
-        let j = i - (ring - SLACK);
-        assert_eq!(j, 45);
-        assert_eq!(w.distinct_between(j, i), Some(ring - SLACK - 1));
-        assert_eq!(w.distinct_between(j - 1, i), None);
+        assert_eq!(w.distinct_between(10_001 - 65, 10_001), None);
     }
 }
