@@ -5,30 +5,22 @@
 # input can sample one of its hottest lines (the stack's) in one environment and not in the
 # next, and a live run's work grows with the references to the sampled lines. So for bzip2 -9
 # of 2 MB and sqlite3 (scripts/programs.sh), each run under `env -i` with PATH, HOME and a
-# padding variable of PADS bytes (default 0 250 500 1000 2000 3000 4000): Cachegrind's wall
+# padding variable of PADS bytes (default 0 500 1000 2000 4000): Cachegrind's wall
 # time and `report --sampled --seed 1 -- P`'s, their ratio, and the references the report
-# sampled; then the median and the worst ratio per program. One run per cell, Cachegrind and
-# the report alternated. Writes the table into docs/recording.md (between its
+# sampled; then the median and the worst ratio per program. Each cell the run of median wall
+# time of RUNS (default 3). Writes the table into docs/recording.md (between its
 # `<!-- sampled-spread.sh -->` markers) and on standard output. Skips, saying so, without
 # Valgrind or GNU time.
 #
 #   scripts/sampled-spread.sh     # WORK=DIR keeps the inputs (default target/sampled-spread)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v valgrind >/dev/null; then
-  echo "sampled-spread: skipped, valgrind is not installed" >&2
-  exit 0
-fi
-if ! [ -x /usr/bin/time ]; then
-  echo "sampled-spread: skipped, GNU time (/usr/bin/time, Debian package time) is not installed" >&2
-  exit 0
-fi
+. scripts/preamble.sh
+preamble sampled-spread time
 . scripts/program-bench.sh
-program_inputs "${WORK:-target/sampled-spread}"
-cargo build --release -q -p cachescope-cli
-cs=$PWD/${CARGO_TARGET_DIR:-target}/release/cachescope
-[ -x "$cs" ] || cs=$CARGO_TARGET_DIR/release/cachescope
-pads=(${PADS:-0 250 500 1000 2000 3000 4000})
+program_inputs "$work"
+cs=$CS
+pads=(${PADS:-0 500 1000 2000 4000})
 
 
 load_start=$(cut -d' ' -f1 /proc/loadavg)
@@ -42,8 +34,8 @@ for f in p_bzip2 p_sqlite3; do
   for pad in "${pads[@]}"; do
     # An environment of PATH, HOME and PAD of $pad bytes.
     padded=(env -i PATH=/usr/bin:/bin HOME="$HOME" PAD="$(head -c "$pad" /dev/zero | tr '\0' x)")
-    read -r cg_w _ _ <<<"$(measure "$f" timed "${padded[@]}" valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null)"
-    read -r sp_w sp_c _ <<<"$(measure "$f" timed "${padded[@]}" "$cs" report -q --sampled --seed 1 -o "$work/sp" --)"
+    read -r cg_w _ _ <<<"$(measure_median "$f" timed "${padded[@]}" valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file=/dev/null)"
+    read -r sp_w sp_c _ <<<"$(measure_median "$f" timed "${padded[@]}" "$cs" report -q --sampled --seed 1 -o "$work/sp" --)"
     n=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sampled']['sampled_refs'])" "$work/sp/report.json")
     r=$(python3 -c "print(f'{$sp_w / $cg_w:.2f}')")
     ratios+=("$r")
@@ -54,7 +46,7 @@ for f in p_bzip2 p_sqlite3; do
   summary+=$'\n'
 done
 
-table="Measured by \`${PADS:+PADS=\"$PADS\" }scripts/sampled-spread.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, load average $load_start at the start and $(cut -d' ' -f1 /proc/loadavg) at the end; one run per cell, seconds of wall time (CPU of both processes in parentheses). Each row runs the program under \`env -i\` with PATH, HOME and a variable of \"pad\" bytes, which moves its stack; \`report --sampled --seed 1 -- P\` at its defaults; sampled refs are the references to the lines the hash sampled (report.json's \`sampled.sampled_refs\`).
+table="Measured by \`${PADS:+PADS=\"$PADS\" }scripts/sampled-spread.sh\` on $(date -u +%Y-%m-%d), $(nproc) cores, load average $load_start at the start and $(cut -d' ' -f1 /proc/loadavg) at the end; each cell the run of median wall time of $runs, seconds of wall time (CPU of both processes in parentheses). Each row runs the program under \`env -i\` with PATH, HOME and a variable of \"pad\" bytes, which moves its stack; \`report --sampled --seed 1 -- P\` at its defaults; sampled refs are the references to the lines the hash sampled (report.json's \`sampled.sampled_refs\`).
 
 | program | pad (bytes) | Cachegrind | \`report --sampled -- P\` | ratio | sampled refs |
 | --- | ---: | ---: | ---: | ---: | ---: |
