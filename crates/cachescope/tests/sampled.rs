@@ -79,6 +79,8 @@ proptest! {
         records in proptest::collection::vec((1u32..3, 0u8..4, 0u64..400), 1..4000),
         per in 50usize..2000,
     ) {
+        // A stream of fetches alone is refused under --sampled (nothing to sample).
+        prop_assume!(records.iter().any(|r| AccessKind::from_code(r.1).unwrap().is_data()));
         let b = batches(&records, per);
         let options = Options::default();
         let sizes = [1024u64, 4096, 16384, 65536];
