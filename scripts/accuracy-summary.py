@@ -14,6 +14,9 @@ import pathlib
 import re
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from docs_block import write_block
+
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs" / "accuracy"
 
 # (table, what it measures, the reference, how to find its summary lines)
@@ -69,21 +72,14 @@ def main():
         text = "<br>".join(cell(s) for s in summary) or "(no summary line found)"
         rows.append(f"| [{name}]({name}) | {what} | {reference} | {text} | {measured(lines)} |")
     block = (
-        "<!-- accuracy-summary.py: begin -->\n"
         f"Measured by `scripts/accuracy-summary.py` on {datetime.date.today().isoformat()}: "
         "each table's own summary lines (means with their worst cases), copied; the last "
         "column is when the table itself was measured.\n\n"
         "| table | model | reference | summary | measured |\n|---|---|---|---|---|\n"
         + "\n".join(rows)
-        + "\n<!-- accuracy-summary.py: end -->"
     )
     readme = DOCS / "README.md"
-    text = readme.read_text()
-    begin, end = "<!-- accuracy-summary.py: begin -->", "<!-- accuracy-summary.py: end -->"
-    if begin not in text:
-        sys.exit(f"{readme}: no {begin} marker to write between")
-    text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: block, text, flags=re.S)
-    readme.write_text(text)
+    write_block(readme, "accuracy-summary.py", block)
     print(f"accuracy-summary: wrote {len(rows)} rows into {readme}")
 
 

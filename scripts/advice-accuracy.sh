@@ -77,7 +77,9 @@ fi
 load_end=$(cut -d' ' -f1 /proc/loadavg)
 
 WORK=$work DOC=$doc LOAD="$load_start $load_end" ROWS="${rows[*]}" PROGRAMS_RUN="$(printf '%s\n' "${programs[@]+"${programs[@]}"}")" python3 - <<'PY'
-import json, os, re, datetime
+import json, os, sys, datetime
+sys.path.insert(0, "scripts")
+from docs_block import write_block
 work, doc = os.environ["WORK"], os.environ["DOC"]
 load = os.environ["LOAD"].split()
 today = datetime.date.today().isoformat()
@@ -134,13 +136,8 @@ if runs:
         tops = "; ".join(f"{x['kind']} `{x['structure']}`: {x['saved']:,}" + (" (est.)" if x.get("estimate") else "") for x in f[:3]) or "none"
         prog.append(f"| `{name}` | {len(f)} | {tops} | {float(wall):.1f} s ({float(user) + float(sys):.1f}) |")
 
-text = open(doc).read()
-def put(text, tag, lines):
-    begin, end = f"<!-- advice-accuracy.sh#{tag}: begin -->", f"<!-- advice-accuracy.sh#{tag}: end -->"
-    return re.sub(re.escape(begin) + ".*?" + re.escape(end), begin + "\n" + "\n".join(lines) + "\n" + end, text, flags=re.S)
-text = put(text, "pairs", out)
+write_block(doc, "advice-accuracy.sh#pairs", "\n".join(out))
 if prog:
-    text = put(text, "programs", prog)
-open(doc, "w").write(text)
+    write_block(doc, "advice-accuracy.sh#programs", "\n".join(prog))
 print("\n".join(out + [""] + prog))
 PY

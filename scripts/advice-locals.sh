@@ -40,7 +40,9 @@ done
 load_end=$(cut -d' ' -f1 /proc/loadavg)
 
 WORK=$work DOC=$doc LOAD="$load_start $load_end" python3 - <<'PY'
-import json, os, re, datetime
+import json, os, sys, datetime
+sys.path.insert(0, "scripts")
+from docs_block import write_block
 work, doc = os.environ["WORK"], os.environ["DOC"]
 load = os.environ["LOAD"].split()
 today = datetime.date.today().isoformat()
@@ -64,11 +66,6 @@ for level in ("L1D", "L2"):
     a, p = twin[level], after[level]
     e = "-" if a == 0 else f"{(p - a) * 100 / a:+.2f} %"
     out.append(f"| {level} | {before[level]:,} | {p:,} | {a:,} | {e} |")
-text = open(doc).read()
-begin, end = "<!-- advice-locals.sh: begin -->", "<!-- advice-locals.sh: end -->"
-if begin not in text:
-    raise SystemExit(f"{doc} has no {begin} marker")
-text = re.sub(re.escape(begin) + ".*?" + re.escape(end), begin + "\n" + "\n".join(out) + "\n" + end, text, flags=re.S)
-open(doc, "w").write(text)
+write_block(doc, "advice-locals.sh", "\n".join(out))
 print("\n".join(out))
 PY

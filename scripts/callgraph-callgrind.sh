@@ -64,11 +64,4 @@ done
 block="Measured by \`scripts/callgraph-callgrind.sh\` on $(date -u +%Y-%m-%d) with Valgrind $(valgrind --version | sed 's/valgrind-//'); I1 ${ours[0]}, D1 ${ours[1]}, LL ${ours[2]} on both sides.
 
 ${out%$'\n\n'}"
-python3 - "$block" <<'PY'
-import re, sys
-path = "docs/callgraph.md"
-doc = open(path).read()
-new_block = "<!-- callgraph-callgrind.sh: begin -->\n" + sys.argv[1] + "\n<!-- callgraph-callgrind.sh: end -->"
-doc = re.sub(r"<!-- callgraph-callgrind.sh: begin -->.*?<!-- callgraph-callgrind.sh: end -->", lambda m: new_block, doc, flags=re.S)
-open(path, "w").write(doc)
-PY
+printf '%s' "$block" | python3 scripts/docs_block.py docs/callgraph.md callgraph-callgrind.sh

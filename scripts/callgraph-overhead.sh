@@ -108,11 +108,4 @@ table="Measured by \`scripts/callgraph-overhead.sh\` on $(date -u +%Y-%m-%d)${se
 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |
 ${rows%$'\n'}"
 
-python3 - "$table" <<'PY'
-import re, sys
-path = "docs/callgraph.md"
-doc = open(path).read()
-block = "<!-- callgraph-overhead.sh: begin -->\n" + sys.argv[1] + "\n<!-- callgraph-overhead.sh: end -->"
-new = re.sub(r"<!-- callgraph-overhead.sh: begin -->.*?<!-- callgraph-overhead.sh: end -->", lambda m: block, doc, flags=re.S)
-open(path, "w").write(new)
-PY
+printf '%s' "$table" | python3 scripts/docs_block.py docs/callgraph.md callgraph-overhead.sh

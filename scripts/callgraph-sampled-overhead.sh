@@ -62,13 +62,5 @@ table="Measured by \`scripts/callgraph-sampled-overhead.sh\` on $(date -u +%Y-%m
 | --- | ---: | ---: | ---: | ---: | ---: | ---: |
 ${rows%$'\n'}"
 
-python3 - "$table" <<'PY'
-import re, sys
-path = "docs/callgraph.md"
-doc = open(path).read()
-name = "callgraph-sampled-overhead.sh"
-block = f"<!-- {name}: begin -->\n" + sys.argv[1] + f"\n<!-- {name}: end -->"
-pattern = rf"<!-- {re.escape(name)}: begin -->.*?<!-- {re.escape(name)}: end -->"
-open(path, "w").write(re.sub(pattern, lambda m: block, doc, flags=re.S))
-PY
+printf '%s' "$table" | python3 scripts/docs_block.py docs/callgraph.md callgraph-sampled-overhead.sh
 echo "$table"

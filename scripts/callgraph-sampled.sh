@@ -105,11 +105,4 @@ text="Measured by \`scripts/callgraph-sampled.sh\` on $(date -u +%Y-%m-%d), $(np
 
 ${blocks%$'\n\n'}"
 
-python3 - "$text" <<'PY'
-import re, sys
-path = "docs/callgraph.md"
-doc = open(path).read()
-block = "<!-- callgraph-sampled.sh: begin -->\n" + sys.argv[1] + "\n<!-- callgraph-sampled.sh: end -->"
-new = re.sub(r"<!-- callgraph-sampled.sh: begin -->.*?<!-- callgraph-sampled.sh: end -->", lambda m: block, doc, flags=re.S)
-open(path, "w").write(new)
-PY
+printf '%s' "$text" | python3 scripts/docs_block.py docs/callgraph.md callgraph-sampled.sh

@@ -55,12 +55,5 @@ $sort
 \$ callgrind_annotate --inclusive=yes --show=Ir,D1mr,D1mw,DLmr,DLmw --sort=D1mr bz.callgrind
 $annotate
 \`\`\`"
-python3 - "$block" <<'PY'
-import re, sys
-path = "docs/callgraph.md"
-doc = open(path).read()
-new = "<!-- callgraph-walkthrough.sh: begin -->\n" + sys.argv[1] + "\n<!-- callgraph-walkthrough.sh: end -->"
-doc = re.sub(r"<!-- callgraph-walkthrough.sh: begin -->.*?<!-- callgraph-walkthrough.sh: end -->", lambda m: new, doc, flags=re.S)
-open(path, "w").write(doc)
-PY
+printf '%s' "$block" | python3 scripts/docs_block.py docs/callgraph.md callgraph-walkthrough.sh
 echo "$block"

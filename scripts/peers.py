@@ -2,7 +2,8 @@
 """cachescope against libCacheSim on the same reference streams (docs/accuracy/peers.md).
 
 Usage: scripts/peers.py CACHESCOPE_BINARY OUT.md TRACE...   (run through scripts/peers.sh,
-which makes a virtualenv with libCacheSim's Python package, `pip install libcachesim`).
+which makes a virtualenv with libCacheSim's Python package, `pip install libcachesim`). The
+tables go into OUT.md's `peers.sh` block (scripts/docs_block.py).
 
 Each trace's data references (loads, stores, modifies; instruction fetches left out, as in
 `cachescope mrc`) are written one cache line per row (`address >> 6`, the line of the first
@@ -26,6 +27,7 @@ libCacheSim cache of N bytes holds N lines. Then, at every listed size:
   error in percentage points, and the CPU seconds each method took for those sizes.
 """
 
+import io
 import json
 import os
 import resource
@@ -35,6 +37,9 @@ import tempfile
 import time
 
 import libcachesim as lcs
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from docs_block import write_block
 
 LINE_SHIFT = 6
 SIZES_LINES = [16, 64, 256, 1024, 4096, 16384]
@@ -235,8 +240,8 @@ def main():
 
     sizes = ", ".join(f"{s} ({(s << LINE_SHIFT) // 1024} KiB)" if s << LINE_SHIFT >= 1024
                       else f"{s} ({s << LINE_SHIFT} B)" for s in SIZES_LINES)
-    with open(out_md, "w") as f:
-        f.write("# cachescope against libCacheSim\n\n<!-- peers.sh: begin -->\n")
+    # The page's block, each piece ending its line; the page's title stands outside it.
+    with io.StringIO() as f:
         f.write(f"Measured by `scripts/peers.sh` on {time.strftime('%Y-%m-%d', time.gmtime())} "
                 "(records the real traces with `scripts/real-traces.sh` "
                 "if needed, installs libCacheSim's Python package in a virtualenv). "
@@ -292,7 +297,7 @@ def main():
                 f"{wins['statstack']}, SHARDS adjusted {wins['shards_adj']}, cachescope's mini "
                 f"{wins['mini']}.\n")
         f.write(RANDOM_NOTE)
-        f.write("<!-- peers.sh: end -->\n")
+        write_block(out_md, "peers.sh", f.getvalue().removesuffix("\n"))
     print(f"peers: wrote {out_md}; largest exact difference {worst_exact:.2e}", file=sys.stderr)
     if worst_exact > 1e-12:
         print("peers: exact policies DISAGREE", file=sys.stderr)

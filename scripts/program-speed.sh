@@ -100,13 +100,5 @@ Peak resident memory of each run, MiB (GNU time's maximum RSS: the largest singl
 ${mems%$'\n'}"
 
 echo "$table"
-python3 - "$table" <<'PY'
-import re, sys
-path = "docs/report.md"
-text = open(path).read()
-begin, end = "<!-- program-speed.sh: begin -->", "<!-- program-speed.sh: end -->"
-new = f"{begin}\n{sys.argv[1]}\n{end}"
-text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, text, flags=re.S)
-open(path, "w").write(text)
-PY
+printf '%s' "$table" | python3 scripts/docs_block.py docs/report.md program-speed.sh
 echo "docs/report.md updated"

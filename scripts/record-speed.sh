@@ -122,16 +122,5 @@ The same trace in each format: \`gzip -9\` of a 50 KB text under lackey, $lines 
 $formats"
 
 echo "$table"
-python3 - "$table" <<'PY'
-import re, sys
-path = "docs/recording.md"
-text = open(path).read()
-begin, end = "<!-- record-speed.sh: begin -->", "<!-- record-speed.sh: end -->"
-new = f"{begin}\n{sys.argv[1]}\n{end}"
-if begin in text:
-    text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, text, flags=re.S)
-else:
-    text = text.rstrip("\n") + "\n\n## `record` against Valgrind's own tools\n\n" + new + "\n"
-open(path, "w").write(text)
-PY
+printf '%s' "$table" | python3 scripts/docs_block.py docs/recording.md record-speed.sh
 echo "docs/recording.md updated"

@@ -214,13 +214,5 @@ $alloc
 ### Speed
 
 $speed"
-python3 - "$tables" <<'PY'
-import re, sys
-path = "docs/recording.md"
-text = open(path).read()
-begin, end = "<!-- recording.sh: begin -->", "<!-- recording.sh: end -->"
-new = f"{begin}\n{sys.argv[1]}\n{end}"
-text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, text, flags=re.S)
-open(path, "w").write(text)
-PY
+printf '%s' "$tables" | python3 scripts/docs_block.py docs/recording.md recording.sh
 echo "docs/recording.md updated"

@@ -54,13 +54,5 @@ table="Measured by \`scripts/report-speed.sh\` on $(date -u +%Y-%m-%d), $(nproc)
 ${rows%$'\n'}"
 
 echo "$table"
-python3 - "$table" <<'PY'
-import re, sys
-path = "docs/report.md"
-text = open(path).read()
-begin, end = "<!-- report-speed.sh: begin -->", "<!-- report-speed.sh: end -->"
-new = f"{begin}\n{sys.argv[1]}\n{end}"
-text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, text, flags=re.S)
-open(path, "w").write(text)
-PY
+printf '%s' "$table" | python3 scripts/docs_block.py docs/report.md report-speed.sh
 echo "docs/report.md updated"

@@ -61,22 +61,12 @@ done
 load_end=$(cut -d' ' -f1 /proc/loadavg)
 
 block=$(cat <<EOF
-<!-- sampled-attribution-cost.sh: begin -->
 Measured by \`scripts/sampled-attribution-cost.sh\` on $(date -u +%F) (commit $(git rev-parse --short HEAD)), rate $rate, $runs run(s) each (the median wall time's), under \`nice -n 10\`, load average $load_start at the start and $load_end at the end. Wall and CPU seconds, peak memory.
 
 | trace | \`report --sampled --per-structure TRACE\` (per-structure attribution beside) | the same, no event log (no attribution) | \`attribute --per-structure $rate TRACE\` | \`mrc --method exact TRACE\` | sampled report / exact curve, wall |
 | --- | --- | --- | --- | --- | --- |
 ${rows%$'\n'}
-<!-- sampled-attribution-cost.sh: end -->
 EOF
 )
 printf '%s\n' "$block"
-python3 - docs/accuracy/sampled.md "$block" <<'PY'
-import re, sys
-path, block = sys.argv[1], sys.argv[2]
-doc = open(path).read()
-pat = re.compile(r"<!-- sampled-attribution-cost\.sh: begin -->.*?<!-- sampled-attribution-cost\.sh: end -->", re.S)
-if not pat.search(doc):
-    sys.exit(f"{path}: no sampled-attribution-cost.sh block to replace")
-open(path, "w").write(pat.sub(lambda _: block, doc))
-PY
+printf '%s' "$block" | python3 scripts/docs_block.py docs/accuracy/sampled.md sampled-attribution-cost.sh

@@ -26,20 +26,12 @@ for n in $lines; do
 done
 load_end=$(cut -d' ' -f1 /proc/loadavg)
 block=$(cat <<EOF
-<!-- sampled-memory.sh: begin -->
 Measured by \`scripts/sampled-memory.sh\` on $(date -u +%Y-%m-%d) (commit $(git rev-parse --short HEAD)), load average $load_start at the start and $load_end at the end: peak resident memory of \`mrc --sampled --rate 0.1 --workload stride --stride 64 --lines N --refs N\` (synthetic: N distinct lines, each touched once).
 
 | distinct lines | \`--sample-lines 262144\` (default) | \`--sample-lines 0\` (fixed rate) |
 | ---: | ---: | ---: |
-$rows<!-- sampled-memory.sh: end -->
+$rows
 EOF
 )
-python3 - "$doc" "$block" <<'PY'
-import re, sys
-path, block = sys.argv[1], sys.argv[2]
-text = open(path).read()
-pattern = re.compile(r"<!-- sampled-memory.sh: begin -->.*?<!-- sampled-memory.sh: end -->", re.S)
-text = pattern.sub(lambda _: block, text) if pattern.search(text) else text.rstrip("\n") + "\n\n" + block + "\n"
-open(path, "w").write(text)
-PY
+printf '%s' "$block" | python3 scripts/docs_block.py "$doc" sampled-memory.sh
 echo "sampled-memory: wrote $doc" >&2

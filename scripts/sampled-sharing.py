@@ -6,17 +6,13 @@ the detector of lines two threads write, crates/cachescope/src/sharing/detect.rs
 found line's writes and coherence misses beside the exact report's."""
 import argparse
 import datetime
-import importlib.util
 import json
 import os
 import subprocess
+import sys
 
-# The generated-block writer of scripts/sampled-table.py, which writes the file's other blocks.
-_spec = importlib.util.spec_from_file_location(
-    "sampled_table", os.path.join(os.path.dirname(os.path.abspath(__file__)), "sampled-table.py"))
-_table = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_table)
-put_block = _table.put_block
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from docs_block import write_block
 
 
 def false_lines(report):
@@ -81,9 +77,7 @@ def main():
             "threads, dropped past the cap, table entries evicted):", "",
             "| program | rate | seed | line | found | writes | coherence misses | promoted | dropped | evicted |",
             "| --- | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |"] + detail
-    doc = open(a.doc).read() if os.path.exists(a.doc) else ""
-    doc = put_block(doc, "sampled-accuracy.sh#sharing", "\n".join(out))
-    open(a.doc, "w").write(doc)
+    write_block(a.doc, "sampled-accuracy.sh#sharing", "\n".join(out))
 
 
 if __name__ == "__main__":

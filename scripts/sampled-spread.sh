@@ -55,15 +55,5 @@ ${rows%$'\n'}
 ${summary%$'\n'}"
 
 echo "$table"
-python3 - "$table" <<'PY'
-import re, sys
-path = "docs/recording.md"
-text = open(path).read()
-begin, end = "<!-- sampled-spread.sh: begin -->", "<!-- sampled-spread.sh: end -->"
-new = f"{begin}\n{sys.argv[1]}\n{end}"
-if begin not in text:
-    sys.exit(f"{path} has no {begin} marker")
-text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, text, flags=re.S)
-open(path, "w").write(text)
-PY
+printf '%s' "$table" | python3 scripts/docs_block.py docs/recording.md sampled-spread.sh
 echo "docs/recording.md updated"

@@ -12,6 +12,10 @@ import json
 import os
 import re
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from docs_block import write_block
 
 
 def score(exact, est):
@@ -91,15 +95,7 @@ def main():
         "| --- | " + " | ".join("---" for _ in progs) + " |",
         *rows,
     ])
-    doc = open(a.doc).read()
-    name = "sampled-accuracy.sh#per-structure"
-    begin, end = f"<!-- {name}: begin -->", f"<!-- {name}: end -->"
-    if begin in doc:
-        doc = re.sub(re.escape(begin) + ".*?" + re.escape(end),
-                     lambda _: f"{begin}\n{block}\n{end}", doc, flags=re.S)
-    else:
-        doc += f"\n{begin}\n{block}\n{end}\n"
-    open(a.doc, "w").write(doc)
+    write_block(a.doc, "sampled-accuracy.sh#per-structure", block)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,11 @@ import datetime
 import glob
 import json
 import os
-import re
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from docs_block import write_block
 
 # The sections the report shows an expected error for: (row of the comparison, figure id,
 # what, unit, target or None). Rows in pp unless the unit says otherwise.
@@ -149,22 +152,12 @@ def main():
         ratio = "-" if not ("sampled" in t and "mrc" in t) else f"{t['sampled'][0] / t['mrc'][0]:.2f}x"
         lines.append(f"| {p} | {c['refs'] / 1e6:.1f} M | {(c['sampled_refs'] or 0) / 1e3:.0f} K | "
                      f"{cell('exact')} | {cell('sampled')} | {cell('mrc')} | {ratio} |")
-    doc = open(a.doc).read() if os.path.exists(a.doc) else ""
-    doc = put_block(doc, "sampled-accuracy.sh", "\n".join(lines))
-    doc = put_block(doc, "sampled-accuracy.sh#lines", by_lines_block(cmp, progs, a, seeds, commit))
-    doc = put_block(doc, "sampled-accuracy.sh#switch", switch_block(cmp, progs, a, seeds, commit))
-    open(a.doc, "w").write(doc)
+    write_block(a.doc, "sampled-accuracy.sh", "\n".join(lines))
+    write_block(a.doc, "sampled-accuracy.sh#lines", by_lines_block(cmp, progs, a, seeds, commit))
+    write_block(a.doc, "sampled-accuracy.sh#switch", switch_block(cmp, progs, a, seeds, commit))
     json.dump(expected, open(a.expected, "w"), indent=1)
     open(a.expected, "a").write("\n")
     print("\n".join(lines))
-
-
-def put_block(doc, name, block):
-    begin, end = f"<!-- {name}: begin -->", f"<!-- {name}: end -->"
-    if begin in doc:
-        return re.sub(re.escape(begin) + ".*?" + re.escape(end),
-                      lambda _: f"{begin}\n{block}\n{end}", doc, flags=re.S)
-    return doc + f"\n{begin}\n{block}\n{end}\n"
 
 
 # Ranges of sampled lines in a cache (rate x lines) for the by-lines table.

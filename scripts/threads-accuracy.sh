@@ -72,15 +72,5 @@ block="Measured by \`scripts/threads-accuracy.sh\` on $(date -u +%Y-%m-%d), $(np
 
 $table"
 echo "$block"
-python3 - "$block" <<'PY'
-import re, sys
-path = "docs/accuracy/threads.md"
-text = open(path).read()
-begin, end = "<!-- threads-accuracy.sh: begin -->", "<!-- threads-accuracy.sh: end -->"
-if begin not in text:
-    sys.exit(f"{path} has no {begin} marker")
-new = f"{begin}\n{sys.argv[1]}\n{end}"
-text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, text, flags=re.S)
-open(path, "w").write(text)
-PY
+printf '%s' "$block" | python3 scripts/docs_block.py docs/accuracy/threads.md threads-accuracy.sh
 echo "docs/accuracy/threads.md updated" >&2

@@ -55,15 +55,5 @@ block="Measured by \`scripts/threads-quantum.sh\` on $(date -u +%Y-%m-%d) (\`sim
 
 $table"
 echo "$block"
-python3 - "$block" <<'PY'
-import re, sys
-path = "docs/threads.md"
-text = open(path).read()
-begin, end = "<!-- threads-quantum.sh: begin -->", "<!-- threads-quantum.sh: end -->"
-if begin not in text:
-    sys.exit(f"{path} has no {begin} marker")
-new = f"{begin}\n{sys.argv[1]}\n{end}"
-text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, text, flags=re.S)
-open(path, "w").write(text)
-PY
+printf '%s' "$block" | python3 scripts/docs_block.py docs/threads.md threads-quantum.sh
 echo "docs/threads.md updated" >&2

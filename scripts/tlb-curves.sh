@@ -62,13 +62,5 @@ table="Measured by \`scripts/tlb-curves.sh\` on $(date -u +%Y-%m-%d), $(nproc) c
 ${rows%$'\n'}"
 
 echo "$table"
-python3 - "$table" <<'PY'
-import re, sys
-path = "docs/tlb.md"
-text = open(path).read()
-begin, end = "<!-- tlb-curves.sh: begin -->", "<!-- tlb-curves.sh: end -->"
-new = f"{begin}\n{sys.argv[1]}\n{end}"
-text = re.sub(re.escape(begin) + ".*?" + re.escape(end), lambda _: new, text, flags=re.S)
-open(path, "w").write(text)
-PY
+printf '%s' "$table" | python3 scripts/docs_block.py docs/tlb.md tlb-curves.sh
 echo "docs/tlb.md updated"
