@@ -11,9 +11,10 @@ sits in a block a script writes:
 
 SCRIPT is a file under scripts/ (`program-speed.sh`) or a path from the repository's root
 (`crates/cachescope/examples/accuracy`), with `#part` where a script writes several blocks
-into one page (`advice-accuracy.sh#pairs`). For every block this checks that its script exists,
-that it is closed (no begin without its end, no nesting), and that its first lines name the
-script and a date (YYYY-MM-DD), so a reader knows what to rerun and how old the figures are.
+into one page (`advice-accuracy.sh#pairs`); the scripts under scripts/ write their blocks with
+scripts/docs_block.py. For every block this checks that its script exists, that it is closed (no
+begin without its end, no nesting), and that its first lines name the script and a date
+(YYYY-MM-DD), so a reader knows what to rerun and how old the figures are.
 
 Outside the blocks it looks for typed figures: a paragraph or table holding a measured figure
 (percentage points, a percentage, a ratio such as `2.1x`, references per second) that names no
