@@ -315,9 +315,16 @@ impl Analysis for MiniSim {
         // A sampled stream's lines hash with its key (the unkeyed hash is key 0) and its
         // references count in full.
         let key = batch.sampling().map_or(0, |s| s.key);
+        // A line referenced again at once keeps its hash (a sixth of a full stream's
+        // references, most of a sampled one's where a stack line is sampled).
+        let mut last: Option<(u64, u64)> = None;
         for line in data_lines(batch, &self.options) {
             self.all_refs += 1;
-            let h = mix(line.0 ^ key);
+            let h = match last {
+                Some((l, h)) if l == line.0 => h,
+                _ => mix(line.0 ^ key),
+            };
+            last = Some((line.0, h));
             if self.max_threshold.is_none_or(|t| h < t) {
                 kept.push(line.0, h);
             }

@@ -221,6 +221,9 @@ impl Analysis for NextUseSpill {
         let (id_of, lines, encoded) = (&mut self.id_of, &mut self.lines, &mut self.encoded);
         encoded.clear();
         let mut too_many = false;
+        // The line and id of the reference before: a line referenced again at once (most of a
+        // sampled stream's references where a stack line is sampled) is not looked up again.
+        let mut last: Option<(u64, u64)> = None;
         for_each_chunk(batch, &self.options, |chunk| {
             if too_many {
                 return;
@@ -230,6 +233,12 @@ impl Analysis for NextUseSpill {
                 id_of.prefetch(l);
             }
             for &l in chunk {
+                if let Some((last_line, id)) = last
+                    && last_line == l
+                {
+                    encoded.extend_from_slice(&(id as u32).to_le_bytes());
+                    continue;
+                }
                 let next_id = lines.len() as u64;
                 let id = match id_of.get_or_insert(l, next_id) {
                     Some(id) => id,
@@ -244,6 +253,7 @@ impl Analysis for NextUseSpill {
                     }
                 };
                 encoded.extend_from_slice(&(id as u32).to_le_bytes());
+                last = Some((l, id));
             }
         });
         if too_many {

@@ -19,13 +19,33 @@ impl FootprintAnalysis {
     pub(super) fn observe_sampled(&mut self, batch: &Batch, s: &Sampling) {
         self.close_run();
         let shift = self.options.line_size.shift();
+        // A line referenced again at once (most of a sampled stream's references where a
+        // stack line is sampled) reuses the position held here; the table takes the run's
+        // last position when the run ends: `(line, position, whether the table holds an
+        // earlier one)`.
+        let mut run: Option<(u64, u64, bool)> = None;
         for (&a, &before) in batch.addrs.iter().zip(&s.data_before) {
-            let p = before + 1;
-            match self.table.replace(a >> shift, p) {
+            let (line, p) = (a >> shift, before + 1);
+            match run {
+                Some((l, q, _)) if l == line => {
+                    self.reuse.record(p - q);
+                    run = Some((line, p, true));
+                    continue;
+                }
+                Some((l, q, true)) => _ = self.table.replace(l, q),
+                _ => {}
+            }
+            match self.table.replace(line, p) {
                 Some(j) => self.reuse.record(p - j),
                 None => self.first.record(p),
             }
-            self.prev = a >> shift;
+            run = Some((line, p, false));
+        }
+        if let Some((l, q, stale)) = run {
+            if stale {
+                self.table.replace(l, q);
+            }
+            self.prev = l;
         }
         self.now += s.span.iter().map(|t| t.data()).sum::<u64>();
         self.rate = s.rate();
