@@ -94,7 +94,8 @@ impl SpatialStage {
             // stage reads every reference, so it measures the short reuses' windows too.
             reuse: reuse
                 .map(|r| {
-                    Sampler::floored(r, crate::sampling::REPORT_FLOOR).map(Sampler::with_windows)
+                    Sampler::floored(r, crate::sampling::REPORT_FLOOR)
+                        .map(Sampler::with_windows_beside)
                 })
                 .transpose()?,
             reused: false,
@@ -147,6 +148,9 @@ impl SpatialStage {
                 self.full.forget_data();
                 if inner.read_batch(&mut self.full)? == 0 {
                     self.ended = true;
+                    if let Some(s) = &mut self.reuse {
+                        s.end_windows();
+                    }
                     // The end of the stream for it too.
                     self.beside = None;
                     // Nothing kept: no batch would carry the spans of what was read (a
