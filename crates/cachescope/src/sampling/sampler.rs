@@ -139,22 +139,6 @@ impl Sampler {
         self
     }
 
-    /// [`Sampler::with_windows`] counting them on a thread of its own
-    /// ([`Windows::beside`]); [`Sampler::end_windows`] before [`Sampler::finish`].
-    pub fn with_windows_beside(mut self) -> Sampler {
-        self.windows = Some(Box::new(Windows::beside()));
-        self
-    }
-
-    /// Waits for the windows counted beside and keeps those of the samples kept.
-    pub fn end_windows(&mut self) {
-        if let Some(w) = &mut self.windows {
-            w.end(&mut self.measured);
-            let (thin, level) = (self.thin, self.level);
-            self.measured.retain(|&(j, _)| thin.keeps(j, level));
-        }
-    }
-
     /// The finished samples and active watchpoints.
     pub(crate) fn into_parts(self) -> SamplerParts {
         SamplerParts {
@@ -213,7 +197,6 @@ impl Sampler {
     /// position order. The source description is empty ([`Profile::with_source`] sets it).
     /// O(samples · log samples); the sampler can go on observing afterwards.
     pub fn finish(&self) -> Profile {
-        debug_assert!(!self.windows.as_ref().is_some_and(|w| w.counting()));
         let n = self.pos;
         // Sized once: a clone of `done` then extended would double its allocation (on 10^8
         // distinct lines, 800 K samples of 24 bytes: 19 MB more at the report's peak).
@@ -257,8 +240,9 @@ impl Sampler {
         if let Some(j) = self.watch.take(line) {
             // Counted if kept at `i`'s level, whatever the batches: as `record::tool_sampled`.
             let kept = || self.thin.keeps(j, self.thin.level(self.options.rate, i));
-            if let Some(w) = self.windows.as_mut().filter(|_| kept()) {
-                w.measure(j, i, &mut self.measured);
+            let w = self.windows.as_mut().filter(|_| kept());
+            if let Some(sd) = w.and_then(|w| w.distinct_between(j, i)) {
+                self.measured.push((j, sd as u32));
             }
             self.done.push(Sample {
                 position: j,

@@ -15,9 +15,6 @@
 
 use super::line_set::LineSet;
 
-mod beside;
-use beside::Beside;
-
 /// References the ring covers: reuses of at most this many references are measured. 64 Ki
 /// measured as well as the whole sample on the nine programs of docs/accuracy/sampled.md
 /// (0.049 pp against 0.038 for every reuse measured and 0.053 at 16 Ki).
@@ -42,7 +39,7 @@ fn within(spent: u64, i: u64, (per_ref, base): (u64, u64)) -> bool {
 }
 
 /// The ring of the last references' lines; see the module documentation (`sampling/windows.rs`).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Windows {
     /// `lines[p % ring]`: the line of the reference at position `p`.
     lines: Vec<u64>,
@@ -52,28 +49,6 @@ pub struct Windows {
     /// References the counts have read so far, and may read: `(per reference, base)`.
     spent: u64,
     budget: (u64, u64),
-    /// The counts made on a thread of their own ([`Windows::beside`]): the ring and the set
-    /// are then left empty.
-    beside: Option<Beside>,
-}
-
-/// Only the ring's counts are cloned: the report's stage makes the one counting beside, and
-/// never clones it.
-impl Clone for Windows {
-    fn clone(&self) -> Windows {
-        assert!(
-            self.beside.is_none(),
-            "the windows counted beside are not cloned"
-        );
-        Windows {
-            lines: self.lines.clone(),
-            ring: self.ring,
-            set: self.set.clone(),
-            spent: self.spent,
-            budget: self.budget,
-            beside: None,
-        }
-    }
 }
 
 impl Default for Windows {
@@ -92,84 +67,28 @@ impl Windows {
             set: LineSet::new(ring as usize),
             spent: 0,
             budget: (BUDGET_PER_REF, BUDGET_BASE),
-            beside: None,
-        }
-    }
-
-    /// The default ring, its windows counted on a thread beside the caller's (in the
-    /// caller's when no thread starts): [`Windows::measure`] then only asks, and
-    /// [`Windows::end`] gives the counts.
-    pub fn beside() -> Windows {
-        match Beside::start(RING) {
-            Some(b) => Windows {
-                lines: Vec::new(),
-                ring: RING,
-                set: LineSet::new(0),
-                spent: 0,
-                budget: (BUDGET_PER_REF, BUDGET_BASE),
-                beside: Some(b),
-            },
-            None => Windows::default(),
         }
     }
 
     /// The reference at `pos` (positions consecutive from 1) touches `line`.
     #[inline(always)]
     pub fn access(&mut self, line: u64, pos: u64) {
-        match &mut self.beside {
-            None => self.lines[(pos & (self.ring - 1)) as usize] = line,
-            Some(b) => b.push(line),
-        }
-    }
-
-    /// Pushes `(j, distance)` onto `measured` for the reuse from `j` to `i` when
-    /// [`Windows::distinct_between`] counts it; beside, asks for it, for [`Windows::end`].
-    pub fn measure(&mut self, j: u64, i: u64, measured: &mut Vec<(u64, u32)>) {
-        if self.beside.is_none() {
-            if let Some(d) = self.distinct_between(j, i) {
-                measured.push((j, d as u32));
-            }
-        } else if self.take_budget(j, i) {
-            self.beside.as_mut().expect("beside").ask(j, i);
-        }
-    }
-
-    /// Pushes the counts made beside onto `measured`, in the order asked, once they are all
-    /// made; nothing when counted in the caller's thread.
-    pub fn end(&mut self, measured: &mut Vec<(u64, u32)>) {
-        if let Some(b) = &mut self.beside {
-            measured.extend(b.end());
-        }
-    }
-
-    /// Whether counts asked are still being made beside ([`Windows::end`] not called).
-    pub fn counting(&self) -> bool {
-        self.beside.as_ref().is_some_and(Beside::counting)
-    }
-
-    /// Whether the window from `j` to `i` is counted: within the ring and the budget, which
-    /// it then spends.
-    fn take_budget(&mut self, j: u64, i: u64) -> bool {
-        if i <= j || i - j > self.ring || !within(self.spent, i, self.budget) {
-            return false;
-        }
-        self.spent += i - j - 1;
-        true
+        self.lines[(pos & (self.ring - 1)) as usize] = line;
     }
 
     /// The distinct lines referenced strictly between positions `j` and `i`, asked before the
     /// reference at `i` is passed to [`Windows::access`]: `None` when the window is longer
     /// than the ring, or the counts have read their budget (`BUDGET_PER_REF`).
     pub fn distinct_between(&mut self, j: u64, i: u64) -> Option<u64> {
-        debug_assert!(self.beside.is_none(), "counted beside: `measure`");
-        if !self.take_budget(j, i) {
+        if i <= j || i - j > self.ring || !within(self.spent, i, self.budget) {
             return None;
         }
+        self.spent += i - j - 1;
         let (from, len) = (((j + 1) & (self.ring - 1)) as usize, (i - j - 1) as usize);
         let first = len.min(self.lines.len() - from);
         Some(
             self.set
-                .count(&[&self.lines[from..from + first], &self.lines[..len - first]]),
+                .count([&self.lines[from..from + first], &self.lines[..len - first]]),
         )
     }
 
@@ -181,11 +100,7 @@ impl Windows {
 
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        let beside = self
-            .beside
-            .as_ref()
-            .map_or(0, |_| Beside::heap_bytes(self.ring));
-        self.lines.capacity() * 8 + self.set.heap_bytes() + beside
+        self.lines.capacity() * 8 + self.set.heap_bytes()
     }
 }
 
@@ -241,40 +156,6 @@ mod tests {
                     lines[j as usize..(i - 1) as usize].iter().copied().collect();
                 prop_assert_eq!(p.measured_distance(j), Some(between.len() as u64));
             }
-        }
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(12))]
-        /// Counted beside, the sampler's profile is the one counted in its own thread: the
-        /// same distances of the same samples, over streams of several blocks whose windows
-        /// reach back across them, at a rate that samples a few in a hundred.
-        #[test]
-        fn counted_beside_the_profile_is_the_same(
-            seed in any::<u64>(),
-            lines in 100u64..30_000,
-            refs in 1usize..120_000,
-        ) {
-            use crate::analysis::Analysis;
-            use crate::sampling::{Sampler, SamplerOptions};
-            let line = |k: usize| crate::rng::splitmix64(seed ^ k as u64) % lines;
-            let batches: Vec<crate::Batch> = (0..refs)
-                .map(|k| crate::Access::load(line(k) * 64, 4))
-                .collect::<Vec<_>>()
-                .chunks(crate::batch::BATCH_LEN)
-                .map(|c| c.iter().copied().collect())
-                .collect();
-            let options = SamplerOptions { rate: 0.03, seed, ..SamplerOptions::default() };
-            let mut here = Sampler::new(options).unwrap().with_windows();
-            let mut beside = Sampler::new(options).unwrap().with_windows_beside();
-            for b in &batches {
-                here.observe(b);
-                beside.observe(b);
-            }
-            beside.end_windows();
-            let (want, got) = (here.finish(), beside.finish());
-            prop_assert!(want.measured() > 0 || refs < 1000);
-            prop_assert_eq!(got, want);
         }
     }
 

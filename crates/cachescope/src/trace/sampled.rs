@@ -94,8 +94,7 @@ impl SpatialStage {
             // stage reads every reference, so it measures the short reuses' windows too.
             reuse: reuse
                 .map(|r| {
-                    Sampler::floored(r, crate::sampling::REPORT_FLOOR)
-                        .map(Sampler::with_windows_beside)
+                    Sampler::floored(r, crate::sampling::REPORT_FLOOR).map(Sampler::with_windows)
                 })
                 .transpose()?,
             reused: false,
@@ -148,9 +147,6 @@ impl SpatialStage {
                 self.full.forget_data();
                 if inner.read_batch(&mut self.full)? == 0 {
                     self.ended = true;
-                    if let Some(s) = &mut self.reuse {
-                        s.end_windows();
-                    }
                     // The end of the stream for it too.
                     self.beside = None;
                     // Nothing kept: no batch would carry the spans of what was read (a
