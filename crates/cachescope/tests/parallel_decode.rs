@@ -220,3 +220,28 @@ fn pcs_carry_across_segments_of_a_lackey_trace_with_sparse_fetches() {
     assert_eq!(all.last().unwrap().pc, Some(0x0400_0010));
     assert_eq!(all[1].pc, Some(0x0400_0000));
 }
+
+/// A native trace whose header counts its accesses tells them ahead
+/// (`AccessReader::counts_ahead`, the sampled stage's hint), read by one thread or by the
+/// parallel reader that replaces it; one whose header does not, tells nothing.
+#[test]
+fn the_headers_counts_are_told_ahead_by_either_reader() {
+    use cachescope::trace::AccessReader;
+    use cachescope::trace::native::{Header, Writer, WriterOptions};
+    let accesses = common::lcg_trace(300_000, 5000);
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let opts = WriterOptions {
+        block_len: 4096,
+        ..WriterOptions::default()
+    };
+    let mut w = Writer::with_options(file.reopen().unwrap(), Header::new(), opts).unwrap();
+    w.write_batch(&accesses.iter().copied().collect()).unwrap();
+    let (_, counts) = w.finish_and_patch_header().unwrap();
+    assert_eq!(counts.accesses, 300_000);
+    assert_eq!(open(file.path()).counts_ahead(), Some(counts));
+    let mut t = open(file.path());
+    assert!(decode_in_parallel(&mut t, 2).unwrap());
+    assert_eq!(t.counts_ahead(), Some(counts));
+    let unpatched = native_file(300_000, 4096);
+    assert_eq!(open(unpatched.path()).counts_ahead(), None);
+}

@@ -60,7 +60,9 @@ pub fn decode_in_parallel(trace: &mut Trace, threads: usize) -> Result<bool> {
     if segments.count() < 2 {
         return Ok(false);
     }
-    let reader = SharedReader::spawn(segments, threads - 1, trace.bytes_counter());
+    let mut reader = SharedReader::spawn(segments, threads - 1, trace.bytes_counter());
+    // The replaced reader's counts, before it is dropped: the same stream's.
+    reader.counts_ahead = trace.reader_counts_ahead();
     trace.replace_reader(Box::new(reader));
     Ok(true)
 }
@@ -161,6 +163,9 @@ where
     /// pc of the last access handed out, and whether the current segment's first data
     /// records (before its first instruction) still get it.
     carries_pc: bool,
+    /// The stream's counts when the reader it replaced knew them ahead
+    /// ([`AccessReader::counts_ahead`]).
+    counts_ahead: Option<crate::trace::native::Counts>,
     last_pc: u64,
     patching: bool,
     /// The trace's progress counter (bytes read).
@@ -199,6 +204,7 @@ where
             .collect();
         SharedReader {
             carries_pc: segments_carry_pc,
+            counts_ahead: None,
             last_pc: NO_PC,
             patching: false,
             shared,
@@ -309,6 +315,10 @@ where
 {
     fn elide_fetches(&mut self) {
         self.shared.segments.elide_fetches();
+    }
+
+    fn counts_ahead(&self) -> Option<crate::trace::native::Counts> {
+        self.counts_ahead
     }
 
     fn read_batch(&mut self, batch: &mut Batch) -> Result<usize> {

@@ -146,3 +146,32 @@ fn a_short_run_gets_the_floor_and_a_long_one_the_rate() {
     );
     assert!(most > 0);
 }
+
+/// Told the run's length ahead ([`Sampler::expect_refs`]), the sampler with its windows gives
+/// the very profile it gives untold, measured distances included, on runs whose thinning
+/// climbs several levels (every reference drawn up to the cap, then fewer).
+#[test]
+fn told_the_length_ahead_the_profile_is_the_same() {
+    let line = |i: u64| (crate::rng::splitmix64(i) >> 40) % 3000;
+    for (n, seed) in [(3_000u64, 1u64), (50_000, 2), (400_000, 3)] {
+        let opts = options(0.01, seed);
+        let profile = |ahead: Option<u64>| {
+            let mut s = Sampler::floored(opts, 1024).unwrap().with_windows();
+            if let Some(a) = ahead {
+                s.expect_refs(a);
+            }
+            let mut b = Batch::new();
+            for start in (0..n).step_by(4096) {
+                b.clear();
+                for i in start..(start + 4096).min(n) {
+                    b.push_raw(line(i) << 6, 8, AccessKind::Load, NO_PC);
+                }
+                s.observe(&b);
+            }
+            s.finish()
+        };
+        let untold = profile(None);
+        assert!(untold.measured() > 100, "n {n}: {}", untold.measured());
+        assert_eq!(profile(Some(n)), untold, "n {n}");
+    }
+}

@@ -44,6 +44,9 @@ pub struct Sampler {
     /// Which drawn positions are kept, and the level reached ([`super::thinning`]).
     thin: Thinning,
     level: u32,
+    /// The level of the run's length when it was known ahead ([`Sampler::expect_refs`]), else
+    /// 0: a window is counted only for a sample kept at it.
+    ahead: u32,
     /// [`Sampler::with_windows`]'s ring, and `(position, exact distance)` of the samples measured.
     windows: Option<Box<Windows>>,
     measured: Vec<(u64, u32)>,
@@ -101,7 +104,11 @@ impl Sampler {
 
     /// Thins the samples to the level `pos` references call for ([`super::thinning`]).
     fn thin_to_level(&mut self) {
-        let level = self.thin.level(self.options.rate, self.pos);
+        self.thin_to(self.thin.level(self.options.rate, self.pos));
+    }
+
+    /// Thins the samples to `level`, if above the level reached.
+    fn thin_to(&mut self, level: u32) {
         if level > self.level {
             self.level = level;
             let thin = self.thin;
@@ -109,6 +116,18 @@ impl Sampler {
             self.measured.retain(|&(j, _)| thin.keeps(j, level));
             self.watch.retain(|_, j| thin.keeps(j, level));
         }
+    }
+
+    /// Tells the sampler, before it reads them, that the run holds `n` counted references in
+    /// all (a trace whose header counts them): it thins to their level from the start, so it
+    /// sets no watchpoint and counts no window for a sample it would drop at the end. The
+    /// samples kept at the end are the same for a run of at least `n` references (the levels
+    /// nest), so the profile is, save where a budget of the windows' counts ran out before
+    /// (it now lasts longer). A run that ends early keeps a uniform sample at the level of
+    /// `n`, as the profile's rate says.
+    pub fn expect_refs(&mut self, n: u64) {
+        self.ahead = self.thin.level(self.options.rate, n);
+        self.thin_to(self.ahead);
     }
 
     /// A sampler that has counted `pos` references, set no watchpoint and will next sample
@@ -126,6 +145,7 @@ impl Sampler {
             // A chunk's sampler is never thinned: the chunks' profile is merged whole.
             thin: Thinning::never(),
             level: 0,
+            ahead: 0,
             windows: None,
             measured: Vec::new(),
         }
@@ -238,8 +258,10 @@ impl Sampler {
     #[inline]
     fn fire(&mut self, line: u64, i: u64) {
         if let Some(j) = self.watch.take(line) {
-            // Counted if kept at `i`'s level, whatever the batches: as `record::tool_sampled`.
-            let kept = || self.thin.keeps(j, self.thin.level(self.options.rate, i));
+            // Counted if kept at `i`'s level, whatever the batches: as `record::tool_sampled`
+            // (or at the level of the run's length, when known ahead).
+            let level = || self.thin.level(self.options.rate, i).max(self.ahead);
+            let kept = || self.thin.keeps(j, level());
             let w = self.windows.as_mut().filter(|_| kept());
             if let Some(sd) = w.and_then(|w| w.distinct_between(j, i)) {
                 self.measured.push((j, sd as u32));

@@ -93,6 +93,14 @@ pub trait AccessReader: Send {
     ) -> Option<std::sync::Arc<std::sync::Mutex<crate::spatial::promoted::Promoted>>> {
         None
     }
+
+    /// The whole stream's accesses of each kind, when the reader knows them before its end (a
+    /// native trace whose header counts them); `None` for the rest. A hint for work that
+    /// depends on the stream's length (the sampled stage's reuse sampler,
+    /// [`crate::sampling::Sampler::expect_refs`]): nothing read depends on it.
+    fn counts_ahead(&self) -> Option<native::Counts> {
+        None
+    }
 }
 
 impl<R: AccessReader + ?Sized> AccessReader for Box<R> {
@@ -118,6 +126,9 @@ impl<R: AccessReader + ?Sized> AccessReader for Box<R> {
         &mut self,
     ) -> Option<std::sync::Arc<std::sync::Mutex<crate::spatial::promoted::Promoted>>> {
         (**self).pass_promoted()
+    }
+    fn counts_ahead(&self) -> Option<native::Counts> {
+        (**self).counts_ahead()
     }
 }
 

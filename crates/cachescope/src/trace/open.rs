@@ -292,6 +292,12 @@ impl Trace {
         self.reader = reader;
     }
 
+    /// What the format's reader knows of the stream's counts ahead
+    /// ([`AccessReader::counts_ahead`]), for a replacement reader to carry on.
+    pub(crate) fn reader_counts_ahead(&self) -> Option<super::native::Counts> {
+        self.reader.counts_ahead()
+    }
+
     /// The counter of bytes read behind [`Trace::progress`], for a replacement reader to move.
     pub(crate) fn bytes_counter(&self) -> Arc<AtomicU64> {
         self.bytes_read.clone()
@@ -381,5 +387,13 @@ impl AccessReader for Trace {
     }
     fn thread_reuses(&mut self) -> Option<crate::sampling::ThreadReuses> {
         Trace::thread_reuses(self)
+    }
+    /// The format's reader's, unless the trace is read as a sampled stream (whose batches
+    /// are not the stream those counts count).
+    fn counts_ahead(&self) -> Option<super::native::Counts> {
+        self.stage
+            .is_none()
+            .then(|| self.reader.counts_ahead())
+            .flatten()
     }
 }

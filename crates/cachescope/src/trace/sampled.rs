@@ -64,6 +64,8 @@ pub(crate) struct SpatialStage {
     /// kinds, and the columns of the data references it keeps; StatCache's sampler the data
     /// index, unless it counts instruction fetches too.
     told: bool,
+    /// Whether the reader below was asked for its counts ahead ([`Sampler::expect_refs`]).
+    asked_ahead: bool,
     /// The reader below gives this very sampled stream ([`AccessReader::sample_itself`]): its
     /// batches pass as they are.
     passed: bool,
@@ -90,6 +92,7 @@ impl SpatialStage {
             kept: 0,
             // A sampler of instruction fetches reads their addresses: nothing to tell then.
             told: reuse.is_some_and(|r| r.include_instructions),
+            asked_ahead: false,
             // Floored as the tool's whole-stream sampler is (`record::tool_spatial_run`); the
             // stage reads every reference, so it measures the short reuses' windows too.
             reuse: reuse
@@ -137,6 +140,22 @@ impl SpatialStage {
                     break;
                 }
                 crate::interrupt::check()?;
+                if let (Some(s), false) = (&mut self.reuse, self.asked_ahead) {
+                    // A trace that counts its references ahead spares the sampler the
+                    // windows of samples it would drop at the end.
+                    let counted = |c: crate::trace::native::Counts| {
+                        c.accesses
+                            - if s.options().include_instructions {
+                                0
+                            } else {
+                                c.instrs
+                            }
+                    };
+                    if let Some(n) = inner.counts_ahead().map(counted) {
+                        s.expect_refs(n);
+                    }
+                    self.asked_ahead = true;
+                }
                 if !self.told {
                     inner.elide_fetches();
                     self.told = true;

@@ -213,4 +213,10 @@ impl<R: Read + Send> AccessReader for Reader<R> {
     fn elide_fetches(&mut self) {
         self.dec.elide_fetches();
     }
+
+    /// The header's counts, when its writer patched them in; checked against the index at
+    /// the end.
+    fn counts_ahead(&self) -> Option<Counts> {
+        self.header.counts
+    }
 }
