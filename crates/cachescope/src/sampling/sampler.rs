@@ -122,12 +122,16 @@ impl Sampler {
     /// all (a trace whose header counts them): it thins to their level from the start, so it
     /// sets no watchpoint and counts no window for a sample it would drop at the end. The
     /// samples kept at the end are the same for a run of at least `n` references (the levels
-    /// nest), so the profile is, save where a budget of the windows' counts ran out before
-    /// (it now lasts longer). A run that ends early keeps a uniform sample at the level of
-    /// `n`, as the profile's rate says.
+    /// nest), so the profile is, save where the windows' budget binds: no longer front-loaded,
+    /// the counts get a smaller base ([`super::windows::BUDGET_BASE_AHEAD`]). A run that ends
+    /// early keeps a uniform sample at the level of `n`, as the profile's rate says. Call it
+    /// after [`Sampler::with_windows`].
     pub fn expect_refs(&mut self, n: u64) {
         self.ahead = self.thin.level(self.options.rate, n);
         self.thin_to(self.ahead);
+        if let Some(w) = &mut self.windows {
+            w.told_ahead();
+        }
     }
 
     /// A sampler that has counted `pos` references, set no watchpoint and will next sample
