@@ -257,3 +257,55 @@ fn bad_sampling_values_are_refused() {
     .failure()
     .stderr(predicates::str::contains("higher --rate"));
 }
+
+/// The terminal summary of a sampled report brackets SHARDS's points from under 256 sampled
+/// lines (at rate 0.05: 4 KiB holds 3, 256 KiB 204, 2 MiB 1638), says so under the table, and
+/// leaves the combined curve's alone; at rate 1 (every line sampled) and in the exact report,
+/// nothing is bracketed.
+#[test]
+fn the_summary_brackets_shards_points_from_too_few_sampled_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = ["--workload", "zipf", "--lines", "40000", "--refs", "300000"];
+    let summary = |name: &str, extra: &[&str]| {
+        let out = cs()
+            .arg("report")
+            .args(w)
+            .args(extra)
+            .arg("-o")
+            .arg(dir.path().join(name))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let s = summary("s", &["--sampled", "--rate", "0.05"]);
+    let row = |name: &str| {
+        let line = s
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{s}"));
+        line.split_whitespace()
+            .skip(2)
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let shards = row("shards lru");
+    let bracketed: Vec<bool> = shards.iter().map(|v| v.starts_with('(')).collect();
+    assert_eq!(bracketed, [true, true, true, false, false], "{s}");
+    assert!(row("combined lru").iter().all(|v| !v.contains('(')), "{s}");
+    assert!(
+        s.contains("in brackets: SHARDS from under 256 sampled lines"),
+        "{s}"
+    );
+    for plain in [
+        summary("r1", &["--sampled", "--rate", "1"]),
+        summary("e", &[]),
+    ] {
+        let rows = plain
+            .lines()
+            .filter(|l| l.contains(" lru ") || l.contains(" random "));
+        assert!(rows.clone().count() >= 2, "{plain}");
+        assert!(rows.clone().all(|l| !l.contains('(')), "{plain}");
+        assert!(!plain.contains("in brackets"), "{plain}");
+    }
+}

@@ -123,7 +123,7 @@ impl Sampler {
     /// sets no watchpoint and counts no window for a sample it would drop at the end. The
     /// samples kept at the end are the same for a run of at least `n` references (the levels
     /// nest), so the profile is, save where the windows' budget binds: no longer front-loaded,
-    /// the counts get a smaller base ([`super::windows::BUDGET_BASE_AHEAD`]). A run that ends
+    /// the counts get a smaller base (`windows::BUDGET_BASE_AHEAD`). A run that ends
     /// early keeps a uniform sample at the level of `n`, as the profile's rate says. Call it
     /// after [`Sampler::with_windows`].
     pub fn expect_refs(&mut self, n: u64) {

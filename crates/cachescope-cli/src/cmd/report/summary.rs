@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use anyhow::Result;
+use cachescope::report::sampled::{MIN_SAMPLED_LINES, shards_serves};
 use cachescope::units::{self, Precision, format_bytes, size_label, thousands};
 use cachescope_report::Report;
 use cachescope_report::write::Written;
@@ -61,17 +62,30 @@ impl Output for Summary<'_> {
 
     fn table(&self) -> String {
         let Summary { report, written } = self;
-        let rows: Vec<(String, Vec<Option<f64>>)> = report
+        // A sampled report's SHARDS point from too few sampled lines, which the combined
+        // curve does not take (docs/sampled.md): shown in brackets, with a note under the
+        // table, rather than beside the others as if it were as good.
+        let unserved = |method: &str, size: u64| {
+            report.sampled.as_ref().is_some_and(|s| {
+                method == "shards" && !shards_serves(size / report.line_size, s.final_rate)
+            })
+        };
+        let mut bracketed = false;
+        let rows: Vec<(String, Vec<Option<String>>)> = report
             .mrc
             .iter()
             .map(|m| {
                 let at = SIZES
                     .iter()
                     .map(|&s| {
-                        m.points
-                            .iter()
-                            .find(|p| p.size_bytes == s)
-                            .map(|p| p.miss_ratio.unwrap_or(p.miss_ratio_warm))
+                        let p = m.points.iter().find(|p| p.size_bytes == s)?;
+                        let v = 100.0 * p.miss_ratio.unwrap_or(p.miss_ratio_warm);
+                        Some(if unserved(&m.method, s) {
+                            bracketed = true;
+                            format!("({v:.3})")
+                        } else {
+                            format!("{v:.3}")
+                        })
                     })
                     .collect();
                 (format!("{} {}", m.method, m.policy), at)
@@ -97,14 +111,17 @@ impl Output for Summary<'_> {
         for (name, values) in rows {
             let _ = write!(o, "{name:<20}");
             for v in values {
-                match v {
-                    Some(v) => {
-                        let _ = write!(o, " {:>8.3}", 100.0 * v);
-                    }
-                    None => o += &format!(" {:>8}", "-"),
-                }
+                let _ = write!(o, " {:>8}", v.as_deref().unwrap_or("-"));
             }
             o.push('\n');
+        }
+        if bracketed {
+            let _ = writeln!(
+                o,
+                "(in brackets: SHARDS from under {MIN_SAMPLED_LINES} sampled lines in the cache, \
+                 too few to read; the combined curve takes StatStack's point there, from 100 reuse \
+                 samples)"
+            );
         }
         let _ = writeln!(
             o,

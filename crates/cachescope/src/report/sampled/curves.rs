@@ -193,7 +193,7 @@ pub const MIN_REUSES_COMBINED: u64 = 100;
 
 /// True when SHARDS serves a cache of `lines` at `rate`: every line sampled (SHARDS is then
 /// the exact curve), or at least [`MIN_SAMPLED_LINES`] of them.
-pub(super) fn shards_serves(lines: u64, rate: f64) -> bool {
+pub fn shards_serves(lines: u64, rate: f64) -> bool {
     holds_sampled(lines, rate, MIN_SAMPLED_LINES)
 }
 

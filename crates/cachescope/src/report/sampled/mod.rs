@@ -29,6 +29,7 @@ pub mod threads;
 mod warnings;
 
 pub use collector::{SampledCollector, reuse_options};
+pub use curves::{MIN_SAMPLED_LINES, shards_serves};
 pub use scale::miniature_rate;
 pub use scale::scaled_geometry as miniature;
 
